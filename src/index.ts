@@ -1,0 +1,2 @@
+// Public entry point of the `tessera` package.
+export * from './ir/index.js';

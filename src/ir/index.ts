@@ -1,0 +1,3 @@
+export * from './types.js';
+export * from './ops.js';
+export { IRBuilder } from './builder.js';

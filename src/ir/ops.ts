@@ -1,0 +1,152 @@
+// The tile IR: SSA values of tile type, ops with typed attributes, regions for loops/ifs/combiners.
+// This file is the contract between the front ends (src/lang), the interpreter (src/interpret)
+// and the compiler (src/compiler, src/codegen). Each op kind lists its operands and attributes.
+import type { DType, ElemType, TileType } from './types.js';
+
+/** Where in the user's TypeScript an op came from. */
+export interface Loc {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+export type UnaryFn =
+  | 'neg' | 'not' /* bitwise/logical not */ | 'abs'
+  | 'exp' | 'exp2' | 'log' | 'log2' | 'sqrt' | 'rsqrt' | 'sin' | 'cos' | 'tanh' | 'sigmoid' | 'erf'
+  | 'floor' | 'ceil';
+
+export type BinaryFn =
+  | 'add' | 'sub' | 'mul'
+  | 'div'      // float: true division; int: truncating division (C semantics)
+  | 'floordiv' // int only: rounds toward -inf (Python //)
+  | 'rem'      // int: C remainder (sign of dividend); float: fmod
+  | 'and' | 'or' | 'xor' | 'shl' | 'shr' // shr: arithmetic for signed, logical for unsigned
+  | 'min' | 'max' // float: NaN-propagating (see docs/semantics.md)
+  | 'pow';
+
+export type CmpPred = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+export type AtomicOp = 'add' | 'max' | 'min' | 'and' | 'or' | 'xor' | 'xchg';
+export type MemSem = 'relaxed' | 'acquire' | 'release' | 'acq_rel';
+export type MemScope = 'gpu' | 'cta' | 'sys';
+export type CacheMod = '' | 'ca' | 'cg' | 'cv';
+export type Eviction = '' | 'evict_first' | 'evict_last' | 'evict_normal';
+export type ConstValue = number | bigint | boolean;
+
+/**
+ * Operands and attributes per op kind. Operand lists are positional; `?` operands are present
+ * when the matching `has*` attribute is true. Results are listed after `->`.
+ */
+export interface OpAttrs {
+  /** () -> tile. Splat constant of the result type. */
+  const: { value: ConstValue };
+  /** () -> i32 scalar */
+  program_id: { axis: 0 | 1 | 2 };
+  /** () -> i32 scalar */
+  num_programs: { axis: 0 | 1 | 2 };
+  /** () -> i32[end-start] holding start..end-1 */
+  arange: { start: number; end: number };
+  /** (scalar) -> tile of result shape */
+  splat: Record<string, never>;
+  /** (tile) -> tile; numpy broadcast of size-1 dims to `shape` (same rank) */
+  broadcast: { shape: number[] };
+  /** (tile) -> tile with a size-1 dim inserted at `axis` */
+  expand_dims: { axis: number };
+  /** (tile) -> tile; row-major reshape. `allowReorder` marks `view` (order of elements unspecified). */
+  reshape: { shape: number[]; allowReorder: boolean };
+  /** (tile) -> tile; result dim i is operand dim perm[i] */
+  trans: { perm: number[] };
+  /** (a, b) -> tile with a new last dim of size 2: [..., 0] = a, [..., 1] = b */
+  join: Record<string, never>;
+  /** (tile with last dim 2) -> (lo, hi) */
+  split: Record<string, never>;
+  /** (x) -> same type */
+  unary: { fn: UnaryFn; precise: boolean };
+  /** (a, b) -> same type (operands already promoted and broadcast by the front end) */
+  binary: { fn: BinaryFn; precise: boolean };
+  /** (a, b) -> bool tile */
+  cmp: { pred: CmpPred };
+  /** (cond: bool, a, b) -> type of a */
+  select: Record<string, never>;
+  /** (a, b, c) -> a*b+c, float, single rounding */
+  fma: Record<string, never>;
+  /** (x) -> tile of dtype `to`; float->int truncates toward zero; to f16/bf16 rounds to nearest even */
+  cast: { to: DType };
+  /** (x) -> same-width reinterpretation */
+  bitcast: { to: DType };
+  /** (ptr tile, int tile offset in elements) -> ptr tile */
+  addptr: Record<string, never>;
+  /** (ptr, mask?, other?) -> tile of pointee */
+  load: { hasMask: boolean; hasOther: boolean; cache: CacheMod; eviction: Eviction; volatile: boolean };
+  /** (ptr, value, mask?) -> () */
+  store: { hasMask: boolean; cache: CacheMod; eviction: Eviction };
+  /** (ptr, val, mask?) -> old values */
+  atomic_rmw: { op: AtomicOp; sem: MemSem; scope: MemScope; hasMask: boolean };
+  /** (ptr, cmp, val) -> old values */
+  atomic_cas: { sem: MemSem; scope: MemScope };
+  /**
+   * (x_0..x_{n-1}) -> n results with `axis` removed. One region: args (acc_0..acc_{n-1}, x_0..x_{n-1})
+   * as scalars, terminated by `yield` of n scalars. `kind` names the combiner when it is a known one
+   * (lets backends pick fast paths); 'custom' otherwise.
+   */
+  reduce: { axis: number; kind: 'sum' | 'max' | 'min' | 'argmax' | 'argmin' | 'custom' };
+  /** Like reduce but keeps the axis: inclusive scan. */
+  scan: { axis: number; reverse: boolean; kind: 'sum' | 'prod' | 'custom' };
+  /** (a [M,K], b [K,N], acc [M,N]) -> [M,N] of acc's dtype */
+  dot: { inputPrecision: 'ieee' | 'tf32' };
+  /**
+   * (lb, ub, step, init_0..init_{n-1}) -> n results. Region args: (iv, carried_0..carried_{n-1}),
+   * terminated by `yield` of n values. lb/ub/step are i32 or i64 scalars.
+   */
+  for: Record<string, never>;
+  /** (cond: bool scalar) -> n results. Two regions (then, else), each ending in `yield` of n values. */
+  if: Record<string, never>;
+  /** Region terminator. */
+  yield: Record<string, never>;
+  /** (x) -> x, with compiler facts attached. */
+  hint: { multipleOf?: number[]; maxContiguous?: number[] };
+  /** (...values) -> () ; prints with program id */
+  print: { prefix: string; hex: boolean };
+  /** (cond: bool tile) -> () ; fails the launch where cond is false */
+  assert: { message: string };
+  /** Function terminator. */
+  return: Record<string, never>;
+}
+
+export type OpKind = keyof OpAttrs;
+
+export interface Value {
+  readonly id: number;
+  readonly type: TileType;
+}
+
+export interface Block {
+  readonly args: Value[];
+  readonly ops: Op[];
+}
+
+export interface Op<K extends OpKind = OpKind> {
+  readonly kind: K;
+  readonly operands: Value[];
+  readonly results: Value[];
+  readonly attrs: OpAttrs[K];
+  readonly regions: Block[];
+  readonly loc?: Loc;
+}
+
+export interface Param {
+  readonly name: string;
+  /** Scalar type: a pointer, an integer or a float. */
+  readonly type: ElemType;
+}
+
+/** A traced kernel: one entry function. Constexprs are already baked in. */
+export interface Func {
+  readonly name: string;
+  readonly params: Param[];
+  /** body.args[i] is the value of params[i]. */
+  readonly body: Block;
+  /** The constexpr values this function was traced with (for printing and hashing). */
+  readonly constexprs: Readonly<Record<string, number | boolean | string>>;
+}
+
+export const isOp = <K extends OpKind>(op: Op, kind: K): op is Op<K> => op.kind === kind;
