@@ -1,3 +1,12 @@
 export * from './types.js';
 export * from './ops.js';
 export { IRBuilder } from './builder.js';
+export { verify } from './verify.js';
+export { IRVerifyError } from './errors.js';
+export { printFunc, formatConst } from './print.js';
+export type { PrintOptions } from './print.js';
+export { hashFunc } from './hash.js';
+export { walkOps, maxValueId, freeValues, usedIds } from './walk.js';
+export { isPure, isSpeculatable } from './effects.js';
+export { Subst } from './rewrite.js';
+export { roundF16, roundBF16, roundFloat, wrapInt, evalUnary, evalBinary, evalCmp, evalCast, normalizeConst } from './numeric.js';

@@ -1,0 +1,31 @@
+// `npm run bench` / `tessera bench [NAME ...]`: every benchmark, in order. Each prints its own
+// figures and says when no GPU was used.
+import { fileURLToPath } from 'node:url';
+import { benchCompile } from './compile.js';
+
+export interface Benchmark {
+  readonly name: string;
+  readonly description: string;
+  run(out: (s: string) => void): Promise<void>;
+}
+
+export const BENCHMARKS: readonly Benchmark[] = [
+  { name: 'compile', description: 'trace / passes / PTX / ptxas times per kernel, warm and cold, vs Triton', run: (out) => benchCompile(out) },
+];
+
+/** Runs the named benchmarks (all when `names` is empty). */
+export async function runBenchmarks(names: readonly string[], out: (s: string) => void): Promise<void> {
+  const picked = names.length ? BENCHMARKS.filter((b) => names.includes(b.name)) : BENCHMARKS;
+  for (const b of picked) {
+    out(`== ${b.name}: ${b.description}\n`);
+    await b.run(out);
+    out('\n');
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  runBenchmarks(process.argv.slice(2), (s) => process.stdout.write(s)).catch((e: unknown) => {
+    process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  });
+}

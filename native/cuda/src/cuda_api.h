@@ -1,0 +1,97 @@
+// The slice of the CUDA driver API the addon uses, declared here so the addon builds without the
+// CUDA toolkit (the driver is dlopen'ed at run time, never linked). Values follow cuda.h.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace tcu {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st*;
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
+using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+
+// CUdevice_attribute
+enum DeviceAttr : int {
+  kMaxThreadsPerBlock = 1,
+  kMaxSharedPerBlock = 8,
+  kWarpSize = 10,
+  kMultiprocessorCount = 16,
+  kCcMajor = 75,
+  kCcMinor = 76,
+  kMaxSharedPerBlockOptin = 97,
+};
+
+// CUfunction_attribute
+enum FuncAttr : int {
+  kFuncMaxThreadsPerBlock = 0,
+  kFuncSharedSizeBytes = 1,
+  kFuncConstSizeBytes = 2,
+  kFuncLocalSizeBytes = 3,
+  kFuncNumRegs = 4,
+  kFuncPtxVersion = 5,
+  kFuncBinaryVersion = 6,
+  kFuncMaxDynamicSharedSizeBytes = 8,
+};
+
+// CUjit_option
+enum JitOption : int {
+  kJitInfoLogBuffer = 3,
+  kJitInfoLogBufferSizeBytes = 4,
+  kJitErrorLogBuffer = 5,
+  kJitErrorLogBufferSizeBytes = 6,
+};
+
+// The `extra` array form of cuLaunchKernel.
+inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0x00);
+inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(0x01);
+inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(0x02);
+
+// Entry-point signatures (cuda.h's, with our own type names).
+using PFN_cuInit = CUresult (*)(unsigned);
+using PFN_cuDriverGetVersion = CUresult (*)(int*);
+using PFN_cuDeviceGetCount = CUresult (*)(int*);
+using PFN_cuDeviceGet = CUresult (*)(CUdevice*, int);
+using PFN_cuDeviceGetName = CUresult (*)(char*, int, CUdevice);
+using PFN_cuDeviceGetAttribute = CUresult (*)(int*, int, CUdevice);
+using PFN_cuDeviceTotalMem = CUresult (*)(size_t*, CUdevice);
+using PFN_cuDevicePrimaryCtxRetain = CUresult (*)(CUcontext*, CUdevice);
+using PFN_cuDevicePrimaryCtxRelease = CUresult (*)(CUdevice);
+using PFN_cuCtxSetCurrent = CUresult (*)(CUcontext);
+using PFN_cuCtxSynchronize = CUresult (*)();
+using PFN_cuGetErrorName = CUresult (*)(CUresult, const char**);
+using PFN_cuGetErrorString = CUresult (*)(CUresult, const char**);
+using PFN_cuMemGetInfo = CUresult (*)(size_t*, size_t*);
+using PFN_cuMemAlloc = CUresult (*)(CUdeviceptr*, size_t);
+using PFN_cuMemFree = CUresult (*)(CUdeviceptr);
+using PFN_cuMemcpyHtoD = CUresult (*)(CUdeviceptr, const void*, size_t);
+using PFN_cuMemcpyDtoH = CUresult (*)(void*, CUdeviceptr, size_t);
+using PFN_cuMemcpyHtoDAsync = CUresult (*)(CUdeviceptr, const void*, size_t, CUstream);
+using PFN_cuMemcpyDtoHAsync = CUresult (*)(void*, CUdeviceptr, size_t, CUstream);
+using PFN_cuMemsetD8 = CUresult (*)(CUdeviceptr, unsigned char, size_t);
+using PFN_cuModuleLoadDataEx = CUresult (*)(CUmodule*, const void*, unsigned, int*, void**);
+using PFN_cuModuleUnload = CUresult (*)(CUmodule);
+using PFN_cuModuleGetFunction = CUresult (*)(CUfunction*, CUmodule, const char*);
+using PFN_cuFuncGetAttribute = CUresult (*)(int*, int, CUfunction);
+using PFN_cuFuncSetAttribute = CUresult (*)(CUfunction, int, int);
+using PFN_cuLaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, unsigned, CUstream, void**, void**);
+using PFN_cuStreamCreate = CUresult (*)(CUstream*, unsigned);
+using PFN_cuStreamDestroy = CUresult (*)(CUstream);
+using PFN_cuStreamSynchronize = CUresult (*)(CUstream);
+using PFN_cuEventCreate = CUresult (*)(CUevent*, unsigned);
+using PFN_cuEventRecord = CUresult (*)(CUevent, CUstream);
+using PFN_cuEventSynchronize = CUresult (*)(CUevent);
+using PFN_cuEventElapsedTime = CUresult (*)(float*, CUevent, CUevent);
+using PFN_cuEventDestroy = CUresult (*)(CUevent);
+// Extension exported only by the sim library (native/sim): the last launch fault report.
+using PFN_tesseraSimGetLastFault = int (*)(char*, size_t);
+
+}  // namespace tcu

@@ -1,0 +1,102 @@
+// One opened driver library (libcuda.so.1 or the sim library): its entry points, device 0 and the
+// retained primary context. Shared (std::shared_ptr) by the JS Driver object and by every resource
+// created through it, so a resource can always free itself, whatever order the GC picks.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "cuda_api.h"
+
+namespace tcu {
+
+struct Api {
+  PFN_cuInit cuInit = nullptr;
+  PFN_cuDriverGetVersion cuDriverGetVersion = nullptr;
+  PFN_cuDeviceGetCount cuDeviceGetCount = nullptr;
+  PFN_cuDeviceGet cuDeviceGet = nullptr;
+  PFN_cuDeviceGetName cuDeviceGetName = nullptr;
+  PFN_cuDeviceGetAttribute cuDeviceGetAttribute = nullptr;
+  PFN_cuDeviceTotalMem cuDeviceTotalMem = nullptr;
+  PFN_cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain = nullptr;
+  PFN_cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease = nullptr;
+  PFN_cuCtxSetCurrent cuCtxSetCurrent = nullptr;
+  PFN_cuCtxSynchronize cuCtxSynchronize = nullptr;
+  PFN_cuGetErrorName cuGetErrorName = nullptr;
+  PFN_cuGetErrorString cuGetErrorString = nullptr;
+  PFN_cuMemGetInfo cuMemGetInfo = nullptr;
+  PFN_cuMemAlloc cuMemAlloc = nullptr;
+  PFN_cuMemFree cuMemFree = nullptr;
+  PFN_cuMemcpyHtoD cuMemcpyHtoD = nullptr;
+  PFN_cuMemcpyDtoH cuMemcpyDtoH = nullptr;
+  PFN_cuMemcpyHtoDAsync cuMemcpyHtoDAsync = nullptr;
+  PFN_cuMemcpyDtoHAsync cuMemcpyDtoHAsync = nullptr;
+  PFN_cuMemsetD8 cuMemsetD8 = nullptr;
+  PFN_cuModuleLoadDataEx cuModuleLoadDataEx = nullptr;
+  PFN_cuModuleUnload cuModuleUnload = nullptr;
+  PFN_cuModuleGetFunction cuModuleGetFunction = nullptr;
+  PFN_cuFuncGetAttribute cuFuncGetAttribute = nullptr;
+  PFN_cuFuncSetAttribute cuFuncSetAttribute = nullptr;
+  PFN_cuLaunchKernel cuLaunchKernel = nullptr;
+  PFN_cuStreamCreate cuStreamCreate = nullptr;
+  PFN_cuStreamDestroy cuStreamDestroy = nullptr;
+  PFN_cuStreamSynchronize cuStreamSynchronize = nullptr;
+  PFN_cuEventCreate cuEventCreate = nullptr;
+  PFN_cuEventRecord cuEventRecord = nullptr;
+  PFN_cuEventSynchronize cuEventSynchronize = nullptr;
+  PFN_cuEventElapsedTime cuEventElapsedTime = nullptr;
+  PFN_cuEventDestroy cuEventDestroy = nullptr;
+  PFN_tesseraSimGetLastFault tesseraSimGetLastFault = nullptr;
+};
+
+class DriverState {
+ public:
+  // dlopen + dlsym + cuInit + device 0 + primary context. Throws JsError (E_NO_DRIVER,
+  // E_NO_SYMBOL, or the driver's error name).
+  static std::shared_ptr<DriverState> open(const std::string& path);
+  ~DriverState();
+  DriverState(const DriverState&) = delete;
+  DriverState& operator=(const DriverState&) = delete;
+
+  const Api& api() const { return api_; }
+  const std::string& path() const { return path_; }
+  CUdevice device() const { return device_; }
+  bool closed() const { return closed_; }
+  bool isSim() const { return api_.tesseraSimGetLastFault != nullptr; }
+
+  // Makes the primary context current on the calling thread. Throws E_CLOSED after close().
+  void bind() const;
+  // Throws a JsError carrying the driver's error name when r != CUDA_SUCCESS.
+  void check(CUresult r, const char* call) const;
+  // Throws E_NO_SYMBOL when the library does not export the entry point.
+  template <class F>
+  F need(F f, const char* name) const {
+    if (f == nullptr) missing(name);
+    return f;
+  }
+  std::string errorName(CUresult r) const;
+  // The sim's report of the last launch fault; empty on the real driver or when none.
+  std::string lastFault() const;
+
+  // Releases the primary context. Resources still alive become inert (their memory went with
+  // the context). Throws E_BUSY while async work is in flight.
+  void close();
+
+  // Async work in flight (worker threads use the context; close() must wait for them).
+  std::atomic<int> pendingAsync{0};
+
+ private:
+  DriverState() = default;
+  [[noreturn]] void missing(const char* name) const;
+
+  void* lib_ = nullptr;
+  std::string path_;
+  Api api_;
+  CUdevice device_ = 0;
+  CUcontext ctx_ = nullptr;
+  bool closed_ = false;
+};
+
+using DriverRef = std::shared_ptr<DriverState>;
+
+}  // namespace tcu

@@ -1,0 +1,122 @@
+#include "handles.h"
+
+namespace tcu {
+
+namespace {
+// Fixed random tags: napi_check_object_type_tag rejects objects that merely look like handles.
+const napi_type_tag kTags[] = {
+    {0x7e55e7a0d71e0001ull, 0x9c1f2b44a1d3c801ull},  // Driver
+    {0x7e55e7a0d71e0002ull, 0x9c1f2b44a1d3c802ull},  // DevicePtr
+    {0x7e55e7a0d71e0003ull, 0x9c1f2b44a1d3c803ull},  // Module
+    {0x7e55e7a0d71e0004ull, 0x9c1f2b44a1d3c804ull},  // Function
+    {0x7e55e7a0d71e0005ull, 0x9c1f2b44a1d3c805ull},  // Stream
+    {0x7e55e7a0d71e0006ull, 0x9c1f2b44a1d3c806ull},  // Event
+};
+}  // namespace
+
+const napi_type_tag& tagOf(Kind k) { return kTags[static_cast<int>(k)]; }
+
+const char* kindName(Kind k) {
+  switch (k) {
+    case Kind::Driver: return "Driver";
+    case Kind::DevicePtr: return "DevicePtr";
+    case Kind::Module: return "Module";
+    case Kind::Function: return "Function";
+    case Kind::Stream: return "Stream";
+    case Kind::Event: return "Event";
+  }
+  return "?";
+}
+
+// Safety-net releases: errors are ignored (a destructor must not throw), and nothing is
+// called once the driver is closed (the context took the resource with it).
+DevicePtrState::~DevicePtrState() {
+  if (freed || drv->closed()) return;
+  try {
+    drv->bind();
+    drv->api().cuMemFree(addr);
+  } catch (...) {
+  }
+}
+
+ModuleState::~ModuleState() {
+  if (unloaded || drv->closed()) return;
+  try {
+    drv->bind();
+    drv->api().cuModuleUnload(mod);
+  } catch (...) {
+  }
+}
+
+StreamState::~StreamState() {
+  if (destroyed || drv->closed()) return;
+  try {
+    drv->bind();
+    drv->api().cuStreamSynchronize(stream);
+    drv->api().cuStreamDestroy(stream);
+  } catch (...) {
+  }
+}
+
+EventState::~EventState() {
+  if (destroyed || drv->closed()) return;
+  try {
+    drv->bind();
+    drv->api().cuEventDestroy(event);
+  } catch (...) {
+  }
+}
+
+void checkOwner(const DriverRef& owner, const DriverRef& drv, const std::string& what) {
+  if (owner != drv) fail("E_ARG", what + ": handle belongs to another driver");
+}
+
+std::shared_ptr<DevicePtrState> livePtr(napi_env env, napi_value v, const DriverRef& drv,
+                                        const std::string& what) {
+  auto p = unwrapAs<DevicePtrState>(env, v, Kind::DevicePtr, what);
+  checkOwner(p->drv, drv, what);
+  if (p->freed) fail("E_FREED", what + ": device pointer was already freed");
+  return p;
+}
+
+std::shared_ptr<ModuleState> liveModule(napi_env env, napi_value v, const DriverRef& drv,
+                                        const std::string& what) {
+  auto m = unwrapAs<ModuleState>(env, v, Kind::Module, what);
+  checkOwner(m->drv, drv, what);
+  if (m->unloaded) fail("E_FREED", what + ": module was unloaded");
+  return m;
+}
+
+std::shared_ptr<FunctionState> liveFunction(napi_env env, napi_value v, const DriverRef& drv,
+                                            const std::string& what) {
+  auto f = unwrapAs<FunctionState>(env, v, Kind::Function, what);
+  checkOwner(f->module->drv, drv, what);
+  if (f->module->unloaded) {
+    fail("E_FREED", what + ": the module of function '" + f->name + "' was unloaded");
+  }
+  return f;
+}
+
+std::shared_ptr<StreamState> liveStream(napi_env env, napi_value v, const DriverRef& drv,
+                                        const std::string& what) {
+  auto s = unwrapAs<StreamState>(env, v, Kind::Stream, what);
+  checkOwner(s->drv, drv, what);
+  if (s->destroyed) fail("E_FREED", what + ": stream was destroyed");
+  return s;
+}
+
+std::shared_ptr<StreamState> optStream(napi_env env, napi_value v, const DriverRef& drv,
+                                       const std::string& what) {
+  if (isNullish(env, v)) return nullptr;
+  return liveStream(env, v, drv, what);
+}
+
+std::shared_ptr<EventState> liveEvent(napi_env env, napi_value v, const DriverRef& drv,
+                                      const std::string& what) {
+  auto e = unwrapAs<EventState>(env, v, Kind::Event, what);
+  checkOwner(e->drv, drv, what);
+  if (e->destroyed) fail("E_FREED", what + ": event was destroyed");
+  return e;
+}
+
+}  // namespace tcu

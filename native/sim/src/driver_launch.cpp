@@ -1,0 +1,191 @@
+// cuLaunchKernel / cuLaunchKernelEx: the launch checks the hardware makes, parameter packing, and
+// the launch itself on the stream's worker.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "driver_state.h"
+
+using tsimdrv::Driver;
+
+namespace {
+
+struct Dims {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared;
+};
+
+unsigned product(const unsigned* v) { return v[0] ? v[0] * (v[1] ? v[1] : 1) * (v[2] ? v[2] : 1) : 0; }
+
+CUresult validateShape(const Dims& d, const CUfunc_st& f) {
+  const tsim::KernelInfo& k = *f.info;
+  const auto& props = Driver::get().props;
+  if (!d.grid[0] || !d.grid[1] || !d.grid[2]) return CUDA_ERROR_INVALID_VALUE;
+  if (d.grid[0] > 2147483647u || d.grid[1] > 65535u || d.grid[2] > 65535u) return CUDA_ERROR_INVALID_VALUE;
+  if (!d.block[0] || !d.block[1] || !d.block[2]) return CUDA_ERROR_INVALID_VALUE;
+  if (d.block[0] > 1024 || d.block[1] > 1024 || d.block[2] > 64) return CUDA_ERROR_INVALID_VALUE;
+  const uint64_t threads = uint64_t(d.block[0]) * d.block[1] * d.block[2];
+  if (threads > tsimdrv::kMaxThreadsPerBlock) return CUDA_ERROR_INVALID_VALUE;
+  if (unsigned m = product(k.maxntid); m && threads > m) return CUDA_ERROR_INVALID_VALUE;
+  if (k.reqntid[0]) {
+    for (int i = 0; i < 3; i++)
+      if (d.block[i] != (k.reqntid[i] ? k.reqntid[i] : 1)) return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (d.shared > static_cast<unsigned>(f.maxDynamicShared)) return CUDA_ERROR_INVALID_VALUE;
+  if (uint64_t(d.shared) + k.staticSharedBytes > static_cast<uint64_t>(props.sharedOptin))
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+CUresult packParams(const tsim::KernelInfo& k, void** kernelParams, void** extra, std::vector<uint8_t>& out) {
+  out.assign(k.paramBytes, 0);
+  if (kernelParams && extra) return CUDA_ERROR_INVALID_VALUE;
+  if (kernelParams) {
+    for (size_t i = 0; i < k.params.size(); i++) {
+      if (!kernelParams[i]) return CUDA_ERROR_INVALID_VALUE;
+      std::memcpy(out.data() + k.params[i].offset, kernelParams[i], k.params[i].size);
+    }
+    return CUDA_SUCCESS;
+  }
+  if (extra) {
+    const void* buffer = nullptr;
+    size_t size = 0;
+    bool haveSize = false;
+    for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
+      else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+        if (!extra[i + 1]) return CUDA_ERROR_INVALID_VALUE;
+        size = *static_cast<const size_t*>(extra[i + 1]);
+        haveSize = true;
+      } else return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (k.paramBytes == 0) return CUDA_SUCCESS;
+    if (!buffer || !haveSize || size < k.paramBytes) return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(out.data(), buffer, k.paramBytes);
+    return CUDA_SUCCESS;
+  }
+  return k.params.empty() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+void reportFault(CUctx_st* ctx, const tsim::Fault& f) {
+  Driver& d = Driver::get();
+  std::string text = tsimdrv::formatFault(f);
+  {
+    std::lock_guard lock(d.reportMu);
+    d.lastFault = text;
+  }
+  if (d.verbose) std::fprintf(stderr, "%s\n", text.c_str());
+  int expected = CUDA_SUCCESS;
+  ctx->sticky.compare_exchange_strong(expected, tsimdrv::faultResult(f));  // first error wins
+}
+
+CUresult launch(CUfunction f, const Dims& dims, CUstream s, void** kernelParams, void** extra) {
+  CUctx_st* ctx;
+  if (CUresult r = tsimdrv::currentContext(&ctx)) return r;
+  Driver& d = Driver::get();
+  std::shared_ptr<tsim::Module> module;
+  {
+    std::lock_guard lock(d.mu);
+    if (!f || !d.functions.count(f)) return CUDA_ERROR_INVALID_HANDLE;
+    if (f->module->ctx != ctx) return CUDA_ERROR_INVALID_HANDLE;
+    module = f->module->module;
+  }
+  if (CUresult r = tsimdrv::checkStream(ctx, s)) return r;
+  if (CUresult r = validateShape(dims, *f)) return r;
+  auto params = std::make_shared<std::vector<uint8_t>>();
+  if (CUresult r = packParams(*f->info, kernelParams, extra, *params)) return r;
+
+  const tsim::KernelInfo* info = f->info;
+  tsim::LaunchConfig cfg;
+  std::memcpy(cfg.grid, dims.grid, sizeof cfg.grid);
+  std::memcpy(cfg.block, dims.block, sizeof cfg.block);
+  cfg.dynamicSharedBytes = dims.shared;
+  cfg.instructionBudget = d.budget.load();
+  cfg.threads = d.cpuThreads;
+  cfg.memcheck = d.memcheck;
+  tsimdrv::enqueueWork(ctx, s, [ctx, module, info, cfg, params]() mutable {
+    cfg.params = params->data();
+    tsim::Counters counters;
+    tsim::Fault fault = tsim::launch(*module, *info, cfg, *ctx->memory, counters);
+    if (fault.kind != tsim::Fault::None) {
+      if (fault.kernel.empty()) fault.kernel = info->name;
+      reportFault(ctx, fault);
+      return;
+    }
+    Driver& drv = Driver::get();
+    std::lock_guard lock(drv.reportMu);
+    drv.lastCounters = counters;
+    drv.haveCounters = true;
+  });
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+TSIM_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                                 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                                 unsigned int sharedMemBytes, CUstream hStream, void** kernelParams, void** extra) {
+  Dims d{{gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes};
+  return launch(f, d, hStream, kernelParams, extra);
+}
+
+TSIM_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                            unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                            unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                            void** kernelParams) {
+  Dims d{{gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ}, sharedMemBytes};
+  return launch(f, d, hStream, kernelParams, nullptr);
+}
+
+TSIM_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
+  if (!Driver::get().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!config || (config->numAttrs > 0 && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+  Dims d{{config->gridDimX, config->gridDimY, config->gridDimZ},
+         {config->blockDimX, config->blockDimY, config->blockDimZ},
+         config->sharedMemBytes};
+  for (unsigned i = 0; i < config->numAttrs; i++) {
+    const CUlaunchAttribute& a = config->attrs[i];
+    switch (a.id) {
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
+        const unsigned c[3] = {a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
+        if (c[0] * c[1] * c[2] <= 1) break;
+        if (Driver::get().props.major < 9) return CUDA_ERROR_NOT_SUPPORTED;
+        for (int j = 0; j < 3; j++)
+          if (!c[j] || d.grid[j] % c[j] != 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        if (c[0] * c[1] * c[2] > 8) return CUDA_ERROR_INVALID_CLUSTER_SIZE;  // portable cluster limit
+        break;
+      }
+      default:
+        if (static_cast<int>(a.id) < 0 || static_cast<int>(a.id) > 64)
+          return CUDA_ERROR_INVALID_VALUE;
+        break;  // priority, cooperative, access policy, ...: no effect on a simulated device
+    }
+  }
+  return launch(f, d, config->hStream, kernelParams, extra);
+}
+
+TSIM_API CUresult tesseraSimGetLastFault(char* buf, size_t size) {
+  if (!buf || size == 0) return CUDA_ERROR_INVALID_VALUE;
+  Driver& d = Driver::get();
+  std::lock_guard lock(d.reportMu);
+  size_t n = std::min(size - 1, d.lastFault.size());
+  std::memcpy(buf, d.lastFault.data(), n);
+  buf[n] = 0;
+  return d.lastFault.empty() ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+}
+
+TSIM_API CUresult tesseraSimGetLaunchCounters(void* out, size_t size) {
+  if (!out || size != sizeof(tsim::Counters)) return CUDA_ERROR_INVALID_VALUE;
+  Driver& d = Driver::get();
+  std::lock_guard lock(d.reportMu);
+  if (!d.haveCounters) return CUDA_ERROR_NOT_FOUND;
+  std::memcpy(out, &d.lastCounters, sizeof(tsim::Counters));
+  return CUDA_SUCCESS;
+}
+
+TSIM_API CUresult tesseraSimSetInstructionBudget(uint64_t threadInstructions) {
+  Driver::get().budget = threadInstructions;
+  return CUDA_SUCCESS;
+}

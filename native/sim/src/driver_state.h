@@ -1,0 +1,141 @@
+// State behind the cu* entry points. The handle types of cuda.h (CUctx_st, CUstream_st, ...) are
+// defined here; every handle a caller passes in is checked against the live-handle sets before
+// it is used, so a stale or made-up handle gives CUDA_ERROR_INVALID_HANDLE/CONTEXT, not a crash.
+#pragma once
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "memcheck_memory.h"
+#include "sim.h"
+#include "stream_queue.h"
+
+struct CUctx_st {
+  CUdevice device = 0;
+  bool primary = false;
+  int primaryRefs = 0;  // primary context only: active while > 0
+  unsigned flags = 0;
+  std::atomic<int> sticky{CUDA_SUCCESS};  // set by a faulting launch, cleared by primary reset
+  std::unique_ptr<tsimdrv::DeviceMemory> memory;
+  std::unique_ptr<tsimdrv::StreamQueue> legacy;     // the NULL / CU_STREAM_LEGACY stream
+  std::unique_ptr<tsimdrv::StreamQueue> perThread;  // CU_STREAM_PER_THREAD (one per context here)
+  std::vector<CUstream> streams;                    // user streams, for ordering and teardown
+  std::vector<CUevent> events;
+  std::vector<CUmodule> modules;
+  size_t limits[8] = {};  // cuCtxSetLimit values, by CUlimit
+};
+
+struct CUstream_st {
+  CUcontext ctx = nullptr;
+  unsigned flags = 0;
+  int priority = 0;
+  std::unique_ptr<tsimdrv::StreamQueue> queue;
+};
+
+// One cuEventRecord: the point in a stream it waits for, and the host time when it was reached.
+struct EventRecord {
+  tsimdrv::WaitPoint point;
+  double ms = 0;  // written by the stream worker before `point` completes
+};
+
+struct CUevent_st {
+  CUcontext ctx = nullptr;
+  unsigned flags = 0;
+  std::shared_ptr<EventRecord> record;  // null until recorded
+};
+
+struct CUfunc_st {
+  CUmodule module = nullptr;
+  const tsim::KernelInfo* info = nullptr;
+  int maxDynamicShared = 0;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  int carveout = -1;
+};
+
+struct CUmod_st {
+  CUcontext ctx = nullptr;
+  std::shared_ptr<tsim::Module> module;  // shared with in-flight launches
+  std::vector<std::unique_ptr<CUfunc_st>> functions;
+  std::vector<uint64_t> varAddrs;  // module variables, released on unload
+};
+
+namespace tsimdrv {
+
+struct DeviceProps {
+  int major = 8, minor = 0;
+  int smCount = 108;
+  size_t totalMem = size_t(16) << 30;
+  int sharedOptin = 163 * 1024;     // max dynamic+static per block with the opt-in attribute
+  int sharedPerSm = 164 * 1024;
+  int l2Bytes = 40 * 1024 * 1024;
+  std::string name;
+};
+
+constexpr int kStaticSharedLimit = 48 * 1024;
+constexpr int kMaxThreadsPerBlock = 1024;
+
+// The one driver-state singleton. The CUDA driver ABI passes no handle for "the driver", so
+// cuInit, the handle sets and the extension functions (last fault, counters, budget) need a
+// process-wide home; everything else hangs off contexts. The per-thread context stack lives in
+// a thread_local because the API defines the current context per host thread.
+class Driver {
+ public:
+  static Driver& get();
+
+  std::mutex mu;  // guards the handle sets and the vectors inside contexts
+  std::atomic<bool> initialized{false};
+  DeviceProps props;
+  CUctx_st* primaryCtx = nullptr;  // never freed: the handle stays valid across release/reset
+  std::unordered_set<CUcontext> contexts;
+  std::unordered_set<CUstream> streams;
+  std::unordered_set<CUevent> events;
+  std::unordered_set<CUmodule> modules;
+  std::unordered_set<CUfunction> functions;
+
+  std::atomic<uint64_t> budget{0};
+  bool verbose = false;
+  unsigned cpuThreads = 0;
+  bool memcheck = true;
+
+  std::mutex reportMu;  // guards the two fields below
+  std::string lastFault;
+  tsim::Counters lastCounters;
+  bool haveCounters = false;
+
+  void initOnce();  // reads the environment; called by cuInit
+};
+
+// Current-context stack of the calling thread.
+std::vector<CUcontext>& ctxStack();
+
+// True when ctx is a live context (primary: retained).
+bool contextAlive(CUcontext ctx);  // caller holds Driver::mu
+
+// Checks cuInit, the current context and its sticky error; on success *out is the context.
+CUresult currentContext(CUctx_st** out);
+
+// Queues work on a stream of ctx with the legacy-stream ordering rules. `h` is NULL,
+// CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a user stream already validated for ctx.
+WaitPoint enqueueWork(CUctx_st* ctx, CUstream h, std::function<void()> work);
+// Validates a stream handle for the current context: CUDA_ERROR_INVALID_HANDLE when foreign/dead.
+CUresult checkStream(CUctx_st* ctx, CUstream h);
+// Waits for everything queued in the context; returns its sticky error (or success).
+CUresult synchronizeContext(CUctx_st* ctx);
+// Frees every resource of a context (streams drained first); memory gets a fresh heap.
+void teardownContext(CUctx_st* ctx);  // caller does NOT hold Driver::mu
+void createContextResources(CUctx_st* ctx);
+
+CUresult faultResult(const tsim::Fault& f);
+std::string formatFault(const tsim::Fault& f);
+double hostMillis();
+
+}  // namespace tsimdrv
+
+// Marks the C entry points this library exports.
+#define TSIM_API extern "C" __attribute__((visibility("default")))

@@ -1,0 +1,159 @@
+// Execution state shared by all instruction handlers, and the templates that write the per-lane
+// loop, operand fetch and result write once for every instruction family.
+#pragma once
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+
+#include "ptx_decode.h"
+#include "ptx_module.h"
+
+namespace tsim {
+
+constexpr int kWarp = 32;
+constexpr int kMaxCallDepth = 32;
+constexpr int kNumBarriers = 16;
+
+struct Warp {
+  uint64_t* R = nullptr;   // register file: slot s, lane l at R[s*32 + l]
+  uint32_t pc = 0;         // pc of the running group of lanes
+  uint32_t mask = 0;       // lanes of the running group (0 = nothing runnable)
+  uint32_t nextPc = ~0u;   // smallest pc of the other runnable lanes
+  uint32_t live = 0;       // lanes that have not exited
+  uint32_t waiting = 0;    // lanes waiting at a barrier
+  unsigned id = 0;         // warp index in the CTA
+  uint32_t pcs[kWarp] = {};
+  uint8_t barId[kWarp] = {};
+  uint8_t depth[kWarp] = {};
+  uint32_t stack[kWarp][kMaxCallDepth];
+  uint32_t cpAsyncGroups = 0;
+};
+
+struct Launch;
+
+struct Cta {
+  std::vector<uint8_t> shared;
+  std::vector<uint8_t> local;  // localBytes per thread
+  unsigned localBytes = 0;
+  unsigned ctaid[3] = {0, 0, 0};
+  unsigned nthreads = 0, liveThreads = 0;
+  unsigned arrived[kNumBarriers] = {}, expected[kNumBarriers] = {};
+  std::vector<Warp> warps;
+  std::vector<uint64_t> regs;
+};
+
+// Everything one launch shares between its worker threads.
+struct Launch {
+  const PtxModule* mod = nullptr;
+  const Program* prog = nullptr;
+  const Function* fn = nullptr;
+  const LaunchConfig* cfg = nullptr;
+  GlobalMemory* mem = nullptr;
+  std::vector<uint64_t> constVals;  // parallel to Program::consts
+  unsigned ntid[3] = {1, 1, 1};
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> executed{0};
+  std::mutex mu;
+  Fault fault;
+  std::mutex printMu;
+};
+
+// Per worker thread: the warp being run and counters.
+struct Ctx {
+  uint64_t* R = nullptr;
+  Warp* w = nullptr;
+  Cta* cta = nullptr;
+  Launch* L = nullptr;
+  const Program* prog = nullptr;
+  Counters ctr;
+  bool faulted = false;
+  Fault fault;
+  uint32_t curPc = 0;
+  // last global range translated: [lo, hi) -> host
+  uint64_t cacheLo = 1, cacheHi = 0;
+  uint8_t* cacheHost = nullptr;
+};
+
+// ---- typed register access ----
+template <class T> inline T rd(uint64_t v) {
+  T x;
+  memcpy(&x, &v, sizeof(T));
+  return x;
+}
+template <class T> inline uint64_t wr(T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return x ? 1 : 0;
+  } else {
+    uint64_t v = 0;
+    memcpy(&v, &x, sizeof(T));
+    return v;
+  }
+}
+inline uint64_t* slot(Ctx& c, uint32_t s) { return c.R + (size_t)s * kWarp; }
+
+#define FOR_LANES(exec) for (uint32_t _m = (exec), l; _m && ((l = __builtin_ctz(_m)), true); _m &= _m - 1)
+
+// Full warps take a plain loop the compiler can vectorise; partial ones walk the set bits.
+#define LANE_LOOP(exec, ...)                                   \
+  do {                                                         \
+    if ((exec) == ~0u) {                                       \
+      for (uint32_t l = 0; l < (uint32_t)kWarp; l++) { __VA_ARGS__; } \
+    } else {                                                   \
+      FOR_LANES(exec) { __VA_ARGS__; }                         \
+    }                                                          \
+  } while (0)
+
+// Faults raised by handlers: the per-lane thread id is filled in here.
+void raise(Ctx& c, Fault::Kind k, int lane, uint64_t addr, unsigned size, bool write, const std::string& detail);
+
+// Scheduling helpers (exec_launch.cpp).
+void reschedule(Warp& w);
+
+// ---- generic ALU templates: Op::f computes one lane ----
+template <class Op, class T> void un(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t* a = slot(c, in.s[0]);
+  LANE_LOOP(exec, d[l] = wr(Op::f(rd<T>(a[l]))));
+}
+template <class Op, class T> void bin(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]);
+  LANE_LOOP(exec, d[l] = wr(Op::f(rd<T>(a[l]), rd<T>(b[l]))));
+}
+template <class Op, class T> void tern(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  LANE_LOOP(exec, d[l] = wr(Op::f(rd<T>(a[l]), rd<T>(b[l]), rd<T>(e[l]))));
+}
+
+// Type dispatch: f receives a value of the C++ type for t and returns a handler.
+template <class F> Fn withInt(Ty t, F f) {
+  switch (t) {
+    case Ty::U16: case Ty::B16: return f(uint16_t{});
+    case Ty::S16: return f(int16_t{});
+    case Ty::U32: case Ty::B32: return f(uint32_t{});
+    case Ty::S32: return f(int32_t{});
+    case Ty::U64: case Ty::B64: return f(uint64_t{});
+    case Ty::S64: return f(int64_t{});
+    default: return nullptr;
+  }
+}
+template <class F> Fn withBits(Ty t, F f) {
+  switch (t) {
+    case Ty::B16: case Ty::U16: case Ty::S16: return f(uint16_t{});
+    case Ty::B32: case Ty::U32: case Ty::S32: return f(uint32_t{});
+    case Ty::B64: case Ty::U64: case Ty::S64: return f(uint64_t{});
+    case Ty::Pred: return f(bool{});
+    default: return nullptr;
+  }
+}
+
+template <class F> Fn withWord(Ty t, F f) {  // bit types without .pred
+  return t == Ty::Pred ? nullptr : withBits(t, f);
+}
+
+// Operand helpers for decoders: d = operand 0, sources follow.
+bool decodeArith(Decoder& dc, const Stmt& st, Inst& in, int nsrc, Ty srcTy);
+
+}  // namespace tsim

@@ -1,0 +1,308 @@
+// Floating-point arithmetic: f32/f64 (with rounding modes, .ftz, .sat) and f16/bf16 (scalar and x2).
+#include <cmath>
+
+#include "exec_core.h"
+#include "exec_float.h"
+
+namespace tsim {
+
+float f16ToF32(uint16_t h) {
+  uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
+  if (e == 31) return bitsf32(s | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    float v = std::ldexp((float)m, -24);
+    return s ? -v : v;
+  }
+  return bitsf32(s | ((e + 112) << 23) | (m << 13));
+}
+
+namespace {
+struct FmtInfo { int p, emin, emax; };
+FmtInfo fmtInfo(Ty t) {
+  switch (t) {
+    case Ty::F16: return {11, -14, 15};
+    case Ty::BF16: return {8, -126, 127};
+    case Ty::TF32: return {11, -126, 127};
+    case Ty::F32: return {24, -126, 127};
+    default: return {53, -1022, 1023};
+  }
+}
+}  // namespace
+
+uint64_t roundTo(long double x, Ty fmt, int r) {
+  FmtInfo f = fmtInfo(fmt);
+  bool neg = std::signbit(x);
+  long double a = std::fabs(x), res;
+  if (std::isnan(x)) {
+    switch (fmt) {
+      case Ty::F16: case Ty::BF16: return 0x7fff;
+      case Ty::F32: case Ty::TF32: return 0x7fffffff;
+      default: return 0x7fffffffffffffffull;
+    }
+  }
+  if (std::isinf(x) || a == 0) {
+    res = a;
+  } else {
+    int e = std::ilogb(a);
+    if (e < f.emin) e = f.emin;
+    long double q = std::ldexp(1.0L, e - f.p + 1);
+    long double m = a / q, fl = std::floor(m), rm;
+    bool up;
+    switch (r) {
+      case kRz: up = false; break;
+      case kRm: up = neg && m != fl; break;
+      case kRp: up = !neg && m != fl; break;
+      case kRna: up = m - fl >= 0.5L; break;
+      default: up = m - fl > 0.5L || (m - fl == 0.5L && std::fmod(fl, 2.0L) != 0); break;
+    }
+    rm = up ? fl + 1 : fl;
+    res = rm * q;
+    long double maxf = std::ldexp(2.0L - std::ldexp(1.0L, 1 - f.p), f.emax);
+    if (res > maxf) {
+      bool toInf = r == kRn || r == kRna || (r == kRp && !neg) || (r == kRm && neg);
+      res = toInf ? (long double)INFINITY : maxf;
+    }
+  }
+  long double v = neg ? -res : res;
+  switch (fmt) {
+    case Ty::F64: { double d = (double)v; uint64_t b; memcpy(&b, &d, 8); return b; }
+    case Ty::F32: case Ty::TF32: return f32bits((float)v);
+    case Ty::BF16: return f32bits((float)v) >> 16;
+    default: {  // f16
+      uint16_t s = neg ? 0x8000 : 0;
+      if (std::isinf(res)) return s | 0x7c00;
+      if (res == 0) return s;
+      int e = std::ilogb(res);
+      if (e < -14) return s | (uint16_t)std::ldexp(res, 24);
+      uint16_t m = (uint16_t)(std::ldexp(res, 10 - e) - 1024);
+      return s | (uint16_t)((e + 15) << 10) | m;
+    }
+  }
+}
+
+int parseRnd(const Stmt& st, bool integerRounding) {
+  for (auto& m : st.mods) {
+    if (!integerRounding) {
+      if (m == "rn") return kRn;
+      if (m == "rz") return kRz;
+      if (m == "rm") return kRm;
+      if (m == "rp") return kRp;
+      if (m == "rna") return kRna;
+    } else {
+      if (m == "rni") return kRn;
+      if (m == "rzi") return kRz;
+      if (m == "rmi") return kRm;
+      if (m == "rpi") return kRp;
+    }
+  }
+  return -1;
+}
+
+namespace {
+
+enum { kFtz = 1, kSat = 2, kNoCanon = 4 };
+
+template <class T> inline T ftzIn(T x) {
+  if constexpr (std::is_same_v<T, float>) return flushF32(x); else return x;
+}
+template <class T> inline T canonNaN() {
+  if constexpr (std::is_same_v<T, float>) return bitsf32(0x7fffffffu);
+  else { uint64_t b = 0x7fffffffffffffffull; double d; memcpy(&d, &b, 8); return d; }
+}
+template <class T, int F> inline T post(T r) {
+  if constexpr (F & kFtz) r = ftzIn(r);
+  if constexpr (F & kSat) r = r != r ? T(0) : r < 0 ? T(0) : r > 1 ? T(1) : r;
+  if constexpr (!(F & kNoCanon))
+    if (r != r) return canonNaN<T>();
+  return r;
+}
+
+// One struct per operation; N = number of sources.
+struct FAdd { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return a + b; } };
+struct FSub { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return a - b; } };
+struct FMul { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return a * b; } };
+struct FFma { static constexpr int N = 3; template <class T> static T f(T a, T b, T c) { return std::fma(a, b, c); } };
+struct FDiv { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return a / b; } };
+struct FMin {
+  static constexpr int N = 2;
+  template <class T> static T f(T a, T b, T = 0) {
+    if (a != a) return b != b ? canonNaN<T>() : b;
+    if (b != b) return a;
+    if (a == b) return std::signbit(a) ? a : b;
+    return a < b ? a : b;
+  }
+};
+struct FMax {
+  static constexpr int N = 2;
+  template <class T> static T f(T a, T b, T = 0) {
+    if (a != a) return b != b ? canonNaN<T>() : b;
+    if (b != b) return a;
+    if (a == b) return std::signbit(a) ? b : a;
+    return a > b ? a : b;
+  }
+};
+struct FMinNaN { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return a != a || b != b ? canonNaN<T>() : FMin::f(a, b); } };
+struct FMaxNaN { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return a != a || b != b ? canonNaN<T>() : FMax::f(a, b); } };
+struct FCopysign { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return std::copysign(b, a); } };
+struct FAbs { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return std::fabs(a); } };
+struct FNeg { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return -a; } };
+struct FRcp { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return T(1) / a; } };
+struct FSqrt { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return std::sqrt(a); } };
+// Approximate functions: evaluated in double (or long double for f64) and rounded once.
+struct FRsqrt { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return (T)(1.0L / std::sqrt((long double)a)); } };
+struct FEx2 { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return (T)std::exp2((double)a); } };
+struct FLg2 { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return (T)std::log2((double)a); } };
+struct FSin { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return (T)std::sin((double)a); } };
+struct FCos { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return (T)std::cos((double)a); } };
+struct FTanh { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return (T)std::tanh((double)a); } };
+
+template <class Op, class T, int F> void fop(Ctx& c, const Inst& in, uint32_t exec) {
+  RoundScope rs(in.mode);
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  FOR_LANES(exec) {
+    T x = rd<T>(a[l]), y = 0, z = 0;
+    if constexpr (Op::N >= 2) y = rd<T>(b[l]);
+    if constexpr (Op::N >= 3) z = rd<T>(e[l]);
+    if constexpr (F & kFtz) { x = ftzIn(x); y = ftzIn(y); z = ftzIn(z); }
+    volatile T r = Op::f(x, y, z);
+    d[l] = wr(post<T, F>(r));
+  }
+}
+
+// f16/bf16 (x2): each half widened to double, computed, rounded to nearest even.
+template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  constexpr Ty fmt = BF ? Ty::BF16 : Ty::F16;
+  auto widen = [](uint64_t v, int k) -> double {
+    uint16_t h = (uint16_t)(v >> (16 * k));
+    double x = BF ? bf16ToF32(h) : f16ToF32(h);
+    if constexpr ((F & kFtz) && !BF)
+      if ((h & 0x7c00) == 0) x = (h & 0x8000) ? -0.0 : 0.0;
+    return x;
+  };
+  FOR_LANES(exec) {
+    uint64_t out = 0;
+    for (int k = 0; k < Halves; k++) {
+      uint16_t hb;
+      if constexpr (std::is_same_v<Op, FAbs> || std::is_same_v<Op, FNeg>) {
+        uint16_t h = (uint16_t)(a[l] >> (16 * k));
+        hb = std::is_same_v<Op, FAbs> ? (uint16_t)(h & 0x7fff) : (uint16_t)(h ^ 0x8000);
+      } else {
+        double r = Op::f(widen(a[l], k), widen(b[l], k), widen(e[l], k));
+        if constexpr (F & kSat) r = r != r ? 0.0 : r < 0 ? 0.0 : r > 1 ? 1.0 : r;
+        hb = (uint16_t)roundTo(r, fmt, kRn);
+        if constexpr ((F & kFtz) && !BF)
+          if ((hb & 0x7c00) == 0) hb &= 0x8000;
+      }
+      out |= (uint64_t)hb << (16 * k);
+    }
+    d[l] = out;
+  }
+}
+
+template <class Op, int F> Fn pickF(Ty t) {
+  switch (t) {
+    case Ty::F32: return &fop<Op, float, F>;
+    case Ty::F64: if constexpr (F & (kFtz | kSat)) return nullptr; else return &fop<Op, double, F>;
+    case Ty::F16: return &hop<Op, false, 1, F>;
+    case Ty::F16x2: return &hop<Op, false, 2, F>;
+    case Ty::BF16: return &hop<Op, true, 1, F & ~kFtz>;
+    case Ty::BF16x2: return &hop<Op, true, 2, F & ~kFtz>;
+    default: return nullptr;
+  }
+}
+template <class Op> Fn pickFlags(Ty t, int flags) {
+  switch (flags) {
+    case 0: return pickF<Op, 0>(t);
+    case kFtz: return pickF<Op, kFtz>(t);
+    case kSat: return pickF<Op, kSat>(t);
+    case kFtz | kSat: return pickF<Op, kFtz | kSat>(t);
+    case kNoCanon: return pickF<Op, kNoCanon>(t);
+    case kNoCanon | kFtz: return pickF<Op, kNoCanon | kFtz>(t);
+    default: return nullptr;
+  }
+}
+
+template <class T, int F> void testp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t* a = slot(c, in.s[0]);
+  (void)F;
+  FOR_LANES(exec) {
+    int k = std::fpclassify(rd<T>(a[l]));
+    bool r = false;
+    switch (in.mode) {
+      case 0: r = k != FP_NAN && k != FP_INFINITE; break;   // finite
+      case 1: r = k == FP_INFINITE; break;
+      case 2: r = k != FP_NAN; break;                        // number
+      case 3: r = k == FP_NAN; break;                        // notanumber
+      case 4: r = k == FP_NORMAL; break;
+      default: r = k == FP_SUBNORMAL; break;
+    }
+    d[l] = r;
+  }
+}
+
+}  // namespace
+
+bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
+  Ty t = st.type();
+  const std::string& op = st.op;
+  int flags = (st.has("ftz") ? kFtz : 0) | (st.has("sat") ? kSat : 0);
+  int r = parseRnd(st, false);
+  bool isHalf = t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2;
+  if (r > 0 && (isHalf || r == kRna)) return dc.fail("rounding mode not supported for this type");
+  in.mode = (uint8_t)(r < 0 ? kRn : r);
+  in.cls = kFloat;
+  if (op == "testp") {
+    static const char* modes[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+    int m = -1;
+    for (int i = 0; i < 6; i++) if (st.has(modes[i])) m = i;
+    if (m < 0 || st.ops.size() != 2) return dc.fail("bad testp");
+    in.mode = (uint8_t)m;
+    in.d[0] = dc.dst(st.ops[0]);
+    in.s[0] = dc.src(st.ops[1], t);
+    in.fn = t == Ty::F32 ? &testp<float, 0> : t == Ty::F64 ? &testp<double, 0> : nullptr;
+    return in.fn != nullptr;
+  }
+  struct Entry { const char* name; int n; Fn (*pick)(Ty, int); bool halfOk; };
+  static const Entry table[] = {
+      {"add", 2, &pickFlags<FAdd>, true},      {"sub", 2, &pickFlags<FSub>, true},
+      {"mul", 2, &pickFlags<FMul>, true},      {"fma", 3, &pickFlags<FFma>, true},
+      {"mad", 3, &pickFlags<FFma>, false},     {"div", 2, &pickFlags<FDiv>, false},
+      {"min", 2, &pickFlags<FMin>, true},      {"max", 2, &pickFlags<FMax>, true},
+      {"abs", 1, &pickFlags<FAbs>, true},      {"neg", 1, &pickFlags<FNeg>, true},
+      {"copysign", 2, &pickFlags<FCopysign>, false}, {"rcp", 1, &pickFlags<FRcp>, false},
+      {"sqrt", 1, &pickFlags<FSqrt>, false},   {"rsqrt", 1, &pickFlags<FRsqrt>, false},
+      {"ex2", 1, &pickFlags<FEx2>, false},     {"lg2", 1, &pickFlags<FLg2>, false},
+      {"sin", 1, &pickFlags<FSin>, false},     {"cos", 1, &pickFlags<FCos>, false},
+      {"tanh", 1, &pickFlags<FTanh>, false},
+  };
+  const Entry* e = nullptr;
+  for (auto& x : table) if (op == x.name) e = &x;
+  if (!e) return false;
+  if (isHalf && !e->halfOk) return dc.fail("not supported for half types");
+  if ((int)st.ops.size() != e->n + 1) return dc.fail("wrong operand count");
+  bool approxOnly = op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" || op == "cos" || op == "tanh";
+  if (approxOnly && !st.has("approx")) return dc.fail("needs .approx");
+  if ((op == "rcp" || op == "sqrt" || op == "div") && t == Ty::F32 && !st.has("approx") && !st.has("full") && r < 0)
+    return dc.fail("needs a rounding mode or .approx");
+  if (op == "abs" || op == "neg" || op == "copysign") flags |= kNoCanon;
+  if ((op == "min" || op == "max") && st.has("NaN")) {
+    auto pk = op == "min" ? &pickFlags<FMinNaN> : &pickFlags<FMaxNaN>;
+    in.fn = pk(t, flags);
+  } else {
+    in.fn = e->pick(t, flags);
+  }
+  in.d[0] = dc.dst(st.ops[0]);
+  for (int i = 0; i < e->n; i++) in.s[i] = dc.src(st.ops[i + 1], t);
+  return in.fn != nullptr;
+}
+
+void registerFloatOps(DecodeTable& t) {
+  for (const char* op : {"fma", "copysign", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "testp"})
+    t[op] = decodeFloat;
+}
+
+}  // namespace tsim

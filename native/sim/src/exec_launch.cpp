@@ -1,0 +1,291 @@
+// Running a kernel: CTAs on worker threads, warps of a CTA round-robin between barriers, lanes of a
+// warp scheduled by smallest pc (divergent paths reconverge when the lagging group catches up).
+#include <algorithm>
+#include <thread>
+
+#include "exec_core.h"
+
+namespace tsim {
+
+const DecodeTable& decodeTable() {
+  static const DecodeTable table = [] {
+    DecodeTable t;
+    registerIntOps(t);
+    registerFloatOps(t);
+    registerCvtOps(t);
+    registerMemOps(t);
+    registerCtrlOps(t);
+    registerWarpOps(t);
+    registerTensorOps(t);
+    return t;
+  }();
+  return table;
+}
+
+void reschedule(Warp& w) {
+  FOR_LANES(w.mask) w.pcs[l] = w.pc;
+  uint32_t run = w.live & ~w.waiting;
+  w.mask = 0;
+  w.nextPc = ~0u;
+  if (!run) return;
+  uint32_t minPc = ~0u;
+  FOR_LANES(run) minPc = std::min(minPc, w.pcs[l]);
+  FOR_LANES(run) {
+    if (w.pcs[l] == minPc) w.mask |= 1u << l;
+    else w.nextPc = std::min(w.nextPc, w.pcs[l]);
+  }
+  w.pc = minPc;
+}
+
+void raise(Ctx& c, Fault::Kind k, int lane, uint64_t addr, unsigned size, bool write, const std::string& detail) {
+  if (c.faulted) return;
+  c.faulted = true;
+  Fault& f = c.fault;
+  f.kind = k;
+  f.addr = addr;
+  f.size = size;
+  f.write = write;
+  f.detail = detail;
+  f.kernel = c.L->fn->name;
+  f.ptxLine = c.prog->code[c.curPc].line;
+  for (int i = 0; i < 3; i++) f.ctaid[i] = c.cta->ctaid[i];
+  unsigned t = c.w ? c.w->id * kWarp + (unsigned)std::max(lane, 0) : 0;
+  const unsigned* b = c.L->cfg->block;
+  f.tid[0] = t % b[0];
+  f.tid[1] = (t / b[0]) % b[1];
+  f.tid[2] = t / (b[0] * b[1]);
+  if (f.detail.empty()) f.detail = "at pc " + std::to_string(c.curPc);
+}
+
+namespace {
+
+constexpr uint64_t kSlice = 4096;  // warp instructions before the next warp of the CTA gets a turn
+
+inline uint32_t guardMask(const uint64_t* p, uint32_t m, bool neg) {
+  uint32_t r = 0;
+  LANE_LOOP(m, r |= (uint32_t)(p[l] & 1) << l);
+  return neg ? m & ~r : r;
+}
+
+void runWarp(Ctx& c, Warp& w) {
+  c.w = &w;
+  c.R = w.R;
+  const Inst* code = c.prog->code.data();
+  uint64_t n = 0, ti = 0;
+  while (w.mask && n < kSlice) {
+    const Inst& in = code[w.pc];
+    uint32_t exec = w.mask;
+    if (in.guard) exec = guardMask(c.R + (size_t)in.guard * kWarp, exec, in.guardNeg);
+    c.curPc = w.pc;
+    in.fn(c, in, exec);
+    n++;
+    ti += (unsigned)__builtin_popcount(exec);
+    c.ctr.byClass[in.cls]++;
+    if (c.faulted) break;
+    if (!(in.flags & kfControl)) {
+      if (++w.pc >= w.nextPc) reschedule(w);
+    }
+  }
+  c.ctr.warpInstructions += n;
+  c.ctr.threadInstructions += ti;
+  uint64_t total = c.L->executed.fetch_add(ti, std::memory_order_relaxed) + ti;
+  uint64_t budget = c.L->cfg->instructionBudget;
+  if (budget && total > budget && !c.faulted) {
+    raise(c, Fault::Timeout, 0, 0, 0, false, "instruction budget of " + std::to_string(budget) + " exhausted");
+  }
+}
+
+bool releaseBarriers(Ctx& c, Cta& cta) {
+  bool any = false;
+  for (int id = 0; id < kNumBarriers; id++) {
+    if (!cta.arrived[id]) continue;
+    unsigned need = cta.expected[id] ? cta.expected[id] : cta.liveThreads;
+    if (cta.arrived[id] < need) continue;
+    cta.arrived[id] = 0;
+    cta.expected[id] = 0;
+    c.ctr.barriers++;
+    for (auto& w : cta.warps) {
+      uint32_t rel = 0;
+      FOR_LANES(w.waiting) if (w.barId[l] == id) rel |= 1u << l;
+      if (rel) {
+        w.waiting &= ~rel;
+        reschedule(w);
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
+void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
+  Launch& L = *c.L;
+  const LaunchConfig& cfg = *L.cfg;
+  const Program& P = *c.prog;
+  cta.ctaid[0] = (unsigned)(linear % cfg.grid[0]);
+  cta.ctaid[1] = (unsigned)((linear / cfg.grid[0]) % cfg.grid[1]);
+  cta.ctaid[2] = (unsigned)(linear / ((uint64_t)cfg.grid[0] * cfg.grid[1]));
+  unsigned nthreads = cfg.block[0] * cfg.block[1] * cfg.block[2];
+  unsigned nwarps = (nthreads + kWarp - 1) / kWarp;
+  cta.nthreads = cta.liveThreads = nthreads;
+  cta.shared.assign(sharedBytes, 0);
+  cta.localBytes = P.localBytes;
+  cta.local.assign((size_t)nwarps * kWarp * P.localBytes, 0);
+  std::fill(std::begin(cta.arrived), std::end(cta.arrived), 0);
+  std::fill(std::begin(cta.expected), std::end(cta.expected), 0);
+  size_t perWarp = (size_t)P.numSlots * kWarp;
+  if (cta.regs.size() < perWarp * nwarps) cta.regs.assign(perWarp * nwarps, 0);
+  cta.warps.resize(nwarps);
+  for (unsigned wi = 0; wi < nwarps; wi++) {
+    Warp& w = cta.warps[wi];
+    w.R = cta.regs.data() + perWarp * wi;
+    w.id = wi;
+    unsigned lanes = std::min<unsigned>(kWarp, nthreads - wi * kWarp);
+    w.live = lanes == 32 ? ~0u : (1u << lanes) - 1;
+    w.mask = w.live;
+    w.waiting = 0;
+    w.pc = c.L->fn->entryPc;
+    w.nextPc = ~0u;
+    w.cpAsyncGroups = 0;
+    std::fill(std::begin(w.depth), std::end(w.depth), 0);
+    uint64_t* R = w.R;
+    for (unsigned l = 0; l < kWarp; l++) {
+      unsigned t = wi * kWarp + l;
+      auto set = [&](uint32_t s, uint64_t v) { R[(size_t)s * kWarp + l] = v; };
+      set(kSlotSink, 0);
+      set(kTidX, t % cfg.block[0]);
+      set(kTidY, (t / cfg.block[0]) % cfg.block[1]);
+      set(kTidZ, t / (cfg.block[0] * cfg.block[1]));
+      set(kNtidX, cfg.block[0]);
+      set(kNtidY, cfg.block[1]);
+      set(kNtidZ, cfg.block[2]);
+      set(kCtaidX, cta.ctaid[0]);
+      set(kCtaidY, cta.ctaid[1]);
+      set(kCtaidZ, cta.ctaid[2]);
+      set(kNctaidX, cfg.grid[0]);
+      set(kNctaidY, cfg.grid[1]);
+      set(kNctaidZ, cfg.grid[2]);
+      set(kLaneId, l);
+      set(kWarpId, wi);
+      set(kNWarpId, 64);
+      set(kSmId, 0);
+      set(kNSmId, 1);
+      set(kDynSmem, cfg.dynamicSharedBytes);
+      set(kLaneEq, 1ull << l);
+      set(kLaneLt, (1ull << l) - 1);
+      set(kLaneLe, (2ull << l) - 1);
+      set(kLaneGt, (uint32_t)~((2ull << l) - 1));
+      set(kLaneGe, (uint32_t)~((1ull << l) - 1));
+      set(kGridId, 0);
+      set(kTotalSmem, sharedBytes);
+    }
+    for (size_t i = 0; i < P.consts.size(); i++) {
+      uint64_t* s = R + (size_t)P.consts[i].slot * kWarp;
+      std::fill(s, s + kWarp, L.constVals[i]);
+    }
+  }
+  for (;;) {
+    bool ran = false;
+    for (auto& w : cta.warps) {
+      if (!w.mask) continue;
+      runWarp(c, w);
+      ran = true;
+      if (c.faulted) return;
+      releaseBarriers(c, cta);
+    }
+    bool released = releaseBarriers(c, cta);
+    bool alive = false;
+    for (auto& w : cta.warps) alive |= w.live != 0;
+    if (!alive) return;
+    if (L.stop.load(std::memory_order_relaxed)) return;
+    if (!ran && !released) {
+      c.w = &cta.warps[0];
+      raise(c, Fault::Timeout, 0, 0, 0, false, "deadlock: threads wait at a barrier that cannot complete");
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, GlobalMemory& mem,
+             Counters& counters) {
+  Fault result;
+  auto* m = dynamic_cast<PtxModule*>(&module);
+  int fi = m ? m->findFunction(kernel.name) : -1;
+  if (fi < 0) {
+    result.kind = Fault::IllegalInstruction;
+    result.kernel = kernel.name;
+    result.detail = "kernel not found in module";
+    return result;
+  }
+  if (!m->bound) {
+    std::string log;
+    if (!m->bindGlobals(mem, log)) {
+      result.kind = Fault::OutOfBounds;
+      result.kernel = kernel.name;
+      result.detail = log;
+      return result;
+    }
+  }
+  Launch L;
+  L.mod = m;
+  L.prog = &m->prog;
+  L.fn = &m->prog.funcs[fi];
+  L.cfg = &cfg;
+  L.mem = &mem;
+  const Function& fn = *L.fn;
+  for (auto& cs : m->prog.consts) {
+    uint64_t v = cs.value;
+    if (cs.kind == ConstSlot::GlobalVar) v += m->globalList[cs.var].addr;
+    if (cs.kind == ConstSlot::SharedVar) v += fn.sharedOffset.empty() || fn.sharedOffset[cs.var] == ~0u ? 0 : fn.sharedOffset[cs.var];
+    L.constVals.push_back(v);
+  }
+  unsigned sharedBytes = fn.info.staticSharedBytes;
+  if (cfg.dynamicSharedBytes) sharedBytes = (sharedBytes + 15) / 16 * 16 + cfg.dynamicSharedBytes;
+  uint64_t nctas = (uint64_t)cfg.grid[0] * cfg.grid[1] * cfg.grid[2];
+  unsigned nthreads = cfg.block[0] * cfg.block[1] * cfg.block[2];
+  if (!nctas || !nthreads) return result;
+  unsigned workers = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
+  workers = (unsigned)std::min<uint64_t>(workers, nctas);
+  std::atomic<uint64_t> next{0};
+  auto work = [&]() {
+    Ctx c;
+    c.L = &L;
+    c.prog = L.prog;
+    Cta cta;
+    c.cta = &cta;
+    for (;;) {
+      uint64_t id = next.fetch_add(1);
+      if (id >= nctas || L.stop.load()) break;
+      c.w = nullptr;
+      runCta(c, cta, id, sharedBytes);
+      if (c.faulted) {
+        std::lock_guard<std::mutex> g(L.mu);
+        if (L.fault.kind == Fault::None) L.fault = c.fault;
+        L.stop = true;
+        break;
+      }
+    }
+    std::lock_guard<std::mutex> g(L.mu);
+    counters.warpInstructions += c.ctr.warpInstructions;
+    counters.threadInstructions += c.ctr.threadInstructions;
+    for (int i = 0; i < 8; i++) counters.byClass[i] += c.ctr.byClass[i];
+    counters.globalLoadRequests += c.ctr.globalLoadRequests;
+    counters.globalStoreRequests += c.ctr.globalStoreRequests;
+    counters.globalLoadSectors += c.ctr.globalLoadSectors;
+    counters.globalStoreSectors += c.ctr.globalStoreSectors;
+    counters.sharedAccesses += c.ctr.sharedAccesses;
+    counters.sharedBankConflicts += c.ctr.sharedBankConflicts;
+    counters.barriers += c.ctr.barriers;
+  };
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> ts;
+    for (unsigned i = 0; i < workers; i++) ts.emplace_back(work);
+    for (auto& t : ts) t.join();
+  }
+  return L.fault;
+}
+
+}  // namespace tsim

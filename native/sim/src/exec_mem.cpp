@@ -1,0 +1,491 @@
+// Loads, stores, atomics, address conversion and fences over every state space.
+#include <algorithm>
+#include <atomic>
+
+#include "exec_mem.h"
+#include "exec_float.h"
+
+namespace tsim {
+
+namespace {
+
+void countSectors(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, bool write) {
+  uint64_t sec[64];
+  int n = 0;
+  FOR_LANES(exec) {
+    uint64_t s0 = addr[l] >> 5, s1 = (addr[l] + bytes - 1) >> 5;
+    for (uint64_t s = s0; s <= s1 && n < 64; s++) sec[n++] = s;
+  }
+  std::sort(sec, sec + n);
+  uint64_t distinct = n ? 1 : 0;
+  for (int i = 1; i < n; i++) distinct += sec[i] != sec[i - 1];
+  if (write) { c.ctr.globalStoreRequests++; c.ctr.globalStoreSectors += distinct; }
+  else { c.ctr.globalLoadRequests++; c.ctr.globalLoadSectors += distinct; }
+}
+
+// Extra wavefronts beyond the minimum the access width needs: 32 banks of 4 bytes.
+void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
+  c.ctr.sharedAccesses++;
+  uint32_t words[32][8];
+  int cnt[32] = {};
+  int lanes = 0;
+  FOR_LANES(exec) {
+    lanes++;
+    for (unsigned w = 0; w < (bytes + 3) / 4; w++) {
+      uint32_t word = (uint32_t)((addr[l] >> 2) + w);
+      int b = word & 31;
+      bool seen = false;
+      for (int i = 0; i < cnt[b]; i++) seen |= words[b][i] == word;
+      if (!seen && cnt[b] < 8) words[b][cnt[b]++] = word;
+      else if (!seen) cnt[b]++;
+    }
+  }
+  int wave = 0;
+  for (int b = 0; b < 32; b++) wave = std::max(wave, cnt[b]);
+  int minimum = (int)((lanes * bytes + 127) / 128);
+  if (wave > minimum) c.ctr.sharedBankConflicts += (uint64_t)(wave - std::max(1, minimum));
+}
+
+}  // namespace
+
+bool resolveGlobal(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, bool write, uint8_t** ptr) {
+  uint64_t lo = ~0ull, hi = 0;
+  FOR_LANES(exec) {
+    if (addr[l] & (bytes - 1)) {
+      raise(c, Fault::Misaligned, (int)l, addr[l], bytes, write, "global access not aligned to its size");
+      return false;
+    }
+    lo = std::min(lo, addr[l]);
+    hi = std::max(hi, addr[l] + bytes);
+  }
+  if (!exec) return true;
+  uint8_t* base = nullptr;
+  if (lo >= c.cacheLo && hi <= c.cacheHi) {
+    base = c.cacheHost + (lo - c.cacheLo);
+  } else {
+    Fault f;
+    base = (hi - lo) < (1u << 30) ? c.L->mem->translate(lo, (unsigned)(hi - lo), write, f) : nullptr;
+    if (base) {
+      c.cacheLo = lo;
+      c.cacheHi = hi;
+      c.cacheHost = base;
+    } else {
+      FOR_LANES(exec) {
+        Fault g;
+        uint8_t* p = c.L->mem->translate(addr[l], bytes, write, g);
+        if (!p) {
+          raise(c, g.kind == Fault::None ? Fault::OutOfBounds : g.kind, (int)l, addr[l], bytes, write, g.detail);
+          return false;
+        }
+        ptr[l] = p;
+      }
+      return true;
+    }
+  }
+  FOR_LANES(exec) ptr[l] = base + (addr[l] - lo);
+  return true;
+}
+
+bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, uint8_t** ptr, bool count) {
+  const uint64_t* A = slot(c, in.s[0]);
+  uint64_t addr[kWarp];
+  FOR_LANES(exec) addr[l] = A[l] + (uint64_t)in.imm;
+  uint8_t space = in.space;
+  if (space == kGeneric) {
+    uint32_t glob = 0, shr = 0, loc = 0;
+    FOR_LANES(exec) {
+      uint64_t w = addr[l] & kWindowMask;
+      if (w == kSharedWindow) { shr |= 1u << l; addr[l] -= kSharedWindow; }
+      else if (w == kLocalWindow) { loc |= 1u << l; addr[l] -= kLocalWindow; }
+      else glob |= 1u << l;
+    }
+    if (glob) {
+      if (!resolveGlobal(c, glob, addr, bytes, write, ptr)) return false;
+      if (count) countSectors(c, glob, addr, bytes, write);
+    }
+    exec = shr | loc;
+    if (!exec) return true;
+    space = shr ? kShared : kLocal;
+    if (shr && loc) {  // rare: lanes in different windows, resolve per window
+      Inst one = in;
+      (void)one;
+    }
+    FOR_LANES(exec) {
+      bool isShared = shr >> l & 1;
+      if (addr[l] & (bytes - 1)) {
+        raise(c, Fault::Misaligned, (int)l, addr[l], bytes, write, "access not aligned to its size");
+        return false;
+      }
+      if (isShared) {
+        if (addr[l] + bytes > c.cta->shared.size()) {
+          raise(c, Fault::SharedOutOfBounds, (int)l, addr[l], bytes, write, "shared memory window exceeded");
+          return false;
+        }
+        ptr[l] = c.cta->shared.data() + addr[l];
+      } else {
+        if (addr[l] + bytes > c.cta->localBytes) {
+          raise(c, Fault::SharedOutOfBounds, (int)l, addr[l], bytes, write, "local memory window exceeded");
+          return false;
+        }
+        ptr[l] = c.cta->local.data() + (size_t)(c.w->id * kWarp + l) * c.cta->localBytes + addr[l];
+      }
+    }
+    if (count && shr) countBanks(c, shr, addr, bytes);
+    return true;
+  }
+  if (space == kGlobal || space == kConst) {
+    if (!resolveGlobal(c, exec, addr, bytes, write, ptr)) return false;
+    if (count) countSectors(c, exec, addr, bytes, write);
+    return true;
+  }
+  FOR_LANES(exec) {
+    if (addr[l] & (bytes - 1)) {
+      raise(c, Fault::Misaligned, (int)l, addr[l], bytes, write, "access not aligned to its size");
+      return false;
+    }
+  }
+  if (space == kShared) {
+    size_t n = c.cta->shared.size();
+    FOR_LANES(exec) {
+      if (addr[l] >= n || addr[l] + bytes > n) {
+        raise(c, Fault::SharedOutOfBounds, (int)l, addr[l], bytes, write,
+              "shared window is " + std::to_string(n) + " bytes");
+        return false;
+      }
+      ptr[l] = c.cta->shared.data() + addr[l];
+    }
+    if (count) countBanks(c, exec, addr, bytes);
+    return true;
+  }
+  if (space == kLocal) {
+    unsigned n = c.cta->localBytes;
+    FOR_LANES(exec) {
+      if (addr[l] >= n || addr[l] + bytes > n) {
+        raise(c, Fault::SharedOutOfBounds, (int)l, addr[l], bytes, write, "local window exceeded");
+        return false;
+      }
+      ptr[l] = c.cta->local.data() + (size_t)(c.w->id * kWarp + l) * n + addr[l];
+    }
+    return true;
+  }
+  // kernel parameters: read-only
+  unsigned n = c.L->fn->info.paramBytes;
+  FOR_LANES(exec) {
+    if (write || addr[l] + bytes > n || !c.L->cfg->params) {
+      raise(c, Fault::OutOfBounds, (int)l, addr[l], bytes, write, "outside the kernel parameters");
+      return false;
+    }
+    ptr[l] = const_cast<uint8_t*>(c.L->cfg->params) + addr[l];
+  }
+  return true;
+}
+
+namespace {
+
+void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint8_t* p[kWarp];
+  unsigned es = in.size;
+  if (!resolve(c, in, exec, es * in.vec, false, p, true)) return;
+  bool sgn = in.flags & kfSigned;
+  for (int k = 0; k < in.vec; k++) {
+    uint64_t* d = slot(c, in.d[k]);
+    FOR_LANES(exec) {
+      uint64_t v = 0;
+      memcpy(&v, p[l] + k * es, es);
+      if (sgn && es < 8 && (v >> (8 * es - 1) & 1)) v |= ~0ull << (8 * es);
+      d[l] = v;
+    }
+  }
+}
+
+void stOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint8_t* p[kWarp];
+  unsigned es = in.size;
+  if (!resolve(c, in, exec, es * in.vec, true, p, true)) return;
+  for (int k = 0; k < in.vec; k++) {
+    const uint64_t* s = slot(c, in.s[1 + k]);
+    FOR_LANES(exec) memcpy(p[l] + k * es, &s[l], es);
+  }
+}
+
+enum { kAtAdd, kAtMin, kAtMax, kAtInc, kAtDec, kAtCas, kAtExch, kAtAnd, kAtOr, kAtXor };
+
+template <class T> T atomicValue(int op, T old, T b, T cmpv, T swapv) {
+  switch (op) {
+    case kAtAdd: if constexpr (std::is_integral_v<T>) return (T)((std::make_unsigned_t<T>)old + (std::make_unsigned_t<T>)b); else return old + b;
+    case kAtMin:
+      if constexpr (std::is_floating_point_v<T>) return old != old ? b : b != b ? old : (b < old || (b == old && std::signbit(b))) ? b : old;
+      else return b < old ? b : old;
+    case kAtMax:
+      if constexpr (std::is_floating_point_v<T>) return old != old ? b : b != b ? old : (b > old || (b == old && !std::signbit(b))) ? b : old;
+      else return b > old ? b : old;
+    case kAtCas: return old == cmpv ? swapv : old;
+    case kAtExch: return b;
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case kAtInc: return old >= b ? 0 : old + 1;
+      case kAtDec: return (old == 0 || old > b) ? b : old - 1;
+      case kAtAnd: return old & b;
+      case kAtOr: return old | b;
+      case kAtXor: return old ^ b;
+    }
+  }
+  return old;
+}
+
+// T: value type; the update is a compare-and-swap loop on the host bytes, so it is atomic across
+// CTAs running on other worker threads.
+template <class T> void atomOp(Ctx& c, const Inst& in, uint32_t exec) {
+  using B = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  uint8_t* p[kWarp];
+  if (!resolve(c, in, exec, sizeof(T), true, p, true)) return;
+  const uint64_t *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  uint64_t* d = slot(c, in.d[0]);
+  bool cas = in.mode == kAtCas;
+  FOR_LANES(exec) {
+    B* q = reinterpret_cast<B*>(p[l]);
+    B oldBits = __atomic_load_n(q, __ATOMIC_RELAXED), newBits;
+    T bv = rd<T>(b[l]);
+    T cmpv = cas ? bv : T(0), swapv = cas ? rd<T>(e[l]) : T(0);
+    do {
+      T nv = atomicValue<T>(in.mode, rd<T>(oldBits), bv, cmpv, swapv);
+      memcpy(&newBits, &nv, sizeof(T));
+      if (cas && newBits == oldBits) break;
+    } while (!__atomic_compare_exchange_n(q, &oldBits, newBits, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    d[l] = oldBits;
+  }
+}
+
+// f16x2/bf16x2 add: both halves updated in one CAS.
+template <bool BF> void atomHalf2(Ctx& c, const Inst& in, uint32_t exec) {
+  uint8_t* p[kWarp];
+  unsigned bytes = in.size;
+  if (!resolve(c, in, exec, bytes, true, p, true)) return;
+  const uint64_t* b = slot(c, in.s[1]);
+  uint64_t* d = slot(c, in.d[0]);
+  Ty fmt = BF ? Ty::BF16 : Ty::F16;
+  FOR_LANES(exec) {
+    uint32_t* q = reinterpret_cast<uint32_t*>(p[l]);
+    uint32_t shift = bytes == 2 ? ((uintptr_t)p[l] & 2) * 8 : 0;
+    if (bytes == 2) q = reinterpret_cast<uint32_t*>((uintptr_t)p[l] & ~(uintptr_t)3);
+    uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+    do {
+      nv = old;
+      for (unsigned k = 0; k < bytes / 2; k++) {
+        unsigned sh = shift + 16 * k;
+        uint16_t o = (uint16_t)(old >> sh), a = (uint16_t)(b[l] >> (16 * k));
+        double s = BF ? (double)bf16ToF32(o) + bf16ToF32(a) : (double)f16ToF32(o) + f16ToF32(a);
+        nv = (nv & ~(0xffffu << sh)) | ((uint32_t)roundTo(s, fmt, kRn) << sh);
+      }
+    } while (!__atomic_compare_exchange_n(q, &old, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    d[l] = bytes == 2 ? (old >> shift) & 0xffff : old;
+  }
+}
+
+void cvtaOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t* a = slot(c, in.s[0]);
+  int64_t add = in.imm;
+  bool toSpace = in.mode;
+  FOR_LANES(exec) {
+    uint64_t v = a[l];
+    if (toSpace && add) v &= ~kWindowMask;
+    else v += (uint64_t)add;
+    d[l] = in.size == 4 ? (uint32_t)v : v;
+  }
+}
+
+void isspacepOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t* a = slot(c, in.s[0]);
+  FOR_LANES(exec) {
+    uint64_t w = a[l] & kWindowMask;
+    bool r = in.mode == kShared ? w == kSharedWindow : in.mode == kLocal ? w == kLocalWindow
+                                                      : (w != kSharedWindow && w != kLocalWindow);
+    d[l] = r;
+  }
+}
+
+void fenceOp(Ctx&, const Inst&, uint32_t) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+void nopOp(Ctx&, const Inst&, uint32_t) {}
+
+uint8_t spaceOf(const Stmt& st) {
+  if (st.has("global")) return kGlobal;
+  if (st.has("shared") || st.has("shared::cta")) return kShared;
+  if (st.has("local")) return kLocal;
+  if (st.has("param")) return kParam;
+  if (st.has("const")) return kConst;
+  return kGeneric;
+}
+
+bool knownMemMod(const std::string& m) {
+  static const char* ok[] = {"global", "shared", "shared::cta", "local", "param", "const", "volatile", "relaxed",
+                             "acquire", "release", "weak", "sys", "gpu", "cta", "ca", "cg", "cs", "lu", "cv",
+                             "wb", "wt", "nc", "v2", "v4", "L1::evict_normal", "L1::evict_unchanged",
+                             "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal",
+                             "L2::evict_first", "L2::evict_last", "L2::64B", "L2::128B", "L2::256B", "mmio"};
+  for (auto* k : ok) if (m == k) return true;
+  return parseTy(m) != Ty::None;
+}
+
+bool addrOperand(Decoder& dc, const Stmt& st, const Operand& o, Inst& in) {
+  uint8_t symSpace;
+  if (!dc.addr(o, in.s[0], in.imm, symSpace)) return false;
+  in.space = spaceOf(st);
+  if (in.space == kGeneric) in.space = symSpace;
+  // .param symbols of device functions live in local memory
+  if (in.space == kParam && symSpace == kLocal) in.space = kLocal;
+  if (in.space == kConst && symSpace == kGeneric) in.space = kGlobal;
+  in.cls = in.space == kShared ? kMemShared : kMemGlobal;
+  return true;
+}
+
+bool ldstDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  for (auto& m : st.mods) if (!knownMemMod(m)) return dc.fail("modifier ." + m);
+  Ty t = st.type();
+  if (t == Ty::None || st.ops.size() != 2) return dc.fail("bad ld/st form");
+  in.size = (uint8_t)tySize(t);
+  in.vec = st.has("v4") ? 4 : st.has("v2") ? 2 : 1;
+  if (in.size == 16 || t == Ty::Pred) return dc.fail("unsupported width");
+  if (tyIsSigned(t)) in.flags |= kfSigned;
+  bool isLd = st.op == "ld" || st.op == "ldu";
+  const Operand& a = isLd ? st.ops[1] : st.ops[0];
+  const Operand& v = isLd ? st.ops[0] : st.ops[1];
+  if (!addrOperand(dc, st, a, in)) return false;
+  std::vector<const Operand*> regs;
+  if (v.kind == Operand::Vec) for (auto& e : v.elems) regs.push_back(&e);
+  else regs.push_back(&v);
+  if (regs.size() != in.vec) return dc.fail("vector size does not match");
+  for (unsigned k = 0; k < in.vec; k++) {
+    if (isLd) in.d[k] = dc.dst(*regs[k]);
+    else in.s[1 + k] = dc.src(*regs[k], t);
+  }
+  if (!isLd && in.vec == 4) return dc.fail("internal: st.v4 needs 5 sources");
+  in.fn = isLd ? &ldOp : &stOp;
+  return true;
+}
+
+// st.v4 has 5 sources: address + 4 values; Inst::s has 4 slots, so the address moves to d[3].
+void stV4Op(Ctx& c, const Inst& in, uint32_t exec) {
+  Inst t = in;
+  t.s[0] = in.d[3];
+  uint8_t* p[kWarp];
+  unsigned es = in.size;
+  if (!resolve(c, t, exec, es * 4, true, p, true)) return;
+  const uint32_t srcs[4] = {in.s[0], in.s[1], in.s[2], in.s[3]};
+  for (int k = 0; k < 4; k++) {
+    const uint64_t* s = slot(c, srcs[k]);
+    FOR_LANES(exec) memcpy(p[l] + k * es, &s[l], es);
+  }
+}
+
+bool stDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (!(st.has("v4"))) return ldstDecode(dc, st, in);
+  for (auto& m : st.mods) if (!knownMemMod(m)) return dc.fail("modifier ." + m);
+  Ty t = st.type();
+  if (t == Ty::None || st.ops.size() != 2 || st.ops[1].kind != Operand::Vec || st.ops[1].elems.size() != 4)
+    return dc.fail("bad st.v4 form");
+  in.size = (uint8_t)tySize(t);
+  in.vec = 4;
+  if (!addrOperand(dc, st, st.ops[0], in)) return false;
+  in.d[3] = in.s[0];
+  for (int k = 0; k < 4; k++) in.s[k] = dc.src(st.ops[1].elems[k], t);
+  in.fn = &stV4Op;
+  return true;
+}
+
+bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  static const char* ops[] = {"add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor"};
+  int op = -1;
+  for (int i = 0; i < 10; i++) if (st.has(ops[i])) op = i;
+  if (op < 0) return dc.fail("unknown atomic operation");
+  Ty t = st.type();
+  bool red = st.op == "red";
+  size_t want = (red ? 2 : 3) + (op == kAtCas ? 1 : 0);
+  if (st.ops.size() != want) return dc.fail("wrong operand count");
+  for (auto& m : st.mods) {
+    bool ok = knownMemMod(m) || m == "acq_rel" || m == "noftz" || m == ops[op];
+    if (!ok) return dc.fail("modifier ." + m);
+  }
+  int k = 0;
+  in.d[0] = red ? kSlotSink : dc.dst(st.ops[k++]);
+  if (!addrOperand(dc, st, st.ops[k++], in)) return false;
+  in.s[1] = dc.src(st.ops[k++], t);
+  if (op == kAtCas) in.s[2] = dc.src(st.ops[k++], t);
+  in.mode = (uint8_t)op;
+  in.cls = in.space == kShared ? kMemShared : kMemGlobal;
+  bool bitwise = op == kAtAnd || op == kAtOr || op == kAtXor || op == kAtCas || op == kAtExch;
+  switch (t) {
+    case Ty::B32: in.fn = bitwise ? &atomOp<uint32_t> : nullptr; break;
+    case Ty::B64: in.fn = bitwise ? &atomOp<uint64_t> : nullptr; break;
+    case Ty::U32: in.fn = &atomOp<uint32_t>; break;
+    case Ty::S32: in.fn = &atomOp<int32_t>; break;
+    case Ty::U64: in.fn = &atomOp<uint64_t>; break;
+    case Ty::S64: in.fn = (op == kAtMin || op == kAtMax || op == kAtAdd) ? &atomOp<int64_t> : nullptr; break;
+    case Ty::F32: in.fn = (op == kAtAdd || op == kAtExch || op == kAtMin || op == kAtMax) ? &atomOp<float> : nullptr; break;
+    case Ty::F64: in.fn = (op == kAtAdd || op == kAtExch) ? &atomOp<double> : nullptr; break;
+    case Ty::F16x2: in.size = 4; in.fn = op == kAtAdd ? &atomHalf2<false> : nullptr; break;
+    case Ty::BF16x2: in.size = 4; in.fn = op == kAtAdd ? &atomHalf2<true> : nullptr; break;
+    case Ty::F16: in.size = 2; in.fn = op == kAtAdd ? &atomHalf2<false> : nullptr; break;
+    case Ty::BF16: in.size = 2; in.fn = op == kAtAdd ? &atomHalf2<true> : nullptr; break;
+    default: break;
+  }
+  if (!in.fn) return dc.fail("atomic type/operation combination");
+  return true;
+}
+
+bool cvtaDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  Ty t = st.type();
+  if (st.ops.size() != 2 || (t != Ty::U64 && t != Ty::U32 && t != Ty::B64)) return dc.fail("bad cvta");
+  bool to = st.has("to");
+  in.d[0] = dc.dst(st.ops[0]);
+  in.s[0] = dc.src(st.ops[1], t);
+  in.size = (uint8_t)tySize(t);
+  in.mode = to;
+  if (st.has("shared") || st.has("shared::cta")) in.imm = (int64_t)kSharedWindow;
+  else if (st.has("local")) in.imm = (int64_t)kLocalWindow;
+  else if (st.has("global") || st.has("const") || st.has("param")) in.imm = 0;
+  else return dc.fail("cvta needs a state space");
+  in.fn = &cvtaOp;
+  return true;
+}
+
+bool isspacepDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.ops.size() != 2) return dc.fail("bad isspacep");
+  in.d[0] = dc.dst(st.ops[0]);
+  in.s[0] = dc.src(st.ops[1], Ty::U64);
+  in.mode = spaceOf(st);
+  in.fn = &isspacepOp;
+  return true;
+}
+
+bool fenceDecode(Decoder&, const Stmt&, Inst& in) {
+  in.fn = &fenceOp;
+  in.cls = kSync;
+  return true;
+}
+bool prefetchDecode(Decoder&, const Stmt&, Inst& in) {
+  in.fn = &nopOp;
+  in.cls = kOther;
+  return true;
+}
+
+}  // namespace
+
+void registerMemOps(DecodeTable& t) {
+  t["ld"] = ldstDecode;
+  t["ldu"] = ldstDecode;
+  t["st"] = stDecode;
+  t["atom"] = atomDecode;
+  t["red"] = atomDecode;
+  t["cvta"] = cvtaDecode;
+  t["isspacep"] = isspacepDecode;
+  t["fence"] = fenceDecode;
+  t["membar"] = fenceDecode;
+  t["prefetch"] = prefetchDecode;
+  t["prefetchu"] = prefetchDecode;
+}
+
+}  // namespace tsim

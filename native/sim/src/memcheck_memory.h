@@ -1,0 +1,58 @@
+// Device global memory of one context, with the memory checker: every allocation lives at a
+// device address that is never reused, so a freed range stays behind as a tombstone and a later
+// access to it is reported as use-after-free instead of silently hitting a new allocation.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+
+#include "sim.h"
+
+namespace tsimdrv {
+
+struct Allocation {
+  uint64_t base = 0;
+  size_t bytes = 0;
+  uint8_t* host = nullptr;  // nullptr once freed (tombstone)
+  bool moduleVar = false;   // owned by a module, not freeable with cuMemFree
+};
+
+class DeviceMemory final : public tsim::GlobalMemory {
+ public:
+  explicit DeviceMemory(size_t capacity);
+  ~DeviceMemory() override;
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  uint8_t* translate(uint64_t addr, unsigned size, bool write, tsim::Fault& f) override;
+  uint64_t allocModuleVar(size_t bytes, size_t align) override;
+
+  // 0 when out of memory.
+  uint64_t allocate(size_t bytes, bool moduleVar = false);
+  // False when addr is not the base of a live, user-owned allocation.
+  bool release(uint64_t addr, bool moduleVar = false);
+  // Host bytes for [addr, addr+bytes) when the range lies inside one live allocation.
+  uint8_t* hostRange(uint64_t addr, size_t bytes);
+  // The live allocation containing addr (base/size), false if none.
+  bool find(uint64_t addr, Allocation& out);
+  size_t used() const { return used_.load(); }
+  size_t capacity() const { return capacity_; }
+  // Text naming the allocation nearest to addr, for fault reports.
+  std::string describeNearest(uint64_t addr);
+
+ private:
+  const Allocation* containing(uint64_t addr) const;  // live or freed; caller holds the lock
+
+  const size_t capacity_;
+  std::atomic<size_t> used_{0};
+  std::atomic<uint64_t> generation_{1};  // bumped on every free: invalidates translate caches
+  uint64_t next_;
+  mutable std::shared_mutex mu_;
+  std::map<uint64_t, Allocation> allocs_;  // by base address, tombstones included
+};
+
+}  // namespace tsimdrv

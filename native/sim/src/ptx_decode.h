@@ -1,0 +1,72 @@
+// The decode step: one parsed PTX statement -> one decoded Inst, through a table keyed by opcode.
+// Each exec_*.cpp registers the opcodes it implements; anything not in the table (or a modifier
+// combination a decoder rejects) is an "unsupported instruction" load error.
+#pragma once
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ptx_ir.h"
+
+namespace tsim {
+
+struct Operand {
+  enum Kind { None, Reg, Imm, Vec, Addr, Sym, Sink, List } kind = None;
+  std::string name;  // Reg/Sym: identifier; Imm: literal text
+  std::string pair;  // second half of "a|b"
+  bool neg = false;  // "!%p"
+  int64_t off = 0;   // Addr: offset
+  std::vector<Operand> elems;  // Vec/List elements; Addr: base (0 or 1 element)
+};
+
+struct Stmt {
+  int line = 0;
+  std::string text;                 // for error messages
+  std::string op;                   // "ld"
+  std::vector<std::string> mods;    // {"global", "v4", "f32"}
+  std::vector<Operand> ops;
+  bool has(const char* m) const;    // modifier present
+  Ty type() const;                  // last modifier that names a type (None if none)
+  Ty type(int nth) const;           // nth type modifier (0-based)
+};
+
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  // Register slot for a destination operand ('_' -> sink).
+  virtual uint32_t dst(const Operand& o) = 0;
+  // Register slot holding a source value of type t: register, immediate, or symbol address.
+  virtual uint32_t src(const Operand& o, Ty t) = 0;
+  // Address operand [base+off] or [symbol+off]; space is the symbol's space when known.
+  virtual bool addr(const Operand& o, uint32_t& base, int64_t& off, uint8_t& space) = 0;
+  // Branch target operand -> Inst::target fixed up at the end of the function.
+  virtual bool label(const Operand& o, Inst& in) = 0;
+  // Function lookup by name (-1 when unknown).
+  virtual int func(const std::string& name) = 0;
+  // Local-memory offset and size of a .param/.local symbol declared in the current function.
+  virtual bool localSym(const Operand& o, unsigned& off, unsigned& size) = 0;
+  virtual Program& prog() = 0;
+  uint32_t ext(const std::vector<uint32_t>& v) {
+    uint32_t at = (uint32_t)prog().ext.size();
+    prog().ext.insert(prog().ext.end(), v.begin(), v.end());
+    return at;
+  }
+  bool fail(const std::string& why) { err = why; return false; }
+  std::string err;                // set when a decoder rejects the statement
+  std::vector<Inst> emitAfter;    // extra instructions that follow the decoded one
+};
+
+using DecodeFn = std::function<bool(Decoder&, const Stmt&, Inst&)>;
+using DecodeTable = std::map<std::string, DecodeFn>;
+
+void registerIntOps(DecodeTable& t);
+void registerFloatOps(DecodeTable& t);
+void registerCvtOps(DecodeTable& t);
+void registerMemOps(DecodeTable& t);
+void registerCtrlOps(DecodeTable& t);
+void registerWarpOps(DecodeTable& t);
+void registerTensorOps(DecodeTable& t);
+const DecodeTable& decodeTable();
+
+}  // namespace tsim

@@ -1,0 +1,112 @@
+// `tessera info`: what this installation can do — devices (cuda / sim / interpret) and the default
+// one, the sim driver library, the native addon, ptxas and nvcc.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { findPtxas } from '../codegen/ptxas.js';
+import { addonPath, loadAddon, packageRoot, simLibraryPath } from '../runtime/native/addon.js';
+
+export type DeviceName = 'cuda' | 'sim' | 'interpret';
+export const DEVICE_NAMES: readonly DeviceName[] = ['cuda', 'sim', 'interpret'];
+
+export interface DeviceStatus {
+  readonly name: DeviceName;
+  readonly available: boolean;
+  /** Why not, or what it runs on. */
+  readonly detail: string;
+}
+
+export interface Info {
+  readonly tessera: string;
+  readonly node: string;
+  readonly devices: DeviceStatus[];
+  /** cuda if available, else sim, else interpret; TESSERA_DEVICE forces it. */
+  readonly defaultDevice: DeviceName;
+  readonly defaultReason: string;
+  /** Absolute path of build/lib/libtessera_sim.so when it was built, else null. */
+  readonly simDriver: string | null;
+  readonly addon: string | null;
+  readonly ptxas: { readonly path: string; readonly version: string | null } | null;
+  readonly nvcc: string | null;
+}
+
+function findTool(name: string, env: NodeJS.ProcessEnv): string | null {
+  const dirs = (env.PATH ?? '').split(delimiter).filter(Boolean);
+  if (env.CUDA_HOME) dirs.push(join(env.CUDA_HOME, 'bin'));
+  dirs.push('/usr/local/cuda/bin');
+  for (const d of dirs) if (existsSync(join(d, name))) return join(d, name);
+  return null;
+}
+
+function toolVersion(path: string): string | null {
+  const r = spawnSync(path, ['--version'], { encoding: 'utf8' });
+  const m = /V(\d+\.\d+\.\d+)/.exec(r.stdout ?? '') ?? /release (\d+\.\d+)/.exec(r.stdout ?? '');
+  return m ? m[1]! : null;
+}
+
+/** Opens a driver library through the addon and reads device 0's name; the reason when it fails. */
+function probeDriver(libraryPath?: string): { ok: boolean; detail: string } {
+  try {
+    const driver = loadAddon().open(libraryPath);
+    try {
+      const d = driver.deviceInfo();
+      return { ok: true, detail: `${d.name} (sm_${d.ccMajor}${d.ccMinor}) via ${driver.libraryPath}` };
+    } finally {
+      driver.close();
+    }
+  } catch (e) {
+    return { ok: false, detail: (e as Error).message.split('\n')[0]! };
+  }
+}
+
+export function collectInfo(env: NodeJS.ProcessEnv = process.env): Info {
+  const root = packageRoot();
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  const addon = existsSync(addonPath()) ? addonPath() : null;
+  const simDriver = existsSync(simLibraryPath()) ? simLibraryPath() : null;
+
+  const cuda = addon ? probeDriver() : { ok: false, detail: 'native addon not built (npm run build)' };
+  let sim: { ok: boolean; detail: string };
+  if (!simDriver) sim = { ok: false, detail: 'sim driver not built (build/lib/libtessera_sim.so)' };
+  else if (!addon) sim = { ok: false, detail: 'native addon not built (npm run build)' };
+  else sim = probeDriver(simDriver);
+  const devices: DeviceStatus[] = [
+    { name: 'cuda', available: cuda.ok, detail: cuda.detail },
+    { name: 'sim', available: sim.ok, detail: sim.detail },
+    { name: 'interpret', available: true, detail: 'tile IR interpreter in TypeScript' },
+  ];
+
+  const forced = env.TESSERA_DEVICE;
+  let defaultDevice: DeviceName;
+  let defaultReason: string;
+  if (forced && (DEVICE_NAMES as readonly string[]).includes(forced)) {
+    defaultDevice = forced as DeviceName;
+    defaultReason = `TESSERA_DEVICE=${forced}`;
+  } else {
+    defaultDevice = cuda.ok ? 'cuda' : sim.ok ? 'sim' : 'interpret';
+    defaultReason = forced ? `TESSERA_DEVICE=${forced} is not one of ${DEVICE_NAMES.join(', ')}; ignored` : 'first available of cuda, sim, interpret';
+  }
+  const ptxasPath = findPtxas(env);
+  return {
+    tessera: pkg.version,
+    node: process.version,
+    devices,
+    defaultDevice,
+    defaultReason,
+    simDriver,
+    addon,
+    ptxas: ptxasPath ? { path: ptxasPath, version: toolVersion(ptxasPath) } : null,
+    nvcc: findTool('nvcc', env),
+  };
+}
+
+export function formatInfo(i: Info): string {
+  const lines = [`tessera ${i.tessera} (node ${i.node})`, 'devices:'];
+  for (const d of i.devices) lines.push(`  ${d.name.padEnd(10)} ${d.available ? 'yes' : 'no '}  ${d.detail}`);
+  lines.push(`default device: ${i.defaultDevice} (${i.defaultReason})`);
+  lines.push(`sim driver: ${i.simDriver ?? 'not built'}`);
+  lines.push(`native addon: ${i.addon ?? 'not built'}`);
+  lines.push(`ptxas: ${i.ptxas ? `${i.ptxas.path} (${i.ptxas.version ?? 'unknown version'})` : 'not found'}`);
+  lines.push(`nvcc: ${i.nvcc ?? 'not found'}`);
+  return lines.join('\n') + '\n';
+}

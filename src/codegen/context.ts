@@ -1,0 +1,325 @@
+// State of one lowering: value -> registers, layouts, thread coordinates, shared memory.
+// Every tile value is a list of registers (one per element the thread holds, in the order of
+// `regSlots`); a scalar is one register held by every thread.
+import type { Block, Func, Op, Value } from '../ir/ops.js';
+import type { ElemType } from '../ir/types.js';
+import { CompileError } from '../compiler/errors.js';
+import type { LayoutPlan } from '../compiler/layout_assign.js';
+import {
+  blockedOf, ctaTile, layoutKey, parentShape, regSlots, SCALAR, threadShifts, wraps,
+  type BlockedLayout, type Layout, type RegSlot,
+} from '../compiler/layout.js';
+import type { AxisInfoMap } from '../compiler/axis_info.js';
+import { PtxBuilder, type RegKind } from './emitter.js';
+import { operandLayout } from './remat.js';
+import { regBits, regKind } from './ptx_types.js';
+
+export type Target = 'sm_80' | 'sm_90';
+
+/** A shared-memory address: register plus constant byte offset. */
+export interface SmemAddr {
+  readonly reg: string;
+  readonly imm: number;
+}
+export const addrStr = (a: SmemAddr): string => (a.imm > 0 ? `[${a.reg}+${a.imm}]` : a.imm < 0 ? `[${a.reg}+${a.imm}]` : `[${a.reg}]`);
+
+export class Lowering {
+  readonly e = new PtxBuilder();
+  private readonly vals = new Map<number, string[]>();
+  private readonly conv = new Map<string, string[]>();
+  private readonly bases = new Map<string, string[]>();
+  private threadRegs?: { tid: string; lane: string; warp: string };
+  private smemSym?: string;
+  /** Largest shared-memory scratch any op needs, in bytes. */
+  sharedBytes = 0;
+  /** The op being lowered (for error messages). */
+  current?: Op;
+  /** Lowers one op (set by the renderer; used to inline regions). */
+  lowerOp: (op: Op) => void = () => {
+    throw new Error('lowerOp not set');
+  };
+
+  constructor(
+    readonly func: Func,
+    readonly plan: LayoutPlan,
+    readonly info: AxisInfoMap,
+    readonly target: Target,
+    /** Converts an operand to a layout (set by the renderer; goes through shared memory). */
+    readonly convertFn: (cx: Lowering, v: Value, from: Layout, to: Layout) => string[],
+  ) {}
+
+  get numWarps(): number {
+    return this.plan.numWarps;
+  }
+  fail(detail: string, op: Op | undefined = this.current): never {
+    throw new CompileError(this.func.name, detail, op?.kind, op?.loc);
+  }
+
+  layoutOf(v: Value): Layout {
+    return v.type.shape.length === 0 ? SCALAR : this.plan.layouts.get(v.id) ?? this.fail(`no layout for value %${v.id}`);
+  }
+  slots(v: Value, l: Layout = this.layoutOf(v)): RegSlot[] {
+    return regSlots(l, v.type.shape);
+  }
+  define(v: Value, regs: string[]): void {
+    this.vals.set(v.id, regs);
+  }
+  regs(v: Value): string[] {
+    const r = this.vals.get(v.id);
+    if (!r) this.fail(`value %${v.id} used before it was lowered`);
+    return r;
+  }
+  /** Registers of `v` in layout `want` (converting once per value and layout). */
+  regsIn(v: Value, want: Layout | undefined): string[] {
+    const have = this.layoutOf(v);
+    if (!want || v.type.shape.length === 0 || layoutKey(have) === layoutKey(want)) return this.regs(v);
+    const key = `${v.id}|${layoutKey(want)}`;
+    let r = this.conv.get(key);
+    if (!r) {
+      r = this.convertFn(this, v, have, want);
+      this.conv.set(key, r);
+    }
+    return r;
+  }
+  /** Operand `i` of `op` in the layout the plan expects. */
+  operand(op: Op, i: number): string[] {
+    return this.regsIn(op.operands[i]!, this.plan.expected.get(op)?.[i]);
+  }
+  /** Runs `fn` so that conversions made inside it are forgotten after (they may not have run). */
+  scope<T>(fn: () => T): T {
+    const saved = new Map(this.conv);
+    try {
+      return fn();
+    } finally {
+      this.conv.clear();
+      saved.forEach((v, k) => this.conv.set(k, v));
+    }
+  }
+
+  newRegs(t: ElemType, n: number): string[] {
+    const k = regKind(t);
+    return Array.from({ length: n }, () => this.e.reg(k));
+  }
+  reg(k: RegKind): string {
+    return this.e.reg(k);
+  }
+  emit(line: string): void {
+    this.e.emit(line);
+  }
+
+  thread(): { tid: string; lane: string; warp: string } {
+    if (!this.threadRegs) {
+      const tid = this.e.reg('b32');
+      const lane = this.e.reg('b32');
+      const warp = this.e.reg('b32');
+      this.e.emitPrologue(`mov.u32 ${tid}, %tid.x;`);
+      this.e.emitPrologue(`and.b32 ${lane}, ${tid}, 31;`);
+      this.e.emitPrologue(`shr.u32 ${warp}, ${tid}, 5;`);
+      this.threadRegs = { tid, lane, warp };
+    }
+    return this.threadRegs;
+  }
+
+  /** Per-dim base coordinate of this thread in blocked layout `b` (computed once, in the prologue). */
+  base(b: BlockedLayout): string[] {
+    const key = layoutKey(b);
+    let out = this.bases.get(key);
+    if (out) return out;
+    const { lane, warp } = this.thread();
+    const sh = threadShifts(b);
+    out = b.order.map(() => '');
+    for (let d = 0; d < b.order.length; d++) {
+      const r = this.e.reg('b32');
+      const t = this.e.reg('b32');
+      const P = (s: string): void => this.e.emitPrologue(s);
+      P(`bfe.u32 ${r}, ${lane}, ${sh.lane[d]}, ${Math.log2(b.threadsPerWarp[d]!)};`);
+      P(`bfe.u32 ${t}, ${warp}, ${sh.warp[d]}, ${Math.log2(b.warpsPerCTA[d]!)};`);
+      P(`mad.lo.u32 ${r}, ${t}, ${b.threadsPerWarp[d]}, ${r};`);
+      P(`mul.lo.u32 ${r}, ${r}, ${b.sizePerThread[d]};`);
+      out[d] = r;
+    }
+    this.bases.set(key, out);
+    return out;
+  }
+
+  /**
+   * Coordinate of slot `s` along parent dim `d` as register + immediate; when the dim wraps
+   * (replication) the coordinate is materialized with the wrap applied.
+   */
+  coord(l: Layout, shape: readonly number[], s: RegSlot, d: number): SmemAddr {
+    const b = blockedOf(l)!;
+    const ps = parentShape(l, shape);
+    const base = this.base(b)[d]!;
+    if (!wraps(b, ps, d)) return { reg: base, imm: s.off[d]! };
+    const r = this.e.reg('b32');
+    this.emit(`add.s32 ${r}, ${base}, ${s.off[d]};`);
+    this.emit(`and.b32 ${r}, ${r}, ${ps[d]! - 1};`);
+    return { reg: r, imm: 0 };
+  }
+  coordReg(l: Layout, shape: readonly number[], s: RegSlot, d: number): string {
+    const c = this.coord(l, shape, s, d);
+    if (!c.imm) return c.reg;
+    const r = this.e.reg('b32');
+    this.emit(`add.s32 ${r}, ${c.reg}, ${c.imm};`);
+    return r;
+  }
+
+  /**
+   * Row-major linear index of every slot of a tile (shape in the tile's own rank; `strides` per
+   * tile dim), scaled by `scale` bytes: one base register per call plus immediates where possible.
+   */
+  linearAddrs(l: Layout, shape: readonly number[], scale: number, strides: readonly number[] = rowMajorStrides(shape), baseBytes = 0): SmemAddr[] {
+    const slots = regSlots(l, shape);
+    if (l.kind === 'scalar') {
+      const r = this.e.reg('b32');
+      this.emit(`mov.u32 ${r}, ${this.smemBase()};`);
+      return slots.map(() => ({ reg: r, imm: baseBytes }));
+    }
+    const b = blockedOf(l)!;
+    const ps = parentShape(l, shape);
+    const pstr = l.kind === 'slice' ? [...strides.slice(0, l.dim), 0, ...strides.slice(l.dim)] : [...strides];
+    const anyWrap = ps.some((_, d) => wraps(b, ps, d) && pstr[d] !== 0);
+    const base = this.e.reg('b32');
+    this.emit(`mov.u32 ${base}, ${this.smemBase()};`);
+    const bases = this.base(b);
+    if (!anyWrap) {
+      for (let d = 0; d < ps.length; d++) if (pstr[d]) this.emit(`mad.lo.u32 ${base}, ${bases[d]}, ${pstr[d]! * scale}, ${base};`);
+      return slots.map((s) => ({ reg: base, imm: baseBytes + s.off.reduce((a, o, d) => a + o * pstr[d]! * scale, 0) }));
+    }
+    return slots.map((s) => {
+      const r = this.e.reg('b32');
+      this.emit(`mov.u32 ${r}, ${base};`);
+      for (let d = 0; d < ps.length; d++) {
+        if (!pstr[d]) continue;
+        const c = this.coord(l, shape, s, d);
+        const cr = c.imm ? this.coordReg(l, shape, s, d) : c.reg;
+        this.emit(`mad.lo.u32 ${r}, ${cr}, ${pstr[d]! * scale}, ${r};`);
+      }
+      return { reg: r, imm: baseBytes };
+    });
+  }
+
+  /** Predicate: this slot is the first copy of its element (replicated copies are skipped). */
+  canonical(l: Layout, shape: readonly number[], s: RegSlot): string | undefined {
+    if (l.kind === 'scalar') {
+      const p = this.e.reg('pred');
+      this.emit(`setp.eq.u32 ${p}, ${this.thread().tid}, 0;`);
+      return p;
+    }
+    const b = blockedOf(l)!;
+    const ps = parentShape(l, shape);
+    const cta = ctaTile(b);
+    let acc: string | undefined;
+    for (let d = 0; d < ps.length; d++) {
+      if (cta[d]! <= ps[d]!) continue;
+      const p = this.e.reg('pred');
+      this.emit(`setp.lt.u32 ${p}, ${this.base(b)[d]}, ${ps[d]! - s.off[d]!};`);
+      if (acc) this.emit(`and.pred ${acc}, ${acc}, ${p};`);
+      else acc = p;
+    }
+    return acc;
+  }
+
+  /** Module-scope declarations (vprintf, format strings). */
+  readonly moduleDecls: string[] = [];
+  private strings = 0;
+  private local?: { local: string; generic: string; bytes: number };
+  /** A global constant string; returns its symbol. */
+  addString(text: string): string {
+    if (!this.moduleDecls.some((d) => d.includes(' vprintf'))) {
+      this.moduleDecls.push('.extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);');
+    }
+    const sym = `$tessera_str_${this.strings++}`;
+    const bytes = [...Buffer.from(text, 'utf8'), 0];
+    this.moduleDecls.push(`.global .align 1 .b8 ${sym}[${bytes.length}] = {${bytes.join(', ')}};`);
+    return sym;
+  }
+  /** The thread's local scratch (for vprintf argument packs): local and generic addresses. */
+  localBuffer(bytes: number): { local: string; generic: string } {
+    if (!this.local) {
+      const local = this.e.reg('b64');
+      const generic = this.e.reg('b64');
+      this.e.emitPrologue(`mov.u64 ${local}, tessera_local;`);
+      this.e.emitPrologue(`cvta.local.u64 ${generic}, ${local};`);
+      this.local = { local, generic, bytes: 0 };
+    }
+    this.local.bytes = Math.max(this.local.bytes, bytes);
+    return this.local;
+  }
+  get localBytes(): number {
+    return this.local?.bytes ?? 0;
+  }
+
+  /** Symbol of the shared scratch buffer; `need` bytes must fit. */
+  smemBase(need = 0): string {
+    this.sharedBytes = Math.max(this.sharedBytes, need);
+    this.smemSym ??= 'tessera_smem';
+    return this.smemSym;
+  }
+  needShared(bytes: number): void {
+    this.smemBase(bytes);
+  }
+  barrier(): void {
+    this.emit('bar.sync 0;');
+  }
+  get usesShared(): boolean {
+    return this.smemSym !== undefined;
+  }
+
+  /**
+   * Lowers `op` again with its result in layout `to` (operands converted to `to` as needed);
+   * returns the new registers and leaves the original lowering of the result in place.
+   */
+  recompute(op: Op, to: Layout): string[] {
+    const r = op.results[0]!;
+    const layouts = this.plan.layouts;
+    const expected = this.plan.expected;
+    const savedL = layouts.get(r.id);
+    const savedE = expected.get(op);
+    const savedV = this.vals.get(r.id);
+    layouts.set(r.id, to);
+    expected.set(op, op.operands.map((o) => (o.type.shape.length ? operandLayout(op, o, to) : undefined)));
+    try {
+      this.lowerOp(op);
+      return this.regs(r);
+    } finally {
+      if (savedL) layouts.set(r.id, savedL);
+      if (savedE) expected.set(op, savedE);
+      else expected.delete(op);
+      if (savedV) this.vals.set(r.id, savedV);
+      else this.vals.delete(r.id);
+    }
+  }
+
+  /** Copies `src` into fresh registers of the same kinds (for loop-carried values). */
+  copy(t: ElemType, src: string[]): string[] {
+    const out = this.newRegs(t, src.length);
+    out.forEach((d, i) => this.emit(`${movFor(t)} ${d}, ${src[i]};`));
+    return out;
+  }
+
+  /** Lowers a region with its args bound to `args`; returns the registers its `yield` passes. */
+  region(b: Block, args: string[][], lowerOp: (op: Op) => void, yieldLayouts?: (Layout | undefined)[]): string[][] {
+    b.args.forEach((a, i) => this.define(a, args[i]!));
+    let out: string[][] = [];
+    for (const op of b.ops) {
+      if (op.kind === 'yield') {
+        out = op.operands.map((v, i) => this.regsIn(v, yieldLayouts?.[i] ?? this.plan.expected.get(op)?.[i]));
+        continue;
+      }
+      lowerOp(op);
+    }
+    return out;
+  }
+}
+
+export const rowMajorStrides = (shape: readonly number[]): number[] => {
+  const s = new Array<number>(shape.length).fill(1);
+  for (let i = shape.length - 2; i >= 0; i--) s[i] = s[i + 1]! * shape[i + 1]!;
+  return s;
+};
+export function movFor(t: ElemType): string {
+  const k = regKind(t);
+  if (k === 'pred') return 'mov.pred';
+  return `mov.b${regBits(k)}`;
+}

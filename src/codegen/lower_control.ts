@@ -1,0 +1,80 @@
+// Structured control flow. Conditions and loop bounds are scalars (uniform across the CTA), so
+// branches are uniform (bra.uni) and barriers inside them are legal. Loop-carried tiles live in
+// registers that the back edge overwrites (through temporaries, so swaps are safe).
+import type { Op } from '../ir/ops.js';
+import type { Lowering } from './context.js';
+import { movFor } from './context.js';
+import { regKind } from './ptx_types.js';
+
+type Rule = (cx: Lowering, op: Op) => void;
+
+const forLoop: Rule = (cx, op) => {
+  const [lb, ub, step] = [0, 1, 2].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string, string];
+  const ivT = op.operands[0]!.type.elem;
+  const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
+  const body = op.regions[0]!;
+  const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
+  const iv = cx.newRegs(ivT, 1)[0]!;
+  cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
+  const top = cx.e.label('for');
+  const end = cx.e.label('endfor');
+  const p = cx.reg('pred');
+  // a loop runs while iv < ub (step > 0) or iv > ub (step < 0)
+  const stepConst = constantOf(cx, op.operands[2]!);
+  const cond = (): void => {
+    if (stepConst !== undefined) cx.emit(`setp.${stepConst > 0 ? 'ge' : 'le'}.${ty} ${p}, ${iv}, ${ub};`);
+    else {
+      const q = cx.reg('pred');
+      const pos = cx.reg('pred');
+      const e1 = cx.reg('pred');
+      const e2 = cx.reg('pred');
+      cx.emit(`setp.ge.${ty} ${p}, ${iv}, ${ub};`);
+      cx.emit(`setp.le.${ty} ${q}, ${iv}, ${ub};`);
+      cx.emit(`setp.gt.${ty} ${pos}, ${step}, 0;`);
+      cx.emit(`and.pred ${e1}, ${pos}, ${p};`);
+      cx.emit(`not.pred ${pos}, ${pos};`);
+      cx.emit(`and.pred ${e2}, ${pos}, ${q};`);
+      cx.emit(`or.pred ${p}, ${e1}, ${e2};`);
+    }
+  };
+  cx.e.placeLabel(top);
+  cond();
+  cx.emit(`@${p} bra.uni ${end};`);
+  const yields = cx.scope(() =>
+    cx.region(body, [[iv], ...carried.map((c) => c)], (o) => cx.lowerOp(o), op.results.map((r) => cx.layoutOf(r))),
+  );
+  const tmps = yields.map((y, k) => cx.copy(op.results[k]!.type.elem, y));
+  tmps.forEach((t, k) => t.forEach((r, i) => cx.emit(`${movFor(op.results[k]!.type.elem)} ${carried[k]![i]}, ${r};`)));
+  cx.emit(`add.${ty} ${iv}, ${iv}, ${step};`);
+  cx.emit(`bra.uni ${top};`);
+  cx.e.placeLabel(end);
+  op.results.forEach((r, k) => cx.define(r, carried[k]!));
+};
+
+function constantOf(cx: Lowering, v: Op['operands'][number]): number | undefined {
+  return cx.info.get(v).constant;
+}
+
+const ifOp: Rule = (cx, op) => {
+  const c = cx.regs(op.operands[0]!)[0]!;
+  const outs = op.results.map((r) => cx.newRegs(r.type.elem, cx.slots(r).length));
+  const els = cx.e.label('else');
+  const end = cx.e.label('endif');
+  cx.emit(`@!${c} bra.uni ${els};`);
+  op.regions.forEach((region, ri) => {
+    if (ri === 1) {
+      cx.emit(`bra.uni ${end};`);
+      cx.e.placeLabel(els);
+    }
+    const ys = cx.scope(() => cx.region(region, [], (o) => cx.lowerOp(o), op.results.map((r) => cx.layoutOf(r))));
+    ys.forEach((y, k) => y.forEach((r, i) => cx.emit(`${movFor(op.results[k]!.type.elem)} ${outs[k]![i]}, ${r};`)));
+  });
+  if (op.regions.length < 2) {
+    cx.emit(`bra.uni ${end};`);
+    cx.e.placeLabel(els);
+  }
+  cx.e.placeLabel(end);
+  op.results.forEach((r, k) => cx.define(r, outs[k]!));
+};
+
+export const CONTROL_RULES: Record<string, Rule> = { for: forLoop, if: ifOp };

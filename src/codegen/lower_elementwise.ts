@@ -1,0 +1,408 @@
+// Per-element ops: one small template per (op, dtype class), applied to every register a thread
+// holds. Legalization happens here, before emission: f16/bf16 compute in f32 and round back with
+// cvt.rn; narrow integers compute in 32-bit registers and are re-normalized (wraparound).
+import type { BinaryFn, CmpPred, Op, UnaryFn } from '../ir/ops.js';
+import { bitWidth, isFloat, isPtr, isSigned, pointee, type DType, type ElemType, type PtrType } from '../ir/types.js';
+import { byteSize } from '../ir/types.js';
+import { CVT_TYPE, f32Hex, halfBits, immediate, INT_OP_TYPE, isHalf, isNarrowInt, regKind } from './ptx_types.js';
+import { movFor, type Lowering } from './context.js';
+import { unaryMath } from './math_select.js';
+
+type Rule = (cx: Lowering, op: Op) => void;
+const elemOf = (op: Op, i = 0): ElemType => op.operands[i]!.type.elem;
+
+/** f16/bf16 register -> f32 register. */
+export function toF32(cx: Lowering, t: ElemType, r: string): string {
+  if (t === 'f32') return r;
+  const f = cx.reg('f32');
+  cx.emit(`cvt.f32.${t === 'bf16' ? 'bf16' : 'f16'} ${f}, ${r};`);
+  return f;
+}
+export function fromF32(cx: Lowering, t: ElemType, f: string, dst: string): void {
+  cx.emit(`cvt.rn.${t === 'bf16' ? 'bf16' : 'f16'}.f32 ${dst}, ${f};`);
+}
+/** Re-establishes the sign/zero extension of a narrow integer kept in a 32-bit register. */
+export function normalize(cx: Lowering, t: ElemType, r: string): void {
+  if (t === 'i8') cx.emit(`cvt.s32.s8 ${r}, ${r};`);
+  else if (t === 'i16') cx.emit(`cvt.s32.s16 ${r}, ${r};`);
+  else if (t === 'u8') cx.emit(`and.b32 ${r}, ${r}, 255;`);
+}
+
+/** Materializes constant `v` of dtype `t` into `dst`. */
+export function movConst(cx: Lowering, t: ElemType, dst: string, v: number | bigint | boolean): void {
+  if (t === 'bool') cx.emit(`setp.ne.u32 ${dst}, ${v ? 1 : 0}, 0;`);
+  else if (isHalf(t)) cx.emit(`mov.b16 ${dst}, 0x${halfBits(t as 'f16' | 'bf16', Number(v)).toString(16).padStart(4, '0')};`);
+  else if (t === 'f32' || t === 'f64') cx.emit(`mov.${t} ${dst}, ${immediate(t, v)};`);
+  else cx.emit(`${movFor(t)} ${dst}, ${immediate(t, v)};`);
+}
+
+const perElem = (cx: Lowering, op: Op, fn: (dst: string, srcs: string[]) => void): void => {
+  const r = op.results[0]!;
+  const ins = op.operands.map((_, i) => cx.operand(op, i));
+  const n = cx.slots(r).length;
+  const out = cx.newRegs(r.type.elem, n);
+  for (let k = 0; k < n; k++) fn(out[k]!, ins.map((rs) => rs[rs.length === 1 ? 0 : k]!));
+  cx.define(r, out);
+};
+
+const FLOAT_BIN: Partial<Record<BinaryFn, (t: 'f32' | 'f64', precise: boolean) => string>> = {
+  add: (t) => `add.rn.${t}`,
+  sub: (t) => `sub.rn.${t}`,
+  mul: (t) => `mul.rn.${t}`,
+  div: (t, precise) => (t === 'f64' || precise ? `div.rn.${t}` : 'div.full.f32'),
+};
+const INT_BIN: Partial<Record<BinaryFn, (ty: string, bits: number) => string>> = {
+  add: (ty) => `add.${ty}`,
+  sub: (ty) => `sub.${ty}`,
+  mul: (ty) => `mul.lo.${ty}`,
+  div: (ty) => `div.${ty}`,
+  rem: (ty) => `rem.${ty}`,
+  and: (_, b) => `and.b${b}`,
+  or: (_, b) => `or.b${b}`,
+  xor: (_, b) => `xor.b${b}`,
+  min: (ty) => `min.${ty}`,
+  max: (ty) => `max.${ty}`,
+  shr: (ty) => `shr.${ty}`,
+};
+
+function floatBinary(cx: Lowering, fn: BinaryFn, t: 'f32' | 'f64', d: string, a: string, b: string, precise: boolean): void {
+  const tmpl = FLOAT_BIN[fn];
+  if (tmpl) return cx.emit(`${tmpl(t, precise)} ${d}, ${a}, ${b};`);
+  switch (fn) {
+    case 'min':
+    case 'max':
+      if (t === 'f32') return cx.emit(`${fn}.NaN.f32 ${d}, ${a}, ${b};`);
+      {
+        const p = cx.reg('pred');
+        const s = cx.reg('f64');
+        cx.emit(`${fn}.f64 ${d}, ${a}, ${b};`);
+        cx.emit(`setp.nan.f64 ${p}, ${a}, ${b};`);
+        cx.emit(`add.rn.f64 ${s}, ${a}, ${b};`);
+        cx.emit(`selp.f64 ${d}, ${s}, ${d}, ${p};`);
+      }
+      return;
+    case 'rem': {
+      // fmod: a - trunc(a/b) * b
+      const q = cx.reg(t);
+      cx.emit(`div.rn.${t} ${q}, ${a}, ${b};`);
+      cx.emit(`cvt.rzi.${t}.${t} ${q}, ${q};`);
+      cx.emit(`neg.${t} ${q}, ${q};`);
+      cx.emit(`fma.rn.${t} ${d}, ${q}, ${b}, ${a};`);
+      return;
+    }
+    case 'pow': {
+      const x = t === 'f32' ? a : cx.reg('f32');
+      const y = t === 'f32' ? b : cx.reg('f32');
+      const r = t === 'f32' ? d : cx.reg('f32');
+      if (t === 'f64') {
+        cx.emit(`cvt.rn.f32.f64 ${x}, ${a};`);
+        cx.emit(`cvt.rn.f32.f64 ${y}, ${b};`);
+      }
+      const l = cx.reg('f32');
+      cx.emit(`lg2.approx.f32 ${l}, ${x};`);
+      cx.emit(`mul.rn.f32 ${l}, ${l}, ${y};`);
+      cx.emit(`ex2.approx.f32 ${r}, ${l};`);
+      if (t === 'f64') cx.emit(`cvt.f64.f32 ${d}, ${r};`);
+      return;
+    }
+    default:
+      cx.fail(`binary '${fn}' is not defined for ${t}`);
+  }
+}
+
+function intBinary(cx: Lowering, fn: BinaryFn, t: ElemType, d: string, a: string, b: string): void {
+  const ty = INT_OP_TYPE[t as DType]!;
+  const bits = ty.endsWith('64') ? 64 : 32;
+  if (fn === 'shl' || fn === 'shr') {
+    let amt = b;
+    if (bits === 64) {
+      amt = cx.reg('b32');
+      cx.emit(`cvt.u32.u64 ${amt}, ${b};`);
+    }
+    cx.emit(fn === 'shl' ? `shl.b${bits} ${d}, ${a}, ${amt};` : `shr.${ty} ${d}, ${a}, ${amt};`);
+  } else if (fn === 'floordiv') {
+    // q = a / b; if (a % b != 0 && (a % b ^ b) < 0) q -= 1
+    const r = cx.reg(bits === 64 ? 'b64' : 'b32');
+    cx.emit(`div.${ty} ${d}, ${a}, ${b};`);
+    if (ty.startsWith('s')) {
+      const x = cx.reg(bits === 64 ? 'b64' : 'b32');
+      const p = cx.reg('pred');
+      const q = cx.reg('pred');
+      cx.emit(`rem.${ty} ${r}, ${a}, ${b};`);
+      cx.emit(`xor.b${bits} ${x}, ${r}, ${b};`);
+      cx.emit(`setp.ne.${ty} ${p}, ${r}, 0;`);
+      cx.emit(`setp.lt.${ty} ${q}, ${x}, 0;`);
+      cx.emit(`and.pred ${p}, ${p}, ${q};`);
+      cx.emit(`@${p} sub.${ty} ${d}, ${d}, 1;`);
+    }
+  } else {
+    const tmpl = INT_BIN[fn];
+    if (!tmpl) cx.fail(`binary '${fn}' is not defined for ${t}`);
+    cx.emit(`${tmpl(ty, bits)} ${d}, ${a}, ${b};`);
+  }
+  normalize(cx, t, d);
+}
+
+const binary: Rule = (cx, op) => {
+  const { fn, precise } = (op as Op<'binary'>).attrs;
+  const t = elemOf(op);
+  perElem(cx, op, (d, [a, b]) => {
+    if (t === 'bool') {
+      const m = { and: 'and', or: 'or', xor: 'xor' }[fn as string];
+      if (!m) cx.fail(`binary '${fn}' is not defined for bool`);
+      return cx.emit(`${m}.pred ${d}, ${a}, ${b};`);
+    }
+    if (t === 'f32' || t === 'f64') return floatBinary(cx, fn, t, d, a!, b!, precise);
+    if (isHalf(t)) {
+      const f = cx.reg('f32');
+      floatBinary(cx, fn, 'f32', f, toF32(cx, t, a!), toF32(cx, t, b!), precise);
+      return fromF32(cx, t, f, d);
+    }
+    intBinary(cx, fn, t, d, a!, b!);
+  });
+};
+
+const CMP: Record<CmpPred, { int: string; float: string }> = {
+  eq: { int: 'eq', float: 'eq' },
+  ne: { int: 'ne', float: 'neu' }, // NaN != x is true
+  lt: { int: 'lt', float: 'lt' },
+  le: { int: 'le', float: 'le' },
+  gt: { int: 'gt', float: 'gt' },
+  ge: { int: 'ge', float: 'ge' },
+};
+const cmp: Rule = (cx, op) => {
+  const pred = (op as Op<'cmp'>).attrs.pred;
+  const t = elemOf(op);
+  perElem(cx, op, (d, [a, b]) => {
+    if (t === 'bool') {
+      const x = cx.reg('b32');
+      const y = cx.reg('b32');
+      cx.emit(`selp.u32 ${x}, 1, 0, ${a};`);
+      cx.emit(`selp.u32 ${y}, 1, 0, ${b};`);
+      return cx.emit(`setp.${CMP[pred].int}.u32 ${d}, ${x}, ${y};`);
+    }
+    if (isFloat(t)) {
+      const ft = isHalf(t) ? 'f32' : t;
+      return cx.emit(`setp.${CMP[pred].float}.${ft} ${d}, ${toF32(cx, t, a!)}, ${isHalf(t) ? toF32(cx, t, b!) : b};`);
+    }
+    const ty = isPtr(t) ? 'u64' : INT_OP_TYPE[t as DType]!;
+    cx.emit(`setp.${CMP[pred].int}.${ty} ${d}, ${a}, ${b};`);
+  });
+};
+
+const select: Rule = (cx, op) => {
+  const t = elemOf(op, 1);
+  perElem(cx, op, (d, [c, a, b]) => {
+    if (t === 'bool') {
+      const x = cx.reg('pred');
+      const y = cx.reg('pred');
+      cx.emit(`and.pred ${x}, ${c}, ${a};`);
+      cx.emit(`not.pred ${y}, ${c};`);
+      cx.emit(`and.pred ${y}, ${y}, ${b};`);
+      return cx.emit(`or.pred ${d}, ${x}, ${y};`);
+    }
+    const k = regKind(t);
+    const ty = k === 'f32' || k === 'f64' ? k : `b${k.endsWith('64') ? 64 : k.endsWith('16') ? 16 : 32}`;
+    cx.emit(`selp.${ty} ${d}, ${a}, ${b}, ${c};`);
+  });
+};
+
+const fma: Rule = (cx, op) => {
+  const t = elemOf(op);
+  perElem(cx, op, (d, [a, b, c]) => {
+    if (t === 'f32' || t === 'f64') return cx.emit(`fma.rn.${t} ${d}, ${a}, ${b}, ${c};`);
+    if (isHalf(t)) {
+      const f = cx.reg('f32');
+      cx.emit(`fma.rn.f32 ${f}, ${toF32(cx, t, a!)}, ${toF32(cx, t, b!)}, ${toF32(cx, t, c!)};`);
+      return fromF32(cx, t, f, d);
+    }
+    cx.fail(`fma is only defined for floats, got ${t}`);
+  });
+};
+
+function unaryOne(cx: Lowering, fn: UnaryFn, t: ElemType, d: string, a: string, precise: boolean): void {
+  if (t === 'bool') {
+    if (fn !== 'not') cx.fail(`unary '${fn}' is not defined for bool`);
+    return cx.emit(`not.pred ${d}, ${a};`);
+  }
+  if (isHalf(t)) {
+    if (fn === 'neg') return cx.emit(`xor.b16 ${d}, ${a}, 0x8000;`);
+    if (fn === 'abs') return cx.emit(`and.b16 ${d}, ${a}, 0x7FFF;`);
+    const f = cx.reg('f32');
+    unaryOne(cx, fn, 'f32', f, toF32(cx, t, a), precise);
+    return fromF32(cx, t, f, d);
+  }
+  if (t === 'f32' || t === 'f64') {
+    if (fn === 'neg') return cx.emit(`neg.${t} ${d}, ${a};`);
+    if (fn === 'abs') return cx.emit(`abs.${t} ${d}, ${a};`);
+    if (fn === 'not') cx.fail(`unary 'not' is not defined for ${t}`);
+    return unaryMath(cx.e, fn, t, d, a, precise);
+  }
+  const ty = INT_OP_TYPE[t as DType]!;
+  const bits = ty.endsWith('64') ? 64 : 32;
+  if (fn === 'neg') cx.emit(`neg.${ty.replace('u', 's')} ${d}, ${a};`);
+  else if (fn === 'not') cx.emit(`not.b${bits} ${d}, ${a};`);
+  else if (fn === 'abs') cx.emit(isSigned(t) ? `abs.${ty} ${d}, ${a};` : `mov.b${bits} ${d}, ${a};`);
+  else cx.fail(`unary '${fn}' is not defined for ${t}`);
+  normalize(cx, t, d);
+}
+const unary: Rule = (cx, op) => {
+  const { fn, precise } = (op as Op<'unary'>).attrs;
+  const t = elemOf(op);
+  perElem(cx, op, (d, [a]) => unaryOne(cx, fn, t, d, a!, precise));
+};
+
+/** Element conversion `from` -> `to` of one register. */
+export function castOne(cx: Lowering, from: ElemType, to: ElemType, d: string, a: string): void {
+  if (from === to) return cx.emit(`${movFor(to)} ${d}, ${a};`);
+  if (isPtr(from) || isPtr(to)) {
+    if (to === 'i64' || from === 'i64' || isPtr(to)) return cx.emit(`mov.b64 ${d}, ${a};`);
+    cx.fail(`cast ${from} -> ${to} is not supported`);
+  }
+  if (from === 'bool') {
+    if (isHalf(to)) return movHalfFromPred(cx, to, d, a);
+    const k = regKind(to);
+    const one = to === 'f32' || to === 'f64' ? immediate(to, 1) : '1';
+    const zero = to === 'f32' || to === 'f64' ? immediate(to, 0) : '0';
+    return cx.emit(`selp.${k === 'f32' || k === 'f64' ? k : `b${k.endsWith('64') ? 64 : 32}`} ${d}, ${one}, ${zero}, ${a};`);
+  }
+  if (to === 'bool') {
+    if (isHalf(from)) return cx.emit(`setp.neu.f32 ${d}, ${toF32(cx, from, a)}, 0f00000000;`);
+    const ty = isFloat(from) ? (from === 'f64' ? 'f64' : 'f32') : INT_OP_TYPE[from as DType]!;
+    const zero = from === 'f32' ? '0f00000000' : from === 'f64' ? '0d0000000000000000' : '0';
+    return cx.emit(`setp.${isFloat(from) ? 'neu' : 'ne'}.${ty} ${d}, ${a}, ${zero};`);
+  }
+  const fT = CVT_TYPE[from as DType]!;
+  const tT = CVT_TYPE[to as DType]!;
+  if (isFloat(from) && isFloat(to)) {
+    if (isHalf(from) && isHalf(to)) return fromF32(cx, to, toF32(cx, from, a), d);
+    if (bitWidth(to) > bitWidth(from)) {
+      if (to === 'f64' && isHalf(from)) return cx.emit(`cvt.f64.f32 ${d}, ${toF32(cx, from, a)};`);
+      return cx.emit(`cvt.${tT}.${fT} ${d}, ${a};`);
+    }
+    if (to === 'bf16' && from === 'f64') {
+      const f = cx.reg('f32');
+      cx.emit(`cvt.rn.f32.f64 ${f}, ${a};`);
+      return fromF32(cx, to, f, d);
+    }
+    return cx.emit(`cvt.rn.${tT}.${fT} ${d}, ${a};`);
+  }
+  if (isFloat(to)) {
+    if (to === 'bf16') {
+      const f = cx.reg('f32');
+      cx.emit(`cvt.rn.f32.${fT} ${f}, ${a};`);
+      return fromF32(cx, to, f, d);
+    }
+    return cx.emit(`cvt.rn.${tT}.${fT} ${d}, ${a};`);
+  }
+  if (isFloat(from)) {
+    // float -> int truncates toward zero (PTX saturates out-of-range values; NaN gives 0)
+    const src = isHalf(from) ? toF32(cx, from, a) : a;
+    const sT = isHalf(from) ? 'f32' : fT;
+    cx.emit(`cvt.rzi.${tT}.${sT} ${d}, ${src};`);
+    return normalize(cx, to, d);
+  }
+  // int -> int: widen with the source's signedness, narrow by wrapping
+  const fb = regKind(from) === 'b64' ? 64 : 32;
+  const tb = regKind(to) === 'b64' ? 64 : 32;
+  if (fb === tb) cx.emit(`mov.b${tb} ${d}, ${a};`);
+  else if (tb === 64) cx.emit(`cvt.${isSigned(from) ? 's64.s32' : 'u64.u32'} ${d}, ${a};`);
+  else cx.emit(`cvt.u32.u64 ${d}, ${a};`);
+  normalize(cx, to, d);
+}
+function movHalfFromPred(cx: Lowering, t: ElemType, d: string, a: string): void {
+  cx.emit(`selp.b16 ${d}, 0x${halfBits(t as 'f16', 1).toString(16)}, 0x0000, ${a};`);
+}
+
+const cast: Rule = (cx, op) => {
+  const to = (op as Op<'cast'>).attrs.to;
+  const from = elemOf(op);
+  perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!));
+};
+const bitcast: Rule = (cx, op) => {
+  const to = (op as Op<'bitcast'>).attrs.to;
+  const from = elemOf(op);
+  if (from === 'bool' || to === 'bool' || isNarrowInt(from) || isNarrowInt(to)) {
+    if (bitWidth(from) !== bitWidth(to)) cx.fail(`bitcast ${from} -> ${to} changes the width`);
+    return perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!));
+  }
+  perElem(cx, op, (d, [a]) => cx.emit(`mov.b${bitWidth(to)} ${d}, ${a};`));
+};
+
+const addptr: Rule = (cx, op) => {
+  const size = byteSize(pointee(elemOf(op) as PtrType));
+  const ot = elemOf(op, 1);
+  perElem(cx, op, (d, [p, o]) => {
+    if (regKind(ot) === 'b64') {
+      const t = cx.reg('b64');
+      cx.emit(`mul.lo.s64 ${t}, ${o}, ${size};`);
+      cx.emit(`add.s64 ${d}, ${p}, ${t};`);
+    } else cx.emit(`mad.wide.${isSigned(ot) ? 's32' : 'u32'} ${d}, ${o}, ${size}, ${p};`);
+  });
+};
+
+const constant: Rule = (cx, op) => {
+  const r = op.results[0]!;
+  const n = cx.slots(r).length;
+  const one = cx.newRegs(r.type.elem, 1)[0]!;
+  movConst(cx, r.type.elem, one, (op as Op<'const'>).attrs.value);
+  cx.define(r, new Array<string>(n).fill(one));
+};
+const splat: Rule = (cx, op) => {
+  const r = op.results[0]!;
+  const src = cx.regs(op.operands[0]!)[0]!;
+  cx.define(r, new Array<string>(cx.slots(r).length).fill(src));
+};
+const arange: Rule = (cx, op) => {
+  const r = op.results[0]!;
+  const l = cx.layoutOf(r);
+  const start = (op as Op<'arange'>).attrs.start;
+  const out = cx.slots(r).map((s) => {
+    const c = cx.coord(l, r.type.shape, s, 0);
+    const d = cx.reg('b32');
+    cx.emit(`add.s32 ${d}, ${c.reg}, ${c.imm + start};`);
+    return d;
+  });
+  cx.define(r, out);
+};
+const SREG = ['x', 'y', 'z'];
+const programId: Rule = (cx, op) => {
+  const d = cx.reg('b32');
+  cx.emit(`mov.u32 ${d}, %ctaid.${SREG[(op as Op<'program_id'>).attrs.axis]};`);
+  cx.define(op.results[0]!, [d]);
+};
+const numPrograms: Rule = (cx, op) => {
+  const d = cx.reg('b32');
+  cx.emit(`mov.u32 ${d}, %nctaid.${SREG[(op as Op<'num_programs'>).attrs.axis]};`);
+  cx.define(op.results[0]!, [d]);
+};
+const hint: Rule = (cx, op) => cx.define(op.results[0]!, cx.operand(op, 0));
+
+/** broadcast: same layout parameters, size-1 dims read the thread's only register along them. */
+const broadcast: Rule = (cx, op) => {
+  const src = op.operands[0]!;
+  const r = op.results[0]!;
+  const regs = cx.operand(op, 0);
+  if (src.type.shape.length === 0) return cx.define(r, new Array<string>(cx.slots(r).length).fill(regs[0]!));
+  const srcL = cx.plan.expected.get(op)?.[0] ?? cx.layoutOf(src);
+  const index = new Map(cx.slots(src, srcL).map((s, i) => [s.off.join(','), i]));
+  const out = cx.slots(r).map((s) => {
+    const key = s.off.map((o, d) => (src.type.shape[d] === 1 ? 0 : o)).join(',');
+    const i = index.get(key) ?? cx.fail(`broadcast: no register for element offset [${key}]`);
+    return regs[i]!;
+  });
+  cx.define(r, out);
+};
+/** expand_dims of a slice of the result's layout: the registers are the same. */
+const expandDims: Rule = (cx, op) => {
+  const r = op.results[0]!;
+  const regs = cx.operand(op, 0);
+  const n = cx.slots(r).length;
+  if (regs.length !== n && regs.length !== 1) cx.fail(`expand_dims: ${regs.length} registers for ${n} slots`);
+  cx.define(r, regs.length === n ? regs : new Array<string>(n).fill(regs[0]!));
+};
+
+export const ELEMENTWISE_RULES: Record<string, Rule> = {
+  const: constant, splat, arange, program_id: programId, num_programs: numPrograms, hint,
+  unary, binary, cmp, select, fma, cast, bitcast, addptr, broadcast, expand_dims: expandDims,
+};

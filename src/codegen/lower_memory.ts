@@ -1,0 +1,201 @@
+// Global memory: predicated (masked) loads with `other`, stores, atomics. Accesses are grouped
+// into vectors of `plan.vec` consecutive registers (ld/st.global.v2/.v4, 16-bit pairs packed in
+// b32 words) — the layout pass only picks a width it proved aligned and uniformly masked.
+import type { CacheMod, Eviction, Op } from '../ir/ops.js';
+import { bitWidth, pointee, type DType, type PtrType } from '../ir/types.js';
+import type { Lowering } from './context.js';
+import { movConst } from './lower_elementwise.js';
+import { MEM_TYPE, regKind } from './ptx_types.js';
+import { movFor } from './context.js';
+
+type Rule = (cx: Lowering, op: Op) => void;
+
+function mods(cache: CacheMod, eviction: Eviction): string {
+  if (cache) return `.${cache}`;
+  if (eviction) return `.L1::${eviction}`;
+  return '';
+}
+
+/** Vector groups: slot indices that are consecutive along the fastest dim, `vec` at a time. */
+function groups(n: number, vec: number): number[][] {
+  const out: number[][] = [];
+  for (let i = 0; i < n; i += vec) out.push(Array.from({ length: Math.min(vec, n - i) }, (_, k) => i + k));
+  return out;
+}
+
+/** Memory form of a vector of `vec` elements of dtype `t`: [vector suffix, word type, elems per word]. */
+function vecForm(t: DType, vec: number): { v: string; word: string; per: number } {
+  const bits = bitWidth(t);
+  if (bits === 16 && vec >= 2) {
+    const words = vec / 2;
+    return { v: words > 1 ? `.v${words}` : '', word: 'b32', per: 2 };
+  }
+  return { v: vec > 1 ? `.v${vec}` : '', word: MEM_TYPE[t], per: 1 };
+}
+
+const load: Rule = (cx, op) => {
+  const a = (op as Op<'load'>).attrs;
+  const r = op.results[0]!;
+  const t = pointee(op.operands[0]!.type.elem as PtrType);
+  const ptrs = cx.operand(op, 0);
+  const mask = a.hasMask ? cx.operand(op, 1) : undefined;
+  const other = a.hasOther ? cx.operand(op, 2) : undefined;
+  const vec = cx.plan.vec.get(op) ?? 1;
+  const n = cx.slots(r).length;
+  const out = cx.newRegs(t, n);
+  const vol = a.volatile ? '.volatile' : '';
+  const m = a.volatile ? '' : mods(a.cache, a.eviction);
+  for (const g of groups(n, vec)) {
+    const first = g[0]!;
+    // masked-off lanes keep `other` (or zero)
+    if (mask) {
+      for (const i of g) {
+        if (other) cx.emit(`${movFor(t)} ${out[i]}, ${other[other.length === 1 ? 0 : i]};`);
+        else movConst(cx, t, out[i]!, 0);
+      }
+    }
+    const pred = mask ? `@${mask[mask.length === 1 ? 0 : first]} ` : '';
+    const addr = `[${ptrs[first]}]`;
+    if (t === 'bool') {
+      const w = cx.reg('b32');
+      cx.emit(`mov.b32 ${w}, 0;`);
+      cx.emit(`${pred}ld${vol}.global${m}.u8 ${w}, ${addr};`);
+      if (mask) cx.emit(`@${mask[mask.length === 1 ? 0 : first]} setp.ne.u32 ${out[first]}, ${w}, 0;`);
+      else cx.emit(`setp.ne.u32 ${out[first]}, ${w}, 0;`);
+      continue;
+    }
+    const f = vecForm(t, g.length);
+    if (f.per === 2) {
+      const words = Array.from({ length: g.length / 2 }, () => cx.reg('b32'));
+      words.forEach((w, k) => cx.emit(`mov.b32 ${w}, {${out[g[2 * k]!]}, ${out[g[2 * k + 1]!]}};`));
+      cx.emit(`${pred}ld${vol}.global${m}${f.v}.b32 ${words.length > 1 ? `{${words.join(', ')}}` : words[0]}, ${addr};`);
+      words.forEach((w, k) => cx.emit(`mov.b32 {${out[g[2 * k]!]}, ${out[g[2 * k + 1]!]}}, ${w};`));
+    } else {
+      const dst = g.length > 1 ? `{${g.map((i) => out[i]).join(', ')}}` : out[first]!;
+      cx.emit(`${pred}ld${vol}.global${m}${f.v}.${f.word} ${dst}, ${addr};`);
+    }
+  }
+  cx.define(r, out);
+};
+
+const store: Rule = (cx, op) => {
+  const a = (op as Op<'store'>).attrs;
+  const t = pointee(op.operands[0]!.type.elem as PtrType);
+  const ptr = op.operands[0]!;
+  const ptrs = cx.operand(op, 0);
+  const vals = cx.operand(op, 1);
+  const mask = a.hasMask ? cx.operand(op, 2) : undefined;
+  const vec = cx.plan.vec.get(op) ?? 1;
+  const n = ptrs.length;
+  const m = mods(a.cache, a.eviction);
+  // a scalar store is done by one thread
+  const only = ptr.type.shape.length === 0 ? cx.canonical(cx.layoutOf(ptr), [], { off: [] }) : undefined;
+  for (const g of groups(n, vec)) {
+    const first = g[0]!;
+    let pred = mask ? mask[mask.length === 1 ? 0 : first] : undefined;
+    if (only) {
+      if (pred) {
+        const p = cx.reg('pred');
+        cx.emit(`and.pred ${p}, ${pred}, ${only};`);
+        pred = p;
+      } else pred = only;
+    }
+    const at = pred ? `@${pred} ` : '';
+    const v = (i: number): string => vals[vals.length === 1 ? 0 : i]!;
+    if (t === 'bool') {
+      const w = cx.reg('b32');
+      cx.emit(`selp.u32 ${w}, 1, 0, ${v(first)};`);
+      cx.emit(`${at}st.global${m}.u8 [${ptrs[first]}], ${w};`);
+      continue;
+    }
+    const f = vecForm(t, g.length);
+    if (f.per === 2) {
+      const words = Array.from({ length: g.length / 2 }, () => cx.reg('b32'));
+      words.forEach((w, k) => cx.emit(`mov.b32 ${w}, {${v(g[2 * k]!)}, ${v(g[2 * k + 1]!)}};`));
+      cx.emit(`${at}st.global${m}${f.v}.b32 [${ptrs[first]}], ${words.length > 1 ? `{${words.join(', ')}}` : words[0]};`);
+    } else {
+      const src = g.length > 1 ? `{${g.map(v).join(', ')}}` : v(first);
+      cx.emit(`${at}st.global${m}${f.v}.${f.word} [${ptrs[first]}], ${src};`);
+    }
+  }
+};
+
+const ATOM_TYPE: Record<string, (t: DType) => string | undefined> = {
+  add: (t) => ({ f32: 'f32', f64: 'f64', f16: 'noftz.f16', bf16: 'noftz.bf16', i32: 'u32', u32: 'u32', i64: 'u64' } as Record<string, string>)[t],
+  max: (t) => ({ i32: 's32', u32: 'u32', i64: 's64' } as Record<string, string>)[t],
+  min: (t) => ({ i32: 's32', u32: 'u32', i64: 's64' } as Record<string, string>)[t],
+  and: (t) => ({ i32: 'b32', u32: 'b32', i64: 'b64' } as Record<string, string>)[t],
+  or: (t) => ({ i32: 'b32', u32: 'b32', i64: 'b64' } as Record<string, string>)[t],
+  xor: (t) => ({ i32: 'b32', u32: 'b32', i64: 'b64' } as Record<string, string>)[t],
+  xchg: (t) => ({ i32: 'b32', u32: 'b32', i64: 'b64', f32: 'b32', f64: 'b64' } as Record<string, string>)[t],
+};
+
+/**
+ * Atomics run once per element: replicated copies are predicated off; for a scalar, thread 0
+ * performs it and the old value reaches every thread through shared memory.
+ */
+function atomic(cx: Lowering, op: Op, form: (d: string, addr: string, i: number) => string, maskIdx: number | undefined): void {
+  const r = op.results[0]!;
+  const ptr = op.operands[0]!;
+  const l = cx.layoutOf(ptr);
+  const t = pointee(ptr.type.elem as PtrType);
+  const ptrs = cx.operand(op, 0);
+  const mask = maskIdx !== undefined ? cx.operand(op, maskIdx) : undefined;
+  const out = cx.newRegs(t, ptrs.length);
+  const slots = cx.slots(ptr, l);
+  slots.forEach((s, i) => {
+    const canon = cx.canonical(l, ptr.type.shape, s);
+    let p = mask?.[mask.length === 1 ? 0 : i];
+    if (canon) {
+      if (p) {
+        const q = cx.reg('pred');
+        cx.emit(`and.pred ${q}, ${p}, ${canon};`);
+        p = q;
+      } else p = canon;
+    }
+    movConst(cx, t, out[i]!, 0);
+    cx.emit(`${p ? `@${p} ` : ''}${form(out[i]!, `[${ptrs[i]}]`, i)}`);
+  });
+  if (ptr.type.shape.length === 0) {
+    const bytes = Math.max(4, bitWidth(t) / 8);
+    cx.needShared(bytes);
+    const w = `st.shared.b${bytes * 8}`;
+    const base = cx.reg('b32');
+    cx.emit(`mov.u32 ${base}, ${cx.smemBase()};`);
+    cx.barrier();
+    const p = cx.canonical(l, [], { off: [] });
+    const k = regKind(t);
+    if (k === 'b16') {
+      cx.emit(`@${p} st.shared.b16 [${base}], ${out[0]};`);
+      cx.barrier();
+      cx.emit(`ld.shared.b16 ${out[0]}, [${base}];`);
+    } else {
+      cx.emit(`@${p} ${w} [${base}], ${out[0]};`);
+      cx.barrier();
+      cx.emit(`ld.shared.b${bytes * 8} ${out[0]}, [${base}];`);
+    }
+  }
+  cx.define(r, out);
+}
+
+const atomicRmw: Rule = (cx, op) => {
+  const a = (op as Op<'atomic_rmw'>).attrs;
+  const t = pointee(op.operands[0]!.type.elem as PtrType);
+  const ty = ATOM_TYPE[a.op]!(t);
+  if (!ty) cx.fail(`atomic '${a.op}' is not supported for ${t}`);
+  const vals = cx.operand(op, 1);
+  const name = a.op === 'xchg' ? 'exch' : a.op;
+  atomic(cx, op, (d, addr, i) => `atom.${a.sem}.${a.scope}.global.${name}.${ty} ${d}, ${addr}, ${vals[vals.length === 1 ? 0 : i]};`, a.hasMask ? 2 : undefined);
+};
+const atomicCas: Rule = (cx, op) => {
+  const a = (op as Op<'atomic_cas'>).attrs;
+  const t = pointee(op.operands[0]!.type.elem as PtrType);
+  const bits = bitWidth(t);
+  if (bits !== 32 && bits !== 64 && bits !== 16) cx.fail(`atomic_cas is not supported for ${t}`);
+  const cmp = cx.operand(op, 1);
+  const val = cx.operand(op, 2);
+  const pick = (rs: string[], i: number): string => rs[rs.length === 1 ? 0 : i]!;
+  atomic(cx, op, (d, addr, i) => `atom.${a.sem}.${a.scope}.global.cas.b${bits} ${d}, ${addr}, ${pick(cmp, i)}, ${pick(val, i)};`, undefined);
+};
+
+export const MEMORY_RULES: Record<string, Rule> = { load, store, atomic_rmw: atomicRmw, atomic_cas: atomicCas };

@@ -1,0 +1,52 @@
+// Rematerialization: a value that is cheap to recompute (arange, constants, splats and integer
+// index math on them) is recomputed in the layout a consumer wants instead of being moved
+// through shared memory. CSE merges e.g. two `arange(0, 64)` that the layouts then want in
+// different forms; this undoes that at no cost.
+import type { Block, Func, Op, Value } from '../ir/ops.js';
+import { isFloat } from '../ir/types.js';
+import { layoutKey, type Layout } from '../compiler/layout.js';
+import type { Lowering } from './context.js';
+import { convertLayout } from './lower_shared.js';
+
+const CHEAP = new Set(['arange', 'const', 'splat', 'binary', 'cmp', 'cast', 'addptr', 'select', 'expand_dims', 'broadcast']);
+const MAX_DEPTH = 6;
+
+export function defsOf(f: Func): Map<number, Op> {
+  const m = new Map<number, Op>();
+  const visit = (b: Block): void => {
+    for (const op of b.ops) {
+      for (const r of op.results) m.set(r.id, op);
+      op.regions.forEach(visit);
+    }
+  };
+  visit(f.body);
+  return m;
+}
+
+function cheap(cx: Lowering, defs: Map<number, Op>, v: Value, to: Layout, depth: number): boolean {
+  if (v.type.shape.length === 0 || layoutKey(cx.layoutOf(v)) === layoutKey(to)) return true;
+  const op = defs.get(v.id);
+  if (!op || depth > MAX_DEPTH || !CHEAP.has(op.kind) || op.results.length !== 1) return false;
+  if (op.kind === 'binary' && isFloat(v.type.elem)) return false;
+  return op.operands.every((o) => {
+    const want = operandLayout(op, o, to);
+    return want !== undefined && cheap(cx, defs, o, want, depth + 1);
+  });
+}
+
+/** Layout operand `o` of `op` must have for the result to come out in `to`. */
+export function operandLayout(op: Op, o: Value, to: Layout): Layout | undefined {
+  if (o.type.shape.length === 0) return to;
+  if (op.kind === 'expand_dims') return to.kind === 'blocked' ? { kind: 'slice', parent: to, dim: (op as Op<'expand_dims'>).attrs.axis } : undefined;
+  if (op.kind === 'broadcast') return to.kind === 'blocked' ? to : undefined;
+  return to;
+}
+
+/** Converts by recomputation when possible, else through shared memory. */
+export function makeConvert(defs: Map<number, Op>): (cx: Lowering, v: Value, from: Layout, to: Layout) => string[] {
+  return (cx, v, from, to) => {
+    if (!cheap(cx, defs, v, to, 0) || to.kind === 'scalar') return convertLayout(cx, v, from, to);
+    const op = defs.get(v.id)!;
+    return cx.recompute(op, to);
+  };
+}

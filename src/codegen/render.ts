@@ -1,0 +1,177 @@
+// The PTX renderer: module header, `.entry` with typed params, `.reqntid`, shared memory, then
+// one render loop over the ops with a rule table (one rule per op kind; an op or dtype a rule
+// does not handle is an error naming it). `.loc` lines map instructions back to the user's
+// TypeScript source.
+import type { Func, Op, OpKind, Value } from '../ir/ops.js';
+import { isPtr, type ElemType } from '../ir/types.js';
+import type { AxisInfoMap } from '../compiler/axis_info.js';
+import { paramSpec, type Specialization } from '../compiler/axis_info.js';
+import { CompileError } from '../compiler/errors.js';
+import type { LayoutPlan } from '../compiler/layout_assign.js';
+import { Lowering, type Target } from './context.js';
+import { CONTROL_RULES } from './lower_control.js';
+import { DEFAULT_DOT, DOT_LOWERINGS } from './lower_dot.js';
+import { ELEMENTWISE_RULES, normalize } from './lower_elementwise.js';
+import { MEMORY_RULES } from './lower_memory.js';
+import { REDUCE_RULES } from './lower_reduce.js';
+import { SCAN_RULES } from './lower_scan.js';
+import { SHARED_RULES } from './lower_shared.js';
+import { defsOf, makeConvert } from './remat.js';
+import { legalize } from './legalize.js';
+import { lowerPrint } from './lower_print.js';
+
+type Rule = (cx: Lowering, op: Op) => void;
+
+/** PTX ISA version: accepted by ptxas 13 for both sm_80 and sm_90 (sm_90 needs >= 7.8). */
+export const PTX_VERSION = '8.0';
+/** Static shared memory above this goes into dynamic (`.extern .shared`) memory. */
+export const STATIC_SHARED_MAX = 48 * 1024;
+
+const unsupported = (what: string): Rule => (cx) => cx.fail(`${what} is not supported by the PTX backend yet`);
+
+const assertRule: Rule = (cx, op) => {
+  const conds = cx.operand(op, 0);
+  for (const c of new Set(conds)) cx.emit(`@!${c} trap;`);
+};
+
+/** One rule per op kind: the compiler checks this table is exhaustive. */
+export function ruleTable(dot: string): Record<OpKind, Rule> {
+  const dotRule = DOT_LOWERINGS[dot];
+  if (!dotRule) throw new CompileError('?', `unknown dot lowering '${dot}' (have: ${Object.keys(DOT_LOWERINGS).join(', ')})`);
+  const e = ELEMENTWISE_RULES;
+  const m = MEMORY_RULES;
+  return {
+    const: e.const!, program_id: e.program_id!, num_programs: e.num_programs!, arange: e.arange!, splat: e.splat!,
+    broadcast: e.broadcast!, expand_dims: e.expand_dims!, unary: e.unary!, binary: e.binary!, cmp: e.cmp!,
+    select: e.select!, fma: e.fma!, cast: e.cast!, bitcast: e.bitcast!, addptr: e.addptr!, hint: e.hint!,
+    reshape: SHARED_RULES.reshape!, trans: SHARED_RULES.trans!, join: SHARED_RULES.join!, split: SHARED_RULES.split!,
+    load: m.load!, store: m.store!, atomic_rmw: m.atomic_rmw!, atomic_cas: m.atomic_cas!,
+    reduce: REDUCE_RULES.reduce!, scan: SCAN_RULES.scan!, dot: dotRule,
+    for: CONTROL_RULES.for!, if: CONTROL_RULES.if!,
+    yield: unsupported('a yield outside a region'),
+    print: lowerPrint,
+    assert: assertRule,
+    return: (cx) => cx.emit('ret;'),
+  };
+}
+
+export interface ParamInfo {
+  readonly name: string;
+  readonly type: ElemType;
+  readonly offset: number;
+  readonly size: number;
+}
+
+/** Kernel parameter ABI: pointers and 64-bit scalars 8 bytes, 16-bit floats 2, other scalars 4. */
+export function paramLayout(f: Func): ParamInfo[] {
+  let off = 0;
+  return f.params.map((p) => {
+    const size = isPtr(p.type) || p.type === 'i64' || p.type === 'f64' ? 8 : p.type === 'f16' || p.type === 'bf16' ? 2 : 4;
+    off = Math.ceil(off / size) * size;
+    const info = { name: p.name, type: p.type, offset: off, size };
+    off += size;
+    return info;
+  });
+}
+const PARAM_DECL = (t: ElemType): string =>
+  isPtr(t) || t === 'i64' ? '.u64' : t === 'f64' ? '.f64' : t === 'f32' ? '.f32' : t === 'f16' || t === 'bf16' ? '.b16' : '.u32';
+
+export interface RenderOptions {
+  readonly target: Target;
+  readonly specialization?: Specialization;
+  readonly dot?: string;
+}
+export interface RenderResult {
+  readonly ptx: string;
+  readonly sharedBytes: number;
+  readonly dynamicShared: boolean;
+  readonly params: ParamInfo[];
+}
+
+export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: RenderOptions): RenderResult {
+  legalize(f, plan);
+  const cx = new Lowering(f, plan, info, opts.target, makeConvert(defsOf(f)));
+  const rules = ruleTable(opts.dot ?? DEFAULT_DOT);
+  const files = new Map<string, number>();
+  let lastLoc = '';
+  cx.lowerOp = (op: Op): void => {
+    const saved = cx.current;
+    cx.current = op;
+    if (op.loc) {
+      let fi = files.get(op.loc.file);
+      if (fi === undefined) files.set(op.loc.file, (fi = files.size + 1));
+      const l = `.loc ${fi} ${op.loc.line} ${op.loc.col}`;
+      if (l !== lastLoc) {
+        cx.e.emit(l);
+        lastLoc = l;
+      }
+    }
+    try {
+      rules[op.kind](cx, op);
+    } catch (e) {
+      if (e instanceof CompileError) throw e;
+      throw new CompileError(f.name, (e as Error).message, op.kind, op.loc);
+    } finally {
+      cx.current = saved;
+    }
+  };
+
+  const params = paramLayout(f);
+  const pname = (i: number): string => `${f.name}_param_${i}`;
+  f.params.forEach((p, i) => loadParam(cx, f, i, f.body.args[i]!, pname(i), opts.specialization));
+  for (const op of f.body.ops) cx.lowerOp(op);
+
+  const nthreads = 32 * plan.numWarps;
+  const shared = Math.ceil(cx.sharedBytes / 16) * 16;
+  const dynamicShared = shared > STATIC_SHARED_MAX;
+  const out: string[] = [
+    '//',
+    `// Generated by tessera for ${opts.target}: kernel '${f.name}', ${plan.numWarps} warps`,
+    '//',
+    `.version ${PTX_VERSION}`,
+    `.target ${opts.target}`,
+    '.address_size 64',
+    '',
+  ];
+  for (const [file, i] of files) out.push(`.file ${i} ${JSON.stringify(file)}`);
+  if (cx.usesShared && dynamicShared) out.push(`.extern .shared .align 16 .b8 tessera_smem[];`);
+  out.push(...cx.moduleDecls);
+  out.push('', `.visible .entry ${f.name}(`);
+  out.push(f.params.map((p, i) => `\t.param ${PARAM_DECL(p.type)} ${pname(i)}`).join(',\n'));
+  out.push(')', `.reqntid ${nthreads}, 1, 1`, '{');
+  out.push(...cx.e.declarations());
+  if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align 16 .b8 tessera_smem[${Math.max(16, shared)}];`);
+  if (cx.localBytes) out.push(`\t.local .align 8 .b8 tessera_local[${Math.ceil(cx.localBytes / 8) * 8}];`);
+  out.push(...cx.e.prologue, ...cx.e.lines, '}', '');
+  return { ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params };
+}
+
+function loadParam(cx: Lowering, f: Func, i: number, v: Value, sym: string, spec?: Specialization): void {
+  const t = f.params[i]!.type;
+  const s = paramSpec(spec, f.params[i]!.name, i);
+  if (s.equalsOne && !isPtr(t) && t !== 'bool') {
+    // specialization: the runtime promised this integer is 1
+    const r = cx.newRegs(t, 1)[0]!;
+    if (t === 'f32' || t === 'f64') cx.e.emitPrologue(`mov.${t} ${r}, ${t === 'f32' ? '0f3F800000' : '0d3FF0000000000000'};`);
+    else if (t === 'f16' || t === 'bf16') cx.e.emitPrologue(`mov.b16 ${r}, ${t === 'f16' ? '0x3C00' : '0x3F80'};`);
+    else cx.e.emitPrologue(`mov.b${t === 'i64' ? 64 : 32} ${r}, 1;`);
+    return cx.define(v, [r]);
+  }
+  const r = cx.newRegs(t, 1)[0]!;
+  if (isPtr(t)) {
+    cx.e.emitPrologue(`ld.param.u64 ${r}, [${sym}];`);
+    cx.e.emitPrologue(`cvta.to.global.u64 ${r}, ${r};`);
+  } else if (t === 'bool') {
+    const w = cx.reg('b32');
+    cx.e.emitPrologue(`ld.param.u32 ${w}, [${sym}];`);
+    cx.e.emitPrologue(`setp.ne.u32 ${r}, ${w}, 0;`);
+  } else {
+    cx.e.emitPrologue(`ld.param${PARAM_DECL(t)} ${r}, [${sym}];`);
+    if (t === 'i8' || t === 'u8' || t === 'i16') {
+      const saved = cx.e.lines.length;
+      normalize(cx, t, r);
+      cx.e.prologue.push(...cx.e.lines.splice(saved));
+    }
+  }
+  cx.define(v, [r]);
+}

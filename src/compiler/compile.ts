@@ -1,0 +1,106 @@
+// compile(func, options): the pipeline from tile IR to PTX (and a cubin when ptxas is there),
+// as a script of named stages. Every stage's text is kept in `stages` and, when
+// TESSERA_DUMP_DIR is set, written to $TESSERA_DUMP_DIR/<kernel>/<n>-<stage>.txt.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Func } from '../ir/ops.js';
+import { printFunc } from '../ir/print.js';
+import { renderPtx, type ParamInfo } from '../codegen/render.js';
+import { findPtxas, runPtxas } from '../codegen/ptxas.js';
+import { analyzeAxisInfo, type Specialization } from './axis_info.js';
+import { printAxisInfo, printLayouts } from './annotate.js';
+import { CompileError, PtxasError } from './errors.js';
+import { runIRPasses } from './ir_passes.js';
+import { assignLayouts } from './layout_assign.js';
+
+export type Target = 'sm_80' | 'sm_90';
+export const TARGETS: readonly Target[] = ['sm_80', 'sm_90'];
+
+export interface CompileOptions {
+  readonly target: Target;
+  readonly numWarps?: number;
+  readonly specialization?: Specialization;
+  /** true: ptxas must run (error if missing); false: never; undefined: run when found. */
+  readonly ptxas?: boolean;
+  /** Dot lowering by name (see codegen/lower_dot.ts); default 'fma'. */
+  readonly dot?: string;
+  /** Skip the IR passes (canonicalize/CSE/DCE/LICM); for tests of the back half alone. */
+  readonly skipIRPasses?: boolean;
+}
+
+export interface CompileMetadata {
+  readonly name: string;
+  readonly numWarps: number;
+  readonly target: Target;
+  /** Shared memory the kernel needs; dynamic when `dynamicShared` (launch with this many bytes). */
+  readonly sharedBytes: number;
+  readonly dynamicShared: boolean;
+  readonly params: ParamInfo[];
+  readonly registers?: number;
+  readonly spills?: number;
+  readonly ptxasLog?: string;
+}
+export interface Stage {
+  readonly name: string;
+  readonly text: string;
+}
+export interface CompileResult {
+  readonly ptx: string;
+  readonly cubin?: Uint8Array;
+  readonly metadata: CompileMetadata;
+  readonly stages: Stage[];
+}
+
+function checkOptions(f: Func, o: CompileOptions): number {
+  if (!TARGETS.includes(o.target)) throw new CompileError(f.name, `option 'target' must be one of ${TARGETS.join(', ')}, got ${String(o.target)}`);
+  const w = o.numWarps ?? 4;
+  if (!Number.isInteger(w) || w < 1 || w > 32 || (w & (w - 1)) !== 0) throw new CompileError(f.name, `option 'numWarps' must be a power of two in 1..32, got ${String(w)}`);
+  const spec = o.specialization;
+  if (spec && !Array.isArray(spec)) {
+    for (const k of Object.keys(spec)) if (!f.params.some((p) => p.name === k)) throw new CompileError(f.name, `specialization names unknown parameter '${k}'`);
+  }
+  return w;
+}
+
+export function compile(func: Func, options: CompileOptions): CompileResult {
+  const numWarps = checkOptions(func, options);
+  const stages: Stage[] = [];
+  const stage = (name: string, text: string): void => void stages.push({ name, text });
+
+  let f = func;
+  if (options.skipIRPasses) stage('input', printFunc(f, { locs: true }));
+  else f = runIRPasses(f, { dump: (name, g) => stage(name, printFunc(g, { locs: true })) });
+  const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy
+  stage('axisinfo', printAxisInfo(f, info));
+  const plan = assignLayouts(f, info, numWarps);                  // blocked layouts, vector widths
+  stage('layouts', printLayouts(f, plan));
+  const r = renderPtx(f, plan, info, { target: options.target, ...(options.specialization ? { specialization: options.specialization } : {}), ...(options.dot ? { dot: options.dot } : {}) });
+  stage('ptx', r.ptx);
+
+  let cubin: Uint8Array | undefined;
+  let extra: Partial<CompileMetadata> = {};
+  const ptxasPath = options.ptxas === false ? undefined : findPtxas();
+  if (options.ptxas === true && !ptxasPath) throw new PtxasError('ptxas not found: looked in PATH, $CUDA_HOME/bin and /usr/local/cuda/bin');
+  if (ptxasPath) {
+    const a = runPtxas(r.ptx, options.target, ptxasPath);
+    cubin = a.cubin;
+    extra = { registers: a.registers, spills: a.spillStores + a.spillLoads, ptxasLog: a.log };
+    stage('ptxas', a.log);
+  }
+  const result: CompileResult = {
+    ptx: r.ptx,
+    ...(cubin ? { cubin } : {}),
+    metadata: { name: f.name, numWarps, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...extra },
+    stages,
+  };
+  dump(f.name, options.target, stages);
+  return result;
+}
+
+function dump(name: string, target: string, stages: Stage[]): void {
+  const dir = process.env.TESSERA_DUMP_DIR;
+  if (!dir) return;
+  const d = join(dir, `${name}.${target}`);
+  mkdirSync(d, { recursive: true });
+  stages.forEach((s, i) => writeFileSync(join(d, `${String(i).padStart(2, '0')}-${s.name}.${s.name === 'ptx' ? 'ptx' : 'txt'}`), s.text));
+}

@@ -1,0 +1,43 @@
+// The IR-level pass pipeline, as a script: the passes run in the order listed, and the IR is
+// verified before the first pass and after each one (a pass that breaks the IR is named).
+import type { Func } from '../ir/ops.js';
+import { verify } from '../ir/verify.js';
+import { canonicalize } from './canonicalize.js';
+import { cse } from './cse.js';
+import { dce } from './dce.js';
+import { licm } from './licm.js';
+
+export type IRPass = (f: Func) => Func;
+
+/** [stage name, pass]. Stage names are unique so each stage's IR can be stored by name. */
+export const IR_PASSES: readonly (readonly [string, IRPass])[] = [
+  ['canonicalize', canonicalize], // fold constants, drop identities, so CSE sees canonical forms
+  ['cse', cse],                   // merge equal pure ops (tracing repeats index math a lot)
+  ['dce', dce],                   // drop what folding and merging left unused
+  ['licm', licm],                 // hoist invariant pure ops out of device loops
+  ['canonicalize2', canonicalize], // hoisting may expose new folds (e.g. invariant if conditions)
+  ['cse2', cse],                  // hoisted copies from different loops can now merge
+  ['dce2', dce],
+];
+
+export interface IRPassOptions {
+  /** Called with the input (stage 'input') and with the IR after each stage. */
+  readonly dump?: (stage: string, f: Func) => void;
+}
+
+export function runIRPasses(f: Func, opts: IRPassOptions = {}): Func {
+  verify(f);
+  opts.dump?.('input', f);
+  let cur = f;
+  for (const [stage, pass] of IR_PASSES) {
+    cur = pass(cur);
+    try {
+      verify(cur);
+    } catch (e) {
+      if (e instanceof Error) e.message = `after IR pass '${stage}': ${e.message}`;
+      throw e;
+    }
+    opts.dump?.(stage, cur);
+  }
+  return cur;
+}

@@ -1,0 +1,177 @@
+// Layouts are first-class data: how the elements of a tile are spread over the registers of the
+// threads of a CTA. `blocked` is Triton's blocked layout; `slice` is a blocked parent with one dim
+// removed (what a reduction produces, what expand_dims consumes for free); `scalar` is one value
+// held by every thread. All sizes are powers of two.
+import { isPow2 } from '../ir/types.js';
+
+export interface BlockedLayout {
+  readonly kind: 'blocked';
+  readonly sizePerThread: readonly number[];
+  readonly threadsPerWarp: readonly number[];
+  readonly warpsPerCTA: readonly number[];
+  /** Dims from fastest-varying to slowest. */
+  readonly order: readonly number[];
+}
+export interface SliceLayout {
+  readonly kind: 'slice';
+  readonly parent: BlockedLayout;
+  readonly dim: number;
+}
+export interface ScalarLayout {
+  readonly kind: 'scalar';
+}
+export type Layout = BlockedLayout | SliceLayout | ScalarLayout;
+
+export const SCALAR: ScalarLayout = { kind: 'scalar' };
+
+export function layoutKey(l: Layout): string {
+  switch (l.kind) {
+    case 'scalar':
+      return 'scalar';
+    case 'blocked':
+      return `blocked<spt=[${l.sizePerThread}],tpw=[${l.threadsPerWarp}],wpc=[${l.warpsPerCTA}],order=[${l.order}]>`;
+    case 'slice':
+      return `slice<dim=${l.dim},parent=${layoutKey(l.parent)}>`;
+  }
+}
+export const sameLayout = (a: Layout, b: Layout): boolean => layoutKey(a) === layoutKey(b);
+
+/** Elements one CTA covers per dim before repeating (spt * tpw * wpc). */
+export const ctaTile = (b: BlockedLayout): number[] =>
+  b.sizePerThread.map((s, d) => s * b.threadsPerWarp[d]! * b.warpsPerCTA[d]!);
+
+/**
+ * Blocked layout for `shape` with `numWarps` warps: `vec` contiguous elements per thread along
+ * order[0], lanes then warps filled along `order`; leftover lanes/warps replicate along order[0].
+ */
+export function blockedFor(shape: readonly number[], numWarps: number, order: readonly number[], vec = 1): BlockedLayout {
+  const spt = new Array<number>(shape.length).fill(1);
+  spt[order[0]!] = Math.max(1, Math.min(vec, shape[order[0]!]!));
+  return blockedWith(shape, numWarps, order, spt);
+}
+
+/** Blocked layout with the given sizePerThread; lanes then warps fill along `order`. */
+export function blockedWith(shape: readonly number[], numWarps: number, order: readonly number[], sizePerThread: readonly number[]): BlockedLayout {
+  const rank = shape.length;
+  const spt = [...sizePerThread];
+  const tpw = new Array<number>(rank).fill(1);
+  const wpc = new Array<number>(rank).fill(1);
+  const o0 = order[0]!;
+  let lanes = 32;
+  let warps = numWarps;
+  for (const d of order) {
+    const t = Math.max(1, Math.min(lanes, shape[d]! / spt[d]!));
+    tpw[d] = t;
+    lanes /= t;
+  }
+  for (const d of order) {
+    const w = Math.max(1, Math.min(warps, shape[d]! / (spt[d]! * tpw[d]!)));
+    wpc[d] = w;
+    warps /= w;
+  }
+  tpw[o0]! *= lanes;
+  wpc[o0]! *= warps;
+  return { kind: 'blocked', sizePerThread: spt, threadsPerWarp: tpw, warpsPerCTA: wpc, order: [...order] };
+}
+
+/**
+ * Accumulator layout for an FMA dot [M, N]: each thread owns a small 2-D block (up to 4x4) so
+ * every loaded a/b value feeds several FMAs.
+ */
+export function dotLayout(M: number, N: number, numWarps: number): BlockedLayout {
+  const perThread = Math.max(1, (M * N) / (32 * numWarps));
+  const n = Math.min(4, N, perThread);
+  const m = Math.max(1, Math.min(4, M, Math.floor(perThread / n)));
+  return blockedWith([M, N], numWarps, [1, 0], [m, n]);
+}
+
+/** Row-major order (last dim fastest). */
+export const rowMajor = (rank: number): number[] => Array.from({ length: rank }, (_, i) => rank - 1 - i);
+
+/** One register of a thread: its element's per-dim offset from the thread's base coordinate. */
+export interface RegSlot {
+  /** Offsets in the blocked parent's rank (the sliced dim has offset 0). */
+  readonly off: readonly number[];
+}
+
+/** Shape in the blocked parent's rank (a slice's removed dim has size 1). */
+export function parentShape(l: Layout, shape: readonly number[]): number[] {
+  if (l.kind === 'slice') return [...shape.slice(0, l.dim), 1, ...shape.slice(l.dim)];
+  return [...shape];
+}
+export const blockedOf = (l: Layout): BlockedLayout | undefined =>
+  l.kind === 'blocked' ? l : l.kind === 'slice' ? l.parent : undefined;
+
+/** Registers per dim in the parent rank. */
+export function regsPerDim(b: BlockedLayout, pshape: readonly number[]): number[] {
+  const cta = ctaTile(b);
+  return pshape.map((s, d) => Math.min(b.sizePerThread[d]!, s) * Math.max(1, s / cta[d]!));
+}
+
+/** The registers a thread holds for a tile of `shape` in layout `l`, order[0] varying fastest. */
+export function regSlots(l: Layout, shape: readonly number[]): RegSlot[] {
+  const b = blockedOf(l);
+  if (!b) return [{ off: [] }];
+  const ps = parentShape(l, shape);
+  const cta = ctaTile(b);
+  const n = regsPerDim(b, ps);
+  const total = n.reduce((a, x) => a * x, 1);
+  const out: RegSlot[] = [];
+  for (let r = 0; r < total; r++) {
+    let rem = r;
+    const off = new Array<number>(ps.length).fill(0);
+    for (const d of b.order) {
+      const i = rem % n[d]!;
+      rem = Math.floor(rem / n[d]!);
+      const sptEff = Math.min(b.sizePerThread[d]!, ps[d]!);
+      off[d] = Math.floor(i / sptEff) * cta[d]! + (i % sptEff);
+    }
+    out.push({ off });
+  }
+  return out;
+}
+
+/** Whether coordinates along `d` wrap (the CTA tile is larger than the tile: replication). */
+export function wraps(b: BlockedLayout, pshape: readonly number[], d: number): boolean {
+  return ctaTile(b)[d]! > pshape[d]!;
+}
+
+/** Bit position, within the lane id and the warp id, of each dim's lane/warp index. */
+export function threadShifts(b: BlockedLayout): { lane: number[]; warp: number[] } {
+  const lane = new Array<number>(b.order.length).fill(0);
+  const warp = new Array<number>(b.order.length).fill(0);
+  let ls = 0;
+  let ws = 0;
+  for (const d of b.order) {
+    lane[d] = ls;
+    warp[d] = ws;
+    ls += Math.log2(b.threadsPerWarp[d]!);
+    ws += Math.log2(b.warpsPerCTA[d]!);
+  }
+  return { lane, warp };
+}
+
+/** Checks a layout against a shape and warp count; returns a problem or undefined. */
+export function checkLayout(l: Layout, shape: readonly number[], numWarps: number): string | undefined {
+  const b = blockedOf(l);
+  if (!b) return shape.length === 0 ? undefined : 'scalar layout on a tile';
+  const ps = parentShape(l, shape);
+  if (b.order.length !== ps.length) return `layout rank ${b.order.length} != tile rank ${ps.length}`;
+  if (!ps.every(isPow2)) return `tile shape [${shape}] is not made of powers of two`;
+  const lanes = b.threadsPerWarp.reduce((a, x) => a * x, 1);
+  const warps = b.warpsPerCTA.reduce((a, x) => a * x, 1);
+  if (lanes !== 32) return `threadsPerWarp multiplies to ${lanes}, not 32`;
+  if (warps !== numWarps) return `warpsPerCTA multiplies to ${warps}, not ${numWarps}`;
+  return undefined;
+}
+
+export function layoutToString(l: Layout): string {
+  switch (l.kind) {
+    case 'scalar':
+      return '#scalar';
+    case 'blocked':
+      return `#blocked{spt=[${l.sizePerThread.join(',')}] tpw=[${l.threadsPerWarp.join(',')}] wpc=[${l.warpsPerCTA.join(',')}] order=[${l.order.join(',')}]}`;
+    case 'slice':
+      return `#slice{dim=${l.dim}, parent=${layoutToString(l.parent)}}`;
+  }
+}

@@ -1,0 +1,233 @@
+// Layout assignment (Triton's coalesce + layout propagation, in one pass over our IR).
+//  1. anchors: every global load/store/atomic gets a blocked layout whose fastest dim is the
+//     pointer's most contiguous dim and whose sizePerThread is the widest vector (<= 128 bits)
+//     that AxisInfo proves aligned, contiguous and uniformly masked;
+//  2. backward: consumers tell producers which layout they would like (expand_dims wants a slice
+//     of its result's layout, elementwise ops pass their wish on), so arange/const/splat are born
+//     in the right layout and no conversion is needed;
+//  3. forward: every value gets one layout (side table keyed by value id) and every op records the
+//     layout it expects for each operand; a mismatch is a conversion the codegen performs (through
+//     shared memory), so conversions appear only where layouts really differ.
+import type { Block, Func, Op, Value } from '../ir/ops.js';
+import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
+import type { AxisInfoMap } from './axis_info.js';
+import { blockedFor, dotLayout, layoutKey, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
+
+export interface LayoutPlan {
+  readonly numWarps: number;
+  /** Layout of every value (side table keyed by value id). */
+  readonly layouts: Map<number, Layout>;
+  /** Layout each op needs for each operand (undefined: whatever the operand has). */
+  readonly expected: Map<Op, (Layout | undefined)[]>;
+  /** Elements per vector access for global loads/stores/atomics. */
+  readonly vec: Map<Op, number>;
+}
+
+const isMem = (op: Op): boolean => op.kind === 'load' || op.kind === 'store' || op.kind === 'atomic_rmw' || op.kind === 'atomic_cas';
+const ELEMENTWISE = new Set(['unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint']);
+
+function* opsOf(b: Block): Generator<Op> {
+  for (const op of b.ops) {
+    yield op;
+    for (const r of op.regions) yield* opsOf(r);
+  }
+}
+
+/** Memory anchor: layout + vector width for a global access through `ptr`. */
+function anchorFor(op: Op, info: AxisInfoMap, numWarps: number): { layout: Layout; vec: number } {
+  const ptr = op.operands[0]!;
+  const shape = ptr.type.shape;
+  if (shape.length === 0) return { layout: SCALAR, vec: 1 };
+  const pi = info.get(ptr);
+  const rank = shape.length;
+  const order = rowMajor(rank).sort((x, y) => pi.contiguity[y]! - pi.contiguity[x]!);
+  const d0 = order[0]!;
+  const elem = pointee(ptr.type.elem as PtrType);
+  const bytes = byteSize(elem);
+  let vec = 1;
+  if (op.kind === 'load' || op.kind === 'store') {
+    vec = Math.min(pi.contiguity[d0]!, Math.max(1, Math.floor(pi.divisibility[d0]! / bytes)), 16 / bytes, shape[d0]!);
+    const maskIdx = op.kind === 'load' ? ((op as Op<'load'>).attrs.hasMask ? 1 : -1) : (op as Op<'store'>).attrs.hasMask ? 2 : -1;
+    if (maskIdx > 0) vec = Math.min(vec, info.get(op.operands[maskIdx]!).constancy[d0]!);
+    vec = Math.min(vec, Math.max(1, numel(shape) / (32 * numWarps)));
+    if (bytes < 2 || elem === 'bool') vec = 1; // 8-bit vector packing not implemented
+    vec = 2 ** Math.floor(Math.log2(Math.max(1, vec)));
+  }
+  return { layout: blockedFor(shape, numWarps, order, vec), vec };
+}
+
+export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number): LayoutPlan {
+  const layouts = new Map<number, Layout>();
+  const expected = new Map<Op, (Layout | undefined)[]>();
+  const vec = new Map<Op, number>();
+  const anchors = new Map<Op, Layout>();
+  const preferred = new Map<string, BlockedLayout>();
+  for (const op of opsOf(f.body)) {
+    if (!isMem(op)) continue;
+    const a = anchorFor(op, info, numWarps);
+    anchors.set(op, a.layout);
+    vec.set(op, a.vec);
+    const key = op.operands[0]!.type.shape.join('x');
+    if (a.layout.kind === 'blocked' && !preferred.has(key)) preferred.set(key, a.layout);
+  }
+  const pref = (shape: readonly number[]): Layout => {
+    if (shape.length === 0) return SCALAR;
+    const key = shape.join('x');
+    let l = preferred.get(key);
+    if (!l) {
+      l = blockedFor(shape, numWarps, rowMajor(shape.length), 1);
+      preferred.set(key, l);
+    }
+    return l;
+  };
+
+  // 2. backward wishes
+  const wish = new Map<number, Layout>();
+  const want = (v: Value | undefined, l: Layout | undefined): void => {
+    if (!v || !l || v.type.shape.length === 0 || wish.has(v.id)) return;
+    wish.set(v.id, l);
+  };
+  const backward = (b: Block): void => {
+    for (let i = b.ops.length - 1; i >= 0; i--) {
+      const op = b.ops[i]!;
+      op.regions.forEach(backward);
+      const anchor = anchors.get(op);
+      if (anchor) {
+        op.operands.forEach((v) => want(v, anchor));
+        continue;
+      }
+      const w = op.results[0] ? wish.get(op.results[0].id) : undefined;
+      if (ELEMENTWISE.has(op.kind) || op.kind === 'broadcast') {
+        if (w && w.kind === 'blocked') op.operands.forEach((v) => want(v, w));
+        else if (w) op.operands.forEach((v) => v.type.shape.length === op.results[0]!.type.shape.length && want(v, w));
+      } else if (op.kind === 'expand_dims') {
+        if (w && w.kind === 'blocked') want(op.operands[0], { kind: 'slice', parent: w, dim: (op as Op<'expand_dims'>).attrs.axis });
+      } else if (op.kind === 'dot') {
+        const [M, N] = op.results[0]!.type.shape as [number, number];
+        const l = w && w.kind === 'blocked' ? w : dotLayout(M, N, numWarps);
+        want(op.operands[2], l);
+        if (!w) wish.set(op.results[0]!.id, l);
+      } else if (op.kind === 'for') {
+        const body = op.regions[0]!;
+        op.results.forEach((r, k) => {
+          want(op.operands[3 + k], wish.get(body.args[1 + k]!.id) ?? wish.get(r.id)); // inside the loop matters more
+        });
+      }
+    }
+  };
+  backward(f.body);
+
+  // 3. forward assignment
+  const lay = (v: Value): Layout => layouts.get(v.id) ?? pref(v.type.shape);
+  const set = (v: Value, l: Layout): void => void layouts.set(v.id, v.type.shape.length === 0 ? SCALAR : l);
+  const wishOr = (v: Value): Layout => {
+    const w = wish.get(v.id);
+    return w ?? pref(v.type.shape);
+  };
+  const blockedWishOr = (v: Value): Layout => {
+    const w = wish.get(v.id);
+    return w && w.kind === 'blocked' ? w : pref(v.type.shape);
+  };
+  const forward = (b: Block): void => {
+    for (const op of b.ops) {
+      const ops = op.operands;
+      const r0 = op.results[0];
+      const anchor = anchors.get(op);
+      if (anchor) {
+        expected.set(op, ops.map((v) => (v.type.shape.length ? anchor : undefined)));
+        op.results.forEach((r) => set(r, anchor));
+        continue;
+      }
+      switch (op.kind) {
+        case 'const':
+        case 'arange':
+        case 'splat':
+        case 'program_id':
+        case 'num_programs':
+          set(r0!, wishOr(r0!));
+          break;
+        case 'expand_dims': {
+          const axis = (op as Op<'expand_dims'>).attrs.axis;
+          const l = lay(ops[0]!);
+          if (l.kind === 'slice' && l.dim === axis) set(r0!, l.parent);
+          else {
+            const out = blockedWishOr(r0!) as BlockedLayout;
+            set(r0!, out);
+            expected.set(op, [ops[0]!.type.shape.length ? { kind: 'slice', parent: out, dim: axis } : undefined]);
+          }
+          break;
+        }
+        case 'broadcast': {
+          const l = lay(ops[0]!);
+          if (l.kind === 'blocked') set(r0!, l);
+          else {
+            const out = blockedWishOr(r0!);
+            set(r0!, out);
+            expected.set(op, [out]);
+          }
+          break;
+        }
+        case 'reduce':
+        case 'scan': {
+          const l0 = lay(ops[0]!);
+          const inL = l0.kind === 'blocked' ? l0 : (pref(ops[0]!.type.shape) as BlockedLayout);
+          expected.set(op, ops.map(() => inL));
+          const axis = (op as Op<'reduce'>).attrs.axis;
+          for (const r of op.results) set(r, op.kind === 'scan' ? inL : { kind: 'slice', parent: inL, dim: axis });
+          for (const region of op.regions) {
+            region.args.forEach((a) => set(a, SCALAR));
+            forward(region);
+          }
+          break;
+        }
+        case 'dot': {
+          const acc = lay(ops[2]!);
+          const out = acc.kind === 'blocked' ? acc : blockedWishOr(r0!);
+          set(r0!, out);
+          expected.set(op, [undefined, undefined, out]);
+          break;
+        }
+        case 'for': {
+          const body = op.regions[0]!;
+          const carried = ops.slice(3).map(lay);
+          set(body.args[0]!, SCALAR);
+          body.args.slice(1).forEach((a, k) => set(a, carried[k]!));
+          op.results.forEach((r, k) => set(r, carried[k]!));
+          forward(body);
+          const y = body.ops[body.ops.length - 1]!;
+          expected.set(y, carried);
+          break;
+        }
+        case 'if': {
+          op.regions.forEach(forward);
+          const yThen = op.regions[0]!.ops[op.regions[0]!.ops.length - 1]!;
+          const outs = yThen.operands.map(lay);
+          op.results.forEach((r, k) => set(r, outs[k]!));
+          for (const region of op.regions) expected.set(region.ops[region.ops.length - 1]!, outs);
+          break;
+        }
+        case 'trans':
+        case 'reshape':
+        case 'join':
+        case 'split':
+          op.results.forEach((r) => set(r, blockedWishOr(r)));
+          break;
+        default: {
+          if (ELEMENTWISE.has(op.kind) && r0) {
+            const tiles = ops.filter((v) => v.type.shape.length > 0);
+            const w = wish.get(r0.id);
+            const match = tiles.find((v) => w && layoutKey(lay(v)) === layoutKey(w));
+            const out = match ? lay(match) : tiles[0] ? lay(tiles[0]) : wishOr(r0);
+            set(r0, out);
+            expected.set(op, ops.map((v) => (v.type.shape.length ? out : undefined)));
+          } else {
+            op.results.forEach((r) => set(r, wishOr(r)));
+          }
+        }
+      }
+    }
+  };
+  f.body.args.forEach((a) => set(a, SCALAR));
+  forward(f.body);
+  return { numWarps, layouts, expected, vec };
+}

@@ -1,0 +1,199 @@
+// Memory ops: addptr, load, store, atomic_rmw, atomic_cas. Every unmasked lane's address is
+// checked (inside a live buffer, whole element inside, naturally aligned); masked-off lanes are
+// never looked at. A store checks all its lanes before writing any. Atomics run lane by lane in
+// order, and programs run one after another, so "grid order" is simply execution order.
+import type { AtomicOp, Op } from '../ir/ops.js';
+import { isFloat, isPtr, numel, pointee, type DType, type ElemType } from '../ir/types.js';
+import { bitsOf, indexString, newArray, splatTo, type Lanes } from './arrays.js';
+import type { Compiler, Rule, RunCtx } from './context.js';
+import { InterpretError, unsupported } from './errors.js';
+import { BYTES, type Allocation, type ElemArray } from './memory.js';
+import { floatDecoder, floatEncoder, FLOAT_BINARY, I64_BINARY, intBinary } from './scalar.js';
+
+const ptrDtype = (op: Op, c: Compiler): DType => {
+  const e = op.operands[0]!.type.elem;
+  if (!isPtr(e)) throw unsupported(c.kernel, op, `expected a pointer operand, got ${e}`);
+  return pointee(e);
+};
+
+/** Dtype of the memory view used to move lanes bit-exactly (f32 through its bits). */
+const moveDtype = (d: DType): DType => (d === 'f32' ? 'u32' : d);
+
+const hex = (a: number) => `0x${a.toString(16)}`;
+
+/** Finds the buffer for one lane's access or throws E_OOB with everything needed to debug it. */
+function locate(cx: RunCtx, c: Compiler, op: Op, what: string, addr: number, size: number, lane: number): Allocation {
+  const a = cx.mem.find(addr);
+  if (a && !a.freed && addr + size <= a.base + a.size && addr % size === 0) return a;
+  let why: string;
+  if (!Number.isFinite(addr) || addr < 0 || !Number.isInteger(addr)) why = 'is not a valid address';
+  else if (a && a.freed) why = 'is inside a freed buffer';
+  else if (a && addr % size !== 0) why = `is misaligned for a ${size}-byte element`;
+  else if (a) why = 'runs past the end of its buffer';
+  else why = 'is outside every buffer';
+  const shape = op.operands[0]!.type.shape;
+  const idx = shape.length ? ` [${indexString(shape, lane)}]` : '';
+  throw new InterpretError(
+    'E_OOB',
+    `out-of-bounds ${what} in program (${cx.pid.join(', ')}), lane ${lane}${idx}: address ${hex(addr)} (${size} bytes) ${why}; ${cx.mem.describeNearest(addr)}`,
+    { kernel: c.kernel, ...(op.loc ? { loc: op.loc } : {}), pid: [...cx.pid], lane, address: addr },
+  );
+}
+
+export const addptrRule: Rule<'addptr'> = (op, c) => {
+  const d = ptrDtype(op, c);
+  const size = BYTES[d];
+  const [p, o] = op.operands.map((v) => v.id) as [number, number];
+  const id = op.results[0]!.id;
+  return (cx) => {
+    const ptrs = cx.env[p]!;
+    const offs = cx.env[o]!;
+    const n = Math.max(ptrs.length, offs.length);
+    const pp: Lanes = splatTo(ptrs, n);
+    const oo: Lanes = splatTo(offs, n);
+    const out = new Float64Array(n);
+    for (let i = 0; i < n; i++) out[i] = pp[i] + Number(oo[i]) * size;
+    cx.env[id] = out;
+  };
+};
+
+export const loadRule: Rule<'load'> = (op, c) => {
+  const d = ptrDtype(op, c);
+  const size = BYTES[d];
+  const { hasMask, hasOther } = op.attrs;
+  const ids = op.operands.map((v) => v.id);
+  const ptrId = ids[0]!;
+  const maskId = hasMask ? ids[1] : undefined;
+  const otherId = hasOther ? ids[hasMask ? 2 : 1] : undefined;
+  const id = op.results[0]!.id;
+  const n = numel(op.results[0]!.type.shape);
+  const t: ElemType = d;
+  const vd = moveDtype(d);
+  return (cx) => {
+    const ptrs: Lanes = splatTo(cx.env[ptrId]!, n);
+    const mask: Lanes | undefined = maskId === undefined ? undefined : splatTo(cx.env[maskId]!, n);
+    const other: Lanes | undefined = otherId === undefined ? undefined : bitsOf(splatTo(cx.env[otherId]!, n));
+    const out = newArray(t, n);
+    const o: Lanes = bitsOf(out);
+    for (let i = 0; i < n; i++) {
+      if (mask && !mask[i]) {
+        if (other) o[i] = other[i]; // else stays 0
+        continue;
+      }
+      const addr = ptrs[i] as number;
+      const a = locate(cx, c, op, 'load', addr, size, i);
+      const v = (cx.mem.viewOf(a, vd) as Lanes)[(addr - a.base) / size];
+      o[i] = d === 'bool' ? (v !== 0 ? 1 : 0) : v;
+    }
+    cx.env[id] = out;
+  };
+};
+
+export const storeRule: Rule<'store'> = (op, c) => {
+  const d = ptrDtype(op, c);
+  const size = BYTES[d];
+  const [ptrId, valId, maskId] = op.operands.map((v) => v.id) as [number, number, number | undefined];
+  const hasMask = op.attrs.hasMask;
+  const n = numel(op.operands[0]!.type.shape);
+  const vd = moveDtype(d);
+  return (cx) => {
+    const ptrs: Lanes = splatTo(cx.env[ptrId]!, n);
+    const vals: Lanes = bitsOf(splatTo(cx.env[valId]!, n));
+    const mask: Lanes | undefined = hasMask ? splatTo(cx.env[maskId!]!, n) : undefined;
+    // Check every active lane first: a failing store writes nothing.
+    const allocs: (Allocation | undefined)[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      if (mask && !mask[i]) continue;
+      allocs[i] = locate(cx, c, op, 'store', ptrs[i] as number, size, i);
+    }
+    for (let i = 0; i < n; i++) {
+      const a = allocs[i];
+      if (!a) continue;
+      (cx.mem.viewOf(a, vd) as Lanes)[((ptrs[i] as number) - a.base) / size] = vals[i];
+    }
+  };
+};
+
+type Combine = (old: number | bigint, v: number | bigint) => number | bigint;
+
+function atomicCombine(opName: AtomicOp, d: DType): Combine | undefined {
+  if (opName === 'xchg') return (_old, v) => v;
+  if (isFloat(d)) {
+    if (opName !== 'add' && opName !== 'max' && opName !== 'min') return undefined;
+    const f = FLOAT_BINARY[opName]!;
+    const dec = floatDecoder(d);
+    const enc = floatEncoder(d);
+    if (dec && enc) return (o, v) => enc(Math.fround(f(dec(o as number), dec(v as number))));
+    return f as Combine;
+  }
+  if (d === 'i64') return I64_BINARY[opName] as Combine;
+  const f = intBinary(opName, d === 'bool' ? 'u8' : d);
+  return f as Combine | undefined;
+}
+
+export const atomicRmwRule: Rule<'atomic_rmw'> = (op, c) => {
+  const d = ptrDtype(op, c);
+  const size = BYTES[d];
+  const f = atomicCombine(op.attrs.op, d);
+  if (!f) throw unsupported(c.kernel, op, `atomic '${op.attrs.op}' is not defined on ${d}`);
+  const [ptrId, valId, maskId] = op.operands.map((v) => v.id) as [number, number, number | undefined];
+  const hasMask = op.attrs.hasMask;
+  const id = op.results[0]!.id;
+  const n = numel(op.results[0]!.type.shape);
+  // xchg moves bits; arithmetic reads values (f16/bf16 lanes are bits, decoded by `f`).
+  const vd = op.attrs.op === 'xchg' ? moveDtype(d) : d;
+  return (cx) => {
+    const ptrs: Lanes = splatTo(cx.env[ptrId]!, n);
+    const valArr = splatTo(cx.env[valId]!, n);
+    const vals: Lanes = vd === d ? valArr : bitsOf(valArr);
+    const mask: Lanes | undefined = hasMask ? splatTo(cx.env[maskId!]!, n) : undefined;
+    const out = newArray(d, n);
+    const o: Lanes = vd === d ? out : bitsOf(out);
+    for (let i = 0; i < n; i++) {
+      if (mask && !mask[i]) continue; // old value of a masked-off lane reads as 0
+      const addr = ptrs[i] as number;
+      const a = locate(cx, c, op, 'atomic', addr, size, i);
+      const view: Lanes = cx.mem.viewOf(a, vd);
+      const k = (addr - a.base) / size;
+      const old = view[k];
+      o[i] = old;
+      view[k] = f(old, vals[i]);
+    }
+    cx.env[id] = out;
+  };
+};
+
+/** Integer dtype of the same width, for bitwise compare-and-swap. */
+const casDtype = (d: DType): DType => (d === 'f32' ? 'u32' : d === 'f64' ? 'i64' : d);
+
+function intView(a: ElemArray, d: DType): Lanes {
+  if (d === 'f32') return new Uint32Array(a.buffer, a.byteOffset, a.length);
+  if (d === 'f64') return new BigInt64Array(a.buffer, a.byteOffset, a.length);
+  return a;
+}
+
+export const atomicCasRule: Rule<'atomic_cas'> = (op, c) => {
+  const d = ptrDtype(op, c);
+  const size = BYTES[d];
+  const vd = casDtype(d);
+  const [ptrId, cmpId, valId] = op.operands.map((v) => v.id) as [number, number, number];
+  const id = op.results[0]!.id;
+  const n = numel(op.results[0]!.type.shape);
+  return (cx) => {
+    const ptrs: Lanes = splatTo(cx.env[ptrId]!, n);
+    const cmps = intView(splatTo(cx.env[cmpId]!, n), d);
+    const vals = intView(splatTo(cx.env[valId]!, n), d);
+    const out = newArray(d, n);
+    const o = intView(out, d);
+    for (let i = 0; i < n; i++) {
+      const addr = ptrs[i] as number;
+      const a = locate(cx, c, op, 'atomic_cas', addr, size, i);
+      const view: Lanes = cx.mem.viewOf(a, vd);
+      const k = (addr - a.base) / size;
+      const old = view[k];
+      o[i] = old;
+      if (old === cmps[i]) view[k] = vals[i]; // compares bit patterns, as PTX atom.cas.b32/.b64
+    }
+    cx.env[id] = out;
+  };
+};

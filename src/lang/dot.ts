@@ -1,0 +1,59 @@
+// dot: 2-D matrix product with an accumulator.
+import type { DType } from '../ir/types.js';
+import { isBool, isFloat, isInt, isPtr, sameShape } from '../ir/types.js';
+import { promoteInts } from './promote.js';
+import { broadcastToIn, castIn, checkDType, constantIn, describe, toTileIn, type TileLike } from './semantic.js';
+import type { Tile } from './tile.js';
+import { api, type Trace } from './trace.js';
+
+export interface DotOptions {
+  /** Accumulator [M, N]; its dtype is the result dtype. */
+  acc?: TileLike;
+  /** Result dtype when there is no `acc` (default: f32 for float inputs, i32 for integer inputs). */
+  outDtype?: DType;
+  /** 'ieee' (default: exact fp32 products) or 'tf32' (lets tensor cores round inputs to tf32). */
+  inputPrecision?: 'ieee' | 'tf32';
+}
+
+/** Common input dtype of a and b: wider float wins; f16 with bf16 -> f32; ints by integer promotion. */
+function inputDType(t: Trace, a: DType, b: DType): DType {
+  if (a === b) return a;
+  if (isFloat(a) || isFloat(b)) {
+    const rank = (d: DType) => (d === 'f64' ? 3 : d === 'f32' ? 2 : isFloat(d) ? 1 : 0);
+    if (rank(a) === 1 && rank(b) === 1) return 'f32';
+    return rank(a) >= rank(b) ? a : b;
+  }
+  return promoteInts(a, b);
+}
+
+export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
+  api('dot', (t) => {
+    if (typeof opts !== 'object' || opts === null) return t.fail('E_ARG', `options must be an object, got ${describe(opts)}`);
+    for (const k of Object.keys(opts)) if (!['acc', 'outDtype', 'inputPrecision'].includes(k)) t.fail('E_ARG', `unknown option '${k}' (allowed: acc, outDtype, inputPrecision)`);
+    const at = toTileIn(t, a, 'a'), bt = toTileIn(t, b, 'b');
+    for (const [name, x] of [['a', at], ['b', bt]] as const) {
+      if (x.rank !== 2) t.fail('E_SHAPE', `dot needs 2-D tiles; ${name} has shape [${x.shape.join(', ')}]`);
+      if (isPtr(x.dtype) || isBool(x.dtype)) t.fail('E_TYPE', `dot does not take ${x.dtype} tiles (${name})`);
+    }
+    const [m, k] = at.shape as [number, number];
+    const [k2, n] = bt.shape as [number, number];
+    if (k !== k2) return t.fail('E_SHAPE', `dot shape mismatch: a is [${m}, ${k}] and b is [${k2}, ${n}]; a's dim 1 must equal b's dim 0`);
+    const inT = inputDType(t, at.dtype as DType, bt.dtype as DType);
+    const prec = opts.inputPrecision ?? 'ieee';
+    if (prec !== 'ieee' && prec !== 'tf32') return t.fail('E_ARG', `inputPrecision must be 'ieee' or 'tf32', got ${describe(prec)}`);
+    let acc: Tile;
+    if (opts.acc !== undefined) {
+      const ac = toTileIn(t, opts.acc, 'acc');
+      if (opts.outDtype !== undefined && checkDType(t, opts.outDtype, 'outDtype') !== ac.dtype) {
+        return t.fail('E_TYPE', `outDtype ${opts.outDtype} differs from the accumulator's dtype ${ac.dtype}`);
+      }
+      if (ac.rank === 2 && !sameShape(ac.shape, [m, n])) return t.fail('E_SHAPE', `dot accumulator has shape [${ac.shape.join(', ')}], expected [${m}, ${n}]`);
+      acc = broadcastToIn(t, ac, [m, n], 'dot accumulator');
+    } else {
+      const out = opts.outDtype !== undefined ? checkDType(t, opts.outDtype, 'outDtype') : isInt(inT) ? 'i32' : inT === 'f64' ? 'f64' : 'f32';
+      acc = constantIn(t, 0, { elem: out, shape: [m, n] });
+    }
+    if (isBool(acc.dtype) || isPtr(acc.dtype)) return t.fail('E_TYPE', `dot accumulator cannot be ${acc.dtype}`);
+    if (isFloat(inT) !== isFloat(acc.dtype)) return t.fail('E_TYPE', `dot of ${inT} inputs cannot accumulate in ${acc.dtype}`);
+    return t.emit('dot', [castIn(t, at, inT), castIn(t, bt, inT), acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: prec });
+  });

@@ -1,0 +1,53 @@
+// Public error classes. Every error Tessera throws at a user derives from `TesseraError` and
+// carries a stable `code` (tests and callers match on the code, never on the message text).
+// Other folders import `TesseraError` from here and subclass it.
+import type { Loc } from '../ir/ops.js';
+
+export class TesseraError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Context attached to errors raised while tracing a kernel. */
+export interface KernelErrorInfo {
+  readonly kernel?: string;
+  /** The public op or API the user called (e.g. 'store', 'defineKernel'). */
+  readonly op?: string;
+  /** The user's source location, when one could be found on the stack. */
+  readonly loc?: Loc;
+}
+
+/**
+ * An error in a kernel definition or trace. The message reads
+ * `kernel 'add', op 'store': <what went wrong> (at file:line:col)`.
+ * Codes: E_ARG (bad argument/spec), E_TYPE (dtype), E_SHAPE (shape/broadcast/pow2),
+ * E_AXIS (bad axis), E_TRACE (misuse of tracing: outside a kernel, tile from another trace).
+ */
+export class KernelError extends TesseraError {
+  readonly kernel?: string;
+  readonly op?: string;
+  readonly loc?: Loc;
+  readonly detail: string;
+  constructor(code: string, detail: string, info: KernelErrorInfo = {}) {
+    super(code, formatMessage(detail, info));
+    this.detail = detail;
+    if (info.kernel !== undefined) this.kernel = info.kernel;
+    if (info.op !== undefined) this.op = info.op;
+    if (info.loc !== undefined) this.loc = info.loc;
+  }
+}
+
+export const formatLoc = (loc: Loc): string => `${loc.file}:${loc.line}:${loc.col}`;
+
+function formatMessage(detail: string, info: KernelErrorInfo): string {
+  const where: string[] = [];
+  if (info.kernel !== undefined) where.push(`kernel '${info.kernel}'`);
+  if (info.op !== undefined) where.push(`op '${info.op}'`);
+  const head = where.length ? `${where.join(', ')}: ` : '';
+  const tail = info.loc ? ` (at ${formatLoc(info.loc)})` : '';
+  return `${head}${detail}${tail}`;
+}

@@ -1,0 +1,66 @@
+// Compiler hints and debugging ops: multipleOf, maxContiguous, devicePrint, deviceAssert.
+import { isBool } from '../ir/types.js';
+import { describe, toTileIn, type TileLike } from './semantic.js';
+import type { Tile } from './tile.js';
+import { api, type Trace } from './trace.js';
+
+/**
+ * Per-dimension hint values; a single number applies to every dim. A scalar takes one value, but
+ * the IR verifier wants exactly rank entries (0 for a scalar), so scalar hints are checked and
+ * then dropped (see SCALAR_HINTS); alignment of scalar params comes from the specialization.
+ */
+function hintValues(t: Trace, x: Tile, v: unknown, what: string): number[] {
+  const n = Math.max(1, x.rank);
+  const vals = typeof v === 'number' ? Array<number>(n).fill(v) : v;
+  if (!Array.isArray(vals) || vals.length !== n || !vals.every((d) => Number.isInteger(d) && d > 0)) {
+    return t.fail('E_ARG', `${what} needs ${n} positive integer(s) (one per dim), got ${describe(v)}`);
+  }
+  return [...vals] as number[];
+}
+
+/** Whether hints on scalars are emitted (with one value); off until the verifier accepts them. */
+export const SCALAR_HINTS = false;
+
+/** Promises the compiler that values are multiples of `values` (per dim). */
+export const multipleOf = (x: Tile, values: number | number[]): Tile =>
+  api('multipleOf', (t) => {
+    const xt = toTileIn(t, x, 'input');
+    const v = hintValues(t, xt, values, 'multipleOf');
+    return xt.rank === 0 && !SCALAR_HINTS ? xt : t.emit('hint', [xt], xt.type, { multipleOf: v });
+  });
+
+/** Promises the compiler that runs of `values` consecutive elements are contiguous (per dim). */
+export const maxContiguous = (x: Tile, values: number | number[]): Tile =>
+  api('maxContiguous', (t) => {
+    const xt = toTileIn(t, x, 'input');
+    const v = hintValues(t, xt, values, 'maxContiguous');
+    return xt.rank === 0 && !SCALAR_HINTS ? xt : t.emit('hint', [xt], xt.type, { maxContiguous: v });
+  });
+
+/** Prints `prefix` and the tiles, with the program id, when the kernel runs. */
+export const devicePrint = (prefix: string, ...tiles: (TileLike | { hex: boolean })[]): void =>
+  api('devicePrint', (t) => {
+    if (typeof prefix !== 'string') t.fail('E_ARG', `devicePrint's first argument must be a prefix string, got ${describe(prefix)}`);
+    let hex = false;
+    const last = tiles[tiles.length - 1];
+    const args = [...tiles];
+    if (last !== null && typeof last === 'object' && !('trace' in last) && 'hex' in last) {
+      hex = last.hex === true;
+      args.pop();
+    }
+    const vals = args.map((v, i) => toTileIn(t, v, `argument ${i + 1}`));
+    t.emitOp('print', vals, [], { prefix, hex });
+  });
+
+/** Fails the launch where `cond` is false. A JS boolean is checked at trace time. */
+export const deviceAssert = (cond: TileLike, message = 'assertion failed'): void =>
+  api('deviceAssert', (t) => {
+    if (typeof message !== 'string') t.fail('E_ARG', `deviceAssert's message must be a string, got ${describe(message)}`);
+    if (typeof cond === 'boolean') {
+      if (!cond) t.fail('E_ARG', `static assertion failed: ${message}`);
+      return;
+    }
+    const c = toTileIn(t, cond, 'condition');
+    if (!isBool(c.dtype)) t.fail('E_TYPE', `deviceAssert needs a bool condition, got ${c.dtype}`);
+    t.emitOp('assert', [c], [], { message });
+  });

@@ -1,0 +1,27 @@
+// The Triton-style kernel language. See docs/language.md.
+export { TesseraError, KernelError, formatLoc } from './errors.js';
+export type { KernelErrorInfo } from './errors.js';
+export { Tile } from './tile.js';
+export { Trace, activeTrace, runTrace, api } from './trace.js';
+export { defineKernel, ptr, constexpr } from './kernel.js';
+export type { KernelDef, KernelSpec, KernelParamSpec, PtrSpec, ConstexprSpec, ConstexprValue, KernelArgs, RuntimeParam, TraceSpecialization } from './kernel.js';
+export { programId, numPrograms, arange, full, zeros } from './creation.js';
+export { load, store, atomicAdd, atomicMax, atomicMin, atomicAnd, atomicOr, atomicXor, atomicXchg, atomicCas } from './memory.js';
+export type { LoadOptions, StoreOptions, AtomicOptions } from './memory.js';
+export {
+  add, sub, mul, div, divRn, floordiv, rem, mod, pow, neg, minimum, maximum, clamp,
+  eq, ne, lt, le, gt, ge, and, or, xor, not, shl, shr, logicalAnd, logicalOr, logicalNot, where,
+  abs, exp, exp2, log, log2, sqrt, sqrtRn, rsqrt, sin, cos, tanh, sigmoid, erf, floor, ceil, fma,
+  to, cast, bitcast, cdiv,
+} from './semantic.js';
+export type { Scalar, TileLike } from './semantic.js';
+export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
+export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
+export type { ReduceOptions, ScanOptions } from './reduce.js';
+export { dot } from './dot.js';
+export type { DotOptions } from './dot.js';
+export { forLoop, range, ifThenElse } from './control.js';
+export { multipleOf, maxContiguous, devicePrint, deviceAssert } from './hints.js';
+export { promoteInts, computationType, literalDType } from './promote.js';
+export { BlockSpec, blockSpec, ds, DSlice, Ref } from './pallas.js';
+export type { ShapeDtype, IndexMap, BlockIndex, RefIndexEntry } from './pallas.js';

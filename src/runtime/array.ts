@@ -1,0 +1,59 @@
+// DeviceArray: a typed host buffer with a dtype and a shape, accepted wherever a kernel takes a
+// pointer. `data` is the storage form (f16/bf16 as bit patterns in a Uint16Array, bool as 0/1
+// bytes, i64 as a BigInt64Array); `toArray()` gives plain JS values back.
+import { DTYPES, isDType, numel, type DType } from '../ir/types.js';
+import { TesseraError } from '../lang/errors.js';
+import { arrayCtorFor, type ElemArray } from '../interpret/memory.js';
+import { bf16Array, bf16Value, f16Array, f16Value } from './half.js';
+
+export type TypedArray = ElemArray;
+
+/** Which typed array holds each dtype (what `kernel(...).run` accepts for a `ptr(dtype)` param). */
+export const ARRAY_FOR_DTYPE: Readonly<Record<DType, string>> = {
+  f64: 'Float64Array', f32: 'Float32Array', f16: 'Uint16Array', bf16: 'Uint16Array', i64: 'BigInt64Array',
+  i32: 'Int32Array', i16: 'Int16Array', i8: 'Int8Array', u32: 'Uint32Array', u8: 'Uint8Array', bool: 'Uint8Array',
+};
+
+/** True when `a` is the typed array kind that stores `d`. */
+export const holdsDType = (a: unknown, d: DType): a is TypedArray => a instanceof arrayCtorFor(d);
+
+export class DeviceArray {
+  constructor(readonly dtype: DType, readonly shape: readonly number[], readonly data: TypedArray) {
+    if (!holdsDType(data, dtype)) {
+      throw new TesseraError('E_ARG', `DeviceArray of ${dtype} needs a ${ARRAY_FOR_DTYPE[dtype]}, got ${(data as unknown as { constructor?: { name?: string } })?.constructor?.name ?? typeof data}`);
+    }
+    if (shape.some((d) => !Number.isInteger(d) || d < 0) || numel(shape) !== data.length) {
+      throw new TesseraError('E_ARG', `DeviceArray shape [${shape.join(', ')}] does not match ${data.length} elements`);
+    }
+  }
+
+  get size(): number {
+    return this.data.length;
+  }
+
+  /** The elements as JS values: numbers (f16/bf16 decoded, bool as 0/1), or bigints for i64. */
+  toArray(): number[] | bigint[] {
+    if (this.dtype === 'i64') return Array.from(this.data as BigInt64Array);
+    const dec = this.dtype === 'f16' ? f16Value : this.dtype === 'bf16' ? bf16Value : (x: number) => x;
+    return Array.from(this.data as Exclude<TypedArray, BigInt64Array>, dec);
+  }
+}
+
+/**
+ * Makes a DeviceArray of `dtype` from JS values (numbers are rounded to f16/bf16 to nearest even,
+ * wrapped to integer widths) or from a typed array of the matching kind (copied).
+ */
+export function array(data: ArrayLike<number> | ArrayLike<bigint> | TypedArray, dtype: DType, shape?: readonly number[]): DeviceArray {
+  if (!isDType(dtype)) throw new TesseraError('E_ARG', `array(): unknown dtype ${String(dtype)} (one of ${DTYPES.join(' ')})`);
+  let storage: TypedArray;
+  if (holdsDType(data, dtype)) storage = data.slice();
+  else if (dtype === 'f16') storage = f16Array(data as ArrayLike<number>);
+  else if (dtype === 'bf16') storage = bf16Array(data as ArrayLike<number>);
+  else if (dtype === 'i64') storage = BigInt64Array.from(data as ArrayLike<number | bigint>, (v) => BigInt(v));
+  else if (dtype === 'bool') storage = Uint8Array.from(data as ArrayLike<number>, (v) => (v ? 1 : 0));
+  else {
+    const C = arrayCtorFor(dtype) as unknown as { from(a: ArrayLike<number>, f?: (v: number) => number): TypedArray };
+    storage = C.from(data as ArrayLike<number>, (v) => Number(v));
+  }
+  return new DeviceArray(dtype, shape ?? [storage.length], storage);
+}

@@ -1,0 +1,157 @@
+// kernel(spec, fn): the user-facing kernel. Wraps the language's defineKernel with argument
+// checking, a trace cache per constexpr set, grid resolution and a device to run on.
+//   const add = kernel({ name: 'add', params: { x: ptr('f32'), y: ptr('f32'), out: ptr('f32'), n: 'i32', BLOCK: constexpr() } }, fn);
+//   await add.run({ x, y, out, n, BLOCK: 256 }, { grid: (a) => cdiv(a.n, a.BLOCK) });
+import type { Func } from '../ir/ops.js';
+import { isFloat, isInt, isPtr, pointee, type DType } from '../ir/types.js';
+import { verify } from '../ir/verify.js';
+import { KernelError } from '../lang/errors.js';
+import {
+  defineKernel, type ConstexprSpec, type ConstexprValue, type KernelArgs, type KernelDef, type KernelSpec,
+  type KernelParamSpec as ParamSpec, type PtrSpec,
+} from '../lang/index.js';
+import { ARRAY_FOR_DTYPE, DeviceArray, holdsDType, type TypedArray } from './array.js';
+import { getDevice, type Device, type DeviceKind, type LaunchArg } from './device.js';
+
+export type ArgValue = TypedArray | DeviceArray | number | bigint | boolean | string;
+export type RunArgs = Record<string, ArgValue>;
+
+/** The value `run` takes for one parameter spec. */
+export type ArgFor<S> = S extends PtrSpec ? TypedArray | DeviceArray
+  : S extends ConstexprSpec<infer T> ? T
+  : S extends 'i64' ? number | bigint
+  : S extends 'bool' ? boolean
+  : number;
+/** The arguments of a kernel's `run`, keyed by parameter name (constexprs included). */
+export type ArgsFor<P extends Record<string, ParamSpec>> = { [K in keyof P]: ArgFor<P[K]> };
+
+/** A grid: programs along x, or [x, y?, z?], or a function of the run's arguments (as Triton's `lambda meta`). */
+export type GridSpec<A = Readonly<RunArgs>> = number | readonly number[] | ((args: A) => number | readonly number[]);
+
+export interface RunOptions<A = Readonly<RunArgs>> {
+  readonly grid: GridSpec<A>;
+  /** Warps per program (a power of two, 1..32); the interpreter ignores it. Default 4. */
+  readonly numWarps?: number;
+  readonly device?: DeviceKind | Device;
+  /** Receives devicePrint lines (default: console.log). */
+  readonly onPrint?: (line: string) => void;
+}
+
+const RANGES: Partial<Record<DType, [number, number]>> = {
+  i32: [-(2 ** 31), 2 ** 31 - 1], i16: [-(2 ** 15), 2 ** 15 - 1], i8: [-128, 127], u32: [0, 2 ** 32 - 1], u8: [0, 255],
+};
+
+const describeValue = (v: unknown): string =>
+  ArrayBuffer.isView(v) ? v.constructor.name : v instanceof DeviceArray ? `DeviceArray(${v.dtype})` : `${typeof v} ${String(v)}`;
+
+export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSpec>> {
+  private readonly traces = new Map<string, Func>();
+
+  constructor(readonly def: KernelDef<P>) {}
+
+  get name(): string {
+    return this.def.name;
+  }
+
+  /** The IR for one set of constexpr values (cached; verified once). */
+  trace(constexprs: Record<string, ConstexprValue> = {}): Func {
+    const key = JSON.stringify(this.def.constexprNames.map((n) => [n, constexprs[n]]));
+    let f = this.traces.get(key);
+    if (!f) {
+      f = this.def.trace(constexprs as never);
+      verify(f);
+      this.traces.set(key, f);
+    }
+    return f;
+  }
+
+  /** Checks the arguments, traces (or reuses) the kernel and runs it; resolves when done. */
+  async run(args: ArgsFor<P>, opts: RunOptions<ArgsFor<P>>): Promise<void> {
+    const raw = args as unknown as RunArgs;
+    const launchArgs = this.checkArgs(raw);
+    const grid = this.resolveGrid(raw, opts?.grid as GridSpec | undefined);
+    const numWarps = opts.numWarps ?? 4;
+    if (!Number.isInteger(numWarps) || numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)) !== 0) {
+      throw this.error(`numWarps must be a power of two from 1 to 32, got ${String(numWarps)}`);
+    }
+    const device = getDevice(opts.device);
+    const constexprs: Record<string, ConstexprValue> = {};
+    for (const n of this.def.constexprNames) constexprs[n] = raw[n] as ConstexprValue;
+    const func = this.trace(constexprs);
+    await device.launch(func, launchArgs, { grid, numWarps, ...(opts.onPrint ? { onPrint: opts.onPrint } : {}) });
+  }
+
+  private error(detail: string): KernelError {
+    return new KernelError('E_ARG', detail, { kernel: this.def.name, op: 'run' });
+  }
+
+  /** Validates every argument against the spec; returns the runtime params' launch values in order. */
+  private checkArgs(args: RunArgs): LaunchArg[] {
+    if (typeof args !== 'object' || args === null) throw this.error(`arguments must be an object keyed by parameter name, got ${describeValue(args)}`);
+    const names = this.def.paramNames;
+    for (const k of Object.keys(args)) {
+      if (!names.includes(k)) throw this.error(`unknown argument '${k}' (parameters: ${names.join(', ')})`);
+    }
+    for (const n of names) {
+      if (args[n] === undefined) throw this.error(`missing argument for parameter '${n}'`);
+    }
+    for (const n of this.def.constexprNames) {
+      const v = args[n];
+      if (typeof v !== 'number' && typeof v !== 'boolean' && typeof v !== 'string') {
+        throw this.error(`parameter '${n}' is a constexpr and needs a number, boolean or string, got ${describeValue(v)}`);
+      }
+    }
+    return this.def.runtimeParams.map(({ name, type }) => {
+      const v = args[name];
+      const bad = (want: string) => this.error(`parameter '${name}' (${type}) needs ${want}, got ${describeValue(v)}`);
+      if (isPtr(type)) {
+        const d = pointee(type);
+        if (v instanceof DeviceArray) {
+          if (v.dtype !== d) throw bad(`an array of ${d}`);
+          return v.data;
+        }
+        if (!holdsDType(v, d)) throw bad(`a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' ? ` of ${d} bit patterns` : ''} or a DeviceArray of ${d}`);
+        return v;
+      }
+      const d = type as DType;
+      if (d === 'bool') {
+        if (typeof v !== 'boolean') throw bad('a boolean');
+        return v;
+      }
+      if (d === 'i64') {
+        if (typeof v === 'bigint') {
+          if (BigInt.asIntN(64, v) !== v) throw bad('a value in the i64 range');
+          return v;
+        }
+        if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+        throw bad('a bigint or a safe integer');
+      }
+      if (isInt(d)) {
+        const [lo, hi] = RANGES[d]!;
+        if (typeof v !== 'number' || !Number.isInteger(v)) throw bad('an integer');
+        if (v < lo || v > hi) throw bad(`a value in [${lo}, ${hi}]`);
+        return v;
+      }
+      if (isFloat(d) && typeof v === 'number') return v;
+      throw bad('a number');
+    });
+  }
+
+  private resolveGrid(args: RunArgs, spec: GridSpec | undefined): [number, number, number] {
+    if (spec === undefined) throw this.error('missing run option `grid`');
+    let g: unknown = spec;
+    if (typeof spec === 'function') {
+      g = spec(args);
+    }
+    const dims = typeof g === 'number' ? [g] : Array.isArray(g) ? (g as unknown[]) : undefined;
+    if (!dims || dims.length < 1 || dims.length > 3 || dims.some((d) => typeof d !== 'number' || !Number.isInteger(d) || d < 1 || d > 2 ** 31 - 1)) {
+      throw this.error(`grid must be a positive integer or 1 to 3 positive integers, got ${JSON.stringify(g)}`);
+    }
+    return [dims[0] as number, (dims[1] as number | undefined) ?? 1, (dims[2] as number | undefined) ?? 1];
+  }
+}
+
+/** Defines a Triton-style kernel (see src/lang) and returns a runnable Kernel. */
+export function kernel<P extends Record<string, ParamSpec>>(spec: KernelSpec<P>, fn: (args: KernelArgs<P>) => void): Kernel<P> {
+  return new Kernel(defineKernel(spec, fn));
+}

@@ -1,0 +1,119 @@
+// Types of the N-API addon (native/cuda) and where it and the sim library live on disk.
+// The addon is loaded lazily, once per process, with createRequire (ESM cannot import .node).
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NativeDeviceError } from './errors.js';
+
+/** Opaque handles created by the addon; only the listed fields are readable. */
+export interface DevicePtrHandle { readonly address: bigint; readonly bytes: number }
+export interface ModuleHandle { readonly infoLog: string }
+export interface FunctionHandle {
+  readonly name: string;
+  readonly numRegs: number;
+  readonly sharedBytes: number;
+  readonly constBytes: number;
+  readonly localBytes: number;
+  readonly maxThreadsPerBlock: number;
+  readonly ptxVersion: number;
+  readonly binaryVersion: number;
+}
+export interface StreamHandle { readonly __stream?: never }
+export interface EventHandle { readonly __event?: never }
+
+export interface DeviceInfo {
+  readonly name: string;
+  readonly ccMajor: number;
+  readonly ccMinor: number;
+  readonly smCount: number;
+  readonly totalMemory: number;
+  readonly warpSize: number;
+  readonly maxThreadsPerBlock: number;
+  readonly maxSharedPerBlock: number;
+  readonly maxSharedOptin: number;
+  readonly driverVersion: number;
+  readonly isSim: boolean;
+  readonly libraryPath: string;
+}
+
+export type Bytes = ArrayBufferView | ArrayBuffer;
+export type Dim3 = readonly number[];
+
+/** One opened driver library (the addon's Driver class). Errors carry `code` (see errors.ts). */
+export interface Driver {
+  readonly libraryPath: string;
+  readonly isSim: boolean;
+  deviceInfo(): DeviceInfo;
+  memGetInfo(): { free: number; total: number };
+  memAlloc(bytes: number | bigint): DevicePtrHandle;
+  memFree(ptr: DevicePtrHandle): void;
+  memcpyHtoD(ptr: DevicePtrHandle, src: Bytes, dstOffset?: number): void;
+  memcpyDtoH(dst: Bytes, ptr: DevicePtrHandle, srcOffset?: number): void;
+  memcpyHtoDAsync(ptr: DevicePtrHandle, src: Bytes, stream: StreamHandle, dstOffset?: number): void;
+  memcpyDtoHAsync<T extends Bytes>(dst: T, ptr: DevicePtrHandle, stream: StreamHandle | null, srcOffset?: number): Promise<T>;
+  memsetD8(ptr: DevicePtrHandle, value: number, count?: number, offset?: number): void;
+  moduleLoadData(image: string | Uint8Array): ModuleHandle;
+  moduleUnload(module: ModuleHandle): void;
+  getFunction(module: ModuleHandle, name: string): FunctionHandle;
+  setMaxDynamicShared(fn: FunctionHandle, bytes: number): void;
+  launch(fn: FunctionHandle, grid: Dim3, block: Dim3, sharedBytes: number, stream: StreamHandle | null,
+    params: Uint8Array | null, paramOffsets?: readonly number[]): void;
+  streamCreate(flags?: number): StreamHandle;
+  streamSynchronize(stream: StreamHandle): void;
+  streamSynchronizeAsync(stream: StreamHandle): Promise<void>;
+  streamDestroy(stream: StreamHandle): void;
+  eventCreate(flags?: number): EventHandle;
+  eventRecord(event: EventHandle, stream: StreamHandle | null): void;
+  eventSynchronize(event: EventHandle): void;
+  eventElapsed(start: EventHandle, end: EventHandle): number;
+  eventDestroy(event: EventHandle): void;
+  synchronize(): void;
+  synchronizeAsync(): Promise<void>;
+  lastFault(): string | null;
+  close(): void;
+}
+
+export interface NativeAddon {
+  readonly abiVersion: number;
+  open(libraryPath?: string): Driver;
+}
+
+/** The package root: the nearest ancestor directory whose package.json is tessera's. */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'tessera') return dir;
+      } catch {
+        // not ours; keep walking up
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new NativeDeviceError('E_NO_ADDON', 'cannot find the tessera package root');
+    dir = up;
+  }
+}
+
+export const addonPath = (): string => join(packageRoot(), 'build', 'Release', 'tessera_cuda.node');
+/** The sim driver library built by CMakeLists.txt (native/sim). */
+export const simLibraryPath = (): string => join(packageRoot(), 'build', 'lib', 'libtessera_sim.so');
+
+let cached: NativeAddon | undefined;
+
+/** Loads build/Release/tessera_cuda.node; E_NO_ADDON when it was not built. */
+export function loadAddon(): NativeAddon {
+  if (cached) return cached;
+  const path = addonPath();
+  if (!existsSync(path)) {
+    throw new NativeDeviceError('E_NO_ADDON', `the native addon is not built (${path}); run \`npm run build\``);
+  }
+  try {
+    cached = createRequire(import.meta.url)(path) as NativeAddon;
+  } catch (e) {
+    throw new NativeDeviceError('E_NO_ADDON', `cannot load the native addon ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  return cached;
+}

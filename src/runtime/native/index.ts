@@ -1,0 +1,8 @@
+// The native (`cuda` / `sim`) devices over the N-API addon in native/cuda.
+export { NativeDevice, DeviceBuffer, NativeStream, NativeEvent } from './native-device.js';
+export type { NativeKind, KernelMetadata, CompiledKernel, Grid, LaunchOptions, NativeDeviceOptions, LoadedKernel } from './native-device.js';
+export { NativeDeviceError } from './errors.js';
+export { packParams } from './params.js';
+export type { ParamSpec, PackedParams, KernelArg } from './params.js';
+export { loadAddon, addonPath, simLibraryPath } from './addon.js';
+export type { Driver, DeviceInfo, NativeAddon } from './addon.js';

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { kernel, P } from './dsl.js';
+import { count, gate } from './gate.js';
+
+describe('loops, ifs and atomics', () => {
+  it('a for-loop carries a tile across iterations', () => {
+    const f = kernel('loop_sum', [['x', P('f32')], ['out', P('f32')], ['n', 'i32']], (k, [x, out, n]) => {
+      const i = k.arange(256);
+      const [acc] = k.for(k.c(0), n!, k.c(256), [k.c(0, 'f32', [256])], (iv, [a]) => {
+        const v = k.load(k.addptr(x!, k.bin('add', k.splat(iv, [256]), i)));
+        return [k.bin('add', a!, v)];
+      });
+      k.store(k.addptr(out!, i), acc!);
+    });
+    const { sm80 } = gate(f);
+    expect(sm80.ptx).toMatch(/bra\.uni \$L_for_\d+;/);
+    expect(sm80.ptx).toMatch(/setp\.ge\.s32/);
+  });
+  it('a loop with a runtime step tests its sign', () => {
+    const f = kernel('loop_step', [['out', P('i32')], ['lb', 'i32'], ['ub', 'i32'], ['step', 'i32']], (k, [out, lb, ub, step]) => {
+      const [cnt, swapA] = k.for(lb!, ub!, step!, [k.c(0), k.c(1)], (_iv, [c, s]) => [k.bin('add', c!, k.c(1)), s!]);
+      k.store(out!, k.bin('add', cnt!, swapA!));
+    });
+    const { sm90 } = gate(f);
+    expect(sm90.ptx).toMatch(/setp\.gt\.s32 %p\d+, %r\d+, 0;/);
+  });
+  it('loop-carried values can be swapped (parallel copy)', () => {
+    const f = kernel('loop_swap', [['out', P('f32')], ['n', 'i32']], (k, [out, n]) => {
+      const [a, b] = k.for(k.c(0), n!, k.c(1), [k.c(1, 'f32', [128]), k.c(2, 'f32', [128])], (_iv, [x, y]) => [y!, x!]);
+      k.store(k.addptr(out!, k.arange(128)), k.bin('sub', a!, b!));
+    });
+    gate(f);
+  });
+  it('an if on a scalar condition yields tiles', () => {
+    const f = kernel('branch', [['x', P('f32')], ['out', P('f32')], ['flag', 'i32']], (k, [x, out, flag]) => {
+      const i = k.arange(128);
+      const v = k.load(k.addptr(x!, i));
+      const [r] = k.if(k.cmp('gt', flag!, k.c(0)), () => [k.un('exp', v)], () => [k.un('neg', v)]);
+      k.store(k.addptr(out!, i), r!);
+    });
+    const { sm80 } = gate(f);
+    expect(sm80.ptx).toMatch(/@!%p\d+ bra\.uni \$L_else_\d+;/);
+  });
+  it('atomics: tile atomic add with .sem/.scope, scalar CAS through thread 0', () => {
+    const f = kernel('atomics', [['x', P('f32')], ['cnt', P('i32')], ['lock', P('i32')]], (k, [x, cnt, lock]) => {
+      const i = k.arange(128);
+      k.atomic('add', k.addptr(x!, i), k.c(1, 'f32', [128]));
+      const old = k.cas(lock!, k.c(0), k.c(1));
+      k.atomic('max', cnt!, old);
+    });
+    const { sm80, sm90 } = gate(f);
+    for (const r of [sm80, sm90]) {
+      expect(count(r.ptx, /atom\.acq_rel\.gpu\.global\.add\.f32/)).toBe(1);
+      expect(r.ptx).toMatch(/atom\.relaxed\.gpu\.global\.cas\.b32/);
+      expect(r.ptx).toMatch(/atom\.acq_rel\.gpu\.global\.max\.s32/);
+    }
+  });
+  it('replicated tile atomics are predicated to one copy', () => {
+    const f = kernel('atomic_small', [['x', P('i32')]], (k, [x]) => {
+      k.atomic('add', k.addptr(x!, k.arange(16)), k.c(1, 'i32', [16]));
+    });
+    const { sm80 } = gate(f);
+    expect(sm80.ptx).toMatch(/setp\.lt\.u32 %p\d+, %r\d+, 16;/);
+    expect(sm80.ptx).toMatch(/@%p\d+ atom\./);
+  });
+});

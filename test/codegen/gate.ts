@@ -1,0 +1,20 @@
+// The ptxas gate: every kernel a test compiles is assembled for sm_80 AND sm_90. A missing
+// ptxas fails the test (it never skips).
+import { expect } from 'vitest';
+import type { Func } from '../../src/ir/ops.js';
+import { compile, type CompileOptions, type CompileResult } from '../../src/compiler/compile.js';
+import { findPtxas } from '../../src/codegen/ptxas.js';
+
+export function gate(f: Func, opts: Omit<CompileOptions, 'target' | 'ptxas'> = {}): { sm80: CompileResult; sm90: CompileResult } {
+  if (!findPtxas()) throw new Error('ptxas not found (PATH, CUDA_HOME/bin, /usr/local/cuda/bin): the ptxas gate cannot run');
+  const sm80 = compile(f, { ...opts, target: 'sm_80', ptxas: true });
+  const sm90 = compile(f, { ...opts, target: 'sm_90', ptxas: true });
+  for (const r of [sm80, sm90]) {
+    expect(r.cubin?.length ?? 0).toBeGreaterThan(0);
+    expect(r.metadata.spills, `spills in ${f.name}:\n${r.metadata.ptxasLog}`).toBe(0);
+  }
+  return { sm80, sm90 };
+}
+
+/** Lines of the PTX body that are instructions matching `re`. */
+export const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { kernel, P } from './dsl.js';
+import { count, gate } from './gate.js';
+
+const tile2d = (k: import('./dsl.js').K, M: number, N: number, ld: number) => {
+  const rm = k.expand(k.arange(M), 1);
+  const cn = k.expand(k.arange(N), 0);
+  return k.bin('add', k.broadcast(k.bin('mul', rm, k.c(ld, 'i32', [M, 1])), [M, N]), k.broadcast(cn, [M, N]));
+};
+
+describe('data movement, scans and dot', () => {
+  it('trans goes through shared memory once', () => {
+    const f = kernel('transpose', [['x', P('f32')], ['out', P('f32')]], (k, [x, out]) => {
+      const v = k.load(k.addptr(x!, tile2d(k, 32, 64, 64)));
+      k.store(k.addptr(out!, tile2d(k, 64, 32, 32)), k.trans(v));
+    });
+    const { sm80 } = gate(f, { specialization: { x: { divisibleBy16: true }, out: { divisibleBy16: true } } });
+    expect(count(sm80.ptx, /bar\.sync/)).toBe(2);
+    expect(sm80.ptx).toMatch(/ld\.global\.v4\.f32/);
+  });
+  it('join, split and reshape', () => {
+    const f = kernel('join_split', [['x', P('f16')], ['out', P('f16')]], (k, [x, out]) => {
+      const i = k.arange(128);
+      const a = k.load(k.addptr(x!, i));
+      const b = k.un('neg', a);
+      const j = k.join(a, b);
+      const [lo, hi] = k.split(j);
+      const flat = k.reshape(j, [256]);
+      k.store(k.addptr(out!, k.arange(256)), flat);
+      k.store(k.addptr(out!, i), k.bin('add', lo, hi));
+    });
+    gate(f);
+  });
+  it('cumsum: log2(n) Hillis-Steele steps', () => {
+    const f = kernel('cumsum', [['x', P('i32')], ['out', P('i32')]], (k, [x, out]) => {
+      const i = k.arange(1024);
+      k.store(k.addptr(out!, i), k.cumsum(k.load(k.addptr(x!, i)), 0));
+    });
+    const { sm90 } = gate(f);
+    expect(count(sm90.ptx, /bar\.sync/)).toBe(2 * 10);
+  });
+  it('reverse scan along dim 1 of a 2-D tile', () => {
+    const f = kernel('rcumsum', [['x', P('f32')], ['out', P('f32')]], (k, [x, out]) => {
+      const o = tile2d(k, 16, 64, 64);
+      k.store(k.addptr(out!, o), k.cumsum(k.load(k.addptr(x!, o)), 1, true));
+    });
+    gate(f);
+  });
+  it.each(['f32', 'f16', 'i32', 'f64'] as const)('dot with FMA for %s', (t) => {
+    const acc = t === 'f16' ? 'f32' : t;
+    const f = kernel(`matmul_${t}`, [['a', P(t)], ['b', P(t)], ['c', P(acc)], ['K', 'i32']], (k, [a, b, c, K]) => {
+      const M = 32, N = 32, BK = 16;
+      const [res] = k.for(k.c(0), K!, k.c(BK), [k.c(0, acc, [M, N])], (kk, [accv]) => {
+        const av = k.load(k.addptr(a!, k.bin('add', tile2d(k, M, BK, 64), k.splat(kk, [M, BK]))));
+        const bv = k.load(k.addptr(b!, k.bin('add', tile2d(k, BK, N, N), k.bin('mul', k.splat(kk, [BK, N]), k.c(N, 'i32', [BK, N])))));
+        return [k.dot(av, bv, accv!)];
+      });
+      k.store(k.addptr(c!, tile2d(k, M, N, N)), res!);
+    });
+    const { sm80 } = gate(f);
+    expect(sm80.ptx).toMatch(t === 'i32' ? /mad\.lo\.s32/ : /fma\.rn\.f(32|64)/);
+  });
+});
