@@ -29,19 +29,28 @@ export function laneOf(t: ElemType, v: ConstValue): number | bigint {
   return n;
 }
 
-/** Runs f over the lanes of `ins`, repeating one-lane inputs; result array of type t. */
-function mapLanes(t: ElemType, ins: ElemArray[], f: (...xs: never[]) => number | bigint | boolean): ElemArray {
+type Loop = (f: unknown, out: Lanes, a: Lanes, b: Lanes, c: Lanes, n: number) => void;
+
+/**
+ * A fresh copy of the per-lane loop for one op. Each copy is a separate function to V8, so its
+ * element accesses and the call of `f` stay monomorphic (one dtype, one function) and fast;
+ * a single shared loop would see every dtype and every op and go megamorphic.
+ */
+function freshLoop(arity: number): Loop {
+  const args = ['a[i]', 'b[i]', 'c[i]'].slice(0, arity).join(', ');
+  return new Function(`return function lanes(f, out, a, b, c, n) { for (let i = 0; i < n; i++) out[i] = f(${args}); }`)() as Loop;
+}
+
+/** Runs f over the lanes of `ins` (one-lane inputs repeated) into a new array of type t. */
+function mapLanes(loop: Loop, t: ElemType, ins: ElemArray[], f: unknown): ElemArray {
   let n = 1;
   for (const a of ins) if (a.length > n) n = a.length;
-  const xs: Lanes[] = ins.map((a) => splatTo(a, n));
-  const out: Lanes = newArray(t, n);
-  const g = f as (...xs: unknown[]) => number | bigint;
-  switch (xs.length) {
-    case 1: { const a = xs[0]!; for (let i = 0; i < n; i++) out[i] = g(a[i]); break; }
-    case 2: { const a = xs[0]!, b = xs[1]!; for (let i = 0; i < n; i++) out[i] = g(a[i], b[i]); break; }
-    default: { const a = xs[0]!, b = xs[1]!, c = xs[2]!; for (let i = 0; i < n; i++) out[i] = g(a[i], b[i], c[i]); }
-  }
-  return out as ElemArray;
+  const a: Lanes = ins[0] && ins[0].length !== n ? splatTo(ins[0], n) : ins[0]!;
+  const b: Lanes = ins[1] ? (ins[1].length !== n ? splatTo(ins[1], n) : ins[1]) : a;
+  const c: Lanes = ins[2] ? (ins[2].length !== n ? splatTo(ins[2], n) : ins[2]) : a;
+  const out = newArray(t, n);
+  loop(f, out, a, b, c, n);
+  return out;
 }
 
 const get = (cx: { env: ElemArray[] }, id: number): ElemArray => cx.env[id]!;
@@ -101,12 +110,13 @@ function lanewise(op: Op, f: (...xs: never[]) => number | bigint | boolean): Ste
   const ids = op.operands.map((v) => v.id);
   const t = elemOf(op);
   const id = op.results[0]!.id;
-  if (ids.length === 1) { const a = ids[0]!; return (cx) => { cx.env[id] = mapLanes(t, [get(cx, a)], f); }; }
+  const loop = freshLoop(ids.length);
+  if (ids.length === 1) { const a = ids[0]!; return (cx) => { cx.env[id] = mapLanes(loop, t, [get(cx, a)], f); }; }
   if (ids.length === 2) {
     const [a, b] = ids as [number, number];
-    return (cx) => { cx.env[id] = mapLanes(t, [get(cx, a), get(cx, b)], f); };
+    return (cx) => { cx.env[id] = mapLanes(loop, t, [get(cx, a), get(cx, b)], f); };
   }
-  return (cx) => { cx.env[id] = mapLanes(t, ids.map((i) => get(cx, i)), f); };
+  return (cx) => { cx.env[id] = mapLanes(loop, t, ids.map((i) => get(cx, i)), f); };
 }
 
 export const unaryRule: Rule<'unary'> = (op, c) => {

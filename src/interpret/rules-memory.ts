@@ -40,6 +40,31 @@ function locate(cx: RunCtx, c: Compiler, op: Op, what: string, addr: number, siz
   );
 }
 
+/**
+ * Remembers the last buffer a memory op touched, so consecutive lanes in the same buffer cost a
+ * range check instead of a lookup. One cursor per op execution.
+ */
+class Cursor {
+  lo = 0;
+  hi = -1;
+  view: Lanes = new Uint8Array(0);
+  constructor(private readonly cx: RunCtx, private readonly c: Compiler, private readonly op: Op,
+    private readonly what: string, private readonly size: number, private readonly vd: DType) {}
+
+  /** Element index of `addr` in `this.view`, after checking the access (throws E_OOB). */
+  index(addr: number, lane: number): number {
+    if (addr >= this.lo && addr + this.size <= this.hi) {
+      const k = (addr - this.lo) / this.size;
+      if (k === Math.floor(k)) return k; // buffers are 256-aligned: aligned iff k is whole
+    }
+    const a = locate(this.cx, this.c, this.op, this.what, addr, this.size, lane);
+    this.lo = a.base;
+    this.hi = a.base + a.size;
+    this.view = this.cx.mem.viewOf(a, this.vd);
+    return (addr - a.base) / this.size;
+  }
+}
+
 export const addptrRule: Rule<'addptr'> = (op, c) => {
   const d = ptrDtype(op, c);
   const size = BYTES[d];
@@ -75,14 +100,14 @@ export const loadRule: Rule<'load'> = (op, c) => {
     const other: Lanes | undefined = otherId === undefined ? undefined : bitsOf(splatTo(cx.env[otherId]!, n));
     const out = newArray(t, n);
     const o: Lanes = bitsOf(out);
+    const cur = new Cursor(cx, c, op, 'load', size, vd);
     for (let i = 0; i < n; i++) {
       if (mask && !mask[i]) {
         if (other) o[i] = other[i]; // else stays 0
         continue;
       }
-      const addr = ptrs[i] as number;
-      const a = locate(cx, c, op, 'load', addr, size, i);
-      const v = (cx.mem.viewOf(a, vd) as Lanes)[(addr - a.base) / size];
+      const k = cur.index(ptrs[i] as number, i);
+      const v = cur.view[k];
       o[i] = d === 'bool' ? (v !== 0 ? 1 : 0) : v;
     }
     cx.env[id] = out;
@@ -101,15 +126,12 @@ export const storeRule: Rule<'store'> = (op, c) => {
     const vals: Lanes = bitsOf(splatTo(cx.env[valId]!, n));
     const mask: Lanes | undefined = hasMask ? splatTo(cx.env[maskId!]!, n) : undefined;
     // Check every active lane first: a failing store writes nothing.
-    const allocs: (Allocation | undefined)[] = new Array(n);
+    const check = new Cursor(cx, c, op, 'store', size, vd);
+    for (let i = 0; i < n; i++) if (!mask || mask[i]) check.index(ptrs[i] as number, i);
+    const cur = new Cursor(cx, c, op, 'store', size, vd);
     for (let i = 0; i < n; i++) {
       if (mask && !mask[i]) continue;
-      allocs[i] = locate(cx, c, op, 'store', ptrs[i] as number, size, i);
-    }
-    for (let i = 0; i < n; i++) {
-      const a = allocs[i];
-      if (!a) continue;
-      (cx.mem.viewOf(a, vd) as Lanes)[((ptrs[i] as number) - a.base) / size] = vals[i];
+      cur.view[cur.index(ptrs[i] as number, i)] = vals[i];
     }
   };
 };

@@ -69,6 +69,9 @@ export function pallasCall(body: PallasBody, opts: PallasCallOptions): PallasCal
   if (opts.outShape === undefined) fail(name, 'missing option `outShape`');
   const outputs = asList(opts.outShape);
   const grid = opts.grid === undefined ? [1] : asList(opts.grid);
+  if (grid.length < 1 || grid.length > 3 || grid.some((g) => !Number.isInteger(g) || g < 1)) {
+    fail(name, `grid must have 1 to 3 positive integer dims, got ${JSON.stringify(opts.grid)}`);
+  }
   const outSpecList = opts.outSpecs === undefined ? [] : asList(opts.outSpecs as BlockSpec | null | readonly (BlockSpec | null)[]);
   if (outSpecList.length > outputs.length) fail(name, `${outSpecList.length} outSpecs for ${outputs.length} outputs`);
   const given = opts.inSpecs ?? [];

@@ -46,6 +46,18 @@ describe('reductions over rows (ragged rows and columns)', () => {
       expect(Array.from(out as Int32Array)).toEqual(rowsOf(xi).map(ref));
     }
   });
+  it('argmax / argmin with NaN: the first NaN wins (NaN counts as the extreme)', () => {
+    const k = defineKernel({ name: 'nan', params: { x: ptr('f32'), out: ptr('i32') } }, ({ x, out }) => {
+      const v = load(x.add(arange(0, 8)));
+      store(out, v.argmax(0));
+      store(out.add(1), v.argmin(0));
+    });
+    const xs = Float32Array.of(1, 9, NaN, -3, NaN, 2, 9, -3);
+    const [, out] = runKernel(k, {}, [xs, new Int32Array(2)], [1]);
+    expect(Array.from(out as Int32Array)).toEqual([2, 2]);
+    const [, out2] = runKernel(k, {}, [Float32Array.of(1, 9, 0, -3, 4, 2, 9, -3), new Int32Array(2)], [1]);
+    expect(Array.from(out2 as Int32Array)).toEqual([1, 3]);
+  });
   it('sum over axis 0 with keepDims, and over all elements', () => {
     const k = defineKernel({ name: 'colsum', params: { x: ptr('f32'), out: ptr('f32'), total: ptr('f32') } }, ({ x, out, total }) => {
       const r = arange(0, 8), c = arange(0, 16);
