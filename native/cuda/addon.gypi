@@ -14,6 +14,7 @@
         "src/js_error.cc",
         "src/memory.cc",
         "src/module.cc",
+        "src/sim_ext.cc",
         "src/stream.cc"
       ],
       "defines": ["NAPI_VERSION=8"],

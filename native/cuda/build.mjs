@@ -38,7 +38,7 @@ writeFileSync(
   JSON.stringify({ includes: [join(root, 'native', 'cuda', 'addon.gypi')] }, null, 2) + '\n',
 );
 const nodedir = findNodeDir();
-const flags = ['--jobs', '2', ...(nodedir ? [`--nodedir=${nodedir}`] : [])];
+const flags = ['--jobs', '2', '--loglevel=warn', ...(nodedir ? [`--nodedir=${nodedir}`] : [])];
 console.log(`tessera: building the CUDA driver addon (node-gyp${nodedir ? `, headers from ${nodedir}` : ''})`);
 const gyp = findNodeGyp();
 for (const step of ['configure', 'build']) {

@@ -37,6 +37,12 @@ const forLoop: Rule = (cx, op) => {
       cx.emit(`or.pred ${p}, ${e1}, ${e2};`);
     }
   };
+  if (stepConst === 0 || stepConst === undefined) {
+    // a zero step fails the launch instead of hanging (docs/semantics.md)
+    const z = cx.reg('pred');
+    cx.emit(`setp.eq.${ty} ${z}, ${step}, 0;`);
+    cx.emit(`@${z} trap;`);
+  }
   cx.e.placeLabel(top);
   cond();
   cx.emit(`@${p} bra.uni ${end};`);

@@ -6,6 +6,7 @@ import { bitWidth, isFloat, isPtr, isSigned, pointee, type DType, type ElemType,
 import { byteSize } from '../ir/types.js';
 import { CVT_TYPE, f32Hex, halfBits, immediate, INT_OP_TYPE, isHalf, isNarrowInt, regKind } from './ptx_types.js';
 import { movFor, type Lowering } from './context.js';
+import { parentDim } from '../compiler/layout.js';
 import { unaryMath } from './math_select.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -55,8 +56,6 @@ const INT_BIN: Partial<Record<BinaryFn, (ty: string, bits: number) => string>> =
   add: (ty) => `add.${ty}`,
   sub: (ty) => `sub.${ty}`,
   mul: (ty) => `mul.lo.${ty}`,
-  div: (ty) => `div.${ty}`,
-  rem: (ty) => `rem.${ty}`,
   and: (_, b) => `and.b${b}`,
   or: (_, b) => `or.b${b}`,
   xor: (_, b) => `xor.b${b}`,
@@ -120,20 +119,29 @@ function intBinary(cx: Lowering, fn: BinaryFn, t: ElemType, d: string, a: string
       cx.emit(`cvt.u32.u64 ${amt}, ${b};`);
     }
     cx.emit(fn === 'shl' ? `shl.b${bits} ${d}, ${a}, ${amt};` : `shr.${ty} ${d}, ${a}, ${amt};`);
-  } else if (fn === 'floordiv') {
-    // q = a / b; if (a % b != 0 && (a % b ^ b) < 0) q -= 1
-    const r = cx.reg(bits === 64 ? 'b64' : 'b32');
-    cx.emit(`div.${ty} ${d}, ${a}, ${b};`);
-    if (ty.startsWith('s')) {
-      const x = cx.reg(bits === 64 ? 'b64' : 'b32');
-      const p = cx.reg('pred');
-      const q = cx.reg('pred');
-      cx.emit(`rem.${ty} ${r}, ${a}, ${b};`);
-      cx.emit(`xor.b${bits} ${x}, ${r}, ${b};`);
-      cx.emit(`setp.ne.${ty} ${p}, ${r}, 0;`);
-      cx.emit(`setp.lt.${ty} ${q}, ${x}, 0;`);
-      cx.emit(`and.pred ${p}, ${p}, ${q};`);
-      cx.emit(`@${p} sub.${ty} ${d}, ${d}, 1;`);
+  } else if (fn === 'div' || fn === 'floordiv' || fn === 'rem') {
+    // division by zero is defined (docs/semantics.md): div/floordiv give -1, rem gives a
+    const z = cx.reg('pred');
+    cx.emit(`setp.eq.${ty} ${z}, ${b}, 0;`);
+    if (fn === 'rem') {
+      cx.emit(`rem.${ty} ${d}, ${a}, ${b};`);
+      cx.emit(`selp.b${bits} ${d}, ${a}, ${d}, ${z};`);
+    } else {
+      cx.emit(`div.${ty} ${d}, ${a}, ${b};`);
+      if (fn === 'floordiv' && ty.startsWith('s')) {
+        // q -= 1 when the remainder is nonzero and its sign differs from b's
+        const r = cx.reg(bits === 64 ? 'b64' : 'b32');
+        const x = cx.reg(bits === 64 ? 'b64' : 'b32');
+        const p = cx.reg('pred');
+        const q = cx.reg('pred');
+        cx.emit(`rem.${ty} ${r}, ${a}, ${b};`);
+        cx.emit(`xor.b${bits} ${x}, ${r}, ${b};`);
+        cx.emit(`setp.ne.${ty} ${p}, ${r}, 0;`);
+        cx.emit(`setp.lt.${ty} ${q}, ${x}, 0;`);
+        cx.emit(`and.pred ${p}, ${p}, ${q};`);
+        cx.emit(`@${p} sub.${ty} ${d}, ${d}, 1;`);
+      }
+      cx.emit(`selp.b${bits} ${d}, -1, ${d}, ${z};`);
     }
   } else {
     const tmpl = INT_BIN[fn];
@@ -297,10 +305,11 @@ export function castOne(cx: Lowering, from: ElemType, to: ElemType, d: string, a
   }
   if (isFloat(from)) {
     // float -> int truncates toward zero (PTX saturates out-of-range values; NaN gives 0)
+    // PTX float->int conversions saturate to the destination type (NaN -> 0), as our semantics say
     const src = isHalf(from) ? toF32(cx, from, a) : a;
     const sT = isHalf(from) ? 'f32' : fT;
-    cx.emit(`cvt.rzi.${tT}.${sT} ${d}, ${src};`);
-    return normalize(cx, to, d);
+    const narrow: Partial<Record<ElemType, string>> = { i8: 's8', u8: 'u8', i16: 's16' };
+    return cx.emit(`cvt.rzi.${narrow[to] ?? tT}.${sT} ${d}, ${src};`);
   }
   // int -> int: widen with the source's signedness, narrow by wrapping
   const fb = regKind(from) === 'b64' ? 64 : 32;
@@ -358,7 +367,7 @@ const arange: Rule = (cx, op) => {
   const l = cx.layoutOf(r);
   const start = (op as Op<'arange'>).attrs.start;
   const out = cx.slots(r).map((s) => {
-    const c = cx.coord(l, r.type.shape, s, 0);
+    const c = cx.coord(l, r.type.shape, s, parentDim(l, 0));
     const d = cx.reg('b32');
     cx.emit(`add.s32 ${d}, ${c.reg}, ${c.imm + start};`);
     return d;

@@ -2,7 +2,7 @@
 // into vectors of `plan.vec` consecutive registers (ld/st.global.v2/.v4, 16-bit pairs packed in
 // b32 words) — the layout pass only picks a width it proved aligned and uniformly masked.
 import type { CacheMod, Eviction, Op } from '../ir/ops.js';
-import { bitWidth, pointee, type DType, type PtrType } from '../ir/types.js';
+import { bitWidth, byteSize, pointee, type DType, type PtrType } from '../ir/types.js';
 import type { Lowering } from './context.js';
 import { movConst } from './lower_elementwise.js';
 import { MEM_TYPE, regKind } from './ptx_types.js';
@@ -25,12 +25,37 @@ function groups(n: number, vec: number): number[][] {
 
 /** Memory form of a vector of `vec` elements of dtype `t`: [vector suffix, word type, elems per word]. */
 function vecForm(t: DType, vec: number): { v: string; word: string; per: number } {
-  const bits = bitWidth(t);
-  if (bits === 16 && vec >= 2) {
-    const words = vec / 2;
-    return { v: words > 1 ? `.v${words}` : '', word: 'b32', per: 2 };
+  const bytes = byteSize(t);
+  const per = 4 / bytes;
+  if (bytes < 4 && vec >= per) {
+    const words = vec / per;
+    return { v: words > 1 ? `.v${words}` : '', word: 'b32', per };
   }
   return { v: vec > 1 ? `.v${vec}` : '', word: MEM_TYPE[t], per: 1 };
+}
+
+/** Packs the registers `rs` (16-bit, or 8-bit/bool values in 32-bit registers) into one b32 word. */
+function pack(cx: Lowering, t: DType, w: string, rs: string[]): void {
+  if (rs.length === 2) return cx.emit(`mov.b32 ${w}, {${rs[0]}, ${rs[1]}};`);
+  const byte = (r: string): string => {
+    if (t !== 'bool') return r;
+    const b = cx.reg('b32');
+    cx.emit(`selp.u32 ${b}, 1, 0, ${r};`);
+    return b;
+  };
+  cx.emit(`and.b32 ${w}, ${byte(rs[0]!)}, 255;`);
+  for (let j = 1; j < rs.length; j++) cx.emit(`bfi.b32 ${w}, ${byte(rs[j]!)}, ${w}, ${8 * j}, 8;`);
+}
+/** Unpacks one b32 word into `rs` (the inverse of `pack`; i8 sign-extends, u8 zero-extends). */
+function unpack(cx: Lowering, t: DType, w: string, rs: string[]): void {
+  if (rs.length === 2) return cx.emit(`mov.b32 {${rs[0]}, ${rs[1]}}, ${w};`);
+  rs.forEach((r, j) => {
+    if (t === 'bool') {
+      const b = cx.reg('b32');
+      cx.emit(`bfe.u32 ${b}, ${w}, ${8 * j}, 8;`);
+      cx.emit(`setp.ne.u32 ${r}, ${b}, 0;`);
+    } else cx.emit(`bfe.${t === 'i8' ? 's32' : 'u32'} ${r}, ${w}, ${8 * j}, 8;`);
+  });
 }
 
 const load: Rule = (cx, op) => {
@@ -56,6 +81,16 @@ const load: Rule = (cx, op) => {
     }
     const pred = mask ? `@${mask[mask.length === 1 ? 0 : first]} ` : '';
     const addr = `[${ptrs[first]}]`;
+    const f = vecForm(t, g.length);
+    if (f.per > 1) {
+      const words = Array.from({ length: g.length / f.per }, () => cx.reg('b32'));
+      const part = (k: number): string[] => g.slice(k * f.per, (k + 1) * f.per).map((i) => out[i]!);
+      if (mask && other) words.forEach((w, k) => pack(cx, t, w, part(k)));
+      else if (mask) words.forEach((w) => cx.emit(`mov.b32 ${w}, 0;`));
+      cx.emit(`${pred}ld${vol}.global${m}${f.v}.b32 ${words.length > 1 ? `{${words.join(', ')}}` : words[0]}, ${addr};`);
+      words.forEach((w, k) => unpack(cx, t, w, part(k)));
+      continue;
+    }
     if (t === 'bool') {
       const w = cx.reg('b32');
       cx.emit(`mov.b32 ${w}, 0;`);
@@ -64,13 +99,7 @@ const load: Rule = (cx, op) => {
       else cx.emit(`setp.ne.u32 ${out[first]}, ${w}, 0;`);
       continue;
     }
-    const f = vecForm(t, g.length);
-    if (f.per === 2) {
-      const words = Array.from({ length: g.length / 2 }, () => cx.reg('b32'));
-      words.forEach((w, k) => cx.emit(`mov.b32 ${w}, {${out[g[2 * k]!]}, ${out[g[2 * k + 1]!]}};`));
-      cx.emit(`${pred}ld${vol}.global${m}${f.v}.b32 ${words.length > 1 ? `{${words.join(', ')}}` : words[0]}, ${addr};`);
-      words.forEach((w, k) => cx.emit(`mov.b32 {${out[g[2 * k]!]}, ${out[g[2 * k + 1]!]}}, ${w};`));
-    } else {
+    {
       const dst = g.length > 1 ? `{${g.map((i) => out[i]).join(', ')}}` : out[first]!;
       cx.emit(`${pred}ld${vol}.global${m}${f.v}.${f.word} ${dst}, ${addr};`);
     }
@@ -88,10 +117,13 @@ const store: Rule = (cx, op) => {
   const vec = cx.plan.vec.get(op) ?? 1;
   const n = ptrs.length;
   const m = mods(a.cache, a.eviction);
-  // a scalar store is done by one thread
-  const only = ptr.type.shape.length === 0 ? cx.canonical(cx.layoutOf(ptr), [], { off: [] }) : undefined;
+  // one thread stores each element: a scalar store is done by thread 0, replicated copies of a
+  // tile element (layouts larger than the tile) are predicated off
+  const pl = cx.plan.expected.get(op)?.[0] ?? cx.layoutOf(ptr);
+  const slots = cx.slots(ptr, pl);
   for (const g of groups(n, vec)) {
     const first = g[0]!;
+    const only = cx.canonical(pl, ptr.type.shape, slots[first]!);
     let pred = mask ? mask[mask.length === 1 ? 0 : first] : undefined;
     if (only) {
       if (pred) {
@@ -102,18 +134,20 @@ const store: Rule = (cx, op) => {
     }
     const at = pred ? `@${pred} ` : '';
     const v = (i: number): string => vals[vals.length === 1 ? 0 : i]!;
+    const f = vecForm(t, g.length);
+    if (f.per > 1) {
+      const words = Array.from({ length: g.length / f.per }, () => cx.reg('b32'));
+      words.forEach((w, k) => pack(cx, t, w, g.slice(k * f.per, (k + 1) * f.per).map(v)));
+      cx.emit(`${at}st.global${m}${f.v}.b32 [${ptrs[first]}], ${words.length > 1 ? `{${words.join(', ')}}` : words[0]};`);
+      continue;
+    }
     if (t === 'bool') {
       const w = cx.reg('b32');
       cx.emit(`selp.u32 ${w}, 1, 0, ${v(first)};`);
       cx.emit(`${at}st.global${m}.u8 [${ptrs[first]}], ${w};`);
       continue;
     }
-    const f = vecForm(t, g.length);
-    if (f.per === 2) {
-      const words = Array.from({ length: g.length / 2 }, () => cx.reg('b32'));
-      words.forEach((w, k) => cx.emit(`mov.b32 ${w}, {${v(g[2 * k]!)}, ${v(g[2 * k + 1]!)}};`));
-      cx.emit(`${at}st.global${m}${f.v}.b32 [${ptrs[first]}], ${words.length > 1 ? `{${words.join(', ')}}` : words[0]};`);
-    } else {
+    {
       const src = g.length > 1 ? `{${g.map(v).join(', ')}}` : v(first);
       cx.emit(`${at}st.global${m}${f.v}.${f.word} [${ptrs[first]}], ${src};`);
     }

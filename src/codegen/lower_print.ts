@@ -4,7 +4,7 @@
 // printf's promotions (ints to 32/64-bit, floats to double).
 import type { Op } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
-import { regSlots } from '../compiler/layout.js';
+import { parentDim, regSlots } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
 import { toF32 } from './lower_elementwise.js';
 import { isHalf, regKind } from './ptx_types.js';
@@ -34,7 +34,7 @@ export function lowerPrint(cx: Lowering, op: Op): void {
       cx.emit(`mov.u32 ${r}, %ctaid.${a};`);
       args.push({ reg: r, bits: 32, kind: 'b32' });
     }
-    if (layout) for (let d = 0; d < shape.length; d++) args.push({ reg: cx.coordReg(layout, shape, slots[i]!, d), bits: 32, kind: 'b32' });
+    if (layout) for (let d = 0; d < shape.length; d++) args.push({ reg: cx.coordReg(layout, shape, slots[i]!, parentDim(layout, d)), bits: 32, kind: 'b32' });
     op.operands.forEach((v, j) => {
       const r = vals[j]![vals[j]!.length === 1 ? 0 : i]!;
       const t = v.type.elem;

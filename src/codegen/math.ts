@@ -8,11 +8,12 @@
 // Max error measured by test/codegen/math.test.ts (each instruction evaluated exactly; f32 against
 // exact values, f64 against V8's Math.* which is itself within 1 ulp, erf against a 192-bit series):
 //   f32 precise: exp, exp2, log <= 1 ulp; log2, sin, cos, sigmoid, rsqrt <= 1.5; tanh <= 2; sqrt 0.5
-//   f64:         exp, exp2, log, log2, sin, cos, sigmoid, rsqrt <= 1 ulp vs Math.*; tanh <= 2; sqrt 0.5
+//   f64:         exp, exp2, log, log2, sigmoid, rsqrt <= 1 ulp vs Math.*; sin, cos, tanh <= 2; sqrt 0.5
 //   erf (always accurate, f32 and f64): <= 1 ulp (measured 0.84 f32, 1.0 f64)
-// sin/cos reduce with a three-part Cody-Waite pi/2: verified for |x| <= 1e5; beyond ~2^20 (f32) or
-// ~2^30 (f64) accuracy degrades (no Payne-Hanek). Fast f32 paths inherit the PTX ISA's .approx
-// bounds (e.g. ex2.approx: 2 ulp plus the rounding of x*log2(e), which grows with |x|).
+// sin/cos reduce with a three-part Cody-Waite pi/2 (no Payne-Hanek): verified for |x| <= 2^21 in
+// f32 and |x| <= 1e15 in f64; beyond about 2^22 (f32) / 2^52 (f64) results are NOT accurate.
+// Fast f32 paths inherit the PTX ISA's .approx bounds (e.g. ex2.approx: 2 ulp plus the rounding
+// of x*log2(e), which grows with |x|; sin/cos.approx lose accuracy quickly outside [-pi, pi]).
 import type { UnaryFn } from '../ir/ops.js';
 import { TesseraError } from '../lang/errors.js';
 import type { PtxEmitter, RegKind } from './emitter.js';
@@ -290,7 +291,8 @@ function sinCosPrecise(q: Seq, x: string, which: 'sin' | 'cos'): string {
   const sinv = q.fma(q.mul(z, r), q.horner(z, sinTail(s.sinDeg)), r);
   const cosv = q.fma(q.mul(z, z), q.horner(z, cosTail(s.cosDeg)), q.fma(z, q.c(-0.5), q.c(1)));
   const e = q.e;
-  const k = q.toInt(kf);
+  // Quadrant k mod 4 computed in floats (exact below 2^mant), so a k beyond the s32 range still works.
+  const k = q.toInt(q.fma(q.f(`cvt.rmi.${q.t}`, q.mul(kf, q.c(0.25))), q.c(-4), kf));
   const odd = e.reg('b32');
   e.emit(`and.b32 ${odd}, ${k}, 1;`);
   const swap = e.reg('pred');

@@ -62,7 +62,16 @@ function checkOptions(f: Func, o: CompileOptions): number {
   return w;
 }
 
-export function compile(func: Func, options: CompileOptions): CompileResult {
+/** Anything that traces to a Func (a `defineKernel(...)` result). */
+export interface Traceable {
+  trace(constexprs: Record<string, number | boolean | string>): Func;
+}
+
+/**
+ * Compiles a traced Func, or a kernel definition traced with `options.constexprs` first.
+ */
+export function compile(kernel: Func | Traceable, options: CompileOptions & { readonly constexprs?: Record<string, number | boolean | string> }): CompileResult {
+  const func = 'trace' in kernel && typeof kernel.trace === 'function' ? kernel.trace(options.constexprs ?? {}) : (kernel as Func);
   const numWarps = checkOptions(func, options);
   const stages: Stage[] = [];
   const stage = (name: string, text: string): void => void stages.push({ name, text });

@@ -24,15 +24,19 @@ export type Layout = BlockedLayout | SliceLayout | ScalarLayout;
 
 export const SCALAR: ScalarLayout = { kind: 'scalar' };
 
+const keys = new WeakMap<Layout, string>();
+/** A string naming the layout (equal layouts, equal keys); memoized per layout object. */
 export function layoutKey(l: Layout): string {
-  switch (l.kind) {
-    case 'scalar':
-      return 'scalar';
-    case 'blocked':
-      return `blocked<spt=[${l.sizePerThread}],tpw=[${l.threadsPerWarp}],wpc=[${l.warpsPerCTA}],order=[${l.order}]>`;
-    case 'slice':
-      return `slice<dim=${l.dim},parent=${layoutKey(l.parent)}>`;
+  let k = keys.get(l);
+  if (k === undefined) {
+    k = l.kind === 'scalar'
+      ? 'scalar'
+      : l.kind === 'blocked'
+        ? `blocked<spt=[${l.sizePerThread}],tpw=[${l.threadsPerWarp}],wpc=[${l.warpsPerCTA}],order=[${l.order}]>`
+        : `slice<dim=${l.dim},parent=${layoutKey(l.parent)}>`;
+    keys.set(l, k);
   }
+  return k;
 }
 export const sameLayout = (a: Layout, b: Layout): boolean => layoutKey(a) === layoutKey(b);
 
@@ -102,14 +106,28 @@ export function parentShape(l: Layout, shape: readonly number[]): number[] {
 export const blockedOf = (l: Layout): BlockedLayout | undefined =>
   l.kind === 'blocked' ? l : l.kind === 'slice' ? l.parent : undefined;
 
+/** The parent-rank dim of tile dim `d` (a slice's dims after the removed one shift by one). */
+export const parentDim = (l: Layout, d: number): number => (l.kind === 'slice' && d >= l.dim ? d + 1 : d);
+
 /** Registers per dim in the parent rank. */
 export function regsPerDim(b: BlockedLayout, pshape: readonly number[]): number[] {
   const cta = ctaTile(b);
   return pshape.map((s, d) => Math.min(b.sizePerThread[d]!, s) * Math.max(1, s / cta[d]!));
 }
 
+const slotCache = new Map<string, RegSlot[]>();
 /** The registers a thread holds for a tile of `shape` in layout `l`, order[0] varying fastest. */
 export function regSlots(l: Layout, shape: readonly number[]): RegSlot[] {
+  const key = `${layoutKey(l)}|${shape.join('x')}`;
+  let slots = slotCache.get(key);
+  if (!slots) {
+    slots = computeSlots(l, shape);
+    if (slotCache.size > 4096) slotCache.clear();
+    slotCache.set(key, slots);
+  }
+  return slots;
+}
+function computeSlots(l: Layout, shape: readonly number[]): RegSlot[] {
   const b = blockedOf(l);
   if (!b) return [{ off: [] }];
   const ps = parentShape(l, shape);

@@ -50,8 +50,8 @@ function anchorFor(op: Op, info: AxisInfoMap, numWarps: number): { layout: Layou
     const maskIdx = op.kind === 'load' ? ((op as Op<'load'>).attrs.hasMask ? 1 : -1) : (op as Op<'store'>).attrs.hasMask ? 2 : -1;
     if (maskIdx > 0) vec = Math.min(vec, info.get(op.operands[maskIdx]!).constancy[d0]!);
     vec = Math.min(vec, Math.max(1, numel(shape) / (32 * numWarps)));
-    if (bytes < 2 || elem === 'bool') vec = 1; // 8-bit vector packing not implemented
     vec = 2 ** Math.floor(Math.log2(Math.max(1, vec)));
+    if (bytes === 1 && vec < 4) vec = 1; // bytes move in whole b32 words (4 per word) or singly
   }
   return { layout: blockedFor(shape, numWarps, order, vec), vec };
 }

@@ -7,7 +7,6 @@ import { isPtr, type ElemType } from '../ir/types.js';
 import { arrayCtorFor, type ElemArray } from './memory.js';
 
 /** Indexable lanes of any tile array (numbers, or bigints for i64). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Lanes = { length: number; [i: number]: any };
 
 export function newArray(t: ElemType, n: number): ElemArray {

@@ -9,7 +9,7 @@ import { InterpretError } from './errors.js';
 import type { ElemArray, HostMemory } from './memory.js';
 import { laneOf } from './rules-elementwise.js';
 
-export { HostMemory, arrayCtorFor, BYTES, type ElemArray } from './memory.js';
+export { HostMemory, arrayCtorFor, type ElemArray } from './memory.js';
 export { InterpretError } from './errors.js';
 
 export interface InterpretOptions {

@@ -55,16 +55,16 @@ function mapLanes(loop: Loop, t: ElemType, ins: ElemArray[], f: unknown): ElemAr
 
 const get = (cx: { env: ElemArray[] }, id: number): ElemArray => cx.env[id]!;
 
+// Values are never mutated once written, so constant tiles are built once and shared.
 export const constRule: Rule<'const'> = (op) => {
   const t = elemOf(op);
   const n = numel(op.results[0]!.type.shape);
   const lane = laneOf(t, op.attrs.value);
   const id = op.results[0]!.id;
-  return (cx) => {
-    const out: Lanes = newArray(t, n);
-    for (let i = 0; i < n; i++) out[i] = lane;
-    cx.env[id] = out as ElemArray;
-  };
+  const out: Lanes = newArray(t, n);
+  for (let i = 0; i < n; i++) out[i] = lane;
+  const value = out as ElemArray;
+  return (cx) => { cx.env[id] = value; };
 };
 
 export const programIdRule: Rule<'program_id'> = (op) => {
@@ -82,11 +82,9 @@ export const numProgramsRule: Rule<'num_programs'> = (op) => {
 export const arangeRule: Rule<'arange'> = (op) => {
   const { start, end } = op.attrs;
   const id = op.results[0]!.id;
-  return (cx) => {
-    const out = new Int32Array(end - start);
-    for (let i = 0; i < out.length; i++) out[i] = start + i;
-    cx.env[id] = out;
-  };
+  const value = new Int32Array(end - start);
+  for (let i = 0; i < value.length; i++) value[i] = start + i;
+  return (cx) => { cx.env[id] = value; };
 };
 
 export const splatRule: Rule<'splat'> = (op) => {

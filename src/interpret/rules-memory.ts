@@ -65,6 +65,14 @@ class Cursor {
   }
 }
 
+/**
+ * A separate function per op (see rules-elementwise.ts: freshLoop), so each memory op's element
+ * accesses stay monomorphic. Only code written in this file is ever passed in.
+ */
+function freshLoop(body: string, ...params: string[]): (...args: any[]) => void {
+  return new Function(`return function memLoop(${params.join(', ')}) { ${body} }`)();
+}
+
 export const addptrRule: Rule<'addptr'> = (op, c) => {
   const d = ptrDtype(op, c);
   const size = BYTES[d];
@@ -94,22 +102,19 @@ export const loadRule: Rule<'load'> = (op, c) => {
   const n = numel(op.results[0]!.type.shape);
   const t: ElemType = d;
   const vd = moveDtype(d);
+  // A masked-off lane takes `other` (or stays 0) and is never looked up.
+  const loop = freshLoop(`for (let i = 0; i < n; i++) {
+    ${hasMask ? `if (!mask[i]) { ${hasOther ? 'o[i] = other[i];' : ''} continue; }` : ''}
+    const k = cur.index(ptrs[i], i);
+    o[i] = ${d === 'bool' ? '(cur.view[k] !== 0 ? 1 : 0)' : 'cur.view[k]'};
+  }`, 'cur', 'ptrs', 'mask', 'other', 'o', 'n');
   return (cx) => {
     const ptrs: Lanes = splatTo(cx.env[ptrId]!, n);
     const mask: Lanes | undefined = maskId === undefined ? undefined : splatTo(cx.env[maskId]!, n);
     const other: Lanes | undefined = otherId === undefined ? undefined : bitsOf(splatTo(cx.env[otherId]!, n));
     const out = newArray(t, n);
     const o: Lanes = bitsOf(out);
-    const cur = new Cursor(cx, c, op, 'load', size, vd);
-    for (let i = 0; i < n; i++) {
-      if (mask && !mask[i]) {
-        if (other) o[i] = other[i]; // else stays 0
-        continue;
-      }
-      const k = cur.index(ptrs[i] as number, i);
-      const v = cur.view[k];
-      o[i] = d === 'bool' ? (v !== 0 ? 1 : 0) : v;
-    }
+    loop(new Cursor(cx, c, op, 'load', size, vd), ptrs, mask, other, o, n);
     cx.env[id] = out;
   };
 };
@@ -121,18 +126,17 @@ export const storeRule: Rule<'store'> = (op, c) => {
   const hasMask = op.attrs.hasMask;
   const n = numel(op.operands[0]!.type.shape);
   const vd = moveDtype(d);
+  const skip = hasMask ? 'if (!mask[i]) continue;' : '';
+  const loop = freshLoop(`
+    for (let i = 0; i < n; i++) { ${skip} check.index(ptrs[i], i); }
+    for (let i = 0; i < n; i++) { ${skip} const k = cur.index(ptrs[i], i); cur.view[k] = vals[i]; }`,
+  'check', 'cur', 'ptrs', 'vals', 'mask', 'n');
   return (cx) => {
     const ptrs: Lanes = splatTo(cx.env[ptrId]!, n);
     const vals: Lanes = bitsOf(splatTo(cx.env[valId]!, n));
     const mask: Lanes | undefined = hasMask ? splatTo(cx.env[maskId!]!, n) : undefined;
     // Check every active lane first: a failing store writes nothing.
-    const check = new Cursor(cx, c, op, 'store', size, vd);
-    for (let i = 0; i < n; i++) if (!mask || mask[i]) check.index(ptrs[i] as number, i);
-    const cur = new Cursor(cx, c, op, 'store', size, vd);
-    for (let i = 0; i < n; i++) {
-      if (mask && !mask[i]) continue;
-      cur.view[cur.index(ptrs[i] as number, i)] = vals[i];
-    }
+    loop(new Cursor(cx, c, op, 'store', size, vd), new Cursor(cx, c, op, 'store', size, vd), ptrs, vals, mask, n);
   };
 };
 

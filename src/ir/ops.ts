@@ -37,7 +37,7 @@ export type ConstValue = number | bigint | boolean;
  * when the matching `has*` attribute is true. Results are listed after `->`.
  */
 export interface OpAttrs {
-  /** () -> tile. Splat constant of the result type. */
+  /** () -> tile. Splat constant of the result type (i64/u64 values canonically as bigint). */
   const: { value: ConstValue };
   /** () -> i32 scalar */
   program_id: { axis: 0 | 1 | 2 };
@@ -95,14 +95,14 @@ export interface OpAttrs {
   dot: { inputPrecision: 'ieee' | 'tf32' };
   /**
    * (lb, ub, step, init_0..init_{n-1}) -> n results. Region args: (iv, carried_0..carried_{n-1}),
-   * terminated by `yield` of n values. lb/ub/step are i32 or i64 scalars.
+   * terminated by `yield` of n values. lb/ub/step are i32 or i64 scalars; step is positive.
    */
   for: Record<string, never>;
   /** (cond: bool scalar) -> n results. Two regions (then, else), each ending in `yield` of n values. */
   if: Record<string, never>;
   /** Region terminator. */
   yield: Record<string, never>;
-  /** (x) -> x, with compiler facts attached. */
+  /** (x) -> x, with compiler facts attached: one entry per dim (one for a scalar). */
   hint: { multipleOf?: number[]; maxContiguous?: number[] };
   /** (...values) -> () ; prints with program id */
   print: { prefix: string; hex: boolean };

@@ -295,7 +295,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     for (const key of ['multipleOf', 'maxContiguous'] as const) {
       const v = c.attrs[key];
       if (v === undefined) continue;
-      c.check(v.length === t.shape.length, `${key} has ${v.length} entries for a rank-${t.shape.length} tile`);
+      c.check(v.length === Math.max(1, t.shape.length), `${key} has ${v.length} entries for a rank-${t.shape.length} tile (one per dim; one for a scalar)`);
       c.check(v.every((x) => Number.isInteger(x) && x >= 1), `${key} entries must be positive integers, got ${shapeStr(v)}`);
     }
   },

@@ -5,9 +5,8 @@ import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
 /**
- * Per-dimension hint values; a single number applies to every dim. A scalar takes one value, but
- * the IR verifier wants exactly rank entries (0 for a scalar), so scalar hints are checked and
- * then dropped (see SCALAR_HINTS); alignment of scalar params comes from the specialization.
+ * Per-dimension hint values; a single number applies to every dim. A scalar takes one value
+ * (the IR's rule: one entry per dim, one for a scalar).
  */
 function hintValues(t: Trace, x: Tile, v: unknown, what: string): number[] {
   const n = Math.max(1, x.rank);
@@ -18,15 +17,12 @@ function hintValues(t: Trace, x: Tile, v: unknown, what: string): number[] {
   return [...vals] as number[];
 }
 
-/** Whether hints on scalars are emitted (with one value); off until the verifier accepts them. */
-export const SCALAR_HINTS = false;
-
 /** Promises the compiler that values are multiples of `values` (per dim). */
 export const multipleOf = (x: Tile, values: number | number[]): Tile =>
   api('multipleOf', (t) => {
     const xt = toTileIn(t, x, 'input');
     const v = hintValues(t, xt, values, 'multipleOf');
-    return xt.rank === 0 && !SCALAR_HINTS ? xt : t.emit('hint', [xt], xt.type, { multipleOf: v });
+    return t.emit('hint', [xt], xt.type, { multipleOf: v });
   });
 
 /** Promises the compiler that runs of `values` consecutive elements are contiguous (per dim). */
@@ -34,7 +30,7 @@ export const maxContiguous = (x: Tile, values: number | number[]): Tile =>
   api('maxContiguous', (t) => {
     const xt = toTileIn(t, x, 'input');
     const v = hintValues(t, xt, values, 'maxContiguous');
-    return xt.rank === 0 && !SCALAR_HINTS ? xt : t.emit('hint', [xt], xt.type, { maxContiguous: v });
+    return t.emit('hint', [xt], xt.type, { maxContiguous: v });
   });
 
 /** Prints `prefix` and the tiles, with the program id, when the kernel runs. */

@@ -8,12 +8,14 @@ import type { Loc } from '../ir/ops.js';
 // Frames from these folders belong to Tessera, not to the user ('/' or '\' separators).
 const INTERNAL = /[\\/]src[\\/](lang|runtime|ir)[\\/]|^node:|[\\/]node_modules[\\/]vitest[\\/]/;
 const FRAME = /\(?((?:file:\/\/)?[^()\s]+?):(\d+):(\d+)\)?\s*$/;
-// Enough frames to get past Tessera's own (at most ~8 deep between the user and the capture).
-const FRAMES = 24;
+// Frames captured for an op's location. Capturing costs time per frame, so this is kept small:
+// `api` captures the stack itself, where the user is ~3 frames up (api <- free function <- Tile
+// method <- user); the rest is headroom for front ends that add frames of their own.
+export const LOC_FRAMES = 10;
 
-function capture(): Error {
+function capture(frames: number): Error {
   const saved = Error.stackTraceLimit;
-  Error.stackTraceLimit = FRAMES;
+  Error.stackTraceLimit = frames;
   const e = new Error();
   Error.stackTraceLimit = saved;
   return e;
@@ -32,14 +34,16 @@ function resolve(stack: string | undefined): Loc | undefined {
 
 /** The user's location now, or undefined when every frame is Tessera's. */
 export function userLoc(): Loc | undefined {
-  return resolve(capture().stack);
+  return resolve(capture(64).stack);
 }
 
 const UNKNOWN: Loc = { file: '<unknown>', line: 0, col: 0 };
 
-/** A Loc whose fields are computed on first read (line 0 when no user frame was found). */
-export function lazyUserLoc(): Loc {
-  const e = capture();
+/**
+ * A Loc whose fields are computed on first read from `e`, an Error created by the caller with
+ * `Error.stackTraceLimit = LOC_FRAMES` (line 0 when no user frame is among them).
+ */
+export function lazyLoc(e: Error): Loc {
   let r: Loc | undefined;
   const get = (): Loc => (r ??= resolve(e.stack) ?? UNKNOWN);
   return {

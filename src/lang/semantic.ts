@@ -51,7 +51,7 @@ export function constValue(t: Trace, v: Scalar, dtype: DType, what = 'literal'):
   return Number.isSafeInteger(Number(big)) ? Number(big) : big;
 }
 
-/** Checks a static block shape: non-negative integers... every dim a power of two. */
+/** Checks a static block shape: every dim a power of two (Triton's rule). */
 export function checkShape(t: Trace, shape: readonly number[], what: string): number[] {
   if (!Array.isArray(shape)) return t.fail('E_SHAPE', `${what} must be an array of numbers, got ${describe(shape)}`);
   for (const d of shape) {
@@ -190,7 +190,7 @@ export function promoteOperands(t: Trace, xs: unknown[], opName: string, divOrMo
   let weak = ops[0]!.weak;
   for (const o of ops.slice(1)) {
     const r = computationType(dtype, weak, o.dtype as DType, o.weak, divOrMod);
-    if (!r.ok) return t.fail('E_TYPE', r.reason);
+    if (r.ok === false) return t.fail('E_TYPE', r.reason);
     dtype = r.dtype;
     weak = weak && o.weak;
   }

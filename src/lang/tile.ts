@@ -30,6 +30,11 @@ export class Tile {
   get rank(): number { return this.value.type.shape.length; }
   get numel(): number { return this.value.type.shape.reduce((a, b) => a * b, 1); }
   toString(): string { return `Tile<${this.dtype}[${this.shape.join('x')}]>`; }
+  /** JS operators on tiles would silently give strings or NaN: reject them with a hint. */
+  [Symbol.toPrimitive](hint: string): string {
+    if (hint === 'string') return this.toString();
+    return this.trace.fail('E_TRACE', `JS operators (+, -, <, ...) do not work on tiles (${this.toString()}); use methods such as .add(), .lt() or free functions`);
+  }
 
   // arithmetic (pointer + int offsets is pointer arithmetic)
   add(o: TL): Tile { return S.add(this, o); }

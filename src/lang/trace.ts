@@ -19,7 +19,7 @@ import { IRBuilder } from '../ir/builder.js';
 import type { Block, Loc, Op, OpAttrs, OpKind, Value } from '../ir/ops.js';
 import type { TileType } from '../ir/types.js';
 import { KernelError } from './errors.js';
-import { knownLoc, lazyUserLoc, userLoc } from './loc.js';
+import { knownLoc, lazyLoc, LOC_FRAMES, userLoc } from './loc.js';
 import { Tile } from './tile.js';
 
 /** A region being built. Tiles remember their scope; a closed scope's tiles are out of reach. */
@@ -139,7 +139,11 @@ export function api<T>(name: string, fn: (t: Trace) => T): T {
       t.depth--;
     }
   }
-  const loc = lazyUserLoc();
+  // Capture the stack here (not in a helper) so the user's frame is as few frames up as possible.
+  const saved = Error.stackTraceLimit;
+  Error.stackTraceLimit = LOC_FRAMES;
+  const loc = lazyLoc(new Error());
+  Error.stackTraceLimit = saved;
   t.depth = 1;
   t.opName = name;
   t.loc = loc;
@@ -150,5 +154,6 @@ export function api<T>(name: string, fn: (t: Trace) => T): T {
     t.depth = 0;
     t.opName = undefined;
     t.loc = undefined;
+    t.builder.loc = undefined; // ops emitted outside any public op (e.g. `return`) get no loc
   }
 }

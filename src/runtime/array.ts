@@ -8,6 +8,12 @@ import { bf16Array, bf16Value, f16Array, f16Value } from './half.js';
 
 export type TypedArray = ElemArray;
 
+/** The storage typed array of each dtype. */
+export interface ArrayTypes {
+  f64: Float64Array; f32: Float32Array; f16: Uint16Array; bf16: Uint16Array; i64: BigInt64Array;
+  i32: Int32Array; i16: Int16Array; i8: Int8Array; u32: Uint32Array; u8: Uint8Array; bool: Uint8Array;
+}
+
 /** Which typed array holds each dtype (what `kernel(...).run` accepts for a `ptr(dtype)` param). */
 export const ARRAY_FOR_DTYPE: Readonly<Record<DType, string>> = {
   f64: 'Float64Array', f32: 'Float32Array', f16: 'Uint16Array', bf16: 'Uint16Array', i64: 'BigInt64Array',
@@ -15,10 +21,12 @@ export const ARRAY_FOR_DTYPE: Readonly<Record<DType, string>> = {
 };
 
 /** True when `a` is the typed array kind that stores `d`. */
-export const holdsDType = (a: unknown, d: DType): a is TypedArray => a instanceof arrayCtorFor(d);
+export const holdsDType = <D extends DType>(a: unknown, d: D): a is ArrayTypes[D] => a instanceof arrayCtorFor(d);
 
-export class DeviceArray {
-  constructor(readonly dtype: DType, readonly shape: readonly number[], readonly data: TypedArray) {
+export class DeviceArray<D extends DType = DType> {
+  readonly shape: number[];
+  constructor(readonly dtype: D, shape: readonly number[], readonly data: ArrayTypes[D]) {
+    this.shape = [...shape];
     if (!holdsDType(data, dtype)) {
       throw new TesseraError('E_ARG', `DeviceArray of ${dtype} needs a ${ARRAY_FOR_DTYPE[dtype]}, got ${(data as unknown as { constructor?: { name?: string } })?.constructor?.name ?? typeof data}`);
     }
@@ -43,7 +51,7 @@ export class DeviceArray {
  * Makes a DeviceArray of `dtype` from JS values (numbers are rounded to f16/bf16 to nearest even,
  * wrapped to integer widths) or from a typed array of the matching kind (copied).
  */
-export function array(data: ArrayLike<number> | ArrayLike<bigint> | TypedArray, dtype: DType, shape?: readonly number[]): DeviceArray {
+export function array<D extends DType>(data: ArrayLike<number> | ArrayLike<bigint> | TypedArray, dtype: D, shape?: readonly number[]): DeviceArray<D> {
   if (!isDType(dtype)) throw new TesseraError('E_ARG', `array(): unknown dtype ${String(dtype)} (one of ${DTYPES.join(' ')})`);
   let storage: TypedArray;
   if (holdsDType(data, dtype)) storage = data.slice();
@@ -55,5 +63,5 @@ export function array(data: ArrayLike<number> | ArrayLike<bigint> | TypedArray, 
     const C = arrayCtorFor(dtype) as unknown as { from(a: ArrayLike<number>, f?: (v: number) => number): TypedArray };
     storage = C.from(data as ArrayLike<number>, (v) => Number(v));
   }
-  return new DeviceArray(dtype, shape ?? [storage.length], storage);
+  return new DeviceArray(dtype, shape ?? [storage.length], storage as ArrayTypes[D]);
 }

@@ -2,7 +2,7 @@
 export { kernel, Kernel } from './kernel.js';
 export type { ArgValue, ArgFor, ArgsFor, RunArgs, GridSpec, RunOptions } from './kernel.js';
 export { DeviceArray, array, ARRAY_FOR_DTYPE } from './array.js';
-export type { TypedArray } from './array.js';
+export type { TypedArray, ArrayTypes } from './array.js';
 export { getDevice, registerDeviceProvider, setDeviceAnnouncer, InterpretDevice, DeviceError, DEVICE_KINDS } from './device.js';
 export type { Device, DeviceKind, DeviceProvider, LaunchArg, LaunchOptions as DeviceLaunchOptions } from './device.js';
 export { f16Bits, bf16Bits, f16Value, bf16Value, toF16, toBF16, f16Array, bf16Array, f16ToFloat32, bf16ToFloat32 } from './half.js';

@@ -1,5 +1,6 @@
 // The `tessera` CLI through `main(argv, io)`: info, compile (files written, PTX assembled),
 // bench argument checks, and usage errors (exit code 2, naming the flag).
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -168,6 +169,16 @@ describe('tessera (general)', () => {
     const r = await cli(['bench', 'nosuch']);
     expect(r.code).toBe(2);
     expect(r.err).toContain("unknown benchmark 'nosuch' (benchmarks: compile)");
+  });
+  it('the built bin runs as a program (node dist/src/cli/main.js info --json)', () => {
+    const bin = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+    expect(existsSync(bin), `${bin} is missing: run npm run build`).toBe(true);
+    const r = spawnSync(process.execPath, [bin, 'info', '--json'], { encoding: 'utf8', env: { ...process.env, TESSERA_DEVICE: 'interpret' } });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).defaultDevice).toBe('interpret');
+    const bad = spawnSync(process.execPath, [bin, 'compile', 'x.mjs', '--num-warps', '5'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("'--num-warps'");
   });
   it('main.ts starts with a node shebang (it is the package bin)', () => {
     expect(readFileSync(join(ROOT, 'src', 'cli', 'main.ts'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');

@@ -5,6 +5,7 @@ import {
   arange, atomicAdd, constexpr, cumsum, defineKernel, dot, load, programId, ptr, range, store, zeros,
 } from '../../src/lang/index.js';
 import { count, gate } from './gate.js';
+import { compile } from '../../src/compiler/compile.js';
 
 const ALIGNED = (...names: string[]) => Object.fromEntries(names.map((n) => [n, { divisibleBy16: true }]));
 
@@ -116,6 +117,11 @@ describe('front-end kernels through the whole pipeline and ptxas', () => {
   });
   it('cumsum', () => {
     gate(scan.trace({ BLOCK: 512 }));
+  });
+  it('compile() also takes a kernel definition and its constexprs', () => {
+    const r = compile(scan, { target: 'sm_90', constexprs: { BLOCK: 256 }, ptxas: false });
+    expect(r.metadata.name).toBe('cumsum');
+    expect(r.ptx).toMatch(/\.entry cumsum\(/);
   });
   it('FMA matmul', () => {
     const { sm80 } = gate(matmul.trace({ BM: 32, BN: 32, BK: 16 }));

@@ -129,6 +129,20 @@ interface Case {
   bound: Record<Fmt, number>;
 }
 
+/** Values next to k*pi/2 (where the reduced argument is tiny), rounded to the format by the caller. */
+const nearPio2 = (n: number): number[] => Array.from({ length: n }, (_, k) => (Math.PI / 2) * (k + 1) * (k % 2 ? -1 : 1));
+/** Range edges: overflow/underflow thresholds, subnormal results, integers for exp2. */
+const EDGES: Partial<Record<UnaryFn, Record<Fmt, number[]>>> = {
+  exp: { f32: [88.72, 88.7228, 88.73, -87.33, -87.34, -100, -103.2, -103.9, -104.5], f64: [709.78, 709.79, -708.39, -708.4, -720, -744.4, -745.1, -746] },
+  exp2: { f32: [127.99, 128, -126, -126.5, -140, -149, -149.5, -150.1, 1, 2, 3, -1], f64: [1023.99, 1024, -1022, -1022.5, -1060, -1074, -1074.6, -1075, 1, 2, 3, -1] },
+  tanh: { f32: [0.17, 0.1733, 0.1734, 0.35, 0.3466, 0.3467, 1e-20, 9, 9.1], f64: [0.17, 0.1733, 0.1734, 0.3466, 0.3467, 1e-200, 19, 19.1] },
+  sigmoid: { f32: [-87, -88.8, -103, 15, 17, 1e-10], f64: [-708, -709.8, -745, 36, 38, 1e-100] },
+  log: { f32: [1, 1 + 2 ** -23, 1 - 2 ** -24, Math.SQRT2, Math.SQRT1_2, 3.4e38], f64: [1, 1 + 2 ** -52, 1 - 2 ** -53, Math.SQRT2, Math.SQRT1_2, 1.7e308] },
+  log2: { f32: [1, 2, 1024, 2 ** -140, Math.SQRT2, 1 + 2 ** -23], f64: [1, 2, 1024, 2 ** -1070, Math.SQRT2, 1 + 2 ** -52] },
+  sin: { f32: nearPio2(400), f64: nearPio2(400) },
+  cos: { f32: nearPio2(400), f64: nearPio2(400) },
+};
+
 const sigmoidRef = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
 
 const CASES: Case[] = [
@@ -140,10 +154,10 @@ const CASES: Case[] = [
     points: (dt) => [...allBinades(2000, dt, 4), ...uniform(500, 0.5, 2, 5)] },
   { fn: 'log2', ref: Math.log2, bound: { f32: 1.5, f64: 1 },
     points: (dt) => [...allBinades(2000, dt, 6), ...uniform(500, 0.5, 2, 7)] },
-  { fn: 'sin', ref: Math.sin, bound: { f32: 1.5, f64: 1 },
-    points: () => [...uniform(1500, -10, 10, 8), ...uniform(1000, -1e5, 1e5, 9)] },
-  { fn: 'cos', ref: Math.cos, bound: { f32: 1.5, f64: 1 },
-    points: () => [...uniform(1500, -10, 10, 10), ...uniform(1000, -1e5, 1e5, 11)] },
+  { fn: 'sin', ref: Math.sin, bound: { f32: 1.5, f64: 2 },
+    points: (dt) => [...uniform(1500, -10, 10, 8), ...uniform(1000, -1e5, 1e5, 9), ...(dt === 'f32' ? uniform(300, -(2 ** 21), 2 ** 21, 50) : uniform(300, -1e15, 1e15, 50))] },
+  { fn: 'cos', ref: Math.cos, bound: { f32: 1.5, f64: 2 },
+    points: (dt) => [...uniform(1500, -10, 10, 10), ...uniform(1000, -1e5, 1e5, 11), ...(dt === 'f32' ? uniform(300, -(2 ** 21), 2 ** 21, 50) : uniform(300, -1e15, 1e15, 50))] },
   { fn: 'tanh', ref: Math.tanh, bound: { f32: 2, f64: 2 },
     points: () => [...uniform(2000, -12, 12, 12), ...uniform(300, -0.2, 0.2, 13), ...uniform(200, -25, 25, 14)] },
   { fn: 'sigmoid', ref: sigmoidRef, bound: { f32: 1.5, f64: 1 },
@@ -166,7 +180,7 @@ describe('accurate sequences: max ulp error against references', () => {
         const round = dt === 'f32' ? Math.fround : (v: number) => v;
         let worst = 0;
         let worstAt = 0;
-        for (const p of c.points(dt)) {
+        for (const p of [...c.points(dt), ...(EDGES[c.fn]?.[dt] ?? [])]) {
           const x = round(p);
           const err = ulpVs(f(x), c.ref(x), dt);
           if (err > worst) [worst, worstAt] = [err, x];

@@ -18,6 +18,14 @@ describe('vector add through ptxas', () => {
     expect(sm80.ptx).toMatch(/\.reqntid 128, 1, 1/);
   });
 
+  it('moves bytes 16 at a time (v4.b32) when each thread owns 16 aligned bytes', () => {
+    const spec = { x: { divisibleBy16: true }, y: { divisibleBy16: true }, out: { divisibleBy16: true }, n: { divisibleBy16: true } };
+    const { sm90 } = gate(vectorAdd('u8', 2048), { specialization: spec });
+    expect(count(sm90.ptx, /ld\.global\.v4\.b32/)).toBe(2);
+    expect(count(sm90.ptx, /st\.global\.v4\.b32/)).toBe(1);
+    expect(count(sm90.ptx, /bfi\.b32/)).toBe(12); // 3 inserts per word, 4 words
+  });
+
   it('falls back to scalar accesses when alignment is not provable', () => {
     const { sm80 } = gate(vectorAdd('f32'));
     expect(count(sm80.ptx, /ld\.global\.v\d/)).toBe(0);
@@ -41,5 +49,7 @@ describe('vector add through ptxas', () => {
     const { sm80 } = gate(vectorAdd(dt), { specialization: spec });
     if (dt === 'f16' || dt === 'bf16') expect(sm80.ptx).toMatch(/ld\.global\.v4\.b32/); // 8 halves per 128-bit access
     if (dt === 'f64' || dt === 'i64') expect(sm80.ptx).toMatch(/ld\.global\.v2\.(f64|b64)/);
+    if (dt === 'i8' || dt === 'u8') expect(sm80.ptx).toMatch(/ld\.global\.v2\.b32/); // 8 bytes per thread: 2 words
+    if (dt === 'i8') expect(sm80.ptx).toMatch(/bfe\.s32/);
   });
 });

@@ -171,3 +171,52 @@ describe('cmp and select', () => {
     }
   });
 });
+
+describe('every integer dtype against a BigInt reference (random, ragged)', () => {
+  const dtypes = [['i32', Int32Array, 32, true], ['u32', Uint32Array, 32, false], ['i16', Int16Array, 16, true], ['i8', Int8Array, 8, true], ['u8', Uint8Array, 8, false]] as const;
+  const trunc = (a: bigint, b: bigint) => a / b; // BigInt division truncates like C
+  const refs: Record<string, (a: bigint, b: bigint, w: number, signed: boolean) => bigint> = {
+    add: (a, b) => a + b, sub: (a, b) => a - b, mul: (a, b) => a * b,
+    div: (a, b) => (b === 0n ? -1n : trunc(a, b)), rem: (a, b) => (b === 0n ? a : a % b),
+    floordiv: (a, b) => (b === 0n ? -1n : (a % b !== 0n && (a < 0n) !== (b < 0n) ? trunc(a, b) - 1n : trunc(a, b))),
+    min: (a, b) => (a < b ? a : b), max: (a, b) => (a > b ? a : b),
+    and: (a, b) => a & b, or: (a, b) => a | b, xor: (a, b) => a ^ b,
+    shl: (a, b, w) => (b < 0n || b >= BigInt(w) ? 0n : a << b),
+    shr: (a, b, w, s) => (b < 0n || b >= BigInt(w) ? (s && a < 0n ? -1n : 0n) : a >> b),
+  };
+  for (const [dt, Arr, w, signed] of dtypes) {
+    it(dt, () => {
+      const r = rng(w + (signed ? 1 : 0));
+      const n = 300;
+      const wrap = (v: bigint) => (signed ? BigInt.asIntN(w, v) : BigInt.asUintN(w, v));
+      const rand = () => Number(wrap(BigInt(Math.floor(r() * 2 ** 32))));
+      const make = (f: (i: number) => number) => {
+        const arr = new Arr(n);
+        for (let i = 0; i < n; i++) arr[i] = f(i);
+        return arr;
+      };
+      const a = make(rand);
+      // Small divisors and shift amounts appear often, zero included.
+      const b = make((i) => (i % 3 === 0 ? Number(wrap(BigInt(Math.floor(r() * 40) - 5))) : rand()));
+      for (const [fn, ref] of Object.entries(refs)) {
+        const out = runEw(ewKernel([dt, dt], dt, 64, (k, [x, y]) => k.bin(fn as BinaryFn, x!, y!)), [a, b], new Arr(n), 64);
+        const want = Array.from(a as ArrayLike<number>, (x, i) => Number(wrap(ref(BigInt(x), BigInt(b[i]!), w, signed))));
+        expect([fn, Array.from(out as ArrayLike<number>)]).toEqual([fn, want]);
+      }
+    });
+  }
+});
+
+describe('f64 arithmetic is plain IEEE double', () => {
+  it('add/mul/div/sqrt/exp on random doubles', () => {
+    const r = rng(64);
+    const a = Float64Array.from({ length: N }, () => (r() - 0.5) * 1e6);
+    const b = Float64Array.from({ length: N }, () => (r() - 0.5) * 1e-3);
+    for (const [fn, ref] of [['add', (x: number, y: number) => x + y], ['mul', (x: number, y: number) => x * y], ['div', (x: number, y: number) => x / y]] as const) {
+      const out = runEw(ewKernel(['f64', 'f64'], 'f64', BLOCK, (k, [x, y]) => k.bin(fn, x!, y!)), [a, b], new Float64Array(N), BLOCK);
+      expect(Array.from(out)).toEqual(Array.from(a, (x, i) => ref(x, b[i]!)));
+    }
+    const out = runEw(ewKernel(['f64'], 'f64', BLOCK, (k, [x]) => k.un('exp', x!)), [b], new Float64Array(N), BLOCK);
+    expect(Array.from(out)).toEqual(Array.from(b, Math.exp));
+  });
+});

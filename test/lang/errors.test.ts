@@ -139,6 +139,14 @@ describe('trace errors', () => {
     expect(traceErr(() => L.reduce(arange(0, 8), 0, (a, b) => a.add(b).to('f32'))).detail).toMatch(/returned f32 at position 0; expected i32/);
   });
 
+  it('JS operators on tiles', () => {
+    const e = traceErr(() => (arange(0, 4) as unknown as number) + 1);
+    expect(e.code).toBe('E_TRACE');
+    expect(e.detail).toMatch(/JS operators .* do not work on tiles \(Tile<i32\[4\]>\)/);
+    expect(traceErr(({ n }) => (n as unknown as number) < 3).code).toBe('E_TRACE');
+    traceBody(() => { expect(`${arange(0, 4)}`).toBe('Tile<i32[4]>'); });
+  });
+
   it('kernel name and op in errors raised deep inside nested helpers', () => {
     const k = defineKernel({ name: 'outer', params: { x: ptr('f32') } }, ({ x }) => {
       const helper = (v: Tile) => v.add(arange(0, 8));

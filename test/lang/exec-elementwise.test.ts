@@ -193,6 +193,14 @@ describe('more dtypes and pass-through ops', () => {
       .toEqual(reference('f32', [a, b], (x, y) => x / y));
     expect(runElementwise([{ dtype: 'f32', values: a }], 'f32', (x) => x.multipleOf(1).maxContiguous(1).add(0), 'k')).toEqual(a);
   });
+  it('i16 / i8 wrap around; mod is rem', () => {
+    const a = randomValues('i16', N, 21, -32768, 32767), b = nonzero(randomValues('i16', N, 22, -300, 300));
+    expect(runElementwise([{ dtype: 'i16', values: a }, { dtype: 'i16', values: b }], 'i16', (x, y) => x.mul(y).add(x.mod(y)), 'k'))
+      .toEqual(reference('i16', [a, b], (x, y) => x * y + (x % y)));
+    const c = randomValues('i8', N, 23, -128, 127);
+    expect(runElementwise([{ dtype: 'i8', values: c }], 'i8', (x) => x.mul(x).sub(x.shr(1)), 'k'))
+      .toEqual(reference('i8', [c], (x) => x * x - (x >> 1)));
+  });
   it('view + sum, broadcastTo, expandDims on data', () => {
     const a = randomValues('i32', N, 20, -100, 100);
     // every element becomes the sum of its (aligned) group of 4 (view's order is unspecified, so

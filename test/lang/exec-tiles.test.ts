@@ -217,6 +217,17 @@ describe('control flow', () => {
     for (let i = 3; i < n; i += 4) s += i;
     expect(Array.from(out as Int32Array)).toEqual([s * 10, -s, 0, 10, 20, 30]);
   });
+  it('programId / numPrograms on a 3-D grid', () => {
+    const k = defineKernel({ name: 'grid3', params: { out: ptr('i32') } }, ({ out }) => {
+      const [x, y, z] = [programId(0), programId(1), programId(2)];
+      const lin = z.mul(L.numPrograms(1)).add(y).mul(L.numPrograms(0)).add(x);
+      store(out.add(lin), x.add(y.mul(10)).add(z.mul(100)).add(L.numPrograms(0).mul(1000)).add(L.numPrograms(2).mul(10000)));
+    });
+    const [out] = runKernel(k, {}, [new Int32Array(3 * 2 * 2)], [3, 2, 2]);
+    const want: number[] = [];
+    for (let z = 0; z < 2; z++) for (let y = 0; y < 2; y++) for (let x = 0; x < 3; x++) want.push(x + 10 * y + 100 * z + 3000 + 20000);
+    expect(Array.from(out as Int32Array)).toEqual(want);
+  });
   it('static JS loops unroll at trace time', () => {
     const k = defineKernel({ name: 'unroll', params: { out: ptr('i32'), STEPS: constexpr() } }, ({ out, STEPS }) => {
       let v = arange(0, 8);

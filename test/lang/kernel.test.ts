@@ -67,6 +67,7 @@ describe('defineKernel', () => {
     expect(st.loc?.line).toBe(10);
     const ar = opsOf(f, 'arange')[0]!;
     expect(ar.loc?.line).toBe(8);
+    expect(allOps(f.body).find((o) => o.kind === 'return')!.loc).toBeUndefined();
     for (const op of allOps(f.body).filter((o) => o.kind !== 'return')) {
       expect(op.loc?.file, op.kind).toMatch(/kernel\.test\.ts$/);
       expect([8, 9, 10]).toContain(op.loc?.line);

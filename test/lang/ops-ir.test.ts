@@ -227,11 +227,11 @@ describe('dot, atomics, control flow, hints, debug', () => {
     expect(() => traceBody(() => L.deviceAssert(false, 'never'))).toThrow(/static assertion failed: never/);
   });
 
-  it('a hint on a scalar is checked, then dropped (the verifier wants rank entries)', () => {
+  it('a hint on a scalar carries one value', () => {
     const f = ok(traceBody(({ xf, n }) => {
       store(xf.add(L.multipleOf(n, 8)), 1);
     }));
-    expect(opsOf(f, 'hint')).toHaveLength(0);
+    expect(opsOf(f, 'hint').map((o) => o.attrs)).toEqual([{ multipleOf: [8] }]);
     expect(() => traceBody(({ n }) => L.multipleOf(n, [8, 8]))).toThrow(/needs 1 positive integer/);
     expect(() => traceBody(() => L.maxContiguous(arange(0, 8), 0))).toThrow(/positive integer/);
   });

@@ -71,6 +71,18 @@ export const OOB_PTX = `.version 7.0
 }
 `;
 
+/** Never terminates: for the sim's instruction budget. */
+export const SPIN_PTX = `.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry spin()
+{
+LOOP:
+  bra.uni LOOP;
+}
+`;
+
 /** Not PTX a driver accepts: an unknown instruction on line 9. */
 export const BAD_PTX = `.version 7.0
 .target sm_80

@@ -33,6 +33,23 @@ describe('NativeDevice (sim)', () => {
     for (const b of [bx, by, bo]) dev.free(b);
   });
 
+  it('reports counters of the last launch, derived from the launch shape', () => {
+    const n = 256; // 2 blocks of 128 threads = 8 full warps; each does 2 loads and 1 store of 32 x f32
+    const [bx, by, bo] = [dev.alloc(4 * n), dev.alloc(4 * n), dev.alloc(4 * n)];
+    dev.launch(vadd, [bx, by, bo, n], 2);
+    dev.synchronize();
+    const c = dev.simCounters()!;
+    const warps = n / 32;
+    expect(c.globalLoadRequests).toBe(2 * warps);
+    expect(c.globalStoreRequests).toBe(warps);
+    expect(c.globalStoreSectors).toBe(warps * (32 * 4) / 32); // 128 contiguous bytes = 4 sectors
+    expect(c.warpInstructions).toBeGreaterThan(warps * 3);
+    expect(c.globalLoadSectors).toBe(2 * warps * 4);
+    expect(c.byClass.memGlobal).toBeGreaterThanOrEqual(3 * warps);
+    expect(Object.values(c.byClass).reduce((p, q) => p + q, 0)).toBe(c.warpInstructions);
+    for (const b of [bx, by, bo]) dev.free(b);
+  });
+
   it('takes arguments by name, on a stream, downloading asynchronously', async () => {
     const n = 300;
     const x = randomFloats(n, 11), y = randomFloats(n, 12);

@@ -56,6 +56,16 @@ describe('packParams', () => {
     expect(codeOf(() => packParams('vadd', s, [1n, '1']))).toBe('E_PARAM');
   });
 
+  it('writes narrow integers and bools widened to 4 bytes when the metadata says so', () => {
+    const s = [P('c', 'i8', 0, 4), P('u', 'u16', 4, 4), P('b', 'bool', 8, 4)];
+    const { bytes } = packParams('k', s, [-3, 65535, true]);
+    const v = new DataView(bytes.buffer);
+    expect(v.getInt32(0, true)).toBe(-3);
+    expect(v.getUint32(4, true)).toBe(65535);
+    expect(v.getUint32(8, true)).toBe(1);
+    expect(codeOf(() => packParams('k', s, [-129, 0, false]))).toBe('E_PARAM');
+  });
+
   it('rejects metadata that cannot be right', () => {
     expect(codeOf(() => packParams('k', [P('n', 'i32', 0, 8)], [1]))).toBe('E_PARAM');
     expect(codeOf(() => packParams('k', [P('n', 'i32', 2, 4)], [1]))).toBe('E_PARAM');

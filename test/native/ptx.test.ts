@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BAD_PTX, OOB_PTX, VADD_PTX } from './fixtures.js';
+import { BAD_PTX, OOB_PTX, SPIN_PTX, VADD_PTX } from './fixtures.js';
 
 function findPtxas(): string {
   const dirs = [process.env.CUDA_HOME && join(process.env.CUDA_HOME, 'bin'), '/usr/local/cuda/bin', ...(process.env.PATH ?? '').split(':')];
@@ -23,9 +23,10 @@ function assemble(name: string, ptx: string, arch: string): void {
 }
 
 describe.each(['sm_80', 'sm_90'])('fixtures under ptxas %s', (arch) => {
-  it('accepts vadd and oob', () => {
+  it('accepts vadd, oob and spin', () => {
     assemble('vadd', VADD_PTX, arch);
     assemble('oob', OOB_PTX, arch);
+    assemble('spin', SPIN_PTX, arch);
   });
   it('rejects the broken module', () => {
     expect(() => assemble('bad', BAD_PTX, arch)).toThrow(/frobnicate|syntax|Unknown|not/i);

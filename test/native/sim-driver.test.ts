@@ -232,6 +232,40 @@ describe('sim driver: streams, events, async', () => {
   });
 });
 
+describe('sim driver: garbage in', () => {
+  it('every method answers wrong arguments with a coded error, never a crash', async () => {
+    const d = openSimDriver();
+    const ptr = d.memAlloc(64);
+    const freed = d.memAlloc(64);
+    d.memFree(freed);
+    const garbage: unknown[] = [undefined, null, -1, 2 ** 64, NaN, 'x', {}, [], [1, 2, 3, 4], Symbol('s'), () => 1, -5n,
+      new Uint8Array(3), new ArrayBuffer(0), ptr, freed, { address: ptr.address, bytes: 64 }, new Proxy({}, {})];
+    const proto = Object.getPrototypeOf(d) as Record<string, unknown>;
+    const methods = Object.getOwnPropertyNames(proto).filter((m) => m !== 'constructor' && m !== 'close' && typeof proto[m] === 'function');
+    expect(methods.length).toBeGreaterThan(25);
+    const codes = new Set<string>();
+    for (const m of methods) {
+      for (let i = 0; i < garbage.length; i++) {
+        const args = [garbage[i], garbage[(i * 7 + 3) % garbage.length], garbage[(i * 5 + 1) % garbage.length],
+          garbage[(i * 3 + 2) % garbage.length], garbage[(i + 4) % garbage.length], garbage[(i * 11 + 5) % garbage.length]];
+        try {
+          const r = (proto[m] as (...a: unknown[]) => unknown).apply(d, args);
+          if (r instanceof Promise) await r;
+        } catch (e) {
+          const code = (e as { code?: unknown }).code;
+          expect(typeof code, `${m}(${i}) threw ${String(e)}`).toBe('string');
+          codes.add(code as string);
+        }
+      }
+    }
+    expect(codes).toContain('E_ARG');
+    expect(codes).toContain('E_FREED');
+    expect(codes).toContain('E_RANGE');
+    d.synchronize();
+    d.close();
+  });
+});
+
 describe('sim driver: close', () => {
   it('invalidates everything after close, and closing twice is harmless', () => {
     const d = openSimDriver();

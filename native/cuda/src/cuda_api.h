@@ -91,7 +91,10 @@ using PFN_cuEventRecord = CUresult (*)(CUevent, CUstream);
 using PFN_cuEventSynchronize = CUresult (*)(CUevent);
 using PFN_cuEventElapsedTime = CUresult (*)(float*, CUevent, CUevent);
 using PFN_cuEventDestroy = CUresult (*)(CUevent);
-// Extension exported only by the sim library (native/sim): the last launch fault report.
+// Extensions exported only by the sim library (native/sim): the last launch fault report, the
+// last launch's counters (a tsim::Counters, native/sim/src/sim.h), the per-launch budget.
 using PFN_tesseraSimGetLastFault = int (*)(char*, size_t);
+using PFN_tesseraSimGetLaunchCounters = int (*)(void*, size_t);
+using PFN_tesseraSimSetInstructionBudget = int (*)(uint64_t);
 
 }  // namespace tcu

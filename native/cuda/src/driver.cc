@@ -57,6 +57,8 @@ void resolveAll(void* lib, Api& a) {
   resolve(lib, a.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   resolve(lib, a.cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
   resolve(lib, a.tesseraSimGetLastFault, {"tesseraSimGetLastFault"});
+  resolve(lib, a.tesseraSimGetLaunchCounters, {"tesseraSimGetLaunchCounters"});
+  resolve(lib, a.tesseraSimSetInstructionBudget, {"tesseraSimSetInstructionBudget"});
 }
 
 // Errors that a kernel fault produces (ILLEGAL_ADDRESS, LAUNCH_TIMEOUT, ASSERT,

@@ -47,6 +47,8 @@ struct Api {
   PFN_cuEventElapsedTime cuEventElapsedTime = nullptr;
   PFN_cuEventDestroy cuEventDestroy = nullptr;
   PFN_tesseraSimGetLastFault tesseraSimGetLastFault = nullptr;
+  PFN_tesseraSimGetLaunchCounters tesseraSimGetLaunchCounters = nullptr;
+  PFN_tesseraSimSetInstructionBudget tesseraSimSetInstructionBudget = nullptr;
 };
 
 class DriverState {

@@ -17,7 +17,7 @@ DriverRef driverOf(napi_env env, const Args& a);
   X(setMaxDynamicShared) X(launch) X(streamCreate) X(streamSynchronize) X(streamDestroy) \
   X(eventCreate) X(eventRecord) X(eventSynchronize) X(eventElapsed) X(eventDestroy)      \
   X(synchronize) X(lastFault) X(close) X(synchronizeAsync) X(streamSynchronizeAsync)     \
-  X(memcpyDtoHAsync)
+  X(memcpyDtoHAsync) X(simCounters) X(simSetInstructionBudget)
 
 #define TCU_DECLARE(name) napi_value Driver_##name(napi_env env, napi_callback_info info);
 TCU_METHODS(TCU_DECLARE)

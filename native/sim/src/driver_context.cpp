@@ -24,12 +24,11 @@ TSIM_API CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
   if (!pctx) return CUDA_ERROR_INVALID_VALUE;
   Driver& d = Driver::get();
   CUctx_st* ctx = d.primaryCtx;
-  bool create = false;
   {
+    // Under the lock: a second thread retaining at the same time must see the resources.
     std::lock_guard lock(d.mu);
-    create = ctx->primaryRefs++ == 0;
+    if (ctx->primaryRefs++ == 0 && !ctx->memory) tsimdrv::createContextResources(ctx);
   }
-  if (create && !ctx->memory) tsimdrv::createContextResources(ctx);
   *pctx = ctx;
   return CUDA_SUCCESS;
 }
@@ -53,6 +52,7 @@ TSIM_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   CUctx_st* ctx = Driver::get().primaryCtx;
   // Destroys every allocation, module, stream and event, and clears a sticky error.
   tsimdrv::teardownContext(ctx);
+  std::lock_guard lock(Driver::get().mu);
   if (ctx->primaryRefs > 0) tsimdrv::createContextResources(ctx);
   ctx->sticky = CUDA_SUCCESS;
   return CUDA_SUCCESS;

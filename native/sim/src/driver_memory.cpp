@@ -1,6 +1,7 @@
 // Device memory: allocation, copies, memsets and pointer attributes. All host memory is treated
 // as pageable, so copies follow the pageable rules of the real driver: an async host-to-device
 // copy snapshots the source before returning, a device-to-host copy returns once it is done.
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -84,9 +85,35 @@ CUcontext owningContext(CUdeviceptr p, tsimdrv::Allocation& a) {
   return nullptr;
 }
 
+// The page-locked host block containing p, if any.
+bool hostBlock(CUdeviceptr p, void** base, size_t* bytes) {
+  Driver& d = Driver::get();
+  std::lock_guard lock(d.mu);
+  for (auto& [b, n] : d.hostAllocs) {
+    auto start = reinterpret_cast<uintptr_t>(b);
+    if (p >= start && p < start + n) {
+      *base = b;
+      *bytes = n;
+      return true;
+    }
+  }
+  return false;
+}
+
 CUresult pointerAttribute(void* data, CUpointer_attribute attr, CUdeviceptr p, bool strict) {
   tsimdrv::Allocation a;
   CUcontext ctx = owningContext(p, a);
+  void* hostBase = nullptr;
+  size_t hostBytes = 0;
+  if (!ctx && hostBlock(p, &hostBase, &hostBytes)) {
+    switch (attr) {
+      case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *static_cast<unsigned*>(data) = CU_MEMORYTYPE_HOST; return CUDA_SUCCESS;
+      case CU_POINTER_ATTRIBUTE_HOST_POINTER: *static_cast<void**>(data) = reinterpret_cast<void*>(p); return CUDA_SUCCESS;
+      case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *static_cast<CUdeviceptr*>(data) = reinterpret_cast<CUdeviceptr>(hostBase); return CUDA_SUCCESS;
+      case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<size_t*>(data) = hostBytes; return CUDA_SUCCESS;
+      default: break;
+    }
+  }
   if (!ctx) {
     if (strict) return CUDA_ERROR_INVALID_VALUE;
     // cuPointerGetAttributes on unknown memory: reports "not CUDA memory" instead of failing.
@@ -216,5 +243,37 @@ TSIM_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
     }
     if (r) return r;
   }
+  return CUDA_SUCCESS;
+}
+
+// Page-locked host memory. On the sim every host byte is equally reachable, so this is plain
+// host memory that the pointer queries recognise; copies from it behave like the pageable kind.
+TSIM_API CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int flags) {
+  CUctx_st* ctx;
+  if (CUresult r = tsimdrv::currentContext(&ctx)) return r;
+  if (!pp || bytesize == 0 || (flags & ~0x7u)) return CUDA_ERROR_INVALID_VALUE;
+  if (flags & CU_MEMHOSTALLOC_DEVICEMAP) return CUDA_ERROR_NOT_SUPPORTED;  // no mapped memory
+  void* p = std::calloc(1, bytesize);
+  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  Driver& d = Driver::get();
+  std::lock_guard lock(d.mu);
+  d.hostAllocs[p] = bytesize;
+  *pp = p;
+  return CUDA_SUCCESS;
+}
+
+TSIM_API CUresult cuMemAllocHost_v2(void** pp, size_t bytesize) { return cuMemHostAlloc(pp, bytesize, 0); }
+
+TSIM_API CUresult cuMemFreeHost(void* p) {
+  CUctx_st* ctx;
+  if (CUresult r = tsimdrv::currentContext(&ctx)) return r;
+  Driver& d = Driver::get();
+  {
+    std::lock_guard lock(d.mu);
+    auto it = d.hostAllocs.find(p);
+    if (it == d.hostAllocs.end()) return CUDA_ERROR_INVALID_VALUE;
+    d.hostAllocs.erase(it);
+  }
+  std::free(p);
   return CUDA_SUCCESS;
 }

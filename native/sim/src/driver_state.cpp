@@ -121,7 +121,7 @@ CUresult synchronizeContext(CUctx_st* ctx) {
 
 void createContextResources(CUctx_st* ctx) {
   Driver& d = Driver::get();
-  ctx->memory = std::make_unique<DeviceMemory>(d.props.totalMem);
+  ctx->memory = std::make_unique<DeviceMemory>(d.props.totalMem, d.memoryGenerations);
   ctx->legacy = std::make_unique<StreamQueue>();
   ctx->perThread = std::make_unique<StreamQueue>();
   ctx->sticky = CUDA_SUCCESS;

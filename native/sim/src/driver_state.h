@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -97,8 +98,10 @@ class Driver {
   std::unordered_set<CUevent> events;
   std::unordered_set<CUmodule> modules;
   std::unordered_set<CUfunction> functions;
+  std::unordered_map<void*, size_t> hostAllocs;  // cuMemAllocHost / cuMemHostAlloc blocks
 
   std::atomic<uint64_t> budget{0};
+  std::atomic<uint64_t> memoryGenerations{1};  // see DeviceMemory
   bool verbose = false;
   unsigned cpuThreads = 0;
   bool memcheck = true;

@@ -219,3 +219,16 @@ TSIM_API CUresult cuEventDestroy_v2(CUevent hEvent) {
   delete hEvent;  // queued records hold their own EventRecord
   return CUDA_SUCCESS;
 }
+
+// The pre-10.0 form of cuLaunchHostFunc; the callback also receives the stream and its status.
+TSIM_API CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void* userData,
+                                      unsigned int flags) {
+  CUctx_st* ctx;
+  if (CUresult r = tsimdrv::currentContext(&ctx)) return r;
+  if (CUresult r = tsimdrv::checkStream(ctx, hStream)) return r;
+  if (!callback || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  tsimdrv::enqueueWork(ctx, hStream, [hStream, callback, userData, ctx] {
+    callback(hStream, static_cast<CUresult>(ctx->sticky.load()), userData);
+  });
+  return CUDA_SUCCESS;
+}

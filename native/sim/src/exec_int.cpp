@@ -518,7 +518,8 @@ bool selpDecode(Decoder& dc, const Stmt& st, Inst& in) {
   switch (t) {
     case Ty::F32: in.fn = &selp<uint32_t>; break;
     case Ty::F64: in.fn = &selp<uint64_t>; break;
-    case Ty::F16: in.fn = &selp<uint16_t>; break;
+    case Ty::F16: case Ty::BF16: in.fn = &selp<uint16_t>; break;
+    case Ty::F16x2: case Ty::BF16x2: in.fn = &selp<uint32_t>; break;
     default: in.fn = withBits(t, [](auto z) -> Fn { return &selp<decltype(z)>; });
   }
   return in.fn != nullptr;

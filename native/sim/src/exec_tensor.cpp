@@ -1,8 +1,229 @@
-// Tensor-core and async-copy instructions (mma.sync, ldmatrix, stmatrix, cp.async).
+// Tensor-core and async-copy instructions: mma.sync (m16n8k16 / m16n8k8), ldmatrix, stmatrix,
+// cp.async (done synchronously: the data is in place before any wait_group returns).
 #include "exec_core.h"
+#include "exec_float.h"
+#include "exec_mem.h"
 
 namespace tsim {
 
-void registerTensorOps(DecodeTable& t) { (void)t; }
+namespace {
+
+enum AbType : uint8_t { kAbF16, kAbBF16, kAbTF32 };
+
+struct MmaShape {
+  unsigned k;          // 8 or 16
+  AbType ab;
+  bool cF16, dF16;     // accumulators as f16x2 pairs
+  unsigned na, nb, nc, nd;  // registers per operand
+};
+
+MmaShape shapeOf(const Inst& in) {
+  MmaShape s;
+  s.k = (in.imm & 1) ? 16 : 8;
+  s.ab = (AbType)((in.imm >> 1) & 3);
+  s.cF16 = (in.imm >> 3) & 1;
+  s.dF16 = (in.imm >> 4) & 1;
+  s.na = s.ab == kAbTF32 ? 4 : s.k / 4;
+  s.nb = s.ab == kAbTF32 ? 2 : s.k / 8;
+  s.nc = s.cF16 ? 2 : 4;
+  s.nd = s.dF16 ? 2 : 4;
+  return s;
+}
+
+double abValue(uint32_t reg, int half, AbType t) {
+  if (t == kAbTF32) return bitsf32(reg & 0xffffe000u);  // tf32 ignores the low 13 mantissa bits
+  uint16_t h = (uint16_t)(reg >> (16 * half));
+  return t == kAbF16 ? f16ToF32(h) : bf16ToF32(h);
+}
+
+// ext: d regs, a regs, b regs, c regs (counts from the shape)
+void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (exec != ~0u) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "mma.sync needs all 32 lanes of the warp");
+    return;
+  }
+  MmaShape s = shapeOf(in);
+  const uint32_t* e = &c.prog->ext[in.ext];
+  const uint32_t *dr = e, *ar = e + s.nd, *br = ar + s.na, *cr = br + s.nb;
+  auto R = [&](uint32_t slotIdx, unsigned lane) { return (uint32_t)c.R[(size_t)slotIdx * kWarp + lane]; };
+  double A[16][16], B[16][8], C[16][8];
+  for (unsigned l = 0; l < 32; l++) {
+    unsigned g = l >> 2, t = l & 3;
+    if (s.ab == kAbTF32) {
+      // a0:(g,t) a1:(g+8,t) a2:(g,t+4) a3:(g+8,t+4); b0:(t,g) b1:(t+4,g)
+      for (unsigned i = 0; i < 4; i++) A[g + 8 * (i & 1)][t + 4 * (i >> 1)] = abValue(R(ar[i], l), 0, s.ab);
+      for (unsigned i = 0; i < 2; i++) B[t + 4 * i][g] = abValue(R(br[i], l), 0, s.ab);
+    } else {
+      // register j holds two halves; a_i: row g (+8 for odd register), col 2t+(i&1) (+8 for regs 2,3)
+      for (unsigned j = 0; j < s.na; j++)
+        for (int h = 0; h < 2; h++) A[g + 8 * (j & 1)][2 * t + h + 8 * (j >> 1)] = abValue(R(ar[j], l), h, s.ab);
+      for (unsigned j = 0; j < s.nb; j++)
+        for (int h = 0; h < 2; h++) B[2 * t + h + 8 * j][g] = abValue(R(br[j], l), h, s.ab);
+    }
+    for (unsigned i = 0; i < 4; i++) {
+      unsigned row = g + 8 * (i >> 1), col = 2 * t + (i & 1);
+      C[row][col] = s.cF16 ? f16ToF32((uint16_t)(R(cr[i >> 1], l) >> (16 * (i & 1)))) : bitsf32(R(cr[i], l));
+    }
+  }
+  float D[16][8];
+  for (unsigned m = 0; m < 16; m++)
+    for (unsigned n = 0; n < 8; n++) {
+      long double acc = C[m][n];
+      for (unsigned k = 0; k < s.k; k++) acc += (long double)A[m][k] * B[k][n];
+      D[m][n] = (float)acc;
+    }
+  for (unsigned l = 0; l < 32; l++) {
+    unsigned g = l >> 2, t = l & 3;
+    uint64_t out[4] = {0, 0, 0, 0};
+    for (unsigned i = 0; i < 4; i++) {
+      float v = D[g + 8 * (i >> 1)][2 * t + (i & 1)];
+      if (s.dF16) out[i >> 1] |= (uint64_t)f32ToF16(v) << (16 * (i & 1));
+      else out[i] = f32bits(v);
+    }
+    for (unsigned i = 0; i < s.nd; i++) c.R[(size_t)dr[i] * kWarp + l] = out[i];
+  }
+  c.ctr.byClass[kTensor] += 0;  // counted by the issue loop
+}
+
+bool mmaDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (!st.has("sync") || !st.has("aligned") || !st.has("row") || !st.has("col"))
+    return dc.fail("expected mma.sync.aligned.<shape>.row.col");
+  unsigned k = st.has("m16n8k16") ? 16 : st.has("m16n8k8") ? 8 : 0;
+  if (!k) return dc.fail("only m16n8k16 and m16n8k8 are supported");
+  Ty dt = st.type(0), at = st.type(1), bt = st.type(2), ct = st.type(3);
+  if (at != bt) return dc.fail("A and B types differ");
+  AbType ab = at == Ty::F16 ? kAbF16 : at == Ty::BF16 ? kAbBF16 : at == Ty::TF32 ? kAbTF32 : (AbType)9;
+  if (ab == 9) return dc.fail("A/B type");
+  if (ab == kAbTF32 && k != 8) return dc.fail("tf32 needs m16n8k8");
+  if ((dt != Ty::F32 && dt != Ty::F16) || (ct != Ty::F32 && ct != Ty::F16)) return dc.fail("C/D type");
+  if (ab == kAbBF16 && (dt != Ty::F32 || ct != Ty::F32)) return dc.fail("bf16 accumulates in f32");
+  if (ab == kAbTF32 && (dt != Ty::F32 || ct != Ty::F32)) return dc.fail("tf32 accumulates in f32");
+  in.imm = (k == 16 ? 1 : 0) | (ab << 1) | ((ct == Ty::F16) << 3) | ((dt == Ty::F16) << 4);
+  MmaShape s = shapeOf(in);
+  if (st.ops.size() != 4) return dc.fail("mma takes d, a, b, c");
+  const unsigned counts[4] = {s.nd, s.na, s.nb, s.nc};
+  std::vector<uint32_t> e;
+  for (int o = 0; o < 4; o++) {
+    const Operand& v = st.ops[o];
+    if (v.kind != Operand::Vec || v.elems.size() != counts[o]) return dc.fail("operand vector size");
+    for (auto& x : v.elems) e.push_back(o == 0 ? dc.dst(x) : dc.src(x, Ty::B32));
+  }
+  in.ext = dc.ext(e);
+  in.fn = &mmaOp;
+  in.cls = kTensor;
+  return true;
+}
+
+// ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16: lanes 8i..8i+7 give the row addresses of
+// matrix i; lane L receives row L/4, columns 2(L%4)..+1 of each matrix (transposed with .trans).
+void ldmatrixOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (exec != ~0u) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "ldmatrix needs all 32 lanes of the warp");
+    return;
+  }
+  unsigned nm = in.vec;
+  uint32_t rows = nm == 4 ? ~0u : (1u << (8 * nm)) - 1;
+  uint8_t* p[kWarp];
+  if (!resolve(c, in, rows, 16, false, p, true)) return;
+  bool trans = in.mode & 1, store = in.mode & 2;
+  for (unsigned m = 0; m < nm; m++) {
+    for (unsigned l = 0; l < 32; l++) {
+      unsigned r = l >> 2, col = 2 * (l & 3);
+      uint16_t* h[2];
+      for (int k = 0; k < 2; k++) {
+        unsigned row = trans ? col + k : r, cc = trans ? r : col + k;
+        h[k] = reinterpret_cast<uint16_t*>(p[8 * m + row] + 2 * cc);
+      }
+      uint64_t& reg = c.R[(size_t)(store ? in.s[1 + m] : in.d[m]) * kWarp + l];
+      if (store) {
+        *h[0] = (uint16_t)reg;
+        *h[1] = (uint16_t)(reg >> 16);
+      } else {
+        reg = (uint32_t)*h[0] | ((uint32_t)*h[1] << 16);
+      }
+    }
+  }
+}
+
+bool ldmatrixDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  bool store = st.op == "stmatrix";
+  if (!st.has("sync") || !st.has("aligned") || !st.has("m8n8") || !st.has("b16")) return dc.fail("expected .sync.aligned.m8n8.xN.shared.b16");
+  unsigned n = st.has("x4") ? 4 : st.has("x2") ? 2 : st.has("x1") ? 1 : 0;
+  if (!n || st.ops.size() != 2) return dc.fail("bad ldmatrix form");
+  const Operand& a = store ? st.ops[0] : st.ops[1];
+  const Operand& v = store ? st.ops[1] : st.ops[0];
+  uint8_t sym;
+  if (!dc.addr(a, in.s[0], in.imm, sym)) return false;
+  in.space = kShared;
+  if (!st.has("shared") && !st.has("shared::cta")) in.space = sym == kGeneric ? kGeneric : sym;
+  std::vector<const Operand*> regs;
+  if (v.kind == Operand::Vec) for (auto& x : v.elems) regs.push_back(&x);
+  else regs.push_back(&v);
+  if (regs.size() != n) return dc.fail("register count does not match .xN");
+  for (unsigned i = 0; i < n; i++) {
+    if (store) in.s[1 + i] = dc.src(*regs[i], Ty::B32);
+    else in.d[i] = dc.dst(*regs[i]);
+  }
+  if (store && n == 4) return dc.fail("stmatrix.x4 is not supported");
+  in.vec = (uint8_t)n;
+  in.mode = (st.has("trans") ? 1 : 0) | (store ? 2 : 0);
+  in.fn = &ldmatrixOp;
+  in.cls = kMemShared;
+  return true;
+}
+
+// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}: target = src offset
+void cpAsyncOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint8_t* dst[kWarp];
+  uint8_t* src[kWarp];
+  unsigned n = in.size;
+  if (!resolve(c, in, exec, n, true, dst, true)) return;
+  Inst s = in;
+  s.s[0] = in.s[1];
+  s.imm = (int32_t)in.target;
+  s.space = kGlobal;
+  const uint64_t* srcSize = slot(c, in.s[2]);
+  uint32_t nonEmpty = 0;
+  FOR_LANES(exec) if (!in.s[2] || srcSize[l]) nonEmpty |= 1u << l;
+  if (!resolve(c, s, nonEmpty, n, false, src, true)) return;
+  FOR_LANES(exec) {
+    unsigned k = in.s[2] ? (unsigned)std::min<uint64_t>(srcSize[l], n) : n;
+    if (k) memcpy(dst[l], src[l], k);
+    if (k < n) memset(dst[l] + k, 0, n - k);
+  }
+}
+
+bool cpAsyncDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  in.cls = kMemGlobal;
+  if (st.has("commit_group") || st.has("wait_group") || st.has("wait_all")) {
+    in.fn = [](Ctx&, const Inst&, uint32_t) {};
+    in.cls = kSync;
+    return true;
+  }
+  if (!(st.has("ca") || st.has("cg")) || st.ops.size() < 3 || st.ops.size() > 4) return dc.fail("expected cp.async.{ca,cg}.shared.global [d], [s], n{, src-size}");
+  uint8_t sym;
+  if (!dc.addr(st.ops[0], in.s[0], in.imm, sym)) return false;
+  in.space = kShared;
+  int64_t soff;
+  if (!dc.addr(st.ops[1], in.s[1], soff, sym)) return false;
+  in.target = (uint32_t)(int32_t)soff;
+  if (st.ops[2].kind != Operand::Imm) return dc.fail("cp-size must be an immediate");
+  int size = std::stoi(st.ops[2].name);
+  if (size != 4 && size != 8 && size != 16) return dc.fail("cp-size must be 4, 8 or 16");
+  if (st.has("cg") && size != 16) return dc.fail("cp.async.cg copies 16 bytes");
+  in.size = (uint8_t)size;
+  in.s[2] = st.ops.size() == 4 ? dc.src(st.ops[3], Ty::U32) : 0;
+  in.fn = &cpAsyncOp;
+  return true;
+}
+
+}  // namespace
+
+void registerTensorOps(DecodeTable& t) {
+  t["mma"] = mmaDecode;
+  t["ldmatrix"] = ldmatrixDecode;
+  t["stmatrix"] = ldmatrixDecode;
+  t["cp"] = cpAsyncDecode;
+}
 
 }  // namespace tsim

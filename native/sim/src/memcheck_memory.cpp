@@ -32,7 +32,8 @@ std::string hex(uint64_t v) {
 }
 }  // namespace
 
-DeviceMemory::DeviceMemory(size_t capacity) : capacity_(capacity), next_(kBase) {}
+DeviceMemory::DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations)
+    : capacity_(capacity), generations_(generations), generation_(generations.fetch_add(1) + 1), next_(kBase) {}
 
 DeviceMemory::~DeviceMemory() {
   for (auto& [base, a] : allocs_) std::free(a.host);
@@ -40,17 +41,24 @@ DeviceMemory::~DeviceMemory() {
 }
 
 uint64_t DeviceMemory::allocate(size_t bytes, bool moduleVar) {
-  if (bytes == 0) return 0;
+  if (bytes == 0 || bytes > capacity_) return 0;  // also keeps roundUp from overflowing
   const uint64_t rounded = roundUp(bytes, kAlign);
-  if (rounded > capacity_ || used_.load() + rounded > capacity_) return 0;
+  // Reserve first so concurrent allocations cannot overshoot the capacity together.
+  size_t before = used_.fetch_add(rounded);
+  if (rounded > capacity_ || before + rounded > capacity_) {
+    used_ -= rounded;
+    return 0;
+  }
   // calloc: large blocks come from mmap and are only backed when touched.
   auto* host = static_cast<uint8_t*>(std::calloc(1, rounded));
-  if (!host) return 0;
+  if (!host) {
+    used_ -= rounded;
+    return 0;
+  }
   std::unique_lock lock(mu_);
   const uint64_t base = next_;
   next_ = roundUp(base + rounded + kGuard, kAlign);
   allocs_[base] = Allocation{base, bytes, host, moduleVar};
-  used_ += rounded;
   return base;
 }
 
@@ -65,7 +73,7 @@ bool DeviceMemory::release(uint64_t addr, bool moduleVar) {
   std::free(it->second.host);
   it->second.host = nullptr;  // keep the range as a tombstone
   used_ -= roundUp(it->second.bytes, kAlign);
-  generation_.fetch_add(1);
+  generation_.store(generations_.fetch_add(1) + 1, std::memory_order_release);
   return true;
 }
 

@@ -23,7 +23,9 @@ struct Allocation {
 
 class DeviceMemory final : public tsim::GlobalMemory {
  public:
-  explicit DeviceMemory(size_t capacity);
+  // `generations` hands out process-unique generation numbers, so a translation cached for a
+  // destroyed memory can never match a new one that happens to reuse its address.
+  DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations);
   ~DeviceMemory() override;
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -49,7 +51,8 @@ class DeviceMemory final : public tsim::GlobalMemory {
 
   const size_t capacity_;
   std::atomic<size_t> used_{0};
-  std::atomic<uint64_t> generation_{1};  // bumped on every free: invalidates translate caches
+  std::atomic<uint64_t>& generations_;
+  std::atomic<uint64_t> generation_;  // renewed on every free: invalidates translate caches
   uint64_t next_;
   mutable std::shared_mutex mu_;
   std::map<uint64_t, Allocation> allocs_;  // by base address, tombstones included

@@ -46,7 +46,8 @@ bool lex(const std::string& t, std::vector<Tok>& out, std::string& log) {
       i = j + 1;
     } else if (identStart(c)) {
       size_t j = i + 1;
-      while (j < n && identChar(t[j])) j++;
+      while (j < n && (identChar(t[j]) || (t[j] == ':' && j + 2 < n && t[j + 1] == ':' && identChar(t[j + 2]))))
+        j += t[j] == ':' ? 2 : 1;
       k.kind = Tok::Ident;
       k.s = t.substr(i, j - i);
       i = j;
@@ -75,6 +76,10 @@ bool lex(const std::string& t, std::vector<Tok>& out, std::string& log) {
   out.push_back(e);
   return true;
 }
+
+constexpr uint64_t kMaxVarBytes = 1ull << 28;   // one variable
+constexpr unsigned kMaxLocalBytes = 512u << 10;  // per thread
+constexpr uint32_t kMaxSlots = 1u << 16;         // registers + constants per module
 
 struct Sym {
   enum Kind { Reg, Shared, Global, Local, KParam, Func } kind = Reg;
@@ -179,6 +184,9 @@ class Parser : public Decoder {
     } catch (const ParseError& e) {
       log += "line " + std::to_string(e.line) + ": " + e.msg + "\n";
       return false;
+    } catch (const std::exception& e) {
+      log += "line " + std::to_string(cur().line) + ": malformed PTX (" + e.what() + ")\n";
+      return false;
     }
     return true;
   }
@@ -265,9 +273,9 @@ class Parser : public Decoder {
   std::map<std::string, uint32_t> labels_;
   std::vector<uint32_t> callSites_;
 
-  const Tok& cur() const { return toks_[p_]; }
+  const Tok& cur() const { return toks_[std::min(p_, toks_.size() - 1)]; }
   const Tok& peek(int k = 1) const { return toks_[std::min(p_ + k, toks_.size() - 1)]; }
-  Tok next() { return toks_[p_ < toks_.size() - 1 ? p_++ : p_]; }
+  Tok next() { return toks_[p_ < toks_.size() - 1 ? p_++ : toks_.size() - 1]; }
   bool is(const char* s) const { return cur().kind != Tok::End && cur().kind != Tok::Str && cur().s == s; }
   [[noreturn]] void bad(const std::string& m) { throw ParseError{cur().line, m}; }
   void expect(const char* s) {
@@ -298,6 +306,7 @@ class Parser : public Decoder {
   void declare(const std::string& n, const Sym& s) { scopes_.back()[n] = s; }
 
   uint32_t constSlot(ConstSlot::Kind k, uint64_t v, unsigned var) {
+    if (m_.prog.numSlots >= kMaxSlots) bad("too many registers and constants");
     auto key = std::make_tuple((int)k, v, var);
     auto it = constIndex_.find(key);
     if (it != constIndex_.end()) return it->second;
@@ -370,18 +379,25 @@ class Parser : public Decoder {
     while (is("[")) {
       p_++;
       if (is("]")) { d.unsized = true; d.count = 0; p_++; continue; }
-      d.count *= (unsigned)intTok();
+      int64_t n = intTok();
+      if (n < 0 || n > (int64_t)kMaxVarBytes) bad("bad array size for '" + d.name + "'");
+      d.count = (unsigned)std::min<uint64_t>((uint64_t)d.count * (uint64_t)n, kMaxVarBytes + 1);
       expect("]");
     }
     if (!d.align) d.align = tySize(d.ty) * d.vec;
     return d;
   }
-  unsigned declBytes(const Decl& d) { return tySize(d.ty) * d.vec * d.count; }
+  unsigned declBytes(const Decl& d) {
+    uint64_t b = (uint64_t)tySize(d.ty) * d.vec * d.count;
+    if (b > kMaxVarBytes) bad("variable '" + d.name + "' is too large");
+    return (unsigned)b;
+  }
 
   unsigned allocLocal(unsigned bytes, unsigned align) {
     unsigned a = std::max(1u, align);
     unsigned off = (m_.prog.localBytes + a - 1) / a * a;
     m_.prog.localBytes = off + bytes;
+    if (m_.prog.localBytes > kMaxLocalBytes) bad("local memory per thread exceeds 512 KiB");
     return off;
   }
 
@@ -389,11 +405,18 @@ class Parser : public Decoder {
     unsigned es = tySize(d.ty);
     bytes.assign(declBytes(d), 0);
     unsigned at = 0;
+    int depth = 0;
     std::function<void()> item = [&]() {
       if (is("{")) {
+        if (++depth > 8) bad("initializer nested too deeply");
         p_++;
-        while (!is("}")) { item(); if (is(",")) p_++; }
+        while (!is("}")) {
+          if (cur().kind == Tok::End) bad("unterminated initializer");
+          item();
+          if (is(",")) p_++;
+        }
         p_++;
+        depth--;
         return;
       }
       std::string lit;
@@ -517,7 +540,7 @@ class Parser : public Decoder {
       else if (dname == ".reqntid") dims(f->info.reqntid);
       else if (dname == ".minnctapersm" || dname == ".maxnreg" || dname == ".maxnctapersm") intTok();
       else if (dname == ".noreturn") {}
-      else if (dname == ".pragma") { while (!is(";")) p_++; p_++; }
+      else if (dname == ".pragma") { while (!is(";") && cur().kind != Tok::End) p_++; p_++; }
       else bad("unknown function directive '" + dname + "'");
     }
     if (is(";")) { p_++; return; }  // declaration only
@@ -576,7 +599,7 @@ class Parser : public Decoder {
         continue;
       }
       if (t.kind == Tok::Ident && (t.s == ".loc" || t.s == ".file")) { skipLine(); continue; }
-      if (t.kind == Tok::Ident && t.s == ".pragma") { while (!is(";")) p_++; p_++; continue; }
+      if (t.kind == Tok::Ident && t.s == ".pragma") { while (!is(";") && cur().kind != Tok::End) p_++; p_++; continue; }
       if (is(".reg")) { regDecl(); continue; }
       if (is(".local") || is(".shared") || is(".global") || is(".const")) { varDecl(false); continue; }
       if (is(".extern")) { p_++; varDecl(true); continue; }
@@ -613,6 +636,8 @@ class Parser : public Decoder {
       std::string n = next().s;
       int64_t count = -1;
       if (is("<")) { p_++; count = intTok(); expect(">"); }
+      if (count > (int64_t)kMaxSlots || m_.prog.numSlots + std::max<int64_t>(count, 1) > kMaxSlots)
+        bad("too many registers");
       Sym s;
       s.kind = Sym::Reg;
       s.ty = ty;
@@ -631,7 +656,15 @@ class Parser : public Decoder {
     expect(";");
   }
 
+  int depth_ = 0;
+  struct DepthGuard {
+    int& d;
+    explicit DepthGuard(int& x) : d(x) { d++; }
+    ~DepthGuard() { d--; }
+  };
   Operand operand() {
+    DepthGuard dg(depth_);
+    if (depth_ > 8) bad("operands nested too deeply");
     Operand o;
     if (is("[")) {
       p_++;

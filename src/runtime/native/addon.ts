@@ -37,6 +37,21 @@ export interface DeviceInfo {
   readonly libraryPath: string;
 }
 
+/** Per-launch counters of the sim (issue-level: one per warp instruction). */
+export interface SimCounters {
+  readonly warpInstructions: number;
+  readonly threadInstructions: number;
+  readonly byClass: Readonly<Record<'intAlu' | 'float' | 'memGlobal' | 'memShared' | 'control' | 'sync' | 'tensor' | 'other', number>>;
+  readonly globalLoadRequests: number;
+  readonly globalStoreRequests: number;
+  /** Distinct 32-byte sectors touched, summed over requests. */
+  readonly globalLoadSectors: number;
+  readonly globalStoreSectors: number;
+  readonly sharedAccesses: number;
+  readonly sharedBankConflicts: number;
+  readonly barriers: number;
+}
+
 export type Bytes = ArrayBufferView | ArrayBuffer;
 export type Dim3 = readonly number[];
 
@@ -71,6 +86,10 @@ export interface Driver {
   synchronize(): void;
   synchronizeAsync(): Promise<void>;
   lastFault(): string | null;
+  /** The sim's counters of the last completed launch; null on the real driver. */
+  simCounters(): SimCounters | null;
+  /** The sim's per-launch budget of thread instructions (0 = unlimited); E_NO_SYMBOL on cuda. */
+  simSetInstructionBudget(threadInstructions: number | bigint): void;
   close(): void;
 }
 

@@ -5,4 +5,6 @@ export { NativeDeviceError } from './errors.js';
 export { packParams } from './params.js';
 export type { ParamSpec, PackedParams, KernelArg } from './params.js';
 export { loadAddon, addonPath, simLibraryPath } from './addon.js';
-export type { Driver, DeviceInfo, NativeAddon } from './addon.js';
+export type { Driver, DeviceInfo, NativeAddon, SimCounters } from './addon.js';
+export { NativeRuntimeDevice, provideNative } from './runtime-device.js';
+export { registerNativeDevices } from './register.js';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import {
   type DeviceInfo, type DevicePtrHandle, type Driver, type EventHandle, type FunctionHandle,
-  type ModuleHandle, type StreamHandle, loadAddon, simLibraryPath,
+  type ModuleHandle, type SimCounters, type StreamHandle, loadAddon, simLibraryPath,
 } from './addon.js';
 import { NativeDeviceError, native, nativeAsync } from './errors.js';
 import { type ParamSpec, packParams } from './params.js';
@@ -15,8 +15,10 @@ export type NativeKind = 'cuda' | 'sim';
 export interface KernelMetadata {
   readonly name: string;
   readonly numWarps: number;
-  /** Shared memory the kernel needs; passed at launch when the PTX declares `.extern .shared`. */
+  /** Shared memory the kernel needs; passed at launch when it is dynamic. */
   readonly sharedBytes: number;
+  /** Whether sharedBytes is dynamic (`.extern .shared`); when absent, read from the PTX. */
+  readonly dynamicShared?: boolean;
   readonly params: readonly ParamSpec[];
 }
 
@@ -29,7 +31,7 @@ export type Grid = number | readonly number[];
 
 export interface LaunchOptions {
   readonly stream?: NativeStream;
-  /** Dynamic shared bytes; default: metadata.sharedBytes if the PTX uses `.extern .shared`, else 0. */
+  /** Dynamic shared bytes; default: metadata.sharedBytes when the kernel's shared memory is dynamic, else 0. */
   readonly sharedBytes?: number;
 }
 
@@ -97,9 +99,10 @@ export class NativeDevice {
     this.info = native(() => driver.deviceInfo());
   }
 
-  /** The driver library `kind` loads by default. */
+  /** The driver library `kind` loads by default (TESSERA_CUDA_LIB / TESSERA_SIM_LIB override). */
   static defaultLibrary(kind: NativeKind): string {
-    return kind === 'cuda' ? 'libcuda.so.1' : simLibraryPath();
+    if (kind === 'cuda') return process.env['TESSERA_CUDA_LIB'] || 'libcuda.so.1';
+    return process.env['TESSERA_SIM_LIB'] || simLibraryPath();
   }
 
   /**
@@ -190,7 +193,7 @@ export class NativeDevice {
     if (!k) {
       const m = this.loadPtx(ptx);
       const fn = native(() => this.driver.getFunction(m, metadata.name), `kernel '${metadata.name}'`);
-      k = { fn, metadata, dynamicShared: /\.extern\s+\.shared/.test(ptx) };
+      k = { fn, metadata, dynamicShared: metadata.dynamicShared ?? /\.extern\s+\.shared/.test(ptx) };
       this.#kernels.set(key, k);
     }
     return k;
@@ -240,6 +243,16 @@ export class NativeDevice {
   /** The sim's report of the last kernel fault (kernel, CTA, thread, PTX line, address); null on `cuda`. */
   lastFault(): string | null {
     return native(() => this.driver.lastFault());
+  }
+
+  /** The sim's counters of the last completed launch (after synchronize); null on `cuda`. */
+  simCounters(): SimCounters | null {
+    return native(() => this.driver.simCounters());
+  }
+
+  /** Caps every later sim launch at `threadInstructions` (0 = unlimited): a hung kernel becomes CUDA_ERROR_LAUNCH_TIMEOUT. */
+  setInstructionBudget(threadInstructions: number): void {
+    native(() => this.driver.simSetInstructionBudget(threadInstructions), 'setInstructionBudget');
   }
 
   /** Releases the context; every buffer, module and stream of this device becomes invalid. */

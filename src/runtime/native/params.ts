@@ -41,15 +41,16 @@ function describe(v: unknown): string {
   return `${typeof v} ${String(v)}`;
 }
 
+// Types narrower than 32 bits may also be passed widened to 4 bytes (the compiler declares them
+// `.u32`); they are then written sign- or zero-extended.
+const WIDENABLE = new Set(['i16', 'u16', 'i8', 'u8', 'bool']);
+
 function checkSpec(kernel: string, p: ParamSpec): void {
   if (!Number.isInteger(p.offset) || p.offset < 0) fail(kernel, p, `bad offset ${p.offset}`);
-  const want = isPointerType(p.type) ? 8 : p.type === 'bool' ? undefined : SCALAR_SIZE[p.type];
-  if (p.type === 'bool') {
-    if (p.size !== 1 && p.size !== 4) fail(kernel, p, `bool parameters are 1 or 4 bytes, metadata says ${p.size}`);
-  } else if (want === undefined) {
-    fail(kernel, p, 'unknown parameter type');
-  } else if (p.size !== want) {
-    fail(kernel, p, `size ${p.size} does not match the type (${want} bytes)`);
+  const natural = isPointerType(p.type) ? 8 : p.type === 'bool' ? 1 : SCALAR_SIZE[p.type];
+  if (natural === undefined) fail(kernel, p, 'unknown parameter type');
+  if (p.size !== natural && !(p.size === 4 && WIDENABLE.has(p.type))) {
+    fail(kernel, p, `size ${p.size} does not match the type (${natural} bytes${WIDENABLE.has(p.type) ? ' or 4' : ''})`);
   }
   if (p.offset % p.size !== 0) fail(kernel, p, `offset ${p.offset} is not aligned to ${p.size}`);
 }
@@ -89,9 +90,12 @@ function write(kernel: string, view: DataView, p: ParamSpec, v: unknown): void {
   const range = INT_RANGE[p.type];
   if (range) {
     if (!Number.isInteger(v) || v < range[0] || v > range[1]) fail(kernel, p, `${v} is not an integer in [${range[0]}, ${range[1]}]`);
+    if (p.size === 4) {
+      if (range[0] < 0) view.setInt32(o, v, true);
+      else view.setUint32(o, v, true);
+      return;
+    }
     switch (p.type) {
-      case 'i32': view.setInt32(o, v, true); return;
-      case 'u32': view.setUint32(o, v, true); return;
       case 'i16': view.setInt16(o, v, true); return;
       case 'u16': view.setUint16(o, v, true); return;
       case 'i8': view.setInt8(o, v); return;

@@ -24,9 +24,7 @@ uint16_t toHalf(float f, bool towardZero) {
   double q = a / unit;
   double r = towardZero ? std::floor(q) : std::nearbyint(q);  // default FP env: ties to even
   double v = r * unit;
-  if (v >= 65536.0 || (!towardZero && v > 65504.0)) return sign | 0x7c00;
-  if (v > 65504.0) v = 65504.0;
-  if (towardZero && a >= 65520.0) return sign | 0x7bff;
+  if (v > 65504.0) return sign | (towardZero ? 0x7bff : 0x7c00);  // RZ saturates at the max finite
   // Re-encode v exactly.
   if (v == 0) return sign;
   int ve;

@@ -138,6 +138,19 @@ int main() {
   int optin = 0;
   CHECK_OK(cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0));
 
+  // Occupancy from the per-SM limits: threads (2048/SM) and shared memory.
+  int blocks = 0;
+  CHECK_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, addK, 256, 0));
+  CHECK(blocks >= 1 && blocks <= 8);
+  CHECK_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, addK, 1024, 0));
+  CHECK(blocks >= 1 && blocks <= 2);
+  int perSm = 0, reserved = 0;
+  CHECK_OK(cuDeviceGetAttribute(&perSm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 0));
+  CHECK_OK(cuDeviceGetAttribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 0));
+  CHECK_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, limited, 32, 100 * 1024));
+  CHECK(blocks == perSm / (4096 + 100 * 1024 + reserved));  // shared memory is the limit here
+  CHECK_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, addK, 0, 0), CUDA_ERROR_INVALID_VALUE);
+
   // Global variables.
   CUdeviceptr gAddr = 0;
   size_t gBytes = 0;

@@ -19,6 +19,7 @@ int main() {
   CHECK_CU(cuMemAlloc(&a, 0), CUDA_ERROR_INVALID_VALUE);
   CHECK_CU(cuMemAlloc(nullptr, 16), CUDA_ERROR_INVALID_VALUE);
   CHECK_CU(cuMemAlloc(&a, total + 1), CUDA_ERROR_OUT_OF_MEMORY);
+  CHECK_CU(cuMemAlloc(&a, ~size_t(0)), CUDA_ERROR_OUT_OF_MEMORY);
   CHECK_OK(cuMemAlloc(&a, 1000));
   CHECK_OK(cuMemAlloc(&b, 1000));
   CHECK(a % 256 == 0 && b % 256 == 0 && a != b);
@@ -106,6 +107,19 @@ int main() {
   CHECK_OK(cuMemGetAddressRange(&base, &bytes, b + 999));
   CHECK(base == b && bytes == 1000);
   CHECK_CU(cuMemGetAddressRange(&base, &bytes, b + 1000), CUDA_ERROR_NOT_FOUND);
+
+  // Page-locked host memory: recognised by the pointer queries, usable for copies.
+  void* pinned = nullptr;
+  CHECK_OK(cuMemAllocHost(&pinned, 256));
+  CHECK_OK(cuPointerGetAttribute(&memType, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(pinned) + 8));
+  CHECK(memType == CU_MEMORYTYPE_HOST);
+  std::memset(pinned, 0x3c, 256);
+  CHECK_OK(cuMemcpyHtoD(b, pinned, 256));
+  CHECK_OK(cuMemsetD8(b, 0, 1));
+  CHECK_OK(cuMemcpyDtoH(pinned, b, 256));
+  CHECK(static_cast<uint8_t*>(pinned)[0] == 0 && static_cast<uint8_t*>(pinned)[255] == 0x3c);
+  CHECK_OK(cuMemFreeHost(pinned));
+  CHECK_CU(cuMemFreeHost(pinned), CUDA_ERROR_INVALID_VALUE);
 
   // Free: once only, base addresses only; freed ranges are never handed out again.
   CHECK_CU(cuMemFree(a + 8), CUDA_ERROR_INVALID_VALUE);

@@ -79,6 +79,18 @@ int main() {
   CHECK_OK(cuStreamQuery(a));
   CHECK((log.order == std::vector<int>{1, 2, 3}));
 
+  // The older callback form runs in order too, with the stream and its status.
+  log.order.clear();
+  Step c1{&log, 4}, c2{&log, 5};
+  auto callback = [](CUstream, CUresult status, void* p) {
+    if (status == CUDA_SUCCESS) record(p);
+  };
+  CHECK_OK(cuStreamAddCallback(a, callback, &c1, 0));
+  CHECK_OK(cuLaunchHostFunc(a, record, &c2));
+  CHECK_CU(cuStreamAddCallback(a, callback, &c1, 1), CUDA_ERROR_INVALID_VALUE);
+  CHECK_OK(cuStreamSynchronize(a));
+  CHECK((log.order == std::vector<int>{4, 5}));
+
   // Legacy default stream: work on it waits for blocking stream `a`, and later work on `a`
   // waits for it.
   log.order.clear();

@@ -153,14 +153,14 @@ $L__end:
 
 int main() {
   // load errors
-  CHECK(contains(loadError(".visible .entry k()\n{\n  frobnicate.u32 %r1;\n}\n"), "line 5: unsupported instruction 'frobnicate.u32 %r1'"));
-  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  add.q32 %r1, %r1, %r1;\n}\n"), "line 6: unsupported instruction 'add.q32"));
-  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  ld.global.L2::cache_hint.u32 %r1, [%r0], %r1;\n}\n"), "line 6: unsupported instruction"));
-  CHECK(contains(loadError(".visible .entry k()\n{\n  bra NOWHERE;\n}\n"), "line 5: unknown label 'NOWHERE'"));
-  CHECK(contains(loadError(".visible .entry k()\n{\n  mov.u32 %nope, 1;\n}\n"), "line 5:"));
-  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  add.u32 %r1, %r1\n}\n"), "line 7:"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n  frobnicate.u32 %r1;\n}\n"), "line 6: unsupported instruction 'frobnicate.u32 %r1'"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  add.q32 %r1, %r1, %r1;\n}\n"), "line 7: unsupported instruction 'add.q32"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  ld.global.L2::cache_hint.u32 %r1, [%r0], %r1;\n}\n"), "line 7: unsupported instruction"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n  bra NOWHERE;\n}\n"), "line 6: unknown label 'NOWHERE'"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n  mov.u32 %nope, 1;\n}\n"), "line 6:"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  add.u32 %r1, %r1\n}\n"), "line 8:"));
   CHECK(contains(loadError(".visible .entry k(\n{\n}\n"), "line"));
-  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .f32 %f<2>;\n  sqrt.f32 %f1, %f0;\n}\n"), "line 6: unsupported instruction"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .f32 %f<2>;\n  sqrt.f32 %f1, %f0;\n}\n"), "line 7: unsupported instruction"));
   {
     std::string elf = "\x7f" "ELF\x02\x01\x01";
     std::string log;
@@ -194,7 +194,7 @@ int main() {
     if (r[t] != want) { bad++; std::printf("t=%d got %d want %d\n", t, r[t], want); }
   }
   CHECK_EQ(bad, 0);
-  CHECK_EQ(r[64], 9);  // vprintf returns the number of characters: "value 7 ok"
+  CHECK_EQ(r[64], 10);  // vprintf returns the number of characters: "value 7 ok"
 
   uint64_t p = mem.alloc(64);
   mem.put(p, std::vector<uint32_t>{1, 2, 3, 4, fbits(1.5f), fbits(2.25f)});

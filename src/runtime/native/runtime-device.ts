@@ -1,0 +1,91 @@
+// The `cuda` and `sim` devices as the runtime sees them (src/runtime/device.ts's Device): a traced
+// Func is compiled to PTX (once per Func, numWarps and target), host arrays are copied into device
+// buffers, the kernel runs, and the arrays are written back only when everything succeeded.
+import { compile, type CompileResult, type Target } from '../../compiler/compile.js';
+import type { Func } from '../../ir/ops.js';
+import type { Device, LaunchArg, LaunchOptions } from '../device.js';
+import { NativeDeviceError } from './errors.js';
+import { type DeviceBuffer, NativeDevice, type NativeKind } from './native-device.js';
+
+export class NativeRuntimeDevice implements Device {
+  readonly description: string;
+  readonly target: Target;
+  readonly #compiled = new WeakMap<Func, Map<number, CompileResult>>();
+
+  constructor(readonly native: NativeDevice) {
+    const i = native.info;
+    // PTX for sm_80 runs (JIT) on every newer GPU; sm_90 PTX only on 9.x.
+    this.target = i.ccMajor === 9 ? 'sm_90' : 'sm_80';
+    this.description = native.kind === 'sim'
+      ? `sim (${i.name}, ${i.libraryPath})`
+      : `cuda (${i.name}, compute ${i.ccMajor}.${i.ccMinor}, ${i.smCount} SMs, ${(i.totalMemory / 2 ** 30).toFixed(0)} GiB)`;
+  }
+
+  get kind(): NativeKind {
+    return this.native.kind;
+  }
+
+  /** Opens `kind` (throws NativeDeviceError when it is not available). */
+  static open(kind: NativeKind): NativeRuntimeDevice {
+    return new NativeRuntimeDevice(NativeDevice.open(kind));
+  }
+
+  compile(func: Func, numWarps: number): CompileResult {
+    let byWarps = this.#compiled.get(func);
+    if (!byWarps) this.#compiled.set(func, (byWarps = new Map()));
+    let r = byWarps.get(numWarps);
+    if (!r) {
+      // The driver JITs the PTX; ptxas is not needed here.
+      r = compile(func, { target: this.target, numWarps, ptxas: false });
+      byWarps.set(numWarps, r);
+    }
+    return r;
+  }
+
+  async launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Promise<void> {
+    if (args.length !== func.params.length) {
+      throw new NativeDeviceError('E_PARAM', `kernel '${func.name}': expected ${func.params.length} arguments, got ${args.length}`);
+    }
+    const compiled = this.compile(func, opts.numWarps);
+    const dev = this.native;
+    // The same array passed twice is one buffer (aliasing works as on the interpreter).
+    const buffers = new Map<ArrayBufferView, DeviceBuffer>();
+    try {
+      const values = args.map((a) => {
+        if (!ArrayBuffer.isView(a)) return a;
+        let b = buffers.get(a);
+        if (!b) {
+          b = dev.alloc(Math.max(1, a.byteLength));
+          buffers.set(a, b);
+          if (a.byteLength > 0) dev.upload(b, a);
+        }
+        return b;
+      });
+      dev.launch(compiled, values, opts.grid);
+      await dev.synchronizeAsync();
+      // Read everything back before touching any caller array: a failure leaves them all as they were.
+      const results: [ArrayBufferView, Uint8Array][] = [];
+      for (const [a, b] of buffers) {
+        if (a.byteLength > 0) results.push([a, await dev.downloadAsync(b, new Uint8Array(a.byteLength))]);
+      }
+      for (const [a, bytes] of results) new Uint8Array(a.buffer, a.byteOffset, a.byteLength).set(bytes);
+    } finally {
+      for (const b of buffers.values()) {
+        try {
+          dev.free(b);
+        } catch {
+          // after a sticky fault the context refuses frees; the buffer's finalizer is the safety net
+        }
+      }
+    }
+  }
+}
+
+/** A DeviceProvider body: the device, or why it is not available. */
+export function provideNative(kind: NativeKind): Device | { unavailable: string } {
+  try {
+    return NativeRuntimeDevice.open(kind);
+  } catch (e) {
+    return { unavailable: e instanceof Error ? e.message : String(e) };
+  }
+}
