@@ -2,11 +2,13 @@
 // holds. Legalization happens here, before emission: f16/bf16 compute in f32 and round back with
 // cvt.rn; narrow integers compute in 32-bit registers and are re-normalized (wraparound).
 import type { BinaryFn, CmpPred, Op, UnaryFn } from '../ir/ops.js';
-import { bitWidth, isFloat, isPtr, isSigned, pointee, type DType, type ElemType, type PtrType } from '../ir/types.js';
+import { isFloat, isPtr, isSigned, pointee, type DType, type ElemType, type PtrType } from '../ir/types.js';
 import { byteSize } from '../ir/types.js';
-import { CVT_TYPE, f32Hex, halfBits, immediate, INT_OP_TYPE, isHalf, isNarrowInt, regKind } from './ptx_types.js';
+import { halfBits, immediate, INT_OP_TYPE, isHalf, regKind } from './ptx_types.js';
 import { movFor, type Lowering } from './context.js';
 import { parentDim } from '../compiler/layout.js';
+import { castOne, CAST_RULES } from './lower_cast.js';
+export { castOne };
 import { unaryMath } from './math_select.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -37,7 +39,7 @@ export function movConst(cx: Lowering, t: ElemType, dst: string, v: number | big
   else cx.emit(`${movFor(t)} ${dst}, ${immediate(t, v)};`);
 }
 
-const perElem = (cx: Lowering, op: Op, fn: (dst: string, srcs: string[]) => void): void => {
+export const perElem = (cx: Lowering, op: Op, fn: (dst: string, srcs: string[]) => void): void => {
   const r = op.results[0]!;
   const ins = op.operands.map((_, i) => cx.operand(op, i));
   const n = cx.slots(r).length;
@@ -260,84 +262,6 @@ const unary: Rule = (cx, op) => {
   perElem(cx, op, (d, [a]) => unaryOne(cx, fn, t, d, a!, precise));
 };
 
-/** Element conversion `from` -> `to` of one register. */
-export function castOne(cx: Lowering, from: ElemType, to: ElemType, d: string, a: string): void {
-  if (from === to) return cx.emit(`${movFor(to)} ${d}, ${a};`);
-  if (isPtr(from) || isPtr(to)) {
-    if (to === 'i64' || from === 'i64' || isPtr(to)) return cx.emit(`mov.b64 ${d}, ${a};`);
-    cx.fail(`cast ${from} -> ${to} is not supported`);
-  }
-  if (from === 'bool') {
-    if (isHalf(to)) return movHalfFromPred(cx, to, d, a);
-    const k = regKind(to);
-    const one = to === 'f32' || to === 'f64' ? immediate(to, 1) : '1';
-    const zero = to === 'f32' || to === 'f64' ? immediate(to, 0) : '0';
-    return cx.emit(`selp.${k === 'f32' || k === 'f64' ? k : `b${k.endsWith('64') ? 64 : 32}`} ${d}, ${one}, ${zero}, ${a};`);
-  }
-  if (to === 'bool') {
-    if (isHalf(from)) return cx.emit(`setp.neu.f32 ${d}, ${toF32(cx, from, a)}, 0f00000000;`);
-    const ty = isFloat(from) ? (from === 'f64' ? 'f64' : 'f32') : INT_OP_TYPE[from as DType]!;
-    const zero = from === 'f32' ? '0f00000000' : from === 'f64' ? '0d0000000000000000' : '0';
-    return cx.emit(`setp.${isFloat(from) ? 'neu' : 'ne'}.${ty} ${d}, ${a}, ${zero};`);
-  }
-  const fT = CVT_TYPE[from as DType]!;
-  const tT = CVT_TYPE[to as DType]!;
-  if (isFloat(from) && isFloat(to)) {
-    if (isHalf(from) && isHalf(to)) return fromF32(cx, to, toF32(cx, from, a), d);
-    if (bitWidth(to) > bitWidth(from)) {
-      if (to === 'f64' && isHalf(from)) return cx.emit(`cvt.f64.f32 ${d}, ${toF32(cx, from, a)};`);
-      return cx.emit(`cvt.${tT}.${fT} ${d}, ${a};`);
-    }
-    if (to === 'bf16' && from === 'f64') {
-      const f = cx.reg('f32');
-      cx.emit(`cvt.rn.f32.f64 ${f}, ${a};`);
-      return fromF32(cx, to, f, d);
-    }
-    return cx.emit(`cvt.rn.${tT}.${fT} ${d}, ${a};`);
-  }
-  if (isFloat(to)) {
-    if (to === 'bf16') {
-      const f = cx.reg('f32');
-      cx.emit(`cvt.rn.f32.${fT} ${f}, ${a};`);
-      return fromF32(cx, to, f, d);
-    }
-    return cx.emit(`cvt.rn.${tT}.${fT} ${d}, ${a};`);
-  }
-  if (isFloat(from)) {
-    // float -> int truncates toward zero (PTX saturates out-of-range values; NaN gives 0)
-    // PTX float->int conversions saturate to the destination type (NaN -> 0), as our semantics say
-    const src = isHalf(from) ? toF32(cx, from, a) : a;
-    const sT = isHalf(from) ? 'f32' : fT;
-    const narrow: Partial<Record<ElemType, string>> = { i8: 's8', u8: 'u8', i16: 's16' };
-    return cx.emit(`cvt.rzi.${narrow[to] ?? tT}.${sT} ${d}, ${src};`);
-  }
-  // int -> int: widen with the source's signedness, narrow by wrapping
-  const fb = regKind(from) === 'b64' ? 64 : 32;
-  const tb = regKind(to) === 'b64' ? 64 : 32;
-  if (fb === tb) cx.emit(`mov.b${tb} ${d}, ${a};`);
-  else if (tb === 64) cx.emit(`cvt.${isSigned(from) ? 's64.s32' : 'u64.u32'} ${d}, ${a};`);
-  else cx.emit(`cvt.u32.u64 ${d}, ${a};`);
-  normalize(cx, to, d);
-}
-function movHalfFromPred(cx: Lowering, t: ElemType, d: string, a: string): void {
-  cx.emit(`selp.b16 ${d}, 0x${halfBits(t as 'f16', 1).toString(16)}, 0x0000, ${a};`);
-}
-
-const cast: Rule = (cx, op) => {
-  const to = (op as Op<'cast'>).attrs.to;
-  const from = elemOf(op);
-  perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!));
-};
-const bitcast: Rule = (cx, op) => {
-  const to = (op as Op<'bitcast'>).attrs.to;
-  const from = elemOf(op);
-  if (from === 'bool' || to === 'bool' || isNarrowInt(from) || isNarrowInt(to)) {
-    if (bitWidth(from) !== bitWidth(to)) cx.fail(`bitcast ${from} -> ${to} changes the width`);
-    return perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!));
-  }
-  perElem(cx, op, (d, [a]) => cx.emit(`mov.b${bitWidth(to)} ${d}, ${a};`));
-};
-
 const addptr: Rule = (cx, op) => {
   const size = byteSize(pointee(elemOf(op) as PtrType));
   const ot = elemOf(op, 1);
@@ -413,5 +337,5 @@ const expandDims: Rule = (cx, op) => {
 
 export const ELEMENTWISE_RULES: Record<string, Rule> = {
   const: constant, splat, arange, program_id: programId, num_programs: numPrograms, hint,
-  unary, binary, cmp, select, fma, cast, bitcast, addptr, broadcast, expand_dims: expandDims,
+  unary, binary, cmp, select, fma, cast: CAST_RULES.cast!, bitcast: CAST_RULES.bitcast!, addptr, broadcast, expand_dims: expandDims,
 };

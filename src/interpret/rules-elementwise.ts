@@ -3,10 +3,10 @@
 // Lane counts come from the operand arrays (not the static type) so the same closures also run
 // a combine region over many lanes at once; one-lane operands (constants) are repeated.
 import type { ConstValue, Op } from '../ir/ops.js';
-import { bitWidth, isFloat, isInt, isPtr, numel, pointee, type DType, type ElemType } from '../ir/types.js';
+import { bitWidth, isFloat, isInt, isPtr, numel, type DType, type ElemType } from '../ir/types.js';
 import { arrayCtorFor, type ElemArray } from './memory.js';
 import { bitsOf, newArray, splatTo, type Lanes } from './arrays.js';
-import type { Compiler, Rule, Step } from './context.js';
+import type { Rule, Step } from './context.js';
 import { unsupported } from './errors.js';
 import {
   CMP, FLOAT_BINARY, FLOAT_UNARY, I64_BINARY, castFn, floatDecoder, fmaFor, intBinary, onHalf1, onHalf2,
@@ -225,7 +225,3 @@ export const bitcastRule: Rule<'bitcast'> = (op, c) => {
     cx.env[id] = out;
   };
 };
-
-/** Re-exported for the memory rules: the dtype a pointer points to. */
-export const pointeeOf = (e: ElemType): DType => (isPtr(e) ? pointee(e) : (e as DType));
-export type { Compiler };

@@ -18,6 +18,23 @@ describe('data movement, scans and dot', () => {
     expect(count(sm80.ptx, /bar\.sync/)).toBe(2);
     expect(sm80.ptx).toMatch(/ld\.global\.v4\.f32/);
   });
+  it('scratch above 48 KiB becomes dynamic shared memory', () => {
+    const f = kernel('big_trans', [['x', P('f32')], ['out', P('f32')]], (k, [x, out]) => {
+      const v = k.load(k.addptr(x!, tile2d(k, 128, 128, 128)));
+      k.store(k.addptr(out!, tile2d(k, 128, 128, 128)), k.trans(v));
+    });
+    const { sm80, sm90 } = gate(f, { numWarps: 8 });
+    for (const r of [sm80, sm90]) {
+      expect(r.ptx).toMatch(/\.extern \.shared \.align 16 \.b8 tessera_smem\[\];/);
+      expect(r.metadata.dynamicShared).toBe(true);
+      expect(r.metadata.sharedBytes).toBe(128 * 128 * 4);
+    }
+    const small = gate(kernel('small_trans', [['x', P('f32')], ['out', P('f32')]], (k, [x, out]) => {
+      k.store(k.addptr(out!, tile2d(k, 16, 16, 16)), k.trans(k.load(k.addptr(x!, tile2d(k, 16, 16, 16)))));
+    })).sm80;
+    expect(small.ptx).toMatch(/\t\.shared \.align 16 \.b8 tessera_smem\[1024\];/);
+    expect(small.metadata.dynamicShared).toBe(false);
+  });
   it('join, split and reshape', () => {
     const f = kernel('join_split', [['x', P('f16')], ['out', P('f16')]], (k, [x, out]) => {
       const i = k.arange(128);

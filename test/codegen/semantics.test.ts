@@ -81,3 +81,19 @@ describe('integer and float corner cases in PTX', () => {
     expect(count(sm90.ptx, /^\$L_for_\d+:/)).toBe(2);
   });
 });
+
+describe('tiny and degenerate shapes', () => {
+  it.each([1, 2, 8])('tiles of %i elements with 1 and 8 warps', (n) => {
+    const f = kernel(`tiny_${n}`, [['x', P('f32')], ['o', P('f32')]], (k, [x, o]) => {
+      const i = k.arange(n);
+      const v = k.load(k.addptr(x!, i));
+      const m = k.expand(v, 1);
+      const s = k.reduce(m, 1, 'add'); // reduce over a size-1 axis
+      const c = k.cumsum(s, 0);
+      k.store(k.addptr(o!, i), c);
+      k.store(o!, k.reduce(c, 0, 'max'));
+    });
+    gate(f, { numWarps: 1 });
+    gate(f, { numWarps: 8 });
+  });
+});

@@ -2,8 +2,10 @@
 // handles are collected, and a collected Driver leaves its resources usable.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { openSimDriver } from './sim-helpers.js';
+import { addonPath } from '../../src/runtime/native/addon.js';
+import { openSimDriver, simLibrary } from './sim-helpers.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -46,5 +48,30 @@ describe('finalizers (sim)', () => {
     await collect();
     expect(survivor.memGetInfo().free).toBe(before);
     survivor.close();
+  });
+
+  it('a worker thread that ends with live allocations returns them (per-environment teardown)', async () => {
+    const observer = openSimDriver();
+    const before = observer.memGetInfo().free;
+    const code = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const d = require(workerData.addon).open(workerData.lib);
+      const p = d.memAlloc(1 << 20);
+      d.memcpyHtoD(p, new Uint8Array(16).fill(3));
+      const b = new Uint8Array(16);
+      d.memcpyDtoH(b, p);
+      parentPort.postMessage({ bytes: [...b], free: d.memGetInfo().free });`;
+    for (let i = 0; i < 2; i++) {
+      const w = new Worker(code, { eval: true, workerData: { addon: addonPath(), lib: simLibrary() } });
+      const msg = await new Promise<{ bytes: number[]; free: number }>((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      });
+      await new Promise((r) => w.once('exit', r));
+      expect(msg.bytes).toEqual(new Array(16).fill(3));
+      expect(msg.free).toBeLessThanOrEqual(before - (1 << 20));
+      expect(observer.memGetInfo().free).toBe(before);
+    }
+    observer.close();
   });
 });

@@ -49,6 +49,39 @@ extern "C" CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cuda
                                         CUdriverProcAddressQueryResult* symbolStatus);
 extern "C" CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags);
 
+// Per-thread-default-stream variants (driver_ptsz.cpp); cuda.h declares them only for the driver's own build.
+extern "C" {
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr, const void*, size_t);
+CUresult cuMemcpyDtoH_v2_ptds(void*, CUdeviceptr, size_t);
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr, CUdeviceptr, size_t);
+CUresult cuMemcpy_ptds(CUdeviceptr, CUdeviceptr, size_t);
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr, unsigned char, size_t);
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr, unsigned short, size_t);
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr, unsigned int, size_t);
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr, const void*, size_t, CUstream);
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void*, CUdeviceptr, size_t, CUstream);
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr, unsigned char, size_t, CUstream);
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr, unsigned short, size_t, CUstream);
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr, unsigned int, size_t, CUstream);
+CUresult cuStreamSynchronize_ptsz(CUstream);
+CUresult cuStreamQuery_ptsz(CUstream);
+CUresult cuStreamGetFlags_ptsz(CUstream, unsigned int*);
+CUresult cuStreamGetPriority_ptsz(CUstream, int*);
+CUresult cuStreamGetCtx_ptsz(CUstream, CUcontext*);
+CUresult cuStreamWaitEvent_ptsz(CUstream, CUevent, unsigned int);
+CUresult cuStreamAddCallback_ptsz(CUstream, CUstreamCallback, void*, unsigned int);
+CUresult cuEventRecord_ptsz(CUevent, CUstream);
+CUresult cuEventRecordWithFlags_ptsz(CUevent, CUstream, unsigned int);
+CUresult cuLaunchHostFunc_ptsz(CUstream, CUhostFn, void*);
+CUresult cuLaunchKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+                             unsigned int, unsigned int, CUstream, void**, void**);
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig*, CUfunction, void**, void**);
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
+                                        unsigned int, unsigned int, unsigned int, CUstream, void**);
+}
+
 // The table lists deprecated entry points too (cuDeviceComputeCapability): they are still exported.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
@@ -159,6 +192,33 @@ const std::unordered_map<std::string, Proc>& table() {
       P("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000),
       P("cuGetErrorName", cuGetErrorName, 6000),
       P("cuGetErrorString", cuGetErrorString, 6000),
+      P("cuMemcpyHtoD_v2_ptds", cuMemcpyHtoD_v2_ptds, 7000),
+      P("cuMemcpyDtoH_v2_ptds", cuMemcpyDtoH_v2_ptds, 7000),
+      P("cuMemcpyDtoD_v2_ptds", cuMemcpyDtoD_v2_ptds, 7000),
+      P("cuMemcpy_ptds", cuMemcpy_ptds, 7000),
+      P("cuMemsetD8_v2_ptds", cuMemsetD8_v2_ptds, 7000),
+      P("cuMemsetD16_v2_ptds", cuMemsetD16_v2_ptds, 7000),
+      P("cuMemsetD32_v2_ptds", cuMemsetD32_v2_ptds, 7000),
+      P("cuMemcpyHtoDAsync_v2_ptsz", cuMemcpyHtoDAsync_v2_ptsz, 7000),
+      P("cuMemcpyDtoHAsync_v2_ptsz", cuMemcpyDtoHAsync_v2_ptsz, 7000),
+      P("cuMemcpyDtoDAsync_v2_ptsz", cuMemcpyDtoDAsync_v2_ptsz, 7000),
+      P("cuMemcpyAsync_ptsz", cuMemcpyAsync_ptsz, 7000),
+      P("cuMemsetD8Async_ptsz", cuMemsetD8Async_ptsz, 7000),
+      P("cuMemsetD16Async_ptsz", cuMemsetD16Async_ptsz, 7000),
+      P("cuMemsetD32Async_ptsz", cuMemsetD32Async_ptsz, 7000),
+      P("cuStreamSynchronize_ptsz", cuStreamSynchronize_ptsz, 7000),
+      P("cuStreamQuery_ptsz", cuStreamQuery_ptsz, 7000),
+      P("cuStreamGetFlags_ptsz", cuStreamGetFlags_ptsz, 7000),
+      P("cuStreamGetPriority_ptsz", cuStreamGetPriority_ptsz, 7000),
+      P("cuStreamGetCtx_ptsz", cuStreamGetCtx_ptsz, 9020),
+      P("cuStreamWaitEvent_ptsz", cuStreamWaitEvent_ptsz, 7000),
+      P("cuStreamAddCallback_ptsz", cuStreamAddCallback_ptsz, 7000),
+      P("cuEventRecord_ptsz", cuEventRecord_ptsz, 7000),
+      P("cuEventRecordWithFlags_ptsz", cuEventRecordWithFlags_ptsz, 11010),
+      P("cuLaunchHostFunc_ptsz", cuLaunchHostFunc_ptsz, 10000),
+      P("cuLaunchKernel_ptsz", cuLaunchKernel_ptsz, 7000),
+      P("cuLaunchKernelEx_ptsz", cuLaunchKernelEx_ptsz, 11060),
+      P("cuLaunchCooperativeKernel_ptsz", cuLaunchCooperativeKernel_ptsz, 9000),
       P("tesseraSimGetLastFault", tesseraSimGetLastFault, 2000),
       P("tesseraSimGetLaunchCounters", tesseraSimGetLaunchCounters, 2000),
       P("tesseraSimSetInstructionBudget", tesseraSimSetInstructionBudget, 2000),
@@ -166,6 +226,27 @@ const std::unordered_map<std::string, Proc>& table() {
   return t;
 }
 #undef P
+
+// Names whose per-thread-default-stream variant differs (CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM).
+const std::unordered_map<std::string, const char*>& perThreadNames() {
+  static const std::unordered_map<std::string, const char*> t = {
+      {"cuMemcpyHtoD", "cuMemcpyHtoD_v2_ptds"}, {"cuMemcpyDtoH", "cuMemcpyDtoH_v2_ptds"},
+      {"cuMemcpyDtoD", "cuMemcpyDtoD_v2_ptds"}, {"cuMemcpy", "cuMemcpy_ptds"},
+      {"cuMemsetD8", "cuMemsetD8_v2_ptds"}, {"cuMemsetD16", "cuMemsetD16_v2_ptds"},
+      {"cuMemsetD32", "cuMemsetD32_v2_ptds"}, {"cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2_ptsz"},
+      {"cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2_ptsz"}, {"cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2_ptsz"},
+      {"cuMemcpyAsync", "cuMemcpyAsync_ptsz"}, {"cuMemsetD8Async", "cuMemsetD8Async_ptsz"},
+      {"cuMemsetD16Async", "cuMemsetD16Async_ptsz"}, {"cuMemsetD32Async", "cuMemsetD32Async_ptsz"},
+      {"cuStreamSynchronize", "cuStreamSynchronize_ptsz"}, {"cuStreamQuery", "cuStreamQuery_ptsz"},
+      {"cuStreamGetFlags", "cuStreamGetFlags_ptsz"}, {"cuStreamGetPriority", "cuStreamGetPriority_ptsz"},
+      {"cuStreamGetCtx", "cuStreamGetCtx_ptsz"}, {"cuStreamWaitEvent", "cuStreamWaitEvent_ptsz"},
+      {"cuStreamAddCallback", "cuStreamAddCallback_ptsz"}, {"cuEventRecord", "cuEventRecord_ptsz"},
+      {"cuEventRecordWithFlags", "cuEventRecordWithFlags_ptsz"}, {"cuLaunchHostFunc", "cuLaunchHostFunc_ptsz"},
+      {"cuLaunchKernel", "cuLaunchKernel_ptsz"}, {"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"},
+      {"cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz"},
+  };
+  return t;
+}
 
 }  // namespace
 
@@ -182,6 +263,10 @@ TSIM_API CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVe
     return CUDA_SUCCESS;
   }
   auto it = table().find(name);
+  if (it != table().end() && (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)) {
+    auto pt = perThreadNames().find(name);
+    if (pt != perThreadNames().end()) it = table().find(pt->second);
+  }
   if (it == table().end()) {
     if (symbolStatus) *symbolStatus = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     return CUDA_ERROR_NOT_FOUND;

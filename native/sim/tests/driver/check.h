@@ -3,12 +3,13 @@
 #pragma once
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
 namespace tcheck {
-inline int& failures() {
-  static int n = 0;
+inline std::atomic<int>& failures() {  // atomic: checks may run on several host threads
+  static std::atomic<int> n{0};
   return n;
 }
 inline const char* name(CUresult r) {
@@ -28,7 +29,7 @@ inline void truth(bool ok, const char* expr, const char* file, int line) {
   failures()++;
 }
 inline int finish(const char* test) {
-  if (failures()) std::fprintf(stderr, "%s: %d check(s) failed\n", test, failures());
+  if (failures()) std::fprintf(stderr, "%s: %d check(s) failed\n", test, failures().load());
   else std::printf("%s: all checks passed\n", test);
   return failures() ? 1 : 0;
 }

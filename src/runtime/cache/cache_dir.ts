@@ -1,0 +1,17 @@
+// Where the persistent compile cache lives and whether it is on: $TESSERA_CACHE_DIR, else
+// $XDG_CACHE_HOME/tessera, else ~/.cache/tessera; TESSERA_CACHE=0 turns the disk cache off.
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export function resolveCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TESSERA_CACHE_DIR) return resolve(env.TESSERA_CACHE_DIR);
+  // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
+  const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  return join(xdg, 'tessera');
+}
+
+/** false when TESSERA_CACHE is 0 / false / off / no (any case). */
+export function diskCacheEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.TESSERA_CACHE?.trim().toLowerCase();
+  return !(v === '0' || v === 'false' || v === 'off' || v === 'no');
+}

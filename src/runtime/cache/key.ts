@@ -1,0 +1,69 @@
+// The compile-cache key: sha256 of a JSON record of everything compile() output depends on —
+// the IR (hashFunc, plus the source locations the PTX's .loc lines carry), the options
+// normalised (defaults filled in, specialization by parameter name with only the set flags,
+// names sorted), the tessera version, COMPILER_VERSION and the ptxas version when ptxas runs.
+// Options are checked here the way compile() checks them, so bad input is rejected even on a hit.
+import { createHash } from 'node:crypto';
+import { TARGETS, type CompileOptions } from '../../compiler/compile.js';
+import { paramSpec } from '../../compiler/axis_info.js';
+import { CompileError } from '../../compiler/errors.js';
+import { hashFunc } from '../../ir/hash.js';
+import type { Func } from '../../ir/ops.js';
+import { printFunc } from '../../ir/print.js';
+import { COMPILER_VERSION, tesseraVersion } from './version.js';
+
+export interface NormalizedOptions {
+  readonly target: string;
+  readonly numWarps: number;
+  /** [param name, flags] sorted by name; params with no flag set are left out. */
+  readonly specialization: [string, { divisibleBy16?: true; equalsOne?: true }][];
+  readonly dot: string;
+  readonly skipIRPasses: boolean;
+}
+
+export interface KeyParts {
+  readonly ir: string;
+  readonly locs: string;
+  readonly options: NormalizedOptions;
+  readonly tessera: string;
+  readonly compiler: number;
+  /** 'off' when ptxas does not run, else its version banner. */
+  readonly ptxas: string;
+}
+
+export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptions {
+  if (!TARGETS.includes(o.target)) throw new CompileError(func.name, `option 'target' must be one of ${TARGETS.join(', ')}, got ${String(o.target)}`);
+  const numWarps = o.numWarps ?? 4;
+  if (!Number.isInteger(numWarps) || numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)) !== 0) {
+    throw new CompileError(func.name, `option 'numWarps' must be a power of two in 1..32, got ${String(numWarps)}`);
+  }
+  const spec = o.specialization;
+  if (spec && !Array.isArray(spec)) {
+    for (const k of Object.keys(spec)) if (!func.params.some((p) => p.name === k)) throw new CompileError(func.name, `specialization names unknown parameter '${k}'`);
+  }
+  const specialization: NormalizedOptions['specialization'] = [];
+  func.params.forEach((p, i) => {
+    const s = paramSpec(spec, p.name, i);
+    const flags = { ...(s.divisibleBy16 ? { divisibleBy16: true as const } : {}), ...(s.equalsOne ? { equalsOne: true as const } : {}) };
+    if (Object.keys(flags).length) specialization.push([p.name, flags]);
+  });
+  specialization.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { target: o.target, numWarps, specialization, dot: o.dot ?? 'fma', skipIRPasses: o.skipIRPasses ?? false };
+}
+
+/** `ptxas` is the version banner of the ptxas that will run, or undefined when none runs. */
+export function keyParts(func: Func, options: CompileOptions, ptxas: string | undefined): KeyParts {
+  return {
+    ir: hashFunc(func),
+    // The PTX carries .loc lines, so a kernel whose source moved must not reuse the old PTX.
+    locs: createHash('sha256').update(printFunc(func, { locs: true })).digest('hex'),
+    options: normalizeOptions(func, options),
+    tessera: tesseraVersion(),
+    compiler: COMPILER_VERSION,
+    ptxas: ptxas ?? 'off',
+  };
+}
+
+export function keyOf(parts: KeyParts): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
