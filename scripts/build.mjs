@@ -18,4 +18,6 @@ if (only !== 'ts' && existsSync(join(root, 'CMakeLists.txt'))) {
   const jobs = String(Math.max(1, Math.min(4, (await import('node:os')).cpus().length)));
   run('cmake', ['-S', '.', '-B', 'build', '-DCMAKE_BUILD_TYPE=Release']);
   run('cmake', ['--build', 'build', '-j', jobs]);
+  console.log('tessera: building the N-API addon (build/Release/tessera_cuda.node)');
+  run(process.execPath, [join(root, 'native/cuda/build.mjs')]);
 }

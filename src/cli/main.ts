@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// The `tessera` command: info | compile | bench. `main(argv, io)` is the whole CLI (tests call it
-// directly); running this file as a program calls it with process.argv and exits with its code.
+// The `tessera` command: info | compile | cache | bench. `main(argv, io)` is the whole CLI (tests
+// call it directly); running this file as a program calls it with process.argv and exits with its code.
 // Exit codes: 0 ok, 1 the command failed (bad FILE/kernel, compile error), 2 usage error.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TesseraError } from '../lang/errors.js';
 import { parseFlags, UsageError, type FlagSpec } from './args.js';
+import { runCache } from './cache.js';
 import { CliInputError, compileRequest, runCompile } from './compile.js';
 import { collectInfo, formatInfo } from './info.js';
 
@@ -23,6 +24,7 @@ const USAGE: Record<string, string> = {
     '                [--arch sm_80|sm_90] [--num-warps N] [--emit ptx,cubin,ir] [-o DIR]\n' +
     '  FILE: a .js/.mjs module exporting kernels; TYPE: ptr:f32, i32, ... (append :16 for\n' +
     '  "divisible by 16", :1 for "equals 1"); writes NAME.ARCH.{ptx,cubin,ir,json} into DIR',
+  cache: 'tessera cache dir | list [--json] | stats [--json] | clear\n  the persistent compile cache ($TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera or ~/.cache/tessera)',
   bench: 'tessera bench [NAME ...]\n  runs the benchmarks (bench/all); names pick some (e.g. compile)',
 };
 const GENERAL = `usage: tessera <command> [flags]\n\ncommands:\n${Object.values(USAGE).map((u) => '  ' + u.split('\n')[0]).join('\n')}\n\n'tessera <command> --help' describes one command.\n`;
@@ -39,6 +41,7 @@ const FLAGS: Record<string, FlagSpec[]> = {
     { name: 'out', short: 'o', value: true },
     { name: 'help', short: 'h', value: false },
   ],
+  cache: [{ name: 'json', value: false }, { name: 'help', short: 'h', value: false }],
   bench: [{ name: 'help', short: 'h', value: false }],
 };
 
@@ -63,6 +66,9 @@ async function dispatch(command: string, rest: string[], io: CliIO): Promise<num
       for (const f of files) io.out(`  wrote ${f}\n`);
       return 0;
     }
+    case 'cache':
+      io.out(runCache(p, io.env));
+      return 0;
     case 'bench': {
       // Lazy: the benchmarks load the whole stack only when asked for.
       const { runBenchmarks, BENCHMARKS } = await import('../../bench/all.js');

@@ -64,6 +64,10 @@ export class Lowering {
   define(v: Value, regs: string[]): void {
     this.vals.set(v.id, regs);
   }
+  /** Whether `v` has been lowered already. */
+  has(v: Value): boolean {
+    return this.vals.has(v.id);
+  }
   regs(v: Value): string[] {
     const r = this.vals.get(v.id);
     if (!r) this.fail(`value %${v.id} used before it was lowered`);

@@ -2,6 +2,7 @@
 // branches are uniform (bra.uni) and barriers inside them are legal. Loop-carried tiles live in
 // registers that the back edge overwrites (through temporaries, so swaps are safe).
 import type { Op } from '../ir/ops.js';
+import { definedInside, walkOps } from '../ir/walk.js';
 import type { Lowering } from './context.js';
 import { movFor } from './context.js';
 import { regKind } from './ptx_types.js';
@@ -14,6 +15,7 @@ const forLoop: Rule = (cx, op) => {
   const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
   const body = op.regions[0]!;
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
+  hoistConversions(cx, op);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
   const top = cx.e.label('for');
@@ -56,6 +58,21 @@ const forLoop: Rule = (cx, op) => {
   cx.e.placeLabel(end);
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 };
+
+/**
+ * Values defined before the loop that the body needs in another layout are converted once,
+ * before the loop, instead of on every iteration (the conversion cache then serves the body).
+ */
+function hoistConversions(cx: Lowering, loop: Op): void {
+  const inside = definedInside(loop);
+  walkOps(loop.regions[0]!, (op) => {
+    const want = cx.plan.expected.get(op);
+    if (!want || op.kind === 'yield') return;
+    op.operands.forEach((v, i) => {
+      if (!inside.has(v.id) && want[i] && v.type.shape.length && cx.has(v)) cx.regsIn(v, want[i]);
+    });
+  });
+}
 
 function constantOf(cx: Lowering, v: Op['operands'][number]): number | undefined {
   return cx.info.get(v).constant;

@@ -2,7 +2,7 @@
 // the only one for now: a and b go to shared memory row-major, then a k-loop where each thread
 // loads the a-values of its rows and the b-values of its columns and does one FMA per
 // accumulator register. Tensor-core lowerings (mma.sync / wgmma) can be added to the table.
-import type { Op } from '../ir/ops.js';
+import type { Op, Value } from '../ir/ops.js';
 import { isFloat, type ElemType } from '../ir/types.js';
 import { rowMajorStrides, type Lowering } from './context.js';
 import { castOne, fromF32, toF32 } from './lower_elementwise.js';
@@ -12,7 +12,7 @@ import { isHalf, regBits, regKind } from './ptx_types.js';
 export type DotLowering = (cx: Lowering, op: Op) => void;
 
 const fmaDot: DotLowering = (cx, op) => {
-  const [a, b, acc] = op.operands as [typeof op.operands[0] & object, typeof op.operands[0] & object, typeof op.operands[0] & object];
+  const [a, b] = op.operands as [Value, Value];
   const [M, K] = a.type.shape as [number, number];
   const N = b.type.shape[1]!;
   const r = op.results[0]!;

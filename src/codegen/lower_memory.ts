@@ -168,7 +168,7 @@ const ATOM_TYPE: Record<string, (t: DType) => string | undefined> = {
  * Atomics run once per element: replicated copies are predicated off; for a scalar, thread 0
  * performs it and the old value reaches every thread through shared memory.
  */
-function atomic(cx: Lowering, op: Op, form: (d: string, addr: string, i: number) => string, maskIdx: number | undefined): void {
+function atomic(cx: Lowering, op: Op, form: (d: string, addr: string, i: number) => string | string[], maskIdx: number | undefined): void {
   const r = op.results[0]!;
   const ptr = op.operands[0]!;
   const l = cx.layoutOf(ptr);
@@ -188,7 +188,13 @@ function atomic(cx: Lowering, op: Op, form: (d: string, addr: string, i: number)
       } else p = canon;
     }
     movConst(cx, t, out[i]!, 0);
-    cx.emit(`${p ? `@${p} ` : ''}${form(out[i]!, `[${ptrs[i]}]`, i)}`);
+    const code = form(out[i]!, `[${ptrs[i]}]`, i);
+    if (typeof code === 'string') return cx.emit(`${p ? `@${p} ` : ''}${code}`);
+    // a multi-instruction sequence (CAS loop) is branched around instead of predicated
+    const skip = cx.e.label('atom_skip');
+    if (p) cx.emit(`@!${p} bra ${skip};`);
+    code.forEach((l) => (l.endsWith(':') ? cx.e.placeLabel(l.slice(0, -1)) : cx.emit(l)));
+    cx.e.placeLabel(skip);
   });
   if (ptr.type.shape.length === 0) {
     const bytes = Math.max(4, bitWidth(t) / 8);
@@ -212,12 +218,40 @@ function atomic(cx: Lowering, op: Op, form: (d: string, addr: string, i: number)
   cx.define(r, out);
 }
 
+/**
+ * bf16 atomic add before sm_90: a compare-and-swap loop on the 16-bit word (the add itself is
+ * done in f32 and rounded, like every bf16 op).
+ */
+function bf16AddLoop(cx: Lowering, sem: string, scope: string, d: string, addr: string, v: string): string[] {
+  const top = cx.e.label('bf16_cas');
+  const a = cx.reg('f32');
+  const b = cx.reg('f32');
+  const n = cx.reg('b16');
+  const prev = cx.reg('b16');
+  const p = cx.reg('pred');
+  return [
+    `ld.global.b16 ${d}, ${addr};`,
+    `${top}:`,
+    `cvt.f32.bf16 ${a}, ${d};`,
+    `cvt.f32.bf16 ${b}, ${v};`,
+    `add.rn.f32 ${a}, ${a}, ${b};`,
+    `cvt.rn.bf16.f32 ${n}, ${a};`,
+    `atom.${sem}.${scope}.global.cas.b16 ${prev}, ${addr}, ${d}, ${n};`,
+    `setp.ne.b16 ${p}, ${prev}, ${d};`,
+    `mov.b16 ${d}, ${prev};`,
+    `@${p} bra ${top};`,
+  ];
+}
+
 const atomicRmw: Rule = (cx, op) => {
   const a = (op as Op<'atomic_rmw'>).attrs;
   const t = pointee(op.operands[0]!.type.elem as PtrType);
+  const vals = cx.operand(op, 1);
+  if (a.op === 'add' && t === 'bf16' && cx.target === 'sm_80') {
+    return atomic(cx, op, (d, addr, i) => bf16AddLoop(cx, a.sem, a.scope, d, addr, vals[vals.length === 1 ? 0 : i]!), a.hasMask ? 2 : undefined);
+  }
   const ty = ATOM_TYPE[a.op]!(t);
   if (!ty) cx.fail(`atomic '${a.op}' is not supported for ${t}`);
-  const vals = cx.operand(op, 1);
   const name = a.op === 'xchg' ? 'exch' : a.op;
   atomic(cx, op, (d, addr, i) => `atom.${a.sem}.${a.scope}.global.${name}.${ty} ${d}, ${addr}, ${vals[vals.length === 1 ? 0 : i]};`, a.hasMask ? 2 : undefined);
 };

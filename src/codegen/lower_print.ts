@@ -3,7 +3,7 @@
 // `pid (x, y, z) idx (i, j) <prefix><values>`. Arguments are packed into a local buffer with
 // printf's promotions (ints to 32/64-bit, floats to double).
 import type { Op } from '../ir/ops.js';
-import { numel, type ElemType } from '../ir/types.js';
+import type { ElemType } from '../ir/types.js';
 import { parentDim, regSlots } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
 import { toF32 } from './lower_elementwise.js';
@@ -76,5 +76,4 @@ export function lowerPrint(cx: Lowering, op: Op): void {
     cx.emit('}');
     if (canon) cx.e.placeLabel(skip);
   }
-  void numel;
 }

@@ -1,7 +1,7 @@
 // Reductions along one axis, in three steps: combine the thread's own registers, then butterfly
 // shuffles across the lanes that hold the axis (shfl.sync.bfly), then shared memory across the
 // warps that hold it. The combiner region is inlined on scalars each time it is applied.
-import type { Op, Value } from '../ir/ops.js';
+import type { Op } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
 import { layoutKey, threadShifts, type BlockedLayout, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering } from './context.js';
@@ -142,4 +142,3 @@ export function loadScalar(cx: Lowering, t: ElemType, a: { reg: string; imm: num
 }
 
 export const REDUCE_RULES: Record<string, Rule> = { reduce };
-export type { Value };

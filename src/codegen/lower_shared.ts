@@ -4,7 +4,7 @@
 // a barrier before each write keeps earlier readers safe.
 import type { Op, Value } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
-import type { Layout } from '../compiler/layout.js';
+import { layoutKey, permuteBlocked, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering } from './context.js';
 import { regBits, regKind } from './ptx_types.js';
 
@@ -69,6 +69,18 @@ const trans: Rule = (cx, op) => {
   const src = op.operands[0]!;
   const r = op.results[0]!;
   const perm = (op as Op<'trans'>).attrs.perm;
+  const sl = cx.layoutOf(src);
+  const rl = cx.layoutOf(r);
+  if (sl.kind === 'blocked' && layoutKey(permuteBlocked(sl, perm)) === layoutKey(rl)) {
+    // same elements per thread: only the register order changes
+    const regs = cx.regs(src);
+    const index = new Map(cx.slots(src, sl).map((s, i) => [s.off.join(','), i]));
+    cx.define(r, cx.slots(r, rl).map((s) => {
+      const key = perm.map((_, j) => s.off[perm.indexOf(j)]).join(',');
+      return regs[index.get(key) ?? cx.fail(`trans: no register for [${key}]`)]!;
+    }));
+    return;
+  }
   const sst = rowMajorStrides(src.type.shape);
   through(cx, op, (st) => storeTile(cx, src.type.elem, cx.regs(src), cx.layoutOf(src), src.type.shape, st), numel(src.type.shape) * smemBytesOf(src.type.elem));
   cx.define(r, loadTile(cx, r.type.elem, cx.layoutOf(r), r.type.shape, perm.map((p) => sst[p]!)));

@@ -89,6 +89,17 @@ export function dotLayout(M: number, N: number, numWarps: number): BlockedLayout
   return blockedWith([M, N], numWarps, [1, 0], [m, n]);
 }
 
+/** The layout of trans(x, perm) when x has layout `b`: every thread keeps its elements. */
+export function permuteBlocked(b: BlockedLayout, perm: readonly number[]): BlockedLayout {
+  return {
+    kind: 'blocked',
+    sizePerThread: perm.map((p) => b.sizePerThread[p]!),
+    threadsPerWarp: perm.map((p) => b.threadsPerWarp[p]!),
+    warpsPerCTA: perm.map((p) => b.warpsPerCTA[p]!),
+    order: b.order.map((d) => perm.indexOf(d)),
+  };
+}
+
 /** Row-major order (last dim fastest). */
 export const rowMajor = (rank: number): number[] => Array.from({ length: rank }, (_, i) => rank - 1 - i);
 

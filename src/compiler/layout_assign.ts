@@ -11,7 +11,7 @@
 import type { Block, Func, Op, Value } from '../ir/ops.js';
 import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
-import { blockedFor, dotLayout, layoutKey, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
+import { blockedFor, dotLayout, layoutKey, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
   readonly numWarps: number;
@@ -206,7 +206,12 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number): Lay
           for (const region of op.regions) expected.set(region.ops[region.ops.length - 1]!, outs);
           break;
         }
-        case 'trans':
+        case 'trans': {
+          // a transpose is a relabeling of dims: free in registers with the permuted layout
+          const l = lay(ops[0]!);
+          set(r0!, l.kind === 'blocked' ? permuteBlocked(l, (op as Op<'trans'>).attrs.perm) : blockedWishOr(r0!));
+          break;
+        }
         case 'reshape':
         case 'join':
         case 'split':

@@ -8,3 +8,8 @@ export type { Device, DeviceKind, DeviceProvider, LaunchArg, LaunchOptions as De
 export { f16Bits, bf16Bits, f16Value, bf16Value, toF16, toBF16, f16Array, bf16Array, f16ToFloat32, bf16ToFloat32 } from './half.js';
 export { pallasCall, vmap } from './pallas_call.js';
 export type { PallasCall, PallasCallOptions, PallasBody } from './pallas_call.js';
+export { NativeDevice } from './native/index.js';
+// cuda and sim plug into device selection here (not in device.ts, which they import).
+import { registerNativeDevices } from './native/register.js';
+registerNativeDevices();
+export * from './cache/index.js';

@@ -63,4 +63,20 @@ describe('loops, ifs and atomics', () => {
     expect(sm80.ptx).toMatch(/setp\.lt\.u32 %p\d+, %r\d+, 16;/);
     expect(sm80.ptx).toMatch(/@%p\d+ atom\./);
   });
+  it.each([
+    ['add', 'f32'], ['add', 'f64'], ['add', 'f16'], ['add', 'bf16'], ['add', 'i64'], ['max', 'i32'], ['min', 'u32'],
+    ['max', 'i64'], ['and', 'i32'], ['or', 'u32'], ['xor', 'i64'], ['xchg', 'f32'], ['xchg', 'i64'],
+  ] as const)('atomic %s on %s assembles', (op, t) => {
+    const f = kernel(`atom_${op}_${t}`, [['p', P(t)], ['o', P(t)]], (k, [p, o]) => {
+      const i = k.arange(128);
+      k.store(k.addptr(o!, i), k.atomic(op, k.addptr(p!, i), k.c(1, t, [128])));
+    });
+    expect(gate(f).sm90.ptx).toMatch(new RegExp(`atom\\.acq_rel\\.gpu\\.global\\.${op === 'xchg' ? 'exch' : op}\\.`));
+  });
+  it('unsupported atomics name the op and dtype', () => {
+    const f = kernel('atom_bad', [['p', P('f32')]], (k, [p]) => {
+      k.atomic('max', k.addptr(p!, k.arange(128)), k.c(1, 'f32', [128]));
+    });
+    expect(() => gate(f)).toThrow(/atomic 'max' is not supported for f32/);
+  });
 });

@@ -18,6 +18,17 @@ describe('data movement, scans and dot', () => {
     expect(count(sm80.ptx, /bar\.sync/)).toBe(2);
     expect(sm80.ptx).toMatch(/ld\.global\.v4\.f32/);
   });
+  it('trans itself is free: a permuted layout keeps every element in its thread', () => {
+    const f = kernel('trans_twice', [['x', P('f32')], ['out', P('f32')]], (k, [x, out]) => {
+      const o = tile2d(k, 32, 64, 64);
+      const t = k.trans(k.load(k.addptr(x!, o)));
+      const back = k.trans(k.bin('mul', t, k.c(2, 'f32', [64, 32])));
+      k.store(k.addptr(out!, o), back);
+    });
+    const { sm80 } = gate(f, { specialization: { x: { divisibleBy16: true }, out: { divisibleBy16: true } } });
+    expect(sm80.ptx).not.toMatch(/bar\.sync|st\.shared/);
+    expect(count(sm80.ptx, /st\.global\.v4\.f32/)).toBe(4);
+  });
   it('scratch above 48 KiB becomes dynamic shared memory', () => {
     const f = kernel('big_trans', [['x', P('f32')], ['out', P('f32')]], (k, [x, out]) => {
       const v = k.load(k.addptr(x!, tile2d(k, 128, 128, 128)));

@@ -3,6 +3,8 @@
 #pragma once
 #include <node_api.h>
 
+#include <exception>
+#include <new>
 #include <string>
 
 namespace tcu {

@@ -102,6 +102,55 @@ template <class T> void madWide(Ctx& c, const Inst& in, uint32_t exec) {
   FOR_LANES(exec) d[l] = wr((W)((UW)MulWide::f(rd<T>(a[l]), rd<T>(b[l])) + (UW)rd<W>(e[l])));
 }
 
+// add.cc/addc/sub.cc/subc: the carry flag is a hidden per-lane register (kCarry).
+template <class T, bool Sub, bool UseCarry, bool SetCarry> void carryOp(Ctx& c, const Inst& in, uint32_t exec) {
+  using UT = std::make_unsigned_t<T>;
+  uint64_t* d = slot(c, in.d[0]);
+  uint64_t* cf = slot(c, kCarry);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]);
+  FOR_LANES(exec) {
+    UT x = (UT)rd<T>(a[l]), y = (UT)rd<T>(b[l]);
+    UT cin = UseCarry ? (UT)(cf[l] & 1) : 0;
+    UT r;
+    bool cout;
+    if (!Sub) {
+      r = (UT)(x + y + cin);
+      cout = (UT)(x + y) < x || (UT)(x + y + cin) < (UT)(x + y);
+    } else {  // borrow: x - y - cin < 0 as unsigned
+      r = (UT)(x - y - cin);
+      cout = x < y || (UT)(x - y) < cin;
+    }
+    d[l] = wr((T)r);
+    if (SetCarry) cf[l] = cout;
+  }
+}
+
+template <class T> Fn carryFor(bool sub, bool use, bool set) {
+  if (!sub) {
+    if (use) return set ? &carryOp<T, false, true, true> : &carryOp<T, false, true, false>;
+    return &carryOp<T, false, false, true>;
+  }
+  if (use) return set ? &carryOp<T, true, true, true> : &carryOp<T, true, true, false>;
+  return &carryOp<T, true, false, true>;
+}
+
+bool carryDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  Ty t = st.type();
+  if (st.ops.size() != 3) return dc.fail("wrong operand count");
+  bool use = st.op == "addc" || st.op == "subc", sub = st.op == "sub" || st.op == "subc";
+  bool set = st.has("cc");
+  if (!use && !set) return false;
+  in.d[0] = dc.dst(st.ops[0]);
+  in.s[0] = dc.src(st.ops[1], t);
+  in.s[1] = dc.src(st.ops[2], t);
+  switch (t) {
+    case Ty::U32: case Ty::S32: case Ty::B32: in.fn = carryFor<uint32_t>(sub, use, set); break;
+    case Ty::U64: case Ty::S64: case Ty::B64: in.fn = carryFor<uint64_t>(sub, use, set); break;
+    default: return dc.fail("carry arithmetic needs 32- or 64-bit integers");
+  }
+  return true;
+}
+
 // Shifts take the amount as u32 whatever the data type; amounts past the width saturate.
 template <class T, bool Left> void shiftOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint64_t* d = slot(c, in.d[0]);
@@ -366,7 +415,10 @@ bool arith(Decoder& dc, const Stmt& st, Inst& in) {
     if (st.has("cc")) return dc.fail("carry variants are not supported");
     return in.fn != nullptr;
   }
-  if (st.has("cc")) return dc.fail("carry variants are not supported");
+  if (st.has("cc")) {
+    if (op == "add" || op == "sub") return carryDecode(dc, st, in);
+    return dc.fail("carry variants of mul/mad are not supported");
+  }
   in.d[0] = dc.dst(st.ops[0]);
   in.s[0] = dc.src(st.ops[1], t);
   in.s[1] = dc.src(st.ops[2], t);
@@ -657,6 +709,8 @@ void registerIntOps(DecodeTable& t) {
   for (const char* op : {"add", "sub", "mul", "mad", "div", "rem", "min", "max"}) t[op] = arith;
   for (const char* op : {"abs", "neg", "not", "cnot", "popc", "clz", "brev", "bfind"}) t[op] = unary;
   for (const char* op : {"and", "or", "xor"}) t[op] = logic;
+  t["addc"] = carryDecode;
+  t["subc"] = carryDecode;
   t["shl"] = shift;
   t["shr"] = shift;
   t["setp"] = setpDecode;

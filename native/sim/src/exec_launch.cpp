@@ -79,7 +79,7 @@ void runWarp(Ctx& c, Warp& w) {
     c.curPc = w.pc;
     in.fn(c, in, exec);
     n++;
-    ti += (unsigned)__builtin_popcount(exec);
+    ti += exec == ~0u ? 32u : (unsigned)__builtin_popcount(exec);
     c.ctr.byClass[in.cls]++;
     if (c.faulted) break;
     if (!(in.flags & kfControl)) {
@@ -177,6 +177,7 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
       set(kLaneGe, (uint32_t)~((1ull << l) - 1));
       set(kGridId, 0);
       set(kTotalSmem, sharedBytes);
+      set(kCarry, 0);
     }
     for (size_t i = 0; i < P.consts.size(); i++) {
       uint64_t* s = R + (size_t)P.consts[i].slot * kWarp;

@@ -105,11 +105,6 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
     }
     exec = shr | loc;
     if (!exec) return true;
-    space = shr ? kShared : kLocal;
-    if (shr && loc) {  // rare: lanes in different windows, resolve per window
-      Inst one = in;
-      (void)one;
-    }
     FOR_LANES(exec) {
       bool isShared = shr >> l & 1;
       if (addr[l] & (bytes - 1)) {

@@ -155,7 +155,7 @@ bool ldmatrixDecode(Decoder& dc, const Stmt& st, Inst& in) {
   uint8_t sym;
   if (!dc.addr(a, in.s[0], in.imm, sym)) return false;
   in.space = kShared;
-  if (!st.has("shared") && !st.has("shared::cta")) in.space = sym == kGeneric ? kGeneric : sym;
+  if (!st.has("shared") && !st.has("shared::cta")) in.space = sym;
   std::vector<const Operand*> regs;
   if (v.kind == Operand::Vec) for (auto& x : v.elems) regs.push_back(&x);
   else regs.push_back(&v);

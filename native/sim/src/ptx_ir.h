@@ -74,7 +74,7 @@ enum SpecialSlot : uint32_t {
   kSlotSink = 0,  // written by '_' destinations and never read as a value
   kTidX = 1, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
   kNctaidZ, kLaneId, kWarpId, kNWarpId, kSmId, kNSmId, kDynSmem, kLaneEq, kLaneLt, kLaneLe, kLaneGt,
-  kLaneGe, kGridId, kTotalSmem, kNumSpecial
+  kLaneGe, kGridId, kTotalSmem, kCarry, kNumSpecial
 };
 
 struct Function {

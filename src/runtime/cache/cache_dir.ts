@@ -6,7 +6,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 export function resolveCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TESSERA_CACHE_DIR) return resolve(env.TESSERA_CACHE_DIR);
   // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
-  const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache');
   return join(xdg, 'tessera');
 }
 

@@ -1,7 +1,8 @@
 // The `cuda` and `sim` devices as the runtime sees them (src/runtime/device.ts's Device): a traced
 // Func is compiled to PTX (once per Func, numWarps and target), host arrays are copied into device
 // buffers, the kernel runs, and the arrays are written back only when everything succeeded.
-import { compile, type CompileResult, type Target } from '../../compiler/compile.js';
+import type { CompileResult, Target } from '../../compiler/compile.js';
+import { compileCached } from '../cache/compile_cached.js';
 import type { Func } from '../../ir/ops.js';
 import type { Device, LaunchArg, LaunchOptions } from '../device.js';
 import { NativeDeviceError } from './errors.js';
@@ -36,7 +37,7 @@ export class NativeRuntimeDevice implements Device {
     let r = byWarps.get(numWarps);
     if (!r) {
       // The driver JITs the PTX; ptxas is not needed here.
-      r = compile(func, { target: this.target, numWarps, ptxas: false });
+      r = compileCached(func, { target: this.target, numWarps, ptxas: false });
       byWarps.set(numWarps, r);
     }
     return r;

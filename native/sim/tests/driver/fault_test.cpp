@@ -42,6 +42,25 @@ static const char* kPtx = R"(
   ret;
 }
 
+// Writes 8 KiB past a 16-byte shared array.
+.visible .entry shared_oob()
+{
+  .shared .align 4 .b8 small[16];
+  .reg .b32 %r<3>;
+  mov.u32 %r1, small;
+  add.s32 %r1, %r1, 8192;
+  mov.u32 %r2, 3;
+  st.shared.u32 [%r1], %r2;
+  ret;
+}
+
+// Executes trap.
+.visible .entry boom()
+{
+  trap;
+  ret;
+}
+
 // Never terminates.
 .visible .entry spin()
 {
@@ -134,6 +153,25 @@ int main() {
   CHECK_OK(cuLaunchKernel(skew, 1, 1, 1, 1, 1, 1, 0, nullptr, skewArgs, nullptr));
   CHECK_CU(cuCtxSynchronize(), CUDA_ERROR_MISALIGNED_ADDRESS);
   CHECK(has(lastFault(), "misaligned"));
+  CHECK_OK(cuDevicePrimaryCtxReset(0));
+  CHECK_OK(cuDevicePrimaryCtxRelease(0));
+
+  // Shared memory out of bounds, and trap.
+  freshContext(&mod, &poke, &skew, &spin);
+  CUfunction sharedOob, boom;
+  CHECK_OK(cuModuleGetFunction(&sharedOob, mod, "shared_oob"));
+  CHECK_OK(cuModuleGetFunction(&boom, mod, "boom"));
+  CHECK_OK(cuLaunchKernel(sharedOob, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
+  CHECK_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+  CHECK(has(lastFault(), "shared"));
+  CHECK(has(lastFault(), "shared_oob"));
+  CHECK_OK(cuDevicePrimaryCtxReset(0));
+  CHECK_OK(cuDevicePrimaryCtxRelease(0));
+  freshContext(&mod, &poke, &skew, &spin);
+  CHECK_OK(cuModuleGetFunction(&boom, mod, "boom"));
+  CHECK_OK(cuLaunchKernel(boom, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr));
+  CHECK_CU(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+  CHECK(has(lastFault(), "trap"));
   CHECK_OK(cuDevicePrimaryCtxReset(0));
   CHECK_OK(cuDevicePrimaryCtxRelease(0));
 

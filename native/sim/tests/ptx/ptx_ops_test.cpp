@@ -83,6 +83,10 @@ int main() {
       {"abs.s32 %ro, %ra;", 'r', S32(-5), 0, 0, 5},
       {"neg.s64 %lo, %la;", 'l', 5, 0, 0, S(-5)},
       {"add.s16 %ho, %ha, %hb;", 'h', 0x7fff, 1, 0, 0x8000},
+      {"add.cc.u32 %ro, %ra, %rb; addc.u32 %ro, %rc, 0;", 'r', 0xffffffff, 1, 5, 6},
+      {"add.cc.u32 %ro, %ra, %rb; addc.cc.u32 %rc, %rc, 0; addc.u32 %ro, 0, 0;", 'r', 0xffffffff, 1, 0xffffffff, 1},
+      {"sub.cc.u32 %ro, %ra, %rb; subc.u32 %ro, %rc, 0;", 'r', 0, 1, 5, 4},
+      {"add.cc.u64 %lo, %la, %lb; addc.u64 %lo, %lc, 0;", 'l', ~0ull, 2, 7, 8},
       // shifts and logic
       {"shl.b32 %ro, %ra, %rb;", 'r', 1, 31, 0, 0x80000000},
       {"shl.b32 %ro, %ra, %rb;", 'r', 1, 32, 0, 0},
