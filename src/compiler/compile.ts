@@ -75,10 +75,16 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const numWarps = checkOptions(func, options);
   const stages: Stage[] = [];
   const stage = (name: string, text: string): void => void stages.push({ name, text });
+  // IR stages are printed on first read of `text` (printing every stage was a large share of
+  // compile time and most callers never look); Funcs are immutable, so the text is the same.
+  const irStage = (name: string, g: Func): void => {
+    let text: string | undefined;
+    stages.push({ name, get text() { return (text ??= printFunc(g, { locs: true })); } });
+  };
 
   let f = func;
-  if (options.skipIRPasses) stage('input', printFunc(f, { locs: true }));
-  else f = runIRPasses(f, { dump: (name, g) => stage(name, printFunc(g, { locs: true })) });
+  if (options.skipIRPasses) irStage('input', f);
+  else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy
   stage('axisinfo', printAxisInfo(f, info));
   const plan = assignLayouts(f, info, numWarps);                  // blocked layouts, vector widths

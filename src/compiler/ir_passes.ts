@@ -1,5 +1,5 @@
 // The IR-level pass pipeline, as a script: the passes run in the order listed, and the IR is
-// verified before the first pass and after each one (a pass that breaks the IR is named).
+// verified before the first pass and after the last; a failure is traced to the pass that broke the IR.
 import type { Func } from '../ir/ops.js';
 import { verify } from '../ir/verify.js';
 import { canonicalize } from './canonicalize.js';
@@ -27,7 +27,29 @@ export interface IRPassOptions {
 
 export function runIRPasses(f: Func, opts: IRPassOptions = {}): Func {
   verify(f);
-  opts.dump?.('input', f);
+  // Verifying after every pass was a large share of compile time. Passes never mutate their
+  // input, so run them all and verify the result once; if anything fails, run again from the
+  // input verifying after each pass, which throws the same error naming the first bad pass
+  // (and dumps the stages before it, as before).
+  const out: Func[] = [];
+  let cur = f;
+  try {
+    for (const [, pass] of IR_PASSES) out.push((cur = pass(cur)));
+    verify(cur);
+  } catch (e) {
+    runChecked(f, opts.dump);
+    throw e;
+  }
+  if (opts.dump) {
+    opts.dump('input', f);
+    IR_PASSES.forEach(([stage], i) => opts.dump!(stage, out[i]!));
+  }
+  return cur;
+}
+
+/** The passes with the IR verified after each one (a pass that breaks the IR is named). */
+function runChecked(f: Func, dump?: (stage: string, f: Func) => void): Func {
+  dump?.('input', f);
   let cur = f;
   for (const [stage, pass] of IR_PASSES) {
     cur = pass(cur);
@@ -37,7 +59,7 @@ export function runIRPasses(f: Func, opts: IRPassOptions = {}): Func {
       if (e instanceof Error) e.message = `after IR pass '${stage}': ${e.message}`;
       throw e;
     }
-    opts.dump?.(stage, cur);
+    dump?.(stage, cur);
   }
   return cur;
 }

@@ -21,13 +21,65 @@ function capture(frames: number): Error {
   return e;
 }
 
+/** The Loc of one formatted stack frame, or undefined when it is not a user frame. */
+function parseFrame(line: string): Loc | undefined {
+  const m = FRAME.exec(line.trim());
+  if (!m) return undefined;
+  const file = m[1]!.replace(/^file:\/\//, '');
+  if (INTERNAL.test(file)) return undefined;
+  return { file, line: Number(m[2]), col: Number(m[3]) };
+}
+
 function resolve(stack: string | undefined): Loc | undefined {
   for (const line of (stack ?? '').split('\n').slice(1)) {
-    const m = FRAME.exec(line.trim());
-    if (!m) continue;
-    const file = m[1]!.replace(/^file:\/\//, '');
-    if (INTERNAL.test(file)) continue;
-    return { file, line: Number(m[2]), col: Number(m[3]) };
+    const loc = parseFrame(line);
+    if (loc) return loc;
+  }
+  return undefined;
+}
+
+// Fast path: formatting the whole stack string dominated tracing, so when the stack would be
+// formatted by Node's own default (no source maps, no user override), read the structured call
+// sites instead and format only frames that need it. Same result as `resolve(e.stack)`.
+type Prepare = (e: Error, sites: NodeJS.CallSite[]) => unknown;
+const grabbed: { sites: NodeJS.CallSite[] } = { sites: [] };
+const grab: Prepare = (_e, sites) => {
+  grabbed.sites = sites;
+  return '';
+};
+const ODD_PATH = /[()\s]/;
+
+function nodeFormatsStacks(): boolean {
+  const p = (Error as { prepareStackTrace?: Prepare }).prepareStackTrace;
+  return (p === undefined || p.name === 'ErrorPrepareStackTrace') && !process.sourceMapsEnabled;
+}
+
+/** The user's Loc from the call sites of `e` (whose stack must not have been read yet). */
+function resolveSites(e: Error): Loc | undefined {
+  const E = Error as { prepareStackTrace?: Prepare };
+  const own = Object.getOwnPropertyDescriptor(Error, 'prepareStackTrace');
+  E.prepareStackTrace = grab;
+  grabbed.sites = [];
+  try {
+    void e.stack;
+  } finally {
+    if (own) Object.defineProperty(Error, 'prepareStackTrace', own);
+    else delete E.prepareStackTrace;
+  }
+  const sites = grabbed.sites;
+  grabbed.sites = [];
+  for (const site of sites) {
+    const name = site.getFileName();
+    const line = site.getLineNumber();
+    const col = site.getColumnNumber();
+    let loc: Loc | undefined;
+    if (typeof name === 'string' && line !== null && col !== null && !site.isEval() && !ODD_PATH.test(name)) {
+      const file = name.startsWith('file://') ? name.slice(7) : name;
+      loc = INTERNAL.test(file) ? undefined : { file, line, col };
+    } else {
+      loc = parseFrame(String(site)); // what the formatted frame would have said
+    }
+    if (loc) return loc;
   }
   return undefined;
 }
@@ -45,7 +97,7 @@ const UNKNOWN: Loc = { file: '<unknown>', line: 0, col: 0 };
  */
 export function lazyLoc(e: Error): Loc {
   let r: Loc | undefined;
-  const get = (): Loc => (r ??= resolve(e.stack) ?? UNKNOWN);
+  const get = (): Loc => (r ??= (nodeFormatsStacks() ? resolveSites(e) : resolve(e.stack)) ?? UNKNOWN);
   return {
     get file() { return get().file; },
     get line() { return get().line; },

@@ -16,6 +16,22 @@ describe('loops, ifs and atomics', () => {
     expect(sm80.ptx).toMatch(/bra\.uni \$L_for_\d+;/);
     expect(sm80.ptx).toMatch(/setp\.ge\.s32/);
   });
+  it('a loop-invariant layout conversion happens once, before the loop', () => {
+    const f = kernel('hoist', [['x', P('f32')], ['out', P('f32')], ['n', 'i32']], (k, [x, out, n]) => {
+      const rm = k.expand(k.arange(32), 1);
+      const cn = k.expand(k.arange(32), 0);
+      const offs = k.bin('add', k.broadcast(k.bin('mul', rm, k.c(32, 'i32', [32, 1])), [32, 32]), k.broadcast(cn, [32, 32]));
+      const rows = k.reduce(k.load(k.addptr(x!, offs)), 1, 'add'); // a slice layout
+      k.for(k.c(0), n!, k.c(1), [], (iv) => {
+        const o = k.bin('add', k.arange(32), k.splat(k.bin('mul', iv, k.c(32)), [32]));
+        k.store(k.addptr(out!, o), rows); // the 1-D store wants a blocked layout
+        return [];
+      });
+    });
+    const ptx = gate(f).sm80.ptx;
+    expect(count(ptx, /convert_layout/)).toBe(1);
+    expect(ptx.indexOf('convert_layout')).toBeLessThan(ptx.search(/^\$L_for_\d+:/m));
+  });
   it('a loop with a runtime step tests its sign', () => {
     const f = kernel('loop_step', [['out', P('i32')], ['lb', 'i32'], ['ub', 'i32'], ['step', 'i32']], (k, [out, lb, ub, step]) => {
       const [cnt, swapA] = k.for(lb!, ub!, step!, [k.c(0), k.c(1)], (_iv, [c, s]) => [k.bin('add', c!, k.c(1)), s!]);

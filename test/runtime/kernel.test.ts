@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { arange, constexpr, load, programId, ptr, store, cdiv, exp, maximum } from '../../src/lang/index.js';
 import { DeviceArray, array, kernel, getDevice, setDeviceAnnouncer, registerDeviceProvider, type Device } from '../../src/runtime/index.js';
 import { InterpretError } from '../../src/interpret/index.js';
+import { registerNativeDevices } from '../../src/runtime/native/register.js';
 import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
 
 setDeviceAnnouncer(() => {}); // keep test output quiet
@@ -96,39 +97,22 @@ describe('argument checking happens before anything runs', () => {
   });
 });
 
-describe('no half-written output when a launch fails', () => {
-  it('an OOB in a later program leaves the caller arrays untouched', async () => {
-    const k = kernel({ name: 'oob', params: { out: ptr('i32'), n: 'i32' } }, (a) => {
-      const pid = programId(0);
-      store(a.out.add(pid), pid.add(1)); // unmasked: program n writes past the end
-    });
-    const out = new Int32Array(4).fill(-7);
-    const err = await k.run({ out, n: 4 }, { grid: 6 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(InterpretError);
-    expect((err as InterpretError).code).toBe('E_OOB');
-    expect((err as InterpretError).pid).toEqual([4, 0, 0]);
-    expect(Array.from(out)).toEqual([-7, -7, -7, -7]);
-  });
-});
-
 describe('device selection', () => {
   const saved = process.env['TESSERA_DEVICE'];
   afterEach(() => {
     if (saved === undefined) delete process.env['TESSERA_DEVICE'];
     else process.env['TESSERA_DEVICE'] = saved;
   });
-  it('defaults to interpret today and announces the choice once', () => {
+  it('defaults to sim on a machine without a GPU where the sim is built (npm install builds it)', () => {
     delete process.env['TESSERA_DEVICE'];
-    expect(getDevice().kind).toBe('interpret');
+    expect(getDevice().kind).toBe('sim');
   });
-  it('cuda and sim are E_DEVICE errors until the native addon exists; unknown names too', async () => {
-    for (const d of ['cuda', 'sim'] as const) {
-      expect(() => getDevice(d)).toThrow(/not available/);
-      const err = await add.run({ x: new Float32Array(1), y: new Float32Array(1), out: new Float32Array(1), n: 1, BLOCK: 1 }, { grid: 1, device: d }).catch((e: unknown) => e);
-      expect((err as { code?: string }).code).toBe('E_DEVICE');
-    }
-    process.env['TESSERA_DEVICE'] = 'sim';
-    expect(() => getDevice()).toThrow(/device 'sim' is not available/);
+  it('cuda without a driver is an E_DEVICE error naming the reason; unknown names too', async () => {
+    expect(() => getDevice('cuda')).toThrow(/device 'cuda' is not available: .*libcuda/);
+    const err = await add.run({ x: new Float32Array(1), y: new Float32Array(1), out: new Float32Array(1), n: 1, BLOCK: 1 }, { grid: 1, device: 'cuda' }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('E_DEVICE');
+    process.env['TESSERA_DEVICE'] = 'cuda';
+    expect(() => getDevice()).toThrow(/device 'cuda' is not available/);
     process.env['TESSERA_DEVICE'] = 'gpu0';
     expect(() => getDevice()).toThrow(/unknown device "gpu0"/);
     process.env['TESSERA_DEVICE'] = 'interpret';
@@ -151,11 +135,13 @@ describe('device selection', () => {
       expect(getDevice('cuda')).toBe(fake);
       expect(lines).toEqual(['tessera: using device fake cuda']);
       registerDeviceProvider('cuda', () => ({ unavailable: 'no driver' }));
+      registerDeviceProvider('sim', () => ({ unavailable: 'not built' }));
       expect(getDevice().kind).toBe('interpret');
       expect(() => getDevice('cuda')).toThrow(/no driver/);
-      expect(lines[1]).toMatch(/using device interpret.*cuda: no driver/);
+      expect(lines[1]).toMatch(/using device interpret.*cuda: no driver.*sim: not built/);
     } finally {
       setDeviceAnnouncer(() => {});
+      registerNativeDevices();
     }
   });
 });
@@ -169,3 +155,26 @@ describe('DeviceArray', () => {
     expect(() => new DeviceArray('f32', [2], new Int32Array(2) as never)).toThrow(/Float32Array/);
   });
 });
+
+describe('no half-written output when a launch fails', () => {
+  const oob = kernel({ name: 'oob', params: { out: ptr('i32'), n: 'i32' } }, (a) => {
+    const pid = programId(0);
+    store(a.out.add(pid), pid.add(1)); // unmasked: program n writes past the end
+  });
+  it('an OOB in a later program leaves the caller arrays untouched (interpret)', async () => {
+    const out = new Int32Array(4).fill(-7);
+    const err = await oob.run({ out, n: 4 }, { grid: 6, device: 'interpret' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InterpretError);
+    expect((err as InterpretError).code).toBe('E_OOB');
+    expect((err as InterpretError).pid).toEqual([4, 0, 0]);
+    expect(Array.from(out)).toEqual([-7, -7, -7, -7]);
+  });
+  // Last in this file: a memory fault is sticky on the sim's context, as on a real GPU.
+  it('an OOB on the sim device is CUDA_ERROR_ILLEGAL_ADDRESS and leaves the caller arrays untouched', async () => {
+    const out = new Int32Array(4).fill(-7);
+    const err = await oob.run({ out, n: 4 }, { grid: 64, device: 'sim' }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
+    expect(Array.from(out)).toEqual([-7, -7, -7, -7]);
+  });
+});
+

@@ -25,9 +25,10 @@ struct Warp {
   unsigned id = 0;         // warp index in the CTA
   uint32_t pcs[kWarp] = {};
   uint8_t barId[kWarp] = {};
+  uint32_t redDst[kWarp] = {};  // bar.red: destination slot written at release (0 = none)
+  uint8_t redKind[kWarp] = {};  // 0 popc, 1 and, 2 or
   uint8_t depth[kWarp] = {};
   uint32_t stack[kWarp][kMaxCallDepth];
-  uint32_t cpAsyncGroups = 0;
 };
 
 struct Launch;
@@ -39,6 +40,7 @@ struct Cta {
   unsigned ctaid[3] = {0, 0, 0};
   unsigned nthreads = 0, liveThreads = 0;
   unsigned arrived[kNumBarriers] = {}, expected[kNumBarriers] = {};
+  unsigned redCount[kNumBarriers] = {};  // bar.red: arriving threads whose predicate was true
   std::vector<Warp> warps;
   std::vector<uint64_t> regs;
 };
@@ -152,8 +154,5 @@ template <class F> Fn withBits(Ty t, F f) {
 template <class F> Fn withWord(Ty t, F f) {  // bit types without .pred
   return t == Ty::Pred ? nullptr : withBits(t, f);
 }
-
-// Operand helpers for decoders: d = operand 0, sources follow.
-bool decodeArith(Decoder& dc, const Stmt& st, Inst& in, int nsrc, Ty srcTy);
 
 }  // namespace tsim

@@ -120,6 +120,29 @@ void barOp(Ctx& c, const Inst& in, uint32_t exec) {
   split(w, exec);
 }
 
+// bar.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c: a barrier that also reduces c over the
+// arriving threads; s[2] = c (negated: flags 0x100), mode = kind, d[0] = destination.
+void barRedOp(Ctx& c, const Inst& in, uint32_t exec) {
+  Warp& w = *c.w;
+  if (!exec) return advance(w);
+  unsigned first = __builtin_ctz(exec);
+  unsigned id = (unsigned)slot(c, in.s[0])[first] & (kNumBarriers - 1);
+  unsigned count = in.s[1] ? (unsigned)slot(c, in.s[1])[first] : 0;
+  const uint64_t* p = slot(c, in.s[2]);
+  bool neg = in.flags & 0x100;
+  c.cta->arrived[id] += (unsigned)__builtin_popcount(exec);
+  if (count) c.cta->expected[id] = count;
+  FOR_LANES(exec) {
+    c.cta->redCount[id] += (unsigned)((p[l] & 1) ^ neg);
+    w.pcs[l] = w.pc + 1;
+    w.barId[l] = (uint8_t)id;
+    w.redDst[l] = in.d[0];
+    w.redKind[l] = in.mode;
+  }
+  w.waiting |= exec;
+  split(w, exec);
+}
+
 void nopOp(Ctx&, const Inst&, uint32_t) {}
 void nanosleepOp(Ctx&, const Inst&, uint32_t) { std::this_thread::yield(); }
 
@@ -307,6 +330,21 @@ bool barDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kSync;
   if (st.op == "bar" && st.has("warp")) {  // bar.warp.sync mask
     in.fn = &nopOp;
+    return true;
+  }
+  if (st.has("red")) {
+    int kind = st.has("popc") ? 0 : st.has("and") ? 1 : st.has("or") ? 2 : -1;
+    if (kind < 0 || (st.ops.size() != 3 && st.ops.size() != 4)) return dc.fail("expected bar.red.{popc,and,or} d, a{, b}, {!}c");
+    in.d[0] = dc.dst(st.ops[0]);
+    in.s[0] = dc.src(st.ops[1], Ty::U32);
+    in.s[1] = st.ops.size() == 4 ? dc.src(st.ops[2], Ty::U32) : 0;
+    const Operand& pc = st.ops.back();
+    in.s[2] = dc.src(pc, Ty::Pred);
+    if (pc.neg) in.flags |= 0x100;
+    if (in.d[0] == kSlotSink) return dc.fail("bar.red needs a destination");
+    in.mode = (uint8_t)kind;
+    in.fn = &barRedOp;
+    in.flags |= kfControl;
     return true;
   }
   bool arrive = st.has("arrive");

@@ -101,12 +101,20 @@ bool releaseBarriers(Ctx& c, Cta& cta) {
     if (!cta.arrived[id]) continue;
     unsigned need = cta.expected[id] ? cta.expected[id] : cta.liveThreads;
     if (cta.arrived[id] < need) continue;
+    unsigned total = cta.arrived[id], yes = cta.redCount[id];
     cta.arrived[id] = 0;
     cta.expected[id] = 0;
+    cta.redCount[id] = 0;
     c.ctr.barriers++;
     for (auto& w : cta.warps) {
       uint32_t rel = 0;
       FOR_LANES(w.waiting) if (w.barId[l] == id) rel |= 1u << l;
+      FOR_LANES(rel) {
+        if (!w.redDst[l]) continue;
+        uint64_t v = w.redKind[l] == 0 ? yes : w.redKind[l] == 1 ? (yes == total) : (yes != 0);
+        w.R[(size_t)w.redDst[l] * kWarp + l] = v;
+        w.redDst[l] = 0;
+      }
       if (rel) {
         w.waiting &= ~rel;
         reschedule(w);
@@ -132,6 +140,7 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
   cta.local.assign((size_t)nwarps * kWarp * P.localBytes, 0);
   std::fill(std::begin(cta.arrived), std::end(cta.arrived), 0);
   std::fill(std::begin(cta.expected), std::end(cta.expected), 0);
+  std::fill(std::begin(cta.redCount), std::end(cta.redCount), 0);
   size_t perWarp = (size_t)P.numSlots * kWarp;
   if (cta.regs.size() < perWarp * nwarps) cta.regs.assign(perWarp * nwarps, 0);
   cta.warps.resize(nwarps);
@@ -145,8 +154,8 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     w.waiting = 0;
     w.pc = c.L->fn->entryPc;
     w.nextPc = ~0u;
-    w.cpAsyncGroups = 0;
     std::fill(std::begin(w.depth), std::end(w.depth), 0);
+    std::fill(std::begin(w.redDst), std::end(w.redDst), 0);
     uint64_t* R = w.R;
     for (unsigned l = 0; l < kWarp; l++) {
       unsigned t = wi * kWarp + l;

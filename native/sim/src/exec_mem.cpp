@@ -35,7 +35,8 @@ void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
       uint32_t word = (uint32_t)((addr[l] >> 2) + w);
       int b = word & 31;
       bool seen = false;
-      for (int i = 0; i < cnt[b]; i++) seen |= words[b][i] == word;
+      // only the first 8 distinct words per bank are remembered (cnt may count past 8)
+      for (int i = 0; i < std::min(cnt[b], 8); i++) seen |= words[b][i] == word;
       if (!seen && cnt[b] < 8) words[b][cnt[b]++] = word;
       else if (!seen) cnt[b]++;
     }

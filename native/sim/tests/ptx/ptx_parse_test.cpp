@@ -28,7 +28,7 @@ static const char* kModule = R"(
 .global .align 4 .u32 counter = 41;
 .global .align 4 .b32 table[4] = {10, -1, 0x10, 7};
 .const .align 4 .f32 scale[2] = {0f40000000, 0f3F000000};
-.global .align 1 .b8 $str[12] = {118, 97, 108, 117, 101, 32, 37, 100, 32, 37, 115, 0};
+.global .align 1 .b8 $str[13] = {118, 97, 108, 117, 101, 32, 37, 100, 32, 37, 115, 10, 0};
 .global .align 1 .b8 $str1[3] = {111, 107, 0};
 
 /* a device function: returns a*b + c with two return-free helpers in between */
@@ -194,7 +194,7 @@ int main() {
     if (r[t] != want) { bad++; std::printf("t=%d got %d want %d\n", t, r[t], want); }
   }
   CHECK_EQ(bad, 0);
-  CHECK_EQ(r[64], 10);  // vprintf returns the number of characters: "value 7 ok"
+  CHECK_EQ(r[64], 11);  // vprintf returns the number of characters: "value 7 ok\n"
 
   uint64_t p = mem.alloc(64);
   mem.put(p, std::vector<uint32_t>{1, 2, 3, 4, fbits(1.5f), fbits(2.25f)});

@@ -188,6 +188,43 @@ int main() {
     CHECK_EQ(bad, 0);
     CHECK_EQ(ctr.barriers, 6u);
   }
+  {  // bar.red: __syncthreads_count / _and / _or over 96 threads (3 warps)
+    const char* red = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry red(.param .u64 out)
+{
+    .reg .pred %p<6>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    mov.u32 %r1, %tid.x;
+    rem.u32 %r2, %r1, 3;
+    setp.eq.u32 %p1, %r2, 0;
+    bar.red.popc.u32 %r3, 0, %p1;
+    setp.lt.u32 %p2, %r1, 95;
+    bar.red.and.pred %p3, 0, %p2;
+    setp.ne.u32 %p4, %r1, 77;
+    barrier.red.or.pred %p5, 1, !%p4;
+    selp.u32 %r4, 1, 0, %p3;
+    selp.u32 %r5, 1, 0, %p5;
+    ld.param.u64 %rd1, [out];
+    mul.wide.u32 %rd2, %r1, 12;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    st.global.u32 [%rd3+4], %r4;
+    st.global.u32 [%rd3+8], %r5;
+    ret;
+}
+)";
+    Kernel rk(red);
+    uint64_t out = mem.alloc(96 * 12);
+    CHECK_EQ(rk.run(mem, "red", {out}, 2, 96).kind, tsim::Fault::None);
+    auto r = mem.get<uint32_t>(out, 96 * 3);
+    int bad = 0;
+    for (int t = 0; t < 96; t++) bad += r[t * 3] != 32u || r[t * 3 + 1] != 0u || r[t * 3 + 2] != 1u;
+    CHECK_EQ(bad, 0);
+  }
   {  // deadlock: only half of the threads reach a full-CTA barrier while the others wait at another
     const char* dl = R"(
 .version 8.0

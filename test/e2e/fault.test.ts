@@ -1,0 +1,39 @@
+// Out-of-bounds accesses on both devices. In its own file because a memory fault is sticky on the
+// sim context for the rest of the process (as on hardware): nothing may run on the sim after it.
+// Both devices must reject the launch and leave every caller array as it was.
+import { describe, expect, it } from 'vitest';
+import { arange, constexpr, load, programId, ptr, store } from '../../src/lang/index.js';
+import { kernel } from '../../src/runtime/kernel.js';
+import { expectBitwise, simDevice } from './helpers.js';
+
+// Forgot the mask: the last program writes past the end of `out`.
+const unmasked = kernel(
+  { name: 'copy_unmasked', params: { x: ptr('f32'), out: ptr('f32'), n: 'i32', BLOCK: constexpr() } },
+  ({ x, out, n, BLOCK }) => {
+    const offs = programId(0).mul(BLOCK).add(arange(0, BLOCK));
+    const far = offs.add(n.mul(4096)); // well past the allocation, whatever the allocator's padding
+    store(out.add(far), load(x.add(offs), { mask: offs.lt(n), other: 0 }));
+  },
+);
+
+describe('an out-of-bounds store', () => {
+  const n = 100;
+  const x = Float32Array.from({ length: n }, (_, i) => i + 1);
+
+  it('is rejected by the interpreter (E_OOB); the arrays are untouched', async () => {
+    const out = new Float32Array(n).fill(-1);
+    const err = await unmasked.run({ x, out, n, BLOCK: 128 }, { grid: 1, device: 'interpret' }).then(() => undefined, (e: unknown) => e);
+    expect((err as { code?: string } | undefined)?.code).toBe('E_OOB');
+    expectBitwise(out, new Float32Array(n).fill(-1), 'out after the failed launch');
+  });
+
+  // Last on the sim in this process: the context is unusable afterwards.
+  it('is rejected by the sim (CUDA_ERROR_ILLEGAL_ADDRESS); the arrays are untouched', async () => {
+    simDevice();
+    const out = new Float32Array(n).fill(-1);
+    const err = await unmasked.run({ x, out, n, BLOCK: 128 }, { grid: 1, device: 'sim' }).then(() => undefined, (e: unknown) => e);
+    expect((err as { code?: string } | undefined)?.code).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
+    expectBitwise(out, new Float32Array(n).fill(-1), 'out after the failed launch');
+    expectBitwise(x, Float32Array.from({ length: n }, (_, i) => i + 1), 'x after the failed launch');
+  });
+});
