@@ -2,6 +2,7 @@
 // figures and says when no GPU was used.
 import { fileURLToPath } from 'node:url';
 import { benchCompile } from './compile.js';
+import { benchSim } from './sim.js';
 
 export interface Benchmark {
   readonly name: string;
@@ -11,6 +12,7 @@ export interface Benchmark {
 
 export const BENCHMARKS: readonly Benchmark[] = [
   { name: 'compile', description: 'trace / passes / PTX / ptxas times per kernel, warm and cold, vs Triton', run: (out) => benchCompile(out) },
+  { name: 'sim', description: 'simulated thread-instructions per second of the sim device (reduction, matmul)', run: (out) => benchSim(out) },
 ];
 
 /** Runs the named benchmarks (all when `names` is empty). */
