@@ -102,7 +102,9 @@ export class Lowering {
 
   newRegs(t: ElemType, n: number): string[] {
     const k = regKind(t);
-    return Array.from({ length: n }, () => this.e.reg(k));
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push(this.e.reg(k));
+    return out;
   }
   reg(k: RegKind): string {
     return this.e.reg(k);

@@ -89,6 +89,8 @@ function floatBinary(cx: Lowering, fn: BinaryFn, t: 'f32' | 'f64', d: string, a:
       cx.emit(`cvt.rzi.${t}.${t} ${q}, ${q};`);
       cx.emit(`neg.${t} ${q}, ${q};`);
       cx.emit(`fma.rn.${t} ${d}, ${q}, ${b}, ${a};`);
+      // fmod's result has the dividend's sign: fmod(-x, x) is -0, where the fma gives +0
+      cx.emit(`copysign.${t} ${d}, ${a}, ${d};`);
       return;
     }
     case 'pow': {
@@ -103,6 +105,13 @@ function floatBinary(cx: Lowering, fn: BinaryFn, t: 'f32' | 'f64', d: string, a:
       cx.emit(`lg2.approx.f32 ${l}, ${x};`);
       cx.emit(`mul.rn.f32 ${l}, ${l}, ${y};`);
       cx.emit(`ex2.approx.f32 ${r}, ${l};`);
+      // C pow: pow(x, 0) = pow(1, y) = 1 for every x and y (NaN included), where lg2/ex2 give NaN
+      const e0 = cx.reg('pred');
+      const x1 = cx.reg('pred');
+      cx.emit(`setp.eq.f32 ${e0}, ${y}, 0f00000000;`);
+      cx.emit(`setp.eq.f32 ${x1}, ${x}, 0f3F800000;`);
+      cx.emit(`or.pred ${e0}, ${e0}, ${x1};`);
+      cx.emit(`selp.f32 ${r}, 0f3F800000, ${r}, ${e0};`);
       if (t === 'f64') cx.emit(`cvt.f64.f32 ${d}, ${r};`);
       return;
     }

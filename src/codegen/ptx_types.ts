@@ -44,15 +44,15 @@ export function immediate(t: ElemType, v: number | bigint | boolean): string {
   if (t === 'i32') return String(BigInt.asIntN(32, n));
   return String(BigInt.asIntN(64, n));
 }
+// One scratch buffer for the bit patterns below (a DataView per constant was a hot spot).
+const SCRATCH = new DataView(new ArrayBuffer(8));
 export function f32Hex(x: number): string {
-  const b = new DataView(new ArrayBuffer(4));
-  b.setFloat32(0, x);
-  return b.getUint32(0).toString(16).toUpperCase().padStart(8, '0');
+  SCRATCH.setFloat32(0, x);
+  return SCRATCH.getUint32(0).toString(16).toUpperCase().padStart(8, '0');
 }
 export function f64Hex(x: number): string {
-  const b = new DataView(new ArrayBuffer(8));
-  b.setFloat64(0, x);
-  return b.getBigUint64(0).toString(16).toUpperCase().padStart(16, '0');
+  SCRATCH.setFloat64(0, x);
+  return SCRATCH.getBigUint64(0).toString(16).toUpperCase().padStart(16, '0');
 }
 /** 16-bit pattern of `x` rounded to f16 / bf16 (round to nearest even). */
 export function halfBits(t: 'f16' | 'bf16', x: number): number {

@@ -23,6 +23,8 @@ export const IR_PASSES: readonly (readonly [string, IRPass])[] = [
 export interface IRPassOptions {
   /** Called with the input (stage 'input') and with the IR after each stage. */
   readonly dump?: (stage: string, f: Func) => void;
+  /** The pipeline to run (IR_PASSES unless given; tests use their own). */
+  readonly passes?: readonly (readonly [string, IRPass])[];
 }
 
 export function runIRPasses(f: Func, opts: IRPassOptions = {}): Func {
@@ -31,27 +33,28 @@ export function runIRPasses(f: Func, opts: IRPassOptions = {}): Func {
   // input, so run them all and verify the result once; if anything fails, run again from the
   // input verifying after each pass, which throws the same error naming the first bad pass
   // (and dumps the stages before it, as before).
+  const passes = opts.passes ?? IR_PASSES;
   const out: Func[] = [];
   let cur = f;
   try {
-    for (const [, pass] of IR_PASSES) out.push((cur = pass(cur)));
+    for (const [, pass] of passes) out.push((cur = pass(cur)));
     verify(cur);
   } catch (e) {
-    runChecked(f, opts.dump);
+    runChecked(f, passes, opts.dump);
     throw e;
   }
   if (opts.dump) {
     opts.dump('input', f);
-    IR_PASSES.forEach(([stage], i) => opts.dump!(stage, out[i]!));
+    passes.forEach(([stage], i) => opts.dump!(stage, out[i]!));
   }
   return cur;
 }
 
 /** The passes with the IR verified after each one (a pass that breaks the IR is named). */
-function runChecked(f: Func, dump?: (stage: string, f: Func) => void): Func {
+function runChecked(f: Func, passes: readonly (readonly [string, IRPass])[], dump?: (stage: string, f: Func) => void): Func {
   dump?.('input', f);
   let cur = f;
-  for (const [stage, pass] of IR_PASSES) {
+  for (const [stage, pass] of passes) {
     cur = pass(cur);
     try {
       verify(cur);

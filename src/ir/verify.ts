@@ -74,13 +74,13 @@ function checkConstValue(c: Ctx<'const'>, t: TileType): void {
   const v = c.attrs.value;
   const e = t.elem;
   c.check(!isPtr(e), 'constants of pointer type are not allowed');
-  if (isBool(e)) c.check(typeof v === 'boolean', `bool constant must be true or false, got ${String(v)}`);
-  else if (isFloat(e)) c.check(typeof v === 'number', `${e} constant must be a number, got ${typeof v}`);
+  if (isBool(e)) c.check(typeof v === 'boolean', () => `bool constant must be true or false, got ${String(v)}`);
+  else if (isFloat(e)) c.check(typeof v === 'number', () => `${e} constant must be a number, got ${typeof v}`);
   else {
-    c.check(typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)), `${e} constant must be an integer, got ${String(v)}`);
+    c.check(typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)), () => `${e} constant must be an integer, got ${String(v)}`);
     const [lo, hi] = intRange(e as DType);
     const b = BigInt(v as number | bigint);
-    c.check(b >= lo && b <= hi, `constant ${String(v)} out of range for ${e}`);
+    c.check(b >= lo && b <= hi, () => `constant ${String(v)} out of range for ${e}`);
   }
 }
 
@@ -89,8 +89,8 @@ function combiner(c: Ctx<'reduce'> | Ctx<'scan'>, keepAxis: boolean): void {
   const op = c.op as Op;
   const n = op.operands.length;
   c.check(n >= 1, 'expected at least 1 operand');
-  c.check(op.results.length === n, `expected ${n} result(s), got ${op.results.length}`);
-  c.check(op.regions.length === 1, `expected 1 region, got ${op.regions.length}`);
+  c.check(op.results.length === n, () => `expected ${n} result(s), got ${op.results.length}`);
+  c.check(op.regions.length === 1, () => `expected 1 region, got ${op.regions.length}`);
   const shape = c.operand(0).shape;
   c.axis(c.attrs.axis, shape.length);
   const resShape = keepAxis ? shape : shape.filter((_, i) => i !== c.attrs.axis);
@@ -108,14 +108,14 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   },
   program_id: (c) => {
     c.counts(0, 1);
-    c.check([0, 1, 2].includes(c.attrs.axis), `axis must be 0, 1 or 2, got ${c.attrs.axis}`);
+    c.check([0, 1, 2].includes(c.attrs.axis), () => `axis must be 0, 1 or 2, got ${c.attrs.axis}`);
     c.expectType(c.result(), { elem: 'i32', shape: [] }, 'result');
   },
   num_programs: (c) => RULES.program_id(c as unknown as Ctx<'program_id'>),
   arange: (c) => {
     c.counts(0, 1);
     const { start, end } = c.attrs;
-    c.check(Number.isInteger(start) && Number.isInteger(end) && end > start, `arange needs integers start < end, got ${start}..${end}`);
+    c.check(Number.isInteger(start) && Number.isInteger(end) && end > start, () => `arange needs integers start < end, got ${start}..${end}`);
     c.expectType(c.result(), { elem: 'i32', shape: [end - start] }, 'result');
   },
   splat: (c) => {
@@ -126,7 +126,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   broadcast: (c) => {
     c.counts(1, 1);
     const from = c.operand(0).shape, to = c.attrs.shape;
-    c.check(from.length === to.length, `broadcast keeps the rank: ${shapeStr(from)} -> ${shapeStr(to)}`);
+    c.check(from.length === to.length, () => `broadcast keeps the rank: ${shapeStr(from)} -> ${shapeStr(to)}`);
     from.forEach((d, i) => c.check(d === to[i] || d === 1, `broadcast dim ${i} of size ${d} to ${to[i]}: only size-1 dims broadcast`));
     c.expectType(c.result(), { elem: c.operand(0).elem, shape: to }, 'result');
   },
@@ -139,14 +139,14 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   reshape: (c) => {
     c.counts(1, 1);
     const s = c.operand(0).shape;
-    c.check(numel(s) === numel(c.attrs.shape), `reshape ${shapeStr(s)} -> ${shapeStr(c.attrs.shape)} changes the number of elements`);
+    c.check(numel(s) === numel(c.attrs.shape), () => `reshape ${shapeStr(s)} -> ${shapeStr(c.attrs.shape)} changes the number of elements`);
     c.expectType(c.result(), { elem: c.operand(0).elem, shape: c.attrs.shape }, 'result');
   },
   trans: (c) => {
     c.counts(1, 1);
     const s = c.operand(0).shape, perm = c.attrs.perm;
     const ok = perm.length === s.length && [...perm].sort((a, b) => a - b).every((p, i) => p === i);
-    c.check(ok, `perm ${shapeStr(perm)} is not a permutation of ${s.length} axes`);
+    c.check(ok, () => `perm ${shapeStr(perm)} is not a permutation of ${s.length} axes`);
     c.expectType(c.result(), { elem: c.operand(0).elem, shape: perm.map((p) => s[p]!) }, 'result');
   },
   join: (c) => {
@@ -157,7 +157,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   split: (c) => {
     c.counts(1, 2);
     const s = c.operand(0).shape;
-    c.check(s.at(-1) === 2, `operand's last dim must be 2, got ${shapeStr(s)}`);
+    c.check(s.at(-1) === 2, () => `operand's last dim must be 2, got ${shapeStr(s)}`);
     const half = { elem: c.operand(0).elem, shape: s.slice(0, -1) };
     c.expectType(c.result(0), half, 'result #0');
     c.expectType(c.result(1), half, 'result #1');
@@ -165,17 +165,17 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   unary: (c) => {
     const t = sameTypes(c, 1);
     const fn = c.attrs.fn;
-    if (fn === 'not') c.check(isInt(t.elem) || isBool(t.elem), `unary.not needs an integer or bool operand, got ${t.elem}`);
-    else if (FLOAT_UNARY.has(fn)) c.check(isFloat(t.elem), `unary.${fn} needs a float operand, got ${t.elem}`);
-    else c.check(numeric(t.elem), `unary.${fn} needs a numeric operand, got ${t.elem}`);
+    if (fn === 'not') c.check(isInt(t.elem) || isBool(t.elem), () => `unary.not needs an integer or bool operand, got ${t.elem}`);
+    else if (FLOAT_UNARY.has(fn)) c.check(isFloat(t.elem), () => `unary.${fn} needs a float operand, got ${t.elem}`);
+    else c.check(numeric(t.elem), () => `unary.${fn} needs a numeric operand, got ${t.elem}`);
   },
   binary: (c) => {
     const t = sameTypes(c, 2);
     const fn = c.attrs.fn, e = t.elem;
-    if (BITWISE.has(fn)) c.check(isInt(e) || isBool(e), `binary.${fn} needs integer or bool operands, got ${e}`);
-    else if (fn === 'shl' || fn === 'shr' || fn === 'floordiv') c.check(isInt(e), `binary.${fn} needs integer operands, got ${e}`);
-    else if (fn === 'pow') c.check(isFloat(e), `binary.pow needs float operands, got ${e}`);
-    else c.check(numeric(e), `binary.${fn} needs numeric operands, got ${e}`);
+    if (BITWISE.has(fn)) c.check(isInt(e) || isBool(e), () => `binary.${fn} needs integer or bool operands, got ${e}`);
+    else if (fn === 'shl' || fn === 'shr' || fn === 'floordiv') c.check(isInt(e), () => `binary.${fn} needs integer operands, got ${e}`);
+    else if (fn === 'pow') c.check(isFloat(e), () => `binary.pow needs float operands, got ${e}`);
+    else c.check(numeric(e), () => `binary.${fn} needs numeric operands, got ${e}`);
   },
   cmp: (c) => {
     c.counts(2, 1);
@@ -190,27 +190,27 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   },
   fma: (c) => {
     const t = sameTypes(c, 3);
-    c.check(isFloat(t.elem), `fma needs float operands, got ${t.elem}`);
+    c.check(isFloat(t.elem), () => `fma needs float operands, got ${t.elem}`);
   },
   cast: (c) => {
     c.counts(1, 1);
-    c.check(isDType(c.attrs.to), `cast target ${String(c.attrs.to)} is not a dtype`);
-    c.check(!isPtr(c.operand(0).elem), `cast of a pointer (${ts(c.operand(0))}) is not allowed`);
+    c.check(isDType(c.attrs.to), () => `cast target ${String(c.attrs.to)} is not a dtype`);
+    c.check(!isPtr(c.operand(0).elem), () => `cast of a pointer (${ts(c.operand(0))}) is not allowed`);
     c.expectType(c.result(), { elem: c.attrs.to, shape: c.operand(0).shape }, 'result');
   },
   bitcast: (c) => {
     c.counts(1, 1);
-    c.check(isDType(c.attrs.to), `bitcast target ${String(c.attrs.to)} is not a dtype`);
+    c.check(isDType(c.attrs.to), () => `bitcast target ${String(c.attrs.to)} is not a dtype`);
     const from = c.operand(0).elem;
-    c.check(bitWidth(from) === bitWidth(c.attrs.to), `bitcast ${from} -> ${c.attrs.to} changes the width`);
+    c.check(bitWidth(from) === bitWidth(c.attrs.to), () => `bitcast ${from} -> ${c.attrs.to} changes the width`);
     c.expectType(c.result(), { elem: c.attrs.to, shape: c.operand(0).shape }, 'result');
   },
   addptr: (c) => {
     c.counts(2, 1);
     const p = c.operand(0), off = c.operand(1);
-    c.check(isPtr(p.elem), `operand #0 must be a pointer tile, got ${ts(p)}`);
-    c.check(isInt(off.elem), `offset must be an integer tile, got ${ts(off)}`);
-    c.check(sameShape(p.shape, off.shape), `pointer ${ts(p)} and offset ${ts(off)} must have the same shape`);
+    c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
+    c.check(isInt(off.elem), () => `offset must be an integer tile, got ${ts(off)}`);
+    c.check(sameShape(p.shape, off.shape), () => `pointer ${ts(p)} and offset ${ts(off)} must have the same shape`);
     c.expectType(c.result(), p, 'result');
   },
   load: (c) => {
@@ -218,7 +218,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.check(!hasOther || hasMask, '`other` needs a mask');
     c.counts(1 + (hasMask ? 1 : 0) + (hasOther ? 1 : 0), 1);
     const p = c.operand(0);
-    c.check(isPtr(p.elem), `operand #0 must be a pointer tile, got ${ts(p)}`);
+    c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
     if (hasMask) c.expectType(c.operand(1), { elem: 'bool', shape: p.shape }, 'mask');
     if (hasOther) c.expectType(c.operand(2), value, 'other');
@@ -227,26 +227,26 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   store: (c) => {
     c.counts(2 + (c.attrs.hasMask ? 1 : 0), 0);
     const p = c.operand(0);
-    c.check(isPtr(p.elem), `operand #0 must be a pointer tile, got ${ts(p)}`);
+    c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
     c.expectType(c.operand(1), { elem: pointee(p.elem as PtrType), shape: p.shape }, 'stored value');
     if (c.attrs.hasMask) c.expectType(c.operand(2), { elem: 'bool', shape: p.shape }, 'mask');
   },
   atomic_rmw: (c) => {
     c.counts(2 + (c.attrs.hasMask ? 1 : 0), 1);
     const p = c.operand(0);
-    c.check(isPtr(p.elem), `operand #0 must be a pointer tile, got ${ts(p)}`);
+    c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
     c.expectType(c.operand(1), value, 'value');
     if (c.attrs.hasMask) c.expectType(c.operand(2), { elem: 'bool', shape: p.shape }, 'mask');
     c.expectType(c.result(), value, 'result');
     const e = value.elem, op = c.attrs.op;
-    if (BITWISE.has(op)) c.check(isInt(e), `atomic_rmw.${op} needs an integer pointee, got ${e}`);
-    else if (op !== 'xchg') c.check(numeric(e), `atomic_rmw.${op} needs a numeric pointee, got ${e}`);
+    if (BITWISE.has(op)) c.check(isInt(e), () => `atomic_rmw.${op} needs an integer pointee, got ${e}`);
+    else if (op !== 'xchg') c.check(numeric(e), () => `atomic_rmw.${op} needs a numeric pointee, got ${e}`);
   },
   atomic_cas: (c) => {
     c.counts(3, 1);
     const p = c.operand(0);
-    c.check(isPtr(p.elem), `operand #0 must be a pointer tile, got ${ts(p)}`);
+    c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
     c.expectType(c.operand(1), value, 'compare value');
     c.expectType(c.operand(2), value, 'new value');
@@ -261,18 +261,18 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const [m, k] = a.shape as [number, number];
     const [k2, n] = b.shape as [number, number];
     c.check(k === k2 && acc.shape[0] === m && acc.shape[1] === n, () => `dot shapes must be [M,K] x [K,N] + [M,N], got ${shapeStr(a.shape)} x ${shapeStr(b.shape)} + ${shapeStr(acc.shape)}`);
-    c.check(a.elem === b.elem, `dot operands must have one element type, got ${a.elem} and ${b.elem}`);
-    c.check(numeric(a.elem) && numeric(acc.elem), `dot needs numeric operands, got ${a.elem} and ${acc.elem}`);
+    c.check(a.elem === b.elem, () => `dot operands must have one element type, got ${a.elem} and ${b.elem}`);
+    c.check(numeric(a.elem) && numeric(acc.elem), () => `dot needs numeric operands, got ${a.elem} and ${acc.elem}`);
     c.expectType(c.result(), acc, 'result');
   },
   for: (c) => {
     const op = c.op;
     c.check(op.operands.length >= 3, 'expected lb, ub, step and the initial values');
     const n = op.operands.length - 3;
-    c.check(op.results.length === n, `expected ${n} result(s), got ${op.results.length}`);
-    c.check(op.regions.length === 1, `expected 1 region, got ${op.regions.length}`);
+    c.check(op.results.length === n, () => `expected ${n} result(s), got ${op.results.length}`);
+    c.check(op.regions.length === 1, () => `expected 1 region, got ${op.regions.length}`);
     const iv = c.operand(0);
-    c.check((iv.elem === 'i32' || iv.elem === 'i64') && iv.shape.length === 0, `lb must be an i32 or i64 scalar, got ${ts(iv)}`);
+    c.check((iv.elem === 'i32' || iv.elem === 'i64') && iv.shape.length === 0, () => `lb must be an i32 or i64 scalar, got ${ts(iv)}`);
     c.expectType(c.operand(1), iv, 'ub');
     c.expectType(c.operand(2), iv, 'step');
     const carried = op.operands.slice(3).map((v) => v.type);
@@ -295,14 +295,14 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     for (const key of ['multipleOf', 'maxContiguous'] as const) {
       const v = c.attrs[key];
       if (v === undefined) continue;
-      c.check(v.length === Math.max(1, t.shape.length), `${key} has ${v.length} entries for a rank-${t.shape.length} tile (one per dim; one for a scalar)`);
-      c.check(v.every((x) => Number.isInteger(x) && x >= 1), `${key} entries must be positive integers, got ${shapeStr(v)}`);
+      c.check(v.length === Math.max(1, t.shape.length), () => `${key} has ${v.length} entries for a rank-${t.shape.length} tile (one per dim; one for a scalar)`);
+      c.check(v.every((x) => Number.isInteger(x) && x >= 1), () => `${key} entries must be positive integers, got ${shapeStr(v)}`);
     }
   },
   print: (c) => c.counts(c.op.operands.length, 0),
   assert: (c) => {
     c.counts(1, 0);
-    c.check(isBool(c.operand(0).elem), `assert needs a bool condition, got ${ts(c.operand(0))}`);
+    c.check(isBool(c.operand(0).elem), () => `assert needs a bool condition, got ${ts(c.operand(0))}`);
   },
   return: (c) => c.counts(0, 0),
 };
@@ -352,12 +352,14 @@ class Verifier {
     for (const a of b.args) this.define(a, fail);
     const last = b.ops.at(-1);
     if (!last || last.kind !== terminator) fail(`${path ? 'region' : 'function body'} must end with '${terminator}'`);
-    b.ops.forEach((op, i) => this.op(op, path ? `${path}/${i}` : `${i}`, i === b.ops.length - 1, terminator));
+    const n = b.ops.length;
+    for (let i = 0; i < n; i++) this.op(b.ops[i]!, path, i, i === n - 1, terminator);
     this.scopes.pop();
   }
 
-  private op(op: Op, path: string, isLast: boolean, terminator: 'yield' | 'return'): void {
-    const fail = (d: string): never => this.error(path, op.kind, op.loc, d);
+  /** Checks op `idx` of the block at `parent` (its path is built only for an error message). */
+  private op(op: Op, parent: string, idx: number, isLast: boolean, terminator: 'yield' | 'return'): void {
+    const fail = (d: string): never => this.error(parent ? `${parent}/${idx}` : `${idx}`, op.kind, op.loc, d);
     const rule = RULES[op.kind] as Rule<OpKind> | undefined;
     if (!rule) fail(`unknown op kind '${String(op.kind)}'`);
     if ((op.kind === 'yield' || op.kind === 'return') && !(isLast && op.kind === terminator)) {
@@ -376,7 +378,10 @@ class Verifier {
       if (e instanceof Fail) fail(e.message);
       throw e;
     }
-    op.regions.forEach((r, ri) => this.block(r, 'yield', `${path}/r${ri}`, (d) => this.error(`${path}/r${ri}`, op.kind, op.loc, d)));
+    if (op.regions.length) {
+      const path = parent ? `${parent}/${idx}` : `${idx}`;
+      op.regions.forEach((r, ri) => this.block(r, 'yield', `${path}/r${ri}`, (d) => this.error(`${path}/r${ri}`, op.kind, op.loc, d)));
+    }
     for (const r of op.results) this.define(r, fail);
   }
 }

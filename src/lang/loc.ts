@@ -42,7 +42,7 @@ function resolve(stack: string | undefined): Loc | undefined {
 // formatted by Node's own default (no source maps, no user override), read the structured call
 // sites instead and format only frames that need it. Same result as `resolve(e.stack)`.
 type Prepare = (e: Error, sites: NodeJS.CallSite[]) => unknown;
-const grabbed: { sites: NodeJS.CallSite[] } = { sites: [] };
+const grabbed: { sites: NodeJS.CallSite[] | undefined } = { sites: undefined };
 const grab: Prepare = (_e, sites) => {
   grabbed.sites = sites;
   return '';
@@ -59,15 +59,17 @@ function resolveSites(e: Error): Loc | undefined {
   const E = Error as { prepareStackTrace?: Prepare };
   const own = Object.getOwnPropertyDescriptor(Error, 'prepareStackTrace');
   E.prepareStackTrace = grab;
-  grabbed.sites = [];
+  grabbed.sites = undefined;
+  let stack: string | undefined;
   try {
-    void e.stack;
+    stack = e.stack;
   } finally {
     if (own) Object.defineProperty(Error, 'prepareStackTrace', own);
     else delete E.prepareStackTrace;
   }
-  const sites = grabbed.sites;
-  grabbed.sites = [];
+  const sites = grabbed.sites as NodeJS.CallSite[] | undefined; // set by `grab` while formatting
+  grabbed.sites = undefined;
+  if (!sites) return resolve(stack); // the stack was already formatted: parse that text
   for (const site of sites) {
     const name = site.getFileName();
     const line = site.getLineNumber();

@@ -2,8 +2,9 @@
 // (TESSERA_DEVICE, read by getDevice on every run), so each case sets it for the duration of a call.
 // Each device's result is checked against plain JS, and the two devices against each other.
 import { afterEach, describe, expect, it } from 'vitest';
-import { vectorAdd, vectorAddPallas } from '../../examples/vector_add.js';
-import { softmax, softmaxPallas, softmaxRef } from '../../examples/softmax.js';
+import { addKernel, vectorAdd, vectorAddPallas } from '../../examples/vector_add.js';
+import { softmax, softmaxKernel, softmaxPallas, softmaxRef } from '../../examples/softmax.js';
+import { gate } from '../codegen/gate.js';
 import { getDevice } from '../../src/runtime/device.js';
 import { DEVICES, type E2EDevice, expectBitwise, expectClose, randF32, simDevice } from './helpers.js';
 
@@ -63,4 +64,9 @@ describe('sim agrees with the interpreter on the examples', () => {
     expect(a && b, 'both devices ran').toBeTruthy();
     expectClose(a!, b!, 1e-5, `${name}: sim vs interpreter`);
   });
+});
+
+it('the Triton-style example kernels assemble with ptxas (sm_80, sm_90)', () => {
+  gate(addKernel.trace({ BLOCK: 256 }));
+  gate(softmaxKernel.trace({ BLOCK: 512 }));
 });

@@ -9,8 +9,15 @@ import type { DType } from '../../src/ir/types.js';
 import { getDevice, type Device, type LaunchArg } from '../../src/runtime/device.js';
 import { Kernel, type RunArgs } from '../../src/runtime/kernel.js';
 import { DeviceArray } from '../../src/runtime/array.js';
+import type { ConstexprValue } from '../../src/lang/index.js';
+import { gate } from '../codegen/gate.js';
 import '../../src/runtime/index.js'; // registers the native devices (cuda, sim)
 import type { NativeRuntimeDevice } from '../../src/runtime/native/runtime-device.js';
+
+// The sim device compiles through the persistent compile cache, keyed by COMPILER_VERSION: a
+// compiler change without a bump would run stale PTX from ~/.cache. These tests compile afresh
+// (the in-memory cache still applies within a file).
+process.env['TESSERA_CACHE'] = '0';
 
 export const DEVICES = ['interpret', 'sim'] as const;
 export type E2EDevice = (typeof DEVICES)[number];
@@ -32,6 +39,20 @@ export interface RunBothOptions {
   readonly numWarps?: number;
 }
 
+/**
+ * Verification rule 1 (DESIGN.md): the PTX the sim ran must also assemble with ptxas for sm_80
+ * and sm_90, without spills. A missing ptxas fails the test.
+ */
+function ptxasGate(k: Kernel | Func, args: RunArgs | readonly LaunchArg[], numWarps: number): void {
+  let f: Func;
+  if (k instanceof Kernel) {
+    const cx: Record<string, ConstexprValue> = {};
+    for (const n of k.def.constexprNames) cx[n] = (args as RunArgs)[n] as ConstexprValue;
+    f = k.trace(cx);
+  } else f = k;
+  gate(f, { numWarps });
+}
+
 export interface BothResults<A> {
   readonly interpret: A;
   readonly sim: A;
@@ -50,6 +71,7 @@ export async function runBoth<A extends RunArgs | readonly LaunchArg[]>(
     await runOn(dev, k, copy, grid, opts);
     out[dev] = copy;
   }
+  ptxasGate(k, args, opts.numWarps ?? 4);
   return out;
 }
 
@@ -72,6 +94,7 @@ export async function runOn(dev: E2EDevice, k: Kernel | Func, args: RunArgs | re
 export function runSimCompiled(func: Func, args: readonly LaunchArg[], grid: number, options: Partial<CompileOptions> = {}): LaunchArg[] {
   const rt = simDevice();
   const compiled = compile(func, { target: rt.target, ptxas: false, ...options });
+  gate(func, { numWarps: options.numWarps ?? 4, ...(options.specialization ? { specialization: options.specialization } : {}) });
   const dev = rt.native;
   const bufs = args.map((a) => {
     if (!ArrayBuffer.isView(a)) return undefined;
@@ -130,6 +153,10 @@ export function fill(t: DType, n: number, seed: number): Buf {
     else a[i] = (k % 2000000) - 1000000 + (i % 5 === 0 ? 2147483000 : 0); // wraps per the array type
   }
   if (t === 'i32' || t === 'i8' || t === 'i16') { a[1] = 0; a[2] = -1; }
+  if ((t === 'f32' || t === 'f64') && n >= 16) {
+    // NaN, infinities, signed zero, a subnormal, and the edges of the i32 range
+    [NaN, Infinity, -Infinity, -0, 1e-40, 2 ** 31, -(2 ** 31) - 1, 0.5, -2.5].forEach((v, j) => (a[3 + j] = v));
+  }
   return a as unknown as Buf;
 }
 
@@ -148,6 +175,24 @@ export function expectBitwise(got: ArrayBufferView, want: ArrayBufferView, what:
       const gv = (got as unknown as ArrayLike<unknown>)[e], wv = (want as unknown as ArrayLike<unknown>)[e];
       expect.fail(`${what}: element ${e} differs: got ${String(gv)}, want ${String(wv)}`);
     }
+  }
+}
+
+const isNaNBits = (t: DType, v: number): boolean =>
+  t === 'f16' ? (v & 0x7c00) === 0x7c00 && (v & 0x3ff) !== 0 : t === 'bf16' ? (v & 0x7f80) === 0x7f80 && (v & 0x7f) !== 0 : Number.isNaN(v);
+
+/**
+ * Exact equality of `t` values, except that any NaN equals any NaN: arithmetic may return any NaN
+ * (docs/semantics.md). Non-float dtypes compare bit for bit. f16/bf16 arrays hold bit patterns.
+ */
+export function expectSame(t: DType, got: ArrayBufferView, want: ArrayBufferView, what: string): void {
+  if (!(t === 'f32' || t === 'f64' || t === 'f16' || t === 'bf16')) return expectBitwise(got, want, what);
+  const g = got as unknown as ArrayLike<number>, w = want as unknown as ArrayLike<number>;
+  expect(g.length, `${what}: length`).toBe(w.length);
+  for (let i = 0; i < w.length; i++) {
+    if (isNaNBits(t, w[i]!) && isNaNBits(t, g[i]!)) continue;
+    if (Object.is(g[i], w[i])) continue;
+    expect.fail(`${what}: element ${i} differs: got ${g[i]}, want ${w[i]}`);
   }
 }
 

@@ -157,9 +157,21 @@ struct FCos { static constexpr int N = 1; template <class T> static T f(T a, T =
 struct FTanh { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return (T)std::tanh((double)a); } };
 
 template <class Op, class T, int F> void fop(Ctx& c, const Inst& in, uint32_t exec) {
-  RoundScope rs(in.mode);
   uint64_t* d = slot(c, in.d[0]);
   const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  if (in.mode == kRn && exec == ~0u) {
+    // Round-to-nearest full warp: the host's default mode, so a plain loop the compiler can
+    // vectorise (the volatile below only keeps directed-rounding arithmetic inside RoundScope).
+    for (uint32_t l = 0; l < (uint32_t)kWarp; l++) {
+      T x = rd<T>(a[l]), y = 0, z = 0;
+      if constexpr (Op::N >= 2) y = rd<T>(b[l]);
+      if constexpr (Op::N >= 3) z = rd<T>(e[l]);
+      if constexpr (F & kFtz) { x = ftzIn(x); y = ftzIn(y); z = ftzIn(z); }
+      d[l] = wr(post<T, F>(Op::f(x, y, z)));
+    }
+    return;
+  }
+  RoundScope rs(in.mode);
   FOR_LANES(exec) {
     T x = rd<T>(a[l]), y = 0, z = 0;
     if constexpr (Op::N >= 2) y = rd<T>(b[l]);
@@ -244,6 +256,18 @@ template <class T, int F> void testp(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
+// rcp.approx.ftz.f64: subnormal inputs and results become zeros of the same sign; the value is the
+// correctly rounded reciprocal (better than the ISA's approximation bound).
+void rcpApproxFtzF64(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t* a = slot(c, in.s[0]);
+  auto flush = [](double x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0, x) : x; };
+  FOR_LANES(exec) {
+    double r = flush(1.0 / flush(rd<double>(a[l])));
+    d[l] = wr(post<double, 0>(r));
+  }
+}
+
 }  // namespace
 
 bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
@@ -288,6 +312,13 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
   if (approxOnly && !st.has("approx")) return dc.fail("needs .approx");
   if ((op == "rcp" || op == "sqrt" || op == "div") && t == Ty::F32 && !st.has("approx") && !st.has("full") && r < 0)
     return dc.fail("needs a rounding mode or .approx");
+  if (op == "rcp" && t == Ty::F64 && st.has("approx")) {
+    if (flags != kFtz) return dc.fail("rcp.approx.f64 needs .ftz (and no .sat)");
+    in.d[0] = dc.dst(st.ops[0]);
+    in.s[0] = dc.src(st.ops[1], t);
+    in.fn = &rcpApproxFtzF64;
+    return true;
+  }
   if (op == "abs" || op == "neg" || op == "copysign") flags |= kNoCanon;
   if ((op == "min" || op == "max") && st.has("NaN")) {
     auto pk = op == "min" ? &pickFlags<FMinNaN> : &pickFlags<FMaxNaN>;

@@ -134,6 +134,45 @@ template <class T> Fn carryFor(bool sub, bool use, bool set) {
   return &carryOp<T, true, false, true>;
 }
 
+// mad.lo.cc/mad.hi.cc/madc.{lo,hi}{.cc}: d = lo|hi(a*b) + c (+ CF); the carry out is that of the
+// unsigned addition (signed types only change how the high half of the product is formed).
+template <class T, bool Hi, bool UseCarry, bool SetCarry> void madCarryOp(Ctx& c, const Inst& in, uint32_t exec) {
+  using UT = std::make_unsigned_t<T>;
+  uint64_t* d = slot(c, in.d[0]);
+  uint64_t* cf = slot(c, kCarry);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  FOR_LANES(exec) {
+    T x = rd<T>(a[l]), y = rd<T>(b[l]);
+    UT p = Hi ? (UT)MulHi::f(x, y) : (UT)MulLo::f(x, y);
+    UT z = (UT)rd<T>(e[l]), cin = UseCarry ? (UT)(cf[l] & 1) : 0;
+    UT s = (UT)(p + z), r = (UT)(s + cin);
+    d[l] = wr((T)r);
+    if (SetCarry) cf[l] = s < p || r < s;
+  }
+}
+
+template <class T, bool Hi> Fn madCarryFor(bool use, bool set) {
+  if (use) return set ? &madCarryOp<T, Hi, true, true> : &madCarryOp<T, Hi, true, false>;
+  return &madCarryOp<T, Hi, false, true>;
+}
+
+bool madCarryDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  Ty t = st.type();
+  if (st.ops.size() != 4) return dc.fail("wrong operand count");
+  bool use = st.op == "madc", set = st.has("cc"), hi = st.has("hi");
+  if (!hi && !st.has("lo")) return dc.fail("carry mad needs .lo or .hi");
+  in.d[0] = dc.dst(st.ops[0]);
+  for (int i = 0; i < 3; i++) in.s[i] = dc.src(st.ops[i + 1], t);
+  switch (t) {
+    case Ty::U32: in.fn = hi ? madCarryFor<uint32_t, true>(use, set) : madCarryFor<uint32_t, false>(use, set); break;
+    case Ty::S32: in.fn = hi ? madCarryFor<int32_t, true>(use, set) : madCarryFor<int32_t, false>(use, set); break;
+    case Ty::U64: in.fn = hi ? madCarryFor<uint64_t, true>(use, set) : madCarryFor<uint64_t, false>(use, set); break;
+    case Ty::S64: in.fn = hi ? madCarryFor<int64_t, true>(use, set) : madCarryFor<int64_t, false>(use, set); break;
+    default: return dc.fail("carry mad needs u32/s32/u64/s64");
+  }
+  return true;
+}
+
 bool carryDecode(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
   if (st.ops.size() != 3) return dc.fail("wrong operand count");
@@ -396,6 +435,7 @@ bool arith(Decoder& dc, const Stmt& st, Inst& in) {
   bool wide = st.has("wide");
   unsigned nsrc = (op == "mad") ? 3 : 2;
   if (st.ops.size() != nsrc + 1) return dc.fail("wrong operand count");
+  if (op == "mad" && st.has("cc")) return madCarryDecode(dc, st, in);
   if (op == "mad") {
     Ty ct = t;
     if (wide) ct = t == Ty::U16 ? Ty::U32 : t == Ty::S16 ? Ty::S32 : t == Ty::U32 ? Ty::U64 : t == Ty::S32 ? Ty::S64 : Ty::None;
@@ -412,7 +452,6 @@ bool arith(Decoder& dc, const Stmt& st, Inst& in) {
     }
     in.fn = st.has("hi") ? withInt(t, [](auto z) -> Fn { return &tern<MadHi, decltype(z)>; })
                          : withInt(t, [](auto z) -> Fn { return &tern<MadLo, decltype(z)>; });
-    if (st.has("cc")) return dc.fail("carry variants are not supported");
     return in.fn != nullptr;
   }
   if (st.has("cc")) {
@@ -711,6 +750,7 @@ void registerIntOps(DecodeTable& t) {
   for (const char* op : {"and", "or", "xor"}) t[op] = logic;
   t["addc"] = carryDecode;
   t["subc"] = carryDecode;
+  t["madc"] = madCarryDecode;
   t["shl"] = shift;
   t["shr"] = shift;
   t["setp"] = setpDecode;

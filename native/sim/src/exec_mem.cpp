@@ -10,15 +10,45 @@ namespace tsim {
 namespace {
 
 void countSectors(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, bool write) {
-  uint64_t sec[64];
-  int n = 0;
-  FOR_LANES(exec) {
-    uint64_t s0 = addr[l] >> 5, s1 = (addr[l] + bytes - 1) >> 5;
-    for (uint64_t s = s0; s <= s1 && n < 64; s++) sec[n++] = s;
+  uint64_t distinct = 0;
+  bool done = false;
+  if (exec == ~0u && bytes <= 32 && (bytes & (bytes - 1)) == 0) {
+    // Aligned accesses of at most 32 bytes touch one sector each; a full warp whose sectors never
+    // go down (the usual coalesced pattern) is counted in one branch-free pass.
+    uint64_t d = 1, down = 0;
+    for (int l = 1; l < kWarp; l++) {
+      uint64_t a = addr[l] >> 5, b = addr[l - 1] >> 5;
+      d += (uint64_t)(a != b);
+      down |= (uint64_t)(a < b);
+    }
+    if (!down) { distinct = d; done = true; }
   }
-  std::sort(sec, sec + n);
-  uint64_t distinct = n ? 1 : 0;
-  for (int i = 1; i < n; i++) distinct += sec[i] != sec[i - 1];
+  if (!done) {
+    uint64_t sec[64];
+    int n = 0;
+    FOR_LANES(exec) {
+      uint64_t s0 = addr[l] >> 5, s1 = (addr[l] + bytes - 1) >> 5;
+      for (uint64_t s = s0; s <= s1 && n < 64; s++) sec[n++] = s;
+    }
+    // Few distinct sectors (broadcasts, repeated rows): a short list; many: sort.
+    uint64_t uniq[8];
+    int nu = 0;
+    for (int i = 0; i < n && nu <= 8; i++) {
+      bool seen = false;
+      for (int j = 0; j < nu; j++) seen |= uniq[j] == sec[i];
+      if (!seen) {
+        if (nu == 8) { nu = 9; break; }
+        uniq[nu++] = sec[i];
+      }
+    }
+    if (nu <= 8) {
+      distinct = (uint64_t)nu;
+    } else {
+      std::sort(sec, sec + n);
+      distinct = n ? 1 : 0;
+      for (int i = 1; i < n; i++) distinct += sec[i] != sec[i - 1];
+    }
+  }
   if (write) { c.ctr.globalStoreRequests++; c.ctr.globalStoreSectors += distinct; }
   else { c.ctr.globalLoadRequests++; c.ctr.globalLoadSectors += distinct; }
 }
@@ -50,16 +80,22 @@ void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
 }  // namespace
 
 bool resolveGlobal(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, bool write, uint8_t** ptr) {
-  uint64_t lo = ~0ull, hi = 0;
-  FOR_LANES(exec) {
-    if (addr[l] & (bytes - 1)) {
-      raise(c, Fault::Misaligned, (int)l, addr[l], bytes, write, "global access not aligned to its size");
-      return false;
-    }
+  uint64_t lo = ~0ull, hi = 0, bad = 0;
+  LANE_LOOP(exec, {
+    bad |= addr[l] & (bytes - 1);
     lo = std::min(lo, addr[l]);
-    hi = std::max(hi, addr[l] + bytes);
+    hi = std::max(hi, addr[l]);
+  });
+  if (bad) {  // report the first misaligned lane
+    FOR_LANES(exec) {
+      if (addr[l] & (bytes - 1)) {
+        raise(c, Fault::Misaligned, (int)l, addr[l], bytes, write, "global access not aligned to its size");
+        return false;
+      }
+    }
   }
   if (!exec) return true;
+  hi += bytes;
   uint8_t* base = nullptr;
   if (lo >= c.cacheLo && hi <= c.cacheHi) {
     base = c.cacheHost + (lo - c.cacheLo);
@@ -83,14 +119,14 @@ bool resolveGlobal(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, 
       return true;
     }
   }
-  FOR_LANES(exec) ptr[l] = base + (addr[l] - lo);
+  LANE_LOOP(exec, ptr[l] = base + (addr[l] - lo));
   return true;
 }
 
 bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, uint8_t** ptr, bool count) {
   const uint64_t* A = slot(c, in.s[0]);
   uint64_t addr[kWarp];
-  FOR_LANES(exec) addr[l] = A[l] + (uint64_t)in.imm;
+  LANE_LOOP(exec, addr[l] = A[l] + (uint64_t)in.imm);
   uint8_t space = in.space;
   if (space == kGeneric) {
     uint32_t glob = 0, shr = 0, loc = 0;
@@ -178,19 +214,46 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
 
 namespace {
 
+template <unsigned ES> struct Bits;
+template <> struct Bits<1> { using U = uint8_t; using S = int8_t; };
+template <> struct Bits<2> { using U = uint16_t; using S = int16_t; };
+template <> struct Bits<4> { using U = uint32_t; using S = int32_t; };
+template <> struct Bits<8> { using U = uint64_t; using S = int64_t; };
+
+// Fixed-size copies per element width (a runtime-sized memcpy per lane was the hot spot).
+template <unsigned ES, class T> void ldLanes(Ctx& c, const Inst& in, uint32_t exec, uint8_t* const* p) {
+  for (int k = 0; k < in.vec; k++) {
+    uint64_t* d = slot(c, in.d[k]);
+    LANE_LOOP(exec, {
+      T v;
+      memcpy(&v, p[l] + k * ES, ES);
+      d[l] = (uint64_t)(int64_t)v;
+    });
+  }
+}
+template <unsigned ES> void ldSized(Ctx& c, const Inst& in, uint32_t exec, uint8_t* const* p) {
+  if (in.flags & kfSigned) ldLanes<ES, typename Bits<ES>::S>(c, in, exec, p);
+  else ldLanes<ES, typename Bits<ES>::U>(c, in, exec, p);
+}
+template <unsigned ES> void stSized(Ctx& c, const Inst& in, uint32_t exec, uint8_t* const* p) {
+  for (int k = 0; k < in.vec; k++) {
+    const uint64_t* s = slot(c, in.s[1 + k]);
+    LANE_LOOP(exec, {
+      typename Bits<ES>::U v = (typename Bits<ES>::U)s[l];
+      memcpy(p[l] + k * ES, &v, ES);
+    });
+  }
+}
+
 void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint8_t* p[kWarp];
   unsigned es = in.size;
   if (!resolve(c, in, exec, es * in.vec, false, p, true)) return;
-  bool sgn = in.flags & kfSigned;
-  for (int k = 0; k < in.vec; k++) {
-    uint64_t* d = slot(c, in.d[k]);
-    FOR_LANES(exec) {
-      uint64_t v = 0;
-      memcpy(&v, p[l] + k * es, es);
-      if (sgn && es < 8 && (v >> (8 * es - 1) & 1)) v |= ~0ull << (8 * es);
-      d[l] = v;
-    }
+  switch (es) {
+    case 1: ldSized<1>(c, in, exec, p); break;
+    case 2: ldSized<2>(c, in, exec, p); break;
+    case 4: ldSized<4>(c, in, exec, p); break;
+    default: ldSized<8>(c, in, exec, p); break;
   }
 }
 
@@ -198,9 +261,11 @@ void stOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint8_t* p[kWarp];
   unsigned es = in.size;
   if (!resolve(c, in, exec, es * in.vec, true, p, true)) return;
-  for (int k = 0; k < in.vec; k++) {
-    const uint64_t* s = slot(c, in.s[1 + k]);
-    FOR_LANES(exec) memcpy(p[l] + k * es, &s[l], es);
+  switch (es) {
+    case 1: stSized<1>(c, in, exec, p); break;
+    case 2: stSized<2>(c, in, exec, p); break;
+    case 4: stSized<4>(c, in, exec, p); break;
+    default: stSized<8>(c, in, exec, p); break;
   }
 }
 

@@ -1,0 +1,124 @@
+// Global loads/stores by element width (sign and zero extension, narrow stores) and the
+// 32-byte-sector counter for coalesced, reversed, broadcast, repeated-row, scattered and
+// partial-warp access patterns (the counter has a fast path for ordered full warps).
+#include "ptx_harness.h"
+
+using namespace ptxtest;
+
+static const char* kPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+// out[t] = in[idx[t]] (u32)
+.visible .entry gather(.param .u64 out, .param .u64 in, .param .u64 idx)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u64 %rd3, [idx];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd3, %rd4;
+  ld.global.u32 %r2, [%rd5];
+  mul.wide.u32 %rd6, %r2, 4;
+  add.s64 %rd6, %rd2, %rd6;
+  ld.global.u32 %r3, [%rd6];
+  add.s64 %rd7, %rd1, %rd4;
+  st.global.u32 [%rd7], %r3;
+  ret;
+}
+
+// One thread: loads of every width with sign/zero extension, narrow stores.
+.visible .entry widths(.param .u64 out, .param .u64 in)
+{
+  .reg .b16 %h<2>;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.global.s8 %r1, [%rd2];
+  st.global.u32 [%rd1], %r1;
+  ld.global.u8 %r2, [%rd2];
+  st.global.u32 [%rd1+4], %r2;
+  ld.global.s16 %r3, [%rd2];
+  st.global.u32 [%rd1+8], %r3;
+  ld.global.s32 %rd3, [%rd2];
+  st.global.u64 [%rd1+16], %rd3;
+  ld.global.u32 %rd4, [%rd2];
+  st.global.u64 [%rd1+24], %rd4;
+  st.global.u8 [%rd1+32], %r3;
+  st.global.b16 [%rd1+34], %r3;
+  ld.global.v2.u16 {%h0, %h1}, [%rd2];
+  st.global.v2.b16 [%rd1+36], {%h1, %h0};
+  ret;
+}
+)";
+
+// Runs gather with one CTA of `threads` lanes; returns the sectors of the in[] load alone.
+static uint64_t gatherSectors(Kernel& k, Arena& mem, const std::vector<uint32_t>& idx) {
+  const unsigned n = (unsigned)idx.size();
+  uint64_t in = mem.alloc(1024 * 4), out = mem.alloc(n * 4), ix = mem.alloc(n * 4);
+  std::vector<uint32_t> v(1024);
+  for (unsigned i = 0; i < 1024; i++) v[i] = i * 3 + 1;
+  mem.put(in, v);
+  mem.put(ix, idx);
+  tsim::Counters ctr;
+  tsim::Fault f = k.run(mem, "gather", {out, in, ix}, 1, n, &ctr);
+  CHECK_EQ(f.kind, tsim::Fault::None);
+  auto r = mem.get<uint32_t>(out, n);
+  int bad = 0;
+  for (unsigned t = 0; t < n; t++) bad += r[t] != v[idx[t]];
+  CHECK_EQ(bad, 0);
+  uint64_t contiguous = (n * 4 + 31) / 32;  // idx[] load and out[] store, both coalesced
+  CHECK_EQ(ctr.globalLoadRequests, 2u);
+  CHECK_EQ(ctr.globalStoreRequests, 1u);
+  CHECK_EQ(ctr.globalStoreSectors, contiguous);
+  return ctr.globalLoadSectors - contiguous;
+}
+
+int main() {
+  Kernel k(kPtx);
+  CHECK(k.ok());
+  if (!k.ok()) return finish("ptx_memaccess_test");
+  Arena mem;
+
+  std::vector<uint32_t> idx(32);
+  for (unsigned t = 0; t < 32; t++) idx[t] = t;
+  CHECK_EQ(gatherSectors(k, mem, idx), 4u);  // coalesced: 128 bytes
+  for (unsigned t = 0; t < 32; t++) idx[t] = 31 - t;
+  CHECK_EQ(gatherSectors(k, mem, idx), 4u);  // reversed: same sectors
+  for (unsigned t = 0; t < 32; t++) idx[t] = 5;
+  CHECK_EQ(gatherSectors(k, mem, idx), 1u);  // broadcast
+  for (unsigned t = 0; t < 32; t++) idx[t] = t % 16;
+  CHECK_EQ(gatherSectors(k, mem, idx), 2u);  // two half-warps read the same 64 bytes
+  for (unsigned t = 0; t < 32; t++) idx[t] = 8 * ((t * 7) % 32);
+  CHECK_EQ(gatherSectors(k, mem, idx), 32u);  // one sector per lane, permuted
+  for (unsigned t = 0; t < 32; t++) idx[t] = 8 * t + (t & 1);
+  CHECK_EQ(gatherSectors(k, mem, idx), 32u);  // ordered, 32-byte stride
+  for (unsigned t = 0; t < 32; t++) idx[t] = t < 16 ? t : 1007 - t;
+  CHECK_EQ(gatherSectors(k, mem, idx), 4u);  // two runs, second one descending: 2 + 2 sectors
+  std::vector<uint32_t> part(20);
+  for (unsigned t = 0; t < 20; t++) part[t] = t + 6;
+  CHECK_EQ(gatherSectors(k, mem, part), 4u);  // partial warp: elements 6..25 span 4 sectors
+
+  {  // widths: input bytes f0 f0 01 80
+    uint64_t in = mem.alloc(8), out = mem.alloc(64);
+    mem.put(in, std::vector<uint32_t>{0x8001f0f0u, 0});
+    mem.put(out, std::vector<uint8_t>(64, 0xaa));
+    tsim::Fault f = k.run(mem, "widths", {out, in}, 1, 1);
+    CHECK_EQ(f.kind, tsim::Fault::None);
+    auto w = mem.get<uint32_t>(out, 10);
+    auto q = mem.get<uint64_t>(out, 4);
+    CHECK_EQ(w[0], 0xfffffff0u);               // ld.s8
+    CHECK_EQ(w[1], 0xf0u);                     // ld.u8
+    CHECK_EQ(w[2], 0xfffff0f0u);               // ld.s16
+    CHECK_EQ(w[3], 0xaaaaaaaau);               // untouched padding
+    CHECK_EQ(q[2], 0xffffffff8001f0f0ull);     // ld.s32 into 64 bits
+    CHECK_EQ(q[3], 0x000000008001f0f0ull);     // ld.u32 into 64 bits
+    CHECK_EQ(w[8], 0xf0f0aaf0u);               // st.u8 at 32, st.b16 at 34
+    CHECK_EQ(w[9], 0xf0f08001u);               // v2.u16 swapped
+  }
+  return finish("ptx_memaccess_test");
+}
