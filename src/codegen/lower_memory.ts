@@ -243,10 +243,33 @@ function bf16AddLoop(cx: Lowering, sem: string, scope: string, d: string, addr: 
   ];
 }
 
+/**
+ * f32/f64 atomic max/min through integer atomics on the bits (as Triton does): for a value with
+ * the sign bit clear, signed-integer order is float order; with it set, unsigned order is reversed
+ * float order. NaNs with the sign bit clear win a max (propagate), as `maximum` does.
+ */
+function floatMinMax(cx: Lowering, isMax: boolean, bits: 32 | 64, sem: string, scope: string, d: string, addr: string, v: string): string[] {
+  const vb = cx.reg(bits === 32 ? 'b32' : 'b64');
+  const ob = cx.reg(bits === 32 ? 'b32' : 'b64');
+  const neg = cx.reg('pred');
+  const [pos, negOp] = isMax ? ['max', 'min'] : ['min', 'max'];
+  return [
+    `mov.b${bits} ${vb}, ${v};`,
+    `setp.lt.s${bits} ${neg}, ${vb}, 0;`,
+    `@!${neg} atom.${sem}.${scope}.global.${pos}.s${bits} ${ob}, ${addr}, ${vb};`,
+    `@${neg} atom.${sem}.${scope}.global.${negOp}.u${bits} ${ob}, ${addr}, ${vb};`,
+    `mov.b${bits} ${d}, ${ob};`,
+  ];
+}
+
 const atomicRmw: Rule = (cx, op) => {
   const a = (op as Op<'atomic_rmw'>).attrs;
   const t = pointee(op.operands[0]!.type.elem as PtrType);
   const vals = cx.operand(op, 1);
+  if ((a.op === 'max' || a.op === 'min') && (t === 'f32' || t === 'f64')) {
+    const bits = t === 'f32' ? 32 : 64;
+    return atomic(cx, op, (d, addr, i) => floatMinMax(cx, a.op === 'max', bits, a.sem, a.scope, d, addr, vals[vals.length === 1 ? 0 : i]!), a.hasMask ? 2 : undefined);
+  }
   if (a.op === 'add' && t === 'bf16' && cx.target === 'sm_80') {
     return atomic(cx, op, (d, addr, i) => bf16AddLoop(cx, a.sem, a.scope, d, addr, vals[vals.length === 1 ? 0 : i]!), a.hasMask ? 2 : undefined);
   }

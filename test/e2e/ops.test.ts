@@ -226,8 +226,9 @@ describe('reductions per dtype (sum, max, min over 256 + a masked tail)', () => 
 
 describe('atomics from 4 programs onto shared addresses', () => {
   const OPS = ['add', 'max', 'min', 'and', 'or', 'xor'] as const;
-  // f32 atomic max/min are rejected by the compiler (CompileError, "not supported for f32"): not here.
-  const cases = (['i32', 'u32', 'f32'] as DType[]).flatMap((t) => OPS.filter((op) => t !== 'f32' || op === 'add').map((op) => [t, op] as const));
+  // f32/f64: add, max, min (max/min go through integer atomics on the bits; negative values and -0 included).
+  const FLOAT_OPS = ['add', 'max', 'min'];
+  const cases = (['i32', 'u32', 'f32', 'f64'] as DType[]).flatMap((t) => OPS.filter((op) => (t !== 'f32' && t !== 'f64') || FLOAT_OPS.includes(op)).map((op) => [t, op] as const));
   it.each(cases)('%s atomic %s', async (t, op) => {
     const f = kernel(`at_${op}_${t}`, [['x', P(t)], ['o', P(t)]], (k, [x, o]) => {
       const i = k.bin('add', k.splat(k.bin('mul', k.pid(0), k.c(N)), [N]), k.arange(N));
@@ -235,8 +236,10 @@ describe('atomics from 4 programs onto shared addresses', () => {
       const slot = k.bin('and', k.arange(N), k.c(7, 'i32', [N]));
       k.atomic(op, k.addptr(o!, slot), k.load(k.addptr(x!, i)));
     });
-    const x = t === 'f32' ? Float32Array.from({ length: 4 * N }, (_, i) => ((i * 13) % 41) - 20) : fill(t, 4 * N, 10);
-    const init = t === 'f32' ? new Float32Array(8) : fill(t, 8, 11);
+    const floats = (i: number) => (i % 97 === 5 ? -0 : ((i * 13) % 41) - 20.5);
+    const x = t === 'f32' ? Float32Array.from({ length: 4 * N }, (_, i) => floats(i))
+      : t === 'f64' ? Float64Array.from({ length: 4 * N }, (_, i) => floats(i)) : fill(t, 4 * N, 10);
+    const init = t === 'f32' ? Float32Array.from({ length: 8 }, (_, i) => i - 4) : t === 'f64' ? Float64Array.from({ length: 8 }, (_, i) => i - 4) : fill(t, 8, 11);
     const r = await runBoth(f, [x, init], 4);
     // commutative: the final contents agree whatever the order (f32 add of small integers is exact)
     expectBitwise(r.sim[1] as Buf, r.interpret[1] as Buf, `atomic ${op} ${t}: sim vs interpreter`);
