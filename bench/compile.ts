@@ -104,7 +104,11 @@ interface TritonReport {
 
 function packageRoot(): string {
   let d = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(d, 'package.json'))) d = dirname(d);
+  while (!existsSync(join(d, 'package.json'))) {
+    const up = dirname(d);
+    if (up === d) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    d = up;
+  }
   return d;
 }
 

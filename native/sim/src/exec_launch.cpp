@@ -11,6 +11,7 @@ const DecodeTable& decodeTable() {
   static const DecodeTable table = [] {
     DecodeTable t;
     registerIntOps(t);
+    registerIntExtraOps(t);
     registerFloatOps(t);
     registerCvtOps(t);
     registerMemOps(t);

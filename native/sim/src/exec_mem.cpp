@@ -345,6 +345,26 @@ template <bool BF> void atomHalf2(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
+// atom.cas.b16: a CAS on the aligned 32-bit word holding the half-word (as atomHalf2), so the
+// other half-word is never disturbed.
+void atomCas16(Ctx& c, const Inst& in, uint32_t exec) {
+  uint8_t* p[kWarp];
+  if (!resolve(c, in, exec, 2, true, p, true)) return;
+  const uint64_t *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  uint64_t* d = slot(c, in.d[0]);
+  FOR_LANES(exec) {
+    uint32_t shift = ((uintptr_t)p[l] & 2) * 8;
+    uint32_t* q = reinterpret_cast<uint32_t*>((uintptr_t)p[l] & ~(uintptr_t)3);
+    uint16_t cmpv = (uint16_t)b[l], swapv = (uint16_t)e[l];
+    uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+    do {
+      if ((uint16_t)(old >> shift) != cmpv) break;
+      nv = (old & ~(0xffffu << shift)) | ((uint32_t)swapv << shift);
+    } while (!__atomic_compare_exchange_n(q, &old, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    d[l] = (old >> shift) & 0xffff;
+  }
+}
+
 void cvtaOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint64_t* d = slot(c, in.d[0]);
   const uint64_t* a = slot(c, in.s[0]);
@@ -481,6 +501,7 @@ bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) {
   switch (t) {
     case Ty::B32: in.fn = bitwise ? &atomOp<uint32_t> : nullptr; break;
     case Ty::B64: in.fn = bitwise ? &atomOp<uint64_t> : nullptr; break;
+    case Ty::B16: in.size = 2; in.fn = op == kAtCas ? &atomCas16 : nullptr; break;
     case Ty::U32: in.fn = &atomOp<uint32_t>; break;
     case Ty::S32: in.fn = &atomOp<int32_t>; break;
     case Ty::U64: in.fn = &atomOp<uint64_t>; break;

@@ -61,6 +61,7 @@ using DecodeFn = std::function<bool(Decoder&, const Stmt&, Inst&)>;
 using DecodeTable = std::map<std::string, DecodeFn>;
 
 void registerIntOps(DecodeTable& t);
+void registerIntExtraOps(DecodeTable& t);
 void registerFloatOps(DecodeTable& t);
 void registerCvtOps(DecodeTable& t);
 void registerMemOps(DecodeTable& t);

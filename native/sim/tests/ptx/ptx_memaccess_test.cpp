@@ -54,6 +54,39 @@ static const char* kPtx = R"(
   st.global.v2.b16 [%rd1+36], {%h1, %h0};
   ret;
 }
+
+// Even threads increment the low half-word of [p], odd threads the high one, with CAS loops.
+.visible .entry cas16(.param .u64 p)
+{
+  .reg .pred %p<2>;
+  .reg .b16 %h<4>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  mul.wide.u32 %rd2, %r2, 2;
+  add.s64 %rd1, %rd1, %rd2;
+  ld.volatile.global.u16 %h1, [%rd1];
+RETRY:
+  add.u16 %h2, %h1, 1;
+  atom.global.cas.b16 %h3, [%rd1], %h1, %h2;
+  setp.ne.u16 %p1, %h3, %h1;
+  mov.u16 %h1, %h3;
+  @%p1 bra RETRY;
+  ret;
+}
+
+// A CAS whose compare value does not match: returns the old half-word, writes nothing.
+.visible .entry cas16miss(.param .u64 p)
+{
+  .reg .b16 %h<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  atom.global.cas.b16 %h1, [%rd1+6], 7, 9;
+  st.global.u16 [%rd1+8], %h1;
+  ret;
+}
 )";
 
 // Runs gather with one CTA of `threads` lanes; returns the sectors of the in[] load alone.
@@ -119,6 +152,21 @@ int main() {
     CHECK_EQ(q[3], 0x000000008001f0f0ull);     // ld.u32 into 64 bits
     CHECK_EQ(w[8], 0xf0f0aaf0u);               // st.u8 at 32, st.b16 at 34
     CHECK_EQ(w[9], 0xf0f08001u);               // v2.u16 swapped
+  }
+  {  // atom.cas.b16 from 50 CTAs on 2 workers: both half-words of one word counted exactly
+    uint64_t p = mem.alloc(16);
+    mem.put(p, std::vector<uint32_t>{0, 0x1234abcdu, 0x5678ffffu, 0});
+    tsim::Fault f = k.run(mem, "cas16", {p}, 50, 64);
+    CHECK_EQ(f.kind, tsim::Fault::None);
+    auto w = mem.get<uint32_t>(p, 2);
+    CHECK_EQ(w[0], (1600u << 16) | 1600u);
+    CHECK_EQ(w[1], 0x1234abcdu);
+    f = k.run(mem, "cas16miss", {p}, 1, 1);
+    CHECK_EQ(f.kind, tsim::Fault::None);
+    auto h = mem.get<uint16_t>(p, 6);
+    CHECK_EQ(h[3], 0x1234u);  // unchanged at +6
+    CHECK_EQ(h[4], 0x1234u);  // the returned old value, stored at +8
+    CHECK_EQ(h[5], 0x5678u);
   }
   return finish("ptx_memaccess_test");
 }
