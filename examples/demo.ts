@@ -42,6 +42,9 @@ async function main(): Promise<void> {
   setDeviceAnnouncer(() => {});
   const device = getDevice();
   console.log(`tessera demo — device: ${device.description}`);
+  console.log(device.kind === 'interpret'
+    ? 'kernels run as tile IR in the interpreter; the PTX each would run as on a GPU is compiled alongside'
+    : `kernels are compiled to PTX and run by the ${device.kind === 'sim' ? 'CPU PTX simulator (no GPU here)' : 'CUDA driver'}`);
   const rows: string[][] = [['kernel', 'style', 'max error', 'compiled']];
 
   const n = 10_000;

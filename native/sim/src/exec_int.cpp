@@ -741,6 +741,26 @@ bool prmtDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
+// set: a setp into the destination (0/1), then this widens it to all ones (integer) or 1.0f.
+struct SetMask { template <class T> static T f(T a) { return a ? (T)0xffffffffu : 0; } };
+struct SetOne { template <class T> static T f(T a) { return a ? (T)0x3f800000u : 0; } };
+
+bool setDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  Ty dt = st.type(0);
+  if (dt != Ty::U32 && dt != Ty::S32 && dt != Ty::F32) return dc.fail("set needs a .u32/.s32/.f32 destination type");
+  if (st.type(1) == Ty::None) return dc.fail("set needs a destination and a source type");
+  if (!st.ops.empty() && !st.ops[0].pair.empty()) return dc.fail("set has one destination");
+  if (!setpDecode(dc, st, in)) return false;
+  Inst w;
+  w.d[0] = in.d[0];
+  w.s[0] = in.d[0];
+  w.guard = in.guard;
+  w.guardNeg = in.guardNeg;
+  w.fn = dt == Ty::F32 ? &un<SetOne, uint32_t> : &un<SetMask, uint32_t>;
+  dc.emitAfter.push_back(w);
+  return true;
+}
+
 }  // namespace
 
 // mad.wide: sources are narrow; widen them in the handler via flags (kept small: separate handler)
@@ -754,6 +774,7 @@ void registerIntOps(DecodeTable& t) {
   t["shl"] = shift;
   t["shr"] = shift;
   t["setp"] = setpDecode;
+  t["set"] = setDecode;
   t["selp"] = selpDecode;
   t["slct"] = slctDecode;
   t["mov"] = movDecode;

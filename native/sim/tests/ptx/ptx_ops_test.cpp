@@ -104,6 +104,14 @@ int main() {
       {"dp4a.u32.s32 %ro, %ra, %rb, %rc;", 'r', 0xff, 0xff, 0, 0xffffff01},
       {"dp2a.lo.s32.u32 %ro, %ra, %rb, %rc;", 'r', 0xffff0002, 0x0000ff03, 0, S32(-249)},
       {"dp2a.hi.u32.u32 %ro, %ra, %rb, %rc;", 'r', 0x00030002, 0x05040000, 1, 24},
+      // set: compare into an all-ones mask (integer) or 1.0f
+      {"set.lt.u32.s32 %ro, %ra, %rb;", 'r', S32(-1), 1, 0, 0xffffffff},
+      {"set.lt.u32.u32 %ro, %ra, %rb;", 'r', 0xffffffff, 1, 0, 0},
+      {"set.gtu.f32.f32 %ro, %ra, %rb;", 'r', NANF, F(1.0f), 0, F(1.0f)},
+      {"set.gt.f32.f32 %ro, %ra, %rb;", 'r', NANF, F(1.0f), 0, 0},
+      {"set.eq.and.s32.u32 %ro, %ra, %rb, %pc;", 'r', 4, 4, 0, 0},
+      {"set.eq.or.s32.u32 %ro, %ra, %rb, !%pc;", 'r', 4, 5, 0, 0xffffffff},
+      {"set.ne.f32.f64 %ro, %la, %lb;", 'r', D(1.0), D(2.0), 0, F(1.0f)},
       // carry-chain mad: lo/hi(a*b) + c (+ CF), CF = carry of that unsigned addition
       {"mad.lo.cc.u32 %ro, %ra, %rb, %rc; addc.u32 %ro, %ro, 100;", 'r', 0xffffffff, 0xffffffff, 0xffffffff, 101},
       {"mad.hi.cc.u32 %ro, %ra, %rb, %rc; addc.u32 %ro, %ro, 100;", 'r', 0xffffffff, 0xffffffff, 2, 101},
