@@ -34,27 +34,32 @@ function vecForm(t: DType, vec: number): { v: string; word: string; per: number 
   return { v: vec > 1 ? `.v${vec}` : '', word: MEM_TYPE[t], per: 1 };
 }
 
-/** Packs the registers `rs` (16-bit, or 8-bit/bool values in 32-bit registers) into one b32 word. */
+/**
+ * Packs the registers `rs` into one b32 word: two b16 registers (f16/bf16) directly; i16 and
+ * 8-bit/bool values live in 32-bit registers and are inserted field by field.
+ */
 function pack(cx: Lowering, t: DType, w: string, rs: string[]): void {
-  if (rs.length === 2) return cx.emit(`mov.b32 ${w}, {${rs[0]}, ${rs[1]}};`);
+  if (rs.length === 2 && regKind(t) === 'b16') return cx.emit(`mov.b32 ${w}, {${rs[0]}, ${rs[1]}};`);
+  const bits = 32 / rs.length;
   const byte = (r: string): string => {
     if (t !== 'bool') return r;
     const b = cx.reg('b32');
     cx.emit(`selp.u32 ${b}, 1, 0, ${r};`);
     return b;
   };
-  cx.emit(`and.b32 ${w}, ${byte(rs[0]!)}, 255;`);
-  for (let j = 1; j < rs.length; j++) cx.emit(`bfi.b32 ${w}, ${byte(rs[j]!)}, ${w}, ${8 * j}, 8;`);
+  cx.emit(`and.b32 ${w}, ${byte(rs[0]!)}, ${2 ** bits - 1};`);
+  for (let j = 1; j < rs.length; j++) cx.emit(`bfi.b32 ${w}, ${byte(rs[j]!)}, ${w}, ${bits * j}, ${bits};`);
 }
-/** Unpacks one b32 word into `rs` (the inverse of `pack`; i8 sign-extends, u8 zero-extends). */
+/** Unpacks one b32 word into `rs` (the inverse of `pack`; i8/i16 sign-extend, u8 zero-extends). */
 function unpack(cx: Lowering, t: DType, w: string, rs: string[]): void {
-  if (rs.length === 2) return cx.emit(`mov.b32 {${rs[0]}, ${rs[1]}}, ${w};`);
+  if (rs.length === 2 && regKind(t) === 'b16') return cx.emit(`mov.b32 {${rs[0]}, ${rs[1]}}, ${w};`);
+  const bits = 32 / rs.length;
   rs.forEach((r, j) => {
     if (t === 'bool') {
       const b = cx.reg('b32');
-      cx.emit(`bfe.u32 ${b}, ${w}, ${8 * j}, 8;`);
+      cx.emit(`bfe.u32 ${b}, ${w}, ${bits * j}, ${bits};`);
       cx.emit(`setp.ne.u32 ${r}, ${b}, 0;`);
-    } else cx.emit(`bfe.${t === 'i8' ? 's32' : 'u32'} ${r}, ${w}, ${8 * j}, 8;`);
+    } else cx.emit(`bfe.${t === 'i8' || t === 'i16' ? 's32' : 'u32'} ${r}, ${w}, ${bits * j}, ${bits};`);
   });
 }
 

@@ -11,6 +11,7 @@ import { Kernel, type RunArgs } from '../../src/runtime/kernel.js';
 import { DeviceArray } from '../../src/runtime/array.js';
 import type { ConstexprValue } from '../../src/lang/index.js';
 import { gate } from '../codegen/gate.js';
+import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import '../../src/runtime/index.js'; // registers the native devices (cuda, sim)
 import type { NativeRuntimeDevice } from '../../src/runtime/native/runtime-device.js';
 
@@ -45,12 +46,23 @@ export interface RunBothOptions {
  */
 function ptxasGate(k: Kernel | Func, args: RunArgs | readonly LaunchArg[], numWarps: number): void {
   let f: Func;
+  let positional: LaunchArg[];
   if (k instanceof Kernel) {
     const cx: Record<string, ConstexprValue> = {};
     for (const n of k.def.constexprNames) cx[n] = (args as RunArgs)[n] as ConstexprValue;
     f = k.trace(cx);
-  } else f = k;
+    positional = k.def.runtimeParams.map((p) => {
+      const v = (args as RunArgs)[p.name];
+      return (v instanceof DeviceArray ? v.data : v) as LaunchArg;
+    });
+  } else {
+    f = k;
+    positional = [...(args as readonly LaunchArg[])];
+  }
+  // Both the generic PTX and the specialized PTX the sim device actually ran (aligned pointers,
+  // integers divisible by 16 or equal to 1).
   gate(f, { numWarps });
+  gate(f, { numWarps, specialization: launchSpecialization(f, positional) });
 }
 
 export interface BothResults<A> {

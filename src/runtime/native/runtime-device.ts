@@ -2,6 +2,7 @@
 // Func is compiled to PTX (once per Func, numWarps and target), host arrays are copied into device
 // buffers, the kernel runs, and the arrays are written back only when everything succeeded.
 import type { CompileResult, Target } from '../../compiler/compile.js';
+import type { ParamSpec } from '../../compiler/axis_info.js';
 import { compileCached } from '../cache/compile_cached.js';
 import type { Func } from '../../ir/ops.js';
 import type { Device, LaunchArg, LaunchOptions } from '../device.js';
@@ -11,7 +12,7 @@ import { type DeviceBuffer, NativeDevice, type NativeKind } from './native-devic
 export class NativeRuntimeDevice implements Device {
   readonly description: string;
   readonly target: Target;
-  readonly #compiled = new WeakMap<Func, Map<number, CompileResult>>();
+  readonly #compiled = new WeakMap<Func, Map<string, CompileResult>>();
 
   constructor(readonly native: NativeDevice) {
     const i = native.info;
@@ -31,14 +32,21 @@ export class NativeRuntimeDevice implements Device {
     return new NativeRuntimeDevice(NativeDevice.open(kind));
   }
 
-  compile(func: Func, numWarps: number): CompileResult {
-    let byWarps = this.#compiled.get(func);
-    if (!byWarps) this.#compiled.set(func, (byWarps = new Map()));
-    let r = byWarps.get(numWarps);
+  /**
+   * Compiles once per (Func, numWarps, specialization). `args` gives Triton's specialization:
+   * pointers are to fresh device buffers (256-byte aligned, so divisible by 16); integers that
+   * are multiples of 16 or equal to 1 are marked so, which lets the compiler vectorize and fold.
+   */
+  compile(func: Func, numWarps: number, args?: readonly LaunchArg[]): CompileResult {
+    const spec = args ? launchSpecialization(func, args) : [];
+    const key = `${numWarps}:${spec.map((s) => (s?.equalsOne ? '1' : s?.divisibleBy16 ? 'D' : '_')).join('')}`;
+    let byKey = this.#compiled.get(func);
+    if (!byKey) this.#compiled.set(func, (byKey = new Map()));
+    let r = byKey.get(key);
     if (!r) {
       // The driver JITs the PTX; ptxas is not needed here.
-      r = compileCached(func, { target: this.target, numWarps, ptxas: false });
-      byWarps.set(numWarps, r);
+      r = compileCached(func, { target: this.target, numWarps, ptxas: false, ...(spec.some((s) => s) ? { specialization: spec } : {}) });
+      byKey.set(key, r);
     }
     return r;
   }
@@ -47,7 +55,7 @@ export class NativeRuntimeDevice implements Device {
     if (args.length !== func.params.length) {
       throw new NativeDeviceError('E_PARAM', `kernel '${func.name}': expected ${func.params.length} arguments, got ${args.length}`);
     }
-    const compiled = this.compile(func, opts.numWarps);
+    const compiled = this.compile(func, opts.numWarps, args);
     const dev = this.native;
     // The same array passed twice is one buffer (aliasing works as on the interpreter).
     const buffers = new Map<ArrayBufferView, DeviceBuffer>();
@@ -80,6 +88,23 @@ export class NativeRuntimeDevice implements Device {
       }
     }
   }
+}
+
+/** What the device compiles a launch with (Triton's specialization), per runtime param. */
+export function launchSpecialization(func: Func, args: readonly LaunchArg[]): (ParamSpec | undefined)[] {
+  return func.params.map((p, i) => specOf(p.type, args[i]));
+}
+
+function specOf(type: string, v: LaunchArg | undefined): ParamSpec | undefined {
+  if (ArrayBuffer.isView(v)) return { divisibleBy16: true };
+  if (type === 'i32' || type === 'i64' || type === 'u32' || type === 'i16' || type === 'i8' || type === 'u8') {
+    if (typeof v === 'number' || typeof v === 'bigint') {
+      const n = BigInt(v);
+      if (n === 1n) return { equalsOne: true };
+      if (n % 16n === 0n) return { divisibleBy16: true };
+    }
+  }
+  return undefined;
 }
 
 /** A DeviceProvider body: the device, or why it is not available. */
