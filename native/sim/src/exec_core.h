@@ -72,9 +72,13 @@ struct Ctx {
   bool faulted = false;
   Fault fault;
   uint32_t curPc = 0;
-  // last global range translated: [lo, hi) -> host
-  uint64_t cacheLo = 1, cacheHi = 0;
-  uint8_t* cacheHost = nullptr;
+  // Global ranges translated (and so checked) in this launch: [lo, hi) -> host. A new range that
+  // overlaps or touches a remembered one with the same host offset is merged into it, so a warp
+  // walking along an array keeps hitting the cache instead of calling GlobalMemory::translate.
+  struct Span { uint64_t lo = 1, hi = 0; uint8_t* host = nullptr; };
+  static constexpr int kSpans = 4;
+  Span spans[kSpans];
+  unsigned nextSpan = 0;
 };
 
 // ---- typed register access ----

@@ -299,9 +299,9 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
       {"abs", 1, &pickFlags<FAbs>, true},      {"neg", 1, &pickFlags<FNeg>, true},
       {"copysign", 2, &pickFlags<FCopysign>, false}, {"rcp", 1, &pickFlags<FRcp>, false},
       {"sqrt", 1, &pickFlags<FSqrt>, false},   {"rsqrt", 1, &pickFlags<FRsqrt>, false},
-      {"ex2", 1, &pickFlags<FEx2>, false},     {"lg2", 1, &pickFlags<FLg2>, false},
+      {"ex2", 1, &pickFlags<FEx2>, true},     {"lg2", 1, &pickFlags<FLg2>, false},
       {"sin", 1, &pickFlags<FSin>, false},     {"cos", 1, &pickFlags<FCos>, false},
-      {"tanh", 1, &pickFlags<FTanh>, false},
+      {"tanh", 1, &pickFlags<FTanh>, true},
   };
   const Entry* e = nullptr;
   for (auto& x : table) if (op == x.name) e = &x;

@@ -317,7 +317,7 @@ template <class T> struct CmpVal { using type = T; };
 template <> struct CmpVal<HalfTag> { using type = float; };
 template <> struct CmpVal<BHalfTag> { using type = float; };
 template <class T> inline typename CmpVal<T>::type cmpLoad(uint64_t v, bool ftz) {
-  if constexpr (std::is_same_v<T, HalfTag>) return f16ToF32((uint16_t)v);
+  if constexpr (std::is_same_v<T, HalfTag>) return ftz && !(v & 0x7c00) ? ((v & 0x8000) ? -0.0f : 0.0f) : f16ToF32((uint16_t)v);
   else if constexpr (std::is_same_v<T, BHalfTag>) return bf16ToF32((uint16_t)v);
   else return loadCmp<T>(v, ftz);
 }
@@ -343,6 +343,42 @@ template <class T, int C> void setp(Ctx& c, const Inst& in, uint32_t exec) {
     p[l] = r1;
     q[l] = r2;
   }
+}
+
+// f16x2/bf16x2: p gets the comparison of the low halves, q that of the high halves, each
+// combined with c by the bool op.
+template <class T, int C> void setpX2(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t *p = slot(c, in.d[0]), *q = slot(c, in.d[1]);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  bool ftz = in.flags & 0x100, negc = in.flags & 0x200;
+  FOR_LANES(exec) {
+    bool cv = (e[l] & 1) ^ negc, r[2];
+    for (int k = 0; k < 2; k++) {
+      bool t = cmp<float, C>(cmpLoad<T>((a[l] >> (16 * k)) & 0xffff, ftz), cmpLoad<T>((b[l] >> (16 * k)) & 0xffff, ftz));
+      r[k] = in.mode == 1 ? t && cv : in.mode == 2 ? t || cv : in.mode == 3 ? t != cv : t;
+    }
+    p[l] = r[0];
+    q[l] = r[1];
+  }
+}
+template <class T> Fn setpX2For(int c) {
+  switch (c) {
+    case kCmpEq: return &setpX2<T, kCmpEq>;
+    case kCmpNe: return &setpX2<T, kCmpNe>;
+    case kCmpLt: return &setpX2<T, kCmpLt>;
+    case kCmpLe: return &setpX2<T, kCmpLe>;
+    case kCmpGt: return &setpX2<T, kCmpGt>;
+    case kCmpGe: return &setpX2<T, kCmpGe>;
+    case kCmpEqu: return &setpX2<T, kCmpEqu>;
+    case kCmpNeu: return &setpX2<T, kCmpNeu>;
+    case kCmpLtu: return &setpX2<T, kCmpLtu>;
+    case kCmpLeu: return &setpX2<T, kCmpLeu>;
+    case kCmpGtu: return &setpX2<T, kCmpGtu>;
+    case kCmpGeu: return &setpX2<T, kCmpGeu>;
+    case kCmpNum: return &setpX2<T, kCmpNum>;
+    case kCmpNan: return &setpX2<T, kCmpNan>;
+  }
+  return nullptr;
 }
 
 template <class T> void selp(Ctx& c, const Inst& in, uint32_t exec) {
@@ -555,7 +591,7 @@ template <class T> Fn setpFor(int c) {
 
 bool setpDecode(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
-  bool isF = tyIsFloat(t);
+  bool isF = tyIsFloat(t) || t == Ty::F16x2 || t == Ty::BF16x2;
   int c = cmpCode(st, isF);
   if (c < 0) return dc.fail("unknown comparison");
   if (st.ops.size() != 3 && st.ops.size() != 4) return dc.fail("wrong operand count");
@@ -588,6 +624,8 @@ bool setpDecode(Decoder& dc, const Stmt& st, Inst& in) {
     case Ty::F64: in.fn = setpFor<double>(c); break;
     case Ty::F16: in.fn = setpFor<HalfTag>(c); break;
     case Ty::BF16: in.fn = setpFor<BHalfTag>(c); break;
+    case Ty::F16x2: in.fn = setpX2For<HalfTag>(c); break;
+    case Ty::BF16x2: in.fn = setpX2For<BHalfTag>(c); break;
     default:
       in.fn = withInt(t, [&](auto z) -> Fn {
         using T = decltype(z);
@@ -741,22 +779,74 @@ bool prmtDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
-// set: a setp into the destination (0/1), then this widens it to all ones (integer) or 1.0f.
-struct SetMask { template <class T> static T f(T a) { return a ? (T)0xffffffffu : 0; } };
-struct SetOne { template <class T> static T f(T a) { return a ? (T)0x3f800000u : 0; } };
+// set: a setp into the destination (0/1), then this widens it to all ones (integer), 1.0f, or
+// 1.0 in f16/bf16.
+template <uint32_t One> struct SetTo { template <class T> static T f(T a) { return a ? (T)One : 0; } };
+
+// Packed set (f16x2/bf16x2 sources): each half of d is One or 0 for its half of a and b.
+template <class T, int C, uint32_t One> void setX2(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  bool ftz = in.flags & 0x100, negc = in.flags & 0x200;
+  FOR_LANES(exec) {
+    bool cv = (e[l] & 1) ^ negc;
+    uint32_t r = 0;
+    for (int k = 0; k < 2; k++) {
+      bool t = cmp<float, C>(cmpLoad<T>((a[l] >> (16 * k)) & 0xffff, ftz), cmpLoad<T>((b[l] >> (16 * k)) & 0xffff, ftz));
+      t = in.mode == 1 ? t && cv : in.mode == 2 ? t || cv : in.mode == 3 ? t != cv : t;
+      if (t) r |= One << (16 * k);
+    }
+    d[l] = r;
+  }
+}
+template <class T, uint32_t One> Fn setX2For(int c) {
+  switch (c) {
+    case kCmpEq: return &setX2<T, kCmpEq, One>;
+    case kCmpNe: return &setX2<T, kCmpNe, One>;
+    case kCmpLt: return &setX2<T, kCmpLt, One>;
+    case kCmpLe: return &setX2<T, kCmpLe, One>;
+    case kCmpGt: return &setX2<T, kCmpGt, One>;
+    case kCmpGe: return &setX2<T, kCmpGe, One>;
+    case kCmpEqu: return &setX2<T, kCmpEqu, One>;
+    case kCmpNeu: return &setX2<T, kCmpNeu, One>;
+    case kCmpLtu: return &setX2<T, kCmpLtu, One>;
+    case kCmpLeu: return &setX2<T, kCmpLeu, One>;
+    case kCmpGtu: return &setX2<T, kCmpGtu, One>;
+    case kCmpGeu: return &setX2<T, kCmpGeu, One>;
+    case kCmpNum: return &setX2<T, kCmpNum, One>;
+    case kCmpNan: return &setX2<T, kCmpNan, One>;
+  }
+  return nullptr;
+}
 
 bool setDecode(Decoder& dc, const Stmt& st, Inst& in) {
-  Ty dt = st.type(0);
-  if (dt != Ty::U32 && dt != Ty::S32 && dt != Ty::F32) return dc.fail("set needs a .u32/.s32/.f32 destination type");
-  if (st.type(1) == Ty::None) return dc.fail("set needs a destination and a source type");
+  Ty dt = st.type(0), srcT = st.type(1);
+  if (srcT == Ty::None) return dc.fail("set needs a destination and a source type");
   if (!st.ops.empty() && !st.ops[0].pair.empty()) return dc.fail("set has one destination");
   if (!setpDecode(dc, st, in)) return false;
+  if (srcT == Ty::F16x2 || srcT == Ty::BF16x2) {
+    bool bf = srcT == Ty::BF16x2;
+    int c = cmpCode(st, true);
+    if (dt == Ty::U32 || dt == Ty::S32) in.fn = bf ? setX2For<BHalfTag, 0xffff>(c) : setX2For<HalfTag, 0xffff>(c);
+    else if (dt == srcT) in.fn = bf ? setX2For<BHalfTag, 0x3f80>(c) : setX2For<HalfTag, 0x3c00>(c);
+    else return dc.fail("packed set needs a .u32/.s32 or matching packed destination");
+    return in.fn != nullptr;
+  }
+  Fn widen = nullptr;
+  switch (dt) {
+    case Ty::U32: case Ty::S32: widen = &un<SetTo<0xffffffffu>, uint32_t>; break;
+    case Ty::F32: widen = &un<SetTo<0x3f800000u>, uint32_t>; break;
+    case Ty::U16: case Ty::S16: widen = &un<SetTo<0xffffu>, uint16_t>; break;
+    case Ty::F16: widen = &un<SetTo<0x3c00u>, uint16_t>; break;
+    case Ty::BF16: widen = &un<SetTo<0x3f80u>, uint16_t>; break;
+    default: return dc.fail("set destination type");
+  }
   Inst w;
   w.d[0] = in.d[0];
   w.s[0] = in.d[0];
   w.guard = in.guard;
   w.guardNeg = in.guardNeg;
-  w.fn = dt == Ty::F32 ? &un<SetOne, uint32_t> : &un<SetMask, uint32_t>;
+  w.fn = widen;
   dc.emitAfter.push_back(w);
   return true;
 }

@@ -30,19 +30,13 @@ void countSectors(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, b
       uint64_t s0 = addr[l] >> 5, s1 = (addr[l] + bytes - 1) >> 5;
       for (uint64_t s = s0; s <= s1 && n < 64; s++) sec[n++] = s;
     }
-    // Few distinct sectors (broadcasts, repeated rows): a short list; many: sort.
-    uint64_t uniq[8];
-    int nu = 0;
-    for (int i = 0; i < n && nu <= 8; i++) {
-      bool seen = false;
-      for (int j = 0; j < nu; j++) seen |= uniq[j] == sec[i];
-      if (!seen) {
-        if (nu == 8) { nu = 9; break; }
-        uniq[nu++] = sec[i];
-      }
-    }
-    if (nu <= 8) {
-      distinct = (uint64_t)nu;
+    // Sectors within a 64-sector (2 KiB) window: a bitmap; wider: sort.
+    uint64_t lo = ~0ull, hi = 0;
+    for (int i = 0; i < n; i++) { lo = std::min(lo, sec[i]); hi = std::max(hi, sec[i]); }
+    if (n && hi - lo < 64) {
+      uint64_t bits = 0;
+      for (int i = 0; i < n; i++) bits |= 1ull << (sec[i] - lo);
+      distinct = (uint64_t)__builtin_popcountll(bits);
     } else {
       std::sort(sec, sec + n);
       distinct = n ? 1 : 0;
@@ -56,6 +50,15 @@ void countSectors(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, b
 // Extra wavefronts beyond the minimum the access width needs: 32 banks of 4 bytes.
 void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
   c.ctr.sharedAccesses++;
+  if (exec == ~0u && bytes == 4) {
+    // Common conflict-free full-warp patterns: consecutive words (one per bank) or one word.
+    uint64_t w0 = addr[0] >> 2, seq = 0, same = 0;
+    for (uint32_t l = 1; l < (uint32_t)kWarp; l++) {
+      seq |= (addr[l] >> 2) ^ (w0 + l);
+      same |= (addr[l] >> 2) ^ w0;
+    }
+    if (!seq || !same) return;
+  }
   uint32_t words[32][8];
   int cnt[32] = {};
   int lanes = 0;
@@ -79,6 +82,29 @@ void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
 
 }  // namespace
 
+// Every byte of a cached span was accepted by translate(): spans that overlap or touch merge
+// directly; a span near one with the same host offset (a strided walk) merges only when
+// translate() accepts the whole union, i.e. the gap lies inside the same allocation.
+static void rememberSpan(Ctx& c, uint64_t lo, uint64_t hi, uint8_t* host, bool write) {
+  constexpr uint64_t kNear = 1 << 20;
+  uintptr_t delta = (uintptr_t)host - (uintptr_t)lo;
+  for (auto& sp : c.spans) {
+    if (sp.lo > sp.hi || (uintptr_t)sp.host - (uintptr_t)sp.lo != delta) continue;
+    if (lo > sp.hi + kNear || hi + kNear < sp.lo) continue;
+    uint64_t nlo = std::min(sp.lo, lo), nhi = std::max(sp.hi, hi);
+    if (lo > sp.hi || hi < sp.lo) {
+      Fault f;
+      if (nhi - nlo >= (1u << 30) || c.L->mem->translate(nlo, (unsigned)(nhi - nlo), write, f) != (uint8_t*)(nlo + delta))
+        continue;
+    }
+    sp.lo = nlo;
+    sp.hi = nhi;
+    sp.host = (uint8_t*)(nlo + delta);
+    return;
+  }
+  c.spans[c.nextSpan++ % Ctx::kSpans] = Ctx::Span{lo, hi, host};
+}
+
 bool resolveGlobal(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, bool write, uint8_t** ptr) {
   uint64_t lo = ~0ull, hi = 0, bad = 0;
   LANE_LOOP(exec, {
@@ -97,15 +123,17 @@ bool resolveGlobal(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, 
   if (!exec) return true;
   hi += bytes;
   uint8_t* base = nullptr;
-  if (lo >= c.cacheLo && hi <= c.cacheHi) {
-    base = c.cacheHost + (lo - c.cacheLo);
-  } else {
+  for (auto& sp : c.spans) {
+    if (lo >= sp.lo && hi <= sp.hi) {
+      base = sp.host + (lo - sp.lo);
+      break;
+    }
+  }
+  if (!base) {
     Fault f;
     base = (hi - lo) < (1u << 30) ? c.L->mem->translate(lo, (unsigned)(hi - lo), write, f) : nullptr;
     if (base) {
-      c.cacheLo = lo;
-      c.cacheHi = hi;
-      c.cacheHost = base;
+      rememberSpan(c, lo, hi, base, write);
     } else {
       FOR_LANES(exec) {
         Fault g;

@@ -600,7 +600,7 @@ class Parser : public Decoder {
       }
       if (t.kind == Tok::Ident && (t.s == ".loc" || t.s == ".file")) { skipLine(); continue; }
       if (t.kind == Tok::Ident && t.s == ".pragma") { while (!is(";") && cur().kind != Tok::End) p_++; p_++; continue; }
-      if (is(".reg")) { regDecl(); continue; }
+      if (is(".reg") || (t.kind == Tok::Ident && t.s.compare(0, 5, ".reg.") == 0)) { regDecl(); continue; }
       if (is(".local") || is(".shared") || is(".global") || is(".const")) { varDecl(false); continue; }
       if (is(".extern")) { p_++; varDecl(true); continue; }
       if (is(".param")) {
@@ -620,15 +620,22 @@ class Parser : public Decoder {
   }
 
   void regDecl() {
-    p_++;
+    // ".reg" or, as inline asm in CUDA headers writes it, ".reg.b16" without a space
+    std::string head = next().s.substr(4);
     Ty ty = Ty::None;
     unsigned vec = 1;
-    while (cur().kind == Tok::Ident && cur().s[0] == '.') {
-      std::string a = next().s;
+    auto mod = [&](const std::string& a) {
       if (a == ".v2") vec = 2;
       else if (a == ".v4") vec = 4;
       else if ((ty = parseTy(a.substr(1))) == Ty::None) bad("unknown register type '" + a + "'");
+    };
+    for (size_t i = 0; i < head.size();) {
+      size_t j = head.find('.', i + 1);
+      if (j == std::string::npos) j = head.size();
+      mod(head.substr(i, j - i));
+      i = j;
     }
+    while (cur().kind == Tok::Ident && cur().s[0] == '.') mod(next().s);
     if (vec != 1) bad("vector registers are not supported");
     if (ty == Ty::None) bad(".reg without a type");
     while (true) {

@@ -87,7 +87,102 @@ RETRY:
   st.global.u16 [%rd1+8], %h1;
   ret;
 }
+
+// One warp sums in[i*32 + lane] for i < count: walks along the array (translation cache merges
+// the ranges) and, with count past the end, must still fault on the first byte outside.
+.visible .entry walk(.param .u64 out, .param .u64 in, .param .u32 count)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u32 %r1, [count];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 0;
+LOOP:
+  shl.b32 %r5, %r3, 5;
+  add.s32 %r5, %r5, %r2;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.u32 %r6, [%rd4];
+  add.s32 %r4, %r4, %r6;
+  add.s32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, %r1;
+  @%p1 bra LOOP;
+  mul.wide.u32 %rd5, %r2, 4;
+  add.s64 %rd5, %rd1, %rd5;
+  st.global.u32 [%rd5], %r4;
+  ret;
+}
+
+// One warp stores then loads shared word tid*stride (u32), or doubleword tid (u64 when wide != 0).
+.visible .entry banks(.param .u32 stride, .param .u32 wide, .param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  .shared .align 8 .b8 buf[4096];
+  ld.param.u32 %r1, [stride];
+  ld.param.u32 %r6, [wide];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r4, buf;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  setp.ne.u32 %p1, %r6, 0;
+  @%p1 bra WIDE;
+  mul.lo.u32 %r3, %r2, %r1;
+  shl.b32 %r3, %r3, 2;
+  add.u32 %r4, %r4, %r3;
+  st.shared.u32 [%r4], %r2;
+  ld.shared.u32 %r5, [%r4];
+  st.global.u32 [%rd3], %r5;
+  ret;
+WIDE:
+  shl.b32 %r3, %r2, 3;
+  add.u32 %r4, %r4, %r3;
+  cvt.u64.u32 %rd4, %r2;
+  st.shared.u64 [%r4], %rd4;
+  ld.shared.u64 %rd5, [%r4];
+  cvt.u32.u64 %r5, %rd5;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+
+// Reads [a], [b], then [g]: with a and b in two allocations, g between them must still fault
+// (the translation cache may not bridge two allocations).
+.visible .entry three(.param .u64 a, .param .u64 b, .param .u64 g)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [g];
+  ld.global.u32 %r1, [%rd1];
+  ld.global.u32 %r2, [%rd2];
+  ld.global.u32 %r3, [%rd3];
+  ret;
+}
 )";
+
+// Extra wavefronts of the two shared accesses of `banks` (values checked unless all lanes share
+// one word).
+static uint64_t bankConflicts(Kernel& k, Arena& mem, unsigned stride, unsigned wide) {
+  uint64_t out = mem.alloc(32 * 4);
+  tsim::Counters ctr;
+  tsim::Fault f = k.run(mem, "banks", {stride, wide, out}, 1, 32, &ctr);
+  CHECK_EQ(f.kind, tsim::Fault::None);
+  CHECK_EQ(ctr.sharedAccesses, 2u);
+  if (stride != 0 || wide) {
+    auto r = mem.get<uint32_t>(out, 32);
+    int bad = 0;
+    for (unsigned t = 0; t < 32; t++) bad += r[t] != t;
+    CHECK_EQ(bad, 0);
+  }
+  return ctr.sharedBankConflicts;
+}
 
 // Runs gather with one CTA of `threads` lanes; returns the sectors of the in[] load alone.
 static uint64_t gatherSectors(Kernel& k, Arena& mem, const std::vector<uint32_t>& idx) {
@@ -168,5 +263,38 @@ int main() {
     CHECK_EQ(h[4], 0x1234u);  // the returned old value, stored at +8
     CHECK_EQ(h[5], 0x5678u);
   }
+  {  // walk: 4 rows of 32 words in bounds, then one row too many faults at the first word past
+    uint64_t in = mem.alloc(128 * 4), out = mem.alloc(32 * 4);
+    std::vector<uint32_t> v(128);
+    for (unsigned i = 0; i < 128; i++) v[i] = i;
+    mem.put(in, v);
+    tsim::Fault f = k.run(mem, "walk", {out, in, 4}, 1, 32);
+    CHECK_EQ(f.kind, tsim::Fault::None);
+    auto r = mem.get<uint32_t>(out, 32);
+    int bad = 0;
+    for (unsigned t = 0; t < 32; t++) bad += r[t] != 4 * t + 192;
+    CHECK_EQ(bad, 0);
+    f = k.run(mem, "walk", {out, in, 5}, 1, 32);
+    CHECK_EQ(f.kind, tsim::Fault::OutOfBounds);
+    CHECK_EQ(f.addr, in + 512);
+    CHECK_EQ(f.tid[0], 0u);
+  }
+  {  // no bridging between allocations: a gap between two allocations faults
+    uint64_t a = mem.alloc(64), b = mem.alloc(64);
+    CHECK(b > a + 64);
+    tsim::Fault f = k.run(mem, "three", {a, b, b - 4}, 1, 1);
+    CHECK_EQ(f.kind, tsim::Fault::OutOfBounds);
+    CHECK_EQ(f.addr, b - 4);
+    f = k.run(mem, "three", {a, b, a + 60}, 1, 1);
+    CHECK_EQ(f.kind, tsim::Fault::None);
+  }
+  // shared bank conflicts: extra wavefronts beyond the minimum per access, two accesses each
+  CHECK_EQ(bankConflicts(k, mem, 1, 0), 0u);    // consecutive words
+  CHECK_EQ(bankConflicts(k, mem, 0, 0), 0u);    // one word (broadcast)
+  CHECK_EQ(bankConflicts(k, mem, 3, 0), 0u);    // odd stride: still one word per bank
+  CHECK_EQ(bankConflicts(k, mem, 2, 0), 2u);    // 2 words per bank
+  CHECK_EQ(bankConflicts(k, mem, 16, 0), 30u);  // 16 words in banks 0 and 16
+  CHECK_EQ(bankConflicts(k, mem, 32, 0), 62u);  // all 32 words in bank 0
+  CHECK_EQ(bankConflicts(k, mem, 0, 1), 0u);    // 8-byte accesses: 2 wavefronts is the minimum
   return finish("ptx_memaccess_test");
 }

@@ -208,5 +208,33 @@ int main() {
   CHECK_EQ(bitsf(v[12]), 3.75f);
   CHECK_EQ(bitsf(v[13]), 3.75f);
   CHECK_EQ(v[14], 1u);
+
+  {  // inline-asm spelling from CUDA headers: "{.reg.b16 a, b;" (no space) and 0x...U immediates
+    Kernel ia(std::string(kHeader) + R"(
+.visible .entry swap(.param .u64 p)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  ld.global.u32 %r1, [%rd1];
+  {.reg.b16         hl, hu;
+   .reg.b32 k;
+   mov.b32 {hl, hu}, %r1;
+   mov.b32 %r2, {hu, hl};
+   mov.b32 k, 0x33800000U;
+   xor.b32 %r2, %r2, k;
+  }
+  st.global.u32 [%rd1+4], %r2;
+  ret;
+}
+)");
+    CHECK(ia.ok());
+    uint64_t q = mem.alloc(8);
+    mem.put(q, std::vector<uint32_t>{0x12345678u, 0});
+    f = ia.run(mem, "swap", {q}, 1, 1);
+    CHECK_EQ(f.kind, tsim::Fault::None);
+    CHECK_EQ(mem.get<uint32_t>(q, 2)[1], 0x56781234u ^ 0x33800000u);
+    CHECK(contains(loadError(".visible .entry k()\n{\n  .reg.q16 %h;\n}\n"), "unknown register type '.q16'"));
+  }
   return finish("ptx_parse_test");
 }
