@@ -687,6 +687,14 @@ bool movDecode(Decoder& dc, const Stmt& st, Inst& in) {
     in.size = (uint8_t)(sz / n);
     in.vec = (uint8_t)n;
     Ty part = in.size == 1 ? Ty::B8 : in.size == 2 ? Ty::B16 : in.size == 4 ? Ty::B32 : Ty::B64;
+    // As ptxas: every part must be a register of exactly the part's width.
+    for (const Operand& e : v.elems) {
+      unsigned rb = dc.regBytes(e);
+      if (e.kind == Operand::Reg && rb != in.size)
+        return dc.fail("vector mov part '" + e.name + "' is a " + std::to_string(rb * 8) + "-bit register; mov.b" +
+                       std::to_string(sz * 8) + " with " + std::to_string(n) + " parts needs " +
+                       std::to_string(in.size * 8) + "-bit registers");
+    }
     if (st.ops[0].kind == Operand::Vec) {
       for (unsigned i = 0; i < n; i++) in.d[i] = dc.dst(v.elems[i]);
       in.s[0] = dc.src(a, t);

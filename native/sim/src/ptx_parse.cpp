@@ -215,6 +215,11 @@ class Parser : public Decoder {
     if (!s) throw ParseError{line_, "unknown symbol '" + o.name + "'"};
     return symSlot(*s, 0);
   }
+  unsigned regBytes(const Operand& o) override {
+    if (o.kind != Operand::Reg) return 0;
+    const Sym* s = lookup(o.name);
+    return s && s->kind == Sym::Reg ? tySize(s->ty) : 0;
+  }
   bool addr(const Operand& o, uint32_t& base, int64_t& off, uint8_t& space) override {
     if (o.kind != Operand::Addr) return fail("expected an address operand");
     off = o.off;
