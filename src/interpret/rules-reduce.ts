@@ -5,6 +5,7 @@
 //     v[i] = combine(v[i], v[i + h]) for i < h.  Other lengths: left fold combine(combine(x0, x1), x2)...
 //   scan: sequential, out[0] = x[0], out[k] = combine(out[k-1], x[k]); reverse walks from the end.
 //   dot: for each (m, n), acc = fma(a[m,k], b[k,n], acc) for k = 0..K-1, rounded to the acc dtype each step.
+import type { Op } from '../ir/ops.js';
 import { isFloat, isPow2, numel, type DType, type ElemType } from '../ir/types.js';
 import { bf16Bits, bf16Value, f16Bits, f16Value } from '../runtime/half.js';
 import { bitsOf, gather, newArray, splatTo, type Lanes } from './arrays.js';
@@ -40,7 +41,8 @@ function slab(t: ElemType, x: ElemArray, outer: number, n: number, inner: number
   });
 }
 
-export const reduceRule: Rule<'reduce'> = (op, c) => {
+/** What reduce and scan share: the axis checked, the combine region compiled, the shape split. */
+function combineSetup(op: Op<'reduce'> | Op<'scan'>, c: Parameters<Rule<'reduce'>>[1]) {
   const { axis } = op.attrs;
   const shape = op.operands[0]!.type.shape;
   if (!Number.isInteger(axis) || axis < 0 || axis >= shape.length) {
@@ -48,11 +50,18 @@ export const reduceRule: Rule<'reduce'> = (op, c) => {
   }
   const region = op.regions[0];
   if (!region) throw unsupported(c.kernel, op, 'missing combine region');
-  const cb = c.compileBlock(region);
   const [outer, n, inner] = around(shape, axis);
-  const ins = op.operands.map((v) => v.id);
-  const types = op.operands.map((v) => v.type.elem);
-  const outIds = op.results.map((v) => v.id);
+  return {
+    shape, outer, n, inner,
+    cb: c.compileBlock(region),
+    ins: op.operands.map((v) => v.id),
+    types: op.operands.map((v) => v.type.elem),
+    outIds: op.results.map((v) => v.id),
+  };
+}
+
+export const reduceRule: Rule<'reduce'> = (op, c) => {
+  const { outer, n, inner, cb, ins, types, outIds } = combineSetup(op, c);
   return (cx) => {
     let cur = ins.map((id) => cx.env[id]!);
     if (isPow2(n)) {
@@ -75,18 +84,8 @@ export const reduceRule: Rule<'reduce'> = (op, c) => {
 };
 
 export const scanRule: Rule<'scan'> = (op, c) => {
-  const { axis, reverse } = op.attrs;
-  const shape = op.operands[0]!.type.shape;
-  if (!Number.isInteger(axis) || axis < 0 || axis >= shape.length) {
-    throw unsupported(c.kernel, op, `axis ${axis} is out of range for rank ${shape.length}`);
-  }
-  const region = op.regions[0];
-  if (!region) throw unsupported(c.kernel, op, 'missing combine region');
-  const cb = c.compileBlock(region);
-  const [outer, n, inner] = around(shape, axis);
-  const ins = op.operands.map((v) => v.id);
-  const types = op.operands.map((v) => v.type.elem);
-  const outIds = op.results.map((v) => v.id);
+  const { reverse } = op.attrs;
+  const { shape, outer, n, inner, cb, ins, types, outIds } = combineSetup(op, c);
   const total = numel(shape);
   return (cx) => {
     const xs = ins.map((id) => cx.env[id]!);
