@@ -50,7 +50,8 @@ function probeDriver(libraryPath?: string): { ok: boolean; detail: string } {
     const driver = loadAddon().open(libraryPath);
     try {
       const d = driver.deviceInfo();
-      return { ok: true, detail: `${d.name} (sm_${d.ccMajor}${d.ccMinor}) via ${driver.libraryPath}` };
+      const arch = `sm_${d.ccMajor}${d.ccMinor}`;
+      return { ok: true, detail: `${d.name.includes(arch) ? d.name : `${d.name} (${arch})`} via ${driver.libraryPath}` };
     } finally {
       driver.close();
     }
