@@ -120,17 +120,26 @@ describe('more binary ops: shifts, float rem and pow', () => {
       : t === 'i64' ? BigInt64Array.from({ length: N }, (_, i) => BigInt(i % 130))
       : Object.assign(new CTOR[t](N), {}) as Buf;
     if (!t.startsWith('f') && t !== 'i64') for (let i = 0; i < N; i++) (y as unknown as number[])[i] = i % (t.endsWith('8') ? 17 : t === 'i16' ? 33 : 65);
-    // pow lowers to ex2(y * lg2(x)): negative x is a documented limit (docs/compiler.md), so x >= 0
-    // here, with the C special cases pow(x, 0) = pow(1, y) = 1 (y NaN or inf included).
+    // pow lowers to ex2(y * lg2|x|) with the sign of a negative base for odd integer y (NaN for a
+    // non-integer y), and the C special cases pow(x, 0) = pow(1, y) = pow(-1, +-inf) = 1.
     if (fn === 'pow') {
-      for (let i = 0; i < N; i++) { (x as Float32Array)[i] = i % 11 === 0 ? 0 : i % 17 === 0 ? 1 : 0.25 + Math.abs((x as Float32Array)[i]! % 4); (y as Float32Array)[i] = ((i % 13) - 6) / 2; }
+      for (let i = 0; i < N; i++) {
+        const mag = i % 11 === 0 ? 0 : i % 17 === 0 ? 1 : 0.25 + Math.abs((x as Float32Array)[i]! % 4);
+        (x as Float32Array)[i] = i % 3 === 0 ? -mag : mag;
+        (y as Float32Array)[i] = ((i % 13) - 6) / 2;
+      }
       (y as Float32Array)[17] = NaN; (y as Float32Array)[34] = Infinity; (x as Float32Array)[3] = NaN; (y as Float32Array)[3] = 0;
+      (x as Float32Array)[51] = -1; (y as Float32Array)[51] = -Infinity; (x as Float32Array)[66] = -0; (y as Float32Array)[66] = -3;
+      (x as Float32Array)[69] = -Infinity; (y as Float32Array)[69] = 0.5; (x as Float32Array)[72] = -Infinity; (y as Float32Array)[72] = 3;
     }
     const r = await runBoth(binKernel(t, fn), [x, y, new CTOR[t](N)], 1);
     if (fn === 'pow') {
       // pow is approximate math in PTX (ex2(y * lg2 x)): relative 1e-6 of each other and of JS
       expectClose(r.sim[2] as Float32Array, r.interpret[2] as Float32Array, 1e-6, 'pow: sim vs interpreter');
-      expectClose(r.sim[2] as Float32Array, Array.from(x as Float32Array, (v, i) => { const e = (y as Float32Array)[i]!; return e === 0 || v === 1 ? 1 : v ** e; }), 1e-5, 'pow: sim vs JS (C pow: JS has 1 ** NaN = NaN)');
+      const cpow = (v: number, e: number): number => (e === 0 || v === 1 || (v === -1 && !Number.isFinite(e) && !Number.isNaN(e)) ? 1 : v ** e);
+      expectClose(r.sim[2] as Float32Array, Array.from(x as Float32Array, (v, i) => cpow(v, (y as Float32Array)[i]!)), 1e-5, 'pow: sim vs JS (C pow: JS has 1 ** NaN = NaN)');
+      // signs are exact: -0 ** -3 = -inf, (-inf) ** 3 = -inf, (-inf) ** 0.5 = inf
+      expect([(r.sim[2] as Float32Array)[66], (r.sim[2] as Float32Array)[69], (r.sim[2] as Float32Array)[72]]).toEqual([-Infinity, Infinity, -Infinity]);
       return;
     }
     expectSame(t, r.sim[2] as Buf, r.interpret[2] as Buf, `${fn} ${t}: sim vs interpreter`);

@@ -341,6 +341,7 @@ bool barDecode(Decoder& dc, const Stmt& st, Inst& in) {
     const Operand& pc = st.ops.back();
     in.s[2] = dc.src(pc, Ty::Pred);
     if (pc.neg) in.flags |= 0x100;
+    dc.negHandled = true;
     if (in.d[0] == kSlotSink) return dc.fail("bar.red needs a destination");
     in.mode = (uint8_t)kind;
     in.fn = &barRedOp;

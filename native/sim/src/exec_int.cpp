@@ -522,6 +522,16 @@ bool unary(Decoder& dc, const Stmt& st, Inst& in) {
   return in.fn != nullptr;
 }
 
+// and/or/xor.pred with negated sources ("!%p"): a & !b etc.
+template <class Op, bool NA, bool NB> struct NegPred {
+  template <class T> static T f(T a, T b) { return Op::f(NA ? T(!a) : a, NB ? T(!b) : b); }
+};
+template <class Op> Fn negPredFn(bool na, bool nb) {
+  if (na && nb) return &bin<NegPred<Op, true, true>, bool>;
+  if (na) return &bin<NegPred<Op, true, false>, bool>;
+  return &bin<NegPred<Op, false, true>, bool>;
+}
+
 bool logic(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
   if (st.ops.size() != 3) return dc.fail("wrong operand count");
@@ -529,6 +539,13 @@ bool logic(Decoder& dc, const Stmt& st, Inst& in) {
   in.s[0] = dc.src(st.ops[1], t);
   in.s[1] = dc.src(st.ops[2], t);
   const std::string& op = st.op;
+  bool na = st.ops[1].neg, nb = st.ops[2].neg;
+  if (na || nb) {
+    if (t != Ty::Pred) return dc.fail("negated operands need .pred");
+    dc.negHandled = true;
+    in.fn = op == "and" ? negPredFn<And>(na, nb) : op == "or" ? negPredFn<Or>(na, nb) : negPredFn<Xor>(na, nb);
+    return true;
+  }
   if (op == "and") in.fn = withBits(t, [](auto z) -> Fn { return &bin<And, decltype(z)>; });
   if (op == "or") in.fn = withBits(t, [](auto z) -> Fn { return &bin<Or, decltype(z)>; });
   if (op == "xor") in.fn = withBits(t, [](auto z) -> Fn { return &bin<Xor, decltype(z)>; });
@@ -612,6 +629,7 @@ bool setpDecode(Decoder& dc, const Stmt& st, Inst& in) {
     if (st.ops.size() != 4) return dc.fail("bool op needs a predicate operand");
     in.s[2] = dc.src(st.ops[3], Ty::Pred);
     if (st.ops[3].neg) in.flags |= 0x200;
+    dc.negHandled = true;
   } else if (st.ops.size() != 3) {
     return dc.fail("extra operand without a bool op");
   }

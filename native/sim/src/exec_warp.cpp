@@ -133,6 +133,7 @@ bool voteDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.d[0] = dc.dst(st.ops[0]);
   in.s[0] = dc.src(st.ops[1], Ty::Pred);
   if (st.ops[1].neg) in.flags |= 0x100;
+  dc.negHandled = true;
   in.s[1] = dc.src(st.ops[2], Ty::B32);
   in.fn = &voteOp;
   in.cls = kOther;

@@ -56,6 +56,7 @@ class Decoder {
   }
   bool fail(const std::string& why) { err = why; return false; }
   std::string err;                // set when a decoder rejects the statement
+  bool negHandled = false;        // a decoder that implements "!%p" source operands sets this
   std::vector<Inst> emitAfter;    // extra instructions that follow the decoded one
 };
 

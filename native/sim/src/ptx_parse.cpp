@@ -775,6 +775,7 @@ class Parser : public Decoder {
     auto it = tab.find(st.op);
     err.clear();
     emitAfter.clear();
+    negHandled = false;
     in.line = st.line;
     line_ = st.line;
     bool ok = false;
@@ -785,6 +786,11 @@ class Parser : public Decoder {
       } catch (const ParseError& e) {
         throw ParseError{st.line, e.msg + " in '" + text + "'"};
       }
+    }
+    if (ok && in.fn && !negHandled) {
+      // Never drop a negation silently: only decoders that implement "!%p" accept it.
+      for (const Operand& o : st.ops)
+        if (o.neg) { ok = false; err = "negated operand '!" + o.name + "' is not supported here"; }
     }
     if (!ok || !in.fn) {
       throw ParseError{st.line, "unsupported instruction '" + text + "'" + (err.empty() ? "" : " (" + err + ")")};

@@ -161,6 +161,9 @@ int main() {
   CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  add.u32 %r1, %r1\n}\n"), "line 8:"));
   CHECK(contains(loadError(".visible .entry k(\n{\n}\n"), "line"));
   CHECK(contains(loadError(".visible .entry k()\n{\n .reg .f32 %f<2>;\n  sqrt.f32 %f1, %f0;\n}\n"), "line 7: unsupported instruction"));
+  // a negated source is implemented or refused, never dropped
+  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .pred %p<3>;\n .reg .b32 %r<3>;\n  selp.b32 %r1, %r2, %r2, !%p1;\n}\n"), "line 8: unsupported instruction"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<3>;\n  and.b32 %r1, %r2, !%r2;\n}\n"), "negated operands need .pred"));
   // vector mov parts must be registers of the part's width (ptxas: "Arguments mismatch for instruction 'mov'")
   CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<4>;\n  mov.b32 {%r1, %r2}, %r3;\n}\n"), "line 7: unsupported instruction 'mov.b32 {%r1, %r2}, %r3' (vector mov part '%r1' is a 32-bit register"));
   CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<4>;\n  mov.b32 %r3, {%r1, %r2};\n}\n"), "needs 16-bit registers"));
