@@ -27,6 +27,8 @@ export interface Device {
    * the whole launch succeeds (a failing launch leaves every caller array untouched).
    */
   launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Promise<void>;
+  /** Releases what the device holds (a native device's context); optional. */
+  close?(): void;
 }
 
 export class DeviceError extends TesseraError {}
@@ -64,6 +66,9 @@ const providers = new Map<DeviceKind, DeviceProvider>([
 /** Lets a native device (cuda/sim) plug in; later registrations replace earlier ones. */
 export function registerDeviceProvider(kind: Exclude<DeviceKind, 'interpret'>, provider: DeviceProvider): void {
   providers.set(kind, provider);
+  // The device this replaces is retired: a native one releases its context.
+  const old = cache.get(kind);
+  if (old && 'close' in old && typeof old.close === 'function') old.close();
   cache.delete(kind);
   defaultDevice = undefined;
 }

@@ -169,12 +169,16 @@ describe('no half-written output when a launch fails', () => {
     expect((err as InterpretError).pid).toEqual([4, 0, 0]);
     expect(Array.from(out)).toEqual([-7, -7, -7, -7]);
   });
-  // Last in this file: a memory fault is sticky on the sim's context, as on a real GPU.
   it('an OOB on the sim device is CUDA_ERROR_ILLEGAL_ADDRESS and leaves the caller arrays untouched', async () => {
     const out = new Int32Array(4).fill(-7);
     const err = await oob.run({ out, n: 4 }, { grid: 64, device: 'sim' }).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
     expect(Array.from(out)).toEqual([-7, -7, -7, -7]);
+    // The fault is sticky on its context (as on a GPU); the device opens a fresh one, so the
+    // next launch in this process works.
+    const ok = new Int32Array(4);
+    await oob.run({ out: ok, n: 4 }, { grid: 4, device: 'sim' });
+    expect(Array.from(ok)).toEqual([1, 2, 3, 4]);
   });
 });
 

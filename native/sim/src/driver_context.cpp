@@ -43,7 +43,13 @@ TSIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
     if (ctx->primaryRefs == 0) return CUDA_ERROR_INVALID_CONTEXT;
     last = --ctx->primaryRefs == 0;
   }
-  if (last) tsimdrv::teardownContext(ctx);
+  // As the real driver: the primary context is reset once its last reference is released, so a
+  // sticky error does not outlive it.
+  if (last) {
+    tsimdrv::teardownContext(ctx);
+    std::lock_guard lock(d.mu);
+    if (ctx->primaryRefs == 0) ctx->sticky = CUDA_SUCCESS;
+  }
   return CUDA_SUCCESS;
 }
 

@@ -14,7 +14,11 @@ export class NativeRuntimeDevice implements Device {
   readonly target: Target;
   readonly #compiled = new WeakMap<Func, Map<string, CompileResult>>();
 
-  constructor(readonly native: NativeDevice) {
+  /** The open device; replaced by a fresh one after a sticky fault (see `launch`). */
+  native: NativeDevice;
+
+  constructor(native: NativeDevice) {
+    this.native = native;
     const i = native.info;
     // PTX for sm_80 runs (JIT) on every newer GPU; sm_90 PTX only on 9.x.
     this.target = i.ccMajor === 9 ? 'sm_90' : 'sm_80';
@@ -37,6 +41,30 @@ export class NativeRuntimeDevice implements Device {
    * pointers are to fresh device buffers (256-byte aligned, so divisible by 16); integers that
    * are multiples of 16 or equal to 1 are marked so, which lets the compiler vectorize and fold.
    */
+  /** Releases the context (buffers and modules of this device die with it). */
+  close(): void {
+    this.native.close();
+  }
+
+  /**
+   * After a sticky fault the context refuses all work. A server must not be stuck with that: the
+   * context is released (its buffers and modules die with it) and a fresh one is opened, so the
+   * next launch works. The failed launch itself still reports its error.
+   */
+  private recover(failed: NativeDevice): void {
+    if (this.native !== failed) return; // another launch already recovered
+    try {
+      failed.close();
+    } catch {
+      // the context is gone either way
+    }
+    try {
+      this.native = NativeDevice.open(failed.kind);
+    } catch {
+      // left closed: the next launch reports why (E_CLOSED), the failed one its own error
+    }
+  }
+
   compile(func: Func, numWarps: number, args?: readonly LaunchArg[]): CompileResult {
     const spec = args ? launchSpecialization(func, args) : [];
     const key = `${numWarps}:${spec.map((s) => (s?.equalsOne ? '1' : s?.divisibleBy16 ? 'D' : '_')).join('')}`;
@@ -78,6 +106,9 @@ export class NativeRuntimeDevice implements Device {
         if (a.byteLength > 0) results.push([a, await dev.downloadAsync(b, new Uint8Array(a.byteLength))]);
       }
       for (const [a, bytes] of results) new Uint8Array(a.buffer, a.byteOffset, a.byteLength).set(bytes);
+    } catch (e) {
+      if (STICKY.has((e as { code?: string }).code ?? '')) this.recover(dev);
+      throw e;
     } finally {
       for (const b of buffers.values()) {
         try {
@@ -89,6 +120,13 @@ export class NativeRuntimeDevice implements Device {
     }
   }
 }
+
+/** Launch errors after which the CUDA context is unusable (as on real GPUs). */
+const STICKY = new Set([
+  'CUDA_ERROR_ILLEGAL_ADDRESS', 'CUDA_ERROR_MISALIGNED_ADDRESS', 'CUDA_ERROR_LAUNCH_FAILED', 'CUDA_ERROR_ASSERT',
+  'CUDA_ERROR_ILLEGAL_INSTRUCTION', 'CUDA_ERROR_INVALID_PC', 'CUDA_ERROR_HARDWARE_STACK_ERROR',
+  'CUDA_ERROR_INVALID_ADDRESS_SPACE', 'CUDA_ERROR_LAUNCH_TIMEOUT',
+]);
 
 /** What the device compiles a launch with (Triton's specialization), per runtime param. */
 export function launchSpecialization(func: Func, args: readonly LaunchArg[]): (ParamSpec | undefined)[] {

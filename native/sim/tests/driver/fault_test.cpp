@@ -126,6 +126,14 @@ int main() {
   int count = 0;
   CHECK_OK(cuDeviceGetCount(&count));  // device queries are not context calls
 
+  // Releasing the last reference resets the primary context too: the sticky error is gone.
+  CHECK_OK(cuDevicePrimaryCtxRelease(0));
+  freshContext(&mod, &poke, &skew, &spin);
+  CHECK_OK(cuMemAlloc(&buf, 64 * 4));
+  offset = 1;
+  CHECK_OK(cuLaunchKernel(poke, 1, 1, 1, 64, 1, 1, 0, nullptr, args, nullptr));
+  CHECK_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+
   // Reset clears the sticky error (and every allocation).
   CHECK_OK(cuDevicePrimaryCtxReset(0));
   CHECK_OK(cuDevicePrimaryCtxRelease(0));
