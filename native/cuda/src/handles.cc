@@ -30,41 +30,34 @@ const char* kindName(Kind k) {
 
 // Safety-net releases: errors are ignored (a destructor must not throw), and nothing is
 // called once the driver is closed (the context took the resource with it).
-DevicePtrState::~DevicePtrState() {
-  if (freed || drv->closed()) return;
+namespace {
+template <class F> void releaseQuietly(bool done, const DriverRef& drv, F release) {
+  if (done || drv->closed()) return;
   try {
     drv->bind();
-    drv->api().cuMemFree(addr);
+    release(drv->api());
   } catch (...) {
   }
+}
+}  // namespace
+
+DevicePtrState::~DevicePtrState() {
+  releaseQuietly(freed, drv, [&](auto& api) { api.cuMemFree(addr); });
 }
 
 ModuleState::~ModuleState() {
-  if (unloaded || drv->closed()) return;
-  try {
-    drv->bind();
-    drv->api().cuModuleUnload(mod);
-  } catch (...) {
-  }
+  releaseQuietly(unloaded, drv, [&](auto& api) { api.cuModuleUnload(mod); });
 }
 
 StreamState::~StreamState() {
-  if (destroyed || drv->closed()) return;
-  try {
-    drv->bind();
-    drv->api().cuStreamSynchronize(stream);
-    drv->api().cuStreamDestroy(stream);
-  } catch (...) {
-  }
+  releaseQuietly(destroyed, drv, [&](auto& api) {
+    api.cuStreamSynchronize(stream);
+    api.cuStreamDestroy(stream);
+  });
 }
 
 EventState::~EventState() {
-  if (destroyed || drv->closed()) return;
-  try {
-    drv->bind();
-    drv->api().cuEventDestroy(event);
-  } catch (...) {
-  }
+  releaseQuietly(destroyed, drv, [&](auto& api) { api.cuEventDestroy(event); });
 }
 
 void checkOwner(const DriverRef& owner, const DriverRef& drv, const std::string& what) {
