@@ -112,13 +112,22 @@ const same = (t: DType, a: number | bigint, b: number | bigint): boolean => {
   return (Number.isNaN(x) && Number.isNaN(y)) || Object.is(x, y);
 };
 
+/** Largest finite value of each float dtype: a sum that lands this close to it may overflow in another order. */
+const MAX_FINITE: Partial<Record<DType, number>> = { f16: 65504, bf16: 3.3895313892515355e38, f32: 3.4028234663852886e38, f64: Number.MAX_VALUE };
+
 /**
  * Within the bound. For sums and scans (`orderDependent`) any non-finite result matches any other:
  * with infinities or an overflowing half-precision partial sum, the order alone decides between
- * NaN and +-inf; a finite result must still be close.
+ * NaN and +-inf. Likewise +-inf matches a finite result of the same sign within the bound of the
+ * dtype's largest finite value (65504 in one order, 65520 -> inf in another). Any other finite
+ * result must still be close.
  */
-const close = (got: number, want: number, b: { rel: number; abs: number }, orderDependent = false): boolean => {
-  if (orderDependent && (!Number.isFinite(want) || !Number.isFinite(got))) return !Number.isFinite(want) && !Number.isFinite(got);
+const close = (got: number, want: number, b: { rel: number; abs: number }, orderDependent = false, maxFinite = Infinity): boolean => {
+  if (orderDependent && (!Number.isFinite(want) || !Number.isFinite(got))) {
+    if (!Number.isFinite(want) && !Number.isFinite(got)) return true;
+    const [inf, fin] = Number.isFinite(want) ? [got, want] : [want, got];
+    return !Number.isNaN(inf) && Math.sign(inf) === Math.sign(fin) && Math.abs(fin) >= maxFinite * (1 - b.rel) - b.abs;
+  }
   if (Number.isNaN(want) || Number.isNaN(got)) return Number.isNaN(want) && Number.isNaN(got);
   if (!Number.isFinite(want) || !Number.isFinite(got)) return got === want;
   return Math.abs(got - want) <= b.rel * Math.abs(want) + b.abs;
@@ -157,7 +166,7 @@ export async function check(p: Program, opts: CheckOptions = {}): Promise<CheckR
       const want = value(t, r[i]!);
       // pow is ex2(y * lg2|x|) in f32: its relative error grows with |ln result| (docs/compiler.md)
       const bi = node.op === 'binary' && node.fn === 'pow' ? { rel: Math.max(b.rel, 2 ** -20 * (2 + Math.abs(Math.log(Math.abs(want) || 1)))), abs: b.abs } : b;
-      const ok = exact ? same(t, g[i]!, r[i]!) : close(value(t, g[i]!), want, bi, node.op === 'reduce' || node.op === 'scan');
+      const ok = exact ? same(t, g[i]!, r[i]!) : close(value(t, g[i]!), want, bi, node.op === 'reduce' || node.op === 'scan', MAX_FINITE[t]);
       if (!ok) {
         return { status: 'different', diff: { output: o, index: i, dtype: t, exact, interpret: String(value(t, r[i]!)), sim: String(value(t, g[i]!)) } };
       }
