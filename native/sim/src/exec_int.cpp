@@ -761,14 +761,9 @@ bool lop3Decode(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
   in.d[0] = dc.dst(st.ops[0]);
   for (int i = 0; i < 3; i++) in.s[i] = dc.src(st.ops[i + 1], t);
-  uint64_t lut;
-  in.s[3] = dc.src(st.ops[4], Ty::U32);
-  lut = 0;
-  {
-    int64_t v = std::stoll(st.ops[4].name, nullptr, 0);
-    lut = (uint64_t)v & 0xff;
-  }
-  in.imm = (int64_t)lut;
+  int64_t lut;
+  if (!immInt(st.ops[4].name, lut) || lut < 0 || lut > 255) return dc.fail("lop3 LUT must be an integer 0..255");
+  in.imm = lut;
   in.fn = t == Ty::B32 ? &lop3<uint32_t> : t == Ty::B64 ? &lop3<uint64_t> : nullptr;
   return in.fn != nullptr;
 }

@@ -208,7 +208,8 @@ bool cpAsyncDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (!dc.addr(st.ops[1], in.s[1], soff, sym)) return false;
   in.target = (uint32_t)(int32_t)soff;
   if (st.ops[2].kind != Operand::Imm) return dc.fail("cp-size must be an immediate");
-  int size = std::stoi(st.ops[2].name);
+  int64_t size;
+  if (!immInt(st.ops[2].name, size)) return dc.fail("cp-size must be an integer");
   if (size != 4 && size != 8 && size != 16) return dc.fail("cp-size must be 4, 8 or 16");
   if (st.has("cg") && size != 16) return dc.fail("cp.async.cg copies 16 bytes");
   in.size = (uint8_t)size;

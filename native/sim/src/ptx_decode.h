@@ -60,6 +60,11 @@ class Decoder {
   std::vector<Inst> emitAfter;    // extra instructions that follow the decoded one
 };
 
+// Immediate literal text -> bits for an operand of type t ("" on success, else why not).
+std::string immBits(const std::string& text, Ty t, uint64_t& out);
+// Integer literal text (decimal, 0x, 0b, octal, optional U, optional '-') -> value.
+bool immInt(const std::string& text, int64_t& v);
+
 using DecodeFn = std::function<bool(Decoder&, const Stmt&, Inst&)>;
 using DecodeTable = std::map<std::string, DecodeFn>;
 
