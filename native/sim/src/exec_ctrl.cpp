@@ -374,15 +374,16 @@ bool nopDecode(Decoder&, const Stmt& st, Inst& in) {
 }  // namespace
 
 void registerCtrlOps(DecodeTable& t) {
-  t["bra"] = braDecode;
-  t["exit"] = exitDecode;
-  t["ret"] = exitDecode;
-  t["trap"] = trapDecode;
-  t["call"] = callDecode;
-  t["bar"] = barDecode;
-  t["barrier"] = barDecode;
-  t["nanosleep"] = nopDecode;
-  t["pmevent"] = nopDecode;
+  addOp(t, "bra", braDecode, "uni", "");
+  addOp(t, "exit", exitDecode, "", "");
+  addOp(t, "ret", exitDecode, "uni", "");
+  addOp(t, "trap", trapDecode, "", "");
+  addOp(t, "call", callDecode, "uni", "direct calls; `vprintf`");
+  const std::string bar = "sync arrive red popc and or u32 pred aligned cta";
+  addOp(t, "bar", barDecode, bar + " warp", "`bar.warp.sync` waits for the lanes of its membermask");
+  addOp(t, "barrier", barDecode, bar, "");
+  addOp(t, "nanosleep", nopDecode, "u32", "yields the host thread");
+  addOp(t, "pmevent", nopDecode, "mask", "no effect");
 }
 
 }  // namespace tsim

@@ -100,7 +100,7 @@ int parseRnd(const Stmt& st, bool integerRounding) {
 
 namespace {
 
-enum { kFtz = 1, kSat = 2, kNoCanon = 4 };
+enum { kFtz = 1, kSat = 2, kNoCanon = 4, kRelu = 8 };
 
 template <class T> inline T ftzIn(T x) {
   if constexpr (std::is_same_v<T, float>) return flushF32(x); else return x;
@@ -204,6 +204,8 @@ template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in,
       } else {
         double r = Op::f(widen(a[l], k), widen(b[l], k), widen(e[l], k));
         if constexpr (F & kSat) r = r != r ? 0.0 : r < 0 ? 0.0 : r > 1 ? 1.0 : r;
+        // .relu: a negative result becomes +0; NaN stays NaN (canonical, through roundTo)
+        if constexpr (F & kRelu) r = r < 0 ? 0.0 : r;
         hb = (uint16_t)roundTo(r, fmt, kRn);
         if constexpr ((F & kFtz) && !BF)
           if ((hb & 0x7c00) == 0) hb &= 0x8000;
@@ -216,8 +218,8 @@ template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in,
 
 template <class Op, int F> Fn pickF(Ty t) {
   switch (t) {
-    case Ty::F32: return &fop<Op, float, F>;
-    case Ty::F64: if constexpr (F & (kFtz | kSat)) return nullptr; else return &fop<Op, double, F>;
+    case Ty::F32: if constexpr (F & kRelu) return nullptr; else return &fop<Op, float, F>;
+    case Ty::F64: if constexpr (F & (kFtz | kSat | kRelu)) return nullptr; else return &fop<Op, double, F>;
     case Ty::F16: return &hop<Op, false, 1, F>;
     case Ty::F16x2: return &hop<Op, false, 2, F>;
     case Ty::BF16: return &hop<Op, true, 1, F & ~kFtz>;
@@ -233,6 +235,8 @@ template <class Op> Fn pickFlags(Ty t, int flags) {
     case kFtz | kSat: return pickF<Op, kFtz | kSat>(t);
     case kNoCanon: return pickF<Op, kNoCanon>(t);
     case kNoCanon | kFtz: return pickF<Op, kNoCanon | kFtz>(t);
+    case kRelu: return pickF<Op, kRelu>(t);
+    case kRelu | kFtz: return pickF<Op, kRelu | kFtz>(t);
     default: return nullptr;
   }
 }
@@ -273,7 +277,7 @@ void rcpApproxFtzF64(Ctx& c, const Inst& in, uint32_t exec) {
 bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
   const std::string& op = st.op;
-  int flags = (st.has("ftz") ? kFtz : 0) | (st.has("sat") ? kSat : 0);
+  int flags = (st.has("ftz") ? kFtz : 0) | (st.has("sat") ? kSat : 0) | (st.has("relu") ? kRelu : 0);
   int r = parseRnd(st, false);
   bool isHalf = t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2;
   if (r > 0 && (isHalf || r == kRna)) return dc.fail("rounding mode not supported for this type");
@@ -319,7 +323,16 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
     in.fn = &rcpApproxFtzF64;
     return true;
   }
+  for (const char* m : {"cc", "wide", "hi", "lo"})
+    if (st.has(m)) return dc.fail("." + std::string(m) + " on a float type");
+  if (st.has("NaN") && op != "min" && op != "max") return dc.fail(".NaN only on min/max");
+  if (st.has("full") && op != "div") return dc.fail(".full only on div");
+  if (st.has("approx") && (op == "add" || op == "sub" || op == "mul" || op == "fma" || op == "mad" || op == "min" ||
+                           op == "max" || op == "abs" || op == "neg"))
+    return dc.fail(".approx is not a form of " + op);
   if (op == "abs" || op == "neg" || op == "copysign") flags |= kNoCanon;
+  if ((flags & kRelu) && !(isHalf && (op == "fma" || op == "min" || op == "max")))
+    return dc.fail(".relu exists only on half-precision fma/min/max");
   if ((op == "min" || op == "max") && st.has("NaN")) {
     auto pk = op == "min" ? &pickFlags<FMinNaN> : &pickFlags<FMaxNaN>;
     in.fn = pk(t, flags);
@@ -332,8 +345,17 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 void registerFloatOps(DecodeTable& t) {
-  for (const char* op : {"fma", "copysign", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "testp"})
-    t[op] = decodeFloat;
+  addOp(t, "fma", decodeFloat, "f32 f64 f16 f16x2 bf16 bf16x2 rn rz rm rp ftz sat relu", "`.relu` on halves: negative results become +0");
+  addOp(t, "copysign", decodeFloat, "f32 f64", "");
+  addOp(t, "rcp", decodeFloat, "f32 f64 rn rz rm rp approx ftz", "`.approx` correctly rounded; `rcp.approx.ftz.f64` flushes subnormals");
+  addOp(t, "sqrt", decodeFloat, "f32 f64 rn rz rm rp approx ftz", "`.approx` correctly rounded");
+  addOp(t, "rsqrt", decodeFloat, "f32 f64 approx ftz", "within 1 ulp");
+  addOp(t, "ex2", decodeFloat, "f32 f16 f16x2 bf16 bf16x2 approx ftz", "within 1 ulp (f32); halves correctly rounded");
+  addOp(t, "lg2", decodeFloat, "f32 approx ftz", "within 1 ulp");
+  addOp(t, "sin", decodeFloat, "f32 approx ftz", "within 1 ulp");
+  addOp(t, "cos", decodeFloat, "f32 approx ftz", "within 1 ulp");
+  addOp(t, "tanh", decodeFloat, "f32 f16 f16x2 bf16 bf16x2 approx", "within 1 ulp (f32); halves correctly rounded");
+  addOp(t, "testp", decodeFloat, "f32 f64 finite infinite number notanumber normal subnormal", "");
 }
 
 }  // namespace tsim

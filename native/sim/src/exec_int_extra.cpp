@@ -116,11 +116,11 @@ bool dotDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }  // namespace
 
 void registerIntExtraOps(DecodeTable& t) {
-  t["mul24"] = mul24Decode;
-  t["mad24"] = mul24Decode;
-  t["sad"] = sadDecode;
-  t["dp4a"] = dotDecode;
-  t["dp2a"] = dotDecode;
+  addOp(t, "mul24", mul24Decode, "lo hi u32 s32", "24-bit operands, 48-bit product");
+  addOp(t, "mad24", mul24Decode, "lo hi u32 s32", "no `.sat`");
+  addOp(t, "sad", sadDecode, "u16 u32 u64 s16 s32 s64", "c + |a - b|");
+  addOp(t, "dp4a", dotDecode, "u32 s32", "");
+  addOp(t, "dp2a", dotDecode, "lo hi u32 s32", "");
 }
 
 }  // namespace tsim

@@ -23,6 +23,35 @@ const DecodeTable& decodeTable() {
   return table;
 }
 
+bool OpEntry::accepts(const std::string& m) const {
+  for (const std::string& x : mods)
+    if (x == m) return true;
+  return false;
+}
+
+void addOp(DecodeTable& t, const char* op, DecodeFn fn, const std::string& mods, const char* note) {
+  OpEntry e;
+  e.decode = std::move(fn);
+  for (size_t i = 0; i < mods.size();) {
+    size_t j = mods.find(' ', i);
+    if (j == std::string::npos) j = mods.size();
+    if (j > i) e.mods.push_back(mods.substr(i, j - i));
+    i = j + 1;
+  }
+  e.note = note;
+  t[op] = std::move(e);
+}
+
+std::string instructionTableMarkdown() {
+  std::string out = "| instruction | modifiers and types accepted | notes |\n|---|---|---|\n";
+  for (const auto& [op, e] : decodeTable()) {
+    std::string mods;
+    for (const std::string& m : e.mods) mods += (mods.empty() ? "`." : " `.") + m + "`";
+    out += "| `" + op + "` | " + (mods.empty() ? "(none)" : mods) + " | " + e.note + " |\n";
+  }
+  return out;
+}
+
 void reschedule(Warp& w) {
   FOR_LANES(w.mask) w.pcs[l] = w.pc;
   uint32_t run = w.live & ~w.waiting;

@@ -585,17 +585,20 @@ bool prefetchDecode(Decoder&, const Stmt&, Inst& in) {
 }  // namespace
 
 void registerMemOps(DecodeTable& t) {
-  t["ld"] = ldstDecode;
-  t["ldu"] = ldstDecode;
-  t["st"] = stDecode;
-  t["atom"] = atomDecode;
-  t["red"] = atomDecode;
-  t["cvta"] = cvtaDecode;
-  t["isspacep"] = isspacepDecode;
-  t["fence"] = fenceDecode;
-  t["membar"] = fenceDecode;
-  t["prefetch"] = prefetchDecode;
-  t["prefetchu"] = prefetchDecode;
+  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B mmio", types = "b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+  addOp(t, "ld", ldstDecode, mem + " " + types, "cache operators and eviction hints have no effect");
+  addOp(t, "ldu", ldstDecode, mem + " " + types, "");
+  addOp(t, "st", stDecode, mem + " " + types, "");
+  const std::string atomic = "global shared shared::cta relaxed acquire release acq_rel sys gpu cta noftz "
+                             "add min max inc dec cas exch and or xor b16 b32 b64 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+  addOp(t, "atom", atomDecode, atomic, "a CAS loop on the host bytes");
+  addOp(t, "red", atomDecode, atomic, "");
+  addOp(t, "cvta", cvtaDecode, "to global shared shared::cta local const param u32 u64", "");
+  addOp(t, "isspacep", isspacepDecode, "global shared shared::cta local", "");
+  addOp(t, "fence", fenceDecode, "sc acq_rel cta gpu sys proxy alias async async::generic async::global async::shared::cta", "a host fence");
+  addOp(t, "membar", fenceDecode, "cta gl sys", "a host fence");
+  addOp(t, "prefetch", prefetchDecode, "global local L1 L2 L2::evict_last L2::evict_normal", "no effect");
+  addOp(t, "prefetchu", prefetchDecode, "L1", "no effect");
 }
 
 }  // namespace tsim

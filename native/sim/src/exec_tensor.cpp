@@ -221,10 +221,11 @@ bool cpAsyncDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }  // namespace
 
 void registerTensorOps(DecodeTable& t) {
-  t["mma"] = mmaDecode;
-  t["ldmatrix"] = ldmatrixDecode;
-  t["stmatrix"] = ldmatrixDecode;
-  t["cp"] = cpAsyncDecode;
+  addOp(t, "mma", mmaDecode, "sync aligned m16n8k16 m16n8k8 row col f32 f16 bf16 tf32", "ISA fragment layouts; exact sums rounded once");
+  const std::string ldm = "sync aligned m8n8 x1 x2 x4 trans shared shared::cta b16";
+  addOp(t, "ldmatrix", ldmatrixDecode, ldm, "");
+  addOp(t, "stmatrix", ldmatrixDecode, ldm, "x1/x2 only");
+  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B", "`cp.async`");
 }
 
 }  // namespace tsim

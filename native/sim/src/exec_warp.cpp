@@ -186,11 +186,11 @@ bool reduxDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }  // namespace
 
 void registerWarpOps(DecodeTable& t) {
-  t["shfl"] = shflDecode;
-  t["vote"] = voteDecode;
-  t["activemask"] = activemaskDecode;
-  t["match"] = matchDecode;
-  t["redux"] = reduxDecode;
+  addOp(t, "shfl", shflDecode, "sync up down bfly idx b32", "per lane over its membermask");
+  addOp(t, "vote", voteDecode, "sync all any uni ballot pred b32", "per lane over its membermask");
+  addOp(t, "activemask", activemaskDecode, "b32", "");
+  addOp(t, "match", matchDecode, "sync any all b32 b64", "per lane over its membermask");
+  addOp(t, "redux", reduxDecode, "sync add min max and or xor u32 s32 b32", "per lane over its membermask");
 }
 
 }  // namespace tsim

@@ -66,7 +66,21 @@ std::string immBits(const std::string& text, Ty t, uint64_t& out);
 bool immInt(const std::string& text, int64_t& v);
 
 using DecodeFn = std::function<bool(Decoder&, const Stmt&, Inst&)>;
-using DecodeTable = std::map<std::string, DecodeFn>;
+
+// One opcode: its decoder, every modifier (types included) the decoder implements, and a line for
+// the generated instruction table in docs/sim-ptx.md. A statement with any other modifier is
+// refused before its decoder runs, so no modifier is ever accepted and ignored.
+struct OpEntry {
+  DecodeFn decode;
+  std::vector<std::string> mods;
+  std::string note;
+  bool accepts(const std::string& m) const;
+};
+using DecodeTable = std::map<std::string, OpEntry>;
+// mods: space-separated modifier names without dots ("rn rz ftz f32").
+void addOp(DecodeTable& t, const char* op, DecodeFn fn, const std::string& mods, const char* note);
+// The decode table as markdown rows (what docs/sim-ptx.md's generated section holds).
+std::string instructionTableMarkdown();
 
 void registerIntOps(DecodeTable& t);
 void registerIntExtraOps(DecodeTable& t);

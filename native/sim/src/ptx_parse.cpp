@@ -821,8 +821,12 @@ class Parser : public Decoder {
     bool ok = false;
     std::string text = st.text.empty() ? st.op : st.text;
     if (it != tab.end()) {
+      for (const std::string& m : st.mods)
+        if (!it->second.accepts(m))
+          throw ParseError{st.line, "unsupported instruction '" + text + "' (modifier ." + m + " is not implemented for " +
+                                        st.op + ")"};
       try {
-        ok = it->second(*this, st, in);
+        ok = it->second.decode(*this, st, in);
       } catch (const ParseError& e) {
         throw ParseError{st.line, e.msg + " in '" + text + "'"};
       }
