@@ -99,6 +99,7 @@ template <class T> inline uint64_t wr(T x) {
 inline uint64_t* slot(Ctx& c, uint32_t s) { return c.R + (size_t)s * kWarp; }
 
 #define FOR_LANES(exec) for (uint32_t _m = (exec), l; _m && ((l = __builtin_ctz(_m)), true); _m &= _m - 1)
+#define FOR_LANES_J(exec, j) for (uint32_t _mj = (exec), j; _mj && ((j = __builtin_ctz(_mj)), true); _mj &= _mj - 1)
 
 // Full warps take a plain loop the compiler can vectorise; partial ones walk the set bits.
 #define LANE_LOOP(exec, ...)                                   \
@@ -115,6 +116,10 @@ void raise(Ctx& c, Fault::Kind k, int lane, uint64_t addr, unsigned size, bool w
 
 // Scheduling helpers (exec_launch.cpp).
 void reschedule(Warp& w);
+// Lanes parked in a .sync warp collective wake up to look again (after lanes exit).
+void wakeWarpSync(Warp& w);
+// bar.warp.sync (exec_warp.cpp), decoded from the `bar` entry.
+bool decodeBarWarpSync(Decoder& dc, const Stmt& st, Inst& in);
 
 // ---- generic ALU templates: Op::f computes one lane ----
 template <class Op, class T> void un(Ctx& c, const Inst& in, uint32_t exec) {

@@ -35,6 +35,7 @@ void braOp(Ctx& c, const Inst& in, uint32_t exec) {
 void exitLanes(Ctx& c, uint32_t exec) {
   Warp& w = *c.w;
   w.live &= ~exec;
+  wakeWarpSync(w);
   c.cta->liveThreads -= (unsigned)__builtin_popcount(exec);
   split(w, exec);
 }
@@ -54,6 +55,7 @@ void retOp(Ctx& c, const Inst&, uint32_t exec) {
   }
   if (done) {
     w.live &= ~done;
+    wakeWarpSync(w);
     c.cta->liveThreads -= (unsigned)__builtin_popcount(done);
   }
   split(w, exec);
@@ -328,10 +330,7 @@ bool callDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 bool barDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kSync;
-  if (st.op == "bar" && st.has("warp")) {  // bar.warp.sync mask
-    in.fn = &nopOp;
-    return true;
-  }
+  if (st.op == "bar" && st.has("warp")) return decodeBarWarpSync(dc, st, in);
   if (st.has("red")) {
     int kind = st.has("popc") ? 0 : st.has("and") ? 1 : st.has("or") ? 2 : -1;
     if (kind < 0 || (st.ops.size() != 3 && st.ops.size() != 4)) return dc.fail("expected bar.red.{popc,and,or} d, a{, b}, {!}c");

@@ -52,6 +52,12 @@ std::string instructionTableMarkdown() {
   return out;
 }
 
+void wakeWarpSync(Warp& w) {
+  uint32_t parked = 0;
+  FOR_LANES(w.waiting) if (w.barId[l] == 0xFF) parked |= 1u << l;
+  w.waiting &= ~parked;
+}
+
 void reschedule(Warp& w) {
   FOR_LANES(w.mask) w.pcs[l] = w.pc;
   uint32_t run = w.live & ~w.waiting;
@@ -239,7 +245,18 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     if (L.stop.load(std::memory_order_relaxed)) return;
     if (!ran && !released) {
       c.w = &cta.warps[0];
-      raise(c, Fault::Timeout, 0, 0, 0, false, "deadlock: threads wait at a barrier that cannot complete");
+      std::string why = "deadlock: threads wait at a barrier that cannot complete";
+      bool found = false;
+      for (auto& w : cta.warps) {
+        FOR_LANES(w.waiting) {
+          if (found || w.barId[l] != 0xFF) continue;
+          found = true;
+          c.w = &w;
+          why = "deadlock: lane " + std::to_string(l) + " of warp " + std::to_string(w.id) +
+                " waits in a .sync warp collective for lanes of its membermask that never arrive";
+        }
+      }
+      raise(c, Fault::Timeout, 0, 0, 0, false, why);
       return;
     }
   }
