@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "ptx_decode.h"
 #include "ptx_module.h"
@@ -14,6 +15,16 @@ namespace tsim {
 constexpr int kWarp = 32;
 constexpr int kMaxCallDepth = 32;
 constexpr int kNumBarriers = 16;
+
+// A cp.async copy in flight: the source bytes are read at issue, the destination (shared memory)
+// is written when a cp.async.wait_group/wait_all of the issuing thread covers its group.
+struct AsyncCopy {
+  uint32_t dstOff;   // offset in the CTA's shared memory
+  uint32_t group;    // commit group of the lane; kOpenGroup until cp.async.commit_group
+  uint8_t lane, bytes;
+  uint8_t data[16];
+};
+constexpr uint32_t kOpenGroup = ~0u;
 
 struct Warp {
   uint64_t* R = nullptr;   // register file: slot s, lane l at R[s*32 + l]
@@ -29,6 +40,8 @@ struct Warp {
   uint8_t redKind[kWarp] = {};  // 0 popc, 1 and, 2 or
   uint8_t depth[kWarp] = {};
   uint32_t stack[kWarp][kMaxCallDepth];
+  std::vector<AsyncCopy> copies;   // cp.async in flight, oldest first
+  uint32_t committed[kWarp] = {};  // commit groups closed per lane
 };
 
 struct Launch;

@@ -192,6 +192,8 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     w.nextPc = ~0u;
     std::fill(std::begin(w.depth), std::end(w.depth), 0);
     std::fill(std::begin(w.redDst), std::end(w.redDst), 0);
+    w.copies.clear();
+    std::fill(std::begin(w.committed), std::end(w.committed), 0);
     uint64_t* R = w.R;
     for (unsigned l = 0; l < kWarp; l++) {
       unsigned t = wi * kWarp + l;

@@ -1,5 +1,5 @@
 // Tensor-core and async-copy instructions: mma.sync (m16n8k16 / m16n8k8), ldmatrix, stmatrix,
-// cp.async (done synchronously: the data is in place before any wait_group returns).
+// cp.async (copies land at the wait that covers their group).
 #include "exec_core.h"
 #include "exec_float.h"
 #include "exec_mem.h"
@@ -172,35 +172,108 @@ bool ldmatrixDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
-// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}: target = src offset
+// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | , ignore-src}: s[0]+imm = dst,
+// s[1]+target = src, s[2] = src-size slot (0: none), s[3] = ignore-src predicate slot (0: none;
+// flags 0x100: negated). The source is read now (only its first src-size bytes, so a masked copy
+// with src-size 0 never touches its address); the destination is written at the wait that covers
+// the copy's group, so a missing wait reads stale shared memory, as on hardware.
 void cpAsyncOp(Ctx& c, const Inst& in, uint32_t exec) {
+  Warp& w = *c.w;
   uint8_t* dst[kWarp];
   uint8_t* src[kWarp];
   unsigned n = in.size;
   if (!resolve(c, in, exec, n, true, dst, true)) return;
+  const uint64_t* srcSize = slot(c, in.s[2]);
+  const uint64_t* ign = slot(c, in.s[3]);
+  unsigned take[kWarp];
+  uint32_t full = 0, part = 0;
+  FOR_LANES(exec) {
+    unsigned k = n;
+    if (in.s[2]) k = (unsigned)std::min<uint64_t>(srcSize[l], n);
+    if (in.s[3] && ((ign[l] & 1) ^ ((in.flags & 0x100) ? 1 : 0))) k = 0;
+    take[l] = k;
+    if (k == n) full |= 1u << l;
+    else if (k) part |= 1u << l;
+  }
   Inst s = in;
   s.s[0] = in.s[1];
   s.imm = (int32_t)in.target;
   s.space = kGlobal;
-  const uint64_t* srcSize = slot(c, in.s[2]);
-  uint32_t nonEmpty = 0;
-  FOR_LANES(exec) if (!in.s[2] || srcSize[l]) nonEmpty |= 1u << l;
-  if (!resolve(c, s, nonEmpty, n, false, src, true)) return;
-  FOR_LANES(exec) {
-    unsigned k = in.s[2] ? (unsigned)std::min<uint64_t>(srcSize[l], n) : n;
-    if (k) memcpy(dst[l], src[l], k);
-    if (k < n) memset(dst[l] + k, 0, n - k);
+  if (full && !resolve(c, s, full, n, false, src, true)) return;
+  FOR_LANES(part) {
+    // a partial source: aligned to cp-size, only src-size bytes read
+    uint64_t a = slot(c, in.s[1])[l] + (uint64_t)(int64_t)(int32_t)in.target;
+    Fault f;
+    uint8_t* p = (a & (n - 1)) ? nullptr : c.L->mem->translate(a, take[l], false, f);
+    if (!p) {
+      raise(c, (a & (n - 1)) ? Fault::Misaligned : f.kind == Fault::None ? Fault::OutOfBounds : f.kind, (int)l, a,
+            take[l], false, (a & (n - 1)) ? "cp.async source not aligned to cp-size" : f.detail);
+      return;
+    }
+    src[l] = p;
   }
+  FOR_LANES(exec) {
+    AsyncCopy cp;
+    cp.dstOff = (uint32_t)(dst[l] - c.cta->shared.data());
+    cp.group = kOpenGroup;
+    cp.lane = (uint8_t)l;
+    cp.bytes = (uint8_t)n;
+    memset(cp.data, 0, sizeof cp.data);
+    if (take[l]) memcpy(cp.data, src[l], take[l]);
+    w.copies.push_back(cp);
+  }
+}
+
+void cpCommitOp(Ctx& c, const Inst&, uint32_t exec) {
+  Warp& w = *c.w;
+  bool any[kWarp] = {};
+  for (AsyncCopy& cp : w.copies)
+    if (cp.group == kOpenGroup && (exec >> cp.lane & 1)) { cp.group = w.committed[cp.lane]; any[cp.lane] = true; }
+  // an empty commit group still counts (cp.async.commit_group with no copies is a valid empty group)
+  FOR_LANES(exec) w.committed[l]++;
+  (void)any;
+}
+
+// wait_group N (in.imm = N): lands every committed group of the lane but the N most recent;
+// wait_all (in.mode 1) commits first and lands everything.
+void cpWaitOp(Ctx& c, const Inst& in, uint32_t exec) {
+  Warp& w = *c.w;
+  if (in.mode == 1) cpCommitOp(c, in, exec);
+  size_t keep = 0;
+  for (size_t i = 0; i < w.copies.size(); i++) {
+    AsyncCopy& cp = w.copies[i];
+    bool land = (exec >> cp.lane & 1) && cp.group != kOpenGroup &&
+                (uint64_t)cp.group + (uint64_t)in.imm < (uint64_t)w.committed[cp.lane];
+    if (land) {
+      if (cp.dstOff + cp.bytes <= c.cta->shared.size()) memcpy(c.cta->shared.data() + cp.dstOff, cp.data, cp.bytes);
+    } else {
+      w.copies[keep++] = cp;
+    }
+  }
+  w.copies.resize(keep);
 }
 
 bool cpAsyncDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kMemGlobal;
+  if (!st.has("async")) return dc.fail("only cp.async is supported");
   if (st.has("commit_group") || st.has("wait_group") || st.has("wait_all")) {
-    in.fn = [](Ctx&, const Inst&, uint32_t) {};
     in.cls = kSync;
+    if (st.has("commit_group")) {
+      if (!st.ops.empty()) return dc.fail("cp.async.commit_group takes no operands");
+      in.fn = &cpCommitOp;
+    } else if (st.has("wait_all")) {
+      if (!st.ops.empty()) return dc.fail("cp.async.wait_all takes no operands");
+      in.mode = 1;
+      in.fn = &cpWaitOp;
+    } else {
+      if (st.ops.size() != 1 || st.ops[0].kind != Operand::Imm || !immInt(st.ops[0].name, in.imm) || in.imm < 0)
+        return dc.fail("cp.async.wait_group needs an integer constant N");
+      in.fn = &cpWaitOp;
+    }
     return true;
   }
-  if (!(st.has("ca") || st.has("cg")) || st.ops.size() < 3 || st.ops.size() > 4) return dc.fail("expected cp.async.{ca,cg}.shared.global [d], [s], n{, src-size}");
+  if (!(st.has("ca") || st.has("cg")) || !st.has("shared") || !st.has("global") || st.ops.size() < 3 || st.ops.size() > 4)
+    return dc.fail("expected cp.async.{ca,cg}.shared.global [d], [s], n{, src-size | ignore-src}");
   uint8_t sym;
   if (!dc.addr(st.ops[0], in.s[0], in.imm, sym)) return false;
   in.space = kShared;
@@ -213,7 +286,16 @@ bool cpAsyncDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (size != 4 && size != 8 && size != 16) return dc.fail("cp-size must be 4, 8 or 16");
   if (st.has("cg") && size != 16) return dc.fail("cp.async.cg copies 16 bytes");
   in.size = (uint8_t)size;
-  in.s[2] = st.ops.size() == 4 ? dc.src(st.ops[3], Ty::U32) : 0;
+  if (st.ops.size() == 4) {
+    const Operand& o = st.ops[3];
+    if (dc.isPred(o)) {  // ignore-src: when true, the destination is zero-filled
+      in.s[3] = dc.src(o, Ty::Pred);
+      if (o.neg) in.flags |= 0x100;
+      dc.negHandled = true;
+    } else {
+      in.s[2] = dc.src(o, Ty::U32);
+    }
+  }
   in.fn = &cpAsyncOp;
   return true;
 }

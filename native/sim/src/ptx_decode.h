@@ -49,6 +49,8 @@ class Decoder {
   virtual Program& prog() = 0;
   // Declared size in bytes of a register operand (0 when it is not a declared register).
   virtual unsigned regBytes(const Operand& o) = 0;
+  // True when o is a declared .pred register.
+  virtual bool isPred(const Operand& o) = 0;
   uint32_t ext(const std::vector<uint32_t>& v) {
     uint32_t at = (uint32_t)prog().ext.size();
     prog().ext.insert(prog().ext.end(), v.begin(), v.end());

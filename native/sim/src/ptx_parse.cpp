@@ -259,6 +259,11 @@ class Parser : public Decoder {
     const Sym* s = lookup(o.name);
     return s && s->kind == Sym::Reg ? tySize(s->ty) : 0;
   }
+  bool isPred(const Operand& o) override {
+    if (o.kind != Operand::Reg) return false;
+    const Sym* s = lookup(o.name);
+    return s && s->kind == Sym::Reg && s->ty == Ty::Pred;
+  }
   bool addr(const Operand& o, uint32_t& base, int64_t& off, uint8_t& space) override {
     if (o.kind != Operand::Addr) return fail("expected an address operand");
     off = o.off;
