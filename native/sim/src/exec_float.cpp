@@ -272,6 +272,19 @@ void rcpApproxFtzF64(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
+// rsqrt.approx.ftz.f64: subnormal inputs and results become zeros of the same sign; the value is
+// 1/sqrt(x) in long double rounded once (within the ISA's bound).
+void rsqrtApproxFtzF64(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t* a = slot(c, in.s[0]);
+  auto flush = [](double x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0, x) : x; };
+  FOR_LANES(exec) {
+    double x = flush(rd<double>(a[l]));
+    double r = flush((double)(1.0L / std::sqrt((long double)x)));
+    d[l] = wr(post<double, 0>(r));
+  }
+}
+
 }  // namespace
 
 bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
@@ -316,6 +329,12 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
   if (approxOnly && !st.has("approx")) return dc.fail("needs .approx");
   if ((op == "rcp" || op == "sqrt" || op == "div") && t == Ty::F32 && !st.has("approx") && !st.has("full") && r < 0)
     return dc.fail("needs a rounding mode or .approx");
+  if (op == "rsqrt" && t == Ty::F64 && flags == kFtz) {
+    in.d[0] = dc.dst(st.ops[0]);
+    in.s[0] = dc.src(st.ops[1], t);
+    in.fn = &rsqrtApproxFtzF64;
+    return true;
+  }
   if (op == "rcp" && t == Ty::F64 && st.has("approx")) {
     if (flags != kFtz) return dc.fail("rcp.approx.f64 needs .ftz (and no .sat)");
     in.d[0] = dc.dst(st.ops[0]);
@@ -331,8 +350,7 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
                            op == "max" || op == "abs" || op == "neg"))
     return dc.fail(".approx is not a form of " + op);
   if (op == "abs" || op == "neg" || op == "copysign") flags |= kNoCanon;
-  if ((flags & kRelu) && !(isHalf && (op == "fma" || op == "min" || op == "max")))
-    return dc.fail(".relu exists only on half-precision fma/min/max");
+  if ((flags & kRelu) && !(isHalf && op == "fma")) return dc.fail(".relu exists only on half-precision fma");
   if ((op == "min" || op == "max") && st.has("NaN")) {
     auto pk = op == "min" ? &pickFlags<FMinNaN> : &pickFlags<FMaxNaN>;
     in.fn = pk(t, flags);

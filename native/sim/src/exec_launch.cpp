@@ -18,6 +18,7 @@ const DecodeTable& decodeTable() {
     registerCtrlOps(t);
     registerWarpOps(t);
     registerTensorOps(t);
+    registerVideoOps(t);
     return t;
   }();
   return table;

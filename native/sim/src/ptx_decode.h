@@ -92,6 +92,7 @@ void registerMemOps(DecodeTable& t);
 void registerCtrlOps(DecodeTable& t);
 void registerWarpOps(DecodeTable& t);
 void registerTensorOps(DecodeTable& t);
+void registerVideoOps(DecodeTable& t);
 const DecodeTable& decodeTable();
 
 }  // namespace tsim
