@@ -47,23 +47,12 @@ void countSectors(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, b
   else { c.ctr.globalLoadRequests++; c.ctr.globalLoadSectors += distinct; }
 }
 
-// Extra wavefronts beyond the minimum the access width needs: 32 banks of 4 bytes.
-void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
-  c.ctr.sharedAccesses++;
-  if (exec == ~0u && bytes == 4) {
-    // Common conflict-free full-warp patterns: consecutive words (one per bank) or one word.
-    uint64_t w0 = addr[0] >> 2, seq = 0, same = 0;
-    for (uint32_t l = 1; l < (uint32_t)kWarp; l++) {
-      seq |= (addr[l] >> 2) ^ (w0 + l);
-      same |= (addr[l] >> 2) ^ w0;
-    }
-    if (!seq || !same) return;
-  }
+// Largest number of distinct 4-byte words any of the 32 banks must serve for the lanes in exec
+// (lanes reading the same word share it: a broadcast).
+int bankWavefronts(uint32_t exec, const uint64_t* addr, unsigned bytes) {
   uint32_t words[32][8];
   int cnt[32] = {};
-  int lanes = 0;
   FOR_LANES(exec) {
-    lanes++;
     for (unsigned w = 0; w < (bytes + 3) / 4; w++) {
       uint32_t word = (uint32_t)((addr[l] >> 2) + w);
       int b = word & 31;
@@ -76,8 +65,31 @@ void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
   }
   int wave = 0;
   for (int b = 0; b < 32; b++) wave = std::max(wave, cnt[b]);
-  int minimum = (int)((lanes * bytes + 127) / 128);
-  if (wave > minimum) c.ctr.sharedBankConflicts += (uint64_t)(wave - std::max(1, minimum));
+  return wave;
+}
+
+// Extra wavefronts beyond one per phase: 32 banks of 4 bytes; a warp's access is served in
+// phases of 128 bytes (4-byte accesses: the whole warp; 8-byte: half-warps; 16-byte, incl.
+// ldmatrix rows: quarter-warps), and each phase needs as many wavefronts as its busiest bank.
+void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
+  c.ctr.sharedAccesses++;
+  if (exec == ~0u && bytes == 4) {
+    // Common conflict-free full-warp patterns: consecutive words (one per bank) or one word.
+    uint64_t w0 = addr[0] >> 2, seq = 0, same = 0;
+    for (uint32_t l = 1; l < (uint32_t)kWarp; l++) {
+      seq |= (addr[l] >> 2) ^ (w0 + l);
+      same |= (addr[l] >> 2) ^ w0;
+    }
+    if (!seq || !same) return;
+  }
+  unsigned lanesPerPhase = bytes <= 4 ? 32 : 128 / bytes;
+  uint32_t phaseMask = lanesPerPhase == 32 ? ~0u : (1u << lanesPerPhase) - 1;
+  for (unsigned p = 0; p < 32; p += lanesPerPhase) {
+    uint32_t lanes = exec & (phaseMask << p);
+    if (!lanes) continue;
+    int wave = bankWavefronts(lanes, addr, bytes);
+    if (wave > 1) c.ctr.sharedBankConflicts += (uint64_t)(wave - 1);
+  }
 }
 
 }  // namespace
