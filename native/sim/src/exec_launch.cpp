@@ -19,6 +19,7 @@ const DecodeTable& decodeTable() {
     registerWarpOps(t);
     registerTensorOps(t);
     registerVideoOps(t);
+    registerWmmaOps(t);
     return t;
   }();
   return table;

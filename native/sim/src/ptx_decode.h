@@ -93,6 +93,7 @@ void registerCtrlOps(DecodeTable& t);
 void registerWarpOps(DecodeTable& t);
 void registerTensorOps(DecodeTable& t);
 void registerVideoOps(DecodeTable& t);
+void registerWmmaOps(DecodeTable& t);
 const DecodeTable& decodeTable();
 
 }  // namespace tsim
