@@ -1,4 +1,4 @@
-// Control flow (bra, call, ret, exit, trap), CTA barriers, and vprintf.
+// Control flow (bra, call, ret, exit, trap), CTA barriers, vprintf and __assertfail.
 #include <cstdio>
 #include <thread>
 
@@ -250,6 +250,29 @@ void vprintfOp(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
+// __assertfail(message, file, line, function, charSize): what a failed assert() calls. Prints
+// the message as the CUDA runtime does, then stops the launch (CUDA_ERROR_ASSERT).
+// ext: offsets of the five parameters in the caller's local memory.
+void assertfailOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!exec) return;
+  const uint32_t* e = &c.prog->ext[in.ext];
+  unsigned l = __builtin_ctz(exec);
+  uint8_t* base = localBase(c, l);
+  uint64_t msg, file, func;
+  uint32_t line;
+  memcpy(&msg, base + e[0], 8);
+  memcpy(&file, base + e[1], 8);
+  memcpy(&line, base + e[2], 4);
+  memcpy(&func, base + e[3], 8);
+  std::string text = readCString(c, l, file) + ":" + std::to_string(line) + ": " + readCString(c, l, func) +
+                     ": Assertion `" + readCString(c, l, msg) + "` failed.";
+  {
+    std::lock_guard<std::mutex> g(c.L->printMu);
+    std::fprintf(stderr, "%s\n", text.c_str());
+  }
+  raise(c, Fault::Trap, (int)l, 0, 0, false, "assert: " + text);
+}
+
 // ---- decoders ----
 bool braDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.ops.size() != 1) return dc.fail("bra takes one label");
@@ -300,6 +323,18 @@ bool callDecode(Decoder& dc, const Stmt& st, Inst& in) {
       localOf(args->elems[1], a1, sz);
       in.ext = dc.ext({r, a0, a1});
       in.fn = &vprintfOp;
+      return true;
+    }
+    if (fn.name == "__assertfail" && fn.isExtern) {
+      if (nargs != 5) return dc.fail("__assertfail takes 5 arguments");
+      std::vector<uint32_t> offs;
+      for (size_t i = 0; i < 5; i++) {
+        unsigned off, size;
+        localOf(args->elems[i], off, size);
+        offs.push_back(off);
+      }
+      in.ext = dc.ext(offs);
+      in.fn = &assertfailOp;
       return true;
     }
     std::vector<uint32_t> e{(uint32_t)f, (uint32_t)nargs};
@@ -377,7 +412,7 @@ void registerCtrlOps(DecodeTable& t) {
   addOp(t, "exit", exitDecode, "", "");
   addOp(t, "ret", exitDecode, "uni", "");
   addOp(t, "trap", trapDecode, "", "");
-  addOp(t, "call", callDecode, "uni", "direct calls; `vprintf`");
+  addOp(t, "call", callDecode, "uni", "direct calls; `vprintf`; `__assertfail` (a failed `assert`: CUDA_ERROR_ASSERT)");
   const std::string bar = "sync arrive red popc and or u32 pred aligned cta";
   addOp(t, "bar", barDecode, bar + " warp", "`bar.warp.sync` waits for the lanes of its membermask");
   addOp(t, "barrier", barDecode, bar, "");

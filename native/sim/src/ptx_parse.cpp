@@ -856,7 +856,7 @@ class Parser : public Decoder {
     Program& pr = m_.prog;
     for (auto& f : pr.funcs)
       for (int c : f.callees)
-        if (pr.funcs[c].isExtern && pr.funcs[c].name != "vprintf")
+        if (pr.funcs[c].isExtern && pr.funcs[c].name != "vprintf" && pr.funcs[c].name != "__assertfail")
           throw ParseError{line_, "call to undefined function '" + pr.funcs[c].name + "'"};
     // per-kernel static shared layout over the shared variables it can reach
     for (size_t k = 0; k < pr.funcs.size(); k++) {

@@ -3,6 +3,7 @@
 //   sim_isa_table                 print the table
 //   sim_isa_table --write DOC     replace the generated section of DOC
 //   sim_isa_table --check DOC     exit 1 when DOC's generated section differs (a ctest)
+//   sim_isa_table --load PTX...   load each PTX file as the sim would; print what it refuses
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "ptx_decode.h"
+#include "sim.h"
 
 namespace {
 
@@ -33,8 +35,19 @@ int main(int argc, char** argv) {
     std::fputs(table.c_str(), stdout);
     return 0;
   }
+  if (argc >= 3 && !std::strcmp(argv[1], "--load")) {
+    int bad = 0;
+    for (int i = 2; i < argc; i++) {
+      std::string ptx, log;
+      if (!readFile(argv[i], ptx)) { std::fprintf(stderr, "%s: cannot read\n", argv[i]); bad++; continue; }
+      auto m = tsim::parsePtx(ptx, log);
+      std::printf("%s: %s%s", argv[i], m ? "ok\n" : "refused\n", m ? "" : log.c_str());
+      bad += !m;
+    }
+    return bad ? 1 : 0;
+  }
   if (argc != 3 || (std::strcmp(argv[1], "--write") && std::strcmp(argv[1], "--check"))) {
-    std::fprintf(stderr, "usage: sim_isa_table [--write DOC | --check DOC]\n");
+    std::fprintf(stderr, "usage: sim_isa_table [--write DOC | --check DOC | --load PTX...]\n");
     return 2;
   }
   std::string doc;
