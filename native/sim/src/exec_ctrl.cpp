@@ -418,6 +418,14 @@ void registerCtrlOps(DecodeTable& t) {
   addOp(t, "barrier", barDecode, bar, "");
   addOp(t, "nanosleep", nopDecode, "u32", "yields the host thread");
   addOp(t, "pmevent", nopDecode, "mask", "no effect");
+  // Grids of a stream run one after the other here, so a dependent grid's .wait has nothing left
+  // to wait for and .launch_dependents (permission to start early) changes nothing.
+  addOp(t, "griddepcontrol", [](Decoder& dc, const Stmt& st, Inst& in) {
+    if (st.mods.size() != 1 || !st.ops.empty()) return dc.fail("expected griddepcontrol.{launch_dependents,wait}");
+    in.fn = &nopOp;
+    in.cls = kSync;
+    return true;
+  }, "launch_dependents wait", "no effect: grids of a stream run in order (sm_90)");
 }
 
 }  // namespace tsim

@@ -194,6 +194,19 @@ template <class T> void reduxOp(Ctx& c, const Inst& in, uint32_t exec) {
   FOR_LANES(run) d[l] = out[l];
 }
 
+// elect.sync d|p, membermask: the lowest lane of each membermask group is the leader (the ISA
+// only asks for a deterministic choice among the active lanes); d = its lane id, p = (lane == it).
+void electOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t grp[kWarp];
+  uint32_t run = rendezvous(c, in, exec, in.s[0], grp, false);
+  uint64_t *d = slot(c, in.d[0]), *p = slot(c, in.d[1]);
+  FOR_LANES(run) {
+    uint32_t leader = (uint32_t)__builtin_ctz(grp[l] & run);
+    d[l] = leader;
+    p[l] = l == leader;
+  }
+}
+
 // bar.warp.sync membermask: only the rendezvous (lanes may meet at different bar.warp.sync
 // instructions, as on sm_70 and later).
 void barWarpOp(Ctx& c, const Inst& in, uint32_t exec) {
@@ -285,6 +298,20 @@ bool reduxDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return in.fn != nullptr;
 }
 
+bool electDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (!st.has("sync") || st.ops.size() != 2 || st.ops[0].pair.empty()) return dc.fail("expected elect.sync d|p, membermask");
+  in.d[0] = dc.dst(st.ops[0]);
+  Operand q;
+  q.kind = Operand::Reg;
+  q.name = st.ops[0].pair;
+  in.d[1] = dc.dst(q);
+  in.s[0] = dc.src(st.ops[1], Ty::B32);
+  in.fn = &electOp;
+  in.flags |= kfControl;
+  in.cls = kOther;
+  return true;
+}
+
 bool barWarpDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (!st.has("sync") || st.ops.size() != 1) return dc.fail("expected bar.warp.sync membermask");
   in.s[0] = dc.src(st.ops[0], Ty::B32);
@@ -303,6 +330,7 @@ void registerWarpOps(DecodeTable& t) {
   addOp(t, "vote", voteDecode, "sync all any uni ballot pred b32", "per lane over its membermask");
   addOp(t, "activemask", activemaskDecode, "b32", "");
   addOp(t, "match", matchDecode, "sync any all b32 b64", "per lane over its membermask");
+  addOp(t, "elect", electDecode, "sync", "leader: the lowest lane of each membermask group (sm_90)");
   addOp(t, "redux", reduxDecode, "sync add min max and or xor u32 s32 b32", "per lane over its membermask");
 }
 

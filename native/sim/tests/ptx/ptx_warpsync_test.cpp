@@ -1,6 +1,7 @@
 // .sync warp collectives over each lane's membermask (what cooperative-groups tiles compile to),
 // not over the whole warp; bar.warp.sync as a real rendezvous (lanes meeting at different
-// bar.warp.sync instructions); parked lanes woken when the rest of their mask exits; a membermask
+// bar.warp.sync instructions); elect.sync per tile; parked lanes woken when the rest of their mask
+// exits; a membermask
 // mismatch and a collective that can never complete reported as faults.
 #include "ptx_harness.h"
 
@@ -111,6 +112,26 @@ GONE:
 }
 )";
 
+// elect.sync per 8-lane tile: out[lane*2] = leader lane, out[lane*2+1] = is leader
+static const char* kElect = R"(
+.visible .entry elect(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %laneid;
+  and.b32 %r2, %r1, 0x18;
+  shl.b32 %r3, 0xff, %r2;
+  elect.sync %r4|%p1, %r3;
+  selp.u32 %r5, 1, 0, %p1;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r4, %r5};
+  ret;
+}
+)";
+
 static const char* kMismatch = R"(
 .visible .entry mismatch()
 {
@@ -140,7 +161,7 @@ WAIT:
 )";
 
 int main() {
-  Kernel k(std::string(kHead) + kTiles + kBarWarp + kExit + kMismatch + kStuck);
+  Kernel k(std::string(kHead) + kTiles + kBarWarp + kExit + kElect + kMismatch + kStuck);
   if (!k.ok()) return finish("ptx_warpsync_test");
   Arena mem;
   uint64_t out = mem.alloc(32 * 8 * 4);
@@ -173,6 +194,12 @@ int main() {
   r = mem.get<uint32_t>(out, 32);
   bad = 0;
   for (uint32_t l = 0; l < 32; l++) bad += r[l] != (l < 16 ? 120u : 0xdeadu);
+  CHECK_EQ(bad, 0);
+
+  CHECK(k.run(mem, "elect", {out}, 1, 32).kind == tsim::Fault::None);
+  r = mem.get<uint32_t>(out, 64);
+  bad = 0;
+  for (uint32_t l = 0; l < 32; l++) bad += r[2 * l] != (l & ~7u) || r[2 * l + 1] != (l % 8 == 0 ? 1u : 0u);
   CHECK_EQ(bad, 0);
 
   tsim::Fault f = k.run(mem, "mismatch", {}, 1, 32);
