@@ -1,8 +1,7 @@
 // .sync warp collectives over each lane's membermask (what cooperative-groups tiles compile to),
 // not over the whole warp; bar.warp.sync as a real rendezvous (lanes meeting at different
 // bar.warp.sync instructions); elect.sync per tile; parked lanes woken when the rest of their mask
-// exits; a membermask
-// mismatch and a collective that can never complete reported as faults.
+// exits; a membermask mismatch and a collective that can never complete reported as faults.
 #include "ptx_harness.h"
 
 using namespace ptxtest;
