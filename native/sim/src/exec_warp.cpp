@@ -29,24 +29,26 @@ uint32_t parkedAt(Ctx& c, uint32_t pc, bool anyWarpSync) {
 uint32_t rendezvous(Ctx& c, const Inst& in, uint32_t exec, uint32_t maskSlot, uint32_t* grp, bool anyPc) {
   Warp& w = *c.w;
   const uint64_t* M = slot(c, maskSlot);
+  // Lanes of the running group that a guard switched off are at this instruction too: they count
+  // as arrived (as in a converged warp on hardware) but take no part in the computation.
   if (!w.waiting && exec) {
     // The common case: every lane names the same mask and all its live lanes are here.
     uint32_t m0 = (uint32_t)M[__builtin_ctz(exec)], diff = 0;
     FOR_LANES(exec) diff |= (uint32_t)M[l] ^ m0;
-    if (!diff && !(m0 & w.live & ~exec)) {
-      FOR_LANES(exec) grp[l] = (m0 | 1u << l) & w.live;
+    if (!diff && !(m0 & w.live & ~w.mask)) {
+      FOR_LANES(exec) grp[l] = (m0 | 1u << l) & w.live & exec;
       if (++w.pc >= w.nextPc) reschedule(w);
       return exec;
     }
   }
   uint32_t parked = w.waiting ? parkedAt(c, w.pc, anyPc) : 0;
-  uint32_t all = exec | parked, ready = 0;
+  uint32_t all = exec | parked, arrived = w.mask | parked, ready = 0;
   FOR_LANES(all) {
     uint32_t m = (uint32_t)M[l];
     uint32_t need = (m | 1u << l) & w.live;
-    if ((need & ~all) == 0) {
+    if ((need & ~arrived) == 0) {
       ready |= 1u << l;
-      grp[l] = need;
+      grp[l] = need & all;
     }
   }
   // every member of a ready lane's group must name the same membermask (otherwise undefined)

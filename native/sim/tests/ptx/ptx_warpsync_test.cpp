@@ -131,6 +131,27 @@ static const char* kElect = R"(
 }
 )";
 
+// A guard switches half the lanes off a full-mask redux: they count as arrived (the warp is
+// converged) and the others reduce over themselves; then a CTA barrier (no deadlock).
+static const char* kGuarded = R"(
+.visible .entry guarded(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %laneid;
+  mov.u32 %r2, 0;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 redux.sync.add.u32 %r2, %r1, -1;
+  bar.sync 0;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)";
+
 static const char* kMismatch = R"(
 .visible .entry mismatch()
 {
@@ -160,7 +181,7 @@ WAIT:
 )";
 
 int main() {
-  Kernel k(std::string(kHead) + kTiles + kBarWarp + kExit + kElect + kMismatch + kStuck);
+  Kernel k(std::string(kHead) + kTiles + kBarWarp + kExit + kElect + kGuarded + kMismatch + kStuck);
   if (!k.ok()) return finish("ptx_warpsync_test");
   Arena mem;
   uint64_t out = mem.alloc(32 * 8 * 4);
@@ -199,6 +220,12 @@ int main() {
   r = mem.get<uint32_t>(out, 64);
   bad = 0;
   for (uint32_t l = 0; l < 32; l++) bad += r[2 * l] != (l & ~7u) || r[2 * l + 1] != (l % 8 == 0 ? 1u : 0u);
+  CHECK_EQ(bad, 0);
+
+  CHECK(k.run(mem, "guarded", {out}, 1, 32).kind == tsim::Fault::None);
+  r = mem.get<uint32_t>(out, 32);
+  bad = 0;
+  for (uint32_t l = 0; l < 32; l++) bad += r[l] != (l < 16 ? 120u : 0u);
   CHECK_EQ(bad, 0);
 
   tsim::Fault f = k.run(mem, "mismatch", {}, 1, 32);
