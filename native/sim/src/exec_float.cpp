@@ -200,6 +200,8 @@ template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in,
       uint16_t hb;
       if constexpr (std::is_same_v<Op, FAbs> || std::is_same_v<Op, FNeg>) {
         uint16_t h = (uint16_t)(a[l] >> (16 * k));
+        if constexpr ((F & kFtz) && !BF)
+          if ((h & 0x7c00) == 0) h &= 0x8000;  // .ftz: a subnormal input is a zero of its sign
         hb = std::is_same_v<Op, FAbs> ? (uint16_t)(h & 0x7fff) : (uint16_t)(h ^ 0x8000);
       } else {
         double r = Op::f(widen(a[l], k), widen(b[l], k), widen(e[l], k));

@@ -410,7 +410,8 @@ void registerTensorOps(DecodeTable& t) {
   const std::string ldm = "sync aligned m8n8 x1 x2 x4 trans shared shared::cta b16";
   addOp(t, "ldmatrix", ldmatrixDecode, ldm, "");
   addOp(t, "stmatrix", ldmatrixDecode, ldm, "x1/x2 only");
-  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B", "`cp.async`");
+  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B",
+        "`cp.async`: copies land at the covering wait; L2 prefetch sizes have no effect");
 }
 
 }  // namespace tsim

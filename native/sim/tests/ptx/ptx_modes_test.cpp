@@ -74,6 +74,11 @@ int main() {
       {"cvt.rn.relu.f16.f32 %ho, %fa;", 'h', F(1.5f), 0, 0, 0x3E00},
       {"cvt.rn.relu.bf16.f32 %ho, %fa;", 'h', 0x7FC00000, 0, 0, 0x7FFF},
       {"cvt.rn.relu.bf16x2.f32 %ro, %fa, %fb;", 'r', F(-1.0f), F(2.0f), 0, 0x00004000},
+      // .ftz on half abs/neg: a subnormal input is a zero of its sign
+      {"neg.ftz.f16 %ho, %ha;", 'h', 0x0001, 0, 0, 0x8000},
+      {"abs.ftz.f16 %ho, %ha;", 'h', 0x8001, 0, 0, 0x0000},
+      {"neg.f16 %ho, %ha;", 'h', 0x0001, 0, 0, 0x8001},
+      {"neg.ftz.f16x2 %ro, %ra;", 'r', 0x80023C00, 0, 0, 0x0000BC00},
   };
   int n = runCases(cases, sizeof cases / sizeof cases[0]);
   // modifiers without an implementation are refused by name
