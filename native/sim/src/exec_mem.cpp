@@ -463,7 +463,23 @@ bool addrOperand(Decoder& dc, const Stmt& st, const Operand& o, Inst& in) {
   return true;
 }
 
-bool ldstDecode(Decoder& dc, const Stmt& st, Inst& in) {
+// .L2::cache_hint: the last operand is a cache-eviction policy (from createpolicy). It only steers
+// the L2 cache, so reading it (it must be a valid operand) and otherwise ignoring it is exact.
+// Returns the statement without the hint and its operand.
+Stmt withoutCacheHint(Decoder& dc, const Stmt& st) {
+  Stmt s = st;
+  if (!st.has("L2::cache_hint")) return s;
+  if (s.ops.empty()) return s;
+  dc.src(s.ops.back(), Ty::B64);
+  s.ops.pop_back();
+  s.mods.erase(std::remove(s.mods.begin(), s.mods.end(), std::string("L2::cache_hint")), s.mods.end());
+  return s;
+}
+
+bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
+bool ldstDecode(Decoder& dc, const Stmt& st, Inst& in) { return ldstDecodeStmt(dc, withoutCacheHint(dc, st), in); }
+
+bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   for (auto& m : st.mods) if (!knownMemMod(m)) return dc.fail("modifier ." + m);
   Ty t = st.type();
   if (t == Ty::None || st.ops.size() != 2) return dc.fail("bad ld/st form");
@@ -502,8 +518,11 @@ void stV4Op(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
-bool stDecode(Decoder& dc, const Stmt& st, Inst& in) {
-  if (!(st.has("v4"))) return ldstDecode(dc, st, in);
+bool stDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
+bool stDecode(Decoder& dc, const Stmt& st, Inst& in) { return stDecodeStmt(dc, withoutCacheHint(dc, st), in); }
+
+bool stDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
+  if (!(st.has("v4"))) return ldstDecodeStmt(dc, st, in);
   for (auto& m : st.mods) if (!knownMemMod(m)) return dc.fail("modifier ." + m);
   Ty t = st.type();
   if (t == Ty::None || st.ops.size() != 2 || st.ops[1].kind != Operand::Vec || st.ops[1].elems.size() != 4)
@@ -517,7 +536,10 @@ bool stDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
-bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) {
+bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
+bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) { return atomDecodeStmt(dc, withoutCacheHint(dc, st), in); }
+
+bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   static const char* ops[] = {"add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor"};
   int op = -1;
   for (int i = 0; i < 10; i++) if (st.has(ops[i])) op = i;
@@ -596,15 +618,44 @@ bool prefetchDecode(Decoder&, const Stmt&, Inst& in) {
 
 }  // namespace
 
+// createpolicy.{fractional,range,cvt}...b64 d, ...: an opaque cache policy for .L2::cache_hint
+// operands; since those hints have no effect here, any fixed value is exact.
+void createpolicyOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  FOR_LANES(exec) d[l] = (uint64_t)in.imm;
+}
+
+bool createpolicyDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.ops.empty()) return dc.fail("expected createpolicy... d, ...");
+  in.d[0] = dc.dst(st.ops[0]);
+  for (size_t i = 1; i < st.ops.size(); i++) {
+    const Operand& o = st.ops[i];
+    if (o.kind == Operand::Addr) {
+      uint32_t b;
+      int64_t off;
+      uint8_t sp;
+      if (!dc.addr(o, b, off, sp)) return false;
+    } else if (o.kind != Operand::Imm) {
+      dc.src(o, Ty::B32);
+    }
+  }
+  in.imm = 0x7ea5e0000000000ll | (st.has("L2::evict_first") ? 1 : st.has("L2::evict_last") ? 2 : st.has("L2::evict_unchanged") ? 3 : 0);
+  in.fn = &createpolicyOp;
+  return true;
+}
+
 void registerMemOps(DecodeTable& t) {
-  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B mmio", types = "b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
-  addOp(t, "ld", ldstDecode, mem + " " + types, "cache operators and eviction hints have no effect");
+  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+  addOp(t, "ld", ldstDecode, mem + " " + types, "cache operators, eviction hints and `.L2::cache_hint` policies have no effect");
   addOp(t, "ldu", ldstDecode, mem + " " + types, "");
   addOp(t, "st", stDecode, mem + " " + types, "");
-  const std::string atomic = "global shared shared::cta relaxed acquire release acq_rel sys gpu cta noftz "
+  const std::string atomic = "global shared shared::cta relaxed acquire release acq_rel sys gpu cta noftz L2::cache_hint "
                              "add min max inc dec cas exch and or xor b16 b32 b64 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "atom", atomDecode, atomic, "a CAS loop on the host bytes");
   addOp(t, "red", atomDecode, atomic, "");
+  addOp(t, "createpolicy", createpolicyDecode,
+        "fractional range cvt global L2 L2::evict_last L2::evict_normal L2::evict_first L2::evict_unchanged b64",
+        "an opaque policy for `.L2::cache_hint` operands (hints have no effect)");
   addOp(t, "cvta", cvtaDecode, "to global shared shared::cta local const param u32 u64", "");
   addOp(t, "isspacep", isspacepDecode, "global shared shared::cta local", "");
   addOp(t, "fence", fenceDecode, "sc acq_rel cta gpu sys proxy alias async async::generic async::global async::shared::cta", "a host fence");

@@ -355,7 +355,14 @@ void cpWaitOp(Ctx& c, const Inst& in, uint32_t exec) {
   w.copies.resize(keep);
 }
 
-bool cpAsyncDecode(Decoder& dc, const Stmt& st, Inst& in) {
+bool cpAsyncDecode(Decoder& dc, const Stmt& stIn, Inst& in) {
+  // .L2::cache_hint: a trailing cache-policy operand, read and otherwise without effect
+  Stmt st = stIn;
+  if (st.has("L2::cache_hint")) {
+    if (st.ops.size() < 4) return dc.fail(".L2::cache_hint needs a cache-policy operand");
+    dc.src(st.ops.back(), Ty::B64);
+    st.ops.pop_back();
+  }
   in.cls = kMemGlobal;
   if (!st.has("async")) return dc.fail("only cp.async is supported");
   if (st.has("commit_group") || st.has("wait_group") || st.has("wait_all")) {
@@ -410,7 +417,7 @@ void registerTensorOps(DecodeTable& t) {
   const std::string ldm = "sync aligned m8n8 x1 x2 x4 trans shared shared::cta b16";
   addOp(t, "ldmatrix", ldmatrixDecode, ldm, "");
   addOp(t, "stmatrix", ldmatrixDecode, ldm, "x1/x2 only");
-  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B",
+  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B L2::cache_hint",
         "`cp.async`: copies land at the covering wait; L2 prefetch sizes have no effect");
 }
 

@@ -74,6 +74,11 @@ int main() {
       {"cvt.rn.relu.f16.f32 %ho, %fa;", 'h', F(1.5f), 0, 0, 0x3E00},
       {"cvt.rn.relu.bf16.f32 %ho, %fa;", 'h', 0x7FC00000, 0, 0, 0x7FFF},
       {"cvt.rn.relu.bf16x2.f32 %ro, %fa, %fb;", 'r', F(-1.0f), F(2.0f), 0, 0x00004000},
+      // .L2::cache_hint policies (createpolicy) steer only the cache: loads and stores are unchanged
+      {"createpolicy.fractional.L2::evict_first.b64 %lb, 1.0; ld.global.L1::evict_first.L2::cache_hint.b32 %ro, [%x1], %lb;",
+       'r', 0x1234, 0, 0, 0x1234},
+      {"createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %lc, 0.5; st.global.L2::cache_hint.b32 [%x1+16], %rb, %lc; "
+       "ld.global.b32 %ro, [%x1+16];", 'r', 0, 0x77, 0, 0x77},
       // .ftz on half abs/neg: a subnormal input is a zero of its sign
       {"neg.ftz.f16 %ho, %ha;", 'h', 0x0001, 0, 0, 0x8000},
       {"abs.ftz.f16 %ho, %ha;", 'h', 0x8001, 0, 0, 0x0000},
@@ -88,7 +93,7 @@ int main() {
   expectRefused("min.relu.u32 %ro, %ra, %rb;", ".relu exists only on min/max.s32");
   expectRefused("mad.hi.sat.s32 %ro, %ra, %rb, %rc;", ".sat exists only on add/sub.s32");
   expectRefused("red.global.add.v2.f32 [%x2], {%fa, %fb};", "modifier .v2 is not implemented for red");
-  expectRefused("ld.global.L2::cache_hint.b32 %ro, [%x1], %la;", "modifier .L2::cache_hint is not implemented for ld");
+  expectRefused("ld.global.L2::evict_first.L2::cache_hint.v8.b32 %ro, [%x1], %la;", "modifier .v8");
   expectRefused("min.xorsign.abs.f16 %ho, %ha, %hb;", "modifier .xorsign");
   expectRefused("add.cc.f32 %fo, %fa, %fb;", ".cc on a float type");
   expectRefused("mul.wide.f32 %fo, %fa, %fb;", ".wide on a float type");
