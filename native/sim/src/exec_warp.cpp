@@ -34,9 +34,10 @@ uint32_t rendezvous(Ctx& c, const Inst& in, uint32_t exec, uint32_t maskSlot, ui
   if (!w.waiting && exec) {
     // The common case: every lane names the same mask and all its live lanes are here.
     uint32_t m0 = (uint32_t)M[__builtin_ctz(exec)], diff = 0;
-    FOR_LANES(exec) diff |= (uint32_t)M[l] ^ m0;
+    LANE_LOOP(exec, diff |= (uint32_t)M[l] ^ m0);
     if (!diff && !(m0 & w.live & ~w.mask)) {
-      FOR_LANES(exec) grp[l] = (m0 | 1u << l) & w.live & exec;
+      uint32_t g = m0 & w.live & exec;
+      LANE_LOOP(exec, grp[l] = g | 1u << l);
       if (++w.pc >= w.nextPc) reschedule(w);
       return exec;
     }
