@@ -274,6 +274,9 @@ bool ldmatrixDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
+// Bounds the memory a kernel that never waits can pin (hardware bounds it far lower).
+constexpr size_t kMaxCopiesInFlight = 1u << 20;
+
 // cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | , ignore-src}: s[0]+imm = dst,
 // s[1]+target = src, s[2] = src-size slot (0: none), s[3] = ignore-src predicate slot (0: none;
 // flags 0x100: negated). The source is read now (only its first src-size bytes, so a masked copy
@@ -313,6 +316,11 @@ void cpAsyncOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     src[l] = p;
+  }
+  if (w.copies.size() > kMaxCopiesInFlight) {
+    raise(c, Fault::IllegalInstruction, __builtin_ctz(exec), 0, 0, false,
+          "more than " + std::to_string(kMaxCopiesInFlight) + " cp.async copies in flight in one warp (a missing cp.async.wait_group?)");
+    return;
   }
   FOR_LANES(exec) {
     AsyncCopy cp;
