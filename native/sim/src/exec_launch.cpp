@@ -49,7 +49,9 @@ std::string instructionTableMarkdown() {
   for (const auto& [op, e] : decodeTable()) {
     std::string mods;
     for (const std::string& m : e.mods) mods += (mods.empty() ? "`." : " `.") + m + "`";
-    out += "| `" + op + "` | " + (mods.empty() ? "(none)" : mods) + " | " + e.note + " |\n";
+    std::string note;
+    for (char ch : e.note) note += ch == '|' ? std::string("\\|") : std::string(1, ch);  // a table cell
+    out += "| `" + op + "` | " + (mods.empty() ? "(none)" : mods) + " | " + note + " |\n";
   }
   return out;
 }
