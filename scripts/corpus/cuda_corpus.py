@@ -327,3 +327,89 @@ for i in range(n):
     hv[i] = int(s / 7) if abs(s) < 2**52 else (abs(s) // 7) * (1 if s >= 0 else -1)
     hv[i] += i % 13
 case('grid_stride', [4], [128], [Buf('f64', xv), Buf('f64', yv, expect=1.5 * xv + yv), Buf('i64', count=n, expect=hv), Scalar(1.5), Scalar(n)])
+
+# --- batch 2: block sync collectives, cp.async pipelines, more tensor-core types, 64-bit shuffles,
+# f64 directed rounding ----------------------------------------------------------------------------
+B, G = 128, 2
+v = rng.integers(-1000, 1000, B * G).astype(np.int32)
+v[5], v[B + 7] = 995, -950
+out = np.zeros((G * B, 7), np.int64)
+for g in range(G):
+    blk = v[g * B:(g + 1) * B]
+    orr = 0
+    for e in blk:
+        orr |= 1 << (int(e) & 31)
+    for t in range(B):
+        out[g * B + t] = [int((blk > 0).sum()), int(all(blk > -900)), int(any(blk > 990)), int(blk.sum()), int(blk.min()), orr,
+                          int(blk[t]) if t % 32 < 8 else 0]
+case('sync_count', [G], [B], [Buf('i32', v), Buf('i32', count=G * B * 7, expect=out.astype(np.uint32).view(np.int32).ravel())])
+
+tiles = 3
+i16 = rng.integers(-8, 8, tiles * 64 * 4).astype(np.float32)
+i8 = rng.integers(-8, 8, tiles * 64 * 2).astype(np.float32)
+i4 = rng.integers(-8, 8, tiles * 64).astype(np.float32)
+ref = np.zeros(64, np.float32)
+for t in range(64):
+    for k in range(tiles):
+        a4 = i16.reshape(-1, 4)[k * 64 + 63 - t]
+        b2 = i8.reshape(-1, 2)[k * 64 + ((t + 1) & 63)]
+        ref[t] += a4[0] + 2 * a4[1] + 3 * a4[2] + 4 * a4[3] + 5 * b2[0] + 6 * b2[1] + 7 * i4[k * 64 + (t ^ 5)]
+case('pipeline_async', [1], [64], [Buf('f32', i16), Buf('f32', i8), Buf('f32', i4), Buf('f32', count=64, expect=ref), Scalar(tiles)])
+
+Kd = 48
+A = rng.integers(-128, 128, (16, Kd)).astype(np.int8)
+Bt = rng.integers(-128, 128, (16, Kd)).astype(np.int8)
+case('wmma_i8', [1], [32], [Buf('i8', A), Buf('i8', Bt), Buf('i32', count=256, expect=(A.astype(np.int64) @ Bt.astype(np.int64).T).astype(np.int32).ravel()), Scalar(Kd)])
+Kd = 32
+A = bf16_bits(rng.uniform(-1, 1, (16, Kd)).astype(np.float32))
+Bt = bf16_bits(rng.uniform(-1, 1, (16, Kd)).astype(np.float32))
+Af = (A.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+Bf = (Bt.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+ref = (1.0 + Af @ Bf.T).astype(np.float32).T  # stored column-major
+case('wmma_bf16', [1], [32], [Buf('bf16', A), Buf('bf16', Bt), Buf('f32', count=256, expect=ref.ravel(), tol=close(1e-5, 1e-5)), Scalar(Kd)])
+
+T = 64
+dv = rng.uniform(-100, 100, T)
+lv = rng.integers(-2**62, 2**62, T, dtype=np.int64)
+od = np.zeros((T, 2))
+ol = np.zeros((T, 2), np.int64)
+for w in range(0, T, 32):
+    s = list(dv[w:w + 32])
+    for o in (16, 8, 4, 2, 1):
+        s = [s[lane] + s[lane ^ o] for lane in range(32)]
+    for lane in range(32):
+        t = w + lane
+        od[t] = [s[lane], dv[w + 31 - lane]]
+        ol[t] = [lv[t] if lane == 31 else lv[t + 1], lv[t] if lane % 4 < 2 else lv[t - 2]]
+case('shfl64', [2], [32], [Buf('f64', dv), Buf('i64', lv), Buf('f64', count=T * 2, expect=od.ravel()), Buf('i64', count=T * 2, expect=ol.ravel())])
+
+
+def round_f64(fr, mode):
+    """A rational rounded to f64 ('rn', 'rd', 'ru', 'rz')."""
+    r = float(fr)  # Fraction -> float is correctly rounded to nearest
+    if mode == 'rn' or Fraction(r) == fr:
+        return r
+    lo = r if Fraction(r) < fr else math.nextafter(r, -math.inf)
+    hi = math.nextafter(lo, math.inf)
+    return {'rd': lo, 'ru': hi, 'rz': lo if fr > 0 else hi}[mode]
+
+
+n = 128
+av = rng.uniform(-10, 10, n)
+bv = rng.uniform(-10, 10, n)
+od = np.zeros((n, 6))
+ol = np.zeros((n, 2), np.int64)
+of = np.zeros((n, 2), np.float32)
+for i in range(n):
+    x, y = Fraction(av[i]), Fraction(bv[i])
+    sq = math.sqrt(abs(av[i]))
+    while Fraction(sq) ** 2 < abs(x):
+        sq = math.nextafter(sq, math.inf)
+    while Fraction(math.nextafter(sq, 0)) ** 2 >= abs(x):
+        sq = math.nextafter(sq, 0)
+    od[i] = [round_f64(x + y, 'rd'), round_f64(x * y, 'ru'), round_f64(x * y + 1, 'rz'), round_f64(x / y, 'rz'), sq, round_f64(1 / y, 'rn')]
+    p, q = av[i] * 1e6, bv[i] * 1e6
+    ol[i] = [round(p), math.ceil(q)]  # Python's round() is half-to-even
+    of[i] = [round_f32(Fraction(int(av[i] * 1e12)), 'rd'), round_f32(Fraction(int(abs(bv[i]) * 1e15)), 'ru')]
+case('dround', [1], [128], [Buf('f64', av), Buf('f64', bv), Buf('f64', count=n * 6, expect=od.ravel()), Buf('i64', count=n * 2, expect=ol.ravel()),
+                            Buf('f32', count=n * 2, expect=of.ravel()), Scalar(n)])

@@ -23,6 +23,9 @@ const ROOT = join(import.meta.dirname, 'kernels');
 const names = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'case.json'))).sort();
 const known = knownFailures(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'testing.md'), 'utf8'));
 const drv = openSimDriver();
+// A hang guard: every corpus kernel needs far fewer thread instructions than this; a kernel that
+// spins forever on the sim (a lock it never gets) fails at launch in seconds, not at vitest's timeout.
+drv.simSetInstructionBudget(2 ** 28);
 // TESSERA_CORPUS_REPORT=file.json writes every kernel's outcome (to redo the docs table).
 const report: Record<string, Outcome> = {};
 afterAll(() => {
