@@ -413,3 +413,41 @@ for i in range(n):
     of[i] = [round_f32(Fraction(int(av[i] * 1e12)), 'rd'), round_f32(Fraction(int(abs(bv[i]) * 1e15)), 'ru')]
 case('dround', [1], [128], [Buf('f64', av), Buf('f64', bv), Buf('f64', count=n * 6, expect=od.ravel()), Buf('i64', count=n * 2, expect=ol.ravel()),
                             Buf('f32', count=n * 2, expect=of.ravel()), Scalar(n)])
+
+# --- batch 3: printf, cache hints and 64-bit/bf16 atomics, half math ------------------------------
+v = rng.integers(-1000, 1000, 64).astype(np.int32)
+case('printf_kernel', [1], [64], [Buf('i32', v), Buf('i32', count=64, expect=v * 2 + 1)])
+
+n = 256
+xv = rng.uniform(-10, 10, n).astype(np.float32)
+yref = np.concatenate([xv + xv[::-1], xv[(np.arange(n) * 7) % n] * np.float32(2)]).astype(np.float32)
+acc = sum((i + 1) << 20 for i in range(n)) & 0xFFFFFFFFFFFFFFFF
+mx = max(int(np.trunc(a)) * -1000000000 for a in xv)
+bacc = bf16_bits(np.array([256.0, 2.0 * (xv > 0).sum()], np.float32))
+case('mem_hints', [2], [128], [Buf('f32', xv), Buf('f32', count=2 * n, expect=yref), Buf('u64', np.zeros(1, np.uint64), expect=np.array([acc], np.uint64)),
+                               Buf('i64', np.array([-2**63], np.int64), expect=np.array([mx], np.int64)), Buf('bf16', np.zeros(2, np.uint16), expect=bacc), Scalar(n)])
+
+
+def round_to(fr, mode, ty):
+    """A rational rounded to the float type `ty` ('rn' nearest even, 'rd', 'ru', 'rz')."""
+    r = ty(float(fr))
+    lo = r if Fraction(float(r)) <= fr else np.nextafter(r, ty(-np.inf))
+    hi = lo if Fraction(float(lo)) == fr else np.nextafter(lo, ty(np.inf))
+    if mode == 'rd':
+        return lo
+    if mode == 'ru':
+        return hi
+    if mode == 'rz':
+        return lo if fr >= 0 else hi
+    dl, dh = fr - Fraction(float(lo)), Fraction(float(hi)) - fr
+    if dl != dh:
+        return lo if dl < dh else hi
+    return lo if (int(np.array(lo).view(np.uint16 if ty == np.float16 else np.uint32)) & 1) == 0 else hi
+
+
+n = 128
+xv = (rng.uniform(0.1, 4, n) * rng.choice([-1, 1], n)).astype(np.float32)
+hv = xv.astype(np.float16).astype(np.float64)
+approx = np.stack([np.exp(hv), np.sin(hv), np.sqrt(np.abs(hv)), 1 / hv, hv / 3.0], 1).astype(np.float16)
+cvt = np.array([[round_to(Fraction(float(v)), m, np.float16) for m in ('rz', 'rd', 'ru')] for v in xv], np.float16)
+case('half_approx', [1], [128], [Buf('f32', xv), Buf('f16', count=n * 5, expect=approx.ravel(), tol=('ulp', 1)), Buf('f16', count=n * 3, expect=cvt.ravel()), Scalar(n)])

@@ -371,5 +371,45 @@ n = 3000
 x = rng.integers(-2**40, 2**40, n).astype(np.int64)
 case('tt_int64_index', K.int64_index, [Buf('i64', x), Buf('i64', count=n, expect=x * 3 - (x >> 7) + np.arange(n)), Scalar(n)], ['*i64', '*i64', 'i64'], [3], {'BLOCK': 1024}, num_warps=8)
 
+
+# --- batch 2: block pointers, custom combine functions, gather, inline asm, pipelined loops -----
+M, N, Kd = 40, 24, 48
+A = f32(M * Kd).reshape(M, Kd).astype(np.float16)
+Bm = f32(Kd * N).reshape(Kd, N).astype(np.float16)
+case('tt_block_ptr_matmul', K.block_ptr_matmul, [Buf('f16', A), Buf('f16', Bm), Buf('f32', count=M * N, expect=(A.astype(np.float64) @ Bm.astype(np.float64)).astype(np.float32), tol=close(1e-5, 1e-5)),
+                                                 Scalar(M), Scalar(N), Scalar(Kd)], ['*f16', '*f16', '*f32', 'i32', 'i32', 'i32'], [3, 2], {'BM': 16, 'BN': 16, 'BK': 16})
+R, C = 4, 64
+x = rng.integers(-50, 50, R * C).astype(np.float32)
+yv = rng.integers(-1, 2, R * C).astype(np.float32)  # the scan's multipliers: |result| stays small and exact
+xr, yr = x.reshape(R, C), yv.reshape(R, C)
+amax = np.abs(xr).argmax(1)  # first index of the largest |x|
+scan = np.zeros((R, C), np.float32)
+for r in range(R):
+    b_ = xr[r, 0]
+    scan[r, 0] = b_
+    for k in range(1, C):  # scan of (a, b) pairs with (a1,b1) o (a2,b2) = (a1*a2, b1*a2 + b2), a = y, b = x
+        b_ = b_ * yr[r, k] + xr[r, k]
+        scan[r, k] = b_
+case('tt_custom_reduce_scan', K.custom_reduce_scan, [Buf('f32', x), Buf('f32', yv), Buf('f32', count=R, expect=xr[np.arange(R), amax]),
+                                                     Buf('i32', count=R, expect=amax.astype(np.int32)), Buf('f32', count=R * C, expect=scan.ravel())],
+     ['*f32', '*f32', '*f32', '*i32', '*f32'], [R], {'C': C})
+C = 128
+x = f32(C)
+j = rng.integers(0, C, C).astype(np.int32)
+case('tt_gather', K.gather_rows, [Buf('f32', x), Buf('i32', j), Buf('f32', count=C, expect=x[j])], ['*f32', '*i32', '*f32'], [1], {'C': C})
+n = 256
+ua = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+ub = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+# prmt 0x3210 passes the first operand's bytes through; shf.l.wrap with lo = hi = x rotates x left by 7
+want = np.array([((int(p) << 7) | (int(p) >> 25)) & 0xFFFFFFFF for p in ua], np.uint32)
+case('tt_inline_asm_prmt_shf', K.inline_asm_prmt, [Buf('u32', ua), Buf('u32', ub), Buf('u32', count=n, expect=want), Scalar(n)], ['*u32', '*u32', '*u32', 'i32'], [1], {'BLOCK': 256})
+R, C = 8, 128
+x = rng.permutation(R * C).astype(np.float32)
+case('tt_max_return_indices', K.max_with_indices, [Buf('f32', x), Buf('f32', count=R, expect=x.reshape(R, C).max(1)), Buf('i32', count=R, expect=x.reshape(R, C).argmax(1).astype(np.int32))],
+     ['*f32', '*f32', '*i32'], [R], {'C': C}, num_warps=2)
+R, C = 6, 512
+x = rng.integers(-64, 64, R * C).astype(np.float32)
+case('tt_pipelined_rowsum', K.pipelined_rowsum, [Buf('f32', x), Buf('f32', count=R, expect=x.reshape(R, C).sum(1)), Scalar(R)], ['*f32', '*f32', 'i32'], [R], {'C': C, 'BC': 64}, num_stages=3)
+
 for f in failures:
     print('NOT IN CORPUS:', f)

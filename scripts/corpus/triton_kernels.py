@@ -377,3 +377,80 @@ def int64_index(x, o, n, BLOCK: tl.constexpr):
     m = off < n
     v = tl.load(x + off, mask=m, other=0)
     tl.store(o + off, v * 3 - (v >> 7) + off, mask=m)
+
+
+@triton.jit
+def block_ptr_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    ap = tl.make_block_ptr(a, (M, K), (K, 1), (pm * BM, 0), (BM, BK), (1, 0))
+    bp = tl.make_block_ptr(b, (K, N), (N, 1), (0, pn * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc += tl.dot(tl.load(ap, boundary_check=(0, 1), padding_option='zero'),
+                      tl.load(bp, boundary_check=(0, 1), padding_option='zero'))
+        ap = tl.advance(ap, (0, BK))
+        bp = tl.advance(bp, (BK, 0))
+    cp = tl.make_block_ptr(c, (M, N), (N, 1), (pm * BM, pn * BN), (BM, BN), (1, 0))
+    tl.store(cp, acc, boundary_check=(0, 1))
+
+
+@triton.jit
+def _max_abs_combine(a, ia, b, ib):
+    take = (tl.abs(a) > tl.abs(b)) | ((tl.abs(a) == tl.abs(b)) & (ia < ib))
+    return tl.where(take, a, b), tl.where(take, ia, ib)
+
+
+@triton.jit
+def _affine_combine(a1, b1, a2, b2):
+    return a1 * a2, b1 * a2 + b2
+
+
+@triton.jit
+def custom_reduce_scan(x, y, omax, oidx, oscan, C: tl.constexpr):
+    r = tl.program_id(0)
+    i = tl.arange(0, C)
+    v = tl.load(x + r * C + i)
+    m, mi = tl.reduce((v, i), 0, _max_abs_combine)
+    tl.store(omax + r, m)
+    tl.store(oidx + r, mi)
+    w = tl.load(y + r * C + i)
+    _, s = tl.associative_scan((w, v), 0, _affine_combine)
+    tl.store(oscan + r * C + i, s)
+
+
+@triton.jit
+def gather_rows(x, idx, o, C: tl.constexpr):
+    i = tl.arange(0, C)
+    v = tl.load(x + i)
+    j = tl.load(idx + i)
+    tl.store(o + i, tl.gather(v, j, 0))
+
+
+@triton.jit
+def inline_asm_prmt(x, y, o, n, BLOCK: tl.constexpr):
+    off = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = off < n
+    a = tl.load(x + off, mask=m)
+    b = tl.load(y + off, mask=m)
+    r = tl.inline_asm_elementwise("prmt.b32 $0, $1, $2, 0x3210;\n\tshf.l.wrap.b32 $0, $0, $1, 7;", "=r,r,r", [a, b],
+                                  dtype=tl.uint32, is_pure=True, pack=1)
+    tl.store(o + off, r, mask=m)
+
+
+@triton.jit
+def max_with_indices(x, omax, oidx, C: tl.constexpr):
+    r = tl.program_id(0)
+    v = tl.load(x + r * C + tl.arange(0, C))
+    m, i = tl.max(v, 0, return_indices=True)
+    tl.store(omax + r, m)
+    tl.store(oidx + r, i)
+
+
+@triton.jit
+def pipelined_rowsum(x, o, R, C: tl.constexpr, BC: tl.constexpr):
+    r = tl.program_id(0)
+    acc = tl.zeros([BC], dtype=tl.float32)
+    for k in tl.range(0, C, BC, num_stages=3):
+        acc += tl.load(x + r * C + k + tl.arange(0, BC))
+    tl.store(o + r, tl.sum(acc, 0))
