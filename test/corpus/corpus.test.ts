@@ -3,7 +3,8 @@
 // compared with the numpy/CPU reference stored beside it. A kernel the sim cannot run yet must be
 // listed in docs/testing.md's corpus table and fail exactly as stated there; every other must pass.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DevicePtrHandle } from '../../src/runtime/native/addon.js';
 import { openSimDriver } from '../native/sim-helpers.js';
@@ -19,9 +20,10 @@ interface Case {
   args: (BufferArg | ScratchArg | ScalarArg)[];
 }
 
-const ROOT = join(import.meta.dirname, 'kernels');
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, 'kernels');
 const names = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'case.json'))).sort();
-const known = knownFailures(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'testing.md'), 'utf8'));
+const known = knownFailures(readFileSync(join(HERE, '..', '..', 'docs', 'testing.md'), 'utf8'));
 const drv = openSimDriver();
 // A hang guard: every corpus kernel needs far fewer thread instructions than this; a kernel that
 // spins forever on the sim (a lock it never gets) fails at launch in seconds, not at vitest's timeout.
