@@ -9,6 +9,8 @@
         "src/addon.cc",
         "src/args.cc",
         "src/async.cc",
+        "src/copies.cc",
+        "src/launch_plan.cc",
         "src/driver.cc",
         "src/handles.cc",
         "src/js_error.cc",

@@ -46,6 +46,11 @@ struct Api {
   PFN_cuEventSynchronize cuEventSynchronize = nullptr;
   PFN_cuEventElapsedTime cuEventElapsedTime = nullptr;
   PFN_cuEventDestroy cuEventDestroy = nullptr;
+  PFN_cuEventQuery cuEventQuery = nullptr;
+  PFN_cuStreamWaitEvent cuStreamWaitEvent = nullptr;
+  PFN_cuMemcpyDtoD cuMemcpyDtoD = nullptr;
+  PFN_cuMemcpyDtoDAsync cuMemcpyDtoDAsync = nullptr;
+  PFN_cuMemsetD8Async cuMemsetD8Async = nullptr;
   PFN_tesseraSimGetLastFault tesseraSimGetLastFault = nullptr;
   PFN_tesseraSimGetLaunchCounters tesseraSimGetLaunchCounters = nullptr;
   PFN_tesseraSimSetInstructionBudget tesseraSimSetInstructionBudget = nullptr;

@@ -51,6 +51,7 @@ struct EventState {
   DriverRef drv;
   CUevent event = nullptr;
   bool destroyed = false;
+  int busy = 0;  // eventSynchronizeAsync waits in flight (main-thread counter)
   ~EventState();
 };
 

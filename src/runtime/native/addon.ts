@@ -52,6 +52,20 @@ export interface SimCounters {
   readonly barriers: number;
 }
 
+/**
+ * A per-kernel launch plan (driver.createLaunchPlan). `params` is a persistent buffer of
+ * `paramBytes` bytes: write the arguments into it at the offsets given to createLaunchPlan, then
+ * call launch(); the plan holds the void*[] of pointers into it, so a launch does no allocation,
+ * no hashing and no per-argument work. The buffer is read when launch() is called (the driver
+ * copies the arguments), so it may be rewritten right after.
+ */
+export interface LaunchPlan {
+  readonly params: Uint8Array;
+  readonly paramCount: number;
+  launch(gx: number, gy: number, gz: number, bx: number, by: number, bz: number, sharedBytes: number,
+    stream: StreamHandle | null): void;
+}
+
 export type Bytes = ArrayBufferView | ArrayBuffer;
 export type Dim3 = readonly number[];
 
@@ -91,6 +105,28 @@ export interface Driver {
   /** The sim's per-launch budget of thread instructions (0 = unlimited); E_NO_SYMBOL on cuda. */
   simSetInstructionBudget(threadInstructions: number | bigint): void;
   close(): void;
+
+  // --- launch path and stream-ordered work (issue 10) ---
+  /** A launch plan for `fn` whose parameter i lies at paramOffsets[i] in a paramBytes-byte buffer. */
+  createLaunchPlan(fn: FunctionHandle, paramOffsets: readonly number[], paramBytes: number): LaunchPlan;
+  /** Synchronous device-to-device copy of `bytes` bytes. */
+  memcpyDtoD(dst: DevicePtrHandle, src: DevicePtrHandle, bytes: number, dstOffset?: number, srcOffset?: number): void;
+  /** Device-to-device copy ordered on `stream` (null: the default stream). */
+  memcpyDtoDAsync(dst: DevicePtrHandle, src: DevicePtrHandle, bytes: number, stream: StreamHandle | null,
+    dstOffset?: number, srcOffset?: number): void;
+  /** Sets `count` bytes at `offset` to `value`, ordered on `stream`. */
+  memsetD8Async(ptr: DevicePtrHandle, value: number, count: number, offset: number, stream: StreamHandle | null): void;
+  /** Work enqueued on `stream` after this call waits for the event's recorded work. */
+  streamWaitEvent(stream: StreamHandle | null, event: EventHandle): void;
+  /** True when the event's recorded work completed (or nothing was recorded), false while pending. */
+  eventQuery(event: EventHandle): boolean;
+  /** Resolves when the event's recorded work completed; never blocks the event loop. */
+  eventSynchronizeAsync(event: EventHandle): Promise<void>;
+  /**
+   * Resolves when all work enqueued on `stream` so far has completed (work enqueued later does not
+   * delay it); rejects with the driver's error (code = its name) when the context faulted.
+   */
+  streamDone(stream: StreamHandle | null): Promise<void>;
 }
 
 export interface NativeAddon {
