@@ -151,3 +151,18 @@ describe('device copies and stream-ordered work', () => {
     await expect(drv.streamDone(null)).resolves.toBeUndefined();
   });
 });
+
+describe('low-level module API', () => {
+  it('the sim refuses a cubin (ptxas output) with CUDA_ERROR_NO_BINARY_FOR_GPU', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-cubin-'));
+    writeFileSync(join(dir, 'vadd.ptx'), VADD_PTX);
+    execFileSync('/usr/local/cuda/bin/ptxas', ['-arch=sm_80', '-o', join(dir, 'vadd.cubin'), join(dir, 'vadd.ptx')]);
+    const cubin = new Uint8Array(readFileSync(join(dir, 'vadd.cubin')));
+    expect(cubin[0]).toBe(0x7f); // an ELF image
+    expect(codeOf(() => drv.moduleLoadData(cubin))).toBe('CUDA_ERROR_NO_BINARY_FOR_GPU');
+  });
+});
