@@ -147,6 +147,19 @@ describe('device copies and stream-ordered work', () => {
     for (const p of [a, b, c]) drv.memFree(p);
   });
 
+  it('memcpyHtoDAsync keeps its source until the copy completed (caller may reuse it at once)', async () => {
+    const s = drv.streamCreate();
+    const p = drv.memAlloc(N * 4);
+    const src = randomFloats(N, 9);
+    const want = Float32Array.from(src);
+    for (let r = 0; r < 3; r++) drv.memcpyHtoDAsync(p, src, s);
+    src.fill(0);
+    await drv.streamDone(s);
+    expect(Array.from(download(p))).toEqual(Array.from(want));
+    drv.streamDestroy(s);
+    drv.memFree(p);
+  });
+
   it('streamDone on the default stream resolves', async () => {
     await expect(drv.streamDone(null)).resolves.toBeUndefined();
   });

@@ -123,7 +123,7 @@ napi_value Driver_streamSynchronizeAsync(napi_env env, napi_callback_info info) 
     op->run = [d, sync, raw] { d->check(sync(raw), "cuStreamSynchronize"); };
     StreamState* sp = s.get();
     op->finish = [sp](napi_env e) {
-      if (sp->busy == 0) sp->staging.clear();
+      if (sp->busy == 0) sp->dropStaging();
       return jsUndefined(e);
     };
     return start(env, std::move(op), "tessera.streamSynchronizeAsync");
@@ -227,7 +227,13 @@ napi_value Driver_streamDone(napi_env env, napi_callback_info info) {
     op->event = ev;
     CUevent raw = ev->event;
     op->run = [d, sync, raw] { d->check(sync(raw), "cuEventSynchronize"); };
-    op->finish = [](napi_env en) { return jsUndefined(en); };
+    // Host sources of memcpyHtoDAsync enqueued before now are no longer read.
+    StreamState* sp = s.get();
+    uint64_t staged = s ? s->stagedPushed : 0;
+    op->finish = [sp, staged](napi_env en) {
+      if (sp) sp->dropStaging(staged);
+      return jsUndefined(en);
+    };
     return start(env, std::move(op), "tessera.streamDone");
   });
 }

@@ -27,7 +27,7 @@ napi_value Driver_streamSynchronize(napi_env env, napi_callback_info info) {
     d->bind();
     d->check(d->need(d->api().cuStreamSynchronize, "cuStreamSynchronize")(s->stream),
              "cuStreamSynchronize");
-    if (s->busy == 0) s->staging.clear();
+    if (s->busy == 0) s->dropStaging();
     return jsUndefined(env);
   });
 }
@@ -45,7 +45,7 @@ napi_value Driver_streamDestroy(napi_env env, napi_callback_info info) {
     d->check(d->need(d->api().cuStreamDestroy, "cuStreamDestroy_v2")(s->stream),
              "cuStreamDestroy_v2");
     s->destroyed = true;
-    s->staging.clear();
+    s->dropStaging();
     return jsUndefined(env);
   });
 }
