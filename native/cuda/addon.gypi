@@ -10,6 +10,7 @@
         "src/args.cc",
         "src/async.cc",
         "src/copies.cc",
+        "src/custom_call.cc",
         "src/launch_plan.cc",
         "src/driver.cc",
         "src/handles.cc",

@@ -127,6 +127,16 @@ export interface Driver {
    * delay it); rejects with the driver's error (code = its name) when the context faulted.
    */
   streamDone(stream: StreamHandle | null): Promise<void>;
+  /**
+   * Calls `symbol` of the shared library at `libraryPath` (dlopen'ed once per driver) through the
+   * XLA legacy GPU custom-call ABI: `void f(CUstream, void** buffers, const char* opaque,
+   * size_t opaque_len, XlaCustomCallStatus* status)`, on the calling thread with this driver's
+   * context current. If the library exports `const char* tessera_xla_last_error(void)` and it
+   * returns non-null afterwards, throws an Error with code 'E_CUSTOM_CALL' and that message.
+   * E_NO_LIBRARY / E_NO_SYMBOL when the library or symbol cannot be found.
+   */
+  callCustomCall(libraryPath: string, symbol: string, stream: StreamHandle | null, buffers: readonly bigint[],
+    opaque: Uint8Array): void;
 }
 
 export interface NativeAddon {
@@ -155,6 +165,8 @@ export function packageRoot(): string {
 export const addonPath = (): string => join(packageRoot(), 'build', 'Release', 'tessera_cuda.node');
 /** The sim driver library built by CMakeLists.txt (native/sim). */
 export const simLibraryPath = (): string => join(packageRoot(), 'build', 'lib', 'libtessera_sim.so');
+/** The addon tests' custom-call library (native/cuda/tests). */
+export const customCallProbePath = (): string => join(packageRoot(), 'build', 'lib', 'libtessera_custom_call_probe.so');
 
 let cached: NativeAddon | undefined;
 
