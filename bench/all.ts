@@ -2,6 +2,7 @@
 // figures and says when no GPU was used.
 import { fileURLToPath } from 'node:url';
 import { benchCompile } from './compile.js';
+import { benchLaunch } from './launch.js';
 import { benchSim } from './sim.js';
 
 export interface Benchmark {
@@ -12,6 +13,7 @@ export interface Benchmark {
 
 export const BENCHMARKS: readonly Benchmark[] = [
   { name: 'compile', description: 'trace / passes / PTX / ptxas times per kernel, warm and cold, vs Triton', run: (out) => benchCompile(out) },
+  { name: 'launch', description: 'host overhead per launch on the sim: C loop vs the addon\'s launch plan', run: (out) => benchLaunch(out) },
   { name: 'sim', description: 'simulated thread-instructions per second of the sim device (reduction, matmul)', run: (out) => benchSim(out) },
 ];
 

@@ -20,6 +20,7 @@ struct AsyncOp {
   // Kept alive (and marked busy) until completion.
   std::shared_ptr<StreamState> stream;
   std::shared_ptr<DevicePtrState> ptr;
+  std::shared_ptr<EventState> event;
   napi_ref keep = nullptr;
 };
 
@@ -42,6 +43,7 @@ void complete(napi_env env, napi_status status, void* data) {
   op->drv->pendingAsync--;
   if (op->stream) op->stream->busy--;
   if (op->ptr) op->ptr->busy--;
+  if (op->event) op->event->busy--;
   napi_value outcome = nullptr;
   bool ok = false;
   if (status == napi_cancelled) {
@@ -86,6 +88,7 @@ napi_value start(napi_env env, std::unique_ptr<AsyncOp> op, const char* name) {
   op->drv->pendingAsync++;
   if (op->stream) op->stream->busy++;
   if (op->ptr) op->ptr->busy++;
+  if (op->event) op->event->busy++;
   op.release();  // owned by the queued work until complete()
   return promise;
 }
@@ -120,7 +123,7 @@ napi_value Driver_streamSynchronizeAsync(napi_env env, napi_callback_info info) 
     op->run = [d, sync, raw] { d->check(sync(raw), "cuStreamSynchronize"); };
     StreamState* sp = s.get();
     op->finish = [sp](napi_env e) {
-      if (sp->busy == 0) sp->staging.clear();
+      if (sp->busy == 0) sp->dropStaging();
       return jsUndefined(e);
     };
     return start(env, std::move(op), "tessera.streamSynchronizeAsync");
@@ -177,6 +180,61 @@ napi_value Driver_memcpyDtoHAsync(napi_env env, napi_callback_info info) {
       return target;
     };
     return start(env, std::move(op), "tessera.memcpyDtoHAsync");
+  });
+}
+
+// eventSynchronizeAsync(event) -> Promise<void>: settles when the recorded work completed.
+napi_value Driver_eventSynchronizeAsync(napi_env env, napi_callback_info info) {
+  return guard(env, [&] {
+    Args a(env, info, "eventSynchronizeAsync", 1);
+    DriverRef d = driverOf(env, a);
+    auto e = liveEvent(env, a[0], d, a.where("event"));
+    if (d->closed()) fail("E_CLOSED", "driver '" + d->path() + "' was closed");
+    auto sync = d->need(d->api().cuEventSynchronize, "cuEventSynchronize");
+    auto op = std::make_unique<AsyncOp>();
+    op->drv = d;
+    op->event = e;
+    CUevent raw = e->event;
+    op->run = [d, sync, raw] { d->check(sync(raw), "cuEventSynchronize"); };
+    op->finish = [](napi_env en) { return jsUndefined(en); };
+    return start(env, std::move(op), "tessera.eventSynchronizeAsync");
+  });
+}
+
+// streamDone(stream | null) -> Promise<void>: settles when the work enqueued on the stream so far
+// completed (a private event recorded now, waited on a worker thread), so work enqueued later does
+// not delay it. Rejects with the driver's error (e.g. after a sticky fault).
+napi_value Driver_streamDone(napi_env env, napi_callback_info info) {
+  return guard(env, [&] {
+    Args a(env, info, "streamDone", 1);
+    DriverRef d = driverOf(env, a);
+    auto s = optStream(env, a[0], d, a.where("stream"));
+    if (d->closed()) fail("E_CLOSED", "driver '" + d->path() + "' was closed");
+    auto create = d->need(d->api().cuEventCreate, "cuEventCreate");
+    auto record = d->need(d->api().cuEventRecord, "cuEventRecord");
+    auto sync = d->need(d->api().cuEventSynchronize, "cuEventSynchronize");
+    d->bind();
+    auto ev = std::make_shared<EventState>();
+    ev->drv = d;
+    ev->destroyed = true;
+    d->check(create(&ev->event, 2 /* CU_EVENT_DISABLE_TIMING */), "cuEventCreate");
+    ev->destroyed = false;  // from here ~EventState destroys it
+    CUresult r = record(ev->event, s ? s->stream : nullptr);
+    d->check(r, "cuEventRecord");
+    auto op = std::make_unique<AsyncOp>();
+    op->drv = d;
+    op->stream = s;
+    op->event = ev;
+    CUevent raw = ev->event;
+    op->run = [d, sync, raw] { d->check(sync(raw), "cuEventSynchronize"); };
+    // Host sources of memcpyHtoDAsync enqueued before now are no longer read.
+    StreamState* sp = s.get();
+    uint64_t staged = s ? s->stagedPushed : 0;
+    op->finish = [sp, staged](napi_env en) {
+      if (sp) sp->dropStaging(staged);
+      return jsUndefined(en);
+    };
+    return start(env, std::move(op), "tessera.streamDone");
   });
 }
 

@@ -91,6 +91,11 @@ using PFN_cuEventRecord = CUresult (*)(CUevent, CUstream);
 using PFN_cuEventSynchronize = CUresult (*)(CUevent);
 using PFN_cuEventElapsedTime = CUresult (*)(float*, CUevent, CUevent);
 using PFN_cuEventDestroy = CUresult (*)(CUevent);
+using PFN_cuEventQuery = CUresult (*)(CUevent);
+using PFN_cuStreamWaitEvent = CUresult (*)(CUstream, CUevent, unsigned);
+using PFN_cuMemcpyDtoD = CUresult (*)(CUdeviceptr, CUdeviceptr, size_t);
+using PFN_cuMemcpyDtoDAsync = CUresult (*)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+using PFN_cuMemsetD8Async = CUresult (*)(CUdeviceptr, unsigned char, size_t, CUstream);
 // Extensions exported only by the sim library (native/sim): the last launch fault report, the
 // last launch's counters (a tsim::Counters, native/sim/src/sim.h), the per-launch budget.
 using PFN_tesseraSimGetLastFault = int (*)(char*, size_t);

@@ -56,6 +56,11 @@ void resolveAll(void* lib, Api& a) {
   resolve(lib, a.cuEventSynchronize, {"cuEventSynchronize"});
   resolve(lib, a.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   resolve(lib, a.cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"});
+  resolve(lib, a.cuEventQuery, {"cuEventQuery"});
+  resolve(lib, a.cuStreamWaitEvent, {"cuStreamWaitEvent"});
+  resolve(lib, a.cuMemcpyDtoD, {"cuMemcpyDtoD_v2", "cuMemcpyDtoD"});
+  resolve(lib, a.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync"});
+  resolve(lib, a.cuMemsetD8Async, {"cuMemsetD8Async"});
   resolve(lib, a.tesseraSimGetLastFault, {"tesseraSimGetLastFault"});
   resolve(lib, a.tesseraSimGetLaunchCounters, {"tesseraSimGetLaunchCounters"});
   resolve(lib, a.tesseraSimSetInstructionBudget, {"tesseraSimSetInstructionBudget"});

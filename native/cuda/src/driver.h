@@ -3,6 +3,7 @@
 // created through it, so a resource can always free itself, whatever order the GC picks.
 #pragma once
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,11 @@ struct Api {
   PFN_cuEventSynchronize cuEventSynchronize = nullptr;
   PFN_cuEventElapsedTime cuEventElapsedTime = nullptr;
   PFN_cuEventDestroy cuEventDestroy = nullptr;
+  PFN_cuEventQuery cuEventQuery = nullptr;
+  PFN_cuStreamWaitEvent cuStreamWaitEvent = nullptr;
+  PFN_cuMemcpyDtoD cuMemcpyDtoD = nullptr;
+  PFN_cuMemcpyDtoDAsync cuMemcpyDtoDAsync = nullptr;
+  PFN_cuMemsetD8Async cuMemsetD8Async = nullptr;
   PFN_tesseraSimGetLastFault tesseraSimGetLastFault = nullptr;
   PFN_tesseraSimGetLaunchCounters tesseraSimGetLaunchCounters = nullptr;
   PFN_tesseraSimSetInstructionBudget tesseraSimSetInstructionBudget = nullptr;
@@ -83,6 +89,15 @@ class DriverState {
   // Releases the primary context. Resources still alive become inert (their memory went with
   // the context). Throws E_BUSY while async work is in flight.
   void close();
+
+  // Custom-call libraries opened by callCustomCall, by path (main thread only; never dlclose'd:
+  // a library may have registered state with the driver or the C++ runtime).
+  struct CustomCallLib {
+    void* handle = nullptr;
+    const char* (*lastError)() = nullptr;
+    std::map<std::string, void*> symbols;
+  };
+  std::map<std::string, CustomCallLib> customCallLibs;
 
   // Async work in flight (worker threads use the context; close() must wait for them).
   std::atomic<int> pendingAsync{0};

@@ -21,6 +21,7 @@ struct DevicePtrState {
   size_t bytes = 0;
   bool freed = false;
   int busy = 0;  // async copies in flight (main-thread counter)
+  int64_t reported = 0;  // bytes reported to V8 as external memory (memAlloc), 0 once given back
   ~DevicePtrState();
 };
 
@@ -44,6 +45,15 @@ struct StreamState {
   int busy = 0;
   // Host copies of data given to memcpyHtoDAsync: alive until the stream is synchronized.
   std::vector<std::vector<uint8_t>> staging;
+  // Counts of staging buffers ever pushed / dropped, so streamDone drops only the ones enqueued
+  // before it (see dropStaging).
+  uint64_t stagedPushed = 0, stagedDropped = 0;
+  // Drops staging buffers up to the `upTo`-th pushed (all of them by default).
+  void dropStaging(uint64_t upTo = UINT64_MAX) {
+    size_t n = 0;
+    while (n < staging.size() && stagedDropped < upTo) ++n, ++stagedDropped;
+    staging.erase(staging.begin(), staging.begin() + static_cast<std::ptrdiff_t>(n));
+  }
   ~StreamState();
 };
 
@@ -51,6 +61,7 @@ struct EventState {
   DriverRef drv;
   CUevent event = nullptr;
   bool destroyed = false;
+  int busy = 0;  // eventSynchronizeAsync waits in flight (main-thread counter)
   ~EventState();
 };
 

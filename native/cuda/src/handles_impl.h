@@ -3,13 +3,22 @@
 #include "args.h"
 #include "js_error.h"
 
+#include <type_traits>
+
 namespace tcu {
 
 const napi_type_tag& tagOf(Kind k);
 
 template <class T>
-void finalizeHolder(napi_env, void* data, void*) {
-  delete static_cast<std::shared_ptr<T>*>(data);
+void finalizeHolder(napi_env env, void* data, void*) {
+  auto* holder = static_cast<std::shared_ptr<T>*>(data);
+  if constexpr (std::is_same_v<T, DevicePtrState>) {
+    // Dropped without memFree: the memory goes when the state does; V8 hears of it now.
+    int64_t unused = 0;
+    if ((*holder)->reported) napi_adjust_external_memory(env, -(*holder)->reported, &unused);
+    (*holder)->reported = 0;
+  }
+  delete holder;
 }
 
 template <class T>

@@ -89,6 +89,11 @@ napi_value Driver_memAlloc(napi_env env, napi_callback_info info) {
     p->freed = false;
     p->bytes = bytes;
     napi_value obj = wrapNew(env, p, Kind::DevicePtr);
+    // Device memory counts as external memory, so GC pressure is real for dropped handles.
+    int64_t total = 0;
+    if (napi_adjust_external_memory(env, static_cast<int64_t>(bytes), &total) == napi_ok) {
+      p->reported = static_cast<int64_t>(bytes);
+    }
     setConst(env, obj, "address", jsBigU64(env, p->addr));
     setConst(env, obj, "bytes", jsNumber(env, static_cast<double>(bytes)));
     return obj;
@@ -104,6 +109,9 @@ napi_value Driver_memFree(napi_env env, napi_callback_info info) {
     d->bind();
     d->check(d->need(d->api().cuMemFree, "cuMemFree_v2")(p->addr), "cuMemFree_v2");
     p->freed = true;
+    int64_t total = 0;
+    if (p->reported) napi_adjust_external_memory(env, -p->reported, &total);
+    p->reported = 0;
     return jsUndefined(env);
   });
 }
@@ -160,7 +168,8 @@ napi_value Driver_memcpyHtoDAsync(napi_env env, napi_callback_info info) {
     auto fn = d->need(d->api().cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
     std::vector<uint8_t> copy(src.data, src.data + src.length);
     d->check(fn(p->addr + offset, copy.data(), copy.size(), s->stream), "cuMemcpyHtoDAsync_v2");
-    s->staging.push_back(std::move(copy));  // moving a vector keeps its heap buffer in place
+    s->staging.push_back(std::move(copy));
+    s->stagedPushed++;  // moving a vector keeps its heap buffer in place
     return jsUndefined(env);
   });
 }

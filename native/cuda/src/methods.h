@@ -17,7 +17,9 @@ DriverRef driverOf(napi_env env, const Args& a);
   X(setMaxDynamicShared) X(launch) X(streamCreate) X(streamSynchronize) X(streamDestroy) \
   X(eventCreate) X(eventRecord) X(eventSynchronize) X(eventElapsed) X(eventDestroy)      \
   X(synchronize) X(lastFault) X(close) X(synchronizeAsync) X(streamSynchronizeAsync)     \
-  X(memcpyDtoHAsync) X(simCounters) X(simSetInstructionBudget)
+  X(memcpyDtoHAsync) X(simCounters) X(simSetInstructionBudget) X(memcpyDtoD)               \
+  X(memcpyDtoDAsync) X(memsetD8Async) X(streamWaitEvent) X(eventQuery)                   \
+  X(eventSynchronizeAsync) X(streamDone) X(createLaunchPlan) X(callCustomCall)
 
 #define TCU_DECLARE(name) napi_value Driver_##name(napi_env env, napi_callback_info info);
 TCU_METHODS(TCU_DECLARE)

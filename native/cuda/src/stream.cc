@@ -27,7 +27,7 @@ napi_value Driver_streamSynchronize(napi_env env, napi_callback_info info) {
     d->bind();
     d->check(d->need(d->api().cuStreamSynchronize, "cuStreamSynchronize")(s->stream),
              "cuStreamSynchronize");
-    if (s->busy == 0) s->staging.clear();
+    if (s->busy == 0) s->dropStaging();
     return jsUndefined(env);
   });
 }
@@ -45,7 +45,7 @@ napi_value Driver_streamDestroy(napi_env env, napi_callback_info info) {
     d->check(d->need(d->api().cuStreamDestroy, "cuStreamDestroy_v2")(s->stream),
              "cuStreamDestroy_v2");
     s->destroyed = true;
-    s->staging.clear();
+    s->dropStaging();
     return jsUndefined(env);
   });
 }
@@ -112,6 +112,7 @@ napi_value Driver_eventDestroy(napi_env env, napi_callback_info info) {
     Args a(env, info, "eventDestroy", 1);
     DriverRef d = driverOf(env, a);
     auto e = liveEvent(env, a[0], d, a.where("event"));
+    if (e->busy > 0) fail("E_BUSY", a.where("event") + ": an eventSynchronizeAsync still waits on it");
     d->bind();
     d->check(d->need(d->api().cuEventDestroy, "cuEventDestroy_v2")(e->event), "cuEventDestroy_v2");
     e->destroyed = true;

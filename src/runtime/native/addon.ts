@@ -52,6 +52,20 @@ export interface SimCounters {
   readonly barriers: number;
 }
 
+/**
+ * A per-kernel launch plan (driver.createLaunchPlan). `params` is a persistent buffer of
+ * `paramBytes` bytes: write the arguments into it at the offsets given to createLaunchPlan, then
+ * call launch(); the plan holds the void*[] of pointers into it, so a launch does no allocation,
+ * no hashing and no per-argument work. The buffer is read when launch() is called (the driver
+ * copies the arguments), so it may be rewritten right after.
+ */
+export interface LaunchPlan {
+  readonly params: Uint8Array;
+  readonly paramCount: number;
+  launch(gx: number, gy: number, gz: number, bx: number, by: number, bz: number, sharedBytes: number,
+    stream: StreamHandle | null): void;
+}
+
 export type Bytes = ArrayBufferView | ArrayBuffer;
 export type Dim3 = readonly number[];
 
@@ -91,6 +105,38 @@ export interface Driver {
   /** The sim's per-launch budget of thread instructions (0 = unlimited); E_NO_SYMBOL on cuda. */
   simSetInstructionBudget(threadInstructions: number | bigint): void;
   close(): void;
+
+  // --- launch path and stream-ordered work (issue 10) ---
+  /** A launch plan for `fn` whose parameter i lies at paramOffsets[i] in a paramBytes-byte buffer. */
+  createLaunchPlan(fn: FunctionHandle, paramOffsets: readonly number[], paramBytes: number): LaunchPlan;
+  /** Synchronous device-to-device copy of `bytes` bytes. */
+  memcpyDtoD(dst: DevicePtrHandle, src: DevicePtrHandle, bytes: number, dstOffset?: number, srcOffset?: number): void;
+  /** Device-to-device copy ordered on `stream` (null: the default stream). */
+  memcpyDtoDAsync(dst: DevicePtrHandle, src: DevicePtrHandle, bytes: number, stream: StreamHandle | null,
+    dstOffset?: number, srcOffset?: number): void;
+  /** Sets `count` bytes at `offset` to `value`, ordered on `stream`. */
+  memsetD8Async(ptr: DevicePtrHandle, value: number, count: number, offset: number, stream: StreamHandle | null): void;
+  /** Work enqueued on `stream` after this call waits for the event's recorded work. */
+  streamWaitEvent(stream: StreamHandle | null, event: EventHandle): void;
+  /** True when the event's recorded work completed (or nothing was recorded), false while pending. */
+  eventQuery(event: EventHandle): boolean;
+  /** Resolves when the event's recorded work completed; never blocks the event loop. */
+  eventSynchronizeAsync(event: EventHandle): Promise<void>;
+  /**
+   * Resolves when all work enqueued on `stream` so far has completed (work enqueued later does not
+   * delay it); rejects with the driver's error (code = its name) when the context faulted.
+   */
+  streamDone(stream: StreamHandle | null): Promise<void>;
+  /**
+   * Calls `symbol` of the shared library at `libraryPath` (dlopen'ed once per driver) through the
+   * XLA legacy GPU custom-call ABI: `void f(CUstream, void** buffers, const char* opaque,
+   * size_t opaque_len, XlaCustomCallStatus* status)`, on the calling thread with this driver's
+   * context current. If the library exports `const char* tessera_xla_last_error(void)` and it
+   * returns non-null afterwards, throws an Error with code 'E_CUSTOM_CALL' and that message.
+   * E_NO_LIBRARY / E_NO_SYMBOL when the library or symbol cannot be found.
+   */
+  callCustomCall(libraryPath: string, symbol: string, stream: StreamHandle | null, buffers: readonly bigint[],
+    opaque: Uint8Array): void;
 }
 
 export interface NativeAddon {
@@ -119,6 +165,8 @@ export function packageRoot(): string {
 export const addonPath = (): string => join(packageRoot(), 'build', 'Release', 'tessera_cuda.node');
 /** The sim driver library built by CMakeLists.txt (native/sim). */
 export const simLibraryPath = (): string => join(packageRoot(), 'build', 'lib', 'libtessera_sim.so');
+/** The addon tests' custom-call library (native/cuda/tests). */
+export const customCallProbePath = (): string => join(packageRoot(), 'build', 'lib', 'libtessera_custom_call_probe.so');
 
 let cached: NativeAddon | undefined;
 

@@ -1,0 +1,59 @@
+// Host overhead per launch of an empty kernel with 8 parameters on the sim: a C loop calling
+// cuLaunchKernel on the sim library (build/bin/launch_overhead_bench) and the addon's low-level
+// path (driver.createLaunchPlan + plan.launch), in one run. No GPU: these are host costs on the
+// sim, which also runs each (empty) block on the CPU, so the C loop is the floor, not zero.
+// Hook: benchLaunch(out, extraRows) — other paths (kernel.run with device arrays) pass rows that
+// are timed in the same run and printed against the same C baseline.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadAddon, packageRoot, simLibraryPath, type Driver } from '../src/runtime/native/addon.js';
+import { EMPTY8_PTX } from './launch_overhead_ptx.js';
+
+/** One timed path: `setup` gets the open sim driver and returns a function doing `n` launches + one wait. */
+export interface LaunchRow {
+  readonly name: string;
+  setup(driver: Driver, ptx: string, kernelName: string): Promise<(n: number) => Promise<void>>;
+}
+
+const LAUNCHES = 20_000;
+
+const lowLevel: LaunchRow = {
+  name: 'low-level: plan.launch',
+  async setup(drv, ptx, name) {
+    const fn = drv.getFunction(drv.moduleLoadData(ptx), name);
+    const plan = drv.createLaunchPlan(fn, [0, 8, 16, 24, 32, 40, 48, 56], 64);
+    const stream = drv.streamCreate();
+    return async (n) => {
+      for (let i = 0; i < n; i++) plan.launch(1, 1, 1, 32, 1, 1, 0, stream);
+      await drv.streamDone(stream);
+    };
+  },
+};
+
+function cLoop(lib: string, n: number): number {
+  const exe = join(packageRoot(), 'build', 'bin', 'launch_overhead_bench');
+  if (!existsSync(exe)) throw new Error(`launch benchmark not built (${exe}); run npm install`);
+  return (JSON.parse(execFileSync(exe, [lib, String(n)], { encoding: 'utf8' })) as { usPerLaunch: number }).usPerLaunch;
+}
+
+export async function benchLaunch(out: (s: string) => void, extraRows: readonly LaunchRow[] = []): Promise<void> {
+  const lib = simLibraryPath();
+  out(`sim device (no GPU): host overhead per launch, empty kernel with 8 parameters, ${LAUNCHES} launches + one wait\n`);
+  const base = cLoop(lib, LAUNCHES);
+  out(`${'C loop: cuLaunchKernel'.padEnd(36)} ${base.toFixed(2).padStart(8)} µs/launch\n`);
+  const drv = loadAddon().open(lib);
+  try {
+    for (const row of [lowLevel, ...extraRows]) {
+      const run = await row.setup(drv, EMPTY8_PTX, 'empty8');
+      await run(200); // warm-up
+      const t0 = process.hrtime.bigint();
+      await run(LAUNCHES);
+      const us = Number(process.hrtime.bigint() - t0) / 1e3 / LAUNCHES;
+      const diff = us - base;
+      out(`${row.name.padEnd(36)} ${us.toFixed(2).padStart(8)} µs/launch  (${diff >= 0 ? '+' : ''}${diff.toFixed(2)} µs vs the C loop)\n`);
+    }
+  } finally {
+    drv.close();
+  }
+}
