@@ -8,7 +8,7 @@ import { Deferred } from './future.js';
 export type Task = () => Iterator<void, void, void> | void;
 
 /** How long one slice may run before the event loop gets a turn. */
-const SLICE_MS = 8;
+const SLICE_MS = 4;
 
 interface Queued {
   readonly start: Task;

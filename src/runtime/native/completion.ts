@@ -11,8 +11,11 @@ export class StreamCompletion {
   #inWait: Deferred[] = [];
   #waiting = false;
 
-  /** `onError` hears every failed wait (the device decides whether it was a sticky fault). */
-  constructor(readonly device: NativeDevice, readonly stream: NativeStream, readonly onError: (e: unknown) => void) {}
+  /**
+   * `onError` hears every failed wait (the device decides whether it was a sticky fault); the
+   * batch is rejected when the promise it returns settles (after the device's recovery).
+   */
+  constructor(readonly device: NativeDevice, readonly stream: NativeStream, readonly onError: (e: unknown) => Promise<void>) {}
 
   /** Settles when all work queued on the stream so far is done. */
   after(): Promise<void> {
@@ -36,10 +39,9 @@ export class StreamCompletion {
       () => {
         for (const d of batch) d.resolve();
       },
-      (e: unknown) => {
+      (e: unknown) => this.onError(e).finally(() => {
         for (const d of batch) d.reject(e);
-        this.onError(e);
-      },
+      }),
     ).finally(() => {
       this.#inWait = [];
       this.#waiting = false;

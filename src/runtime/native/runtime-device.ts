@@ -55,14 +55,16 @@ class NativeContext {
   readonly defaultStream: NativeStream;
   readonly completions = new Map<NativeStream, StreamCompletion>();
   readonly plans = new WeakMap<CompileResult, Plan>();
+  /** Set when a sticky fault ended this context: settles once a fresh one is open. */
+  recovery: Promise<void> | undefined;
 
-  constructor(readonly native: NativeDevice, generation: number, onError: (ctx: NativeContext, e: unknown) => void) {
+  constructor(readonly native: NativeDevice, generation: number, onError: (ctx: NativeContext, e: unknown) => Promise<void>) {
     this.token = new DeviceContext(native.kind, generation);
     this.defaultStream = native.createStream();
     this.#onError = (e) => onError(this, e);
   }
 
-  readonly #onError: (e: unknown) => void;
+  readonly #onError: (e: unknown) => Promise<void>;
 
   completion(s: NativeStream): StreamCompletion {
     let c = this.completions.get(s);
@@ -135,7 +137,6 @@ export class NativeRuntimeDevice implements Device {
   readonly #compiled = new WeakMap<Func, Map<string, CompileResult>>();
   #ctx: NativeContext;
   #generation = 0;
-  #recovering: Promise<void> | undefined;
   readonly defaultStream: NativeRuntimeStream;
   readonly memory: DeviceMemory;
 
@@ -164,13 +165,13 @@ export class NativeRuntimeDevice implements Device {
 
   /** @internal The current context; throws if it is lost or closed. */
   context(): NativeContext {
-    this.#ctx.token.check(`the ${this.kind} device`);
+    const t = this.#ctx.token;
+    if (t.lostTo) {
+      const code = (t.lostTo as { code?: string }).code ?? 'a fault';
+      throw new DeviceError('E_CONTEXT_LOST', `the ${this.kind} device is opening a fresh context after ${code}; await the failed work's future, then retry`, { cause: t.lostTo });
+    }
+    t.check(`the ${this.kind} device`);
     return this.#ctx;
-  }
-
-  /** Resolves once a fault's recovery (if one is under way) has opened the fresh context. */
-  recovered(): Promise<void> {
-    return this.#recovering ?? Promise.resolve();
   }
 
   /** @internal The runtime stream to use: `s` (checked) or the default. */
@@ -272,8 +273,9 @@ export class NativeRuntimeDevice implements Device {
       if (storages) holdUntil(storages, done);
       return this.#located(done, plan);
     } catch (e) {
-      if (isSticky(e)) this.#onError(this.#ctx, e);
-      return rejected(plan ? locate(e, plan) : e);
+      const err = plan ? locate(e, plan) : e;
+      if (isSticky(e)) return future(this.#onError(this.#ctx, e).then(() => Promise.reject(err)));
+      return rejected(err);
     }
   }
 
@@ -351,15 +353,20 @@ export class NativeRuntimeDevice implements Device {
     }));
   }
 
-  /** A failed wait on a context: a sticky fault ends it (see the file comment). */
-  #onError(ctx: NativeContext, e: unknown): void {
-    if (!isSticky(e) || !ctx.token.usable) return;
-    ctx.token.lose(e instanceof Error ? e : new Error(String(e)));
-    for (const c of ctx.completions.values()) c.failAll(e);
-    if (ctx !== this.#ctx) return;
-    this.#recovering = this.#recover(ctx).finally(() => {
-      this.#recovering = undefined;
-    });
+  /**
+   * A failed call on a context: a sticky fault ends it. The context is marked lost at once (its
+   * arrays say so from now on); its pending futures are rejected once the fresh context is open,
+   * so that whoever sees the failure can start new work at once. Resolves then.
+   */
+  #onError(ctx: NativeContext, e: unknown): Promise<void> {
+    if (!isSticky(e)) return Promise.resolve();
+    if (ctx.token.usable) {
+      ctx.token.lose(e instanceof Error ? e : new Error(String(e)));
+      ctx.recovery = this.#recover(ctx).finally(() => {
+        for (const c of ctx.completions.values()) c.failAll(e);
+      });
+    }
+    return ctx.recovery ?? Promise.resolve();
   }
 
   /** Releases the dead context once no driver call is in flight on it, then opens a fresh one. */
@@ -388,7 +395,7 @@ export class NativeRuntimeDevice implements Device {
       try {
         return future(fn());
       } catch (e) {
-        if (isSticky(e)) this.#onError(this.#ctx, e);
+        if (isSticky(e)) return future(this.#onError(this.#ctx, e).then(() => Promise.reject(e)));
         return rejected(e);
       }
     };
@@ -411,10 +418,10 @@ export class NativeRuntimeDevice implements Device {
       }),
       read: (b, offset, dst, s) => guard('read', () => {
         const st = streamOn(b, s);
-        return nativeAsync(() => raw(b).ctx.native.downloadAsync(raw(b).buf, dst, offset, st)).then(() => undefined, (e: unknown) => {
-          this.#onError(raw(b).ctx, e);
-          throw e;
-        });
+        return nativeAsync(() => raw(b).ctx.native.downloadAsync(raw(b).buf, dst, offset, st)).then(
+          () => undefined,
+          (e: unknown) => this.#onError(raw(b).ctx, e).then(() => Promise.reject(e)),
+        );
       }),
       readSync: (b, offset, dst) => {
         raw(b).ctx.native.download(raw(b).buf, dst, offset);
