@@ -4,6 +4,7 @@
 import type { Func } from '../ir/ops.js';
 import { TesseraError } from '../lang/errors.js';
 import type { DeviceArray } from './device_array.js';
+import type { Future } from './future.js';
 import { InterpretDevice } from './interpret_device.js';
 
 export type DeviceKind = 'cuda' | 'sim' | 'interpret';
@@ -62,7 +63,7 @@ export interface RawBuffer {
 export interface Stream {
   readonly device: Device;
   /** Resolves when everything queued so far is done (never blocks the event loop). */
-  synchronize(): Promise<void>;
+  synchronize(): Future<void>;
   destroy(): void;
 }
 
@@ -72,7 +73,7 @@ export interface DeviceEvent {
   /** Marks the current end of `stream` (default stream when omitted). */
   record(stream?: Stream): void;
   /** Resolves when the recorded point is reached. */
-  synchronize(): Promise<void>;
+  synchronize(): PromiseLike<void>;
   /** Milliseconds between `start` and this event (both recorded and reached). */
   elapsedSince(start: DeviceEvent): number;
   destroy(): void;
@@ -89,12 +90,12 @@ export interface DeviceMemory {
   /** Releases now (the caller knows no work uses it); quiet on a lost or closed context. */
   free(buf: RawBuffer): void;
   /** Copies `src` at call time (the caller may reuse it at once), then writes it in stream order. */
-  write(buf: RawBuffer, offset: number, src: ArrayBufferView, stream?: Stream): Promise<void>;
-  read(buf: RawBuffer, offset: number, dst: Uint8Array, stream?: Stream): Promise<void>;
+  write(buf: RawBuffer, offset: number, src: ArrayBufferView, stream?: Stream): Future<void>;
+  read(buf: RawBuffer, offset: number, dst: Uint8Array, stream?: Stream): Future<void>;
   /** Waits for the device's queued work (blocking) and reads. */
   readSync(buf: RawBuffer, offset: number, dst: Uint8Array): void;
-  copy(dst: RawBuffer, dstOffset: number, src: RawBuffer, srcOffset: number, bytes: number, stream?: Stream): Promise<void>;
-  fill(buf: RawBuffer, offset: number, bytes: number, byte: number, stream?: Stream): Promise<void>;
+  copy(dst: RawBuffer, dstOffset: number, src: RawBuffer, srcOffset: number, bytes: number, stream?: Stream): Future<void>;
+  fill(buf: RawBuffer, offset: number, bytes: number, byte: number, stream?: Stream): Future<void>;
 }
 
 export interface Device {
@@ -106,14 +107,14 @@ export interface Device {
    * passed as they are (kept alive until then); host arrays are copied in and, only if the whole
    * launch succeeded, back out (a failing launch leaves every caller array untouched).
    */
-  launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Promise<void>;
+  launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): PromiseLike<void>;
   /** Device-resident memory (DeviceArray); the built-in devices all have it. */
   readonly memory?: DeviceMemory;
   readonly defaultStream?: Stream;
   createStream?(): Stream;
   createEvent?(): DeviceEvent;
   /** Resolves when all queued work of every stream is done. */
-  synchronize?(): Promise<void>;
+  synchronize?(): PromiseLike<void>;
   /** Releases what the device holds (a native device's context); optional. */
   close?(): void;
 }
@@ -179,6 +180,11 @@ function checkKind(kind: unknown, where: string): DeviceKind {
  */
 export function getDevice(requested?: DeviceKind | Device): Device {
   if (requested !== undefined && typeof requested === 'object') return requested;
+  if (requested !== undefined) {
+    // The launch path: a device named by the caller, already opened.
+    const hit = cache.get(requested);
+    if (hit && !('unavailable' in hit)) return hit;
+  }
   const env = process.env['TESSERA_DEVICE'];
   const kind = requested !== undefined ? checkKind(requested, 'device option') : env ? checkKind(env, 'TESSERA_DEVICE') : undefined;
   if (kind) {

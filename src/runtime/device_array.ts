@@ -11,7 +11,7 @@ import { numel, isDType, DTYPES, type DType } from '../ir/types.js';
 import { BYTES, arrayCtorFor } from '../interpret/memory.js';
 import { ARRAY_FOR_DTYPE, HostArray, array as hostArray, holdsDType, type ArrayTypes, type TypedArray } from './array.js';
 import { DeviceError, getDevice, type Device, type DeviceKind, type RawBuffer, type Stream } from './device.js';
-import { future, type Future } from './future.js';
+import { Future } from './future.js';
 
 export interface DeviceArrayOptions {
   /** The device (default: the runtime's default device). */
@@ -72,7 +72,7 @@ export class Storage {
 }
 
 /** Holds every storage in `storages` until `done` settles (deferred frees happen then). */
-export function holdUntil(storages: readonly Storage[], done: Promise<unknown>): void {
+export function holdUntil(storages: readonly Storage[], done: PromiseLike<unknown>): void {
   if (storages.length === 0) return;
   for (const s of storages) s.retain();
   const release = () => {
@@ -247,7 +247,7 @@ export class DeviceArray<D extends DType = DType> {
         if (!src.contiguous) throw new DeviceError('E_ARG', 'copyFrom: the source must be contiguous (toArray it, or copy a contiguous view)');
         const done = mem.copy(this.storage.raw, this.offset, src.storage.raw, src.offset, this.size * this.itemBytes, opts.stream);
         holdUntil([this.storage, src.storage], done);
-        return future(done);
+        return done;
       }
       const data = src instanceof HostArray ? src.data : src;
       if (!holdsDType(data, this.dtype)) {
@@ -256,7 +256,7 @@ export class DeviceArray<D extends DType = DType> {
       if (data.length !== this.size) throw new DeviceError('E_ARG', `copyFrom: ${data.length} elements for ${this.size}`);
       return this.#track(mem.write(this.storage.raw, this.offset, data, opts.stream));
     } catch (e) {
-      return future(Promise.reject(e));
+      return Future.rejected(e);
     }
   }
 
@@ -337,9 +337,9 @@ export class DeviceArray<D extends DType = DType> {
   }
 
   /** Keeps this storage alive for `done`, and returns it as a future. */
-  #track(done: Promise<void>): Future<void> {
+  #track(done: Future<void>): Future<void> {
     holdUntil([this.storage], done);
-    return future(done);
+    return done;
   }
 
   /** Byte range [lo, hi) relative to `offset` that the view touches. */

@@ -9,7 +9,7 @@ import {
   type RawBuffer, type Stream,
 } from './device.js';
 import { DeviceArray, holdUntil, type Storage } from './device_array.js';
-import { future, rejected } from './future.js';
+import { Future, future, rejected } from './future.js';
 import { InterpretQueue, type Task } from './interpret_queue.js';
 
 interface HostRaw extends RawBuffer {
@@ -22,12 +22,12 @@ class InterpretStream implements Stream {
   constructor(readonly device: InterpretDevice) {}
 
   /** @internal Queues `task` (E_FREED once destroyed). */
-  run(task: Task): Promise<void> {
+  run(task: Task): Future<void> {
     if (this.#destroyed) return rejected(new DeviceError('E_FREED', 'the stream was destroyed'));
-    return future(this.queue.enqueue(task));
+    return this.queue.enqueue(task);
   }
 
-  synchronize(): Promise<void> {
+  synchronize(): Future<void> {
     return this.run(() => undefined);
   }
 
@@ -37,7 +37,7 @@ class InterpretStream implements Stream {
 }
 
 class InterpretEvent implements DeviceEvent {
-  #reached: Promise<void> | undefined;
+  #reached: Future<void> | undefined;
   #time: number | undefined;
   constructor(readonly device: InterpretDevice) {}
 
@@ -48,8 +48,8 @@ class InterpretEvent implements DeviceEvent {
     });
   }
 
-  synchronize(): Promise<void> {
-    return this.#reached ?? Promise.resolve();
+  synchronize(): Future<void> {
+    return this.#reached ?? Future.resolved();
   }
 
   elapsedSince(start: DeviceEvent): number {
@@ -87,7 +87,7 @@ export class InterpretDevice implements Device {
     return new InterpretEvent(this);
   }
 
-  synchronize(): Promise<void> {
+  synchronize(): Future<void> {
     return future(Promise.all([...this.#streams].map((s) => s.synchronize())).then(() => undefined));
   }
 
@@ -102,7 +102,7 @@ export class InterpretDevice implements Device {
     return s;
   }
 
-  launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Promise<void> {
+  launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Future<void> {
     try {
       this.#context.check(`kernel '${func.name}'`);
       if (args.length !== func.params.length) {

@@ -2,7 +2,7 @@
 // kernel is one step per program). Tasks run in slices of a few milliseconds between which the
 // event loop runs, so a long kernel never blocks it; `drain()` runs everything now, for the
 // explicitly blocking reads.
-import { Deferred } from './future.js';
+import { Future } from './future.js';
 
 /** A task: called once when it starts; returns the steps still to run (or nothing). */
 export type Task = () => Iterator<void, void, void> | void;
@@ -12,7 +12,7 @@ const SLICE_MS = 4;
 
 interface Queued {
   readonly start: Task;
-  readonly done: Deferred;
+  readonly done: Future;
   steps?: Iterator<void, void, void>;
 }
 
@@ -21,11 +21,11 @@ export class InterpretQueue {
   #scheduled = false;
 
   /** Queues `start`; the promise settles when it has run (with its error, if it threw). */
-  enqueue(start: Task): Promise<void> {
-    const q: Queued = { start, done: new Deferred() };
+  enqueue(start: Task): Future {
+    const q: Queued = { start, done: new Future() };
     this.#tasks.push(q);
     this.#schedule();
-    return q.done.promise;
+    return q.done;
   }
 
   get idle(): boolean {

@@ -14,7 +14,7 @@ import {
 import { ARRAY_FOR_DTYPE, HostArray, holdsDType, type TypedArray } from './array.js';
 import { getDevice, type Device, type DeviceKind, type LaunchArg, type Stream } from './device.js';
 import { DeviceArray } from './device_array.js';
-import { rejected, type Future } from './future.js';
+import { Future, rejected } from './future.js';
 
 export type ArgValue = TypedArray | HostArray | DeviceArray | number | bigint | boolean | string;
 export type RunArgs = Record<string, ArgValue>;
@@ -53,8 +53,11 @@ const describeValue = (v: unknown): string =>
 
 export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSpec>> {
   private readonly traces = new Map<string, Func>();
+  readonly #names: ReadonlySet<string>;
 
-  constructor(readonly def: KernelDef<P>) {}
+  constructor(readonly def: KernelDef<P>) {
+    this.#names = new Set(def.paramNames);
+  }
 
   get name(): string {
     return this.def.name;
@@ -94,9 +97,9 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
       const constexprs: Record<string, ConstexprValue> = {};
       for (const n of this.def.constexprNames) constexprs[n] = raw[n] as ConstexprValue;
       const func = this.trace(constexprs);
-      return device.launch(func, launchArgs, {
+      return Future.from(device.launch(func, launchArgs, {
         grid, numWarps, ...(opts.onPrint ? { onPrint: opts.onPrint } : {}), ...(opts.stream ? { stream: opts.stream } : {}),
-      });
+      }));
     } catch (e) {
       return rejected(e);
     }
@@ -110,8 +113,9 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
   private checkArgs(args: RunArgs): LaunchArg[] {
     if (typeof args !== 'object' || args === null) throw this.error(`arguments must be an object keyed by parameter name, got ${describeValue(args)}`);
     const names = this.def.paramNames;
-    for (const k of Object.keys(args)) {
-      if (!names.includes(k)) throw this.error(`unknown argument '${k}' (parameters: ${names.join(', ')})`);
+    for (const k in args) {
+      if (!Object.hasOwn(args, k)) continue;
+      if (!this.#names.has(k)) throw this.error(`unknown argument '${k}' (parameters: ${names.join(', ')})`);
     }
     for (const n of names) {
       if (args[n] === undefined) throw this.error(`missing argument for parameter '${n}'`);

@@ -57,24 +57,31 @@ describe.each(['interpret', 'sim'] as DeviceKind[])('futures on %s', (device) =>
       await spin.run({ x, iters, BLOCK }, { grid: programs, device });
       const ms = performance.now() - t0;
       if (ms >= 100 || iters >= 1 << 24) {
-        iters = Math.ceil((iters * 600) / Math.max(ms, 1));
+        iters = Math.ceil((iters * 700) / Math.max(ms, 1));
         break;
       }
       iters *= 4;
     }
-    let last = performance.now();
+    // Timed with a timer ticking every 2 ms; the run is retried longer if the machine was faster
+    // this time than when calibrating (the point is a kernel of at least ~half a second).
+    let ran = 0;
     let worst = 0;
-    const timer = setInterval(() => {
-      const now = performance.now();
-      worst = Math.max(worst, now - last);
-      last = now;
-    }, 2);
-    const t0 = performance.now();
-    await spin.run({ x, iters, BLOCK }, { grid: programs, device });
-    const ran = performance.now() - t0;
-    clearInterval(timer);
-    worst = Math.max(worst, performance.now() - last);
-    expect(ran).toBeGreaterThan(250); // it was a long kernel
+    for (let attempt = 0; attempt < 4 && ran < 450; attempt++) {
+      if (attempt > 0) iters = Math.ceil((iters * 700) / Math.max(ran, 1));
+      let last = performance.now();
+      worst = 0;
+      const timer = setInterval(() => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last);
+        last = now;
+      }, 2);
+      const t0 = performance.now();
+      await spin.run({ x, iters, BLOCK }, { grid: programs, device });
+      ran = performance.now() - t0;
+      clearInterval(timer);
+      worst = Math.max(worst, performance.now() - last);
+    }
+    expect(ran).toBeGreaterThan(450); // it was a long kernel
     expect(worst).toBeLessThan(50);
     const v = await x.toArray();
     expect(Math.abs(v[0]! - 2)).toBeLessThan(1e-3); // acc -> 2 (fixed point of a * 0.5 + 1)

@@ -1,14 +1,32 @@
 // Completion of queued work on one native stream, without blocking the event loop and without
 // one driver wait per launch: every `after()` joins a batch, and at most one wait on the stream
 // is in flight; when it returns, every future of its batch (all queued before the wait began) is
-// settled, and the next batch's wait starts.
-import { Deferred } from '../future.js';
+// settled, the storages those launches held are released, and the next batch's wait starts.
+import type { Storage } from '../device_array.js';
+import { Future } from '../future.js';
 import { streamDone } from './driver_seam.js';
 import type { NativeDevice, NativeStream } from './native-device.js';
 
+interface Entry {
+  readonly future: Future;
+  readonly storages: readonly Storage[] | undefined;
+  /** Adds the user's source location to a failure of this work (a kernel launch). */
+  readonly locate: ((e: unknown) => void) | undefined;
+}
+
+function settle(x: Entry, e?: unknown): void {
+  if (x.future.done) return; // settled once (a lost context fails everything at once)
+  if (x.storages) for (const s of x.storages) s.release();
+  if (e === undefined) x.future.resolve();
+  else {
+    x.locate?.(e);
+    x.future.reject(e);
+  }
+}
+
 export class StreamCompletion {
-  #pending: Deferred[] = [];
-  #inWait: Deferred[] = [];
+  #pending: Entry[] = [];
+  #inWait: Entry[] = [];
   #waiting = false;
 
   /**
@@ -17,18 +35,19 @@ export class StreamCompletion {
    */
   constructor(readonly device: NativeDevice, readonly stream: NativeStream, readonly onError: (e: unknown) => Promise<void>) {}
 
-  /** Settles when all work queued on the stream so far is done. */
-  after(): Promise<void> {
-    const d = new Deferred();
-    this.#pending.push(d);
+  /** Settles when all work queued on the stream so far is done; `storages` are held until then. */
+  after(storages?: readonly Storage[], locate?: (e: unknown) => void): Future {
+    const future = new Future();
+    if (storages) for (const s of storages) s.retain();
+    this.#pending.push({ future, storages, locate });
     if (!this.#waiting) this.#wait();
-    return d.promise;
+    return future;
   }
 
   /** Rejects every unsettled future (the context is gone). */
   failAll(e: unknown): void {
-    for (const d of this.#inWait.splice(0)) d.reject(e);
-    for (const d of this.#pending.splice(0)) d.reject(e);
+    for (const x of this.#inWait.splice(0)) settle(x, e);
+    for (const x of this.#pending.splice(0)) settle(x, e);
   }
 
   #wait(): void {
@@ -37,10 +56,10 @@ export class StreamCompletion {
     this.#pending = [];
     streamDone(this.device.driver, this.stream).then(
       () => {
-        for (const d of batch) d.resolve();
+        for (const x of batch) settle(x);
       },
       (e: unknown) => this.onError(e).finally(() => {
-        for (const d of batch) d.reject(e);
+        for (const x of batch) settle(x, e ?? new Error('stream failed'));
       }),
     ).finally(() => {
       this.#inWait = [];

@@ -14,8 +14,8 @@ import {
   DeviceContext, DeviceError, type Device, type DeviceEvent, type DeviceMemory, type LaunchArg, type LaunchOptions,
   type RawBuffer, type Stream,
 } from '../device.js';
-import { DeviceArray, holdUntil, type Storage } from '../device_array.js';
-import { future, rejected } from '../future.js';
+import { DeviceArray, type Storage } from '../device_array.js';
+import { Future, future, rejected } from '../future.js';
 import { checkArray } from '../interpret_device.js';
 import { StreamCompletion } from './completion.js';
 import { copyAsync, fillAsync, prepareLaunch, type PreparedLaunch } from './driver_seam.js';
@@ -88,7 +88,7 @@ class NativeRuntimeStream implements Stream {
     return s;
   }
 
-  synchronize(): Promise<void> {
+  synchronize(): Future<void> {
     try {
       const ctx = this.device.context();
       return ctx.completion(this.on(ctx)).after();
@@ -103,7 +103,7 @@ class NativeRuntimeStream implements Stream {
 }
 
 class NativeRuntimeEvent implements DeviceEvent {
-  #at: { ev: NativeEvent; ctx: NativeContext; reached: Promise<void> } | undefined;
+  #at: { ev: NativeEvent; ctx: NativeContext; reached: Future<void> } | undefined;
   constructor(readonly device: NativeRuntimeDevice) {}
 
   record(stream?: Stream): void {
@@ -115,8 +115,8 @@ class NativeRuntimeEvent implements DeviceEvent {
     this.#at = { ev, ctx, reached: ctx.completion(s).after() };
   }
 
-  synchronize(): Promise<void> {
-    return this.#at?.reached ?? Promise.resolve();
+  synchronize(): Future<void> {
+    return this.#at?.reached ?? Future.resolved();
   }
 
   elapsedSince(start: DeviceEvent): number {
@@ -189,7 +189,7 @@ export class NativeRuntimeDevice implements Device {
     return new NativeRuntimeEvent(this);
   }
 
-  synchronize(): Promise<void> {
+  synchronize(): Future<void> {
     try {
       const ctx = this.context();
       return future(Promise.all([...ctx.completions.values()].map((c) => c.after())).then(() => undefined));
@@ -249,7 +249,7 @@ export class NativeRuntimeDevice implements Device {
     return p;
   }
 
-  launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Promise<void> {
+  launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Future<void> {
     let plan: Plan | undefined;
     try {
       const n = func.params.length;
@@ -269,9 +269,8 @@ export class NativeRuntimeDevice implements Device {
       if (hosts) return this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? []);
       this.#write(plan, args, undefined);
       this.#enqueue(ctx, plan, opts.grid, stream);
-      const done = ctx.completion(stream).after();
-      if (storages) holdUntil(storages, done);
-      return this.#located(done, plan);
+      const p = plan;
+      return ctx.completion(stream).after(storages, (e) => locateIfNamed(e, p));
     } catch (e) {
       const err = plan ? locate(e, plan) : e;
       if (isSticky(e)) return future(this.#onError(this.#ctx, e).then(() => Promise.reject(err)));
@@ -301,7 +300,7 @@ export class NativeRuntimeDevice implements Device {
   /** Host arrays: copied into temporary buffers now, back only if everything succeeded, freed after. */
   #launchWithHostArrays(
     ctx: NativeContext, plan: Plan, args: readonly LaunchArg[], grid: readonly number[], stream: NativeStream, storages: Storage[],
-  ): Promise<void> {
+  ): Future<void> {
     const dev = ctx.native;
     const temps = new Map<ArrayBufferView, DeviceBuffer>();
     const freeTemps = () => {
@@ -328,8 +327,7 @@ export class NativeRuntimeDevice implements Device {
       throw e;
     }
     const reads = [...temps].filter(([a]) => a.byteLength > 0).map(([a, b]) => ({ a, p: future(nativeAsync(() => dev.driver.memcpyDtoHAsync(new Uint8Array(a.byteLength), b.handle, stream.handle, 0))) }));
-    const launched = ctx.completion(stream).after();
-    holdUntil(storages, launched);
+    const launched = ctx.completion(stream).after(storages);
     const done = (async () => {
       try {
         await launched;
@@ -347,7 +345,7 @@ export class NativeRuntimeDevice implements Device {
   }
 
   /** The memory checker's report names a PTX line; the user's file:line:col is added beside it. */
-  #located(p: Promise<void>, plan: Plan): Promise<void> {
+  #located(p: Promise<void>, plan: Plan): Future<void> {
     return future(p.catch((e: unknown) => {
       throw locate(e, plan);
     }));
@@ -390,8 +388,8 @@ export class NativeRuntimeDevice implements Device {
   #makeMemory(): DeviceMemory {
     const raw = (b: RawBuffer): NativeRaw => b as NativeRaw;
     const streamOn = (b: RawBuffer, s: Stream | undefined): NativeStream => this.streamOf(s).on(raw(b).ctx);
-    const settle = (b: RawBuffer, s: NativeStream): Promise<void> => raw(b).ctx.completion(s).after();
-    const guard = (what: string, fn: () => Promise<void>): Promise<void> => {
+    const settle = (b: RawBuffer, s: NativeStream): Future<void> => raw(b).ctx.completion(s).after();
+    const guard = (what: string, fn: () => PromiseLike<void>): Future<void> => {
       try {
         return future(fn());
       } catch (e) {
@@ -438,6 +436,11 @@ export class NativeRuntimeDevice implements Device {
       }),
     };
   }
+}
+
+/** Locates a batch's failure for this launch only when the report names its kernel. */
+function locateIfNamed(e: unknown, plan: Plan): void {
+  if (e instanceof Error && e.message.includes(`kernel '${plan.name}'`)) locate(e, plan);
 }
 
 function locate(e: unknown, plan: Plan): unknown {
