@@ -62,14 +62,17 @@ describe.each(['interpret', 'sim'] as DeviceKind[])('futures on %s', (device) =>
       }
       iters *= 4;
     }
-    // Timed with a timer ticking every 2 ms; the run is retried longer if the machine was faster
-    // this time than when calibrating (the point is a kernel of at least ~half a second).
-    let ran = 0;
-    let worst = 0;
-    for (let attempt = 0; attempt < 4 && ran < 450; attempt++) {
-      if (attempt > 0) iters = Math.ceil((iters * 700) / Math.max(ran, 1));
+    // Timed with a timer ticking every 2 ms. The run is retried longer if the machine was faster
+    // this time than when calibrating (the point is a kernel of at least ~half a second), and
+    // measured again if a gap appeared: on a loaded machine the OS may deschedule this process
+    // for a while, but a device that blocks the loop shows a half-second gap on every attempt.
+    const attempts: { ran: number; worst: number }[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const prev = attempts[attempts.length - 1];
+      if (prev && prev.ran >= 450 && prev.worst < 50) break;
+      if (prev && prev.ran < 450) iters = Math.ceil((iters * 700) / Math.max(prev.ran, 1));
       let last = performance.now();
-      worst = 0;
+      let worst = 0;
       const timer = setInterval(() => {
         const now = performance.now();
         worst = Math.max(worst, now - last);
@@ -77,12 +80,12 @@ describe.each(['interpret', 'sim'] as DeviceKind[])('futures on %s', (device) =>
       }, 2);
       const t0 = performance.now();
       await spin.run({ x, iters, BLOCK }, { grid: programs, device });
-      ran = performance.now() - t0;
+      const ran = performance.now() - t0;
       clearInterval(timer);
-      worst = Math.max(worst, performance.now() - last);
+      attempts.push({ ran, worst: Math.max(worst, performance.now() - last) });
     }
-    expect(ran).toBeGreaterThan(450); // it was a long kernel
-    expect(worst).toBeLessThan(50);
+    const good = attempts.find((a) => a.ran >= 450 && a.worst < 50);
+    expect(good, `a long kernel (>= 450 ms) with no gap over 50 ms; attempts: ${JSON.stringify(attempts)}`).toBeDefined();
     const v = await x.toArray();
     expect(Math.abs(v[0]! - 2)).toBeLessThan(1e-3); // acc -> 2 (fixed point of a * 0.5 + 1)
     x.free();
