@@ -3,7 +3,8 @@
 // A missing sim library fails these tests (getDevice('sim') throws), never skips them.
 import { describe, expect, it } from 'vitest';
 import { arange, constexpr, load, programId, ptr, store } from '../../src/lang/index.js';
-import { DeviceArray, array, getDevice, kernel, setDeviceAnnouncer, type DeviceKind } from '../../src/runtime/index.js';
+import { DeviceArray, InterpretDevice, array, getDevice, kernel, setDeviceAnnouncer, type Device, type DeviceKind } from '../../src/runtime/index.js';
+import { NativeRuntimeDevice } from '../../src/runtime/native/runtime-device.js';
 
 setDeviceAnnouncer(() => {});
 process.env['TESSERA_CACHE'] = '0';
@@ -152,5 +153,17 @@ describe.each(['interpret', 'sim'] as DeviceKind[])('DeviceArray on %s', (device
     // Nothing was written by the rejected launches.
     expect(Array.from(await out.toArray())).toEqual(new Array(n).fill(0));
     for (const a of [x, out, ints, foreign]) a.free();
+  });
+
+  it('after close(), arrays, allocations and launches of that device fail clearly before anything runs', async () => {
+    const dev: Device = device === 'sim' ? NativeRuntimeDevice.open('sim') : new InterpretDevice();
+    const a = DeviceArray.full([8], 2, 'f32', { device: dev });
+    expect(Array.from(await a.toArray())).toEqual(new Array(8).fill(2));
+    dev.close!();
+    await expect(a.toArray()).rejects.toMatchObject({ code: 'E_CLOSED' });
+    expect(() => a.toArraySync()).toThrow(/device was closed/);
+    await expect(add.run({ x: a, y: a, out: a, n: 8, BLOCK: 8 }, { grid: 1, device: dev })).rejects.toThrow(/closed/);
+    expect(() => DeviceArray.empty([2], 'f32', { device: dev })).toThrow(/closed/);
+    a.free(); // quiet: the memory went with the device
   });
 });
