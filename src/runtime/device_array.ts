@@ -53,7 +53,13 @@ export class Storage {
   /** That work is done; a free requested meanwhile happens now. */
   release(): void {
     this.#inflight--;
-    if (this.#freeRequested && this.#inflight === 0) this.#releaseNow();
+    if (this.#freeRequested && this.#inflight === 0) {
+      try {
+        this.#releaseNow();
+      } catch {
+        // called as work completes, where no one could hear it; the handle's own finalizer remains
+      }
+    }
   }
 
   /** free(): at once if no work uses it, else when the last of that work is done. */

@@ -171,12 +171,18 @@ function makeCall(cfg: CallConfig): PallasCall {
       // Inputs are read through copies so that nothing the caller owns can change.
       args = [...inputs.map((a) => (a as HostArray).data.slice()), ...outs.map((o) => (o as HostArray).data)];
     }
-    await device.launch(func, args, {
-      grid: [grid[0]!, grid[1] ?? 1, grid[2] ?? 1],
-      numWarps: cfg.opts.numWarps ?? 4,
-      ...(cfg.opts.onPrint ? { onPrint: cfg.opts.onPrint } : {}),
-      ...(cfg.opts.stream ? { stream: cfg.opts.stream } : {}),
-    });
+    try {
+      await device.launch(func, args, {
+        grid: [grid[0]!, grid[1] ?? 1, grid[2] ?? 1],
+        numWarps: cfg.opts.numWarps ?? 4,
+        ...(cfg.opts.onPrint ? { onPrint: cfg.opts.onPrint } : {}),
+        ...(cfg.opts.stream ? { stream: cfg.opts.stream } : {}),
+      });
+    } catch (e) {
+      // The outputs made for this call go with it (a donated input stays the caller's).
+      for (const o of outs) if (o instanceof DeviceArray && !inputs.includes(o)) o.free();
+      throw e;
+    }
     return cfg.single ? outs[0]! : outs;
   };
   return Object.assign(call, { trace, config: cfg });
