@@ -37,8 +37,11 @@ describe('after a sticky fault on the sim', () => {
     const read = out.toArray();
     const [badCode, afterCode, readCode] = await Promise.all([codeOf(bad), codeOf(after), codeOf(read)]);
     expect(badCode).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
-    expect(afterCode).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
-    expect(readCode).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
+    // Work queued behind the fault fails with the driver's error; if the sim had already faulted
+    // when it was queued (its launch call returns the sticky error, the context is then known to
+    // be lost), later calls are refused with E_CONTEXT_LOST. Never a result.
+    expect(afterCode).toMatch(/^(CUDA_ERROR_ILLEGAL_ADDRESS|E_CONTEXT_LOST)$/);
+    expect(readCode).toMatch(/^(CUDA_ERROR_ILLEGAL_ADDRESS|E_CONTEXT_LOST)$/);
 
     // The old arrays: a clear error on every use, before anything runs.
     await expect(out.toArray()).rejects.toMatchObject({ code: 'E_CONTEXT_LOST' });
