@@ -268,7 +268,7 @@ export class NativeRuntimeDevice implements Device {
       plan = this.#plan(ctx, this.#compile(func, opts.numWarps, specKey(func, args)));
       if (hosts) return this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? []);
       this.#write(plan, args, undefined);
-      this.#enqueue(ctx, plan, opts.grid, stream);
+      this.#enqueue(plan, opts.grid, stream);
       const p = plan;
       return ctx.completion(stream).after(storages, (e) => locateIfNamed(e, p));
     } catch (e) {
@@ -288,13 +288,12 @@ export class NativeRuntimeDevice implements Device {
     }
   }
 
-  #enqueue(ctx: NativeContext, plan: Plan, grid: readonly number[], stream: NativeStream): void {
+  #enqueue(plan: Plan, grid: readonly number[], stream: NativeStream): void {
     const g = grid;
     if (g.length !== 3 || !g.every((x) => Number.isInteger(x) && x >= 1 && x <= 0x7fffffff)) {
       throw new NativeDeviceError('E_RANGE', `kernel '${plan.name}': grid must be 3 positive integers, got ${JSON.stringify(grid)}`);
     }
     native(() => plan.prepared.launch(g, stream.handle), `kernel '${plan.name}'`);
-    void ctx;
   }
 
   /** Host arrays: copied into temporary buffers now, back only if everything succeeded, freed after. */
@@ -321,7 +320,7 @@ export class NativeRuntimeDevice implements Device {
         if (a.byteLength > 0) dev.upload(b, a, 0, stream);
       }
       this.#write(plan, args, temps);
-      this.#enqueue(ctx, plan, grid, stream);
+      this.#enqueue(plan, grid, stream);
     } catch (e) {
       freeTemps();
       throw e;
@@ -389,7 +388,7 @@ export class NativeRuntimeDevice implements Device {
     const raw = (b: RawBuffer): NativeRaw => b as NativeRaw;
     const streamOn = (b: RawBuffer, s: Stream | undefined): NativeStream => this.streamOf(s).on(raw(b).ctx);
     const settle = (b: RawBuffer, s: NativeStream): Future<void> => raw(b).ctx.completion(s).after();
-    const guard = (what: string, fn: () => PromiseLike<void>): Future<void> => {
+    const guard = (fn: () => PromiseLike<void>): Future<void> => {
       try {
         return future(fn());
       } catch (e) {
@@ -409,12 +408,12 @@ export class NativeRuntimeDevice implements Device {
         if (!r.ctx.token.usable || r.buf.freed) return;
         r.ctx.native.free(r.buf);
       },
-      write: (b, offset, src, s) => guard('write', () => {
+      write: (b, offset, src, s) => guard(() => {
         const st = streamOn(b, s);
         raw(b).ctx.native.upload(raw(b).buf, src, offset, st);
         return settle(b, st);
       }),
-      read: (b, offset, dst, s) => guard('read', () => {
+      read: (b, offset, dst, s) => guard(() => {
         const st = streamOn(b, s);
         return nativeAsync(() => raw(b).ctx.native.downloadAsync(raw(b).buf, dst, offset, st)).then(
           () => undefined,
@@ -424,12 +423,12 @@ export class NativeRuntimeDevice implements Device {
       readSync: (b, offset, dst) => {
         raw(b).ctx.native.download(raw(b).buf, dst, offset);
       },
-      copy: (dst, dstOffset, src, srcOffset, bytes, s) => guard('copy', () => {
+      copy: (dst, dstOffset, src, srcOffset, bytes, s) => guard(() => {
         const st = streamOn(dst, s);
         copyAsync(raw(dst).ctx.native, raw(dst).buf.handle, dstOffset, raw(src).buf.handle, srcOffset, bytes, st);
         return settle(dst, st);
       }),
-      fill: (b, offset, bytes, byte, s) => guard('fill', () => {
+      fill: (b, offset, bytes, byte, s) => guard(() => {
         const st = streamOn(b, s);
         fillAsync(raw(b).ctx.native, raw(b).buf.handle, offset, bytes, byte, st);
         return settle(b, st);
