@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -114,7 +115,36 @@ Status current_context(const Driver& d, CUcontext* out) {
   return {};
 }
 
-Status module_for(const Driver& d, const std::vector<Image>& images, CUmodule* out) {
+Status function_in(const Driver& d, const std::vector<Image>& images, const std::string& entry, CUfunction* out) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    CUmodule m;
+    bool cached = false;
+    TX_RETURN_IF_ERROR(module_for(d, images, &m, &cached));
+    const CUresult r = d.ModuleGetFunction(out, m, entry.c_str());
+    if (r == CUDA_SUCCESS) return {};
+    if (r == CUDA_ERROR_NOT_FOUND) return Status::error("entry '" + entry + "' is not in the kernel's module");
+    // A cached module of a context that was destroyed and re-created at the same address: reload.
+    if (cached && attempt == 0 && (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_CONTEXT_IS_DESTROYED)) {
+      forget_module(m);
+      continue;
+    }
+    return cu_check(d, r, ("cuModuleGetFunction(" + entry + ")").c_str());
+  }
+  return Status::error("unreachable");
+}
+
+namespace {
+std::mutex g_mu;
+std::map<std::pair<CUcontext, uint64_t>, CUmodule> g_modules;
+}  // namespace
+
+void forget_module(CUmodule m) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (auto it = g_modules.begin(); it != g_modules.end();) it = it->second == m ? g_modules.erase(it) : std::next(it);
+}
+
+Status module_for(const Driver& d, const std::vector<Image>& images, CUmodule* out, bool* cached) {
+  *cached = false;
   CUcontext ctx;
   TX_RETURN_IF_ERROR(current_context(d, &ctx));
   // Key: context + FNV-1a of every image's bytes and sizes.
@@ -123,11 +153,10 @@ Status module_for(const Driver& d, const std::vector<Image>& images, CUmodule* o
     for (size_t i = 0; i < im.size; ++i) h = (h ^ im.data[i]) * 1099511628211ull;
     h = (h ^ im.size ^ (uint64_t(im.arch) << 32) ^ (im.cubin ? 1 : 0)) * 1099511628211ull;
   }
-  static std::mutex mu;
-  static std::map<std::pair<CUcontext, uint64_t>, CUmodule> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find({ctx, h});
-  if (it != cache.end()) { *out = it->second; return {}; }
+  // Process-wide: modules outlive any one call, and XLA gives the library no state of its own.
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = g_modules.find({ctx, h});
+  if (it != g_modules.end()) { *out = it->second; *cached = true; return {}; }
 
   CUdevice dev;
   int major = 0, minor = 0;
@@ -150,7 +179,7 @@ Status module_for(const Driver& d, const std::vector<Image>& images, CUmodule* o
     CUmodule m = nullptr;
     CUresult r = d.ModuleLoadDataEx(&m, bytes, 2, opts, vals);
     if (r == CUDA_SUCCESS) {
-      cache[{ctx, h}] = m;
+      g_modules[{ctx, h}] = m;
       *out = m;
       return {};
     }

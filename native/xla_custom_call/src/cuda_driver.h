@@ -49,7 +49,10 @@ struct Image {
 // The module of these images in the current context, loaded on first use and kept for the
 // process (keyed by context and the images' bytes). Picks a cubin for the device's SM, else the
 // PTX; a refused image (the sim refuses cubins) falls through to the next.
-Status module_for(const Driver& d, const std::vector<Image>& images, CUmodule* out);
+Status module_for(const Driver& d, const std::vector<Image>& images, CUmodule* out, bool* cached);
+void forget_module(CUmodule m);
+// The entry `entry` of those images' module; a stale cached module is reloaded once.
+Status function_in(const Driver& d, const std::vector<Image>& images, const std::string& entry, CUfunction* out);
 
 // The context current on this thread, or an error naming the situation.
 Status current_context(const Driver& d, CUcontext* out);

@@ -3,6 +3,7 @@
 // on XLA's stream with XLA's buffers; the CPU target copies the host buffers into device memory of
 // whatever driver is found (the sim here), launches, and copies the results back.
 #include <cstring>
+#include <mutex>
 #include <map>
 #include <string>
 #include <vector>
@@ -88,11 +89,7 @@ Status parse(const char* opaque, size_t len, KernelCall* out) {
 }
 
 Status function_for(const Driver& d, const KernelCall& k, CUfunction* f) {
-  CUmodule m;
-  TX_RETURN_IF_ERROR(module_for(d, k.images, &m));
-  CUresult r = d.ModuleGetFunction(f, m, k.entry.c_str());
-  if (r == CUDA_ERROR_NOT_FOUND) return Status::error("entry '" + k.entry + "' is not in the kernel's module");
-  TX_RETURN_IF_ERROR(cu_check(d, r, "cuModuleGetFunction"));
+  TX_RETURN_IF_ERROR(function_in(d, k.images, k.entry, f));
   if (k.shared > 48 * 1024) {
     TX_RETURN_IF_ERROR(cu_check(d, d.FuncSetAttribute(*f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(k.shared)), "cuFuncSetAttribute"));
   }
@@ -128,22 +125,34 @@ Status run_gpu(CUstream s, void** buffers, const char* opaque, size_t len) {
   return launch(*d, f, k, ops, res, s);
 }
 
+// The primary context of device 0, retained once for the process: releasing it after each call
+// would let the driver reset it (the sim does, as CUDA does) and drop the cached modules.
+Status primary_context(const Driver& d, CUcontext* out) {
+  static std::mutex mu;
+  static CUcontext ctx = nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!ctx) {
+    CUdevice dev;
+    TX_RETURN_IF_ERROR(cu_check(d, d.DeviceGet(&dev, 0), "cuDeviceGet"));
+    TX_RETURN_IF_ERROR(cu_check(d, d.DevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"));
+  }
+  *out = ctx;
+  return {};
+}
+
 // Device memory for the host buffers of one call; freed (and the context popped) on every path.
 struct Staging {
   const Driver& d;
-  CUcontext ctx = nullptr;
   bool pushed = false;
   std::map<const void*, std::pair<CUdeviceptr, uint64_t>> mem;  // host address -> device copy
   explicit Staging(const Driver& drv) : d(drv) {}
   ~Staging() {
-    for (auto& e : mem) d.MemFree(e.second.first);
+    for (auto& e : mem) if (e.second.first) d.MemFree(e.second.first);
     if (pushed) { CUcontext c; d.CtxPopCurrent(&c); }
-    if (ctx) d.DevicePrimaryCtxRelease(0);
   }
   Status open() {
-    CUdevice dev;
-    TX_RETURN_IF_ERROR(cu_check(d, d.DeviceGet(&dev, 0), "cuDeviceGet"));
-    TX_RETURN_IF_ERROR(cu_check(d, d.DevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain"));
+    CUcontext ctx;
+    TX_RETURN_IF_ERROR(primary_context(d, &ctx));
     TX_RETURN_IF_ERROR(cu_check(d, d.CtxPushCurrent(ctx), "cuCtxPushCurrent"));
     pushed = true;
     return {};
@@ -171,7 +180,7 @@ Status run_cpu(void* out, const void** in, const char* opaque, size_t len) {
   for (size_t i = 0; i < nres; ++i) want(hres[i], k.result_bytes[i]);
   for (auto& e : st.mem) {
     const uint64_t n = e.second.second ? e.second.second : 1;
-    e.second.second = 0;
+    e.second = {0, 0};
     CUdeviceptr p = 0;
     TX_RETURN_IF_ERROR(cu_check(*d, d->MemAlloc(&p, n), "cuMemAlloc"));
     e.second = {p, n};

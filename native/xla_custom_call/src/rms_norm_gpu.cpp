@@ -19,9 +19,7 @@ Status kernel(const Driver& d, const std::string& name, CUfunction* f) {
 #ifdef TX_HAVE_RMS_KERNELS
   std::vector<Image> images;
   for (const EmbeddedImage* e : {&kRmsSm90, &kRmsSm80, &kRmsPtx}) images.push_back(Image{e->cubin, e->arch, e->data, e->size});
-  CUmodule m;
-  TX_RETURN_IF_ERROR(module_for(d, images, &m));
-  return cu_check(d, d.ModuleGetFunction(f, m, name.c_str()), ("cuModuleGetFunction(" + name + ")").c_str());
+  return function_in(d, images, name, f);
 #else
   (void)d; (void)name; (void)f;
   return Status::error("this library was built without nvcc: the RMSNorm CUDA kernels are missing");
