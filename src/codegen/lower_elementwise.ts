@@ -10,6 +10,8 @@ import { parentDim } from '../compiler/layout.js';
 import { castOne, CAST_RULES } from './lower_cast.js';
 export { castOne };
 import { unaryMath } from './math_select.js';
+import { emitFmod } from './lower_fmod.js';
+import { emitPow } from './lower_pow.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 const elemOf = (op: Op, i = 0): ElemType => op.operands[i]!.type.elem;
@@ -82,72 +84,10 @@ function floatBinary(cx: Lowering, fn: BinaryFn, t: 'f32' | 'f64', d: string, a:
         cx.emit(`selp.f64 ${d}, ${s}, ${d}, ${p};`);
       }
       return;
-    case 'rem': {
-      // fmod: a - trunc(a/b) * b
-      const q = cx.reg(t);
-      cx.emit(`div.rn.${t} ${q}, ${a}, ${b};`);
-      cx.emit(`cvt.rzi.${t}.${t} ${q}, ${q};`);
-      cx.emit(`neg.${t} ${q}, ${q};`);
-      cx.emit(`fma.rn.${t} ${d}, ${q}, ${b}, ${a};`);
-      // fmod's result has the dividend's sign: fmod(-x, x) is -0, where the fma gives +0
-      cx.emit(`copysign.${t} ${d}, ${a}, ${d};`);
-      return;
-    }
-    case 'pow': {
-      const x = t === 'f32' ? a : cx.reg('f32');
-      const y = t === 'f32' ? b : cx.reg('f32');
-      const r = t === 'f32' ? d : cx.reg('f32');
-      if (t === 'f64') {
-        cx.emit(`cvt.rn.f32.f64 ${x}, ${a};`);
-        cx.emit(`cvt.rn.f32.f64 ${y}, ${b};`);
-      }
-      // |x|^y = ex2(y * lg2|x|); a negative base then takes the sign of an odd integer y, and is
-      // NaN for a non-integer y (finite nonzero x only: pow(-0, 0.5) = 0, pow(-inf, 0.5) = inf).
-      const ax = cx.reg('f32');
-      const l = cx.reg('f32');
-      cx.emit(`abs.f32 ${ax}, ${x};`);
-      cx.emit(`lg2.approx.f32 ${l}, ${ax};`);
-      cx.emit(`mul.rn.f32 ${l}, ${l}, ${y};`);
-      cx.emit(`ex2.approx.f32 ${r}, ${l};`);
-      const yi = cx.reg('f32');
-      const h = cx.reg('f32');
-      const hi = cx.reg('f32');
-      const isInt = cx.reg('pred');
-      const odd = cx.reg('pred');
-      const xb = cx.reg('b32');
-      const signed = cx.reg('pred');
-      cx.emit(`cvt.rzi.f32.f32 ${yi}, ${y};`);
-      cx.emit(`setp.eq.f32 ${isInt}, ${yi}, ${y};`);
-      cx.emit(`mul.rn.f32 ${h}, ${y}, 0f3F000000;`);
-      cx.emit(`cvt.rzi.f32.f32 ${hi}, ${h};`);
-      cx.emit(`setp.neu.f32 ${odd}, ${hi}, ${h};`);
-      cx.emit(`and.pred ${odd}, ${odd}, ${isInt};`);
-      cx.emit(`mov.b32 ${xb}, ${x};`);
-      cx.emit(`setp.lt.s32 ${signed}, ${xb}, 0;`);
-      cx.emit(`and.pred ${odd}, ${odd}, ${signed};`);
-      cx.emit(`@${odd} neg.f32 ${r}, ${r};`);
-      const bad = cx.reg('pred');
-      const fin = cx.reg('pred');
-      cx.emit(`setp.lt.f32 ${bad}, ${x}, 0f00000000;`);
-      cx.emit(`setp.gt.f32 ${fin}, ${x}, 0fFF800000;`);
-      cx.emit(`and.pred ${bad}, ${bad}, ${fin};`);
-      cx.emit(`and.pred ${bad}, ${bad}, !${isInt};`);
-      cx.emit(`@${bad} mov.f32 ${r}, 0f7FFFFFFF;`);
-      // C pow: pow(x, 0) = pow(1, y) = pow(-1, +-inf) = 1 for every x and y (NaN included)
-      const e0 = cx.reg('pred');
-      const x1 = cx.reg('pred');
-      const ay = cx.reg('f32');
-      cx.emit(`setp.eq.f32 ${e0}, ${y}, 0f00000000;`);
-      cx.emit(`setp.eq.f32 ${x1}, ${x}, 0f3F800000;`);
-      cx.emit(`or.pred ${e0}, ${e0}, ${x1};`);
-      cx.emit(`abs.f32 ${ay}, ${y};`);
-      cx.emit(`setp.eq.f32 ${x1}, ${ay}, 0f7F800000;`);
-      cx.emit(`setp.eq.and.f32 ${x1}, ${x}, 0fBF800000, ${x1};`);
-      cx.emit(`or.pred ${e0}, ${e0}, ${x1};`);
-      cx.emit(`selp.f32 ${r}, 0f3F800000, ${r}, ${e0};`);
-      if (t === 'f64') cx.emit(`cvt.f64.f32 ${d}, ${r};`);
-      return;
-    }
+    case 'rem':
+      return emitFmod(cx, t, d, a, b); // exact C fmod (lower_fmod.ts)
+    case 'pow':
+      return emitPow(cx, t, d, a, b, precise); // C pow (lower_pow.ts)
     default:
       cx.fail(`binary '${fn}' is not defined for ${t}`);
   }
@@ -235,7 +175,7 @@ const cmp: Rule = (cx, op) => {
     }
     if (isFloat(t)) {
       const ft = isHalf(t) ? 'f32' : t;
-      return cx.emit(`setp.${CMP[pred].float}.${ft} ${d}, ${toF32(cx, t, a!)}, ${isHalf(t) ? toF32(cx, t, b!) : b};`);
+      return cx.emit(`setp.${CMP[pred].float}.${ft} ${d}, ${isHalf(t) ? toF32(cx, t, a!) : a}, ${isHalf(t) ? toF32(cx, t, b!) : b};`);
     }
     const ty = isPtr(t) ? 'u64' : INT_OP_TYPE[t as DType]!;
     cx.emit(`setp.${CMP[pred].int}.${ty} ${d}, ${a}, ${b};`);

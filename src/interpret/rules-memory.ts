@@ -142,8 +142,25 @@ export const storeRule: Rule<'store'> = (op, c) => {
 
 type Combine = (old: number | bigint, v: number | bigint) => number | bigint;
 
+/** f32/f64 atomic max/min read and write bits (see floatBitsMinMax). */
+const bitsMinMax = (opName: AtomicOp, d: DType): boolean => (opName === 'max' || opName === 'min') && (d === 'f32' || d === 'f64');
+const atomicBits = (d: DType): DType => (d === 'f32' ? 'u32' : 'i64');
+
+/**
+ * Atomic float max/min order bit patterns as sign-magnitude numbers, which is what the lowering
+ * through integer atomics gives (and Triton's): -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
+ * So a NaN with the sign bit clear wins a max and loses a min (docs/semantics.md).
+ */
+function floatBitsMinMax(isMax: boolean, d: DType): Combine {
+  const key = d === 'f32'
+    ? (b: number | bigint): number => ((Number(b) >>> 0) >= 0x80000000 ? -((Number(b) >>> 0) & 0x7fffffff) - 1 : Number(b))
+    : (b: number | bigint): bigint => ((b as bigint) < 0n ? -((b as bigint) & 0x7fffffffffffffffn) - 1n : (b as bigint));
+  return (o, v) => ((key(v) > key(o)) === isMax && key(v) !== key(o) ? v : o);
+}
+
 function atomicCombine(opName: AtomicOp, d: DType): Combine | undefined {
   if (opName === 'xchg') return (_old, v) => v;
+  if (bitsMinMax(opName, d)) return floatBitsMinMax(opName === 'max', d);
   if (isFloat(d)) {
     if (opName !== 'add' && opName !== 'max' && opName !== 'min') return undefined;
     const f = FLOAT_BINARY[opName]!;
@@ -166,15 +183,16 @@ export const atomicRmwRule: Rule<'atomic_rmw'> = (op, c) => {
   const hasMask = op.attrs.hasMask;
   const id = op.results[0]!.id;
   const n = numel(op.results[0]!.type.shape);
-  // xchg moves bits; arithmetic reads values (f16/bf16 lanes are bits, decoded by `f`).
-  const vd = op.attrs.op === 'xchg' ? moveDtype(d) : d;
+  // xchg and float max/min move bits; arithmetic reads values (f16/bf16 lanes are bits, decoded by `f`).
+  const vd = op.attrs.op === 'xchg' ? moveDtype(d) : bitsMinMax(op.attrs.op, d) ? atomicBits(d) : d;
+  const asBits = (a: ElemArray): Lanes => (vd === d ? a : vd === 'i64' ? new BigInt64Array(a.buffer, a.byteOffset, a.length) : bitsOf(a));
   return (cx) => {
     const ptrs: Lanes = splatTo(cx.env[ptrId]!, n);
     const valArr = splatTo(cx.env[valId]!, n);
-    const vals: Lanes = vd === d ? valArr : bitsOf(valArr);
+    const vals: Lanes = asBits(valArr);
     const mask: Lanes | undefined = hasMask ? splatTo(cx.env[maskId!]!, n) : undefined;
     const out = newArray(d, n);
-    const o: Lanes = vd === d ? out : bitsOf(out);
+    const o: Lanes = asBits(out);
     for (let i = 0; i < n; i++) {
       if (mask && !mask[i]) continue; // old value of a masked-off lane reads as 0
       const addr = ptrs[i] as number;

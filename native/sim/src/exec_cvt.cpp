@@ -1,6 +1,7 @@
 // cvt between integer and floating types, with rounding, .sat and .ftz; cvt.*x2 packing.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "exec_core.h"
 #include "exec_float.h"
@@ -24,7 +25,10 @@ template <class From, class To, bool Sat> void cvtInt(Ctx& c, const Inst& in, ui
     } else {
       r = (To)x;
     }
-    d[l] = wr(r);
+    // A destination register wider than the type gets the value sign-extended for signed types
+    // and zero-extended otherwise (PTX ISA: relaxed type-checking rules for destination operands).
+    if constexpr (std::is_signed_v<To>) d[l] = (uint64_t)(int64_t)r;
+    else d[l] = wr(r);
   }
 }
 
@@ -65,7 +69,9 @@ uint64_t intLimits(Ty t, long double v) {
   if (t == Ty::U64) return (uint64_t)v;
   uint64_t r = (uint64_t)(int64_t)v;
   unsigned sz = tySize(t);
-  return sz < 8 ? r & ((1ull << (8 * sz)) - 1) : r;
+  // signed: sign-extended to the register (see cvtInt); unsigned: zero-extended
+  bool isSigned = t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64;
+  return sz < 8 && !isSigned ? r & ((1ull << (8 * sz)) - 1) : r;
 }
 
 long double roundInt(long double v, int r) {
