@@ -180,25 +180,36 @@ Status bwd_problem(const Frame& fr, RmsProblem* p) {
   return {};
 }
 
-bool handshake(XLA_FFI_CallFrame* f) {
+// The metadata handshake: XLA asks which API version and traits the handler has.
+// Returns false when this call is not the handshake; *err is set when it is and is malformed.
+bool handshake(XLA_FFI_CallFrame* f, Status* err) {
   if (!f->extension_start || f->extension_start->type != XLA_FFI_Extension_Metadata) return false;
   auto* ext = reinterpret_cast<XLA_FFI_Metadata_Extension*>(f->extension_start);
+  if (ext->extension_base.struct_size < TX_FFI_STRUCT_SIZE(XLA_FFI_Metadata_Extension, metadata) || !ext->metadata ||
+      ext->metadata->struct_size < TX_FFI_STRUCT_SIZE(XLA_FFI_Metadata, traits)) {
+    *err = Status::error("malformed metadata extension in the handshake");
+    return true;
+  }
   ext->metadata->api_version = XLA_FFI_Api_Version{TX_FFI_STRUCT_SIZE(XLA_FFI_Api_Version, minor_version), nullptr, kTxFfiApiMajor, kTxFfiApiMinor};
   ext->metadata->traits = 0;
   return true;
 }
 
-Status stream_of(XLA_FFI_CallFrame* f, CUstream_st** out) {
-  if (!f->api || !f->api->XLA_FFI_Stream_Get) return Status::error("the FFI API has no Stream_Get");
+// The stream XLA runs this call on; a failure is XLA's own error, handed back to it as is.
+XLA_FFI_Error* stream_of(XLA_FFI_CallFrame* f, CUstream_st** out, Status* s) {
+  if (!f->api || !f->api->XLA_FFI_Stream_Get) {
+    *s = Status::error("the FFI API has no Stream_Get");
+    return nullptr;
+  }
   XLA_FFI_Stream_Get_Args a{};
   a.struct_size = TX_FFI_STRUCT_SIZE(XLA_FFI_Stream_Get_Args, stream);
   a.ctx = f->ctx;
   if (XLA_FFI_Error* e = f->api->XLA_FFI_Stream_Get(&a)) {
-    (void)e;  // owned by the runtime's error path; report our own message
-    return Status::error("XLA_FFI_Stream_Get failed");
+    set_last_error("XLA_FFI_Stream_Get failed");
+    return e;
   }
   *out = static_cast<CUstream_st*>(a.stream);
-  return {};
+  return nullptr;
 }
 
 enum class Where { Cpu, Cuda };
@@ -206,7 +217,8 @@ enum class Where { Cpu, Cuda };
 XLA_FFI_Error* run(XLA_FFI_CallFrame* f, bool backward, Where where, const char* name) {
   clear_last_error();
   if (!f) return ffi_fail(nullptr, XLA_FFI_Error_Code_INVALID_ARGUMENT, name, "call frame is null");
-  if (handshake(f)) return nullptr;
+  Status hs;
+  if (handshake(f, &hs)) return hs.ok ? nullptr : ffi_fail(f->api, XLA_FFI_Error_Code_INVALID_ARGUMENT, name, hs.message);
   Frame fr;
   RmsProblem p;
   const int64_t nargs = backward ? 4 : 2, nrets = backward ? 3 : 2;
@@ -217,7 +229,7 @@ XLA_FFI_Error* run(XLA_FFI_CallFrame* f, bool backward, Where where, const char*
   if (!s.ok) return ffi_fail(f->api, XLA_FFI_Error_Code_INVALID_ARGUMENT, name, s.message);
   CUstream_st* stream = nullptr;
   if (where == Where::Cuda) {
-    s = stream_of(f, &stream);
+    if (XLA_FFI_Error* e = stream_of(f, &stream, &s)) return e;
     if (!s.ok) return ffi_fail(f->api, XLA_FFI_Error_Code_INTERNAL, name, s.message);
   }
   // One RMSNorm per batch element, each buffer advanced by its per-element size.
