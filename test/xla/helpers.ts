@@ -1,5 +1,6 @@
 // Runs a Python script of test/xla/py with the project's .venv (jax/jaxlib 0.10.2, the real XLA
-// runtime), JSON in on stdin and JSON out on the last stdout line. Fails with what to run when
+// runtime), JSON in on stdin and JSON out on the last stdout line (plus
+// `stderr`: the process's stderr, where legacy targets report failures under jax). Fails with what to run when
 // the environment or the library is missing.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -22,7 +23,7 @@ export function runPython<T>(script: string, input: unknown, env: Record<string,
   });
   if (r.status !== 0) throw new Error(`${script} exited with ${r.status ?? r.signal}:\n${r.stderr}`);
   const lines = r.stdout.trim().split('\n');
-  return JSON.parse(lines[lines.length - 1]!) as T;
+  return { ...(JSON.parse(lines[lines.length - 1]!) as object), stderr: r.stderr } as T;
 }
 
 export const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

@@ -14,7 +14,7 @@ import { hex, runPython, simLibrary } from './helpers.js';
 
 const rows = 6, cols = 50, BLOCK = 64, numWarps = 2;
 
-function descriptor(): Uint8Array {
+function descriptor(operandBytes = rows * cols * 4): Uint8Array {
   const c80 = compile(softmaxKernel, { target: 'sm_80', numWarps, constexprs: { BLOCK }, ptxas: true });
   const c90 = compile(softmaxKernel, { target: 'sm_90', numWarps, constexprs: { BLOCK }, ptxas: true });
   const params: KernelParamSpec[] = c80.metadata.params.map((p) => {
@@ -29,7 +29,7 @@ function descriptor(): Uint8Array {
     grid: [rows, 1, 1],
     block: [numWarps * 32, 1, 1],
     sharedBytes: c80.metadata.dynamicShared ? c80.metadata.sharedBytes : 0,
-    operandBytes: [rows * cols * 4],
+    operandBytes: [operandBytes],
     resultBytes: [rows * cols * 4],
     params,
     images: [
@@ -48,14 +48,20 @@ describe('a Tessera kernel inside an XLA program', () => {
     const desc = hex(descriptor());
     const operand = { shape: [rows, cols], dtype: 'f32', data: [...x] };
     const result = { shape: [rows, cols], dtype: 'f32' };
-    const out = runPython<{ programs: { results: number[][]; custom_call_in_hlo: boolean }[] }>('kernel_call.py', {
+    const out = runPython<{ programs: { results: number[][]; custom_call_in_hlo: boolean }[]; stderr: string }>('kernel_call.py', {
       programs: [
         { descriptor: desc, operands: [operand], results: [result] },
         { descriptor: desc, operands: [operand], results: [result], aliases: { 0: 0 } },
+        // The descriptor under-declares x (4 bytes): the kernel reads past the copy and the sim's
+        // memory checker faults the context. The call fails (one stderr line under jax), and ...
+        { descriptor: hex(descriptor(4)), operands: [operand], results: [result] },
+        // ... the next call runs on a fresh context.
+        { descriptor: desc, operands: [operand], results: [result] },
       ],
     }, { TESSERA_SIM_LIB: simLibrary, TESSERA_SIM_THREADS: '2' });
+    expect(out.stderr).toMatch(/tessera_kernel_call_cpu: kernel softmax failed: CUDA_ERROR_ILLEGAL_ADDRESS/);
     const ref = softmaxRef(x, rows, cols);
-    for (const p of out.programs) {
+    for (const p of [out.programs[0]!, out.programs[1]!, out.programs[3]!]) {
       expect(p.custom_call_in_hlo).toBe(true);
       const got = p.results[0]!;
       expect(got.length).toBe(rows * cols);

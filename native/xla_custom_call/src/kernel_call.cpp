@@ -127,10 +127,12 @@ Status run_gpu(CUstream s, void** buffers, const char* opaque, size_t len) {
 
 // The primary context of device 0, retained once for the process: releasing it after each call
 // would let the driver reset it (the sim does, as CUDA does) and drop the cached modules.
+std::mutex g_ctx_mu;
+CUcontext g_ctx = nullptr;
+
 Status primary_context(const Driver& d, CUcontext* out) {
-  static std::mutex mu;
-  static CUcontext ctx = nullptr;
-  std::lock_guard<std::mutex> lock(mu);
+  std::lock_guard<std::mutex> lock(g_ctx_mu);
+  CUcontext& ctx = g_ctx;
   if (!ctx) {
     CUdevice dev;
     TX_RETURN_IF_ERROR(cu_check(d, d.DeviceGet(&dev, 0), "cuDeviceGet"));
@@ -138,6 +140,23 @@ Status primary_context(const Driver& d, CUcontext* out) {
   }
   *out = ctx;
   return {};
+}
+
+// After a fault that is sticky on the context (as on hardware: the sim's memory checker raises
+// CUDA_ERROR_ILLEGAL_ADDRESS), give our reference back so the driver resets the primary context
+// once nobody holds it; the next call retains a fresh one and reloads its modules.
+bool sticky(CUresult r) {
+  return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED || r == CUDA_ERROR_MISALIGNED_ADDRESS ||
+         r == CUDA_ERROR_ILLEGAL_INSTRUCTION || r == CUDA_ERROR_INVALID_PC || r == CUDA_ERROR_HARDWARE_STACK_ERROR ||
+         r == CUDA_ERROR_ASSERT || r == CUDA_ERROR_LAUNCH_TIMEOUT;
+}
+
+void drop_primary_context(const Driver& d) {
+  std::lock_guard<std::mutex> lock(g_ctx_mu);
+  if (!g_ctx) return;
+  CUdevice dev;
+  if (d.DeviceGet(&dev, 0) == CUDA_SUCCESS) d.DevicePrimaryCtxRelease(dev);
+  g_ctx = nullptr;
 }
 
 // Device memory for the host buffers of one call; freed (and the context popped) on every path.
@@ -159,7 +178,7 @@ struct Staging {
   }
 };
 
-Status run_cpu(void* out, const void** in, const char* opaque, size_t len) {
+Status run_cpu(void* out, const void** in, const char* opaque, size_t len, bool* faulted) {
   KernelCall k;
   TX_RETURN_IF_ERROR(parse(opaque, len, &k));
   const size_t nops = k.operand_bytes.size(), nres = k.result_bytes.size();
@@ -190,7 +209,9 @@ Status run_cpu(void* out, const void** in, const char* opaque, size_t len) {
   for (const void* p : hops) ops.push_back(st.mem[p].first);
   for (void* p : hres) res.push_back(st.mem[p].first);
   TX_RETURN_IF_ERROR(launch(*d, f, k, ops, res, nullptr));
-  TX_RETURN_IF_ERROR(cu_check(*d, d->CtxSynchronize(), ("kernel " + k.entry).c_str()));
+  const CUresult r = d->CtxSynchronize();
+  *faulted = sticky(r);
+  TX_RETURN_IF_ERROR(cu_check(*d, r, ("kernel " + k.entry).c_str()));
   // Read every result back before writing any, so a failure leaves them all untouched.
   std::vector<std::vector<unsigned char>> back(nres);
   for (size_t i = 0; i < nres; ++i) {
@@ -212,6 +233,9 @@ TX_EXPORT void tessera_kernel_call(CUstream stream, void** buffers, const char* 
 
 TX_EXPORT void tessera_kernel_call_cpu(void* out, const void** in, const char* opaque, size_t opaque_len, void* status) {
   tx::clear_last_error();
-  tx::Status s = tx::run_cpu(out, in, opaque, opaque_len);
+  bool faulted = false;
+  tx::Status s = tx::run_cpu(out, in, opaque, opaque_len, &faulted);  // its staging is released on return
+  const tx::Driver* d;
+  if (faulted && tx::driver(&d).ok) tx::drop_primary_context(*d);
   if (!s.ok) tx::legacy_fail(status, "tessera_kernel_call_cpu", s.message);
 }

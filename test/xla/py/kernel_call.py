@@ -29,7 +29,9 @@ def main():
         jitted = jax.jit(f)
         hlo = jitted.lower(*ops).as_text()
         res = jitted(*ops)
-        out.append({"results": [np.asarray(r, np.float64).reshape(-1).tolist() for r in res], "custom_call_in_hlo": "tessera_kernel_call_cpu" in hlo})
+        # Non-finite values (a failed call leaves its result unwritten) as null: JSON has no NaN.
+        flat = [[v if np.isfinite(v) else None for v in np.asarray(r, np.float64).reshape(-1).tolist()] for r in res]
+        out.append({"results": flat, "custom_call_in_hlo": "tessera_kernel_call_cpu" in hlo})
     emit({"programs": out})
 
 
