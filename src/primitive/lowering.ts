@@ -1,0 +1,110 @@
+// Lowering a traced program to a StableHLO module (text). Each equation's primitive emits its
+// ops through a LoweringContext; the module's `main` takes the program's inputs and returns its
+// outputs. With a mesh, inputs and outputs carry Shardy shardings and the module says how many
+// partitions it is compiled for.
+import type { ShapedArray } from './aval.js';
+import { PrimitiveError } from './errors.js';
+import { tensorType } from './mlir_text.js';
+import type { Program, Var } from './program.js';
+import { meshText, shardingText, type DimSharding, type Mesh } from './sharding.js';
+
+/** Which targets a lowering calls: XLA's platform of the custom-call targets. */
+export type Platform = 'cpu' | 'cuda';
+/** Legacy custom calls (opaque descriptor bytes) or typed FFI (api_version 4, attributes). */
+export type CallForm = 'legacy' | 'ffi';
+
+export interface LowerOptions {
+  readonly platform: Platform;
+  readonly form?: CallForm;
+  /** Module name (an identifier). Default 'tessera'. */
+  readonly name?: string;
+  /** Compile for this mesh; `inShardings`/`outShardings` say how each input/output is split. */
+  readonly mesh?: Mesh;
+  readonly inShardings?: readonly (DimSharding | null)[];
+  readonly outShardings?: readonly (DimSharding | null)[];
+}
+
+export interface LoweringContext {
+  readonly platform: Platform;
+  readonly form: CallForm;
+  readonly mesh: Mesh | undefined;
+  readonly avalsIn: readonly ShapedArray[];
+  readonly avalsOut: readonly ShapedArray[];
+  /**
+   * Emits one op producing `results`: `text` is everything after `=` (or the whole op when there
+   * are no results). Returns the results' SSA names.
+   */
+  op(results: readonly ShapedArray[], text: string): string[];
+}
+
+class Emitter {
+  #n = 0;
+  readonly lines: string[] = [];
+
+  op(results: readonly ShapedArray[], text: string): string[] {
+    if (results.length === 0) {
+      this.lines.push(text);
+      return [];
+    }
+    const name = `%${this.#n++}`;
+    this.lines.push(`${results.length > 1 ? `${name}:${results.length}` : name} = ${text}`);
+    return results.length > 1 ? results.map((_, i) => `${name}#${i}`) : [name];
+  }
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function lowerProgram(p: Program, opts: LowerOptions): string {
+  const form = opts.form ?? 'legacy';
+  if (opts.platform !== 'cpu' && opts.platform !== 'cuda') throw new PrimitiveError('E_ARG', 'lower', `platform must be 'cpu' or 'cuda', got ${String(opts.platform)}`);
+  if (form !== 'legacy' && form !== 'ffi') throw new PrimitiveError('E_ARG', 'lower', `form must be 'legacy' or 'ffi', got ${String(form)}`);
+  const name = opts.name ?? 'tessera';
+  if (!IDENT.test(name)) throw new PrimitiveError('E_ARG', 'lower', `module name must be an identifier, got '${name}'`);
+  const mesh = opts.mesh;
+  if (mesh && (!Number.isInteger(mesh.size) || mesh.size < 1 || typeof mesh.axis !== 'string' || !mesh.axis)) {
+    throw new PrimitiveError('E_ARG', 'lower', `mesh must be { axis: string, size: integer >= 1 }, got ${JSON.stringify(mesh)}`);
+  }
+  const shard = (list: readonly (DimSharding | null)[] | undefined, vars: readonly Var[], what: string): string[] =>
+    vars.map((v, i) => {
+      const s = list?.[i];
+      if (!s) return '';
+      if (!mesh) throw new PrimitiveError('E_ARG', 'lower', `${what} ${i} has a sharding but no mesh was given`);
+      if (s.length !== v.aval.shape.length || s.some((a) => a !== null && a !== mesh.axis)) {
+        throw new PrimitiveError('E_ARG', 'lower', `${what} ${i} sharding ${JSON.stringify(s)} must name, per dim of ${tensorType(v.aval)}, '${mesh.axis}' or null`);
+      }
+      const axisDim = s.findIndex((a) => a !== null);
+      if (axisDim >= 0 && v.aval.shape[axisDim]! % mesh.size !== 0) {
+        throw new PrimitiveError('E_SHAPE', 'lower', `${what} ${i} dim ${axisDim} (${v.aval.shape[axisDim]}) does not divide into ${mesh.size} shards`);
+      }
+      return ` {sdy.sharding = ${shardingText(s)}}`;
+    });
+
+  const names = new Map<Var, string>();
+  p.inputs.forEach((v, i) => names.set(v, `%arg${i}`));
+  const em = new Emitter();
+  for (const e of p.eqns) {
+    const ctx: LoweringContext = {
+      platform: opts.platform, form, mesh,
+      avalsIn: e.ins.map((v) => v.aval), avalsOut: e.outs.map((v) => v.aval),
+      op: (results, text) => em.op(results, text),
+    };
+    const outs = e.prim.lowering(ctx, e.ins.map((v) => names.get(v)!), e.params);
+    if (outs.length !== e.outs.length) throw new PrimitiveError('E_RULE', e.prim.name, `lowering returned ${outs.length} values for ${e.outs.length} outputs`);
+    e.outs.forEach((v, i) => names.set(v, outs[i]!));
+  }
+  const inAttrs = shard(opts.inShardings, p.inputs, 'input');
+  const outAttrs = shard(opts.outShardings, p.outputs, 'output');
+  const args = p.inputs.map((v, i) => `%arg${i}: ${tensorType(v.aval)}${inAttrs[i]}`).join(', ');
+  const results = p.outputs.map((v, i) => `${tensorType(v.aval)}${outAttrs[i]}`).join(', ');
+  const attrs = `mhlo.num_partitions = ${mesh?.size ?? 1} : i32, mhlo.num_replicas = 1 : i32`;
+  return [
+    `module @${name} attributes {${attrs}} {`,
+    ...(mesh ? [`  ${meshText(mesh)}`] : []),
+    `  func.func public @main(${args}) -> (${results}) {`,
+    ...em.lines.map((l) => `    ${l}`),
+    `    return ${p.outputs.map((v) => names.get(v)!).join(', ')} : ${p.outputs.map((v) => tensorType(v.aval)).join(', ')}`,
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+}

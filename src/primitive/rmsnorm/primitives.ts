@@ -1,0 +1,178 @@
+// RMSNorm as two primitives, after the seed's rms_norm_fwd / rms_norm_bwd: abstract evaluation
+// with the seed's consistency checks as errors, an eager impl through the C targets
+// (native/xla_custom_call), lowerings to the legacy targets (RMSNormDescriptor as opaque bytes)
+// and to the typed-FFI ones (eps as an attribute), a vjp pairing them with the residuals
+// (invvar, x, weight), a batching rule and a sharding rule over the batch dims of x.
+import type { DType } from '../../ir/types.js';
+import { numel } from '../../ir/types.js';
+import { packRMSNorm } from '../../descriptor/rms_norm.js';
+import { describeAval, shaped, type ShapedArray } from '../aval.js';
+import { moveToFront, reshapeP, transposeP, zerosP } from '../basic.js';
+import { API_VERSION, emitCustomCall } from '../custom_call.js';
+import { PrimitiveError } from '../errors.js';
+import type { LoweringContext } from '../lowering.js';
+import { definePrimitive, type Primitive, type Value } from '../primitive.js';
+import type { ShardingRule } from '../sharding.js';
+
+export interface RmsNormParams {
+  readonly eps: number;
+}
+export interface RmsNormBwdParams extends RmsNormParams {
+  /** Rows of the part_grad output [partGradSize, n2] (the seed uses 16). */
+  readonly partGradSize: number;
+}
+
+const FLOATS: readonly DType[] = ['bf16', 'f16', 'f32', 'f64'];
+
+/** invvar's dtype: f32 for f16/bf16 inputs, else x's dtype. */
+export const invvarDType = (x: DType): DType => (x === 'f16' || x === 'bf16' ? 'f32' : x);
+
+/** The legacy targets and the typed-FFI ones, by platform. */
+export const RMS_TARGETS = {
+  fwd: { legacy: { cuda: 'rms_forward_affine_mixed_dtype', cpu: 'rms_forward_affine_mixed_dtype_cpu' }, ffi: { cuda: 'tessera_rms_norm_fwd_cuda', cpu: 'tessera_rms_norm_fwd_cpu' } },
+  bwd: { legacy: { cuda: 'rms_backward_affine', cpu: 'rms_backward_affine_cpu' }, ffi: { cuda: 'tessera_rms_norm_bwd_cuda', cpu: 'tessera_rms_norm_bwd_cpu' } },
+} as const;
+
+function dims(prim: string, x: ShapedArray, w: ShapedArray, eps: number): { n1: number; n2: number } {
+  const bad = (code: string, m: string): never => { throw new PrimitiveError(code, prim, m); };
+  if (!FLOATS.includes(x.dtype)) bad('E_TYPE', `x must be bf16, f16, f32 or f64, got ${describeAval(x)}`);
+  if (!FLOATS.includes(w.dtype)) bad('E_TYPE', `weight must be bf16, f16, f32 or f64, got ${describeAval(w)}`);
+  if (typeof eps !== 'number' || !Number.isFinite(eps) || eps < 0) bad('E_ARG', `eps must be a finite number >= 0, got ${String(eps)}`);
+  const n2 = numel(w.shape);
+  if (n2 < 1) bad('E_SHAPE', `weight ${describeAval(w)} is empty (n2 must be >= 1)`);
+  const tail = x.shape.slice(x.shape.length - w.shape.length);
+  if (x.shape.length < w.shape.length || tail.some((d, i) => d !== w.shape[i])) {
+    bad('E_SHAPE', `x ${describeAval(x)} must end with weight's shape [${w.shape.join(', ')}] (rows are normalised over weight's elements)`);
+  }
+  const n1 = numel(x.shape) / n2;
+  if (n1 > 0x7fffffff || n2 > 0x7fffffff) bad('E_SHAPE', `n1 = ${n1}, n2 = ${n2} do not fit the descriptor's int32`);
+  return { n1, n2 };
+}
+
+/** Factors for a rule over x's dims: batch dims first (i, j, ...), then weight's (from 'p'). */
+function factors(x: ShapedArray, w: ShapedArray): { batch: string[]; row: string[]; sizes: Record<string, number> } {
+  const nb = x.shape.length - w.shape.length;
+  const batch = Array.from({ length: nb }, (_, i) => 'ijklmn'[i]!);
+  const row = Array.from({ length: w.shape.length }, (_, i) => 'pqrstu'[i]!);
+  const sizes: Record<string, number> = {};
+  batch.forEach((f, i) => (sizes[f] = x.shape[i]!));
+  row.forEach((f, i) => (sizes[f] = w.shape[i]!));
+  return { batch, row, sizes };
+}
+
+/** Partitioner attributes: only the FFI form, whose dims come from the call frame, can be split. */
+function partitioning(ctx: LoweringContext, prim: string, x: ShapedArray, w: ShapedArray, rule: ShardingRule) {
+  if (!ctx.mesh) return {};
+  if (ctx.form !== 'ffi') {
+    throw new PrimitiveError('E_ARG', prim, 'a sharded lowering needs form \'ffi\': the legacy descriptor fixes n1, so a shard of x would contradict it');
+  }
+  if (x.shape.length - w.shape.length !== 1) throw new PrimitiveError('E_SHAPE', prim, `a sharded lowering needs x with exactly one batch dim before weight's dims, got ${describeAval(x)}`);
+  return { shardingRule: rule, frontendAttributes: { num_batch_dims: '1' } };
+}
+
+export const rmsNormFwdP: Primitive<RmsNormParams> = definePrimitive<RmsNormParams>({
+  name: 'rms_norm_fwd',
+  abstractEval(ins, { eps }) {
+    if (ins.length !== 2) throw new PrimitiveError('E_ARG', 'rms_norm_fwd', `takes (x, weight), got ${ins.length} inputs`);
+    const [x, w] = ins as [ShapedArray, ShapedArray];
+    const { n1 } = dims('rms_norm_fwd', x, w, eps);
+    return [shaped(x.shape, w.dtype), shaped([n1], invvarDType(x.dtype))];
+  },
+  async impl(ins, { eps }, ctx) {
+    const [x, w] = ins as [typeof ins[0] & object, typeof ins[0] & object];
+    const { n1, n2 } = dims('rms_norm_fwd', x.aval, w.aval, eps);
+    const outs = rmsNormFwdP.abstractEval([x.aval, w.aval], { eps });
+    const opaque = packRMSNorm({ n1, n2, eps, xType: x.aval.dtype, wType: w.aval.dtype, partGradSize: 0 });
+    return ctx.customCall(RMS_TARGETS.fwd.legacy.cuda, [x, w], outs, opaque);
+  },
+  lowering(ctx, [x, w], { eps }) {
+    const [xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray];
+    const { n1, n2 } = dims('rms_norm_fwd', xa, wa, eps);
+    const f = factors(xa, wa);
+    const rule: ShardingRule = { operands: [[...f.batch, ...f.row], f.row], results: [[...f.batch, ...f.row], f.batch], factorSizes: f.sizes };
+    const common = { operands: [x!, w!], results: ctx.avalsOut, ...partitioning(ctx, 'rms_norm_fwd', xa, wa, rule) };
+    if (ctx.form === 'ffi') {
+      return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.fwd.ffi[ctx.platform], apiVersion: API_VERSION.typedFfi, backendConfig: { eps: { f64: eps } } });
+    }
+    const opaque = packRMSNorm({ n1, n2, eps, xType: xa.dtype, wType: wa.dtype, partGradSize: 0 });
+    return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.fwd.legacy[ctx.platform], apiVersion: legacyVersion(ctx), backendConfig: opaque });
+  },
+  // The seed's custom_vjp: residuals (invvar, x, weight); invvar's own cotangent is not used.
+  vjp: {
+    fwd(ins, params) {
+      const [out, invvar] = rmsNormFwdP.bind(ins, params) as [Value, Value];
+      return { outs: [out, invvar], residuals: [invvar, ins[0]!, ins[1]!] };
+    },
+    bwd([invvar, x, w], [g], { eps }) {
+      if (!g) return [null, null];
+      const [gi, gw] = rmsNormBwdP.bind([g, invvar!, x!, w!], { eps, partGradSize: DEFAULT_PART_GRAD_SIZE });
+      return [gi!, gw!];
+    },
+  },
+  // x batched at dim d (moved to the front): more rows of the same weight. A batched weight
+  // would need one call per batch element and is refused.
+  batch(ins, [dx, dw], params) {
+    const [x, w] = ins as [Value, Value];
+    if (dw !== null && dw !== undefined) throw new PrimitiveError('E_RULE', 'rms_norm_fwd', 'cannot batch over weight (one weight per call); batch x only');
+    const xb = dx === 0 ? x : transposeP.bind([x], { perm: moveToFront(x.aval.shape.length, dx!) })[0]!;
+    const [out, invvar] = rmsNormFwdP.bind([xb, w], params) as [Value, Value];
+    const b = xb.aval.shape[0]!;
+    return { outs: [out, reshapeP.bind([invvar], { shape: [b, invvar.aval.shape[0]! / Math.max(b, 1)] })[0]!], dims: [0, 0] };
+  },
+  shardingRule(ins) {
+    const [x, w] = ins as [ShapedArray, ShapedArray];
+    const f = factors(x, w);
+    return { operands: [[...f.batch, ...f.row], f.row], results: [[...f.batch, ...f.row], f.batch], factorSizes: f.sizes };
+  },
+});
+
+export const DEFAULT_PART_GRAD_SIZE = 16;
+
+const legacyVersion = (ctx: LoweringContext) => (ctx.platform === 'cpu' ? API_VERSION.statusReturningUnified : API_VERSION.statusReturning);
+
+export const rmsNormBwdP: Primitive<RmsNormBwdParams> = definePrimitive<RmsNormBwdParams>({
+  name: 'rms_norm_bwd',
+  abstractEval(ins, { eps, partGradSize }) {
+    const P = 'rms_norm_bwd';
+    if (ins.length !== 4) throw new PrimitiveError('E_ARG', P, `takes (g, invvar, x, weight), got ${ins.length} inputs`);
+    const [g, iv, x, w] = ins as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];
+    const { n1, n2 } = dims(P, x, w, eps);
+    if (!Number.isInteger(partGradSize) || partGradSize < 1) throw new PrimitiveError('E_ARG', P, `partGradSize must be an integer >= 1, got ${String(partGradSize)}`);
+    if (g.dtype !== w.dtype) throw new PrimitiveError('E_TYPE', P, `g must have weight's dtype ${w.dtype} (it is the output's cotangent), got ${describeAval(g)}`);
+    if (g.shape.length !== x.shape.length || g.shape.some((d, i) => d !== x.shape[i])) throw new PrimitiveError('E_SHAPE', P, `g ${describeAval(g)} must have x's shape [${x.shape.join(', ')}]`);
+    if (iv.shape.length !== 1 || iv.shape[0] !== n1) throw new PrimitiveError('E_SHAPE', P, `invvar ${describeAval(iv)} must have shape [${n1}] (one per row of x)`);
+    if (iv.dtype !== invvarDType(x.dtype)) throw new PrimitiveError('E_TYPE', P, `invvar must be ${invvarDType(x.dtype)} for x of ${x.dtype}, got ${iv.dtype}`);
+    return [shaped(x.shape, x.dtype), shaped(w.shape, w.dtype), shaped([partGradSize, n2], iv.dtype)];
+  },
+  async impl(ins, params, ctx) {
+    const [, , x, w] = ins.map((a) => a.aval) as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];
+    const { n1, n2 } = dims('rms_norm_bwd', x, w, params.eps);
+    const outs = rmsNormBwdP.abstractEval(ins.map((a) => a.aval), params);
+    const opaque = packRMSNorm({ n1, n2, eps: params.eps, xType: x.dtype, wType: w.dtype, partGradSize: params.partGradSize });
+    return ctx.customCall(RMS_TARGETS.bwd.legacy.cuda, ins, outs, opaque);
+  },
+  lowering(ctx, operands, { eps, partGradSize }) {
+    const [, , xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];
+    const { n1, n2 } = dims('rms_norm_bwd', xa, wa, eps);
+    const f = factors(xa, wa);
+    // The batch factors are summed away in grad_weight and part_grad: reduction factors (a
+    // partitioner all-reduces those results, as the seed's psum of grad_weight).
+    const rule: ShardingRule = {
+      operands: [[...f.batch, ...f.row], f.batch, [...f.batch, ...f.row], f.row],
+      results: [[...f.batch, ...f.row], f.row, ['z', 'y']],
+      factorSizes: { ...f.sizes, z: partGradSize, y: n2 },
+      reduction: f.batch,
+    };
+    const common = { operands, results: ctx.avalsOut, ...partitioning(ctx, 'rms_norm_bwd', xa, wa, rule) };
+    if (ctx.form === 'ffi') {
+      return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.bwd.ffi[ctx.platform], apiVersion: API_VERSION.typedFfi, backendConfig: { eps: { f64: eps } } });
+    }
+    const opaque = packRMSNorm({ n1, n2, eps, xType: xa.dtype, wType: wa.dtype, partGradSize });
+    return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.bwd.legacy[ctx.platform], apiVersion: legacyVersion(ctx), backendConfig: opaque });
+  },
+});
+
+/** RMSNorm's output only (the seed's `rms_norm`); differentiable through rmsNormFwdP's vjp. */
+export const rmsNorm = (x: Value, weight: Value, eps = 1e-5): Value => rmsNormFwdP.bind([x, weight], { eps })[0]!;
+
+export { zerosP };
