@@ -14,7 +14,7 @@ export interface ShardingRule {
   readonly needReplication?: readonly string[];
 }
 
-const FACTOR = /^[a-z]$/;
+const FACTOR = /^[i-z]$/;
 
 /** Checks that every dim has a factor whose size matches, and renders the attribute. */
 export function shardingRuleText(r: ShardingRule, ins: readonly ShapedArray[], outs: readonly ShapedArray[]): string {
@@ -23,7 +23,7 @@ export function shardingRuleText(r: ShardingRule, ins: readonly ShapedArray[], o
     lists.forEach((fs, i) => {
       if (fs.length !== avals[i]!.shape.length) throw new Error(`sharding rule: ${what} ${i} has rank ${avals[i]!.shape.length}, the rule names ${fs.length} factors`);
       fs.forEach((f, d) => {
-        if (!FACTOR.test(f)) throw new Error(`sharding rule: factor '${f}' must be one lower-case letter`);
+        if (!FACTOR.test(f)) throw new Error(`sharding rule: factor '${f}' must be one letter from i to z (Shardy names factors i, j, k, ... in order)`);
         if (r.factorSizes[f] !== avals[i]!.shape[d]) throw new Error(`sharding rule: factor ${f} is ${r.factorSizes[f]}, but ${what} ${i} dim ${d} is ${avals[i]!.shape[d]}`);
       });
     });

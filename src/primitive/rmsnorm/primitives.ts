@@ -50,14 +50,19 @@ function dims(prim: string, x: ShapedArray, w: ShapedArray, eps: number): { n1: 
 }
 
 /** Factors for a rule over x's dims: batch dims first (i, j, ...), then weight's (from 'p'). */
-function factors(x: ShapedArray, w: ShapedArray): { batch: string[]; row: string[]; sizes: Record<string, number> } {
-  const nb = x.shape.length - w.shape.length;
-  const batch = Array.from({ length: nb }, (_, i) => 'ijklmn'[i]!);
-  const row = Array.from({ length: w.shape.length }, (_, i) => 'pqrstu'[i]!);
+// Shardy wants factors named i, j, k, ... in order of their sizes list.
+function factors(x: ShapedArray, w: ShapedArray): { batch: string[]; row: string[]; sizes: Record<string, number>; next(size: number): string } {
   const sizes: Record<string, number> = {};
-  batch.forEach((f, i) => (sizes[f] = x.shape[i]!));
-  row.forEach((f, i) => (sizes[f] = w.shape[i]!));
-  return { batch, row, sizes };
+  let n = 0;
+  const next = (size: number): string => {
+    const f = String.fromCharCode('i'.charCodeAt(0) + n++);
+    sizes[f] = size;
+    return f;
+  };
+  const nb = x.shape.length - w.shape.length;
+  const batch = x.shape.slice(0, nb).map(next);
+  const row = w.shape.map(next);
+  return { batch, row, sizes, next };
 }
 
 /** Partitioner attributes: only the FFI form, whose dims come from the call frame, can be split. */
@@ -159,8 +164,8 @@ export const rmsNormBwdP: Primitive<RmsNormBwdParams> = definePrimitive<RmsNormB
     // partitioner all-reduces those results, as the seed's psum of grad_weight).
     const rule: ShardingRule = {
       operands: [[...f.batch, ...f.row], f.batch, [...f.batch, ...f.row], f.row],
-      results: [[...f.batch, ...f.row], f.row, ['z', 'y']],
-      factorSizes: { ...f.sizes, z: partGradSize, y: n2 },
+      results: [[...f.batch, ...f.row], f.row, [f.next(partGradSize), f.next(n2)]],
+      factorSizes: f.sizes,
       reduction: f.batch,
     };
     const common = { operands, results: ctx.avalsOut, ...partitioning(ctx, 'rms_norm_bwd', xa, wa, rule) };
