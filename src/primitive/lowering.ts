@@ -27,7 +27,10 @@ export interface LowerOptions {
 export interface LoweringContext {
   readonly platform: Platform;
   readonly form: CallForm;
+  /** The mesh the module is compiled for; undefined inside a manual computation (local shapes). */
   readonly mesh: Mesh | undefined;
+  /** Inside a manual computation: the mesh whose shards the ops see. */
+  readonly manual?: Mesh;
   readonly avalsIn: readonly ShapedArray[];
   readonly avalsOut: readonly ShapedArray[];
   /**
@@ -35,19 +38,41 @@ export interface LoweringContext {
    * are no results). Returns the results' SSA names.
    */
   op(results: readonly ShapedArray[], text: string): string[];
+  /** Runs `body` with its ops collected instead of emitted; returns them (one op per entry). */
+  region(body: () => void): string[];
+  /** A channel id for a collective, unique in the module. */
+  channel(): number;
+  /** The same context for other operand/result avals (for ops a lowering nests). */
+  with(avalsIn: readonly ShapedArray[], avalsOut: readonly ShapedArray[], manual?: Mesh): LoweringContext;
 }
 
 class Emitter {
   #n = 0;
-  readonly lines: string[] = [];
+  #channel = 0;
+  #out: string[][] = [[]];
+  get lines(): string[] {
+    return this.#out[0]!;
+  }
+  region(body: () => void): string[] {
+    this.#out.push([]);
+    try {
+      body();
+      return this.#out[this.#out.length - 1]!;
+    } finally {
+      this.#out.pop();
+    }
+  }
+  channel(): number {
+    return ++this.#channel;
+  }
 
   op(results: readonly ShapedArray[], text: string): string[] {
     if (results.length === 0) {
-      this.lines.push(text);
+      this.#out[this.#out.length - 1]!.push(text);
       return [];
     }
     const name = `%${this.#n++}`;
-    this.lines.push(`${results.length > 1 ? `${name}:${results.length}` : name} = ${text}`);
+    this.#out[this.#out.length - 1]!.push(`${results.length > 1 ? `${name}:${results.length}` : name} = ${text}`);
     return results.length > 1 ? results.map((_, i) => `${name}#${i}`) : [name];
   }
 }
@@ -82,12 +107,15 @@ export function lowerProgram(p: Program, opts: LowerOptions): string {
   const names = new Map<Var, string>();
   p.inputs.forEach((v, i) => names.set(v, `%arg${i}`));
   const em = new Emitter();
+  const context = (avalsIn: readonly ShapedArray[], avalsOut: readonly ShapedArray[], m: Mesh | undefined, manual?: Mesh): LoweringContext => ({
+    platform: opts.platform, form, mesh: m, ...(manual ? { manual } : {}), avalsIn, avalsOut,
+    op: (results, text) => em.op(results, text),
+    channel: () => em.channel(),
+    region: (body) => em.region(body),
+    with: (i, o, man) => context(i, o, man ? undefined : m, man),
+  });
   for (const e of p.eqns) {
-    const ctx: LoweringContext = {
-      platform: opts.platform, form, mesh,
-      avalsIn: e.ins.map((v) => v.aval), avalsOut: e.outs.map((v) => v.aval),
-      op: (results, text) => em.op(results, text),
-    };
+    const ctx = context(e.ins.map((v) => v.aval), e.outs.map((v) => v.aval), mesh);
     const outs = e.prim.lowering(ctx, e.ins.map((v) => names.get(v)!), e.params);
     if (outs.length !== e.outs.length) throw new PrimitiveError('E_RULE', e.prim.name, `lowering returned ${outs.length} values for ${e.outs.length} outputs`);
     e.outs.forEach((v, i) => names.set(v, outs[i]!));
@@ -101,7 +129,7 @@ export function lowerProgram(p: Program, opts: LowerOptions): string {
     `module @${name} attributes {${attrs}} {`,
     ...(mesh ? [`  ${meshText(mesh)}`] : []),
     `  func.func public @main(${args}) -> (${results}) {`,
-    ...em.lines.map((l) => `    ${l}`),
+    ...em.lines.flatMap((l) => l.split('\n')).map((l) => `    ${l}`),
     `    return ${p.outputs.map((v) => names.get(v)!).join(', ')} : ${p.outputs.map((v) => tensorType(v.aval)).join(', ')}`,
     '  }',
     '}',

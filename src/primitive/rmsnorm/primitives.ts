@@ -9,6 +9,7 @@ import { packRMSNorm } from '../../descriptor/rms_norm.js';
 import { describeAval, shaped, type ShapedArray } from '../aval.js';
 import { moveToFront, reshapeP, transposeP, zerosP } from '../basic.js';
 import { API_VERSION, emitCustomCall } from '../custom_call.js';
+import { lowerManual } from '../manual.js';
 import { PrimitiveError } from '../errors.js';
 import type { LoweringContext } from '../lowering.js';
 import { definePrimitive, type Primitive, type Value } from '../primitive.js';
@@ -65,14 +66,55 @@ function factors(x: ShapedArray, w: ShapedArray): { batch: string[]; row: string
   return { batch, row, sizes, next };
 }
 
-/** Partitioner attributes: only the FFI form, whose dims come from the call frame, can be split. */
-function partitioning(ctx: LoweringContext, prim: string, x: ShapedArray, w: ShapedArray, rule: ShardingRule) {
-  if (!ctx.mesh) return {};
-  if (ctx.form !== 'ffi') {
-    throw new PrimitiveError('E_ARG', prim, 'a sharded lowering needs form \'ffi\': the legacy descriptor fixes n1, so a shard of x would contradict it');
-  }
+const fwdRule = (x: ShapedArray, w: ShapedArray): ShardingRule => {
+  const f = factors(x, w);
+  return { operands: [[...f.batch, ...f.row], f.row], results: [[...f.batch, ...f.row], f.batch], factorSizes: f.sizes };
+};
+
+// grad_weight and part_grad are sums over the batch dims; Shardy's `reduction` cannot name a
+// factor that also maps a result dim (grad_input's), so the sharded lowering all-reduces them.
+const bwdRule = (x: ShapedArray, w: ShapedArray, partGradSize: number): ShardingRule => {
+  const f = factors(x, w);
+  const n2 = numel(w.shape);
+  return {
+    operands: [[...f.batch, ...f.row], f.batch, [...f.batch, ...f.row], f.row],
+    results: [[...f.batch, ...f.row], f.row, [f.next(partGradSize), f.next(n2)]],
+    factorSizes: f.sizes,
+  };
+};
+
+/**
+ * With a mesh the call runs per shard of x's batch dim (a manual computation, see manual.ts);
+ * the call itself then carries its rule and the num_batch_dims frontend attribute.
+ */
+function sharded(ctx: LoweringContext, prim: string, x: ShapedArray, w: ShapedArray, rule: ShardingRule, summed: readonly number[], operands: readonly string[], body: (c: LoweringContext, a: readonly string[]) => string[]): string[] {
   if (x.shape.length - w.shape.length !== 1) throw new PrimitiveError('E_SHAPE', prim, `a sharded lowering needs x with exactly one batch dim before weight's dims, got ${describeAval(x)}`);
-  return { shardingRule: rule, frontendAttributes: { num_batch_dims: '1' } };
+  return lowerManual(ctx, prim, operands, rule, rule.operands[0]![0]!, summed, body);
+}
+
+const partitionAttrs = (ctx: LoweringContext, rule: ShardingRule) =>
+  ctx.manual || ctx.mesh ? { shardingRule: rule, frontendAttributes: { num_batch_dims: String(rule.operands[0]!.length - rule.operands[rule.operands.length - 1]!.length) } } : {};
+
+function emitFwd(ctx: LoweringContext, operands: readonly string[], eps: number): string[] {
+  const [xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray];
+  const { n1, n2 } = dims('rms_norm_fwd', xa, wa, eps);
+  const common = { operands, results: ctx.avalsOut, ...partitionAttrs(ctx, fwdRule(xa, wa)) };
+  if (ctx.form === 'ffi') {
+    return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.fwd.ffi[ctx.platform], apiVersion: API_VERSION.typedFfi, backendConfig: { eps: { f64: eps } } });
+  }
+  const opaque = packRMSNorm({ n1, n2, eps, xType: xa.dtype, wType: wa.dtype, partGradSize: 0 });
+  return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.fwd.legacy[ctx.platform], apiVersion: legacyVersion(ctx), backendConfig: opaque });
+}
+
+function emitBwd(ctx: LoweringContext, operands: readonly string[], eps: number, partGradSize: number): string[] {
+  const [, , xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];
+  const { n1, n2 } = dims('rms_norm_bwd', xa, wa, eps);
+  const common = { operands, results: ctx.avalsOut, ...partitionAttrs(ctx, bwdRule(xa, wa, partGradSize)) };
+  if (ctx.form === 'ffi') {
+    return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.bwd.ffi[ctx.platform], apiVersion: API_VERSION.typedFfi, backendConfig: { eps: { f64: eps } } });
+  }
+  const opaque = packRMSNorm({ n1, n2, eps, xType: xa.dtype, wType: wa.dtype, partGradSize });
+  return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.bwd.legacy[ctx.platform], apiVersion: legacyVersion(ctx), backendConfig: opaque });
 }
 
 export const rmsNormFwdP: Primitive<RmsNormParams> = definePrimitive<RmsNormParams>({
@@ -90,17 +132,11 @@ export const rmsNormFwdP: Primitive<RmsNormParams> = definePrimitive<RmsNormPara
     const opaque = packRMSNorm({ n1, n2, eps, xType: x.aval.dtype, wType: w.aval.dtype, partGradSize: 0 });
     return ctx.customCall(RMS_TARGETS.fwd.legacy.cuda, [x, w], outs, opaque);
   },
-  lowering(ctx, [x, w], { eps }) {
+  lowering(ctx, operands, { eps }) {
     const [xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray];
-    const { n1, n2 } = dims('rms_norm_fwd', xa, wa, eps);
-    const f = factors(xa, wa);
-    const rule: ShardingRule = { operands: [[...f.batch, ...f.row], f.row], results: [[...f.batch, ...f.row], f.batch], factorSizes: f.sizes };
-    const common = { operands: [x!, w!], results: ctx.avalsOut, ...partitioning(ctx, 'rms_norm_fwd', xa, wa, rule) };
-    if (ctx.form === 'ffi') {
-      return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.fwd.ffi[ctx.platform], apiVersion: API_VERSION.typedFfi, backendConfig: { eps: { f64: eps } } });
-    }
-    const opaque = packRMSNorm({ n1, n2, eps, xType: xa.dtype, wType: wa.dtype, partGradSize: 0 });
-    return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.fwd.legacy[ctx.platform], apiVersion: legacyVersion(ctx), backendConfig: opaque });
+    dims('rms_norm_fwd', xa, wa, eps);
+    if (ctx.mesh) return sharded(ctx, 'rms_norm_fwd', xa, wa, fwdRule(xa, wa), [], operands, (c, a) => emitFwd(c, a, eps));
+    return emitFwd(ctx, operands, eps);
   },
   // The seed's custom_vjp: residuals (invvar, x, weight); invvar's own cotangent is not used.
   vjp: {
@@ -124,11 +160,7 @@ export const rmsNormFwdP: Primitive<RmsNormParams> = definePrimitive<RmsNormPara
     const b = xb.aval.shape[0]!;
     return { outs: [out, reshapeP.bind([invvar], { shape: [b, invvar.aval.shape[0]! / Math.max(b, 1)] })[0]!], dims: [0, 0] };
   },
-  shardingRule(ins) {
-    const [x, w] = ins as [ShapedArray, ShapedArray];
-    const f = factors(x, w);
-    return { operands: [[...f.batch, ...f.row], f.row], results: [[...f.batch, ...f.row], f.batch], factorSizes: f.sizes };
-  },
+  shardingRule: (ins) => fwdRule(ins[0]!, ins[1]!),
 });
 
 export const DEFAULT_PART_GRAD_SIZE = 16;
@@ -158,23 +190,11 @@ export const rmsNormBwdP: Primitive<RmsNormBwdParams> = definePrimitive<RmsNormB
   },
   lowering(ctx, operands, { eps, partGradSize }) {
     const [, , xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];
-    const { n1, n2 } = dims('rms_norm_bwd', xa, wa, eps);
-    const f = factors(xa, wa);
-    // The batch factors are summed away in grad_weight and part_grad: reduction factors (a
-    // partitioner all-reduces those results, as the seed's psum of grad_weight).
-    const rule: ShardingRule = {
-      operands: [[...f.batch, ...f.row], f.batch, [...f.batch, ...f.row], f.row],
-      results: [[...f.batch, ...f.row], f.row, [f.next(partGradSize), f.next(n2)]],
-      factorSizes: f.sizes,
-      reduction: f.batch,
-    };
-    const common = { operands, results: ctx.avalsOut, ...partitioning(ctx, 'rms_norm_bwd', xa, wa, rule) };
-    if (ctx.form === 'ffi') {
-      return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.bwd.ffi[ctx.platform], apiVersion: API_VERSION.typedFfi, backendConfig: { eps: { f64: eps } } });
-    }
-    const opaque = packRMSNorm({ n1, n2, eps, xType: xa.dtype, wType: wa.dtype, partGradSize });
-    return emitCustomCall(ctx, { ...common, target: RMS_TARGETS.bwd.legacy[ctx.platform], apiVersion: legacyVersion(ctx), backendConfig: opaque });
+    dims('rms_norm_bwd', xa, wa, eps);
+    if (ctx.mesh) return sharded(ctx, 'rms_norm_bwd', xa, wa, bwdRule(xa, wa, partGradSize), [1, 2], operands, (c, a) => emitBwd(c, a, eps, partGradSize));
+    return emitBwd(ctx, operands, eps, partGradSize);
   },
+  shardingRule: (ins, _outs, { partGradSize }) => bwdRule(ins[2]!, ins[3]!, partGradSize),
 });
 
 /** RMSNorm's output only (the seed's `rms_norm`); differentiable through rmsNormFwdP's vjp. */
