@@ -2,7 +2,7 @@
 // StableHLO lowering, vjp, batching, sharding rule), as jax registers a primitive once.
 // `bind` records the primitive on traced values (see program.ts); `apply` runs it eagerly.
 import type { ShapedArray } from './aval.js';
-import type { EagerArray, EagerContext } from './eager.js';
+import { defaultEagerContext, type EagerArray, type EagerContext } from './eager.js';
 import { PrimitiveError } from './errors.js';
 import type { LoweringContext } from './lowering.js';
 import { currentBuilder, type Var } from './program.js';
@@ -60,7 +60,6 @@ export function definePrimitive<P>(rules: PrimitiveRules<P>): Primitive<P> {
     async apply(ins, params, ctx) {
       if (!rules.impl) throw new PrimitiveError('E_RULE', rules.name, 'has no eager impl');
       rules.abstractEval(ins.map((a) => a.aval), params);
-      const { defaultEagerContext } = await import('./eager.js');
       return rules.impl(ins, params, ctx ?? defaultEagerContext());
     },
   };
