@@ -99,8 +99,11 @@ function intBinary(cx: Lowering, fn: BinaryFn, t: ElemType, d: string, a: string
   if (fn === 'shl' || fn === 'shr') {
     let amt = b;
     if (bits === 64) {
+      // PTX shifts take a u32 amount: clamp the u64 amount first (2^32 + 5 must still shift out)
+      const wide = cx.reg('b64');
       amt = cx.reg('b32');
-      cx.emit(`cvt.u32.u64 ${amt}, ${b};`);
+      cx.emit(`min.u64 ${wide}, ${b}, 64;`);
+      cx.emit(`cvt.u32.u64 ${amt}, ${wide};`);
     }
     cx.emit(fn === 'shl' ? `shl.b${bits} ${d}, ${a}, ${amt};` : `shr.${ty} ${d}, ${a}, ${amt};`);
   } else if (fn === 'div' || fn === 'floordiv' || fn === 'rem') {
