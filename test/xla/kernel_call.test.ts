@@ -5,6 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { softmaxKernel, softmaxRef } from '../../examples/softmax.js';
 import { compile } from '../../src/compiler/index.js';
+import { ds, dot, zeros, type Ref } from '../../src/lang/index.js';
+import { BlockSpec, tracePallas } from '../../src/lang/pallas.js';
+import { array } from '../../src/runtime/array.js';
+import { pallasCall } from '../../src/runtime/pallas_call.js';
 import { packKernelCall, type KernelParamSpec } from '../../src/descriptor/index.js';
 import { hex, runPython, simLibrary } from './helpers.js';
 
@@ -63,5 +67,52 @@ describe('a Tessera kernel inside an XLA program', () => {
       expect(vsEager).toBeLessThanOrEqual(1e-6);
       expect(vsRef).toBeLessThanOrEqual(1e-5);
     }
+  });
+
+  it('a Pallas-style blocked matmul through tessera_kernel_call_cpu matches the eager sim run', async () => {
+    const M = 32, K = 16, N = 48, bm = 16, bn = 16, bk = 8;
+    const body = (a: Ref, b: Ref, o: Ref) => {
+      let acc = zeros([bm, bn], 'f32');
+      for (let k = 0; k < K / bk; k++) acc = acc.add(dot(a.load([null, ds(k * bk, bk)]), b.load([ds(k * bk, bk), null])));
+      o.store(acc);
+    };
+    const inSpecs = [new BlockSpec([bm, K], (i) => [i, 0]), new BlockSpec([K, bn], (_i, j) => [0, j])];
+    const outSpec = new BlockSpec([bm, bn], (i, j) => [i, j]);
+    const grid = [M / bm, N / bn];
+    const a = new Float32Array(M * K).map((_, i) => ((i * 7) % 13) / 4 - 1.5);
+    const b = new Float32Array(K * N).map((_, i) => ((i * 5) % 11) / 3 - 1.75);
+    const eager = await pallasCall(body, { outShape: { shape: [M, N], dtype: 'f32' }, inSpecs, outSpecs: outSpec, grid, device: 'sim', name: 'xla_mm' })(
+      array(a, 'f32', [M, K]), array(b, 'f32', [K, N]));
+    const func = tracePallas(body, {
+      name: 'xla_mm', grid, inputs: [{ shape: [M, K], dtype: 'f32' }, { shape: [K, N], dtype: 'f32' }], outputs: [{ shape: [M, N], dtype: 'f32' }],
+      inSpecs, outSpecs: [outSpec],
+    });
+    const c80 = compile(func, { target: 'sm_80', numWarps: 4, ptxas: true });
+    expect(c80.metadata.params.map((p) => p.name)).toEqual(['in0', 'in1', 'out0']);
+    const desc = packKernelCall({
+      entry: c80.metadata.name, grid: [grid[0]!, grid[1]!, 1], block: [128, 1, 1], sharedBytes: c80.metadata.dynamicShared ? c80.metadata.sharedBytes : 0,
+      operandBytes: [M * K * 4, K * N * 4], resultBytes: [M * N * 4],
+      params: [{ kind: 'operand', index: 0 }, { kind: 'operand', index: 1 }, { kind: 'result', index: 0 }],
+      images: [{ kind: 'cubin', arch: 80, data: c80.cubin! }, { kind: 'ptx', arch: 80, data: c80.ptx }],
+    });
+    const out = runPython<{ programs: { results: number[][]; custom_call_in_hlo: boolean }[] }>('kernel_call.py', {
+      programs: [{
+        descriptor: hex(desc),
+        operands: [{ shape: [M, K], dtype: 'f32', data: [...a] }, { shape: [K, N], dtype: 'f32', data: [...b] }],
+        results: [{ shape: [M, N], dtype: 'f32' }],
+      }],
+    }, { TESSERA_SIM_LIB: simLibrary, TESSERA_SIM_THREADS: '2' });
+    const got = out.programs[0]!.results[0]!;
+    const want = (eager as { data: Float32Array }).data;
+    let worst = 0;
+    for (let i = 0; i < M; i++) {
+      for (let j = 0; j < N; j++) {
+        let r = 0;
+        for (let k = 0; k < K; k++) r += a[i * K + k]! * b[k * N + j]!;
+        worst = Math.max(worst, Math.abs(got[i * N + j]! - r) / (1 + Math.abs(r)));
+        expect(Math.abs(got[i * N + j]! - want[i * N + j]!)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(r)));
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(1e-5);
   });
 });

@@ -10,6 +10,7 @@ const FLOATS: DType[] = ['bf16', 'f16', 'f32', 'f64'];
 
 interface Out {
   targets: [string, string, number][];
+  ffi_error: string | null;
   cases: { case: { x: string; w: string; api: string }; errors: Record<string, [number, number]>; dtypes: string[] }[];
 }
 
@@ -45,6 +46,7 @@ describe('CPU targets in jax', () => {
     const bad = out.cases.flatMap((c) =>
       Object.entries(c.errors).filter(([, [e, tol]]) => !(e <= tol)).map(([n, [e, tol]]) => `${c.case.api} x=${c.case.x} w=${c.case.w} ${n}: ${e} > ${tol}`));
     expect(bad).toEqual([]);
+    expect(out.ffi_error).toMatch(/tessera_rms_norm_fwd_cpu: invvar \[3\] must have n1 = 2 elements/);
     const jaxName: Record<string, string> = { bf16: 'bfloat16', f16: 'float16', f32: 'float32', f64: 'float64' };
     for (const c of out.cases) {
       const iv = c.case.x === 'f64' ? 'float64' : 'float32';

@@ -145,7 +145,7 @@ void forget_module(CUmodule m) {
 
 Status module_for(const Driver& d, const std::vector<Image>& images, CUmodule* out, bool* cached) {
   *cached = false;
-  CUcontext ctx;
+  CUcontext ctx = nullptr;
   TX_RETURN_IF_ERROR(current_context(d, &ctx));
   // Key: context + FNV-1a of every image's bytes and sizes.
   uint64_t h = 1469598103934665603ull;

@@ -43,6 +43,8 @@ struct XLA_FFI_Error_Create_Args {
 
 enum XLA_FFI_DataType {
   XLA_FFI_DataType_INVALID = 0,
+  XLA_FFI_DataType_S32 = 4,
+  XLA_FFI_DataType_S64 = 5,
   XLA_FFI_DataType_F16 = 10,
   XLA_FFI_DataType_F32 = 11,
   XLA_FFI_DataType_F64 = 12,

@@ -151,7 +151,7 @@ struct Staging {
     if (pushed) { CUcontext c; d.CtxPopCurrent(&c); }
   }
   Status open() {
-    CUcontext ctx;
+    CUcontext ctx = nullptr;
     TX_RETURN_IF_ERROR(primary_context(d, &ctx));
     TX_RETURN_IF_ERROR(cu_check(d, d.CtxPushCurrent(ctx), "cuCtxPushCurrent"));
     pushed = true;

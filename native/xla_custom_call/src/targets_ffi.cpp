@@ -15,6 +15,9 @@ struct Frame {
   XLA_FFI_Buffer* args[4] = {};
   XLA_FFI_Buffer* rets[3] = {};
   double eps = 0;
+  int64_t batch_dims = 0;
+  // With batch_dims: each buffer without its leading batch dims (what one batch element sees).
+  XLA_FFI_Buffer inner[7] = {};
 };
 
 Status dtype_of(const XLA_FFI_Buffer* b, const char* what, DType* out) {
@@ -67,9 +70,16 @@ Status read_frame(XLA_FFI_CallFrame* f, int64_t nargs, int64_t nrets, Frame* out
   for (int64_t i = 0; i < f->attrs.size; ++i) {
     const XLA_FFI_ByteSpan* n = f->attrs.names[i];
     const std::string name(n->ptr, n->len);
-    if (name != "eps") return Status::error("unknown attribute '" + name + "' (only 'eps')");
-    if (f->attrs.types[i] != XLA_FFI_AttrType_SCALAR) return Status::error("attribute 'eps' must be a scalar");
+    if (name != "eps" && name != "batch_dims") return Status::error("unknown attribute '" + name + "' (only 'eps' and 'batch_dims')");
+    if (f->attrs.types[i] != XLA_FFI_AttrType_SCALAR) return Status::error("attribute '" + name + "' must be a scalar");
     const auto* sc = static_cast<const XLA_FFI_Scalar*>(f->attrs.attrs[i]);
+    if (name == "batch_dims") {
+      if (sc->dtype == XLA_FFI_DataType_S64) std::memcpy(&out->batch_dims, sc->value, 8);
+      else if (sc->dtype == XLA_FFI_DataType_S32) { int32_t k; std::memcpy(&k, sc->value, 4); out->batch_dims = k; }
+      else return Status::error("attribute 'batch_dims' must be s32 or s64");
+      if (out->batch_dims < 0) return Status::error("attribute 'batch_dims' must be >= 0");
+      continue;
+    }
     if (sc->dtype == XLA_FFI_DataType_F64) std::memcpy(&out->eps, sc->value, 8);
     else if (sc->dtype == XLA_FFI_DataType_F32) { float e; std::memcpy(&e, sc->value, 4); out->eps = e; }
     else return Status::error("attribute 'eps' must be f32 or f64");
@@ -77,6 +87,43 @@ Status read_frame(XLA_FFI_CallFrame* f, int64_t nargs, int64_t nrets, Frame* out
   }
   if (!have_eps) return Status::error("attribute 'eps' is missing");
   return {};
+}
+
+// batch_dims = k: every operand and result starts with x's k leading dims, and the call is an
+// independent RMSNorm per batch element (the contract XLA's batch partitioner needs to split
+// the custom call by those dims: docs/xla.md). Strips them into fr->inner; returns the count.
+Status split_batch(Frame* fr, int64_t nargs, int64_t nrets, int64_t x_index, int64_t* batches) {
+  const int64_t k = fr->batch_dims;
+  XLA_FFI_Buffer* all[7];
+  for (int64_t i = 0; i < nargs; ++i) all[i] = fr->args[i];
+  for (int64_t i = 0; i < nrets; ++i) all[nargs + i] = fr->rets[i];
+  const XLA_FFI_Buffer* x = fr->args[x_index];
+  if (x->rank < k) return Status::error("batch_dims " + std::to_string(k) + " exceeds x's rank");
+  int64_t nb = 1;
+  for (int64_t d = 0; d < k; ++d) nb *= x->dims[d];
+  for (int64_t i = 0; i < nargs + nrets; ++i) {
+    const XLA_FFI_Buffer* b = all[i];
+    if (b->rank < k || (k > 0 && !b->dims)) return Status::error("every buffer needs the " + std::to_string(k) + " batch dims of x");
+    for (int64_t d = 0; d < k; ++d) {
+      if (b->dims[d] != x->dims[d]) return Status::error((i < nargs ? "operand " : "result ") + std::to_string(i < nargs ? i : i - nargs) + " has batch dims " + shape_of(b) + " unlike x " + shape_of(x));
+    }
+    fr->inner[i] = *b;
+    fr->inner[i].rank = b->rank - k;
+    fr->inner[i].dims = b->dims ? b->dims + k : nullptr;
+  }
+  for (int64_t i = 0; i < nargs; ++i) fr->args[i] = &fr->inner[i];
+  for (int64_t i = 0; i < nrets; ++i) fr->rets[i] = &fr->inner[nargs + i];
+  *batches = nb;
+  return {};
+}
+
+size_t dtype_bytes(XLA_FFI_DataType t) { return t == XLA_FFI_DataType_F64 ? 8 : t == XLA_FFI_DataType_F32 ? 4 : 2; }
+
+// Bytes of one batch element of buffer b (b already stripped of its batch dims).
+size_t element_bytes(const XLA_FFI_Buffer* b) {
+  size_t n = dtype_bytes(b->dtype);
+  for (int64_t d = 0; d < b->rank; ++d) n *= size_t(b->dims[d]);
+  return n;
 }
 
 // x, weight -> out, invvar
@@ -162,22 +209,32 @@ XLA_FFI_Error* run(XLA_FFI_CallFrame* f, bool backward, Where where, const char*
   if (handshake(f)) return nullptr;
   Frame fr;
   RmsProblem p;
-  Status s = read_frame(f, backward ? 4 : 2, backward ? 3 : 2, &fr);
+  const int64_t nargs = backward ? 4 : 2, nrets = backward ? 3 : 2;
+  int64_t batches = 1;
+  Status s = read_frame(f, nargs, nrets, &fr);
+  if (s.ok) s = split_batch(&fr, nargs, nrets, backward ? 2 : 0, &batches);
   if (s.ok) s = backward ? bwd_problem(fr, &p) : fwd_problem(fr, &p);
   if (!s.ok) return ffi_fail(f->api, XLA_FFI_Error_Code_INVALID_ARGUMENT, name, s.message);
-  const RmsFwdBuffers fb{fr.args[0] ? fr.args[0]->data : nullptr, fr.args[1] ? fr.args[1]->data : nullptr, fr.rets[0]->data, fr.rets[1]->data};
-  const RmsBwdBuffers bb = backward
-      ? RmsBwdBuffers{fr.args[0]->data, fr.args[1]->data, fr.args[2]->data, fr.args[3]->data, fr.rets[0]->data, fr.rets[1]->data, fr.rets[2]->data}
-      : RmsBwdBuffers{};
-  if (where == Where::Cpu) {
-    if (backward) rms_backward_cpu(p, bb);
-    else rms_forward_cpu(p, fb);
-    return nullptr;
-  }
   CUstream_st* stream = nullptr;
-  s = stream_of(f, &stream);
-  if (s.ok) s = backward ? rms_backward_gpu(p, bb, stream) : rms_forward_gpu(p, fb, stream);
-  if (!s.ok) return ffi_fail(f->api, XLA_FFI_Error_Code_INTERNAL, name, s.message);
+  if (where == Where::Cuda) {
+    s = stream_of(f, &stream);
+    if (!s.ok) return ffi_fail(f->api, XLA_FFI_Error_Code_INTERNAL, name, s.message);
+  }
+  // One RMSNorm per batch element, each buffer advanced by its per-element size.
+  auto at = [&](XLA_FFI_Buffer* b, int64_t i) { return static_cast<char*>(b->data) + size_t(i) * element_bytes(b); };
+  for (int64_t i = 0; i < batches; ++i) {
+    const RmsFwdBuffers fb = backward ? RmsFwdBuffers{} : RmsFwdBuffers{at(fr.args[0], i), at(fr.args[1], i), at(fr.rets[0], i), at(fr.rets[1], i)};
+    const RmsBwdBuffers bb = backward
+        ? RmsBwdBuffers{at(fr.args[0], i), at(fr.args[1], i), at(fr.args[2], i), at(fr.args[3], i), at(fr.rets[0], i), at(fr.rets[1], i), at(fr.rets[2], i)}
+        : RmsBwdBuffers{};
+    if (where == Where::Cpu) {
+      if (backward) rms_backward_cpu(p, bb);
+      else rms_forward_cpu(p, fb);
+      continue;
+    }
+    s = backward ? rms_backward_gpu(p, bb, stream) : rms_forward_gpu(p, fb, stream);
+    if (!s.ok) return ffi_fail(f->api, XLA_FFI_Error_Code_INTERNAL, name, s.message);
+  }
   return nullptr;
 }
 

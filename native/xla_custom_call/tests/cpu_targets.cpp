@@ -112,6 +112,34 @@ void bad_cases() {
   CHECK(tessera_xla_last_error() == nullptr);
 }
 
+// batch_dims = 1: each batch element is its own RMSNorm with its own weight row; the results
+// equal two unbatched calls.
+void batched() {
+  const long B = 2, S = 3, E = 8;
+  Buf x(F32, B * S * E), w(F32, B * E), out(F32, B * S * E), iv(F32, B * S);
+  fill(x, 31, 2.0);
+  fill(w, 32);
+  FakeFfi f(1e-5);
+  f.batch_dims = 1;
+  XLA_FFI_Error* e = tessera_rms_norm_fwd_cpu(f.build({{{B, S, E}, {F32, x.data()}}, {{B, E}, {F32, w.data()}}, {{B, S, E}, {F32, out.data()}}, {{B, S}, {F32, iv.data()}}}, 2));
+  CHECK(e == nullptr);
+  for (long b = 0; b < B; ++b) {
+    Buf xb(F32, S * E), wb(F32, E), gb(F32, S * E);
+    for (long i = 0; i < S * E; ++i) xb.set(i, x.get(b * S * E + i));
+    for (long i = 0; i < E; ++i) wb.set(i, w.get(b * E + i));
+    const Ref r = reference(xb, wb, gb, S, E, 1e-5, 1);
+    Buf ob(F32, S * E), ivb(F32, S);
+    for (long i = 0; i < S * E; ++i) ob.set(i, out.get(b * S * E + i));
+    for (long i = 0; i < S; ++i) ivb.set(i, iv.get(b * S + i));
+    CHECK(close(ob, r.out, "batched out", F32) && close(ivb, r.invvar, "batched invvar", F32));
+  }
+  // The batch dims must be x's on every buffer.
+  Buf w3(F32, 3 * E);
+  f.build({{{B, S, E}, {F32, x.data()}}, {{3, E}, {F32, w3.data()}}, {{B, S, E}, {F32, out.data()}}, {{B, S}, {F32, iv.data()}}}, 2);
+  CHECK(tessera_rms_norm_fwd_cpu(&f.frame) != nullptr);
+  CHECK(std::strstr(FakeFfi::last().c_str(), "operand 1 has batch dims [3,8] unlike x [2,3,8]"));
+}
+
 void handshake() {
   XLA_FFI_Metadata md{};
   md.struct_size = sizeof md;
@@ -149,6 +177,7 @@ int main() {
   run_case({F32, F32, 0, 16, 4}, false);  // no rows: grad_weight and part_grad are zeros
   run_case({F64, F32, 17, 1, 16}, true);
   bad_cases();
+  batched();
   handshake();
   table();
   if (g_failures) { std::fprintf(stderr, "%d check(s) failed\n", g_failures); return 1; }

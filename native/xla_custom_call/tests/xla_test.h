@@ -133,12 +133,14 @@ struct FakeFfi {
   std::vector<void*> args, rets;
   std::vector<XLA_FFI_ArgType> at;
   std::vector<XLA_FFI_RetType> rt;
-  XLA_FFI_ByteSpan eps_name{"eps", 3};
-  XLA_FFI_ByteSpan* names[1] = {&eps_name};
+  XLA_FFI_ByteSpan eps_name{"eps", 3}, batch_name{"batch_dims", 10};
+  XLA_FFI_ByteSpan* names[2] = {&eps_name, &batch_name};
   double eps;
+  int64_t batch_dims = -1;  // >= 0: pass the batch_dims attribute
   XLA_FFI_Scalar eps_attr{XLA_FFI_DataType_F64, &eps};
-  XLA_FFI_AttrType attr_types[1] = {XLA_FFI_AttrType_SCALAR};
-  void* attrs[1] = {&eps_attr};
+  XLA_FFI_Scalar batch_attr{XLA_FFI_DataType_S64, &batch_dims};
+  XLA_FFI_AttrType attr_types[2] = {XLA_FFI_AttrType_SCALAR, XLA_FFI_AttrType_SCALAR};
+  void* attrs[2] = {&eps_attr, &batch_attr};
   XLA_FFI_CallFrame frame{};
 
   FakeFfi(double e) : eps(e) {
@@ -171,7 +173,7 @@ struct FakeFfi {
     frame.stage = XLA_FFI_ExecutionStage_EXECUTE;
     frame.args = XLA_FFI_Args{sizeof(XLA_FFI_Args), nullptr, int64_t(args.size()), at.data(), args.data()};
     frame.rets = XLA_FFI_Rets{sizeof(XLA_FFI_Rets), nullptr, int64_t(rets.size()), rt.data(), rets.data()};
-    frame.attrs = XLA_FFI_Attrs{sizeof(XLA_FFI_Attrs), nullptr, 1, attr_types, names, attrs};
+    frame.attrs = XLA_FFI_Attrs{sizeof(XLA_FFI_Attrs), nullptr, batch_dims >= 0 ? 2 : 1, attr_types, names, attrs};
     return &frame;
   }
 };

@@ -68,6 +68,14 @@ def main():
         errs = {n: err(gv, wv, [s, acc]) for n, gv, wv, s in zip(names, got, want, storage)}
         dtypes = [str(a.dtype) for a in got]
         results["cases"].append({"case": c, "errors": errs, "dtypes": dtypes})
+    # A typed-FFI failure reaches jax as an exception carrying the target's message.
+    x = jax.numpy.ones((2, 8), jax.numpy.float32)
+    w = jax.numpy.ones((8,), jax.numpy.float32)
+    try:
+        jax.jit(lambda x, w: jax.ffi.ffi_call("tessera_rms_norm_fwd_cpu", [jax.ShapeDtypeStruct((2, 8), np.float32), jax.ShapeDtypeStruct((3,), np.float32)])(x, w, eps=1e-5))(x, w)
+        results["ffi_error"] = None
+    except Exception as e:  # jaxlib's XlaRuntimeError
+        results["ffi_error"] = str(e)
     emit(results)
 
 
