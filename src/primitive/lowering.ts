@@ -22,6 +22,12 @@ export interface LowerOptions {
   readonly mesh?: Mesh;
   readonly inShardings?: readonly (DimSharding | null)[];
   readonly outShardings?: readonly (DimSharding | null)[];
+  /**
+   * How a sharded op is split: 'manual' (default) wraps it in sdy.manual_computation, one call
+   * per shard; 'partitioner' leaves it to XLA's batch partitioner (targets registered with
+   * jax.ffi.register_ffi_target_as_batch_partitionable; typed FFI only).
+   */
+  readonly sharding?: 'manual' | 'partitioner';
 }
 
 export interface LoweringContext {
@@ -29,6 +35,7 @@ export interface LoweringContext {
   readonly form: CallForm;
   /** The mesh the module is compiled for; undefined inside a manual computation (local shapes). */
   readonly mesh: Mesh | undefined;
+  readonly sharding: 'manual' | 'partitioner';
   /** Inside a manual computation: the mesh whose shards the ops see. */
   readonly manual?: Mesh;
   readonly avalsIn: readonly ShapedArray[];
@@ -83,6 +90,9 @@ export function lowerProgram(p: Program, opts: LowerOptions): string {
   const form = opts.form ?? 'legacy';
   if (opts.platform !== 'cpu' && opts.platform !== 'cuda') throw new PrimitiveError('E_ARG', 'lower', `platform must be 'cpu' or 'cuda', got ${String(opts.platform)}`);
   if (form !== 'legacy' && form !== 'ffi') throw new PrimitiveError('E_ARG', 'lower', `form must be 'legacy' or 'ffi', got ${String(form)}`);
+  if (opts.sharding !== undefined && opts.sharding !== 'manual' && opts.sharding !== 'partitioner') {
+    throw new PrimitiveError('E_ARG', 'lower', `sharding must be 'manual' or 'partitioner', got ${String(opts.sharding)}`);
+  }
   const name = opts.name ?? 'tessera';
   if (!IDENT.test(name)) throw new PrimitiveError('E_ARG', 'lower', `module name must be an identifier, got '${name}'`);
   const mesh = opts.mesh;
@@ -108,7 +118,7 @@ export function lowerProgram(p: Program, opts: LowerOptions): string {
   p.inputs.forEach((v, i) => names.set(v, `%arg${i}`));
   const em = new Emitter();
   const context = (avalsIn: readonly ShapedArray[], avalsOut: readonly ShapedArray[], m: Mesh | undefined, manual?: Mesh): LoweringContext => ({
-    platform: opts.platform, form, mesh: m, ...(manual ? { manual } : {}), avalsIn, avalsOut,
+    platform: opts.platform, form, mesh: m, sharding: opts.sharding ?? 'manual', ...(manual ? { manual } : {}), avalsIn, avalsOut,
     op: (results, text) => em.op(results, text),
     channel: () => em.channel(),
     region: (body) => em.region(body),

@@ -22,7 +22,7 @@ process.env['TESSERA_CACHE'] = '0';
 interface Input { readonly dtype: string; readonly shape: readonly number[]; readonly data: readonly number[]; readonly split?: number | null }
 interface ModuleRun { outputs: { shape: number[]; data: number[]; shardShapes: number[][] }[]; hlo: string }
 
-const runModules = (modules: { text: string; inputs: Input[]; partitions?: number; outSplits?: (number | null)[] }[]): ModuleRun[] =>
+const runModules = (modules: { text: string; inputs: Input[]; partitions?: number; outSplits?: (number | null)[]; batchPartitionable?: string[] }[]): ModuleRun[] =>
   runPython<{ modules: ModuleRun[] }>('stablehlo_module.py', { modules }, { TESSERA_SIM_LIB: simLibrary, TESSERA_SIM_THREADS: '2' }).modules;
 
 const rand = (n: number, seed: number): number[] => {
@@ -145,6 +145,28 @@ describe('sharded RMSNorm on 4 host devices', () => {
     expect(r!.hlo).not.toMatch(/all-gather/);
     expect(r!.hlo).toMatch(/all-reduce/);
     const ref = rmsNormBwdRef(gs, rmsNormFwdRef(xs, w, rows, n2, eps).invvar, xs, w, rows, n2, 16);
+    expect(maxRelErr(r!.outputs[1]!.data, ref.gradInput)).toBeLessThanOrEqual(1e-4);
+    expect(maxRelErr(r!.outputs[2]!.data, ref.gradWeight)).toBeLessThanOrEqual(1e-4);
+  });
+
+  it("sharding 'partitioner': XLA's batch partitioner splits the typed-FFI calls (batch_dims), no all-gather", () => {
+    const prog = vjp((a, b) => rmsNorm(a, b, eps), [shaped([rows, n2], 'f32'), wA]);
+    const text = lowerProgram(prog, {
+      platform: 'cpu', form: 'ffi', mesh, sharding: 'partitioner',
+      inShardings: [['x', null], [null], ['x', null]], outShardings: [['x', null], ['x', null], [null]],
+    });
+    expect(text).not.toContain('manual_computation');
+    expect(text).toContain('backend_config = {batch_dims = 1 : i64, eps = 0.00001 : f64}');
+    const [r] = runModules([{
+      text, partitions: 4, outSplits: [0, 0, null], batchPartitionable: ['tessera_rms_norm_fwd_cpu', 'tessera_rms_norm_bwd_cpu'],
+      inputs: [xIn, wIn, { dtype: 'f32', shape: [rows, n2], data: gs, split: 0 }],
+    }]);
+    expect(r!.hlo).not.toMatch(/all-gather/);
+    expect(r!.hlo).toMatch(/custom_call_target="tessera_rms_norm_fwd_cpu"/);
+    expect(r!.hlo).toMatch(/custom-call\(.*operand_layout_constraints=\{f32\[4,48\]/);
+    const fwdRef = rmsNormFwdRef(xs, w, rows, n2, eps);
+    const ref = rmsNormBwdRef(gs, fwdRef.invvar, xs, w, rows, n2, 16);
+    expect(maxRelErr(r!.outputs[0]!.data, fwdRef.out)).toBeLessThanOrEqual(1e-5);
     expect(maxRelErr(r!.outputs[1]!.data, ref.gradInput)).toBeLessThanOrEqual(1e-4);
     expect(maxRelErr(r!.outputs[2]!.data, ref.gradWeight)).toBeLessThanOrEqual(1e-4);
   });

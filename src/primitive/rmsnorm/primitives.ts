@@ -12,6 +12,7 @@ import { API_VERSION, emitCustomCall } from '../custom_call.js';
 import { lowerManual } from '../manual.js';
 import { PrimitiveError } from '../errors.js';
 import type { LoweringContext } from '../lowering.js';
+import { MLIR_ELEMENT, tensorType } from '../mlir_text.js';
 import { definePrimitive, type Primitive, type Value } from '../primitive.js';
 import type { ShardingRule } from '../sharding.js';
 
@@ -95,6 +96,68 @@ function sharded(ctx: LoweringContext, prim: string, x: ShapedArray, w: ShapedAr
 const partitionAttrs = (ctx: LoweringContext, rule: ShardingRule) =>
   ctx.manual || ctx.mesh ? { shardingRule: rule, frontendAttributes: { num_batch_dims: String(rule.operands[0]!.length - rule.operands[rule.operands.length - 1]!.length) } } : {};
 
+// ---- XLA's batch partitioner: the typed-FFI targets' `batch_dims` contract (docs/xla.md) ----
+// Every operand and result starts with x's batch dim: weight is broadcast to [B, n2], invvar is
+// [B, rows per element], grad_weight [B, n2] and part_grad [B, P, n2] are summed over B after.
+
+const F32_ZERO = (dtype: ShapedArray['dtype']) => `stablehlo.constant dense<0.000000e+00> : tensor<${MLIR_ELEMENT[dtype]}>`;
+
+function checkPartitioner(ctx: LoweringContext, prim: string, x: ShapedArray, w: ShapedArray): void {
+  if (ctx.form !== 'ffi') throw new PrimitiveError('E_ARG', prim, "sharding 'partitioner' needs form 'ffi' (the batch_dims attribute of the typed-FFI targets)");
+  if (w.shape.length !== 1 || x.shape.length < 2) throw new PrimitiveError('E_SHAPE', prim, `sharding 'partitioner' needs weight [n2] and x [B, ..., n2], got x ${describeAval(x)}, weight ${describeAval(w)}`);
+}
+
+function broadcastWeight(ctx: LoweringContext, w: string, x: ShapedArray, wa: ShapedArray): { name: string; aval: ShapedArray } {
+  const aval = shaped([x.shape[0]!, ...wa.shape], wa.dtype);
+  return { name: ctx.op([aval], `stablehlo.broadcast_in_dim ${w}, dims = [1] : (${tensorType(wa)}) -> ${tensorType(aval)}`)[0]!, aval };
+}
+
+function sumOverBatch(ctx: LoweringContext, v: string, a: ShapedArray): string {
+  const out = shaped(a.shape.slice(1), a.dtype);
+  const zero = ctx.op([shaped([], a.dtype)], F32_ZERO(a.dtype))[0]!;
+  return ctx.op([out], `stablehlo.reduce(${v} init: ${zero}) applies stablehlo.add across dimensions = [0] : (${tensorType(a)}, tensor<${MLIR_ELEMENT[a.dtype]}>) -> ${tensorType(out)}`)[0]!;
+}
+
+const letters = (n: number, from = 0) => Array.from({ length: n }, (_, i) => String.fromCharCode(105 + from + i)); // i, j, k, ...
+
+function emitFwdPartitioner(ctx: LoweringContext, [x, w]: readonly string[], eps: number): string[] {
+  const [xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray];
+  checkPartitioner(ctx, 'rms_norm_fwd', xa, wa);
+  const wb = broadcastWeight(ctx, w!, xa, wa);
+  const xf = letters(xa.shape.length); // i = batch, then the row dims, the last = n2
+  const sizes = Object.fromEntries(xf.map((f, d) => [f, xa.shape[d]!]));
+  const iv = shaped(xa.shape.slice(0, -1), invvarDType(xa.dtype));
+  const inner = ctx.with([xa, wb.aval], [ctx.avalsOut[0]!, iv]);
+  const [out, ivb] = emitCustomCall(inner, {
+    target: RMS_TARGETS.fwd.ffi[ctx.platform], operands: [x!, wb.name], results: [ctx.avalsOut[0]!, iv], apiVersion: API_VERSION.typedFfi,
+    backendConfig: { batch_dims: { i64: 1 }, eps: { f64: eps } }, frontendAttributes: { num_batch_dims: '1' },
+    shardingRule: { operands: [xf, [xf[0]!, xf[xf.length - 1]!]], results: [xf, xf.slice(0, -1)], factorSizes: sizes },
+  }) as [string, string];
+  return [out, ctx.op([ctx.avalsOut[1]!], `stablehlo.reshape ${ivb} : (${tensorType(iv)}) -> ${tensorType(ctx.avalsOut[1]!)}`)[0]!];
+}
+
+function emitBwdPartitioner(ctx: LoweringContext, [g, iv, x, w]: readonly string[], eps: number, partGradSize: number): string[] {
+  const [, iva, xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];
+  checkPartitioner(ctx, 'rms_norm_bwd', xa, wa);
+  const wb = broadcastWeight(ctx, w!, xa, wa);
+  const ivShape = shaped(xa.shape.slice(0, -1), iva.dtype);
+  const ivb = ctx.op([ivShape], `stablehlo.reshape ${iv} : (${tensorType(iva)}) -> ${tensorType(ivShape)}`)[0]!;
+  const B = xa.shape[0]!;
+  const gwb = shaped([B, ...wa.shape], wa.dtype);
+  const pgb = shaped([B, partGradSize, wa.shape[0]!], iva.dtype);
+  const xf = letters(xa.shape.length);
+  const l = letters(1, xf.length)[0]!;
+  const n2f = xf[xf.length - 1]!;
+  const sizes = { ...Object.fromEntries(xf.map((f, d) => [f, xa.shape[d]!])), [l]: partGradSize };
+  const inner = ctx.with([ctx.avalsIn[0]!, ivShape, xa, wb.aval], [xa, gwb, pgb]);
+  const [gi, gw, pg] = emitCustomCall(inner, {
+    target: RMS_TARGETS.bwd.ffi[ctx.platform], operands: [g!, ivb, x!, wb.name], results: [xa, gwb, pgb], apiVersion: API_VERSION.typedFfi,
+    backendConfig: { batch_dims: { i64: 1 }, eps: { f64: eps } }, frontendAttributes: { num_batch_dims: '1' },
+    shardingRule: { operands: [xf, xf.slice(0, -1), xf, [xf[0]!, n2f]], results: [xf, [xf[0]!, n2f], [xf[0]!, l, n2f]], factorSizes: sizes },
+  }) as [string, string, string];
+  return [gi, sumOverBatch(ctx, gw, gwb), sumOverBatch(ctx, pg, pgb)];
+}
+
 function emitFwd(ctx: LoweringContext, operands: readonly string[], eps: number): string[] {
   const [xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray];
   const { n1, n2 } = dims('rms_norm_fwd', xa, wa, eps);
@@ -135,6 +198,7 @@ export const rmsNormFwdP: Primitive<RmsNormParams> = definePrimitive<RmsNormPara
   lowering(ctx, operands, { eps }) {
     const [xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray];
     dims('rms_norm_fwd', xa, wa, eps);
+    if (ctx.mesh && ctx.sharding === 'partitioner') return emitFwdPartitioner(ctx, operands, eps);
     if (ctx.mesh) return sharded(ctx, 'rms_norm_fwd', xa, wa, fwdRule(xa, wa), [], operands, (c, a) => emitFwd(c, a, eps));
     return emitFwd(ctx, operands, eps);
   },
@@ -191,6 +255,7 @@ export const rmsNormBwdP: Primitive<RmsNormBwdParams> = definePrimitive<RmsNormB
   lowering(ctx, operands, { eps, partGradSize }) {
     const [, , xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];
     dims('rms_norm_bwd', xa, wa, eps);
+    if (ctx.mesh && ctx.sharding === 'partitioner') return emitBwdPartitioner(ctx, operands, eps, partGradSize);
     if (ctx.mesh) return sharded(ctx, 'rms_norm_bwd', xa, wa, bwdRule(xa, wa, partGradSize), [1, 2], operands, (c, a) => emitBwd(c, a, eps, partGradSize));
     return emitBwd(ctx, operands, eps, partGradSize);
   },

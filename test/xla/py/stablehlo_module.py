@@ -21,6 +21,9 @@ def spec(rank, dim):
 
 
 def run(m):
+    for name in m.get("batchPartitionable", []):
+        # XLA's batch partitioner splits this target along its num_batch_dims leading dims.
+        jax.ffi.register_ffi_target_as_batch_partitionable(name)
     client = backend.get_backend("cpu")
     n = m.get("partitions", 1)
     devices = client.local_devices()[:n]
