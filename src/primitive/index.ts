@@ -14,3 +14,4 @@ export { rmsNormFwdP, rmsNormBwdP, rmsNorm, invvarDType, RMS_TARGETS, DEFAULT_PA
 export { kernelPrimitive, pallasPrimitive, launchPrimitive, type KernelArgSource, type KernelCallSpec, type ResolvedLaunch } from './kernel_call.js';
 export { rmsNormFwdKernel, rmsNormBwdKernel, rmsNormGradWeightKernel } from './rmsnorm/kernels.js';
 export { rmsNormFwdRef, rmsNormBwdRef } from './rmsnorm/reference.js';
+export { tesseraRmsNormContext } from './rmsnorm/eager_kernels.js';

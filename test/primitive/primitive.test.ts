@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { unpackRMSNorm } from '../../src/descriptor/rms_norm.js';
 import {
-  definePrimitive, eagerArray, evalProgram, lowerProgram, mlirBytes, mlirFloat, PrimitiveError, rmsNorm, rmsNormBwdP, rmsNormFwdP, shaped,
+  definePrimitive, eagerArray, tesseraRmsNormContext, evalProgram, lowerProgram, mlirBytes, mlirFloat, PrimitiveError, rmsNorm, rmsNormBwdP, rmsNormFwdP, shaped,
   trace, vjp, vmap, type EagerArray, type EagerContext, type ShapedArray,
 } from '../../src/primitive/index.js';
 import { rmsNormBwdRef, rmsNormFwdRef } from '../../src/primitive/rmsnorm/reference.js';
@@ -133,6 +133,15 @@ describe('eager execution through an EagerContext', () => {
     const calls: string[] = [];
     await expect(rmsNormFwdP.apply([eagerArray(new Float32Array(12), 'f32', [2, 6]), eagerArray(new Float32Array(8), 'f32', [8])], { eps: 1e-5 }, jsTargets(calls))).rejects.toThrow(/must end with weight's shape/);
     expect(calls).toEqual([]);
+  });
+  it('the Tessera-kernel context runs RMSNorm eagerly on the interpreter and refuses other dtypes', async () => {
+    const xs = Float32Array.from({ length: 32 }, (_, i) => Math.sin(i));
+    const ws = Float32Array.from({ length: 8 }, (_, i) => 1 + i / 8);
+    const ctx = tesseraRmsNormContext({ device: 'interpret' });
+    const [out] = await rmsNormFwdP.apply([eagerArray(xs, 'f32', [4, 8]), eagerArray(ws, 'f32', [8])], { eps: 1e-5 }, ctx);
+    const ref = rmsNormFwdRef(xs, ws, 4, 8, 1e-5).out;
+    (out!.data as Float32Array).forEach((v, i) => expect(v).toBeCloseTo(ref[i]!, 5));
+    await expect(rmsNormFwdP.apply([eagerArray(new Float64Array(32), 'f64', [4, 8]), eagerArray(ws, 'f32', [8])], { eps: 1e-5 }, ctx)).rejects.toThrow(/take f32 x and weight, got f64/);
   });
   it('without a context the eager custom call says what is missing', async () => {
     await expect(rmsNormFwdP.apply([eagerArray(new Float32Array(32), 'f32', [4, 8]), eagerArray(new Float32Array(8), 'f32', [8])], { eps: 1e-5 })).rejects.toThrow(/E_UNAVAILABLE|no eager context/);

@@ -11,7 +11,7 @@ import { BlockSpec, dot, type Ref } from '../../src/lang/index.js';
 import { pallasCall } from '../../src/runtime/pallas_call.js';
 import { bf16Array, bf16ToFloat32 } from '../../src/runtime/half.js';
 import {
-  eagerArray, kernelPrimitive, lowerProgram, pallasPrimitive, rmsNorm, rmsNormFwdP, shaped, trace, vjp, vmap, type ShapedArray,
+  eagerArray, evalProgram, kernelPrimitive, tesseraRmsNormContext, lowerProgram, pallasPrimitive, rmsNorm, rmsNormFwdP, shaped, trace, vjp, vmap, type ShapedArray,
 } from '../../src/primitive/index.js';
 import { rmsNormFwdKernel } from '../../src/primitive/rmsnorm/kernels.js';
 import { rmsNormBwdRef, rmsNormFwdRef } from '../../src/primitive/rmsnorm/reference.js';
@@ -80,7 +80,7 @@ describe('RMSNorm modules on jaxlib (CPU targets)', () => {
     expect(maxRelErr(r!.outputs[1]!.data, ref.invvar)).toBeLessThanOrEqual(1e-5);
   });
 
-  it('vjp (fwd + bwd through the residuals) gives the reference gradients, both forms', () => {
+  it('vjp (fwd + bwd through the residuals) gives the reference gradients and the eager program\'s, both forms', async () => {
     const g = f32(rand(n1 * n2, 13));
     const prog = vjp((a, b) => rmsNorm(a, b, eps), [xA, wA]);
     const inputs: Input[] = [
@@ -92,8 +92,11 @@ describe('RMSNorm modules on jaxlib (CPU targets)', () => {
     ]);
     const iv = rmsNormFwdRef(x, w, n1, n2, eps).invvar;
     const ref = rmsNormBwdRef(g, iv, x, w, n1, n2, 16);
+    // The same program eagerly from Node: each primitive through the Tessera RMSNorm kernels on the sim.
+    const eager = await evalProgram(prog, [eagerArray(Float32Array.from(x), 'f32', [n1, n2]), eagerArray(Float32Array.from(w), 'f32', [n2]), eagerArray(Float32Array.from(g), 'f32', [n1, n2])], tesseraRmsNormContext({ device: 'sim' }));
     for (const r of runs) {
       expect(r.outputs.map((o) => o.shape)).toEqual([[n1, n2], [n1, n2], [n2]]);
+      r.outputs.forEach((o, i) => expect(maxRelErr(o.data, eager[i]!.data as Float32Array), `output ${i} vs eager`).toBeLessThanOrEqual(1e-4));
       expect(maxRelErr(r.outputs[1]!.data, ref.gradInput)).toBeLessThanOrEqual(1e-4);
       expect(maxRelErr(r.outputs[2]!.data, ref.gradWeight)).toBeLessThanOrEqual(1e-4);
     }
