@@ -82,9 +82,16 @@ export function launchPrimitive(name: string, resolve: Resolver, opts: KernelPri
         const src = r.aliases.get(j);
         return src === undefined ? emptyLike(o) : { aval: o, data: ins[src]!.data.slice() };
       });
-      // Inputs are read through copies: nothing the caller owns changes.
+      // Inputs are read through copies (nothing the caller owns changes); an aliased operand is
+      // its result's buffer, as in the XLA program.
       const inCopies = ins.map((a) => a.data.slice());
-      const args = r.args.map((a) => ('operand' in a ? (r.aliases.size && [...r.aliases].some(([, o]) => o === a.operand) ? outs[[...r.aliases].find(([, o]) => o === a.operand)![0]]!.data : inCopies[a.operand]!) : 'result' in a ? outs[a.result]!.data : a.value));
+      const aliasOf = new Map([...r.aliases].map(([res, op]) => [op, res]));
+      const args = r.args.map((a) => {
+        if ('value' in a) return a.value;
+        if ('result' in a) return outs[a.result]!.data;
+        const res = aliasOf.get(a.operand);
+        return res === undefined ? inCopies[a.operand]! : outs[res]!.data;
+      });
       await getDevice(opts.device).launch(r.func, args, { grid: r.grid, numWarps: r.numWarps });
       return outs;
     },

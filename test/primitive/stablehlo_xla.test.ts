@@ -217,4 +217,22 @@ describe('Tessera kernels as primitives inside XLA programs (tessera_kernel_call
     expect(maxRelErr(Array.from(mm!.data as Float32Array), ref)).toBeLessThanOrEqual(1e-5);
     expect(maxRelErr(r!.outputs[0]!.data, softmaxRef(Float32Array.from(ref), M, N))).toBeLessThanOrEqual(1e-5);
   });
+
+  it('a Pallas kernel whose output aliases its input becomes output_operand_aliases and matches eager', async () => {
+    const n = 96;
+    const addOne = pallasCall((xr: Ref, o: Ref) => o.store(xr.load().mul(2).add(1)), {
+      outShape: { shape: [n], dtype: 'f32' }, grid: 3, name: 'twice_plus_one',
+      inSpecs: [new BlockSpec([32], (i) => [i])], outSpecs: new BlockSpec([32], (i) => [i]), inputOutputAliases: { 0: 0 },
+    });
+    const p = pallasPrimitive(addOne, { device: 'sim' });
+    const xs = f32(rand(n, 51));
+    const text = lowerProgram(trace((a) => p.bind([a], {}), [shaped([n], 'f32')]), { platform: 'cpu' });
+    expect(text).toContain('output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>]');
+    const [r] = runModules([{ text, inputs: [{ dtype: 'f32', shape: [n], data: xs }] }]);
+    const input = Float32Array.from(xs);
+    const [eager] = await p.apply([eagerArray(input, 'f32', [n])], {});
+    expect(Array.from(input)).toEqual(xs); // the caller's array is untouched
+    expect(r!.outputs[0]!.data).toEqual(Array.from(eager!.data as Float32Array));
+    expect(maxRelErr(r!.outputs[0]!.data, xs.map((v) => Math.fround(Math.fround(v * 2) + 1)))).toBe(0);
+  });
 });
