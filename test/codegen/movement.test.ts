@@ -85,7 +85,7 @@ describe('data movement, scans and dot', () => {
       });
       k.store(k.addptr(c!, tile2d(k, M, N, N)), res!);
     });
-    const { sm80 } = gate(f);
+    const { sm80 } = gate(f, { dot: 'fma' }); // f16 would go to tensor cores (test/codegen/mma.test.ts)
     expect(sm80.ptx).toMatch(t === 'i32' ? /mad\.lo\.s32/ : /fma\.rn\.f(32|64)/);
   });
 });
