@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "ptx_decode.h"
 #include "ptx_module.h"
@@ -14,6 +15,16 @@ namespace tsim {
 constexpr int kWarp = 32;
 constexpr int kMaxCallDepth = 32;
 constexpr int kNumBarriers = 16;
+
+// A cp.async copy in flight: the source bytes are read at issue, the destination (shared memory)
+// is written when a cp.async.wait_group/wait_all of the issuing thread covers its group.
+struct AsyncCopy {
+  uint32_t dstOff;   // offset in the CTA's shared memory
+  uint32_t group;    // commit group of the lane; kOpenGroup until cp.async.commit_group
+  uint8_t lane, bytes;
+  uint8_t data[16];
+};
+constexpr uint32_t kOpenGroup = ~0u;
 
 struct Warp {
   uint64_t* R = nullptr;   // register file: slot s, lane l at R[s*32 + l]
@@ -29,6 +40,8 @@ struct Warp {
   uint8_t redKind[kWarp] = {};  // 0 popc, 1 and, 2 or
   uint8_t depth[kWarp] = {};
   uint32_t stack[kWarp][kMaxCallDepth];
+  std::vector<AsyncCopy> copies;   // cp.async in flight, oldest first
+  uint32_t committed[kWarp] = {};  // commit groups closed per lane
 };
 
 struct Launch;
@@ -99,6 +112,7 @@ template <class T> inline uint64_t wr(T x) {
 inline uint64_t* slot(Ctx& c, uint32_t s) { return c.R + (size_t)s * kWarp; }
 
 #define FOR_LANES(exec) for (uint32_t _m = (exec), l; _m && ((l = __builtin_ctz(_m)), true); _m &= _m - 1)
+#define FOR_LANES_J(exec, j) for (uint32_t _mj = (exec), j; _mj && ((j = __builtin_ctz(_mj)), true); _mj &= _mj - 1)
 
 // Full warps take a plain loop the compiler can vectorise; partial ones walk the set bits.
 #define LANE_LOOP(exec, ...)                                   \
@@ -115,6 +129,10 @@ void raise(Ctx& c, Fault::Kind k, int lane, uint64_t addr, unsigned size, bool w
 
 // Scheduling helpers (exec_launch.cpp).
 void reschedule(Warp& w);
+// Lanes parked in a .sync warp collective wake up to look again (after lanes exit).
+void wakeWarpSync(Warp& w);
+// bar.warp.sync (exec_warp.cpp), decoded from the `bar` entry.
+bool decodeBarWarpSync(Decoder& dc, const Stmt& st, Inst& in);
 
 // ---- generic ALU templates: Op::f computes one lane ----
 template <class Op, class T> void un(Ctx& c, const Inst& in, uint32_t exec) {

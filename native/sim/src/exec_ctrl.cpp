@@ -1,4 +1,4 @@
-// Control flow (bra, call, ret, exit, trap), CTA barriers, and vprintf.
+// Control flow (bra, call, ret, exit, trap), CTA barriers, vprintf and __assertfail.
 #include <cstdio>
 #include <thread>
 
@@ -35,6 +35,7 @@ void braOp(Ctx& c, const Inst& in, uint32_t exec) {
 void exitLanes(Ctx& c, uint32_t exec) {
   Warp& w = *c.w;
   w.live &= ~exec;
+  wakeWarpSync(w);
   c.cta->liveThreads -= (unsigned)__builtin_popcount(exec);
   split(w, exec);
 }
@@ -54,6 +55,7 @@ void retOp(Ctx& c, const Inst&, uint32_t exec) {
   }
   if (done) {
     w.live &= ~done;
+    wakeWarpSync(w);
     c.cta->liveThreads -= (unsigned)__builtin_popcount(done);
   }
   split(w, exec);
@@ -248,6 +250,29 @@ void vprintfOp(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
+// __assertfail(message, file, line, function, charSize): what a failed assert() calls. Prints
+// the message as the CUDA runtime does, then stops the launch (CUDA_ERROR_ASSERT).
+// ext: offsets of the five parameters in the caller's local memory.
+void assertfailOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!exec) return;
+  const uint32_t* e = &c.prog->ext[in.ext];
+  unsigned l = __builtin_ctz(exec);
+  uint8_t* base = localBase(c, l);
+  uint64_t msg, file, func;
+  uint32_t line;
+  memcpy(&msg, base + e[0], 8);
+  memcpy(&file, base + e[1], 8);
+  memcpy(&line, base + e[2], 4);
+  memcpy(&func, base + e[3], 8);
+  std::string text = readCString(c, l, file) + ":" + std::to_string(line) + ": " + readCString(c, l, func) +
+                     ": Assertion `" + readCString(c, l, msg) + "` failed.";
+  {
+    std::lock_guard<std::mutex> g(c.L->printMu);
+    std::fprintf(stderr, "%s\n", text.c_str());
+  }
+  raise(c, Fault::Trap, (int)l, 0, 0, false, "assert: " + text);
+}
+
 // ---- decoders ----
 bool braDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.ops.size() != 1) return dc.fail("bra takes one label");
@@ -300,6 +325,18 @@ bool callDecode(Decoder& dc, const Stmt& st, Inst& in) {
       in.fn = &vprintfOp;
       return true;
     }
+    if (fn.name == "__assertfail" && fn.isExtern) {
+      if (nargs != 5) return dc.fail("__assertfail takes 5 arguments");
+      std::vector<uint32_t> offs;
+      for (size_t i = 0; i < 5; i++) {
+        unsigned off, size;
+        localOf(args->elems[i], off, size);
+        offs.push_back(off);
+      }
+      in.ext = dc.ext(offs);
+      in.fn = &assertfailOp;
+      return true;
+    }
     std::vector<uint32_t> e{(uint32_t)f, (uint32_t)nargs};
     for (size_t i = 0; i < nargs; i++) {
       unsigned off, size;
@@ -328,10 +365,7 @@ bool callDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 bool barDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kSync;
-  if (st.op == "bar" && st.has("warp")) {  // bar.warp.sync mask
-    in.fn = &nopOp;
-    return true;
-  }
+  if (st.op == "bar" && st.has("warp")) return decodeBarWarpSync(dc, st, in);
   if (st.has("red")) {
     int kind = st.has("popc") ? 0 : st.has("and") ? 1 : st.has("or") ? 2 : -1;
     if (kind < 0 || (st.ops.size() != 3 && st.ops.size() != 4)) return dc.fail("expected bar.red.{popc,and,or} d, a{, b}, {!}c");
@@ -374,15 +408,24 @@ bool nopDecode(Decoder&, const Stmt& st, Inst& in) {
 }  // namespace
 
 void registerCtrlOps(DecodeTable& t) {
-  t["bra"] = braDecode;
-  t["exit"] = exitDecode;
-  t["ret"] = exitDecode;
-  t["trap"] = trapDecode;
-  t["call"] = callDecode;
-  t["bar"] = barDecode;
-  t["barrier"] = barDecode;
-  t["nanosleep"] = nopDecode;
-  t["pmevent"] = nopDecode;
+  addOp(t, "bra", braDecode, "uni", "");
+  addOp(t, "exit", exitDecode, "", "");
+  addOp(t, "ret", exitDecode, "uni", "");
+  addOp(t, "trap", trapDecode, "", "");
+  addOp(t, "call", callDecode, "uni", "direct calls; `vprintf`; `__assertfail` (a failed `assert`: CUDA_ERROR_ASSERT)");
+  const std::string bar = "sync arrive red popc and or u32 pred aligned cta";
+  addOp(t, "bar", barDecode, bar + " warp", "`bar.warp.sync` waits for the lanes of its membermask");
+  addOp(t, "barrier", barDecode, bar, "");
+  addOp(t, "nanosleep", nopDecode, "u32", "yields the host thread");
+  addOp(t, "pmevent", nopDecode, "mask", "no effect");
+  // Grids of a stream run one after the other here, so a dependent grid's .wait has nothing left
+  // to wait for and .launch_dependents (permission to start early) changes nothing.
+  addOp(t, "griddepcontrol", [](Decoder& dc, const Stmt& st, Inst& in) {
+    if (st.mods.size() != 1 || !st.ops.empty()) return dc.fail("expected griddepcontrol.{launch_dependents,wait}");
+    in.fn = &nopOp;
+    in.cls = kSync;
+    return true;
+  }, "launch_dependents wait", "no effect: grids of a stream run in order (sm_90)");
 }
 
 }  // namespace tsim

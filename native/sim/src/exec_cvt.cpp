@@ -10,7 +10,7 @@ namespace tsim {
 
 namespace {
 
-enum { kCvtSat = 1, kCvtFtz = 2, kCvtIntRnd = 4 };
+enum { kCvtSat = 1, kCvtFtz = 2, kCvtIntRnd = 4, kCvtRelu = 8 };
 
 // Integer to integer: the hot case (index arithmetic), one template per pair.
 template <class From, class To, bool Sat> void cvtInt(Ctx& c, const Inst& in, uint32_t exec) {
@@ -74,7 +74,7 @@ uint64_t intLimits(Ty t, long double v) {
   return sz < 8 && !isSigned ? r & ((1ull << (8 * sz)) - 1) : r;
 }
 
-long double roundInt(long double v, int r) {
+long double roundIntMag(long double v, int r) {
   switch (r) {
     case kRz: return std::trunc(v);
     case kRm: return std::floor(v);
@@ -85,6 +85,12 @@ long double roundInt(long double v, int r) {
       return f;
     }
   }
+}
+
+// Rounds to an integral value; a zero result keeps the sign of the input (cvt.rni.f32.f32 of -0.3
+// is -0.0, as IEEE roundToIntegral).
+long double roundInt(long double v, int r) {
+  return std::copysign(roundIntMag(v, r), v);
 }
 
 // Everything else: one generic lane body driven by the decoded types.
@@ -103,6 +109,7 @@ void cvtGeneric(Ctx& c, const Inst& in, uint32_t exec) {
     } else {
       if (intRnd) v = roundInt(v, in.mode);
       if (sat) v = v != v ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
+      if (flags & kCvtRelu) v = v < 0 ? 0 : v;  // NaN stays NaN (canonical, through roundTo)
       out = roundTo(v, dt, intRnd ? (int)kRn : (int)in.mode);
       if (ftz && dt == Ty::F32) out = f32bits(flushF32(bitsf32((uint32_t)out)));
       if (sat && dt == Ty::F32 && (out & 0x7fffffff) > 0x3f800000u) out = (out >> 31) ? 0 : 0x3f800000u;
@@ -149,7 +156,7 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
   int fr = parseRnd(st, false), ir = parseRnd(st, true);
   in.d[0] = dc.dst(st.ops[0]);
   if (dt == Ty::F16x2 || dt == Ty::BF16x2) {
-    if (at != Ty::F32 || st.ops.size() != 3 || fr < 0) return dc.fail("bad packing cvt");
+    if (at != Ty::F32 || st.ops.size() != 3 || fr != kRn || sat || ftz) return dc.fail("expected cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b");
     in.s[0] = dc.src(st.ops[1], Ty::F32);
     in.s[1] = dc.src(st.ops[2], Ty::F32);
     in.imm = (int64_t)(dt == Ty::F16x2 ? Ty::F16 : Ty::BF16) | (st.has("relu") ? 0x100 : 0);
@@ -171,7 +178,7 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
   dt = norm(dt);
   at = norm(at);
   if (isIntTy(dt) && isIntTy(at)) {
-    if (fr >= 0 || ir >= 0) return dc.fail("rounding on integer cvt");
+    if (fr >= 0 || ir >= 0 || st.has("relu") || st.has("ftz")) return dc.fail("rounding, .relu or .ftz on an integer cvt");
     switch (at) {
       case Ty::U8: in.fn = intTo<uint8_t>(dt, sat); break;
       case Ty::S8: in.fn = intTo<int8_t>(dt, sat); break;
@@ -193,8 +200,10 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
     if (narrowing && fr < 0) return dc.fail("narrowing cvt needs a rounding mode");
     if (ir >= 0 && dt != at) return dc.fail("integer rounding between different float types");
   }
+  bool relu = st.has("relu");
+  if (relu && !((dt == Ty::F16 || dt == Ty::BF16) && at == Ty::F32 && fr == kRn)) return dc.fail(".relu needs cvt.rn.relu.{f16,bf16}.f32");
   in.mode = (uint8_t)(ir >= 0 ? ir : fr >= 0 ? fr : kRn);
-  in.imm = (int64_t)dt | ((int64_t)at << 8) | ((int64_t)((sat ? kCvtSat : 0) | (ftz ? kCvtFtz : 0) | (ir >= 0 ? kCvtIntRnd : 0)) << 16);
+  in.imm = (int64_t)dt | ((int64_t)at << 8) | ((int64_t)((sat ? kCvtSat : 0) | (ftz ? kCvtFtz : 0) | (ir >= 0 ? kCvtIntRnd : 0) | (relu ? kCvtRelu : 0)) << 16);
   in.fn = &cvtGeneric;
   in.cls = kFloat;
   return true;
@@ -202,6 +211,9 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 }  // namespace
 
-void registerCvtOps(DecodeTable& t) { t["cvt"] = cvtDecode; }
+void registerCvtOps(DecodeTable& t) {
+  addOp(t, "cvt", cvtDecode, "rn rz rm rp rna rni rzi rmi rpi sat ftz relu u8 u16 u32 u64 s8 s16 s32 s64 b8 b16 b32 b64 f16 bf16 tf32 f32 f64 f16x2 bf16x2",
+        "every integer/float pair; `.relu` on f16/bf16 results; `.f16x2/.bf16x2` packs two f32");
+}
 
 }  // namespace tsim

@@ -100,7 +100,7 @@ int parseRnd(const Stmt& st, bool integerRounding) {
 
 namespace {
 
-enum { kFtz = 1, kSat = 2, kNoCanon = 4 };
+enum { kFtz = 1, kSat = 2, kNoCanon = 4, kRelu = 8 };
 
 template <class T> inline T ftzIn(T x) {
   if constexpr (std::is_same_v<T, float>) return flushF32(x); else return x;
@@ -200,10 +200,14 @@ template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in,
       uint16_t hb;
       if constexpr (std::is_same_v<Op, FAbs> || std::is_same_v<Op, FNeg>) {
         uint16_t h = (uint16_t)(a[l] >> (16 * k));
+        if constexpr ((F & kFtz) && !BF)
+          if ((h & 0x7c00) == 0) h &= 0x8000;  // .ftz: a subnormal input is a zero of its sign
         hb = std::is_same_v<Op, FAbs> ? (uint16_t)(h & 0x7fff) : (uint16_t)(h ^ 0x8000);
       } else {
         double r = Op::f(widen(a[l], k), widen(b[l], k), widen(e[l], k));
         if constexpr (F & kSat) r = r != r ? 0.0 : r < 0 ? 0.0 : r > 1 ? 1.0 : r;
+        // .relu: a negative result becomes +0; NaN stays NaN (canonical, through roundTo)
+        if constexpr (F & kRelu) r = r < 0 ? 0.0 : r;
         hb = (uint16_t)roundTo(r, fmt, kRn);
         if constexpr ((F & kFtz) && !BF)
           if ((hb & 0x7c00) == 0) hb &= 0x8000;
@@ -216,8 +220,8 @@ template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in,
 
 template <class Op, int F> Fn pickF(Ty t) {
   switch (t) {
-    case Ty::F32: return &fop<Op, float, F>;
-    case Ty::F64: if constexpr (F & (kFtz | kSat)) return nullptr; else return &fop<Op, double, F>;
+    case Ty::F32: if constexpr (F & kRelu) return nullptr; else return &fop<Op, float, F>;
+    case Ty::F64: if constexpr (F & (kFtz | kSat | kRelu)) return nullptr; else return &fop<Op, double, F>;
     case Ty::F16: return &hop<Op, false, 1, F>;
     case Ty::F16x2: return &hop<Op, false, 2, F>;
     case Ty::BF16: return &hop<Op, true, 1, F & ~kFtz>;
@@ -233,6 +237,8 @@ template <class Op> Fn pickFlags(Ty t, int flags) {
     case kFtz | kSat: return pickF<Op, kFtz | kSat>(t);
     case kNoCanon: return pickF<Op, kNoCanon>(t);
     case kNoCanon | kFtz: return pickF<Op, kNoCanon | kFtz>(t);
+    case kRelu: return pickF<Op, kRelu>(t);
+    case kRelu | kFtz: return pickF<Op, kRelu | kFtz>(t);
     default: return nullptr;
   }
 }
@@ -268,12 +274,25 @@ void rcpApproxFtzF64(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
+// rsqrt.approx.ftz.f64: subnormal inputs and results become zeros of the same sign; the value is
+// 1/sqrt(x) in long double rounded once (within the ISA's bound).
+void rsqrtApproxFtzF64(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t* a = slot(c, in.s[0]);
+  auto flush = [](double x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0, x) : x; };
+  FOR_LANES(exec) {
+    double x = flush(rd<double>(a[l]));
+    double r = flush((double)(1.0L / std::sqrt((long double)x)));
+    d[l] = wr(post<double, 0>(r));
+  }
+}
+
 }  // namespace
 
 bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
   const std::string& op = st.op;
-  int flags = (st.has("ftz") ? kFtz : 0) | (st.has("sat") ? kSat : 0);
+  int flags = (st.has("ftz") ? kFtz : 0) | (st.has("sat") ? kSat : 0) | (st.has("relu") ? kRelu : 0);
   int r = parseRnd(st, false);
   bool isHalf = t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2;
   if (r > 0 && (isHalf || r == kRna)) return dc.fail("rounding mode not supported for this type");
@@ -312,6 +331,12 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
   if (approxOnly && !st.has("approx")) return dc.fail("needs .approx");
   if ((op == "rcp" || op == "sqrt" || op == "div") && t == Ty::F32 && !st.has("approx") && !st.has("full") && r < 0)
     return dc.fail("needs a rounding mode or .approx");
+  if (op == "rsqrt" && t == Ty::F64 && flags == kFtz) {
+    in.d[0] = dc.dst(st.ops[0]);
+    in.s[0] = dc.src(st.ops[1], t);
+    in.fn = &rsqrtApproxFtzF64;
+    return true;
+  }
   if (op == "rcp" && t == Ty::F64 && st.has("approx")) {
     if (flags != kFtz) return dc.fail("rcp.approx.f64 needs .ftz (and no .sat)");
     in.d[0] = dc.dst(st.ops[0]);
@@ -319,7 +344,15 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
     in.fn = &rcpApproxFtzF64;
     return true;
   }
+  for (const char* m : {"cc", "wide", "hi", "lo"})
+    if (st.has(m)) return dc.fail("." + std::string(m) + " on a float type");
+  if (st.has("NaN") && op != "min" && op != "max") return dc.fail(".NaN only on min/max");
+  if (st.has("full") && op != "div") return dc.fail(".full only on div");
+  if (st.has("approx") && (op == "add" || op == "sub" || op == "mul" || op == "fma" || op == "mad" || op == "min" ||
+                           op == "max" || op == "abs" || op == "neg"))
+    return dc.fail(".approx is not a form of " + op);
   if (op == "abs" || op == "neg" || op == "copysign") flags |= kNoCanon;
+  if ((flags & kRelu) && !(isHalf && op == "fma")) return dc.fail(".relu exists only on half-precision fma");
   if ((op == "min" || op == "max") && st.has("NaN")) {
     auto pk = op == "min" ? &pickFlags<FMinNaN> : &pickFlags<FMaxNaN>;
     in.fn = pk(t, flags);
@@ -332,8 +365,17 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 void registerFloatOps(DecodeTable& t) {
-  for (const char* op : {"fma", "copysign", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "testp"})
-    t[op] = decodeFloat;
+  addOp(t, "fma", decodeFloat, "f32 f64 f16 f16x2 bf16 bf16x2 rn rz rm rp ftz sat relu", "`.relu` on halves: negative results become +0");
+  addOp(t, "copysign", decodeFloat, "f32 f64", "");
+  addOp(t, "rcp", decodeFloat, "f32 f64 rn rz rm rp approx ftz", "`.approx` correctly rounded; `rcp.approx.ftz.f64` flushes subnormals");
+  addOp(t, "sqrt", decodeFloat, "f32 f64 rn rz rm rp approx ftz", "`.approx` correctly rounded");
+  addOp(t, "rsqrt", decodeFloat, "f32 f64 approx ftz", "within 1 ulp");
+  addOp(t, "ex2", decodeFloat, "f32 f16 f16x2 bf16 bf16x2 approx ftz", "within 1 ulp (f32); halves correctly rounded");
+  addOp(t, "lg2", decodeFloat, "f32 approx ftz", "within 1 ulp");
+  addOp(t, "sin", decodeFloat, "f32 approx ftz", "within 1 ulp");
+  addOp(t, "cos", decodeFloat, "f32 approx ftz", "within 1 ulp");
+  addOp(t, "tanh", decodeFloat, "f32 f16 f16x2 bf16 bf16x2 approx", "within 1 ulp (f32); halves correctly rounded");
+  addOp(t, "testp", decodeFloat, "f32 f64 finite infinite number notanumber normal subnormal", "");
 }
 
 }  // namespace tsim

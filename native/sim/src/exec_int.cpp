@@ -41,6 +41,9 @@ struct Rem {
 };
 struct Min { template <class T> static T f(T a, T b) { return a < b ? a : b; } };
 struct Max { template <class T> static T f(T a, T b) { return a < b ? b : a; } };
+// min/max.relu (s32): a negative result becomes 0
+struct MinRelu { template <class T> static T f(T a, T b) { T r = a < b ? a : b; return r < 0 ? 0 : r; } };
+struct MaxRelu { template <class T> static T f(T a, T b) { T r = a < b ? b : a; return r < 0 ? 0 : r; } };
 struct Abs { template <class T> static T f(T a) { return a < 0 ? (T)(0 - (U<T>)a) : a; } };
 struct Neg { template <class T> static T f(T a) { return (T)(0 - (U<T>)a); } };
 struct And { template <class T> static T f(T a, T b) { return a & b; } };
@@ -257,11 +260,12 @@ void prmt(Ctx& c, const Inst& in, uint32_t exec) {
     unsigned idx[4];
     switch (in.mode) {
       case 0: for (int i = 0; i < 4; i++) idx[i] = (sel >> (4 * i)) & 15; break;
-      case 1: { unsigned k = sel & 7; for (int i = 0; i < 4; i++) idx[i] = (k + i) & 7; break; }  // f4e
-      case 2: { unsigned k = sel & 7; for (int i = 0; i < 4; i++) idx[i] = (k - i) & 7; break; }  // b4e
+      // the moded forms select with c[1:0] only (PTX ISA, prmt)
+      case 1: { unsigned k = sel & 3; for (int i = 0; i < 4; i++) idx[i] = (k + i) & 7; break; }  // f4e
+      case 2: { unsigned k = sel & 3; for (int i = 0; i < 4; i++) idx[i] = (k - i) & 7; break; }  // b4e
       case 3: { unsigned k = sel & 3; for (int i = 0; i < 4; i++) idx[i] = k; break; }            // rc8
-      case 4: { unsigned k = sel & 3; for (int i = 0; i < 4; i++) idx[i] = (unsigned)i < k ? (unsigned)i : k; break; }  // ecl
-      case 5: { unsigned k = sel & 3; for (int i = 0; i < 4; i++) idx[i] = (unsigned)i > k ? (unsigned)i : k; break; }  // ecr
+      case 4: { unsigned k = sel & 3; for (int i = 0; i < 4; i++) idx[i] = (unsigned)i > k ? (unsigned)i : k; break; }  // ecl
+      case 5: { unsigned k = sel & 3; for (int i = 0; i < 4; i++) idx[i] = (unsigned)i < k ? (unsigned)i : k; break; }  // ecr
       default: { unsigned k = sel & 1; idx[0] = idx[2] = 2 * k; idx[1] = idx[3] = 2 * k + 1; break; }  // rc16
     }
     for (int i = 0; i < 4; i++) {
@@ -450,6 +454,10 @@ Fn pickBin(const std::string& op, Ty t, const Stmt& st) {
     if (op == "sub") return st.has("sat") ? (std::is_same_v<T, int32_t> ? &bin<SubSat, T> : nullptr) : &bin<Sub, T>;
     if (op == "div") return &bin<Div, T>;
     if (op == "rem") return &bin<Rem, T>;
+    if (st.has("relu")) {
+      if constexpr (!std::is_same_v<T, int32_t>) return nullptr;
+      else return op == "min" ? &bin<MinRelu, T> : op == "max" ? &bin<MaxRelu, T> : nullptr;
+    }
     if (op == "min") return &bin<Min, T>;
     if (op == "max") return &bin<Max, T>;
     if (op == "mul") {
@@ -468,6 +476,12 @@ bool arith(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
   if (tyIsFloat(t) || t == Ty::F16x2 || t == Ty::BF16x2) return decodeFloat(dc, st, in);
   const std::string& op = st.op;
+  for (const char* m : {"ftz", "approx", "full", "NaN", "rn", "rz", "rm", "rp"})
+    if (st.has(m)) return dc.fail("." + std::string(m) + " on an integer type");
+  if (st.has("sat") && !((op == "add" || op == "sub") && t == Ty::S32)) return dc.fail(".sat exists only on add/sub.s32");
+  if (st.has("relu") && !((op == "min" || op == "max") && t == Ty::S32)) return dc.fail(".relu exists only on min/max.s32");
+  if ((st.has("hi") || st.has("lo")) && op != "mul" && op != "mad") return dc.fail(".hi/.lo only on mul/mad");
+  if (st.has("wide") && op != "mul" && op != "mad") return dc.fail(".wide only on mul/mad");
   bool wide = st.has("wide");
   unsigned nsrc = (op == "mad") ? 3 : 2;
   if (st.ops.size() != nsrc + 1) return dc.fail("wrong operand count");
@@ -506,6 +520,7 @@ bool unary(Decoder& dc, const Stmt& st, Inst& in) {
   const std::string& op = st.op;
   if ((op == "abs" || op == "neg") && (tyIsFloat(t) || t == Ty::F16x2 || t == Ty::BF16x2)) return decodeFloat(dc, st, in);
   if (st.ops.size() != 2) return dc.fail("wrong operand count");
+  if (st.has("ftz")) return dc.fail(".ftz on an integer type");
   in.d[0] = dc.dst(st.ops[0]);
   in.s[0] = dc.src(st.ops[1], t);
   if (op == "abs") in.fn = withInt(t, [](auto z) -> Fn { return std::is_signed_v<decltype(z)> ? &un<Abs, decltype(z)> : nullptr; });
@@ -761,14 +776,9 @@ bool lop3Decode(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
   in.d[0] = dc.dst(st.ops[0]);
   for (int i = 0; i < 3; i++) in.s[i] = dc.src(st.ops[i + 1], t);
-  uint64_t lut;
-  in.s[3] = dc.src(st.ops[4], Ty::U32);
-  lut = 0;
-  {
-    int64_t v = std::stoll(st.ops[4].name, nullptr, 0);
-    lut = (uint64_t)v & 0xff;
-  }
-  in.imm = (int64_t)lut;
+  int64_t lut;
+  if (!immInt(st.ops[4].name, lut) || lut < 0 || lut > 255) return dc.fail("lop3 LUT must be an integer 0..255");
+  in.imm = lut;
   in.fn = t == Ty::B32 ? &lop3<uint32_t> : t == Ty::B64 ? &lop3<uint64_t> : nullptr;
   return in.fn != nullptr;
 }
@@ -881,23 +891,39 @@ bool setDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 // mad.wide: sources are narrow; widen them in the handler via flags (kept small: separate handler)
 void registerIntOps(DecodeTable& t) {
-  for (const char* op : {"add", "sub", "mul", "mad", "div", "rem", "min", "max"}) t[op] = arith;
-  for (const char* op : {"abs", "neg", "not", "cnot", "popc", "clz", "brev", "bfind"}) t[op] = unary;
-  for (const char* op : {"and", "or", "xor"}) t[op] = logic;
-  t["addc"] = carryDecode;
-  t["subc"] = carryDecode;
-  t["madc"] = madCarryDecode;
-  t["shl"] = shift;
-  t["shr"] = shift;
-  t["setp"] = setpDecode;
-  t["set"] = setDecode;
-  t["selp"] = selpDecode;
-  t["slct"] = slctDecode;
-  t["mov"] = movDecode;
-  t["lop3"] = lop3Decode;
-  t["bfe"] = bfeDecode;
-  t["bfi"] = bfiDecode;
-  t["prmt"] = prmtDecode;
+  const std::string ints = "u16 u32 u64 s16 s32 s64", half = "f16 f16x2 bf16 bf16x2", rnd = "rn rz rm rp";
+  addOp(t, "add", arith, ints + " sat cc f32 f64 ftz " + rnd + " " + half, "`.sat` on s32 and f32/f16; `.cc` carry out; halves computed exactly, rounded once");
+  addOp(t, "sub", arith, ints + " sat cc f32 f64 ftz " + rnd + " " + half, "as `add`");
+  addOp(t, "mul", arith, "lo hi wide " + ints + " f32 f64 ftz sat " + rnd + " " + half, "`.wide` on 16/32-bit integers");
+  addOp(t, "mad", arith, "lo hi wide cc " + ints + " f32 f64 ftz sat " + rnd, "`mad.f32` is fused; `.cc` carry out; no `mad.hi.sat`");
+  addOp(t, "div", arith, ints + " f32 f64 ftz approx full " + rnd, "integer division by zero: all ones; `.approx/.full` correctly rounded");
+  addOp(t, "rem", arith, ints, "remainder by zero: the dividend");
+  addOp(t, "min", arith, ints + " relu f32 f64 ftz NaN " + half, "`.relu` on s32; NaN operands ignored unless `.NaN`");
+  addOp(t, "max", arith, ints + " relu f32 f64 ftz NaN " + half, "as `min`");
+  addOp(t, "abs", unary, "s16 s32 s64 f32 f64 ftz " + half, "float forms touch only the sign bit");
+  addOp(t, "neg", unary, "s16 s32 s64 f32 f64 ftz " + half, "as `abs`");
+  addOp(t, "not", unary, "b16 b32 b64 pred", "");
+  addOp(t, "cnot", unary, "b16 b32 b64", "");
+  addOp(t, "popc", unary, "b32 b64", "");
+  addOp(t, "clz", unary, "b32 b64", "");
+  addOp(t, "brev", unary, "b32 b64", "");
+  addOp(t, "bfind", unary, "u32 u64 s32 s64 shiftamt", "no bit found: 0xffffffff");
+  for (const char* op : {"and", "or", "xor"})
+    addOp(t, op, logic, "b16 b32 b64 pred", "`.pred` with negated sources");
+  addOp(t, "addc", carryDecode, "cc u32 s32 u64 s64", "carry flag is a hidden per-lane register");
+  addOp(t, "subc", carryDecode, "cc u32 s32 u64 s64", "borrow: a - (b + CF)");
+  addOp(t, "madc", madCarryDecode, "lo hi cc u32 s32 u64 s64", "");
+  addOp(t, "shl", shift, "b16 b32 b64", "amounts past the width give 0");
+  addOp(t, "shr", shift, "b16 b32 b64 " + ints, "arithmetic for signed types; amounts clamp at the width");
+  addOp(t, "setp", setpDecode, "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz b16 b32 b64 u16 u32 u64 s16 s32 s64 f32 f64 f16 f16x2 bf16 bf16x2", "`p|q` destinations; x2 types: p low half, q high half");
+  addOp(t, "set", setDecode, "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz b16 b32 b64 u16 u32 u64 s16 s32 s64 f32 f64 f16 f16x2 bf16 bf16x2", "true: all ones (integers) or 1.0 (floats)");
+  addOp(t, "selp", selpDecode, "b16 b32 b64 " + ints + " f32 f64", "");
+  addOp(t, "slct", slctDecode, "b16 b32 b64 " + ints + " f32 f64 ftz", "selector s32 or f32");
+  addOp(t, "mov", movDecode, "pred b16 b32 b64 " + ints + " f32 f64", "vector pack/unpack; `%clock*`, `%globaltimer*` from host clocks");
+  addOp(t, "lop3", lop3Decode, "b32", "");
+  addOp(t, "bfe", bfeDecode, "u32 u64 s32 s64", "");
+  addOp(t, "bfi", bfiDecode, "b32 b64", "");
+  addOp(t, "prmt", prmtDecode, "b32 f4e b4e rc8 ecl ecr rc16", "moded forms select with c[1:0]");
 }
 
 }  // namespace tsim

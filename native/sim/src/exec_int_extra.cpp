@@ -1,4 +1,7 @@
-// Less common integer instructions: mul24/mad24, sad, dp4a/dp2a (byte and half-word dot products).
+// Less common integer instructions: mul24/mad24, sad, dp4a/dp2a (byte and half-word dot products),
+// funnel shifts (shf), bit-field masks and extension (bmsk, szext), find n-th set bit (fns).
+#include <algorithm>
+
 #include "exec_core.h"
 
 namespace tsim {
@@ -55,6 +58,118 @@ template <bool SA, bool SB, int Mode> void dotOp(Ctx& c, const Inst& in, uint32_
     }
     d[l] = (uint32_t)((uint32_t)e[l] + (uint32_t)(uint64_t)s);
   });
+}
+
+// shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the 64-bit value {b, a} shifted by n = c & 31 (wrap) or
+// min(c, 32) (clamp); .l keeps the upper 32 bits, .r the lower 32.
+template <bool Left, bool Clamp> void shfOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  LANE_LOOP(exec, {
+    uint32_t n = Clamp ? std::min<uint32_t>((uint32_t)e[l], 32) : (uint32_t)e[l] & 31;
+    uint64_t v = ((uint64_t)(uint32_t)b[l] << 32) | (uint32_t)a[l];
+    d[l] = Left ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
+  });
+}
+
+// bmsk.{clamp,wrap}.b32 d, a, b (PTX ISA pseudocode)
+template <bool Clamp> void bmskOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *A = slot(c, in.s[0]), *B = slot(c, in.s[1]);
+  FOR_LANES(exec) {
+    uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
+    uint32_t a1 = a & 31, b1 = b & 31, sum = a1 + b1;
+    uint32_t mask0 = ~0u << a1, mask1 = sum >= 32 ? 0 : ~0u << sum;
+    bool over = sum >= 32;
+    if (Clamp) {
+      if (a >= 32) { over = true; mask0 = 0; }
+      if (b >= 32) over = true;
+    }
+    if (over) mask1 = 0;
+    else if (b1 == 0) mask1 = ~0u;
+    d[l] = mask0 & ~mask1;
+  }
+}
+
+// szext.{clamp,wrap}.{u32,s32} d, a, b: extend the low N = b bits of a (PTX ISA pseudocode)
+template <bool Clamp, bool Signed> void szextOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *A = slot(c, in.s[0]), *B = slot(c, in.s[1]);
+  FOR_LANES(exec) {
+    uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], b1 = b & 31;
+    bool tooLarge = Clamp && b >= 32;
+    uint32_t mask = tooLarge ? 0 : ~0u << b1;
+    bool sign = Signed && b1 != 0 && !tooLarge && ((a >> ((b1 - 1) & 31)) & 1);
+    d[l] = (a & ~mask) | (sign ? mask : 0);
+  }
+}
+
+// fns.b32 d, mask, base, offset: position of the offset-th set bit counting from base (up for a
+// positive offset, down for a negative one); 0xffffffff when there is none.
+void fnsOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *M = slot(c, in.s[0]), *Bs = slot(c, in.s[1]), *O = slot(c, in.s[2]);
+  FOR_LANES(exec) {
+    uint32_t mask = (uint32_t)M[l], base = (uint32_t)Bs[l], r = ~0u;
+    int32_t off = (int32_t)O[l];
+    if (off == 0) {
+      if (base < 32 && (mask >> base & 1)) r = base;
+    } else {
+      int64_t count = (off > 0 ? (int64_t)off : -(int64_t)off) - 1;
+      int inc = off > 0 ? 1 : -1;
+      for (int64_t pos = base; pos >= 0 && pos < 32; pos += inc) {
+        if (mask >> pos & 1) {
+          if (count == 0) { r = (uint32_t)pos; break; }
+          count--;
+        }
+      }
+    }
+    d[l] = r;
+  }
+}
+
+bool shfDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  bool left = st.has("l"), clamp = st.has("clamp");
+  if (left == st.has("r") || clamp == st.has("wrap")) return dc.fail("expected shf.{l,r}.{wrap,clamp}.b32");
+  if (st.ops.size() != 4) return dc.fail("wrong operand count");
+  in.d[0] = dc.dst(st.ops[0]);
+  in.s[0] = dc.src(st.ops[1], Ty::B32);
+  in.s[1] = dc.src(st.ops[2], Ty::B32);
+  in.s[2] = dc.src(st.ops[3], Ty::U32);
+  in.fn = left ? (clamp ? &shfOp<true, true> : &shfOp<true, false>) : (clamp ? &shfOp<false, true> : &shfOp<false, false>);
+  return true;
+}
+
+bool bmskDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  bool clamp = st.has("clamp");
+  if (clamp == st.has("wrap")) return dc.fail("expected bmsk.{clamp,wrap}.b32");
+  if (st.ops.size() != 3) return dc.fail("wrong operand count");
+  in.d[0] = dc.dst(st.ops[0]);
+  in.s[0] = dc.src(st.ops[1], Ty::U32);
+  in.s[1] = dc.src(st.ops[2], Ty::U32);
+  in.fn = clamp ? &bmskOp<true> : &bmskOp<false>;
+  return true;
+}
+
+bool szextDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  bool clamp = st.has("clamp"), sgn = st.type() == Ty::S32;
+  if (clamp == st.has("wrap")) return dc.fail("expected szext.{clamp,wrap}.{u32,s32}");
+  if (st.ops.size() != 3) return dc.fail("wrong operand count");
+  in.d[0] = dc.dst(st.ops[0]);
+  in.s[0] = dc.src(st.ops[1], st.type());
+  in.s[1] = dc.src(st.ops[2], Ty::U32);
+  in.fn = clamp ? (sgn ? &szextOp<true, true> : &szextOp<true, false>) : (sgn ? &szextOp<false, true> : &szextOp<false, false>);
+  return true;
+}
+
+bool fnsDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.ops.size() != 4) return dc.fail("expected fns.b32 d, mask, base, offset");
+  in.d[0] = dc.dst(st.ops[0]);
+  in.s[0] = dc.src(st.ops[1], Ty::B32);
+  in.s[1] = dc.src(st.ops[2], Ty::U32);
+  in.s[2] = dc.src(st.ops[3], Ty::S32);
+  in.fn = &fnsOp;
+  return true;
 }
 
 bool mul24Decode(Decoder& dc, const Stmt& st, Inst& in) {
@@ -116,11 +231,15 @@ bool dotDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }  // namespace
 
 void registerIntExtraOps(DecodeTable& t) {
-  t["mul24"] = mul24Decode;
-  t["mad24"] = mul24Decode;
-  t["sad"] = sadDecode;
-  t["dp4a"] = dotDecode;
-  t["dp2a"] = dotDecode;
+  addOp(t, "mul24", mul24Decode, "lo hi u32 s32", "24-bit operands, 48-bit product");
+  addOp(t, "mad24", mul24Decode, "lo hi u32 s32", "no `.sat`");
+  addOp(t, "sad", sadDecode, "u16 u32 u64 s16 s32 s64", "c + |a - b|");
+  addOp(t, "dp4a", dotDecode, "u32 s32", "");
+  addOp(t, "dp2a", dotDecode, "lo hi u32 s32", "");
+  addOp(t, "shf", shfDecode, "l r wrap clamp b32", "funnel shift of {b, a}");
+  addOp(t, "bmsk", bmskDecode, "clamp wrap b32", "");
+  addOp(t, "szext", szextDecode, "clamp wrap u32 s32", "");
+  addOp(t, "fns", fnsDecode, "b32", "");
 }
 
 }  // namespace tsim

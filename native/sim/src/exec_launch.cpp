@@ -18,9 +18,46 @@ const DecodeTable& decodeTable() {
     registerCtrlOps(t);
     registerWarpOps(t);
     registerTensorOps(t);
+    registerVideoOps(t);
+    registerWmmaOps(t);
     return t;
   }();
   return table;
+}
+
+bool OpEntry::accepts(const std::string& m) const {
+  for (const std::string& x : mods)
+    if (x == m) return true;
+  return false;
+}
+
+void addOp(DecodeTable& t, const char* op, DecodeFn fn, const std::string& mods, const char* note) {
+  OpEntry e;
+  e.decode = std::move(fn);
+  for (size_t i = 0; i < mods.size();) {
+    size_t j = mods.find(' ', i);
+    if (j == std::string::npos) j = mods.size();
+    if (j > i) e.mods.push_back(mods.substr(i, j - i));
+    i = j + 1;
+  }
+  e.note = note;
+  t[op] = std::move(e);
+}
+
+std::string instructionTableMarkdown() {
+  std::string out = "| instruction | modifiers and types accepted | notes |\n|---|---|---|\n";
+  for (const auto& [op, e] : decodeTable()) {
+    std::string mods;
+    for (const std::string& m : e.mods) mods += (mods.empty() ? "`." : " `.") + m + "`";
+    out += "| `" + op + "` | " + (mods.empty() ? "(none)" : mods) + " | " + e.note + " |\n";
+  }
+  return out;
+}
+
+void wakeWarpSync(Warp& w) {
+  uint32_t parked = 0;
+  FOR_LANES(w.waiting) if (w.barId[l] == 0xFF) parked |= 1u << l;
+  w.waiting &= ~parked;
 }
 
 void reschedule(Warp& w) {
@@ -157,6 +194,8 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     w.nextPc = ~0u;
     std::fill(std::begin(w.depth), std::end(w.depth), 0);
     std::fill(std::begin(w.redDst), std::end(w.redDst), 0);
+    w.copies.clear();
+    std::fill(std::begin(w.committed), std::end(w.committed), 0);
     uint64_t* R = w.R;
     for (unsigned l = 0; l < kWarp; l++) {
       unsigned t = wi * kWarp + l;
@@ -210,7 +249,18 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     if (L.stop.load(std::memory_order_relaxed)) return;
     if (!ran && !released) {
       c.w = &cta.warps[0];
-      raise(c, Fault::Timeout, 0, 0, 0, false, "deadlock: threads wait at a barrier that cannot complete");
+      std::string why = "deadlock: threads wait at a barrier that cannot complete";
+      bool found = false;
+      for (auto& w : cta.warps) {
+        FOR_LANES(w.waiting) {
+          if (found || w.barId[l] != 0xFF) continue;
+          found = true;
+          c.w = &w;
+          why = "deadlock: lane " + std::to_string(l) + " of warp " + std::to_string(w.id) +
+                " waits in a .sync warp collective for lanes of its membermask that never arrive";
+        }
+      }
+      raise(c, Fault::Timeout, 0, 0, 0, false, why);
       return;
     }
   }

@@ -47,23 +47,12 @@ void countSectors(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes, b
   else { c.ctr.globalLoadRequests++; c.ctr.globalLoadSectors += distinct; }
 }
 
-// Extra wavefronts beyond the minimum the access width needs: 32 banks of 4 bytes.
-void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
-  c.ctr.sharedAccesses++;
-  if (exec == ~0u && bytes == 4) {
-    // Common conflict-free full-warp patterns: consecutive words (one per bank) or one word.
-    uint64_t w0 = addr[0] >> 2, seq = 0, same = 0;
-    for (uint32_t l = 1; l < (uint32_t)kWarp; l++) {
-      seq |= (addr[l] >> 2) ^ (w0 + l);
-      same |= (addr[l] >> 2) ^ w0;
-    }
-    if (!seq || !same) return;
-  }
+// Largest number of distinct 4-byte words any of the 32 banks must serve for the lanes in exec
+// (lanes reading the same word share it: a broadcast).
+int bankWavefronts(uint32_t exec, const uint64_t* addr, unsigned bytes) {
   uint32_t words[32][8];
   int cnt[32] = {};
-  int lanes = 0;
   FOR_LANES(exec) {
-    lanes++;
     for (unsigned w = 0; w < (bytes + 3) / 4; w++) {
       uint32_t word = (uint32_t)((addr[l] >> 2) + w);
       int b = word & 31;
@@ -76,8 +65,31 @@ void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
   }
   int wave = 0;
   for (int b = 0; b < 32; b++) wave = std::max(wave, cnt[b]);
-  int minimum = (int)((lanes * bytes + 127) / 128);
-  if (wave > minimum) c.ctr.sharedBankConflicts += (uint64_t)(wave - std::max(1, minimum));
+  return wave;
+}
+
+// Extra wavefronts beyond one per phase: 32 banks of 4 bytes; a warp's access is served in
+// phases of 128 bytes (4-byte accesses: the whole warp; 8-byte: half-warps; 16-byte, incl.
+// ldmatrix rows: quarter-warps), and each phase needs as many wavefronts as its busiest bank.
+void countBanks(Ctx& c, uint32_t exec, const uint64_t* addr, unsigned bytes) {
+  c.ctr.sharedAccesses++;
+  if (exec == ~0u && bytes == 4) {
+    // Common conflict-free full-warp patterns: consecutive words (one per bank) or one word.
+    uint64_t w0 = addr[0] >> 2, seq = 0, same = 0;
+    for (uint32_t l = 1; l < (uint32_t)kWarp; l++) {
+      seq |= (addr[l] >> 2) ^ (w0 + l);
+      same |= (addr[l] >> 2) ^ w0;
+    }
+    if (!seq || !same) return;
+  }
+  unsigned lanesPerPhase = bytes <= 4 ? 32 : 128 / bytes;
+  uint32_t phaseMask = lanesPerPhase == 32 ? ~0u : (1u << lanesPerPhase) - 1;
+  for (unsigned p = 0; p < 32; p += lanesPerPhase) {
+    uint32_t lanes = exec & (phaseMask << p);
+    if (!lanes) continue;
+    int wave = bankWavefronts(lanes, addr, bytes);
+    if (wave > 1) c.ctr.sharedBankConflicts += (uint64_t)(wave - 1);
+  }
 }
 
 }  // namespace
@@ -451,7 +463,23 @@ bool addrOperand(Decoder& dc, const Stmt& st, const Operand& o, Inst& in) {
   return true;
 }
 
-bool ldstDecode(Decoder& dc, const Stmt& st, Inst& in) {
+// .L2::cache_hint: the last operand is a cache-eviction policy (from createpolicy). It only steers
+// the L2 cache, so reading it (it must be a valid operand) and otherwise ignoring it is exact.
+// Returns the statement without the hint and its operand.
+Stmt withoutCacheHint(Decoder& dc, const Stmt& st) {
+  Stmt s = st;
+  if (!st.has("L2::cache_hint")) return s;
+  if (s.ops.empty()) return s;
+  dc.src(s.ops.back(), Ty::B64);
+  s.ops.pop_back();
+  s.mods.erase(std::remove(s.mods.begin(), s.mods.end(), std::string("L2::cache_hint")), s.mods.end());
+  return s;
+}
+
+bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
+bool ldstDecode(Decoder& dc, const Stmt& st, Inst& in) { return ldstDecodeStmt(dc, withoutCacheHint(dc, st), in); }
+
+bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   for (auto& m : st.mods) if (!knownMemMod(m)) return dc.fail("modifier ." + m);
   Ty t = st.type();
   if (t == Ty::None || st.ops.size() != 2) return dc.fail("bad ld/st form");
@@ -490,8 +518,11 @@ void stV4Op(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
-bool stDecode(Decoder& dc, const Stmt& st, Inst& in) {
-  if (!(st.has("v4"))) return ldstDecode(dc, st, in);
+bool stDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
+bool stDecode(Decoder& dc, const Stmt& st, Inst& in) { return stDecodeStmt(dc, withoutCacheHint(dc, st), in); }
+
+bool stDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
+  if (!(st.has("v4"))) return ldstDecodeStmt(dc, st, in);
   for (auto& m : st.mods) if (!knownMemMod(m)) return dc.fail("modifier ." + m);
   Ty t = st.type();
   if (t == Ty::None || st.ops.size() != 2 || st.ops[1].kind != Operand::Vec || st.ops[1].elems.size() != 4)
@@ -505,7 +536,10 @@ bool stDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
-bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) {
+bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
+bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) { return atomDecodeStmt(dc, withoutCacheHint(dc, st), in); }
+
+bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   static const char* ops[] = {"add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor"};
   int op = -1;
   for (int i = 0; i < 10; i++) if (st.has(ops[i])) op = i;
@@ -584,18 +618,50 @@ bool prefetchDecode(Decoder&, const Stmt&, Inst& in) {
 
 }  // namespace
 
+// createpolicy.{fractional,range,cvt}...b64 d, ...: an opaque cache policy for .L2::cache_hint
+// operands; since those hints have no effect here, any fixed value is exact.
+void createpolicyOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  FOR_LANES(exec) d[l] = (uint64_t)in.imm;
+}
+
+bool createpolicyDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.ops.empty()) return dc.fail("expected createpolicy... d, ...");
+  in.d[0] = dc.dst(st.ops[0]);
+  for (size_t i = 1; i < st.ops.size(); i++) {
+    const Operand& o = st.ops[i];
+    if (o.kind == Operand::Addr) {
+      uint32_t b;
+      int64_t off;
+      uint8_t sp;
+      if (!dc.addr(o, b, off, sp)) return false;
+    } else if (o.kind != Operand::Imm) {
+      dc.src(o, Ty::B32);
+    }
+  }
+  in.imm = 0x7ea5e0000000000ll | (st.has("L2::evict_first") ? 1 : st.has("L2::evict_last") ? 2 : st.has("L2::evict_unchanged") ? 3 : 0);
+  in.fn = &createpolicyOp;
+  return true;
+}
+
 void registerMemOps(DecodeTable& t) {
-  t["ld"] = ldstDecode;
-  t["ldu"] = ldstDecode;
-  t["st"] = stDecode;
-  t["atom"] = atomDecode;
-  t["red"] = atomDecode;
-  t["cvta"] = cvtaDecode;
-  t["isspacep"] = isspacepDecode;
-  t["fence"] = fenceDecode;
-  t["membar"] = fenceDecode;
-  t["prefetch"] = prefetchDecode;
-  t["prefetchu"] = prefetchDecode;
+  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+  addOp(t, "ld", ldstDecode, mem + " " + types, "cache operators, eviction hints and `.L2::cache_hint` policies have no effect");
+  addOp(t, "ldu", ldstDecode, mem + " " + types, "");
+  addOp(t, "st", stDecode, mem + " " + types, "");
+  const std::string atomic = "global shared shared::cta relaxed acquire release acq_rel sys gpu cta noftz L2::cache_hint "
+                             "add min max inc dec cas exch and or xor b16 b32 b64 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+  addOp(t, "atom", atomDecode, atomic, "a CAS loop on the host bytes");
+  addOp(t, "red", atomDecode, atomic, "");
+  addOp(t, "createpolicy", createpolicyDecode,
+        "fractional range cvt global L2 L2::evict_last L2::evict_normal L2::evict_first L2::evict_unchanged b64",
+        "an opaque policy for `.L2::cache_hint` operands (hints have no effect)");
+  addOp(t, "cvta", cvtaDecode, "to global shared shared::cta local const param u32 u64", "");
+  addOp(t, "isspacep", isspacepDecode, "global shared shared::cta local", "");
+  addOp(t, "fence", fenceDecode, "sc acq_rel cta gpu sys proxy alias async async::generic async::global async::shared::cta", "a host fence");
+  addOp(t, "membar", fenceDecode, "cta gl sys", "a host fence");
+  addOp(t, "prefetch", prefetchDecode, "global local L1 L2 L2::evict_last L2::evict_normal", "no effect");
+  addOp(t, "prefetchu", prefetchDecode, "L1", "no effect");
 }
 
 }  // namespace tsim

@@ -7,13 +7,92 @@ namespace {
 
 enum { kUp, kDown, kBfly, kIdx };
 
+constexpr uint8_t kWarpSyncBar = 0xFF;  // Warp::barId of a lane parked in a .sync collective
+
+// Lanes parked at pc (or, for bar.warp.sync, at any bar.warp.sync).
+uint32_t parkedAt(Ctx& c, uint32_t pc, bool anyWarpSync) {
+  Warp& w = *c.w;
+  uint32_t r = 0;
+  FOR_LANES(w.waiting) {
+    if (w.barId[l] != kWarpSyncBar) continue;
+    if (w.pcs[l] == pc || (anyWarpSync && c.prog->code[w.pcs[l]].fn == c.prog->code[pc].fn)) r |= 1u << l;
+  }
+  return r;
+}
+
+// The .sync rendezvous (PTX ISA: a lane waits until every non-exited lane of its membermask has
+// executed the same collective with the same membermask). Lanes in exec, plus lanes parked here
+// earlier, whose whole membermask has arrived are returned as ready, with their group in grp[];
+// the others are parked until the rest of their mask arrives (or exits: exitLanes wakes them to
+// look again). Also moves the warp on: ready and predicated-off lanes continue after this
+// instruction. Returns 0 when a membermask is inconsistent (a fault was raised).
+uint32_t rendezvous(Ctx& c, const Inst& in, uint32_t exec, uint32_t maskSlot, uint32_t* grp, bool anyPc) {
+  Warp& w = *c.w;
+  const uint64_t* M = slot(c, maskSlot);
+  // Lanes of the running group that a guard switched off are at this instruction too: they count
+  // as arrived (as in a converged warp on hardware) but take no part in the computation.
+  if (!w.waiting && exec) {
+    // The common case: every lane names the same mask and all its live lanes are here.
+    uint32_t m0 = (uint32_t)M[__builtin_ctz(exec)], diff = 0;
+    LANE_LOOP(exec, diff |= (uint32_t)M[l] ^ m0);
+    if (!diff && !(m0 & w.live & ~w.mask)) {
+      uint32_t g = m0 & w.live & exec;
+      LANE_LOOP(exec, grp[l] = g | 1u << l);
+      if (++w.pc >= w.nextPc) reschedule(w);
+      return exec;
+    }
+  }
+  uint32_t parked = w.waiting ? parkedAt(c, w.pc, anyPc) : 0;
+  uint32_t all = exec | parked, arrived = w.mask | parked, ready = 0;
+  FOR_LANES(all) {
+    uint32_t m = (uint32_t)M[l];
+    uint32_t need = (m | 1u << l) & w.live;
+    if ((need & ~arrived) == 0) {
+      ready |= 1u << l;
+      grp[l] = need & all;
+    }
+  }
+  // every member of a ready lane's group must name the same membermask (otherwise undefined)
+  FOR_LANES(ready) {
+    FOR_LANES_J(grp[l] & ~(1u << l), j) {
+      if (((uint32_t)M[j] | 1u << j) != ((uint32_t)M[l] | 1u << l)) {
+        char buf[160];
+        snprintf(buf, sizeof buf, "lanes %u and %u meet in a .sync collective with different membermasks 0x%08x and 0x%08x",
+                 l, j, (uint32_t)M[l], (uint32_t)M[j]);
+        raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, buf);
+        return 0;
+      }
+    }
+  }
+  uint32_t wait = all & ~ready;
+  uint32_t woken = parked & ready;
+  if (!wait && !woken) {
+    if (++w.pc >= w.nextPc) reschedule(w);
+    return ready;
+  }
+  w.waiting &= ~woken;
+  FOR_LANES(woken) w.pcs[l] += 1;
+  FOR_LANES(wait & w.mask) {
+    w.pcs[l] = w.pc;
+    w.barId[l] = kWarpSyncBar;
+  }
+  w.waiting |= wait & w.mask;
+  w.mask &= ~wait;
+  w.pc++;
+  reschedule(w);
+  (void)in;
+  return ready;
+}
+
 // shfl.sync.mode.b32 d[|p], a, b, c, membermask
 void shflOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t grp[kWarp];
+  uint32_t run = rendezvous(c, in, exec, in.s[3], grp, false);
   uint64_t *d = slot(c, in.d[0]), *p = slot(c, in.d[1]);
   const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *cc = slot(c, in.s[2]);
   uint64_t val[kWarp];
   bool ok[kWarp];
-  FOR_LANES(exec) {
+  FOR_LANES(run) {
     int lane = (int)l, bval = (int)(b[l] & 31), cval = (int)(cc[l] & 31), seg = (int)((cc[l] >> 8) & 31);
     int maxLane = (lane & seg) | (cval & ~seg), minLane = lane & seg, j;
     bool pval;
@@ -27,30 +106,33 @@ void shflOp(Ctx& c, const Inst& in, uint32_t exec) {
     val[l] = (uint32_t)a[j];
     ok[l] = pval;
   }
-  FOR_LANES(exec) {
+  FOR_LANES(run) {
     d[l] = val[l];
     p[l] = ok[l];
   }
 }
 
-uint32_t predBits(const uint64_t* p, uint32_t exec, bool neg) {
-  uint32_t r = 0;
-  FOR_LANES(exec) r |= (uint32_t)(((p[l] & 1) ^ neg) & 1) << l;
-  return r;
-}
-
-// vote.sync.{all,any,uni}.pred d, {!}a, mask; vote.sync.ballot.b32 d, {!}a, mask
+// vote.sync.{all,any,uni}.pred d, {!}a, mask; vote.sync.ballot.b32 d, {!}a, mask: over each
+// lane's membermask group
 void voteOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t grp[kWarp];
+  uint32_t run = rendezvous(c, in, exec, in.s[1], grp, false);
   uint64_t* d = slot(c, in.d[0]);
-  uint32_t bits = predBits(slot(c, in.s[0]), exec, in.flags & 0x100);
-  uint64_t r;
-  switch (in.mode) {
-    case 0: r = bits == exec; break;            // all
-    case 1: r = bits != 0; break;               // any
-    case 2: r = bits == 0 || bits == exec; break;  // uni
-    default: r = bits; break;                   // ballot
+  const uint64_t* a = slot(c, in.s[0]);
+  bool neg = in.flags & 0x100;
+  uint32_t bits = 0;
+  FOR_LANES(run) bits |= (uint32_t)(((a[l] & 1) ^ neg) & 1) << l;
+  FOR_LANES(run) {
+    uint32_t g = grp[l], b = bits & g;
+    uint64_t r;
+    switch (in.mode) {
+      case 0: r = b == g; break;             // all
+      case 1: r = b != 0; break;             // any
+      case 2: r = b == 0 || b == g; break;   // uni
+      default: r = b; break;                 // ballot
+    }
+    d[l] = r;
   }
-  FOR_LANES(exec) d[l] = r;
 }
 
 void activemaskOp(Ctx& c, const Inst& in, uint32_t exec) {
@@ -58,49 +140,81 @@ void activemaskOp(Ctx& c, const Inst& in, uint32_t exec) {
   FOR_LANES(exec) d[l] = exec;
 }
 
-// match.sync.any: lanes with equal values; match.sync.all: mask if all equal else 0 (p = all equal)
+// match.sync.any: the lanes of the group with an equal value; match.sync.all: the group if all
+// its values are equal, else 0 (p = all equal)
 template <class T> void matchOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t grp[kWarp];
+  uint32_t run = rendezvous(c, in, exec, in.s[1], grp, false);
   uint64_t *d = slot(c, in.d[0]), *p = slot(c, in.d[1]);
   const uint64_t* a = slot(c, in.s[0]);
   uint32_t res[kWarp];
-  bool allEq = true;
-  uint32_t first = exec ? __builtin_ctz(exec) : 0;
-  FOR_LANES(exec) {
+  FOR_LANES(run) {
     uint32_t m = 0;
-    for (uint32_t k = exec; k; k &= k - 1) {
-      unsigned j = __builtin_ctz(k);
-      if (rd<T>(a[j]) == rd<T>(a[l])) m |= 1u << j;
-    }
+    T v = rd<T>(a[l]);
+    FOR_LANES_J(grp[l], j) if (rd<T>(a[j]) == v) m |= 1u << j;
     res[l] = m;
-    if (rd<T>(a[l]) != rd<T>(a[first])) allEq = false;
   }
-  FOR_LANES(exec) {
+  FOR_LANES(run) {
     if (in.mode == 0) d[l] = res[l];
-    else { d[l] = allEq ? exec : 0; p[l] = allEq; }
+    else {
+      bool allEq = res[l] == grp[l];
+      d[l] = allEq ? grp[l] : 0;
+      p[l] = allEq;
+    }
   }
 }
 
-// redux.sync.op.type d, a, mask
+// redux.sync.op.type d, a, mask: over each lane's membermask group
 enum { kRAdd, kRMin, kRMax, kRAnd, kROr, kRXor };
 template <class T> void reduxOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t grp[kWarp];
+  uint32_t run = rendezvous(c, in, exec, in.s[1], grp, false);
   uint64_t* d = slot(c, in.d[0]);
   const uint64_t* a = slot(c, in.s[0]);
-  if (!exec) return;
-  T acc = rd<T>(a[__builtin_ctz(exec)]);
-  bool firstDone = false;
-  FOR_LANES(exec) {
-    T v = rd<T>(a[l]);
-    if (!firstDone) { firstDone = true; continue; }
-    switch (in.mode) {
-      case kRAdd: acc = (T)((uint32_t)acc + (uint32_t)v); break;
-      case kRMin: acc = v < acc ? v : acc; break;
-      case kRMax: acc = v > acc ? v : acc; break;
-      case kRAnd: acc &= v; break;
-      case kROr: acc |= v; break;
-      default: acc ^= v; break;
+  uint64_t out[kWarp];
+  uint32_t lastGrp = 0;
+  uint64_t last = 0;
+  FOR_LANES(run) {
+    if (grp[l] != lastGrp || l == (uint32_t)__builtin_ctz(run)) {
+      uint32_t g = grp[l];
+      T acc = rd<T>(a[__builtin_ctz(g)]);
+      FOR_LANES_J(g & (g - 1), j) {
+        T v = rd<T>(a[j]);
+        switch (in.mode) {
+          case kRAdd: acc = (T)((uint32_t)acc + (uint32_t)v); break;
+          case kRMin: acc = v < acc ? v : acc; break;
+          case kRMax: acc = v > acc ? v : acc; break;
+          case kRAnd: acc &= v; break;
+          case kROr: acc |= v; break;
+          default: acc ^= v; break;
+        }
+      }
+      lastGrp = g;
+      last = wr(acc);
     }
+    out[l] = last;
   }
-  FOR_LANES(exec) d[l] = wr(acc);
+  FOR_LANES(run) d[l] = out[l];
+}
+
+// elect.sync d|p, membermask: the lowest lane of each membermask group is the leader (the ISA
+// only asks for a deterministic choice among the active lanes); d = its lane id, p = (lane == it).
+void electOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t grp[kWarp];
+  uint32_t run = rendezvous(c, in, exec, in.s[0], grp, false);
+  uint64_t *d = slot(c, in.d[0]), *p = slot(c, in.d[1]);
+  FOR_LANES(run) {
+    uint32_t leader = (uint32_t)__builtin_ctz(grp[l] & run);
+    d[l] = leader;
+    p[l] = l == leader;
+  }
+}
+
+// bar.warp.sync membermask: only the rendezvous (lanes may meet at different bar.warp.sync
+// instructions, as on sm_70 and later).
+void barWarpOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t grp[kWarp];
+  rendezvous(c, in, exec, in.s[0], grp, true);
 }
 
 bool shflDecode(Decoder& dc, const Stmt& st, Inst& in) {
@@ -122,6 +236,7 @@ bool shflDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.s[2] = dc.src(st.ops[3], Ty::B32);
   in.s[3] = dc.src(st.ops[4], Ty::B32);
   in.fn = &shflOp;
+  in.flags |= kfControl;
   in.cls = kOther;
   return true;
 }
@@ -136,6 +251,7 @@ bool voteDecode(Decoder& dc, const Stmt& st, Inst& in) {
   dc.negHandled = true;
   in.s[1] = dc.src(st.ops[2], Ty::B32);
   in.fn = &voteOp;
+  in.flags |= kfControl;
   in.cls = kOther;
   return true;
 }
@@ -163,6 +279,7 @@ bool matchDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.s[0] = dc.src(st.ops[1], t);
   in.s[1] = dc.src(st.ops[2], Ty::B32);
   in.fn = t == Ty::B32 ? &matchOp<uint32_t> : &matchOp<uint64_t>;
+  in.flags |= kfControl;
   in.cls = kOther;
   return true;
 }
@@ -179,18 +296,45 @@ bool reduxDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.s[1] = dc.src(st.ops[2], Ty::B32);
   if (m >= kRAnd) in.fn = t == Ty::B32 ? &reduxOp<uint32_t> : nullptr;
   else in.fn = t == Ty::U32 ? &reduxOp<uint32_t> : t == Ty::S32 ? &reduxOp<int32_t> : nullptr;
+  in.flags |= kfControl;
   in.cls = kOther;
   return in.fn != nullptr;
 }
 
+bool electDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (!st.has("sync") || st.ops.size() != 2 || st.ops[0].pair.empty()) return dc.fail("expected elect.sync d|p, membermask");
+  in.d[0] = dc.dst(st.ops[0]);
+  Operand q;
+  q.kind = Operand::Reg;
+  q.name = st.ops[0].pair;
+  in.d[1] = dc.dst(q);
+  in.s[0] = dc.src(st.ops[1], Ty::B32);
+  in.fn = &electOp;
+  in.flags |= kfControl;
+  in.cls = kOther;
+  return true;
+}
+
+bool barWarpDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (!st.has("sync") || st.ops.size() != 1) return dc.fail("expected bar.warp.sync membermask");
+  in.s[0] = dc.src(st.ops[0], Ty::B32);
+  in.fn = &barWarpOp;
+  in.flags |= kfControl;
+  in.cls = kSync;
+  return true;
+}
+
 }  // namespace
 
+bool decodeBarWarpSync(Decoder& dc, const Stmt& st, Inst& in) { return barWarpDecode(dc, st, in); }
+
 void registerWarpOps(DecodeTable& t) {
-  t["shfl"] = shflDecode;
-  t["vote"] = voteDecode;
-  t["activemask"] = activemaskDecode;
-  t["match"] = matchDecode;
-  t["redux"] = reduxDecode;
+  addOp(t, "shfl", shflDecode, "sync up down bfly idx b32", "per lane over its membermask");
+  addOp(t, "vote", voteDecode, "sync all any uni ballot pred b32", "per lane over its membermask");
+  addOp(t, "activemask", activemaskDecode, "b32", "");
+  addOp(t, "match", matchDecode, "sync any all b32 b64", "per lane over its membermask");
+  addOp(t, "elect", electDecode, "sync", "leader: the lowest lane of each membermask group (sm_90)");
+  addOp(t, "redux", reduxDecode, "sync add min max and or xor u32 s32 b32", "per lane over its membermask");
 }
 
 }  // namespace tsim

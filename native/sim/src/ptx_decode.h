@@ -49,6 +49,8 @@ class Decoder {
   virtual Program& prog() = 0;
   // Declared size in bytes of a register operand (0 when it is not a declared register).
   virtual unsigned regBytes(const Operand& o) = 0;
+  // True when o is a declared .pred register.
+  virtual bool isPred(const Operand& o) = 0;
   uint32_t ext(const std::vector<uint32_t>& v) {
     uint32_t at = (uint32_t)prog().ext.size();
     prog().ext.insert(prog().ext.end(), v.begin(), v.end());
@@ -60,8 +62,27 @@ class Decoder {
   std::vector<Inst> emitAfter;    // extra instructions that follow the decoded one
 };
 
+// Immediate literal text -> bits for an operand of type t ("" on success, else why not).
+std::string immBits(const std::string& text, Ty t, uint64_t& out);
+// Integer literal text (decimal, 0x, 0b, octal, optional U, optional '-') -> value.
+bool immInt(const std::string& text, int64_t& v);
+
 using DecodeFn = std::function<bool(Decoder&, const Stmt&, Inst&)>;
-using DecodeTable = std::map<std::string, DecodeFn>;
+
+// One opcode: its decoder, every modifier (types included) the decoder implements, and a line for
+// the generated instruction table in docs/sim-ptx.md. A statement with any other modifier is
+// refused before its decoder runs, so no modifier is ever accepted and ignored.
+struct OpEntry {
+  DecodeFn decode;
+  std::vector<std::string> mods;
+  std::string note;
+  bool accepts(const std::string& m) const;
+};
+using DecodeTable = std::map<std::string, OpEntry>;
+// mods: space-separated modifier names without dots ("rn rz ftz f32").
+void addOp(DecodeTable& t, const char* op, DecodeFn fn, const std::string& mods, const char* note);
+// The decode table as markdown rows (what docs/sim-ptx.md's generated section holds).
+std::string instructionTableMarkdown();
 
 void registerIntOps(DecodeTable& t);
 void registerIntExtraOps(DecodeTable& t);
@@ -71,6 +92,8 @@ void registerMemOps(DecodeTable& t);
 void registerCtrlOps(DecodeTable& t);
 void registerWarpOps(DecodeTable& t);
 void registerTensorOps(DecodeTable& t);
+void registerVideoOps(DecodeTable& t);
+void registerWmmaOps(DecodeTable& t);
 const DecodeTable& decodeTable();
 
 }  // namespace tsim

@@ -15,6 +15,7 @@ enum class Ty : uint8_t {
 };
 Ty parseTy(const std::string& s);  // Ty::None when s is not a type name
 unsigned tySize(Ty t);             // bytes (pred: 1)
+const char* tyName(Ty t);          // "f32" ("" for None)
 inline bool tyIsFloat(Ty t) { return t == Ty::F32 || t == Ty::F64 || t == Ty::F16 || t == Ty::BF16; }
 inline bool tyIsSigned(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64; }
 

@@ -53,9 +53,10 @@ bool lex(const std::string& t, std::vector<Tok>& out, std::string& log) {
       i = j;
     } else if (isdigit((unsigned char)c)) {
       size_t j = i + 1;
+      // an exponent sign belongs to a decimal float, never to a hex, 0f, 0d or 0b literal
+      bool prefixed = c == '0' && i + 1 < n && strchr("xXfFdDbB", t[i + 1]) && t[i + 1];
       while (j < n && (isalnum((unsigned char)t[j]) || t[j] == '.' ||
-                       ((t[j] == '-' || t[j] == '+') && (t[j - 1] == 'e' || t[j - 1] == 'E') &&
-                        t.compare(i, 2, "0x") && t.compare(i, 2, "0f") && t.compare(i, 2, "0d"))))
+                       ((t[j] == '-' || t[j] == '+') && (t[j - 1] == 'e' || t[j - 1] == 'E') && !prefixed)))
         j++;
       k.kind = Tok::Num;
       k.s = t.substr(i, j - i);
@@ -93,72 +94,109 @@ struct ParseError {
   std::string msg;
 };
 
+// Integer literal per the PTX ISA: decimal, 0x hex, 0b binary, leading-0 octal, each with an
+// optional U suffix; 64 bits (a value that does not fit is an error).
 bool parseInt(const std::string& s, int64_t& v) {
-  if (s.empty()) return false;
+  std::string d = s;
+  if (!d.empty() && (d.back() == 'U' || d.back() == 'u')) d.pop_back();
+  if (d.empty()) return false;
+  int base = 10;
+  size_t at = 0;
+  if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) { base = 16; at = 2; }
+  else if (d.size() > 2 && d[0] == '0' && (d[1] == 'b' || d[1] == 'B')) { base = 2; at = 2; }
+  else if (d.size() > 1 && d[0] == '0') { base = 8; at = 1; }
+  for (size_t i = at; i < d.size(); i++) {
+    char c = (char)tolower((unsigned char)d[i]);
+    int dig = isdigit((unsigned char)c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : 99;
+    if (dig >= base) return false;
+  }
   char* end = nullptr;
   errno = 0;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    std::string h = s.substr(2);
-    if (!h.empty() && (h.back() == 'U' || h.back() == 'u')) h.pop_back();
-    v = (int64_t)strtoull(h.c_str(), &end, 16);
-    return *end == 0;
-  }
-  std::string d = s;
-  if (d.back() == 'U' || d.back() == 'u') d.pop_back();
-  if (d.size() > 1 && d[0] == '0' && isdigit((unsigned char)d[1])) {
-    v = (int64_t)strtoull(d.c_str(), &end, 8);
-    return *end == 0;
-  }
-  v = (int64_t)strtoull(d.c_str(), &end, 10);
-  return *end == 0;
+  v = (int64_t)strtoull(d.c_str() + at, &end, base);
+  return *end == 0 && errno != ERANGE;
 }
 
-// Immediate literal text ("-0f3F800000", "12", "0x1F", "1.5") -> bits for type t.
-bool immBits(const std::string& text, Ty t, uint64_t& out) {
+}  // namespace
+
+// Immediate literal -> bits for an operand of type t, with ptxas's typing rules: .f32/.f64 take
+// only float literals (0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX, decimal like 1.5 or 1e3; each converted
+// to the operand's size: 0f in .f64 widens, 0d and decimals in .f32 round to nearest); integer
+// and .pred operands take only integer literals; bit types take integers and also the float hex
+// form of their own width, kept as raw bits (mov.b32 %r, 0f3F800000 is 0x3F800000). Half types
+// take no immediate. Returns an empty string, or why the literal does not fit.
+std::string immBits(const std::string& text, Ty t, uint64_t& out) {
   bool neg = !text.empty() && text[0] == '-';
   std::string s = neg ? text.substr(1) : text;
-  auto isHexF = [&](char k) { return s.size() > 2 && s[0] == '0' && (s[1] == k || s[1] == (char)toupper(k)); };
-  bool fl = tyIsFloat(t) || t == Ty::F16x2 || t == Ty::BF16x2;
-  double dv = 0;
-  bool haveDouble = false;
-  if (isHexF('f')) {
-    uint32_t b = (uint32_t)strtoul(s.c_str() + 2, nullptr, 16);
-    float f;
-    memcpy(&f, &b, 4);
-    if (t == Ty::F32) { out = b ^ (neg ? 0x80000000u : 0); return true; }
-    dv = neg ? -(double)f : (double)f;
-    haveDouble = true;
-  } else if (isHexF('d')) {
-    uint64_t b = strtoull(s.c_str() + 2, nullptr, 16);
-    if (t == Ty::F64) { out = b ^ (neg ? 0x8000000000000000ull : 0); return true; }
-    memcpy(&dv, &b, 8);
-    if (neg) dv = -dv;
-    haveDouble = true;
-  } else if (s.find_first_of(".eE") != std::string::npos && !isHexF('x')) {
-    char* end;
-    dv = strtod(s.c_str(), &end);
-    if (*end) return false;
-    if (neg) dv = -dv;
-    haveDouble = true;
+  auto hexDigits = [&](size_t n) {
+    if (s.size() != n + 2) return false;
+    for (size_t i = 2; i < s.size(); i++) if (!isxdigit((unsigned char)s[i])) return false;
+    return true;
+  };
+  enum { kInt, kF32Bits, kF64Bits, kDecimal } kind = kInt;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) {
+    if (!hexDigits(8)) return "0f needs exactly 8 hex digits";
+    kind = kF32Bits;
+  } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) {
+    if (!hexDigits(16)) return "0d needs exactly 16 hex digits";
+    kind = kF64Bits;
+  } else if (!(s.size() > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) && s.find_first_of(".eE") != std::string::npos) {
+    kind = kDecimal;
   }
-  if (haveDouble || fl) {
-    if (!haveDouble) {
-      int64_t iv;
-      if (!parseInt(s, iv)) return false;
-      dv = neg ? -(double)iv : (double)iv;
-    }
-    if (t == Ty::F32) { float f = (float)dv; uint32_t b; memcpy(&b, &f, 4); out = b; return true; }
-    if (t == Ty::F64) { memcpy(&out, &dv, 8); return true; }
-    if (!fl) { out = (uint64_t)(int64_t)dv; return true; }
-    return false;  // f16 immediates must be given as bits (b16)
-  }
-  int64_t iv;
-  if (!parseInt(s, iv)) return false;
-  out = (uint64_t)(neg ? -iv : iv);
   unsigned sz = tySize(t);
+  if (t == Ty::F32 || t == Ty::F64) {
+    double dv;
+    if (kind == kInt) return "an integer literal is not a float operand (write 1.0 or 0f3F800000)";
+    if (kind == kF32Bits) {
+      uint32_t b = (uint32_t)strtoul(s.c_str() + 2, nullptr, 16);
+      float f;
+      memcpy(&f, &b, 4);
+      dv = (double)f;
+    }
+    else if (kind == kF64Bits) { uint64_t b = strtoull(s.c_str() + 2, nullptr, 16); memcpy(&dv, &b, 8); }
+    else {
+      char* end;
+      dv = strtod(s.c_str(), &end);
+      if (*end) return "malformed float literal";
+    }
+    if (t == Ty::F32) {
+      uint32_t b;
+      if (kind == kF32Bits) b = (uint32_t)strtoul(s.c_str() + 2, nullptr, 16);
+      else { float f = (float)dv; memcpy(&b, &f, 4); }
+      out = b ^ (neg ? 0x80000000u : 0);
+    } else {
+      memcpy(&out, &dv, 8);
+      if (kind == kF64Bits) out = strtoull(s.c_str() + 2, nullptr, 16);
+      out ^= neg ? 0x8000000000000000ull : 0;
+    }
+    return "";
+  }
+  bool isBits = t == Ty::B8 || t == Ty::B16 || t == Ty::B32 || t == Ty::B64;
+  if (kind == kF32Bits || kind == kF64Bits) {
+    unsigned w = kind == kF32Bits ? 4 : 8;
+    if (!isBits || sz != w)
+      return std::string(kind == kF32Bits ? "0f" : "0d") + " literal needs a ." + (kind == kF32Bits ? "b32" : "b64") +
+             " or float operand";
+    out = strtoull(s.c_str() + 2, nullptr, 16) ^ (neg ? (1ull << (8 * w - 1)) : 0);
+    return "";
+  }
+  if (kind == kDecimal) return "a decimal float literal needs an .f32 or .f64 operand";
+  if (t == Ty::F16 || t == Ty::BF16 || t == Ty::F16x2 || t == Ty::BF16x2 || t == Ty::TF32)
+    return "half-precision operands take no immediate (use a .b16/.b32 register)";
+  int64_t iv;
+  if (!parseInt(s, iv)) return "malformed integer literal";
+  out = (uint64_t)(neg ? -iv : iv);
   if (t != Ty::None && sz < 8) out &= (1ull << (sz * 8)) - 1;
+  return "";
+}
+
+bool immInt(const std::string& text, int64_t& v) {
+  bool neg = !text.empty() && text[0] == '-';
+  if (!parseInt(neg ? text.substr(1) : text, v)) return false;
+  if (neg) v = (int64_t)(0 - (uint64_t)v);
   return true;
 }
+
+namespace {
 
 struct Special { const char* name; uint32_t slot; };
 const Special kSpecials[] = {
@@ -201,7 +239,8 @@ class Parser : public Decoder {
   uint32_t src(const Operand& o, Ty t) override {
     if (o.kind == Operand::Imm) {
       uint64_t bits;
-      if (!immBits(o.name, t, bits)) throw ParseError{line_, "bad immediate '" + o.name + "'"};
+      std::string why = immBits(o.name, t, bits);
+      if (!why.empty()) throw ParseError{line_, "bad immediate '" + o.name + "': " + why};
       return constSlot(ConstSlot::Value, bits, 0);
     }
     if (o.kind == Operand::Sink) return kSlotSink;
@@ -219,6 +258,11 @@ class Parser : public Decoder {
     if (o.kind != Operand::Reg) return 0;
     const Sym* s = lookup(o.name);
     return s && s->kind == Sym::Reg ? tySize(s->ty) : 0;
+  }
+  bool isPred(const Operand& o) override {
+    if (o.kind != Operand::Reg) return false;
+    const Sym* s = lookup(o.name);
+    return s && s->kind == Sym::Reg && s->ty == Ty::Pred;
   }
   bool addr(const Operand& o, uint32_t& base, int64_t& off, uint8_t& space) override {
     if (o.kind != Operand::Addr) return fail("expected an address operand");
@@ -429,7 +473,8 @@ class Parser : public Decoder {
       if (cur().kind != Tok::Num) bad("unsupported initializer '" + cur().s + "'");
       lit += next().s;
       uint64_t b;
-      if (!immBits(lit, d.ty, b)) bad("bad initializer '" + lit + "'");
+      std::string why = immBits(lit, d.ty, b);
+      if (!why.empty()) bad("bad initializer '" + lit + "' for ." + tyName(d.ty) + " '" + d.name + "': " + why);
       if (at + es > bytes.size()) bad("too many initializers for '" + d.name + "'");
       memcpy(bytes.data() + at, &b, es);
       at += es;
@@ -781,8 +826,12 @@ class Parser : public Decoder {
     bool ok = false;
     std::string text = st.text.empty() ? st.op : st.text;
     if (it != tab.end()) {
+      for (const std::string& m : st.mods)
+        if (!it->second.accepts(m))
+          throw ParseError{st.line, "unsupported instruction '" + text + "' (modifier ." + m + " is not implemented for " +
+                                        st.op + ")"};
       try {
-        ok = it->second(*this, st, in);
+        ok = it->second.decode(*this, st, in);
       } catch (const ParseError& e) {
         throw ParseError{st.line, e.msg + " in '" + text + "'"};
       }
@@ -807,7 +856,7 @@ class Parser : public Decoder {
     Program& pr = m_.prog;
     for (auto& f : pr.funcs)
       for (int c : f.callees)
-        if (pr.funcs[c].isExtern && pr.funcs[c].name != "vprintf")
+        if (pr.funcs[c].isExtern && pr.funcs[c].name != "vprintf" && pr.funcs[c].name != "__assertfail")
           throw ParseError{line_, "call to undefined function '" + pr.funcs[c].name + "'"};
     // per-kernel static shared layout over the shared variables it can reach
     for (size_t k = 0; k < pr.funcs.size(); k++) {
@@ -873,6 +922,12 @@ Ty parseTy(const std::string& s) {
       {"f64", Ty::F64}, {"pred", Ty::Pred}};
   auto it = m.find(s);
   return it == m.end() ? Ty::None : it->second;
+}
+
+const char* tyName(Ty t) {
+  static const char* names[] = {"", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
+                                "s64", "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64", "pred"};
+  return names[(int)t];
 }
 
 unsigned tySize(Ty t) {

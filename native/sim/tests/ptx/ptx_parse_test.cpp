@@ -155,7 +155,8 @@ int main() {
   // load errors
   CHECK(contains(loadError(".visible .entry k()\n{\n  frobnicate.u32 %r1;\n}\n"), "line 6: unsupported instruction 'frobnicate.u32 %r1'"));
   CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  add.q32 %r1, %r1, %r1;\n}\n"), "line 7: unsupported instruction 'add.q32"));
-  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  ld.global.L2::cache_hint.u32 %r1, [%r0], %r1;\n}\n"), "line 7: unsupported instruction"));
+  CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  ld.global.L2::evict_first.v8.u32 %r1, [%r0];\n}\n"),
+                 "line 7: unsupported instruction 'ld.global.L2::evict_first.v8.u32 %r1, [%r0]' (modifier .v8 is not implemented for ld)"));
   CHECK(contains(loadError(".visible .entry k()\n{\n  bra NOWHERE;\n}\n"), "line 6: unknown label 'NOWHERE'"));
   CHECK(contains(loadError(".visible .entry k()\n{\n  mov.u32 %nope, 1;\n}\n"), "line 6:"));
   CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<2>;\n  add.u32 %r1, %r1\n}\n"), "line 8:"));
