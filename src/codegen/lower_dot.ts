@@ -1,13 +1,15 @@
-// dot(a [M,K], b [K,N], acc [M,N]). Lowerings are pluggable (a table keyed by name); 'fma' is
-// the only one for now: a and b go to shared memory row-major, then a k-loop where each thread
+// dot(a [M,K], b [K,N], acc [M,N]). Lowerings are pluggable (a table keyed by name):
+// 'mma' (default) puts f16/bf16 dots whose shape tiles on tensor cores (lower_mma.ts) and every
+// other dot on 'fma': a and b go to shared memory row-major, then a k-loop where each thread
 // loads the a-values of its rows and the b-values of its columns and does one FMA per
-// accumulator register. Tensor-core lowerings (mma.sync / wgmma) can be added to the table.
+// accumulator register. The layout pass makes the same choice (mmaLayoutOf) for the accumulator.
 import type { Op, Value } from '../ir/ops.js';
 import { isFloat, type ElemType } from '../ir/types.js';
 import { rowMajorStrides, type Lowering } from './context.js';
 import { castOne, fromF32, toF32 } from './lower_elementwise.js';
 import { smemBytesOf, storeTile } from './lower_shared.js';
 import { isHalf, regBits, regKind } from './ptx_types.js';
+import { mmaDot } from './lower_mma.js';
 
 export type DotLowering = (cx: Lowering, op: Op) => void;
 
@@ -100,5 +102,8 @@ const fmaDot: DotLowering = (cx, op) => {
 };
 
 /** Registered dot lowerings; `compile` picks one by name. */
-export const DOT_LOWERINGS: Record<string, DotLowering> = { fma: fmaDot };
-export const DEFAULT_DOT = 'fma';
+export const DOT_LOWERINGS: Record<string, DotLowering> = {
+  fma: fmaDot,
+  mma: (cx, op) => void (mmaDot(cx, op) || fmaDot(cx, op)),
+};
+export const DEFAULT_DOT = 'mma';

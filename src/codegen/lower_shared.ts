@@ -4,7 +4,7 @@
 // a barrier before each write keeps earlier readers safe.
 import type { Op, Value } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
-import { layoutKey, permuteBlocked, type Layout } from '../compiler/layout.js';
+import { layoutKey, permuteBlocked, regSlots, threadShifts, type BlockedLayout, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering } from './context.js';
 import { regBits, regKind } from './ptx_types.js';
 
@@ -45,12 +45,53 @@ export function loadTile(cx: Lowering, t: ElemType, l: Layout, shape: readonly n
   return out;
 }
 
-/** Layout conversion of `v` from `from` to `to` through shared memory. */
+/** Coordinates of every slot for each lane of warp 0 in blocked layout `b` (wrapped into `shape`). */
+function warpCoords(b: BlockedLayout, shape: readonly number[]): number[][][] {
+  const sh = threadShifts(b);
+  const slots = regSlots(b, shape);
+  return Array.from({ length: 32 }, (_, lane) => slots.map((s) => s.off.map((o, d) => {
+    const t = (lane >> sh.lane[d]!) & (b.threadsPerWarp[d]! - 1);
+    return (t * b.sizePerThread[d]! + o) % shape[d]!;
+  })));
+}
+/** Extra wavefronts of one warp's scalar accesses, slot by slot, with row pitch `pitch` elements. */
+function conflicts(coords: number[][][], pitch: number, size: number): number {
+  let total = 0;
+  for (let i = 0; i < coords[0]!.length; i++) {
+    const words = new Map<number, Set<number>>();
+    for (const c of coords) {
+      const w = Math.floor(((c[i]![0]! * pitch + c[i]![1]!) * size) / 4);
+      let set = words.get(w % 32);
+      if (!set) words.set(w % 32, (set = new Set()));
+      set.add(w);
+    }
+    total += Math.max(...[...words.values()].map((x) => x.size)) - 1;
+  }
+  return total;
+}
+/**
+ * Row pitch (elements) for a 2-D conversion between blocked layouts: the padding (0..31 words)
+ * with the fewest bank conflicts over the write and the read, computed for warp 0.
+ */
+function convertPitch(from: Layout, to: Layout, shape: readonly number[], size: number): number {
+  const N = shape[1]!;
+  if (shape.length !== 2 || from.kind !== 'blocked' || to.kind !== 'blocked' || size > 4) return N;
+  const w = warpCoords(from, shape), r = warpCoords(to, shape);
+  let best = { pitch: N, cost: conflicts(w, N, size) + conflicts(r, N, size) };
+  for (let pad = 4 / size; pad < 128 / size && best.cost > 0; pad += 4 / size) {
+    const cost = conflicts(w, N + pad, size) + conflicts(r, N + pad, size);
+    if (cost < best.cost) best = { pitch: N + pad, cost };
+  }
+  return best.pitch;
+}
+
+/** Layout conversion of `v` from `from` to `to` through shared memory (rows padded, see convertPitch). */
 export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout): string[] {
   const shape = v.type.shape;
   const t = v.type.elem;
-  cx.needShared(numel(shape) * smemBytesOf(t));
-  const st = rowMajorStrides(shape);
+  const pitch = convertPitch(from, to, shape, smemBytesOf(t));
+  const st = shape.length === 2 ? [pitch, 1] : rowMajorStrides(shape);
+  cx.needShared((shape.length === 2 ? shape[0]! * pitch : numel(shape)) * smemBytesOf(t));
   cx.emit(`// convert_layout %${v.id}`);
   cx.barrier();
   storeTile(cx, t, cx.regs(v), from, shape, st);

@@ -7,6 +7,7 @@ import type { Func } from '../ir/ops.js';
 import { printFunc } from '../ir/print.js';
 import { renderPtx, type ParamInfo } from '../codegen/render.js';
 import { findPtxas, runPtxas } from '../codegen/ptxas.js';
+import { DEFAULT_DOT } from '../codegen/lower_dot.js';
 import { analyzeAxisInfo, type Specialization } from './axis_info.js';
 import { printAxisInfo, printLayouts } from './annotate.js';
 import { CompileError, PtxasError } from './errors.js';
@@ -22,7 +23,7 @@ export interface CompileOptions {
   readonly specialization?: Specialization;
   /** true: ptxas must run (error if missing); false: never; undefined: run when found. */
   readonly ptxas?: boolean;
-  /** Dot lowering by name (see codegen/lower_dot.ts); default 'fma'. */
+  /** Dot lowering by name (see codegen/lower_dot.ts): 'mma' (default: tensor cores where they fit) or 'fma'. */
   readonly dot?: string;
   /** Skip the IR passes (canonicalize/CSE/DCE/LICM); for tests of the back half alone. */
   readonly skipIRPasses?: boolean;
@@ -87,7 +88,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy
   stage('axisinfo', printAxisInfo(f, info));
-  const plan = assignLayouts(f, info, numWarps);                  // blocked layouts, vector widths
+  const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT); // layouts, vector widths
   stage('layouts', printLayouts(f, plan));
   const r = renderPtx(f, plan, info, { target: options.target, ...(options.specialization ? { specialization: options.specialization } : {}), ...(options.dot ? { dot: options.dot } : {}) });
   stage('ptx', r.ptx);

@@ -204,3 +204,38 @@ export function layoutToString(l: Layout): string {
       return `#slice{dim=${l.dim}, parent=${layoutToString(l.parent)}}`;
   }
 }
+
+/**
+ * The mma.sync m16n8k16 accumulator as a blocked layout: spt [1,2], tpw [8,4], wpc [WM,WN].
+ * Lane l holds row g = l>>2 and columns 2(l&3)+{0,1} of every 8x8 block it covers, exactly the
+ * c0,c1 / c2,c3 pairs of the PTX fragment. A warp's rows repeat with stride 8*WM, so the fragment
+ * rows g and g+8 of an m16 tile are the thread's i-th and (i+1)-th row blocks; the A operand is
+ * read with ldmatrix from those same rows (ldmatrix takes one row address per lane), so the row
+ * permutation costs nothing. Undefined when the shape does not tile (M % 16*WM, N % 8*WN).
+ */
+export function mmaLayout(M: number, N: number, numWarps: number): BlockedLayout | undefined {
+  // among the warp grids that tile, pick the one with the fewest ldmatrix.x4 per k-step
+  let best: { wm: number; cost: number } | undefined;
+  for (let wm = numWarps; wm >= 1; wm /= 2) {
+    const wn = numWarps / wm;
+    if (M % (16 * wm) !== 0 || N % (8 * wn) !== 0) continue;
+    const cost = M / (16 * wm) + Math.ceil(N / (8 * wn) / 2);
+    if (!best || cost < best.cost) best = { wm, cost };
+  }
+  if (!best) return undefined;
+  return { kind: 'blocked', sizePerThread: [1, 2], threadsPerWarp: [8, 4], warpsPerCTA: [best.wm, numWarps / best.wm], order: [1, 0] };
+}
+
+/** Input dtypes mma.sync takes here (m16n8k16) and the accumulators it can feed. */
+const MMA_IN = new Set(['f16', 'bf16']);
+const MMA_ACC = new Set(['f32', 'f16', 'bf16']);
+
+/**
+ * The mma accumulator layout for a dot a[M,K] x b[K,N] -> [M,N] of these dtypes, or undefined
+ * when the dot stays on FMA: inputs not f16/bf16 (f32 'ieee', f64, ints), K not a multiple of 16,
+ * or M, N that do not tile over the warps (the rule is: no padding, fall back to FMA).
+ */
+export function mmaLayoutForDot(M: number, N: number, K: number, ta: string, tb: string, tc: string, numWarps: number): BlockedLayout | undefined {
+  if (ta !== tb || !MMA_IN.has(ta) || !MMA_ACC.has(tc) || K % 16 !== 0) return undefined;
+  return mmaLayout(M, N, numWarps);
+}

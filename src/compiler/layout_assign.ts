@@ -11,7 +11,7 @@
 import type { Block, Func, Op, Value } from '../ir/ops.js';
 import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
-import { blockedFor, dotLayout, layoutKey, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
+import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
   readonly numWarps: number;
@@ -56,7 +56,16 @@ function anchorFor(op: Op, info: AxisInfoMap, numWarps: number): { layout: Layou
   return { layout: blockedFor(shape, numWarps, order, vec), vec };
 }
 
-export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number): LayoutPlan {
+/** The mma accumulator layout a dot gets (tensor cores), or undefined for FMA. */
+export function mmaLayoutOf(op: Op, numWarps: number): BlockedLayout | undefined {
+  const [a, b] = op.operands as [Value, Value];
+  const [M, K] = a.type.shape as [number, number];
+  return mmaLayoutForDot(M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps);
+}
+
+/** `dot`: the dot lowering by name ('fma' keeps every dot off tensor cores). */
+export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma'): LayoutPlan {
+  const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps));
   const layouts = new Map<number, Layout>();
   const expected = new Map<Op, (Layout | undefined)[]>();
   const vec = new Map<Op, number>();
@@ -104,7 +113,8 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number): Lay
         if (w && w.kind === 'blocked') want(op.operands[0], { kind: 'slice', parent: w, dim: (op as Op<'expand_dims'>).attrs.axis });
       } else if (op.kind === 'dot') {
         const [M, N] = op.results[0]!.type.shape as [number, number];
-        const l = w && w.kind === 'blocked' ? w : dotLayout(M, N, numWarps);
+        const mma = mmaOf(op); // tensor cores dictate the accumulator's layout
+        const l = mma ?? (w && w.kind === 'blocked' ? w : dotLayout(M, N, numWarps));
         want(op.operands[2], l);
         if (!w) wish.set(op.results[0]!.id, l);
       } else if (op.kind === 'for') {
@@ -182,7 +192,7 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number): Lay
         }
         case 'dot': {
           const acc = lay(ops[2]!);
-          const out = acc.kind === 'blocked' ? acc : blockedWishOr(r0!);
+          const out = mmaOf(op) ?? (acc.kind === 'blocked' ? acc : blockedWishOr(r0!));
           set(r0!, out);
           expected.set(op, [undefined, undefined, out]);
           break;
