@@ -13,3 +13,4 @@ export { NativeDevice } from './native/index.js';
 import { registerNativeDevices } from './native/register.js';
 registerNativeDevices();
 export * from './cache/index.js';
+export * from './bench/index.js';
