@@ -1,0 +1,102 @@
+// autotune on the sim: picks a config, persists it, a second process starts tuned ('cache'), the
+// caller's in-place data survives tuning, a config that cannot compile is skipped with its reason.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { arange, constexpr, defineKernel, load, programId, ptr, store, type KernelDef } from '../../src/lang/index.js';
+import { autotune, Kernel, TuningStore } from '../../src/runtime/index.js';
+import { vectorAdd } from '../../bench/kernels.js';
+
+process.env['TESSERA_CACHE'] = '0'; // the compile cache; tuning stores below get their own dirs
+const ROOT = resolve(__dirname, '../..');
+const fresh = (): TuningStore => new TuningStore(mkdtempSync(join(tmpdir(), 'tessera-tune-')), true);
+const add = new Kernel(vectorAdd as unknown as KernelDef);
+const FAST = { warmup: 0, rep: 1, maxReps: 3 } as const;
+
+/** x = x * 2 + 1, in place: running it twice would be visible. */
+const scaleInPlace = new Kernel(defineKernel(
+  { name: 'scale_in_place', params: { x: ptr('f32'), n: 'i32', BLOCK: constexpr() } },
+  ({ x, n, BLOCK }) => {
+    const offs = programId(0).mul(BLOCK).add(arange(0, BLOCK));
+    const mask = offs.lt(n);
+    store(x.add(offs), load(x.add(offs), { mask }).mul(2).add(1), { mask });
+  },
+) as unknown as KernelDef);
+
+describe('autotune (sim)', () => {
+  it('picks a config among those that run, skips one that cannot compile with its reason, and runs correctly', async () => {
+    const store = fresh();
+    const tuned = autotune({ configs: [{ constexprs: { BLOCK: 64 }, numWarps: 2 }, { constexprs: { BLOCK: 100 } }, { constexprs: { BLOCK: 128 }, numWarps: 4 }], key: ['n'], store, device: 'sim', ...FAST }, add);
+    const n = 300;
+    const x = Float32Array.from({ length: n }, (_, i) => i);
+    const y = Float32Array.from({ length: n }, (_, i) => 1 - i);
+    const out = new Float32Array(n);
+    const t = await tuned.run({ x, y, out, n }, { grid: (a) => Math.ceil(a.n / (a['BLOCK'] as number)) });
+    expect(t.tuned).toBe('measured');
+    expect([64, 128]).toContain(t.config.constexprs!['BLOCK']);
+    expect(t.trials).toHaveLength(3);
+    const skipped = t.trials.find((r) => r.config.constexprs!['BLOCK'] === 100)!;
+    expect(skipped.ms).toBeUndefined();
+    expect(skipped.skipped).toMatch(/power of two/);
+    for (const r of t.trials.filter((r) => r !== skipped)) expect(r.ms).toBeGreaterThanOrEqual(0);
+    expect(Array.from(out)).toEqual(Array.from({ length: n }, () => 1));
+    // Inspectable, and reused for the same key without measuring again.
+    expect(tuned.last).toBe(t);
+    expect(tuned.chosen({ n })).toBe(t);
+    expect(await tuned.run({ x, y, out, n }, { grid: (a) => Math.ceil(a.n / (a['BLOCK'] as number)) })).toBe(t);
+    expect(readdirSync(store.dir).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    // A new value of the key argument tunes again.
+    const t2 = await tuned.run({ x: x.subarray(0, 200), y: y.subarray(0, 200), out, n: 200 }, { grid: (a) => Math.ceil(a.n / (a['BLOCK'] as number)) });
+    expect(t2).not.toBe(t);
+    expect(t2.tuned).toBe('measured');
+    expect(readdirSync(store.dir).filter((f) => f.endsWith('.json'))).toHaveLength(2);
+  });
+
+  it("never corrupts the caller's data: an in-place kernel runs once on it, trials on restored copies", async () => {
+    const n = 200;
+    const x0 = Float32Array.from({ length: n }, (_, i) => i * 0.5);
+    const x = x0.slice();
+    const tuned = autotune({ configs: [{ constexprs: { BLOCK: 32 } }, { constexprs: { BLOCK: 64 } }, { constexprs: { BLOCK: 256 } }], key: ['n'], restoreValue: ['x'], store: fresh(), device: 'sim', ...FAST }, scaleInPlace);
+    await tuned.tune({ x, n }, (a) => Math.ceil(a.n / (a['BLOCK'] as number)));
+    expect(Array.from(x)).toEqual(Array.from(x0)); // tuning alone leaves it as it was
+    const t = await tuned.run({ x, n }, { grid: (a) => Math.ceil(a.n / (a['BLOCK'] as number)) });
+    expect(t.trials.filter((r) => r.ms !== undefined)).toHaveLength(3);
+    expect(Array.from(x)).toEqual(Array.from(x0, (v) => v * 2 + 1)); // exactly one application
+  });
+
+  it('rejects bad options before running anything', () => {
+    expect(() => autotune({ configs: [], key: [] }, add)).toThrow(/configs must be a non-empty array/);
+    expect(() => autotune({ configs: [{ constexprs: { BLOCK: 64 } }], key: ['m'] }, add)).toThrow(/key names 'm', which is not a parameter/);
+    expect(() => autotune({ configs: [{ constexprs: { BLOKC: 64 } }], key: ['n'] }, add)).toThrow(/sets 'BLOKC', which is not a constexpr/);
+  });
+
+  it('a second process starts tuned from the disk store (spawned node, built dist/)', () => {
+    const dist = join(ROOT, 'dist', 'src', 'index.js');
+    const kernels = join(ROOT, 'dist', 'bench', 'kernels.js');
+    expect(existsSync(dist), 'dist/ is built by npm install').toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-tune-proc-'));
+    const child = join(dir, 'child.mjs');
+    writeFileSync(child, `
+import { autotune, Kernel, TuningStore } from ${JSON.stringify(pathToFileURL(dist).href)};
+import { vectorAdd } from ${JSON.stringify(pathToFileURL(kernels).href)};
+const n = 256;
+const x = new Float32Array(n).fill(1), y = new Float32Array(n).fill(2), out = new Float32Array(n);
+const tuned = autotune({ configs: [{ constexprs: { BLOCK: 64 } }, { constexprs: { BLOCK: 128 } }], key: ['n'], warmup: 0, rep: 1, maxReps: 3,
+  store: new TuningStore(${JSON.stringify(join(dir, 'tuning'))}, true), device: 'sim' }, new Kernel(vectorAdd));
+const t = await tuned.run({ x, y, out, n }, { grid: (a) => Math.ceil(a.n / a.BLOCK) });
+process.stdout.write(JSON.stringify({ tuned: t.tuned, block: t.config.constexprs.BLOCK, trials: t.trials.length, ok: out.every((v) => v === 3) }));
+`);
+    const go = () => {
+      const r = spawnSync(process.execPath, [child], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, TESSERA_CACHE: '0' } });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { tuned: string; block: number; trials: number; ok: boolean };
+    };
+    const first = go();
+    expect(first).toMatchObject({ tuned: 'measured', trials: 2, ok: true });
+    const second = go();
+    expect(second).toEqual({ tuned: 'cache', block: first.block, trials: 0, ok: true });
+  });
+});
