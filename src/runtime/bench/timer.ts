@@ -9,7 +9,7 @@ export type Clock = 'cuda-events' | 'sim-events' | 'host';
 
 export interface Timer {
   readonly kind: DeviceKind;
-  /** The device's description line (which device timed it). */
+  /** Which device timed it: kind and device name. */
   readonly device: string;
   readonly clock: Clock;
   /** true only for events of a real GPU. */
@@ -50,8 +50,10 @@ class EventTimer implements Timer {
   constructor(dev: NativeRuntimeDevice) {
     this.#dev = dev;
     this.kind = dev.kind;
-    this.device = dev.description;
     const sim = dev.kind === 'sim';
+    const i0 = dev.native.info;
+    // Name and capability, not the library path: reports are committed and shared.
+    this.device = sim ? `sim (${i0.name})` : `cuda (${i0.name}, compute ${i0.ccMajor}.${i0.ccMinor}, ${i0.smCount} SMs)`;
     this.clock = sim ? 'sim-events' : 'cuda-events';
     this.isGpuTime = !sim;
     this.label = sim ? 'sim: CPU simulation time, not a GPU time' : `cuda: GPU time from CUDA events (${dev.native.info.name})`;
