@@ -34,7 +34,7 @@ describe('autotune (sim)', () => {
     const x = Float32Array.from({ length: n }, (_, i) => i);
     const y = Float32Array.from({ length: n }, (_, i) => 1 - i);
     const out = new Float32Array(n);
-    const t = await tuned.run({ x, y, out, n }, { grid: (a) => Math.ceil(a.n / (a['BLOCK'] as number)) });
+    const t = await tuned.run({ x, y, out, n }, { grid: (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])) });
     expect(t.tuned).toBe('measured');
     expect([64, 128]).toContain(t.config.constexprs!['BLOCK']);
     expect(t.trials).toHaveLength(3);
@@ -46,10 +46,10 @@ describe('autotune (sim)', () => {
     // Inspectable, and reused for the same key without measuring again.
     expect(tuned.last).toBe(t);
     expect(tuned.chosen({ n })).toBe(t);
-    expect(await tuned.run({ x, y, out, n }, { grid: (a) => Math.ceil(a.n / (a['BLOCK'] as number)) })).toBe(t);
+    expect(await tuned.run({ x, y, out, n }, { grid: (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])) })).toBe(t);
     expect(readdirSync(store.dir).filter((f) => f.endsWith('.json'))).toHaveLength(1);
     // A new value of the key argument tunes again.
-    const t2 = await tuned.run({ x: x.subarray(0, 200), y: y.subarray(0, 200), out, n: 200 }, { grid: (a) => Math.ceil(a.n / (a['BLOCK'] as number)) });
+    const t2 = await tuned.run({ x: x.subarray(0, 200), y: y.subarray(0, 200), out, n: 200 }, { grid: (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])) });
     expect(t2).not.toBe(t);
     expect(t2.tuned).toBe('measured');
     expect(readdirSync(store.dir).filter((f) => f.endsWith('.json'))).toHaveLength(2);
@@ -60,9 +60,9 @@ describe('autotune (sim)', () => {
     const x0 = Float32Array.from({ length: n }, (_, i) => i * 0.5);
     const x = x0.slice();
     const tuned = autotune({ configs: [{ constexprs: { BLOCK: 32 } }, { constexprs: { BLOCK: 64 } }, { constexprs: { BLOCK: 256 } }], key: ['n'], restoreValue: ['x'], store: fresh(), device: 'sim', ...FAST }, scaleInPlace);
-    await tuned.tune({ x, n }, (a) => Math.ceil(a.n / (a['BLOCK'] as number)));
+    await tuned.tune({ x, n }, (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])));
     expect(Array.from(x)).toEqual(Array.from(x0)); // tuning alone leaves it as it was
-    const t = await tuned.run({ x, n }, { grid: (a) => Math.ceil(a.n / (a['BLOCK'] as number)) });
+    const t = await tuned.run({ x, n }, { grid: (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])) });
     expect(t.trials.filter((r) => r.ms !== undefined)).toHaveLength(3);
     expect(Array.from(x)).toEqual(Array.from(x0, (v) => v * 2 + 1)); // exactly one application
   });
