@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { arange, constexpr, defineKernel, load, programId, ptr, store, type KernelDef } from '../../src/lang/index.js';
 import { autotune, Kernel, TuningStore } from '../../src/runtime/index.js';
-import { vectorAdd } from '../../bench/kernels.js';
+import { matmul, vectorAdd } from '../../bench/kernels.js';
 
 process.env['TESSERA_CACHE'] = '0'; // the compile cache; tuning stores below get their own dirs
 const ROOT = resolve(__dirname, '../..');
@@ -65,6 +65,20 @@ describe('autotune (sim)', () => {
     const t = await tuned.run({ x, n }, { grid: (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])) });
     expect(t.trials.filter((r) => r.ms !== undefined)).toHaveLength(3);
     expect(Array.from(x)).toEqual(Array.from(x0, (v) => v * 2 + 1)); // exactly one application
+  });
+
+  it('skips a config that needs more shared memory than the device has, with the sizes in the reason', async () => {
+    const n = 32;
+    const a = Float32Array.from({ length: n * n }, (_, i) => (i % 7) - 3);
+    const b = Float32Array.from({ length: n * n }, (_, i) => (i % 5) - 2);
+    const c = new Float32Array(n * n);
+    const mm = autotune({ configs: [{ constexprs: { BM: 256, BN: 256, BK: 64 } }, { constexprs: { BM: 32, BN: 32, BK: 8 } }], key: ['M'], store: fresh(), device: 'sim', ...FAST }, new Kernel(matmul as unknown as KernelDef));
+    const t = await mm.run({ a, b, c, M: n, N: n, K: n }, { grid: (x) => [Math.ceil(n / Number(x['BM'])), Math.ceil(n / Number(x['BN']))] });
+    expect(t.config.constexprs).toEqual({ BM: 32, BN: 32, BK: 8 });
+    expect(t.trials[0]!.skipped).toMatch(/needs 262144 bytes of shared memory; the device allows \d+/);
+    let want = 0;
+    for (let k = 0; k < n; k++) want += a[5 * n + k]! * b[k * n + 9]!;
+    expect(c[5 * n + 9]).toBe(want);
   });
 
   it('rejects bad options before running anything', () => {
