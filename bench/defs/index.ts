@@ -25,7 +25,9 @@ function rand(n: number, seed = 1): Float32Array {
 const pow2 = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 const nw = (line: string): number => Number(/nw=(\d+)/.exec(line)?.[1] ?? 4);
 const run = (k: Kernel, args: Record<string, unknown>, grid: readonly number[], numWarps: number, device: Device): (() => Promise<void>) =>
-  () => k.run(args as never, { grid, numWarps, device });
+  async () => {
+    await k.run(args as never, { grid, numWarps, device });
+  };
 
 /** Row kernels (softmax, layernorm, rmsnorm): ROWS rows of x columns, one row per program. */
 function rowCase(kind: 'softmax' | 'layernorm' | 'rmsnorm', rows: number, cols: number, line: string, device: Device): BenchCase {

@@ -55,6 +55,17 @@ function argLanes(func: Func, p: Param, v: ScalarArg): ElemArray {
 
 /** Runs `func` over the grid. Pointer args are HostMemory addresses. */
 export function interpret(func: Func, args: ScalarArg[], mem: HostMemory, opts: InterpretOptions): void {
+  for (const _ of interpretPrograms(func, args, mem, opts)) {
+    // each step is one program; run them all now
+  }
+}
+
+/**
+ * The same run, one program per step: a caller may pause between programs (the runtime's
+ * interpret device does, so that a long kernel never blocks the event loop). The arguments are
+ * checked on the first step, before any program runs.
+ */
+export function* interpretPrograms(func: Func, args: ScalarArg[], mem: HostMemory, opts: InterpretOptions): Generator<void, void, void> {
   const g = opts.grid;
   if (!Array.isArray(g) || g.length < 1 || g.length > 3 || g.some((d) => !Number.isInteger(d) || d < 1)) {
     throw argError(func, `grid must be 1 to 3 positive integers, got ${JSON.stringify(g)}`);
@@ -77,6 +88,7 @@ export function interpret(func: Func, args: ScalarArg[], mem: HostMemory, opts: 
       for (let x = 0; x < grid[0]; x++) {
         cx.pid = [x, y, z];
         compiled.body.run(cx, lanes);
+        yield;
       }
     }
   }

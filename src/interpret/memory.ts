@@ -11,10 +11,11 @@ export type ElemArray =
 export interface Allocation {
   readonly base: number;
   readonly size: number;
-  readonly bytes: Uint8Array;
+  /** Emptied when freed (the address stays known, so a use after free is reported as such). */
+  bytes: Uint8Array;
   freed: boolean;
   /** Typed views of `bytes`, one per dtype, created on first use. */
-  readonly views: Partial<Record<DType, ElemArray>>;
+  views: Partial<Record<DType, ElemArray>>;
 }
 
 /** The typed array type that holds one dtype (f16/bf16 as bit patterns, bool as bytes 0/1). */
@@ -59,6 +60,8 @@ export class HostMemory {
     if (!a || a.base !== addr) throw new TesseraError('E_ARG', `HostMemory.free: 0x${addr.toString(16)} is not an allocation`);
     if (a.freed) throw new TesseraError('E_ARG', `HostMemory.free: 0x${addr.toString(16)} freed twice`);
     a.freed = true;
+    a.bytes = new Uint8Array(0);
+    a.views = {};
   }
 
   /** The bytes of the (live) allocation starting at `addr`. */

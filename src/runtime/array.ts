@@ -1,5 +1,6 @@
-// DeviceArray: a typed host buffer with a dtype and a shape, accepted wherever a kernel takes a
-// pointer. `data` is the storage form (f16/bf16 as bit patterns in a Uint16Array, bool as 0/1
+// HostArray: a typed host buffer with a dtype and a shape, accepted wherever a kernel takes a
+// pointer (copied to the device and back on each launch; DeviceArray, in device_array.ts, stays
+// on the device). `data` is the storage form (f16/bf16 as bit patterns in a Uint16Array, bool as 0/1
 // bytes, i64 as a BigInt64Array); `toArray()` gives plain JS values back.
 import { DTYPES, isDType, numel, type DType } from '../ir/types.js';
 import { TesseraError } from '../lang/errors.js';
@@ -23,15 +24,15 @@ export const ARRAY_FOR_DTYPE: Readonly<Record<DType, string>> = {
 /** True when `a` is the typed array kind that stores `d`. */
 export const holdsDType = <D extends DType>(a: unknown, d: D): a is ArrayTypes[D] => a instanceof arrayCtorFor(d);
 
-export class DeviceArray<D extends DType = DType> {
+export class HostArray<D extends DType = DType> {
   readonly shape: number[];
   constructor(readonly dtype: D, shape: readonly number[], readonly data: ArrayTypes[D]) {
     this.shape = [...shape];
     if (!holdsDType(data, dtype)) {
-      throw new TesseraError('E_ARG', `DeviceArray of ${dtype} needs a ${ARRAY_FOR_DTYPE[dtype]}, got ${(data as unknown as { constructor?: { name?: string } })?.constructor?.name ?? typeof data}`);
+      throw new TesseraError('E_ARG', `HostArray of ${dtype} needs a ${ARRAY_FOR_DTYPE[dtype]}, got ${(data as unknown as { constructor?: { name?: string } })?.constructor?.name ?? typeof data}`);
     }
     if (shape.some((d) => !Number.isInteger(d) || d < 0) || numel(shape) !== data.length) {
-      throw new TesseraError('E_ARG', `DeviceArray shape [${shape.join(', ')}] does not match ${data.length} elements`);
+      throw new TesseraError('E_ARG', `HostArray shape [${shape.join(', ')}] does not match ${data.length} elements`);
     }
   }
 
@@ -48,10 +49,10 @@ export class DeviceArray<D extends DType = DType> {
 }
 
 /**
- * Makes a DeviceArray of `dtype` from JS values (numbers are rounded to f16/bf16 to nearest even,
+ * Makes a HostArray of `dtype` from JS values (numbers are rounded to f16/bf16 to nearest even,
  * wrapped to integer widths) or from a typed array of the matching kind (copied).
  */
-export function array<D extends DType>(data: ArrayLike<number> | ArrayLike<bigint> | TypedArray, dtype: D, shape?: readonly number[]): DeviceArray<D> {
+export function array<D extends DType>(data: ArrayLike<number> | ArrayLike<bigint> | TypedArray, dtype: D, shape?: readonly number[]): HostArray<D> {
   if (!isDType(dtype)) throw new TesseraError('E_ARG', `array(): unknown dtype ${String(dtype)} (one of ${DTYPES.join(' ')})`);
   let storage: TypedArray;
   if (holdsDType(data, dtype)) storage = data.slice();
@@ -63,5 +64,5 @@ export function array<D extends DType>(data: ArrayLike<number> | ArrayLike<bigin
     const C = arrayCtorFor(dtype) as unknown as { from(a: ArrayLike<number>, f?: (v: number) => number): TypedArray };
     storage = C.from(data as ArrayLike<number>, (v) => Number(v));
   }
-  return new DeviceArray(dtype, shape ?? [storage.length], storage as ArrayTypes[D]);
+  return new HostArray(dtype, shape ?? [storage.length], storage as ArrayTypes[D]);
 }

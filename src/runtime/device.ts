@@ -3,19 +3,99 @@
 // Order of the default choice: cuda, then sim, then interpret. The choice is printed once.
 import type { Func } from '../ir/ops.js';
 import { TesseraError } from '../lang/errors.js';
-import { HostMemory, interpret } from '../interpret/index.js';
+import type { DeviceArray } from './device_array.js';
+import type { Future } from './future.js';
+import { InterpretDevice } from './interpret_device.js';
 
 export type DeviceKind = 'cuda' | 'sim' | 'interpret';
 export const DEVICE_KINDS: readonly DeviceKind[] = ['cuda', 'sim', 'interpret'];
 
-/** A pointer argument (host data; copied to the device and back) or a scalar. */
-export type LaunchArg = ArrayBufferView | number | bigint | boolean;
+/**
+ * A pointer argument (a DeviceArray of this device, passed as is; or host data, copied to the
+ * device and back) or a scalar.
+ */
+export type LaunchArg = DeviceArray | ArrayBufferView | number | bigint | boolean;
 
 export interface LaunchOptions {
   /** (x, y, z) */
   readonly grid: readonly [number, number, number];
   readonly numWarps: number;
   readonly onPrint?: (line: string) => void;
+  /** Where the launch is queued (default: the device's default stream). */
+  readonly stream?: Stream;
+}
+
+export class DeviceError extends TesseraError {}
+
+/**
+ * One context of a device. A native device replaces its context after a sticky fault (the old
+ * one, and every buffer on it, is gone); close() ends the last one. Buffers remember theirs.
+ */
+export class DeviceContext {
+  #lost: Error | undefined;
+  #closed = false;
+  constructor(readonly deviceKind: DeviceKind, readonly generation: number) {}
+
+  get usable(): boolean { return !this.#lost && !this.#closed; }
+  get lostTo(): Error | undefined { return this.#lost; }
+  get closed(): boolean { return this.#closed; }
+  /** @internal */ lose(e: Error): void { this.#lost ??= e; }
+  /** @internal */ close(): void { this.#closed = true; }
+
+  /** Throws why this context cannot be used (`what` names the array or call), if it cannot. */
+  check(what: string): void {
+    if (this.#lost) {
+      const code = (this.#lost as { code?: string }).code ?? 'a fault';
+      throw new DeviceError('E_CONTEXT_LOST', `${what}: its ${this.deviceKind} context was destroyed by ${code} (a sticky fault); its contents are gone, create it again`, { cause: this.#lost });
+    }
+    if (this.#closed) throw new DeviceError('E_CLOSED', `${what}: its ${this.deviceKind} device was closed`);
+  }
+}
+
+/** A device allocation as the runtime sees it; `address` is what a pointer parameter receives. */
+export interface RawBuffer {
+  readonly context: DeviceContext;
+  readonly bytes: number;
+  readonly address: bigint | number;
+}
+
+/** An in-order queue of device work. */
+export interface Stream {
+  readonly device: Device;
+  /** Resolves when everything queued so far is done (never blocks the event loop). */
+  synchronize(): Future<void>;
+  destroy(): void;
+}
+
+/** A point in a stream; once reached, its time is known. */
+export interface DeviceEvent {
+  readonly device: Device;
+  /** Marks the current end of `stream` (default stream when omitted). */
+  record(stream?: Stream): void;
+  /** Resolves when the recorded point is reached. */
+  synchronize(): PromiseLike<void>;
+  /** Milliseconds between `start` and this event (both recorded and reached). */
+  elapsedSince(start: DeviceEvent): number;
+  destroy(): void;
+}
+
+/**
+ * Raw device memory: what DeviceArray is built on. Offsets are bytes. Work is queued in order on
+ * `stream` (the default stream when omitted); each promise settles when that work is done.
+ */
+export interface DeviceMemory {
+  /** The context new buffers go to. */
+  context(): DeviceContext;
+  alloc(bytes: number): RawBuffer;
+  /** Releases now (the caller knows no work uses it); quiet on a lost or closed context. */
+  free(buf: RawBuffer): void;
+  /** Copies `src` at call time (the caller may reuse it at once), then writes it in stream order. */
+  write(buf: RawBuffer, offset: number, src: ArrayBufferView, stream?: Stream): Future<void>;
+  read(buf: RawBuffer, offset: number, dst: Uint8Array, stream?: Stream): Future<void>;
+  /** Waits for the device's queued work (blocking) and reads. */
+  readSync(buf: RawBuffer, offset: number, dst: Uint8Array): void;
+  copy(dst: RawBuffer, dstOffset: number, src: RawBuffer, srcOffset: number, bytes: number, stream?: Stream): Future<void>;
+  fill(buf: RawBuffer, offset: number, bytes: number, byte: number, stream?: Stream): Future<void>;
 }
 
 export interface Device {
@@ -23,38 +103,23 @@ export interface Device {
   /** A line describing the device, printed when it is chosen. */
   readonly description: string;
   /**
-   * Runs `func`. Pointer params receive the host arrays in `args`; the arrays are updated only if
-   * the whole launch succeeds (a failing launch leaves every caller array untouched).
+   * Queues `func` and returns at once; the promise settles when it is done. DeviceArrays are
+   * passed as they are (kept alive until then); host arrays are copied in and, only if the whole
+   * launch succeeded, back out (a failing launch leaves every caller array untouched).
    */
-  launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Promise<void>;
+  launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): PromiseLike<void>;
+  /** Device-resident memory (DeviceArray); the built-in devices all have it. */
+  readonly memory?: DeviceMemory;
+  readonly defaultStream?: Stream;
+  createStream?(): Stream;
+  createEvent?(): DeviceEvent;
+  /** Resolves when all queued work of every stream is done. */
+  synchronize?(): PromiseLike<void>;
   /** Releases what the device holds (a native device's context); optional. */
   close?(): void;
 }
 
-export class DeviceError extends TesseraError {}
-
-/** The interpreter as a device: host arrays are copied into a HostMemory, and back on success. */
-export class InterpretDevice implements Device {
-  readonly kind = 'interpret' as const;
-  readonly description = 'interpret (tile IR executed in TypeScript on the CPU)';
-
-  async launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Promise<void> {
-    const mem = new HostMemory();
-    // The same array object passed twice is one buffer (aliasing works as on a device).
-    const addrOf = new Map<ArrayBufferView, number>();
-    const scalars = args.map((a) => {
-      if (!ArrayBuffer.isView(a)) return a;
-      let addr = addrOf.get(a);
-      if (addr === undefined) {
-        addr = mem.upload(a);
-        addrOf.set(a, addr);
-      }
-      return addr;
-    });
-    interpret(func, scalars, mem, { grid: [...opts.grid], ...(opts.onPrint ? { onPrint: opts.onPrint } : {}) });
-    for (const [a, addr] of addrOf) mem.download(addr, a);
-  }
-}
+export { InterpretDevice };
 
 /** Returns a native device of `kind`, or a reason it is not available. */
 export type DeviceProvider = () => Device | { unavailable: string };
@@ -115,6 +180,11 @@ function checkKind(kind: unknown, where: string): DeviceKind {
  */
 export function getDevice(requested?: DeviceKind | Device): Device {
   if (requested !== undefined && typeof requested === 'object') return requested;
+  if (requested !== undefined) {
+    // The launch path: a device named by the caller, already opened.
+    const hit = cache.get(requested);
+    if (hit && !('unavailable' in hit)) return hit;
+  }
   const env = process.env['TESSERA_DEVICE'];
   const kind = requested !== undefined ? checkKind(requested, 'device option') : env ? checkKind(env, 'TESSERA_DEVICE') : undefined;
   if (kind) {

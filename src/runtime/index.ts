@@ -1,13 +1,18 @@
 // The runtime: user-facing kernels, devices, arrays and half-precision helpers.
 export { kernel, Kernel } from './kernel.js';
 export type { ArgValue, ArgFor, ArgsFor, RunArgs, GridSpec, RunOptions } from './kernel.js';
-export { DeviceArray, array, ARRAY_FOR_DTYPE } from './array.js';
+export { HostArray, array, ARRAY_FOR_DTYPE } from './array.js';
 export type { TypedArray, ArrayTypes } from './array.js';
-export { getDevice, registerDeviceProvider, setDeviceAnnouncer, InterpretDevice, DeviceError, DEVICE_KINDS } from './device.js';
-export type { Device, DeviceKind, DeviceProvider, LaunchArg, LaunchOptions as DeviceLaunchOptions } from './device.js';
+export { DeviceArray } from './device_array.js';
+export type { DeviceArrayOptions, FromOptions } from './device_array.js';
+export type { Future } from './future.js';
+export { getDevice, registerDeviceProvider, setDeviceAnnouncer, InterpretDevice, DeviceError, DeviceContext, DEVICE_KINDS } from './device.js';
+export type {
+  Device, DeviceKind, DeviceProvider, LaunchArg, LaunchOptions as DeviceLaunchOptions, Stream, DeviceEvent, DeviceMemory, RawBuffer,
+} from './device.js';
 export { f16Bits, bf16Bits, f16Value, bf16Value, toF16, toBF16, f16Array, bf16Array, f16ToFloat32, bf16ToFloat32 } from './half.js';
 export { pallasCall, vmap } from './pallas_call.js';
-export type { PallasCall, PallasCallOptions, PallasBody } from './pallas_call.js';
+export type { PallasCall, PallasCallOptions, PallasBody, PallasArray } from './pallas_call.js';
 export { NativeDevice } from './native/index.js';
 // cuda and sim plug into device selection here (not in device.ts, which they import).
 import { registerNativeDevices } from './native/register.js';

@@ -2,6 +2,7 @@
 // checking, a trace cache per constexpr set, grid resolution and a device to run on.
 //   const add = kernel({ name: 'add', params: { x: ptr('f32'), y: ptr('f32'), out: ptr('f32'), n: 'i32', BLOCK: constexpr() } }, fn);
 //   await add.run({ x, y, out, n, BLOCK: 256 }, { grid: (a) => cdiv(a.n, a.BLOCK) });
+// `run` queues the launch and returns a future at once; DeviceArrays pass with no copy.
 import type { Func } from '../ir/ops.js';
 import { isFloat, isInt, isPtr, pointee, type DType } from '../ir/types.js';
 import { verify } from '../ir/verify.js';
@@ -10,14 +11,16 @@ import {
   defineKernel, type ConstexprSpec, type ConstexprValue, type KernelArgs, type KernelDef, type KernelSpec,
   type KernelParamSpec as ParamSpec, type PtrSpec,
 } from '../lang/index.js';
-import { ARRAY_FOR_DTYPE, DeviceArray, holdsDType, type TypedArray } from './array.js';
-import { getDevice, type Device, type DeviceKind, type LaunchArg } from './device.js';
+import { ARRAY_FOR_DTYPE, HostArray, holdsDType, type TypedArray } from './array.js';
+import { getDevice, type Device, type DeviceKind, type LaunchArg, type Stream } from './device.js';
+import { DeviceArray } from './device_array.js';
+import { Future, rejected } from './future.js';
 
-export type ArgValue = TypedArray | DeviceArray | number | bigint | boolean | string;
+export type ArgValue = TypedArray | HostArray | DeviceArray | number | bigint | boolean | string;
 export type RunArgs = Record<string, ArgValue>;
 
 /** The value `run` takes for one parameter spec. */
-export type ArgFor<S> = S extends PtrSpec ? TypedArray | DeviceArray
+export type ArgFor<S> = S extends PtrSpec ? TypedArray | HostArray | DeviceArray
   : S extends ConstexprSpec<infer T> ? T
   : S extends 'i64' ? number | bigint
   : S extends 'bool' ? boolean
@@ -35,6 +38,8 @@ export interface RunOptions<A = Readonly<RunArgs>> {
   readonly device?: DeviceKind | Device;
   /** Receives devicePrint lines (default: console.log). */
   readonly onPrint?: (line: string) => void;
+  /** The stream to queue on (of the run's device; default: its default stream). */
+  readonly stream?: Stream;
 }
 
 const RANGES: Partial<Record<DType, [number, number]>> = {
@@ -42,12 +47,17 @@ const RANGES: Partial<Record<DType, [number, number]>> = {
 };
 
 const describeValue = (v: unknown): string =>
-  ArrayBuffer.isView(v) ? v.constructor.name : v instanceof DeviceArray ? `DeviceArray(${v.dtype})` : `${typeof v} ${String(v)}`;
+  ArrayBuffer.isView(v) ? v.constructor.name
+  : v instanceof DeviceArray || v instanceof HostArray ? `${v.constructor.name}(${v.dtype})`
+  : `${typeof v} ${String(v)}`;
 
 export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSpec>> {
   private readonly traces = new Map<string, Func>();
+  readonly #names: ReadonlySet<string>;
 
-  constructor(readonly def: KernelDef<P>) {}
+  constructor(readonly def: KernelDef<P>) {
+    this.#names = new Set(def.paramNames);
+  }
 
   get name(): string {
     return this.def.name;
@@ -55,7 +65,12 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
 
   /** The IR for one set of constexpr values (cached; verified once). */
   trace(constexprs: Record<string, ConstexprValue> = {}): Func {
-    const key = JSON.stringify(this.def.constexprNames.map((n) => [n, constexprs[n]]));
+    // A cheap key (no JSON): each value tagged by its type, since 1, '1' and true differ.
+    let key = '';
+    for (const n of this.def.constexprNames) {
+      const v = constexprs[n];
+      key += `${typeof v}:${String(v)}\u0000`;
+    }
     let f = this.traces.get(key);
     if (!f) {
       f = this.def.trace(constexprs as never);
@@ -65,20 +80,29 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
     return f;
   }
 
-  /** Checks the arguments, traces (or reuses) the kernel and runs it; resolves when done. */
-  async run(args: ArgsFor<P>, opts: RunOptions<ArgsFor<P>>): Promise<void> {
-    const raw = args as unknown as RunArgs;
-    const launchArgs = this.checkArgs(raw);
-    const grid = this.resolveGrid(raw, opts?.grid as GridSpec | undefined);
-    const numWarps = opts.numWarps ?? 4;
-    if (!Number.isInteger(numWarps) || numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)) !== 0) {
-      throw this.error(`numWarps must be a power of two from 1 to 32, got ${String(numWarps)}`);
+  /**
+   * Checks the arguments, traces (or reuses) the kernel and queues it; returns at once with a
+   * future that settles when it is done. Bad arguments reject it before anything is queued.
+   */
+  run(args: ArgsFor<P>, opts: RunOptions<ArgsFor<P>>): Future<void> {
+    try {
+      const raw = args as unknown as RunArgs;
+      const launchArgs = this.checkArgs(raw);
+      const grid = this.resolveGrid(raw, opts?.grid as GridSpec | undefined);
+      const numWarps = opts.numWarps ?? 4;
+      if (!Number.isInteger(numWarps) || numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)) !== 0) {
+        throw this.error(`numWarps must be a power of two from 1 to 32, got ${String(numWarps)}`);
+      }
+      const device = getDevice(opts.device);
+      const constexprs: Record<string, ConstexprValue> = {};
+      for (const n of this.def.constexprNames) constexprs[n] = raw[n] as ConstexprValue;
+      const func = this.trace(constexprs);
+      return Future.from(device.launch(func, launchArgs, {
+        grid, numWarps, ...(opts.onPrint ? { onPrint: opts.onPrint } : {}), ...(opts.stream ? { stream: opts.stream } : {}),
+      }));
+    } catch (e) {
+      return rejected(e);
     }
-    const device = getDevice(opts.device);
-    const constexprs: Record<string, ConstexprValue> = {};
-    for (const n of this.def.constexprNames) constexprs[n] = raw[n] as ConstexprValue;
-    const func = this.trace(constexprs);
-    await device.launch(func, launchArgs, { grid, numWarps, ...(opts.onPrint ? { onPrint: opts.onPrint } : {}) });
   }
 
   private error(detail: string): KernelError {
@@ -89,8 +113,9 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
   private checkArgs(args: RunArgs): LaunchArg[] {
     if (typeof args !== 'object' || args === null) throw this.error(`arguments must be an object keyed by parameter name, got ${describeValue(args)}`);
     const names = this.def.paramNames;
-    for (const k of Object.keys(args)) {
-      if (!names.includes(k)) throw this.error(`unknown argument '${k}' (parameters: ${names.join(', ')})`);
+    for (const k in args) {
+      if (!Object.hasOwn(args, k)) continue;
+      if (!this.#names.has(k)) throw this.error(`unknown argument '${k}' (parameters: ${names.join(', ')})`);
     }
     for (const n of names) {
       if (args[n] === undefined) throw this.error(`missing argument for parameter '${n}'`);
@@ -108,9 +133,13 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
         const d = pointee(type);
         if (v instanceof DeviceArray) {
           if (v.dtype !== d) throw bad(`an array of ${d}`);
+          return v;
+        }
+        if (v instanceof HostArray) {
+          if (v.dtype !== d) throw bad(`an array of ${d}`);
           return v.data;
         }
-        if (!holdsDType(v, d)) throw bad(`a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' ? ` of ${d} bit patterns` : ''} or a DeviceArray of ${d}`);
+        if (!holdsDType(v, d)) throw bad(`a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' ? ` of ${d} bit patterns` : ''}, a HostArray or a DeviceArray of ${d}`);
         return v;
       }
       const d = type as DType;

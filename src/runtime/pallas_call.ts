@@ -1,4 +1,5 @@
-// pallasCall(body, options): runs a Pallas-style kernel over a grid, returning new output arrays.
+// pallasCall(body, options): runs a Pallas-style kernel over a grid, returning new output arrays
+// (HostArrays for HostArray inputs; DeviceArrays on the inputs' device when any input is one).
 // vmap(call) adds a trailing grid dimension for the batch and rewrites every BlockSpec to pick the
 // batch element (a squeezed dim), as the Pallas design describes.
 import type { Func } from '../ir/ops.js';
@@ -8,8 +9,9 @@ import { KernelError } from '../lang/errors.js';
 import { BlockSpec, resolveSpec, tracePallas, type BlockIndex, type Ref, type ShapeDtype } from '../lang/pallas.js';
 import { Tile } from '../lang/tile.js';
 import { arrayCtorFor } from '../interpret/memory.js';
-import { DeviceArray } from './array.js';
-import { getDevice, type Device, type DeviceKind } from './device.js';
+import { HostArray } from './array.js';
+import { DeviceError, getDevice, type Device, type DeviceKind, type LaunchArg, type Stream } from './device.js';
+import { DeviceArray } from './device_array.js';
 
 export interface PallasCallOptions {
   /** One output (the call returns one array) or a list (the call returns a list). */
@@ -19,12 +21,18 @@ export interface PallasCallOptions {
   /** One spec per input; null/undefined/omitted = the whole array (identity). */
   readonly inSpecs?: readonly (BlockSpec | null | undefined)[];
   readonly outSpecs?: BlockSpec | null | readonly (BlockSpec | null | undefined)[];
-  /** { inputIndex: outputIndex }: the output starts as a copy of that input (then the kernel updates it). */
+  /**
+   * { inputIndex: outputIndex }: the output starts as that input's contents (then the kernel
+   * updates it). A DeviceArray input is updated in place and returned as the output (no copy);
+   * a HostArray input is copied (the caller's array is not changed).
+   */
   readonly inputOutputAliases?: Readonly<Record<number, number>>;
   readonly name?: string;
   readonly numWarps?: number;
   readonly device?: DeviceKind | Device;
   readonly onPrint?: (line: string) => void;
+  /** With DeviceArray inputs: the stream to queue on. */
+  readonly stream?: Stream;
 }
 
 export type PallasBody = (...refs: Ref[]) => void;
@@ -47,8 +55,11 @@ interface CallConfig {
   resolve(inputs: readonly ShapeDtype[]): Resolved;
 }
 
+export type PallasArray = HostArray | DeviceArray;
+
 export interface PallasCall {
-  (...inputs: DeviceArray[]): Promise<DeviceArray | DeviceArray[]>;
+  /** Resolves with the outputs when the kernel is done. */
+  (...inputs: PallasArray[]): Promise<PallasArray | PallasArray[]>;
   /** The IR for inputs of these shapes and dtypes. */
   trace(...inputs: ShapeDtype[]): Func;
   /** @internal */
@@ -111,9 +122,16 @@ function makeCall(cfg: CallConfig): PallasCall {
     }
     return f;
   };
-  const call = async (...inputs: DeviceArray[]): Promise<DeviceArray | DeviceArray[]> => {
+  const call = async (...inputs: PallasArray[]): Promise<PallasArray | PallasArray[]> => {
+    let onDevice: Device | undefined;
     inputs.forEach((a, i) => {
-      if (!(a instanceof DeviceArray)) fail(cfg.name, `input ${i} must be a DeviceArray (tessera.array(data, dtype, shape)), got ${String(a)}`);
+      if (a instanceof DeviceArray) {
+        if (onDevice && a.device !== onDevice) fail(cfg.name, `input ${i} is on device '${a.device.kind}', input 0's device is '${onDevice.kind}'`);
+        a.check(`pallasCall '${cfg.name}', input ${i}`);
+        onDevice ??= a.device;
+      } else if (!(a instanceof HostArray)) {
+        fail(cfg.name, `input ${i} must be a HostArray (tessera.array(data, dtype, shape)) or a DeviceArray, got ${String(a)}`);
+      }
     });
     const shapes = inputs.map((a) => ({ shape: a.shape, dtype: a.dtype }));
     const { grid, outputs } = cfg.resolve(shapes);
@@ -124,20 +142,47 @@ function makeCall(cfg: CallConfig): PallasCall {
       if (inp!.dtype !== out.dtype || inp!.shape.join() !== out.shape.join()) {
         fail(cfg.name, `input ${i} (${inp!.dtype}[${inp!.shape.join(', ')}]) cannot alias output ${o} (${out.dtype}[${out.shape.join(', ')}])`);
       }
+      if (inp instanceof DeviceArray && !inp.contiguous) fail(cfg.name, `input ${i} aliases output ${o} and must be contiguous`);
     }
     const func = trace(...shapes);
-    const outs = outputs.map((o, j) => {
-      const src = [...cfg.aliases].find(([, out]) => out === j);
-      const data = src ? inputs[src[0]]!.data.slice() : new (arrayCtorFor(o.dtype))(numel(o.shape));
-      return new DeviceArray(o.dtype, [...o.shape], data as DeviceArray['data']);
-    });
-    // Inputs are read through copies so that nothing the caller owns can change.
-    const args = [...inputs.map((a) => a.data.slice()), ...outs.map((o) => o.data)];
-    await getDevice(cfg.opts.device).launch(func, args, {
-      grid: [grid[0]!, grid[1] ?? 1, grid[2] ?? 1],
-      numWarps: cfg.opts.numWarps ?? 4,
-      ...(cfg.opts.onPrint ? { onPrint: cfg.opts.onPrint } : {}),
-    });
+    const device = onDevice ?? getDevice(cfg.opts.device);
+    if (onDevice && cfg.opts.device !== undefined && getDevice(cfg.opts.device) !== onDevice) {
+      throw new DeviceError('E_DEVICE', `pallasCall '${cfg.name}': the inputs are on device '${onDevice.kind}', the device option names '${String(typeof cfg.opts.device === 'string' ? cfg.opts.device : cfg.opts.device.kind)}'`);
+    }
+    const aliasOf = (j: number) => [...cfg.aliases].find(([, out]) => out === j)?.[0];
+    let outs: PallasArray[];
+    let args: LaunchArg[];
+    if (onDevice) {
+      // Outputs on the device; an aliased one is its input itself (updated in place).
+      outs = outputs.map((o, j) => {
+        const src = aliasOf(j);
+        if (src !== undefined && inputs[src] instanceof DeviceArray) return inputs[src];
+        const d = DeviceArray.empty(o.shape, o.dtype, { device });
+        if (src !== undefined) void d.copyFrom((inputs[src] as HostArray).data, cfg.opts.stream ? { stream: cfg.opts.stream } : {});
+        return d;
+      });
+      args = [...inputs.map((a) => (a instanceof DeviceArray ? a : a.data)), ...outs.map((o) => o as DeviceArray)];
+    } else {
+      outs = outputs.map((o, j) => {
+        const src = aliasOf(j);
+        const data = src !== undefined ? (inputs[src] as HostArray).data.slice() : new (arrayCtorFor(o.dtype))(numel(o.shape));
+        return new HostArray(o.dtype, [...o.shape], data as HostArray['data']);
+      });
+      // Inputs are read through copies so that nothing the caller owns can change.
+      args = [...inputs.map((a) => (a as HostArray).data.slice()), ...outs.map((o) => (o as HostArray).data)];
+    }
+    try {
+      await device.launch(func, args, {
+        grid: [grid[0]!, grid[1] ?? 1, grid[2] ?? 1],
+        numWarps: cfg.opts.numWarps ?? 4,
+        ...(cfg.opts.onPrint ? { onPrint: cfg.opts.onPrint } : {}),
+        ...(cfg.opts.stream ? { stream: cfg.opts.stream } : {}),
+      });
+    } catch (e) {
+      // The outputs made for this call go with it (a donated input stays the caller's).
+      for (const o of outs) if (o instanceof DeviceArray && !inputs.includes(o)) o.free();
+      throw e;
+    }
     return cfg.single ? outs[0]! : outs;
   };
   return Object.assign(call, { trace, config: cfg });

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { arange, constexpr, defineKernel, load, programId, ptr, store, type KernelDef } from '../../src/lang/index.js';
-import { autotune, Kernel, TuningStore } from '../../src/runtime/index.js';
+import { autotune, DeviceArray, Kernel, TuningStore } from '../../src/runtime/index.js';
 import { matmul, vectorAdd } from '../../bench/kernels.js';
 
 process.env['TESSERA_CACHE'] = '0'; // the compile cache; tuning stores below get their own dirs
@@ -65,6 +65,16 @@ describe('autotune (sim)', () => {
     const t = await tuned.run({ x, n }, { grid: (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])) });
     expect(t.trials.filter((r) => r.ms !== undefined)).toHaveLength(3);
     expect(Array.from(x)).toEqual(Array.from(x0, (v) => v * 2 + 1)); // exactly one application
+  });
+
+  it('the same for a device-resident DeviceArray: trials on a device clone, restored each time', async () => {
+    const n = 100;
+    const x0 = Float32Array.from({ length: n }, (_, i) => i - 50);
+    const x = DeviceArray.from(x0, 'f32', { device: 'sim' });
+    const tuned = autotune({ configs: [{ constexprs: { BLOCK: 32 } }, { constexprs: { BLOCK: 128 } }], key: ['n'], restoreValue: ['x'], store: fresh(), device: 'sim', ...FAST }, scaleInPlace);
+    await tuned.run({ x, n }, { grid: (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])) });
+    expect(Array.from(await x.toArray())).toEqual(Array.from(x0, (v) => v * 2 + 1));
+    x.free();
   });
 
   it('skips a config that needs more shared memory than the device has, with the sizes in the reason', async () => {

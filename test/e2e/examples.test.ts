@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { addKernel, vectorAdd, vectorAddPallas } from '../../examples/vector_add.js';
 import { softmax, softmaxKernel, softmaxPallas, softmaxRef } from '../../examples/softmax.js';
+import { addTwice } from '../../examples/device_chain.js';
 import { gate } from '../codegen/gate.js';
 import { getDevice } from '../../src/runtime/device.js';
 import { DEVICES, type E2EDevice, expectBitwise, expectClose, randF32, simDevice } from './helpers.js';
@@ -36,6 +37,11 @@ describe.each(DEVICES)('examples on %s', (dev) => {
     const out = await onDevice(dev, () => vectorAdd(x, y, 256));
     expectBitwise(out, sum, 'vs JS');
     results.set(`add/${dev}`, out);
+  });
+
+  it('device_chain: two kernels on device arrays (the README example)', async () => {
+    const out = await onDevice(dev, () => addTwice(x, y, 256));
+    expectBitwise(out, sum.map((v, i) => Math.fround(v + y[i]!)), 'vs JS');
   });
 
   it('vector_add, Pallas style', async () => {

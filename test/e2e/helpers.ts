@@ -8,7 +8,7 @@ import type { Func } from '../../src/ir/ops.js';
 import type { DType } from '../../src/ir/types.js';
 import { getDevice, type Device, type LaunchArg } from '../../src/runtime/device.js';
 import { Kernel, type RunArgs } from '../../src/runtime/kernel.js';
-import { DeviceArray } from '../../src/runtime/array.js';
+import { HostArray } from '../../src/runtime/array.js';
 import type { ConstexprValue } from '../../src/lang/index.js';
 import { gate } from '../codegen/gate.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
@@ -31,7 +31,7 @@ export function simDevice(): NativeRuntimeDevice {
 }
 
 const cloneArg = <T>(a: T): T => {
-  if (a instanceof DeviceArray) return new DeviceArray(a.dtype, a.shape, (a.data as unknown as { slice(): never }).slice()) as T;
+  if (a instanceof HostArray) return new HostArray(a.dtype, a.shape, (a.data as unknown as { slice(): never }).slice()) as T;
   if (ArrayBuffer.isView(a)) return (a as unknown as { slice(): T }).slice();
   return a;
 };
@@ -53,7 +53,7 @@ function ptxasGate(k: Kernel | Func, args: RunArgs | readonly LaunchArg[], numWa
     f = k.trace(cx);
     positional = k.def.runtimeParams.map((p) => {
       const v = (args as RunArgs)[p.name];
-      return (v instanceof DeviceArray ? v.data : v) as LaunchArg;
+      return (v instanceof HostArray ? v.data : v) as LaunchArg;
     });
   } else {
     f = k;

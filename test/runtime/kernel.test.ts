@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { arange, constexpr, load, programId, ptr, store, cdiv, exp, maximum } from '../../src/lang/index.js';
-import { DeviceArray, array, kernel, getDevice, setDeviceAnnouncer, registerDeviceProvider, type Device } from '../../src/runtime/index.js';
+import { HostArray, array, kernel, getDevice, setDeviceAnnouncer, registerDeviceProvider, type Device } from '../../src/runtime/index.js';
 import { InterpretError } from '../../src/interpret/index.js';
 import { registerNativeDevices } from '../../src/runtime/native/register.js';
 import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
@@ -25,7 +25,7 @@ describe('kernel(...).run on the interpreter', () => {
     await add.run({ x, y, out, n, BLOCK: 128 }, { grid: (a) => cdiv(a.n, a.BLOCK), device: 'interpret' });
     expect(Array.from(out)).toEqual(Array.from(x, (v, i) => Math.fround(v + y[i]!)));
   });
-  it('grid as a number and as an array; DeviceArray args', async () => {
+  it('grid as a number and as an array; HostArray args', async () => {
     const x = array([1, 2, 3], 'f32'), y = array([10, 20, 30], 'f32'), out = array([0, 0, 0], 'f32');
     await add.run({ x, y, out, n: 3, BLOCK: 2 }, { grid: 2 });
     expect(out.toArray()).toEqual([11, 22, 33]);
@@ -75,7 +75,7 @@ describe('argument checking happens before anything runs', () => {
     ['missing', { x, y, n: 4, BLOCK: 4 }, /missing argument for parameter 'out'/],
     ['extra', { x, y, out: x, n: 4, BLOCK: 4, z: 1 }, /unknown argument 'z'/],
     ['wrong array', { x: new Float64Array(4), y, out: x, n: 4, BLOCK: 4 }, /parameter 'x' \(ptr<f32>\) needs a Float32Array/],
-    ['wrong DeviceArray dtype', { x: array([1], 'i32'), y, out: x, n: 4, BLOCK: 4 }, /parameter 'x'.*array of f32/],
+    ['wrong HostArray dtype', { x: array([1], 'i32'), y, out: x, n: 4, BLOCK: 4 }, /parameter 'x'.*array of f32/],
     ['non-integer i32', { x, y, out: x, n: 4.5, BLOCK: 4 }, /parameter 'n' \(i32\) needs an integer/],
     ['i32 out of range', { x, y, out: x, n: 2 ** 31, BLOCK: 4 }, /parameter 'n'.*\[-2147483648, 2147483647\]/],
     ['bad constexpr', { x, y, out: x, n: 4, BLOCK: [4] }, /'BLOCK' is a constexpr/],
@@ -146,13 +146,13 @@ describe('device selection', () => {
   });
 });
 
-describe('DeviceArray', () => {
+describe('HostArray', () => {
   it('array() converts values and checks shapes', () => {
     expect(array([1.1, 2], 'f16').toArray()).toEqual([f16ToFloat32(f16Array([1.1]))[0], 2]);
     expect(array([1, 2], 'i64').data).toEqual(BigInt64Array.from([1n, 2n]));
     expect(array([300], 'u8').toArray()).toEqual([44]);
-    expect(() => new DeviceArray('f32', [3], new Float32Array(2))).toThrow(/shape/);
-    expect(() => new DeviceArray('f32', [2], new Int32Array(2) as never)).toThrow(/Float32Array/);
+    expect(() => new HostArray('f32', [3], new Float32Array(2))).toThrow(/shape/);
+    expect(() => new HostArray('f32', [2], new Int32Array(2) as never)).toThrow(/Float32Array/);
   });
 });
 

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { hashFunc } from '../../ir/hash.js';
 import { TesseraError } from '../../lang/errors.js';
 import type { ConstexprValue } from '../../lang/index.js';
-import { DeviceArray, type TypedArray } from '../array.js';
+import { HostArray, type TypedArray } from '../array.js';
+import { DeviceArray } from '../device_array.js';
 import { getDevice, type Device, type DeviceKind } from '../device.js';
 import type { Kernel, RunArgs, GridSpec } from '../kernel.js';
 import { NativeRuntimeDevice } from '../native/runtime-device.js';
@@ -72,21 +73,44 @@ const describe = (c: TuneConfig): string =>
   [...Object.entries(c.constexprs ?? {}).map(([k, v]) => `${k}=${String(v)}`), `numWarps=${c.numWarps ?? 4}`, ...(c.numStages !== undefined ? [`numStages=${c.numStages}`] : [])].join(' ');
 
 function keyValue(v: unknown): unknown {
-  if (v instanceof DeviceArray) return [v.dtype, v.shape];
+  if (v instanceof DeviceArray || v instanceof HostArray) return [v.dtype, v.shape];
   if (ArrayBuffer.isView(v)) return [v.constructor.name, (v as TypedArray).length];
   return typeof v === 'bigint' ? String(v) : v;
 }
 
+/** A private copy of an argument for the trials (device arrays stay on their device). */
 function copyArg(v: unknown): unknown {
-  if (v instanceof DeviceArray) return new DeviceArray(v.dtype, v.shape, (v.data as TypedArray).slice() as never);
+  if (v instanceof DeviceArray) return v.clone();
+  if (v instanceof HostArray) return new HostArray(v.dtype, v.shape, (v.data as TypedArray).slice() as never);
   if (ArrayBuffer.isView(v)) return (v as TypedArray).slice();
   return v;
 }
 
-const bytesOf = (v: unknown): Uint8Array | undefined => {
-  const a = v instanceof DeviceArray ? (v.data as ArrayBufferView) : ArrayBuffer.isView(v) ? v : undefined;
+/** The bytes of a host argument (a view into it), or undefined. */
+const hostBytes = (v: unknown): Uint8Array | undefined => {
+  const a = v instanceof HostArray ? (v.data as ArrayBufferView) : ArrayBuffer.isView(v) ? v : undefined;
   return a ? new Uint8Array(a.buffer, a.byteOffset, a.byteLength) : undefined;
 };
+
+/** What an argument holds now, to restore it before each trial. */
+async function snapshot(v: unknown): Promise<TypedArray | Uint8Array | undefined> {
+  if (v instanceof DeviceArray) return v.toArray();
+  return hostBytes(v)?.slice();
+}
+
+async function restore(v: unknown, snap: TypedArray | Uint8Array | undefined): Promise<void> {
+  if (!snap) return;
+  if (v instanceof DeviceArray) await v.copyFrom(snap as TypedArray);
+  else hostBytes(v)!.set(snap as Uint8Array);
+}
+
+async function zero(v: unknown): Promise<void> {
+  if (v instanceof DeviceArray) {
+    const z = await v.toArray();
+    (z as { fill(x: never): unknown }).fill((v.dtype === 'i64' ? 0n : 0) as never);
+    await v.copyFrom(z);
+  } else hostBytes(v)?.fill(0);
+}
 
 export class Autotuned<A extends RunArgs = RunArgs> {
   readonly #byKey = new Map<string, Tuning>();
@@ -164,28 +188,30 @@ export class Autotuned<A extends RunArgs = RunArgs> {
       timer.close();
       return t;
     }
+    let work: A | undefined;
     try {
       const configs = this.options.prune ? this.options.prune(this.options.configs, args) : this.options.configs;
       if (configs.length === 0) throw this.error('prune left no configs');
       // Trials see copies; snapshots restore the in-place ones before every run.
-      const work = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, copyArg(v)])) as A;
-      const snapshots = new Map((this.options.restoreValue ?? []).map((n) => [n, bytesOf(args[n])?.slice()] as const));
-      const reset = (): void => {
-        for (const n of this.options.resetToZero ?? []) bytesOf(work[n])?.fill(0);
-        for (const [n, snap] of snapshots) if (snap) bytesOf(work[n])!.set(snap);
+      work = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, copyArg(v)])) as A;
+      const snapshots = new Map<string, TypedArray | Uint8Array | undefined>();
+      for (const n of this.options.restoreValue ?? []) snapshots.set(n, await snapshot(args[n]));
+      const reset = async (): Promise<void> => {
+        for (const n of this.options.resetToZero ?? []) await zero(work![n]);
+        for (const [n, snap] of snapshots) await restore(work![n], snap);
       };
       const trials: Trial[] = [];
       const tty = process.stderr.isTTY === true;
       for (const [i, c] of configs.entries()) {
         if (tty) process.stderr.write(`\r\x1b[Kautotune ${this.kernel.name}: ${i + 1}/${configs.length} ${describe(c)}`);
-        const why = this.cannotRun(c, work, device);
+        const why = this.cannotRun(c, work!, device);
         if (why) {
           trials.push({ config: c, skipped: why });
           continue;
         }
-        const run = (): Promise<void> => {
-          reset();
-          return this.kernel.run(this.merged(work, c) as never, { grid: grid as never, numWarps: c.numWarps ?? 4, device });
+        const run = async (): Promise<void> => {
+          await reset();
+          await this.kernel.run(this.merged(work!, c) as never, { grid: grid as never, numWarps: c.numWarps ?? 4, device });
         };
         try {
           const r = await bench(run, {
@@ -209,6 +235,8 @@ export class Autotuned<A extends RunArgs = RunArgs> {
       this.#byKey.set(key, t);
       return t;
     } finally {
+      // The trials' device copies go back now, not at the next GC.
+      for (const [k, v] of Object.entries(work ?? {})) if (v instanceof DeviceArray && v !== args[k]) v.free();
       timer.close();
     }
   }
@@ -220,7 +248,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
       if (device instanceof NativeRuntimeDevice) {
         const launchArgs = this.kernel.def.runtimeParams.map(({ name }) => {
           const v = args[name];
-          return v instanceof DeviceArray ? v.data : (v as never);
+          return v instanceof HostArray ? v.data : (v as never);
         });
         const r = device.compile(func, c.numWarps ?? 4, launchArgs);
         const limit = device.native.info.maxSharedOptin;

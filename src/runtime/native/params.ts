@@ -45,7 +45,8 @@ function describe(v: unknown): string {
 // `.u32`); they are then written sign- or zero-extended.
 const WIDENABLE = new Set(['i16', 'u16', 'i8', 'u8', 'bool']);
 
-function checkSpec(kernel: string, p: ParamSpec): void {
+/** Checks one parameter's offset and size against its type. */
+export function checkSpec(kernel: string, p: ParamSpec): void {
   if (!Number.isInteger(p.offset) || p.offset < 0) fail(kernel, p, `bad offset ${p.offset}`);
   const natural = isPointerType(p.type) ? 8 : p.type === 'bool' ? 1 : SCALAR_SIZE[p.type];
   if (natural === undefined) fail(kernel, p, 'unknown parameter type');
@@ -62,7 +63,8 @@ function toAddress(kernel: string, p: ParamSpec, v: unknown): bigint {
   return a;
 }
 
-function write(kernel: string, view: DataView, p: ParamSpec, v: unknown): void {
+/** Writes one argument at its offset, after checking it fits the parameter's type. */
+export function writeParam(kernel: string, view: DataView, p: ParamSpec, v: unknown): void {
   const o = p.offset;
   if (isPointerType(p.type)) {
     view.setBigUint64(o, toAddress(kernel, p, v), true);
@@ -143,6 +145,6 @@ export function packParams(
   }
   const bytes = new Uint8Array(size);
   const view = new DataView(bytes.buffer);
-  params.forEach((p, i) => write(kernel, view, p, values[i]));
+  params.forEach((p, i) => writeParam(kernel, view, p, values[i]));
   return { bytes, offsets: params.map((p) => p.offset) };
 }

@@ -1,0 +1,70 @@
+// Completion of queued work on one native stream, without blocking the event loop and without
+// one driver wait per launch: every `after()` joins a batch, and at most one wait on the stream
+// is in flight; when it returns, every future of its batch (all queued before the wait began) is
+// settled, the storages those launches held are released, and the next batch's wait starts.
+import type { Storage } from '../device_array.js';
+import { Future } from '../future.js';
+import { streamDone } from './driver_seam.js';
+import type { NativeDevice, NativeStream } from './native-device.js';
+
+interface Entry {
+  readonly future: Future;
+  readonly storages: readonly Storage[] | undefined;
+  /** Adds the user's source location to a failure of this work (a kernel launch). */
+  readonly locate: ((e: unknown) => void) | undefined;
+}
+
+function settle(x: Entry, e?: unknown): void {
+  if (x.future.done) return; // settled once (a lost context fails everything at once)
+  if (x.storages) for (const s of x.storages) s.release();
+  if (e === undefined) x.future.resolve();
+  else {
+    x.locate?.(e);
+    x.future.reject(e);
+  }
+}
+
+export class StreamCompletion {
+  #pending: Entry[] = [];
+  #inWait: Entry[] = [];
+  #waiting = false;
+
+  /**
+   * `onError` hears every failed wait (the device decides whether it was a sticky fault); the
+   * batch is rejected when the promise it returns settles (after the device's recovery).
+   */
+  constructor(readonly device: NativeDevice, readonly stream: NativeStream, readonly onError: (e: unknown) => Promise<void>) {}
+
+  /** Settles when all work queued on the stream so far is done; `storages` are held until then. */
+  after(storages?: readonly Storage[], locate?: (e: unknown) => void): Future {
+    const future = new Future();
+    if (storages) for (const s of storages) s.retain();
+    this.#pending.push({ future, storages, locate });
+    if (!this.#waiting) this.#wait();
+    return future;
+  }
+
+  /** Rejects every unsettled future (the context is gone). */
+  failAll(e: unknown): void {
+    for (const x of this.#inWait.splice(0)) settle(x, e);
+    for (const x of this.#pending.splice(0)) settle(x, e);
+  }
+
+  #wait(): void {
+    this.#waiting = true;
+    const batch = (this.#inWait = this.#pending);
+    this.#pending = [];
+    streamDone(this.device.driver, this.stream).then(
+      () => {
+        for (const x of batch) settle(x);
+      },
+      (e: unknown) => this.onError(e).finally(() => {
+        for (const x of batch) settle(x, e ?? new Error('stream failed'));
+      }),
+    ).finally(() => {
+      this.#inWait = [];
+      this.#waiting = false;
+      if (this.#pending.length) this.#wait();
+    });
+  }
+}
