@@ -14,6 +14,8 @@ export interface BenchCase {
   run(): Promise<void>;
   readonly bytes?: number;
   readonly flops?: number;
+  /** Releases what the case allocated (called after it was measured). */
+  dispose?(): void;
 }
 
 export interface BenchDefinition {
@@ -68,12 +70,17 @@ export async function runReport(def: BenchDefinition, device: Device, opts: RunR
       const points: SeriesPoint[] = [];
       for (const x of def.xValues) {
         const c = def.setup(line, x, device);
-        const r = await bench(() => c.run(), { timer, warmup: opts.warmup ?? 25, rep: opts.rep ?? 100, maxReps: opts.maxReps ?? 1000 });
+        let r;
         let simCounters: SeriesPoint['simCounters'];
-        if (device instanceof NativeRuntimeDevice && device.kind === 'sim') {
-          await c.run(); // the counters are those of the last launch: one clean run of this case
-          const s = device.native.simCounters();
-          if (s) simCounters = { warpInstructions: s.warpInstructions, globalLoadSectors: s.globalLoadSectors, globalStoreSectors: s.globalStoreSectors, sharedBankConflicts: s.sharedBankConflicts };
+        try {
+          r = await bench(() => c.run(), { timer, warmup: opts.warmup ?? 25, rep: opts.rep ?? 100, maxReps: opts.maxReps ?? 1000 });
+          if (device instanceof NativeRuntimeDevice && device.kind === 'sim') {
+            await c.run(); // the counters are those of the last launch: one clean run of this case
+            const s = device.native.simCounters();
+            if (s) simCounters = { warpInstructions: s.warpInstructions, globalLoadSectors: s.globalLoadSectors, globalStoreSectors: s.globalStoreSectors, sharedBankConflicts: s.sharedBankConflicts };
+          }
+        } finally {
+          c.dispose?.();
         }
         points.push({ x, value: rate(def.measure, r.p50, c, def.name), ms: { min: r.min, p20: r.p20, p50: r.p50, p80: r.p80, mean: r.mean }, ...(simCounters ? { simCounters } : {}) });
       }
