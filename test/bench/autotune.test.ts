@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { arange, constexpr, defineKernel, load, programId, ptr, store, type KernelDef } from '../../src/lang/index.js';
 import { autotune, DeviceArray, Kernel, TuningStore } from '../../src/runtime/index.js';
 import { matmul, vectorAdd } from '../../bench/kernels.js';
@@ -89,6 +89,28 @@ describe('autotune (sim)', () => {
     let want = 0;
     for (let k = 0; k < n; k++) want += a[5 * n + k]! * b[k * n + 9]!;
     expect(c[5 * n + 9]).toBe(want);
+  });
+
+  it('shows a progress line on stderr only when it is a TTY', async () => {
+    const n = 64;
+    const args = () => ({ x: new Float32Array(n), y: new Float32Array(n), out: new Float32Array(n), n });
+    const tune = () => autotune({ configs: [{ constexprs: { BLOCK: 32 } }, { constexprs: { BLOCK: 64 } }], key: ['n'], store: fresh(), device: 'sim', ...FAST }, add)
+      .run(args(), { grid: (a) => Math.ceil(Number(a['n']) / Number(a['BLOCK'])) });
+    const was = process.stderr.isTTY;
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      process.stderr.isTTY = false;
+      await tune();
+      expect(write).not.toHaveBeenCalled();
+      process.stderr.isTTY = true;
+      await tune();
+      const text = write.mock.calls.map((c) => String(c[0])).join('');
+      expect(text).toMatch(/autotune vector_add: 1\/2 BLOCK=32 numWarps=4/);
+      expect(text).toMatch(/autotune vector_add: 2\/2 BLOCK=64 numWarps=4/);
+    } finally {
+      write.mockRestore();
+      process.stderr.isTTY = was;
+    }
   });
 
   it('rejects bad options before running anything', () => {
