@@ -25,7 +25,7 @@ const USAGE: Record<string, string> = {
     '  FILE: a .js/.mjs module exporting kernels; TYPE: ptr:f32, i32, ... (append :16 for\n' +
     '  "divisible by 16", :1 for "equals 1"); writes NAME.ARCH.{ptx,cubin,ir,json} into DIR',
   cache: 'tessera cache dir | list [--json] | stats [--json] | clear\n  the persistent compile cache ($TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera or ~/.cache/tessera)',
-  bench: 'tessera bench [NAME ...]\n  runs the benchmarks (bench/all); names pick some (e.g. compile)',
+  bench: 'tessera bench [NAME ...] [--device cuda|sim|interpret] [-o DIR] [--sizes small|full] [--warmup MS] [--rep MS]\n  runs the benchmarks (bench/all; names pick some, e.g. compile) or benchmark definitions\n  (vector-add, softmax, layernorm, rmsnorm, matmul, attention): a table on stdout, and with -o\n  NAME.csv, NAME.json and NAME.svg per definition',
 };
 const GENERAL = `usage: tessera <command> [flags]\n\ncommands:\n${Object.values(USAGE).map((u) => '  ' + u.split('\n')[0]).join('\n')}\n\n'tessera <command> --help' describes one command.\n`;
 
@@ -42,7 +42,14 @@ const FLAGS: Record<string, FlagSpec[]> = {
     { name: 'help', short: 'h', value: false },
   ],
   cache: [{ name: 'json', value: false }, { name: 'help', short: 'h', value: false }],
-  bench: [{ name: 'help', short: 'h', value: false }],
+  bench: [
+    { name: 'device', value: true },
+    { name: 'out', short: 'o', value: true },
+    { name: 'sizes', value: true },
+    { name: 'warmup', value: true },
+    { name: 'rep', value: true },
+    { name: 'help', short: 'h', value: false },
+  ],
 };
 
 async function dispatch(command: string, rest: string[], io: CliIO): Promise<number> {
@@ -72,10 +79,22 @@ async function dispatch(command: string, rest: string[], io: CliIO): Promise<num
     case 'bench': {
       // Lazy: the benchmarks load the whole stack only when asked for.
       const { runBenchmarks, BENCHMARKS } = await import('../../bench/all.js');
+      const { benchDefinitions } = await import('../../bench/defs/index.js');
+      const defNames = benchDefinitions('small').map((d) => d.name);
+      const known = [...BENCHMARKS.map((b) => b.name), ...defNames];
       for (const n of p.positional) {
-        if (!BENCHMARKS.some((b) => b.name === n)) throw new UsageError(command, `unknown benchmark '${n}' (benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')})`);
+        if (!known.includes(n)) throw new UsageError(command, `unknown benchmark '${n}' (benchmarks: ${known.join(', ')})`);
       }
-      await runBenchmarks(p.positional, (s) => io.out(s));
+      const defs = p.positional.filter((n) => defNames.includes(n));
+      const others = p.positional.filter((n) => !defNames.includes(n));
+      if (defs.length) {
+        const { benchRequest, runBenchReports } = await import('./bench.js');
+        await runBenchReports(benchRequest(p, defs, io.cwd), benchDefinitions, (s) => io.out(s));
+        if (!others.length) return 0;
+      } else if (['device', 'out', 'sizes', 'warmup', 'rep'].some((f) => p.flags.has(f))) {
+        throw new UsageError(command, 'flags --device, -o, --sizes, --warmup and --rep apply to benchmark definitions; name one');
+      }
+      await runBenchmarks(others, (s) => io.out(s));
       return 0;
     }
   }

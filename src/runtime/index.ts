@@ -18,3 +18,4 @@ export { NativeDevice } from './native/index.js';
 import { registerNativeDevices } from './native/register.js';
 registerNativeDevices();
 export * from './cache/index.js';
+export * from './bench/index.js';
