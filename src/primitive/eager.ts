@@ -1,12 +1,17 @@
-// Eager execution of primitives. Arrays are host data with an abstract value; a primitive's impl
-// runs its work through an EagerContext, the seam to the device: custom-call targets run through
-// the addon's `callCustomCall` (the legacy GPU ABI: stream, device buffers, opaque bytes) on
-// device copies of the inputs, Tessera kernels through the runtime's devices.
+// Eager execution of primitives. Arrays are host data with an abstract value (EagerArray) or the
+// runtime's DeviceArrays; a primitive's custom call runs through an EagerContext, the seam to the
+// device: custom-call targets run through the addon's `callCustomCall` (the legacy GPU ABI:
+// stream, device buffers, opaque bytes) on a runtime device's arrays and stream
+// (deviceEagerContext) or on device copies of host arrays (nativeEagerContext), Tessera kernels
+// through the runtime's devices.
 import type { DType } from '../ir/types.js';
 import { arrayCtorFor } from '../interpret/memory.js';
 import { byteSize, numel } from '../ir/types.js';
+import { existsSync } from 'node:fs';
 import type { TypedArray } from '../runtime/array.js';
-import type { DevicePtrHandle, Driver, StreamHandle } from '../runtime/native/addon.js';
+import { getDevice, type Device, type DeviceKind, type Stream } from '../runtime/device.js';
+import { DeviceArray } from '../runtime/device_array.js';
+import { xlaLibraryPath, type DevicePtrHandle, type Driver, type StreamHandle } from '../runtime/native/addon.js';
 import { checkAval, describeAval, shaped, type ShapedArray } from './aval.js';
 import { PrimitiveError } from './errors.js';
 
@@ -25,27 +30,56 @@ export function eagerArray(data: TypedArray, dtype: DType, shape: readonly numbe
 
 export const emptyLike = (aval: ShapedArray): EagerArray => ({ aval: shaped(aval.shape, aval.dtype), data: new (arrayCtorFor(aval.dtype))(numel(aval.shape)) as TypedArray });
 
+/** What eager primitives take and return: host arrays, or the runtime's device arrays. */
+export type EagerValue = EagerArray | DeviceArray;
+
+export const isDeviceArray = (a: unknown): a is DeviceArray => a instanceof DeviceArray;
+
+/** The abstract value of an eager input (checked: an EagerArray or a DeviceArray). */
+export function avalOf(a: EagerValue, prim: string, what: string): ShapedArray {
+  if (a instanceof DeviceArray) return shaped(a.shape, a.dtype);
+  if (typeof a !== 'object' || a === null || !('aval' in a) || !ArrayBuffer.isView((a as EagerArray).data)) {
+    throw new PrimitiveError('E_ARG', prim, `${what} must be an EagerArray (eagerArray(data, dtype, shape)) or a DeviceArray, got ${a === null ? 'null' : typeof a}`);
+  }
+  return a.aval;
+}
+
+/** `DeviceArray(f32[4, 8] on sim)` or `host f32[4, 8]`, for messages. */
+export const describeValue = (a: EagerValue): string => (a instanceof DeviceArray ? String(a) : `host ${describeAval(a.aval)}`);
+
+/** `ins` as host arrays, or an E_DEVICE error naming the first device array (for host-only contexts). */
+export function hostArrays(symbol: string, ins: readonly EagerValue[], ctxName: string): EagerArray[] {
+  const i = ins.findIndex(isDeviceArray);
+  if (i >= 0) {
+    throw new PrimitiveError('E_DEVICE', symbol, `${ctxName} works on host arrays, but input ${i} is ${describeValue(ins[i]!)}; run device arrays with deviceEagerContext(array.device) (or pass no context)`);
+  }
+  return ins as EagerArray[];
+}
+
 export interface EagerContext {
   /**
    * Runs a legacy-GPU custom-call target (`void(CUstream, void** buffers, const char* opaque,
    * size_t, XlaCustomCallStatus*)`) with `ins` then fresh outputs of `outs` as its buffers.
+   * Outputs are device arrays when any input is one (on that device), else host arrays.
    */
-  customCall(symbol: string, ins: readonly EagerArray[], outs: readonly ShapedArray[], opaque: Uint8Array): Promise<EagerArray[]>;
+  customCall(symbol: string, ins: readonly EagerValue[], outs: readonly ShapedArray[], opaque: Uint8Array): Promise<EagerValue[]>;
 }
 
-/** The addon entry point the eager custom calls need (being added to native/cuda). */
+/** The addon entry point the eager custom calls need (native/cuda's Driver.callCustomCall). */
 export interface CustomCallDriver {
   callCustomCall(libraryPath: string, symbol: string, stream: StreamHandle | null, buffers: readonly bigint[], opaque: Uint8Array): void;
 }
 
 /**
- * Custom calls on a native driver (cuda or sim): inputs copied to device memory, the target run on
- * `stream`, outputs copied back after the stream is done. Everything is freed on every path.
+ * Custom calls on a raw native driver (cuda or sim) on host arrays: inputs copied to device
+ * memory, the target run on `stream`, outputs copied back after the stream is done. Everything is
+ * freed on every path. Device arrays belong to a runtime device: use deviceEagerContext for them.
  */
 export function nativeEagerContext(o: { driver: Driver; libraryPath: string; stream?: StreamHandle | null }): EagerContext {
   const call = (o.driver as unknown as Partial<CustomCallDriver>).callCustomCall;
   return {
-    async customCall(symbol, ins, outs, opaque) {
+    async customCall(symbol, values, outs, opaque) {
+      const ins = hostArrays(symbol, values, 'nativeEagerContext');
       if (typeof call !== 'function') {
         throw new PrimitiveError('E_UNAVAILABLE', symbol, 'the loaded addon has no callCustomCall (native/cuda); rebuild it with the custom-call entry point');
       }
@@ -79,6 +113,80 @@ export function nativeEagerContext(o: { driver: Driver; libraryPath: string; str
   };
 }
 
+export interface DeviceEagerOptions {
+  /** The library whose legacy GPU targets run (default: build/lib/libtessera_xla.so). */
+  readonly libraryPath?: string;
+  /** The stream the calls are queued on (default: the device's default stream). */
+  readonly stream?: Stream;
+}
+
+/**
+ * Custom calls on a runtime device (`sim` or `cuda`): the target gets the device arrays' own
+ * memory (no copies) and queues its kernels on the device's stream; outputs are new device
+ * arrays of that device; inputs (and outputs) are held until the call's work is done, so freeing
+ * or dropping them meanwhile is safe. Each call resolves when its work is done (a failure is the
+ * call's own error). Host (EagerArray) inputs are uploaded first and then the outputs come back
+ * as host arrays too, unless some input is a device array.
+ */
+export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEagerOptions = {}): EagerContext {
+  const dev = getDevice(device);
+  const run = dev.callCustomCall?.bind(dev);
+  if (!run) {
+    throw new PrimitiveError('E_UNAVAILABLE', 'deviceEagerContext', `device '${dev.kind}' cannot run CUDA custom-call targets; use 'sim' or 'cuda'`);
+  }
+  if (opts.stream !== undefined && opts.stream.device !== dev) {
+    throw new PrimitiveError('E_DEVICE', 'deviceEagerContext', `the stream belongs to device '${opts.stream.device.kind}', not '${dev.kind}'`);
+  }
+  const libraryPath = opts.libraryPath ?? xlaLibraryPath();
+  const streamOpt = opts.stream ? { stream: opts.stream } : {};
+  return {
+    async customCall(symbol, ins, outs, opaque) {
+      // Everything is checked before anything is allocated or queued.
+      ins.forEach((a, i) => {
+        if (!(a instanceof DeviceArray)) return;
+        const what = `input ${i} (${String(a)})`;
+        if (a.device !== dev) throw new PrimitiveError('E_DEVICE', symbol, `${what} is on device '${a.device.kind}', the call runs on '${dev.kind}'`);
+        a.check(`${symbol}: ${what}`);
+        if (!a.contiguous) throw new PrimitiveError('E_ARG', symbol, `${what} is a strided view; custom-call targets take row-major arrays (clone() it first)`);
+      });
+      if (!existsSync(libraryPath)) throw new PrimitiveError('E_UNAVAILABLE', symbol, `the XLA custom-call library ${libraryPath} is not built; run \`npm run build\``);
+      const onDevice = ins.some(isDeviceArray);
+      const temps: DeviceArray[] = [];
+      const results: DeviceArray[] = [];
+      try {
+        const bufs = ins.map((a) => {
+          if (a instanceof DeviceArray) return a;
+          const t = DeviceArray.from(a.data, a.aval.dtype, { device: dev, shape: a.aval.shape, ...streamOpt });
+          temps.push(t);
+          return t;
+        });
+        for (const o of outs) results.push(DeviceArray.empty(o.shape, o.dtype, { device: dev }));
+        await run(libraryPath, symbol, [...bufs, ...results], opaque, streamOpt);
+      } catch (e) {
+        for (const r of results) r.free();
+        throw e;
+      } finally {
+        for (const t of temps) t.free();
+      }
+      if (onDevice) return results;
+      try {
+        return await Promise.all(results.map(async (r) => ({ aval: shaped(r.shape, r.dtype), data: await r.toArray(streamOpt) })));
+      } finally {
+        for (const r of results) r.free();
+      }
+    },
+  };
+}
+
+const deviceContexts = new WeakMap<Device, EagerContext>();
+
+/** The context `apply` uses for device arrays of `device` when none is passed. */
+export function eagerContextFor(device: Device): EagerContext {
+  let c = deviceContexts.get(device);
+  if (!c) deviceContexts.set(device, (c = deviceEagerContext(device)));
+  return c;
+}
+
 let fallback: EagerContext | undefined;
 
 /** Sets the context `apply` uses when none is passed (e.g. nativeEagerContext on the sim). */
@@ -90,7 +198,7 @@ export function defaultEagerContext(): EagerContext {
   if (fallback) return fallback;
   return {
     customCall: (symbol, ins) => {
-      throw new PrimitiveError('E_UNAVAILABLE', symbol, `no eager context: pass one to apply() or call setDefaultEagerContext(nativeEagerContext({ driver, libraryPath })) (inputs ${ins.map((a) => describeAval(a.aval)).join(', ')})`);
+      throw new PrimitiveError('E_UNAVAILABLE', symbol, `no eager context: pass one to apply() or call setDefaultEagerContext(nativeEagerContext({ driver, libraryPath })) (inputs ${ins.map(describeValue).join(', ')})`);
     },
   };
 }

@@ -9,7 +9,10 @@ export { mlirBytes, mlirFloat, mlirDict, tensorType, rowMajorLayout, type AttrVa
 export { shardingRuleText, type ShardingRule, type Mesh, type DimSharding } from './sharding.js';
 export { vjp, vmap, evalProgram } from './transforms.js';
 export { reshapeP, transposeP, zerosP } from './basic.js';
-export { eagerArray, nativeEagerContext, setDefaultEagerContext, defaultEagerContext, type EagerArray, type EagerContext, type CustomCallDriver } from './eager.js';
+export {
+  eagerArray, nativeEagerContext, deviceEagerContext, setDefaultEagerContext, defaultEagerContext, hostArrays, isDeviceArray, avalOf, describeValue,
+  type EagerArray, type EagerValue, type EagerContext, type CustomCallDriver, type DeviceEagerOptions,
+} from './eager.js';
 export { rmsNormFwdP, rmsNormBwdP, rmsNorm, invvarDType, RMS_TARGETS, DEFAULT_PART_GRAD_SIZE, type RmsNormParams, type RmsNormBwdParams } from './rmsnorm/primitives.js';
 export { kernelPrimitive, pallasPrimitive, launchPrimitive, type KernelArgSource, type KernelCallSpec, type ResolvedLaunch } from './kernel_call.js';
 export { rmsNormFwdKernel, rmsNormBwdKernel, rmsNormGradWeightKernel } from './rmsnorm/kernels.js';

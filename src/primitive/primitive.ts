@@ -1,8 +1,9 @@
 // definePrimitive: one operation with its rules beside it (abstract evaluation, eager impl,
 // StableHLO lowering, vjp, batching, sharding rule), as jax registers a primitive once.
 // `bind` records the primitive on traced values (see program.ts); `apply` runs it eagerly.
-import type { ShapedArray } from './aval.js';
-import { defaultEagerContext, type EagerArray, type EagerContext } from './eager.js';
+import type { DeviceArray } from '../runtime/device_array.js';
+import { sameAval, type ShapedArray } from './aval.js';
+import { avalOf, defaultEagerContext, describeValue, eagerContextFor, isDeviceArray, type EagerArray, type EagerContext, type EagerValue } from './eager.js';
 import { PrimitiveError } from './errors.js';
 import type { LoweringContext } from './lowering.js';
 import { currentBuilder, type Var } from './program.js';
@@ -25,8 +26,14 @@ export interface PrimitiveRules<P> {
   readonly name: string;
   /** Output shapes and dtypes; throws a PrimitiveError naming what contradicts what. */
   abstractEval(ins: readonly ShapedArray[], params: P): ShapedArray[];
-  /** Eager execution on arrays (the outputs are new arrays). */
+  /** Eager execution on host arrays (the outputs are new arrays). */
   readonly impl?: (ins: readonly EagerArray[], params: P, ctx: EagerContext) => Promise<EagerArray[]>;
+  /**
+   * Eager execution as a legacy-GPU custom call: the target and its opaque bytes for these inputs
+   * (already checked by abstractEval). `apply` then runs it through the EagerContext on host
+   * arrays or device arrays alike, with outputs of abstractEval's avals. Takes precedence over impl.
+   */
+  readonly eagerCustomCall?: (ins: readonly ShapedArray[], params: P) => { symbol: string; opaque: Uint8Array };
   /** Emits StableHLO ops for one application; returns the SSA names of the results. */
   lowering(ctx: LoweringContext, ins: readonly string[], params: P): string[];
   readonly vjp?: VjpRule<P>;
@@ -38,8 +45,15 @@ export interface PrimitiveRules<P> {
 export interface Primitive<P> extends PrimitiveRules<P> {
   /** Records the primitive on traced values; returns its traced outputs. */
   bind(ins: readonly Value[], params: P): Value[];
-  /** Runs the primitive eagerly (abstract evaluation first, so bad input fails before anything runs). */
+  /**
+   * Runs the primitive eagerly (abstract evaluation first, so bad input fails before anything
+   * runs). Inputs are host arrays (EagerArray) or device arrays (DeviceArray, for primitives with
+   * an eagerCustomCall: outputs are then device arrays of the same device). Without `ctx`, device
+   * arrays run on their device's context (deviceEagerContext), host arrays on the default one.
+   */
+  apply(ins: readonly DeviceArray[], params: P, ctx?: EagerContext): Promise<DeviceArray[]>;
   apply(ins: readonly EagerArray[], params: P, ctx?: EagerContext): Promise<EagerArray[]>;
+  apply(ins: readonly EagerValue[], params: P, ctx?: EagerContext): Promise<EagerValue[]>;
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
@@ -57,11 +71,28 @@ export function definePrimitive<P>(rules: PrimitiveRules<P>): Primitive<P> {
       const b = currentBuilder(rules.name);
       return b.add(prim, ins, params);
     },
-    async apply(ins, params, ctx) {
-      if (!rules.impl) throw new PrimitiveError('E_RULE', rules.name, 'has no eager impl');
-      rules.abstractEval(ins.map((a) => a.aval), params);
-      return rules.impl(ins, params, ctx ?? defaultEagerContext());
-    },
+    apply: (async (ins: readonly EagerValue[], params: P, ctx?: EagerContext): Promise<EagerValue[]> => {
+      if (!Array.isArray(ins)) throw new PrimitiveError('E_ARG', rules.name, 'apply takes an array of inputs');
+      if (!rules.impl && !rules.eagerCustomCall) throw new PrimitiveError('E_RULE', rules.name, 'has no eager impl');
+      const avals = ins.map((a, i) => avalOf(a, rules.name, `input ${i}`));
+      const outs = rules.abstractEval(avals, params);
+      const dev = ins.find(isDeviceArray);
+      if (dev) {
+        const other = ins.find((a) => isDeviceArray(a) && a.device !== dev.device);
+        if (other) throw new PrimitiveError('E_DEVICE', rules.name, `inputs are on different devices: ${String(dev)} and ${describeValue(other!)}`);
+      }
+      const context = ctx ?? (dev ? eagerContextFor(dev.device) : defaultEagerContext());
+      if (rules.eagerCustomCall) {
+        const { symbol, opaque } = rules.eagerCustomCall(avals, params);
+        const res = await context.customCall(symbol, ins, outs, opaque);
+        // The context's side of the contract: abstractEval's avals, on the device when the inputs are.
+        const bad = res.length !== outs.length ? -1 : res.findIndex((r, i) => !sameAval(avalOf(r, rules.name, `output ${i}`), outs[i]!) || isDeviceArray(r) !== !!dev);
+        if (bad !== -1) throw new PrimitiveError('E_RULE', rules.name, `the eager context returned ${res.length} outputs (${res.map(describeValue).join(', ')}) where ${outs.length} ${dev ? 'device' : 'host'} arrays were due`);
+        return res;
+      }
+      if (dev) throw new PrimitiveError('E_UNAVAILABLE', rules.name, `runs eagerly on host arrays only (it has no eagerCustomCall rule), got ${String(dev)}; read it with toArray() first`);
+      return rules.impl!(ins as EagerArray[], params, context);
+    }) as Primitive<P>['apply'],
   };
   return Object.freeze(prim);
 }

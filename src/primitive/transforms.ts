@@ -3,6 +3,8 @@
 // batching rule). Both return new Programs, which lower like any other.
 import { shaped, type ShapedArray } from './aval.js';
 import { moveToFront, transposeP, zerosP } from './basic.js';
+import type { DeviceArray } from '../runtime/device_array.js';
+import { avalOf, type EagerArray, type EagerContext, type EagerValue } from './eager.js';
 import { PrimitiveError } from './errors.js';
 import type { Value } from './primitive.js';
 import { ProgramBuilder, trace, within, type Eqn, type Program, type Var } from './program.js';
@@ -85,14 +87,21 @@ export function vmap(fn: (...ins: Var[]) => Var | readonly Var[], avals: readonl
   return { inputs, eqns: b.eqns, outputs };
 }
 
-/** Runs a program eagerly: each equation's primitive through its impl, in order. */
-export async function evalProgram(p: Program, ins: readonly import('./eager.js').EagerArray[], ctx?: import('./eager.js').EagerContext): Promise<import('./eager.js').EagerArray[]> {
+/**
+ * Runs a program eagerly: each equation's primitive through apply, in order. Host or device
+ * arrays (device ones stay on the device from equation to equation).
+ */
+export async function evalProgram(p: Program, ins: readonly DeviceArray[], ctx?: EagerContext): Promise<DeviceArray[]>;
+export async function evalProgram(p: Program, ins: readonly EagerArray[], ctx?: EagerContext): Promise<EagerArray[]>;
+export async function evalProgram(p: Program, ins: readonly EagerValue[], ctx?: EagerContext): Promise<EagerValue[]>;
+export async function evalProgram(p: Program, ins: readonly EagerValue[], ctx?: EagerContext): Promise<EagerValue[]> {
   if (ins.length !== p.inputs.length) throw new PrimitiveError('E_ARG', 'evalProgram', `${ins.length} inputs for ${p.inputs.length}`);
-  const env = new Map<Var, import('./eager.js').EagerArray>();
+  const env = new Map<Var, EagerValue>();
   p.inputs.forEach((v, i) => {
     const a = ins[i]!;
-    if (a.aval.dtype !== v.aval.dtype || a.aval.shape.join() !== v.aval.shape.join()) {
-      throw new PrimitiveError('E_SHAPE', 'evalProgram', `input ${i} is ${a.aval.dtype}[${a.aval.shape.join(', ')}], the program takes ${v.aval.dtype}[${v.aval.shape.join(', ')}]`);
+    const av = avalOf(a, 'evalProgram', `input ${i}`);
+    if (av.dtype !== v.aval.dtype || av.shape.join() !== v.aval.shape.join()) {
+      throw new PrimitiveError('E_SHAPE', 'evalProgram', `input ${i} is ${av.dtype}[${av.shape.join(', ')}], the program takes ${v.aval.dtype}[${v.aval.shape.join(', ')}]`);
     }
     env.set(v, a);
   });

@@ -115,6 +115,15 @@ export interface Device {
   createEvent?(): DeviceEvent;
   /** Resolves when all queued work of every stream is done. */
   synchronize?(): PromiseLike<void>;
+  /**
+   * Calls an XLA legacy-GPU custom-call target (`void f(CUstream, void** buffers, const char*
+   * opaque, size_t opaque_len, XlaCustomCallStatus*)`, symbol `symbol` of the shared library at
+   * `libraryPath`) with `buffers` (operands then results: contiguous device arrays of this device,
+   * passed as their addresses) on `stream`. The returned future settles when the work the target
+   * queued is done; every buffer is held until then. A failure the target reports
+   * (`tessera_xla_last_error`) is E_CUSTOM_CALL, and nothing was queued. `cuda` and `sim` only.
+   */
+  callCustomCall?(libraryPath: string, symbol: string, buffers: readonly DeviceArray[], opaque: Uint8Array, opts?: { stream?: Stream }): Future<void>;
   /** Releases what the device holds (a native device's context); optional. */
   close?(): void;
 }

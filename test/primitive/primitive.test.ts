@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { unpackRMSNorm } from '../../src/descriptor/rms_norm.js';
 import {
-  definePrimitive, eagerArray, tesseraRmsNormContext, evalProgram, lowerProgram, mlirBytes, mlirFloat, PrimitiveError, rmsNorm, rmsNormBwdP, rmsNormFwdP, shaped,
+  definePrimitive, eagerArray, hostArrays, tesseraRmsNormContext, evalProgram, lowerProgram, mlirBytes, mlirFloat, PrimitiveError, rmsNorm, rmsNormBwdP, rmsNormFwdP, shaped,
   trace, vjp, vmap, type EagerArray, type EagerContext, type ShapedArray,
 } from '../../src/primitive/index.js';
 import { rmsNormBwdRef, rmsNormFwdRef } from '../../src/primitive/rmsnorm/reference.js';
@@ -104,7 +104,8 @@ describe('transformations', () => {
 /** A stand-in for the addon: runs the legacy targets' contract (opaque descriptor, buffers) in JS. */
 function jsTargets(calls: string[]): EagerContext {
   return {
-    async customCall(symbol, ins, outs, opaque) {
+    async customCall(symbol, values, outs, opaque) {
+      const ins = hostArrays(symbol, values, 'jsTargets');
       calls.push(symbol);
       const d = unpackRMSNorm(opaque);
       const f = (a: EagerArray) => a.data as Float32Array;

@@ -188,12 +188,10 @@ export const rmsNormFwdP: Primitive<RmsNormParams> = definePrimitive<RmsNormPara
     const { n1 } = dims('rms_norm_fwd', x, w, eps);
     return [shaped(x.shape, w.dtype), shaped([n1], invvarDType(x.dtype))];
   },
-  async impl(ins, { eps }, ctx) {
-    const [x, w] = ins as [typeof ins[0] & object, typeof ins[0] & object];
-    const { n1, n2 } = dims('rms_norm_fwd', x.aval, w.aval, eps);
-    const outs = rmsNormFwdP.abstractEval([x.aval, w.aval], { eps });
-    const opaque = packRMSNorm({ n1, n2, eps, xType: x.aval.dtype, wType: w.aval.dtype, partGradSize: 0 });
-    return ctx.customCall(RMS_TARGETS.fwd.legacy.cuda, [x, w], outs, opaque);
+  // Eagerly: the legacy GPU target on the context's device (host or device arrays).
+  eagerCustomCall([x, w], { eps }) {
+    const { n1, n2 } = dims('rms_norm_fwd', x!, w!, eps);
+    return { symbol: RMS_TARGETS.fwd.legacy.cuda, opaque: packRMSNorm({ n1, n2, eps, xType: x!.dtype, wType: w!.dtype, partGradSize: 0 }) };
   },
   lowering(ctx, operands, { eps }) {
     const [xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray];
@@ -245,12 +243,9 @@ export const rmsNormBwdP: Primitive<RmsNormBwdParams> = definePrimitive<RmsNormB
     if (iv.dtype !== invvarDType(x.dtype)) throw new PrimitiveError('E_TYPE', P, `invvar must be ${invvarDType(x.dtype)} for x of ${x.dtype}, got ${iv.dtype}`);
     return [shaped(x.shape, x.dtype), shaped(w.shape, w.dtype), shaped([partGradSize, n2], iv.dtype)];
   },
-  async impl(ins, params, ctx) {
-    const [, , x, w] = ins.map((a) => a.aval) as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];
-    const { n1, n2 } = dims('rms_norm_bwd', x, w, params.eps);
-    const outs = rmsNormBwdP.abstractEval(ins.map((a) => a.aval), params);
-    const opaque = packRMSNorm({ n1, n2, eps: params.eps, xType: x.dtype, wType: w.dtype, partGradSize: params.partGradSize });
-    return ctx.customCall(RMS_TARGETS.bwd.legacy.cuda, ins, outs, opaque);
+  eagerCustomCall([, , x, w], { eps, partGradSize }) {
+    const { n1, n2 } = dims('rms_norm_bwd', x!, w!, eps);
+    return { symbol: RMS_TARGETS.bwd.legacy.cuda, opaque: packRMSNorm({ n1, n2, eps, xType: x!.dtype, wType: w!.dtype, partGradSize }) };
   },
   lowering(ctx, operands, { eps, partGradSize }) {
     const [, , xa, wa] = ctx.avalsIn as [ShapedArray, ShapedArray, ShapedArray, ShapedArray];

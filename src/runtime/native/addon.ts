@@ -165,6 +165,11 @@ export function packageRoot(): string {
 export const addonPath = (): string => join(packageRoot(), 'build', 'Release', 'tessera_cuda.node');
 /** The sim driver library built by CMakeLists.txt (native/sim). */
 export const simLibraryPath = (): string => join(packageRoot(), 'build', 'lib', 'libtessera_sim.so');
+/**
+ * The XLA custom-call library built by native/xla_custom_call (its GPU targets run from Node on a
+ * runtime device's arrays: src/primitive's deviceEagerContext). TESSERA_XLA_LIB overrides it.
+ */
+export const xlaLibraryPath = (): string => process.env['TESSERA_XLA_LIB'] || join(packageRoot(), 'build', 'lib', 'libtessera_xla.so');
 /** The addon tests' custom-call library (native/cuda/tests). */
 export const customCallProbePath = (): string => join(packageRoot(), 'build', 'lib', 'libtessera_custom_call_probe.so');
 

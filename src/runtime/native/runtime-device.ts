@@ -278,6 +278,31 @@ export class NativeRuntimeDevice implements Device {
     }
   }
 
+  callCustomCall(libraryPath: string, symbol: string, buffers: readonly DeviceArray[], opaque: Uint8Array, opts: { stream?: Stream } = {}): Future<void> {
+    try {
+      if (typeof libraryPath !== 'string' || libraryPath === '') throw new DeviceError('E_ARG', `callCustomCall: libraryPath must be a non-empty string, got ${JSON.stringify(libraryPath)}`);
+      if (typeof symbol !== 'string' || symbol === '') throw new DeviceError('E_ARG', `callCustomCall: symbol must be a non-empty string, got ${JSON.stringify(symbol)}`);
+      if (!(opaque instanceof Uint8Array)) throw new DeviceError('E_ARG', `custom call '${symbol}': opaque must be a Uint8Array`);
+      if (!Array.isArray(buffers)) throw new DeviceError('E_ARG', `custom call '${symbol}': buffers must be an array of DeviceArrays`);
+      buffers.forEach((a: unknown, i) => {
+        const what = `custom call '${symbol}', buffer ${i}`;
+        if (!(a instanceof DeviceArray)) throw new DeviceError('E_ARG', `${what}: expected a DeviceArray, got ${(a as object)?.constructor?.name ?? typeof a}`);
+        if (a.device !== this) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.kind}', the call on '${this.kind}'`);
+        a.check(what);
+        if (!a.contiguous) throw new DeviceError('E_ARG', `${what}: a strided view (targets take row-major buffers)`);
+      });
+      const ctx = this.context();
+      const stream = this.streamOf(opts.stream).on(ctx);
+      const addresses = buffers.map((a) => a.address as bigint);
+      // The target runs now, on this thread, with the context current; it queues its kernels on the stream.
+      native(() => ctx.native.driver.callCustomCall(libraryPath, symbol, stream.handle, addresses, opaque));
+      return ctx.completion(stream).after(buffers.map((a) => a.storage));
+    } catch (e) {
+      if (isSticky(e)) return future(this.#onError(this.#ctx, e).then(() => Promise.reject(e)));
+      return rejected(e);
+    }
+  }
+
   /** Writes the arguments into the plan's parameter buffer (pointers: DeviceArray, temp buffer). */
   #write(plan: Plan, args: readonly LaunchArg[], temps: Map<ArrayBufferView, DeviceBuffer> | undefined): void {
     const ps = plan.params;
