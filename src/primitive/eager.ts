@@ -130,8 +130,7 @@ export interface DeviceEagerOptions {
  */
 export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEagerOptions = {}): EagerContext {
   const dev = getDevice(device);
-  const run = dev.callCustomCall?.bind(dev);
-  if (!run) {
+  if (typeof dev.callCustomCall !== 'function') {
     throw new PrimitiveError('E_UNAVAILABLE', 'deviceEagerContext', `device '${dev.kind}' cannot run CUDA custom-call targets; use 'sim' or 'cuda'`);
   }
   if (opts.stream !== undefined && opts.stream.device !== dev) {
@@ -161,7 +160,7 @@ export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEag
           return t;
         });
         for (const o of outs) results.push(DeviceArray.empty(o.shape, o.dtype, { device: dev }));
-        await run(libraryPath, symbol, [...bufs, ...results], opaque, streamOpt);
+        await dev.callCustomCall!(libraryPath, symbol, [...bufs, ...results], opaque, streamOpt);
       } catch (e) {
         for (const r of results) r.free();
         throw e;
