@@ -61,8 +61,10 @@ export interface EagerContext {
    * Runs a legacy-GPU custom-call target (`void(CUstream, void** buffers, const char* opaque,
    * size_t, XlaCustomCallStatus*)`) with `ins` then fresh outputs of `outs` as its buffers.
    * Outputs are device arrays when any input is one (on that device), else host arrays.
+   * `aliases` (result -> operand): that result starts as a copy of the operand, and the target
+   * gets that one buffer as both (XLA's output_operand_aliases); the inputs are never written.
    */
-  customCall(symbol: string, ins: readonly EagerValue[], outs: readonly ShapedArray[], opaque: Uint8Array): Promise<EagerValue[]>;
+  customCall(symbol: string, ins: readonly EagerValue[], outs: readonly ShapedArray[], opaque: Uint8Array, aliases?: ReadonlyMap<number, number>): Promise<EagerValue[]>;
 }
 
 /** The addon entry point the eager custom calls need (native/cuda's Driver.callCustomCall). */
@@ -78,8 +80,9 @@ export interface CustomCallDriver {
 export function nativeEagerContext(o: { driver: Driver; libraryPath: string; stream?: StreamHandle | null }): EagerContext {
   const call = (o.driver as unknown as Partial<CustomCallDriver>).callCustomCall;
   return {
-    async customCall(symbol, values, outs, opaque) {
+    async customCall(symbol, values, outs, opaque, aliases) {
       const ins = hostArrays(symbol, values, 'nativeEagerContext');
+      checkAliases(symbol, ins, outs, aliases);
       if (typeof call !== 'function') {
         throw new PrimitiveError('E_UNAVAILABLE', symbol, 'the loaded addon has no callCustomCall (native/cuda); rebuild it with the custom-call entry point');
       }
@@ -99,6 +102,11 @@ export function nativeEagerContext(o: { driver: Driver; libraryPath: string; str
         });
         const results = outs.map(emptyLike);
         const outPtrs = outs.map((a) => alloc(numel(a.shape) * byteSize(a.dtype)));
+        for (const [r, op] of aliases ?? []) {
+          const a = ins[op]!;
+          if (a.data.byteLength) d.memcpyHtoD(outPtrs[r]!, new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength));
+          inPtrs[op] = outPtrs[r]!;
+        }
         call.call(d, o.libraryPath, symbol, stream, [...inPtrs, ...outPtrs].map((p) => BigInt(p.address)), opaque);
         if (stream) await d.streamSynchronizeAsync(stream);
         else await d.synchronizeAsync();
@@ -139,7 +147,8 @@ export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEag
   const libraryPath = opts.libraryPath ?? xlaLibraryPath();
   const streamOpt = opts.stream ? { stream: opts.stream } : {};
   return {
-    async customCall(symbol, ins, outs, opaque) {
+    async customCall(symbol, ins, outs, opaque, aliases) {
+      checkAliases(symbol, ins, outs, aliases);
       // Everything is checked before anything is allocated or queued.
       ins.forEach((a, i) => {
         if (!(a instanceof DeviceArray)) return;
@@ -159,7 +168,12 @@ export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEag
           temps.push(t);
           return t;
         });
-        for (const o of outs) results.push(DeviceArray.empty(o.shape, o.dtype, { device: dev }));
+        outs.forEach((o, r) => {
+          const op = aliases?.get(r);
+          // An aliased result starts as a copy of its operand (stream ordered), and is that operand's buffer.
+          results.push(op === undefined ? DeviceArray.empty(o.shape, o.dtype, { device: dev }) : bufs[op]!.clone({ device: dev, ...streamOpt }).reshape(o.shape));
+          if (op !== undefined) bufs[op] = results[r]!;
+        });
         await dev.callCustomCall!(libraryPath, symbol, [...bufs, ...results], opaque, streamOpt);
       } catch (e) {
         for (const r of results) r.free();
@@ -175,6 +189,15 @@ export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEag
       }
     },
   };
+}
+
+function checkAliases(symbol: string, ins: readonly EagerValue[], outs: readonly ShapedArray[], aliases: ReadonlyMap<number, number> | undefined): void {
+  for (const [r, op] of aliases ?? []) {
+    const a = ins[op], o = outs[r];
+    if (!a || !o) throw new PrimitiveError('E_ARG', symbol, `result ${r} aliases operand ${op}, but there are ${outs.length} results and ${ins.length} operands`);
+    const av = avalOf(a, symbol, `operand ${op}`);
+    if (av.dtype !== o.dtype || numel(av.shape) !== numel(o.shape)) throw new PrimitiveError('E_SHAPE', symbol, `result ${r} (${describeAval(o)}) cannot alias operand ${op} (${describeAval(av)})`);
+  }
 }
 
 const deviceContexts = new WeakMap<Device, EagerContext>();

@@ -73,6 +73,24 @@ export function launchPrimitive(name: string, resolve: Resolver, opts: KernelPri
     }
     return c;
   };
+  const descriptor = (ins: readonly ShapedArray[], r: ResolvedLaunch): Uint8Array => {
+    const c = compileFor(r, JSON.stringify(ins));
+    const bytes = (a: ShapedArray) => numel(a.shape) * byteSize(a.dtype);
+    const params: KernelParamSpec[] = r.args.map((a, i) =>
+      'operand' in a ? { kind: 'operand', index: a.operand }
+        : 'result' in a ? { kind: 'result', index: a.result }
+          : { kind: 'scalar', dtype: r.func.params[i]!.type as DType, value: a.value });
+    return packKernelCall({
+      entry: r.func.name,
+      grid: r.grid,
+      block: [r.numWarps * 32, 1, 1],
+      sharedBytes: c.dynamicShared ? c.sharedBytes : 0,
+      operandBytes: ins.map(bytes),
+      resultBytes: r.outputs.map(bytes),
+      params,
+      images: [{ kind: 'ptx', arch: arch(target), data: c.ptx }, ...(c.cubin ? [{ kind: 'cubin' as const, arch: arch(target), data: c.cubin }] : [])],
+    });
+  };
   return definePrimitive<Record<string, never>>({
     name,
     abstractEval: (ins) => [...check(ins).outputs],
@@ -95,25 +113,15 @@ export function launchPrimitive(name: string, resolve: Resolver, opts: KernelPri
       await getDevice(opts.device).launch(r.func, args, { grid: r.grid, numWarps: r.numWarps });
       return outs;
     },
-    lowering(ctx, operands) {
-      const ins = ctx.avalsIn;
+    // On device arrays (cuda, sim): the generic GPU target with the same descriptor as the
+    // lowering, the kernel's buffers being the arrays themselves.
+    eagerCustomCall(ins) {
       const r = check(ins);
-      const c = compileFor(r, JSON.stringify(ins));
-      const bytes = (a: ShapedArray) => numel(a.shape) * byteSize(a.dtype);
-      const params: KernelParamSpec[] = r.args.map((a, i) =>
-        'operand' in a ? { kind: 'operand', index: a.operand }
-          : 'result' in a ? { kind: 'result', index: a.result }
-            : { kind: 'scalar', dtype: r.func.params[i]!.type as DType, value: a.value });
-      const opaque = packKernelCall({
-        entry: r.func.name,
-        grid: r.grid,
-        block: [r.numWarps * 32, 1, 1],
-        sharedBytes: c.dynamicShared ? c.sharedBytes : 0,
-        operandBytes: ins.map(bytes),
-        resultBytes: r.outputs.map(bytes),
-        params,
-        images: [{ kind: 'ptx', arch: arch(target), data: c.ptx }, ...(c.cubin ? [{ kind: 'cubin' as const, arch: arch(target), data: c.cubin }] : [])],
-      });
+      return { symbol: 'tessera_kernel_call', opaque: descriptor(ins, r), aliases: r.aliases };
+    },
+    lowering(ctx, operands) {
+      const r = check(ctx.avalsIn);
+      const opaque = descriptor(ctx.avalsIn, r);
       return emitCustomCall(ctx, {
         target: ctx.platform === 'cpu' ? 'tessera_kernel_call_cpu' : 'tessera_kernel_call',
         operands, results: r.outputs,

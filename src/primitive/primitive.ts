@@ -22,6 +22,14 @@ export interface VjpRule<P> {
 /** Batching: `dims[i]` is input i's batch dim (null: not batched); returns outputs and theirs. */
 export type BatchRule<P> = (ins: readonly Value[], dims: readonly (number | null)[], params: P) => { outs: Value[]; dims: (number | null)[] };
 
+/** What an eagerCustomCall rule returns. */
+export interface EagerCustomCall {
+  readonly symbol: string;
+  readonly opaque: Uint8Array;
+  /** result index -> operand index. */
+  readonly aliases?: ReadonlyMap<number, number>;
+}
+
 export interface PrimitiveRules<P> {
   readonly name: string;
   /** Output shapes and dtypes; throws a PrimitiveError naming what contradicts what. */
@@ -30,10 +38,12 @@ export interface PrimitiveRules<P> {
   readonly impl?: (ins: readonly EagerArray[], params: P, ctx: EagerContext) => Promise<EagerArray[]>;
   /**
    * Eager execution as a legacy-GPU custom call: the target and its opaque bytes for these inputs
-   * (already checked by abstractEval). `apply` then runs it through the EagerContext on host
-   * arrays or device arrays alike, with outputs of abstractEval's avals. Takes precedence over impl.
+   * (already checked by abstractEval), and which results alias which operands (result -> operand:
+   * that result starts as a copy of the operand, and the target gets that one buffer for both).
+   * `apply` runs it through the EagerContext on device arrays, and on host arrays when there is
+   * no impl, with outputs of abstractEval's avals.
    */
-  readonly eagerCustomCall?: (ins: readonly ShapedArray[], params: P) => { symbol: string; opaque: Uint8Array };
+  readonly eagerCustomCall?: (ins: readonly ShapedArray[], params: P) => EagerCustomCall;
   /** Emits StableHLO ops for one application; returns the SSA names of the results. */
   lowering(ctx: LoweringContext, ins: readonly string[], params: P): string[];
   readonly vjp?: VjpRule<P>;
@@ -47,8 +57,9 @@ export interface Primitive<P> extends PrimitiveRules<P> {
   bind(ins: readonly Value[], params: P): Value[];
   /**
    * Runs the primitive eagerly (abstract evaluation first, so bad input fails before anything
-   * runs). Inputs are host arrays (EagerArray) or device arrays (DeviceArray, for primitives with
-   * an eagerCustomCall: outputs are then device arrays of the same device). Without `ctx`, device
+   * runs). Inputs are host arrays (EagerArray: the impl runs, else the eagerCustomCall) or device
+   * arrays (DeviceArray, for primitives with an eagerCustomCall: outputs are then device arrays of
+   * the same device). Without `ctx`, device
    * arrays run on their device's context (deviceEagerContext), host arrays on the default one.
    */
   apply(ins: readonly DeviceArray[], params: P, ctx?: EagerContext): Promise<DeviceArray[]>;
@@ -82,9 +93,9 @@ export function definePrimitive<P>(rules: PrimitiveRules<P>): Primitive<P> {
         if (other) throw new PrimitiveError('E_DEVICE', rules.name, `inputs are on different devices: ${String(dev)} and ${describeValue(other!)}`);
       }
       const context = ctx ?? (dev ? eagerContextFor(dev.device) : defaultEagerContext());
-      if (rules.eagerCustomCall) {
-        const { symbol, opaque } = rules.eagerCustomCall(avals, params);
-        const res = await context.customCall(symbol, ins, outs, opaque);
+      if (rules.eagerCustomCall && (dev || !rules.impl)) {
+        const { symbol, opaque, aliases } = rules.eagerCustomCall(avals, params);
+        const res = await context.customCall(symbol, ins, outs, opaque, aliases);
         // The context's side of the contract: abstractEval's avals, on the device when the inputs are.
         const bad = res.length !== outs.length ? -1 : res.findIndex((r, i) => !sameAval(avalOf(r, rules.name, `output ${i}`), outs[i]!) || isDeviceArray(r) !== !!dev);
         if (bad !== -1) throw new PrimitiveError('E_RULE', rules.name, `the eager context returned ${res.length} outputs (${res.map(describeValue).join(', ')}) where ${outs.length} ${dev ? 'device' : 'host'} arrays were due`);

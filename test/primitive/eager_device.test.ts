@@ -5,6 +5,9 @@
 // against the Tessera-language kernels, and with bad descriptors and bad inputs.
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import '../../src/runtime/index.js';
+import { pallasSoftmax, softmaxKernel, softmaxRef } from '../../examples/softmax.js';
+import { BlockSpec, dot, type Ref } from '../../src/lang/index.js';
+import { pallasCall } from '../../src/runtime/pallas_call.js';
 import { packRMSNorm } from '../../src/descriptor/rms_norm.js';
 import type { DType } from '../../src/ir/types.js';
 import { getDevice } from '../../src/runtime/device.js';
@@ -12,7 +15,7 @@ import { DeviceArray } from '../../src/runtime/device_array.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
 import { xlaLibraryPath } from '../../src/runtime/native/addon.js';
 import {
-  deviceEagerContext, eagerArray, evalProgram, invvarDType, nativeEagerContext, rmsNorm, rmsNormBwdP, rmsNormBwdRef, rmsNormFwdP, rmsNormFwdRef,
+  deviceEagerContext, eagerArray, evalProgram, invvarDType, kernelPrimitive, nativeEagerContext, pallasPrimitive, rmsNorm, rmsNormBwdP, rmsNormBwdRef, rmsNormFwdP, rmsNormFwdRef,
   shaped, tesseraRmsNormContext, vjp, type EagerArray,
 } from '../../src/primitive/index.js';
 import { openSimDriver } from '../native/sim-helpers.js';
@@ -259,4 +262,62 @@ it('tesseraRmsNormContext on host arrays', async () => {
   const xs = Float32Array.from(wave(32, 0.5)), ws = Float32Array.from(wave(8, 0.2, 0.1, 1));
   const [out] = await rmsNormFwdP.apply([eagerArray(xs, 'f32', [4, 8]), eagerArray(ws, 'f32', [8])], { eps: 1e-5 }, tesseraRmsNormContext({ device: 'sim' }));
   close(Array.from((out as EagerArray).data as Float32Array), rmsNormFwdRef(xs, ws, 4, 8, 1e-5).out, 2e-5, 'out');
+});
+
+describe('Tessera kernels as primitives on sim device arrays (the generic GPU target tessera_kernel_call)', () => {
+  it('a Pallas matmul chained into a softmax kernel: the GPU target on device arrays matches the direct launch', async () => {
+    const M = 32, K = 16, N = 40, BM = 16, BN = 8;
+    const matmulP = pallasPrimitive(pallasCall((a: Ref, b: Ref, o: Ref) => o.store(dot(a.load(), b.load())), {
+      outShape: { shape: [M, N], dtype: 'f32' }, grid: [M / BM, N / BN], name: 'matmul',
+      inSpecs: [new BlockSpec([BM, K], (i) => [i, 0]), new BlockSpec([K, BN], (_i, j) => [0, j])],
+      outSpecs: new BlockSpec([BM, BN], (i, j) => [i, j]),
+    }), { device: 'sim' });
+    const softmaxP = kernelPrimitive(softmaxKernel, {
+      outputs: ([a]) => [a!],
+      args: ([a]) => ({ x: { operand: 0 }, out: { result: 0 }, cols: a!.shape[1]!, BLOCK: 64 }),
+      grid: ([a]) => a!.shape[0]!,
+    }, { device: 'sim' });
+    const as = wave(M * K, 0.37), bs = wave(K * N, 0.91);
+    const call = vi.spyOn(sim, 'callCustomCall');
+    let mm: DeviceArray, sm: DeviceArray;
+    try {
+      [mm] = (await matmulP.apply([onSim(as, 'f32', [M, K]), onSim(bs, 'f32', [K, N])], {})) as [DeviceArray];
+      [sm] = (await softmaxP.apply([mm], {})) as [DeviceArray];
+      expect(call.mock.calls.map((c) => c[1])).toEqual(['tessera_kernel_call', 'tessera_kernel_call']);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(String(sm)).toBe(`DeviceArray(f32[${M}, ${N}] on sim)`);
+    // The host path launches the same kernels on the sim directly (no custom call).
+    const [hm] = await matmulP.apply([eagerArray(Float32Array.from(as), 'f32', [M, K]), eagerArray(Float32Array.from(bs), 'f32', [K, N])], {});
+    const [hs] = await softmaxP.apply([hm!], {});
+    expect(Array.from(await mm.toArray() as Float32Array)).toEqual(Array.from(hm!.data as Float32Array));
+    expect(Array.from(await sm.toArray() as Float32Array)).toEqual(Array.from(hs!.data as Float32Array));
+    close(await read(sm), softmaxRef(hm!.data as Float32Array, M, N), 1e-5, 'softmax');
+  });
+
+  it('a result aliasing its operand starts as a copy; the input array is untouched', async () => {
+    const n = 96;
+    const p = pallasPrimitive(pallasCall((xr: Ref, o: Ref) => o.store(xr.load().mul(2).add(1)), {
+      outShape: { shape: [n], dtype: 'f32' }, grid: 3, name: 'twice_plus_one',
+      inSpecs: [new BlockSpec([32], (i) => [i])], outSpecs: new BlockSpec([32], (i) => [i]), inputOutputAliases: { 0: 0 },
+    }), { device: 'sim' });
+    const xs = Float32Array.from(wave(n, 0.2, 4));
+    const x = DeviceArray.from(xs, 'f32', { device: sim });
+    const [y] = await p.apply([x], {});
+    expect(Array.from(await x.toArray())).toEqual(Array.from(xs));
+    expect(Array.from(await y!.toArray() as Float32Array)).toEqual(Array.from(xs, (v) => Math.fround(Math.fround(v * 2) + 1)));
+    // The same target through nativeEagerContext on host arrays (apply would run the host impl).
+    const drv = openSimDriver();
+    try {
+      const { symbol, opaque, aliases } = p.eagerCustomCall!([shaped([n], 'f32')], {});
+      expect([...aliases!]).toEqual([[0, 0]]);
+      const input = eagerArray(Float32Array.from(xs), 'f32', [n]);
+      const [h] = await nativeEagerContext({ driver: drv, libraryPath: lib }).customCall(symbol, [input], [shaped([n], 'f32')], opaque, aliases);
+      expect(Array.from(input.data as Float32Array)).toEqual(Array.from(xs));
+      expect(Array.from((h as EagerArray).data as Float32Array)).toEqual(Array.from(xs, (v) => Math.fround(Math.fround(v * 2) + 1)));
+    } finally {
+      drv.close();
+    }
+  });
 });
