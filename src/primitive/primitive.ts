@@ -59,8 +59,8 @@ export interface Primitive<P> extends PrimitiveRules<P> {
    * Runs the primitive eagerly (abstract evaluation first, so bad input fails before anything
    * runs). Inputs are host arrays (EagerArray: the impl runs, else the eagerCustomCall) or device
    * arrays (DeviceArray, for primitives with an eagerCustomCall: outputs are then device arrays of
-   * the same device). Without `ctx`, device
-   * arrays run on their device's context (deviceEagerContext), host arrays on the default one.
+   * the same device). Without `ctx`, device arrays run on their device's context
+   * (deviceEagerContext), host arrays on the default one.
    */
   apply(ins: readonly DeviceArray[], params: P, ctx?: EagerContext): Promise<DeviceArray[]>;
   apply(ins: readonly EagerArray[], params: P, ctx?: EagerContext): Promise<EagerArray[]>;
@@ -97,8 +97,8 @@ export function definePrimitive<P>(rules: PrimitiveRules<P>): Primitive<P> {
         const { symbol, opaque, aliases } = rules.eagerCustomCall(avals, params);
         const res = await context.customCall(symbol, ins, outs, opaque, aliases);
         // The context's side of the contract: abstractEval's avals, on the device when the inputs are.
-        const bad = res.length !== outs.length ? -1 : res.findIndex((r, i) => !sameAval(avalOf(r, rules.name, `output ${i}`), outs[i]!) || isDeviceArray(r) !== !!dev);
-        if (bad !== -1) throw new PrimitiveError('E_RULE', rules.name, `the eager context returned ${res.length} outputs (${res.map(describeValue).join(', ')}) where ${outs.length} ${dev ? 'device' : 'host'} arrays were due`);
+        const bad = !Array.isArray(res) || res.length !== outs.length || res.some((r, i) => !sameAval(avalOf(r, rules.name, `output ${i}`), outs[i]!) || isDeviceArray(r) !== !!dev);
+        if (bad) throw new PrimitiveError('E_RULE', rules.name, `the eager context returned ${res.length} outputs (${res.map(describeValue).join(', ')}) where ${outs.length} ${dev ? 'device' : 'host'} arrays were due`);
         return res;
       }
       if (dev) throw new PrimitiveError('E_UNAVAILABLE', rules.name, `runs eagerly on host arrays only (it has no eagerCustomCall rule), got ${String(dev)}; read it with toArray() first`);

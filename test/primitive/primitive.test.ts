@@ -144,6 +144,13 @@ describe('eager execution through an EagerContext', () => {
     (out!.data as Float32Array).forEach((v, i) => expect(v).toBeCloseTo(ref[i]!, 5));
     await expect(rmsNormFwdP.apply([eagerArray(new Float64Array(32), 'f64', [4, 8]), eagerArray(ws, 'f32', [8])], { eps: 1e-5 }, ctx)).rejects.toThrow(/take f32 x and weight, got f64/);
   });
+  it('a context that breaks the contract (outputs of other avals) is an E_RULE error', async () => {
+    const ins = [eagerArray(new Float32Array(32), 'f32', [4, 8]), eagerArray(new Float32Array(8), 'f32', [8])];
+    const one: EagerContext = { customCall: async (_s, _i, outs) => [eagerArray(new Float32Array(32), 'f32', outs[0]!.shape)] };
+    await expect(rmsNormFwdP.apply(ins, { eps: 1e-5 }, one)).rejects.toMatchObject({ code: 'E_RULE', message: expect.stringMatching(/returned 1 outputs \(host f32\[4, 8\]\) where 2 host arrays were due/) });
+    const wrong: EagerContext = { customCall: async () => [eagerArray(new Float32Array(32), 'f32', [4, 8]), eagerArray(new Float32Array(4), 'f32', [2, 2])] };
+    await expect(rmsNormFwdP.apply(ins, { eps: 1e-5 }, wrong)).rejects.toMatchObject({ code: 'E_RULE' });
+  });
   it('without a context the eager custom call says what is missing', async () => {
     await expect(rmsNormFwdP.apply([eagerArray(new Float32Array(32), 'f32', [4, 8]), eagerArray(new Float32Array(8), 'f32', [8])], { eps: 1e-5 })).rejects.toThrow(/E_UNAVAILABLE|no eager context/);
   });
