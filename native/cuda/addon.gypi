@@ -1,7 +1,9 @@
 {
-  # The N-API addon over the CUDA driver API. Included by /binding.gyp (the npm/node-gyp entry) and
-  # by the isolated build that native/cuda/build.mjs runs. It links only libdl: the driver
-  # (libcuda.so.1 or the sim library) is dlopen'ed at run time. Paths are relative to this file.
+  # The N-API addon over the CUDA driver API, written with node-addon-api (C++ wrapper classes,
+  # C++ exceptions: the node_addon_api_except target sets NAPI_CPP_EXCEPTIONS and the include
+  # path). Included by /binding.gyp (the npm/node-gyp entry) and by the isolated build that
+  # native/cuda/build.mjs runs. It links only libdl: the driver (libcuda.so.1 or the sim library)
+  # is dlopen'ed at run time. Paths are relative to this file.
   "targets": [
     {
       "target_name": "tessera_cuda",
@@ -20,7 +22,9 @@
         "src/sim_ext.cc",
         "src/stream.cc"
       ],
-      "defines": ["NAPI_VERSION=8"],
+      "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"],
+      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED",
+                  "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
       "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "libraries": ["-ldl"]

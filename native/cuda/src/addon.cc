@@ -1,107 +1,76 @@
-// Module entry: exports open(libraryPath?) -> Driver, and the Driver class whose methods live in
-// memory.cc, module.cc, stream.cc and async.cc. Per-environment state (the Driver constructor)
-// is instance data; there is no other mutable global.
-#include <node_api.h>
-
-#include "methods.h"
+// Module entry: exports open(libraryPath?) -> Driver, the Driver class (methods in memory.cc,
+// module.cc, stream.cc, copies.cc, async.cc, launch_plan.cc, sim_ext.cc, custom_call.cc) and
+// abiVersion. Per-environment state (the classes' constructors) is instance data, freed at the
+// environment's teardown; there is no other mutable global, so each worker thread gets its own.
+#include "addon.h"
 
 namespace tcu {
 
-namespace {
-
-struct InstanceData {
-  napi_ref driverCtor = nullptr;
-};
-
-void finalizeInstance(napi_env env, void* data, void*) {
-  auto* d = static_cast<InstanceData*>(data);
-  if (d->driverCtor) napi_delete_reference(env, d->driverCtor);
-  delete d;
+Napi::Function withMethods(Napi::Function ctor, const std::vector<Napi::PropertyDescriptor>& methods) {
+  Napi::Object proto = ctor.Get("prototype").As<Napi::Object>();
+  for (const auto& m : methods) proto.DefineProperty(m);
+  return ctor;
 }
 
-// Only open() can construct a Driver: it passes the state in a tagged external.
-const napi_type_tag kOpenToken = {0x7e55e7a0d71e00ffull, 0x9c1f2b44a1d3c8ffull};
-
-napi_value Driver_ctor(napi_env env, napi_callback_info info) {
-  return guard(env, [&] {
-    Args a(env, info, "Driver", 1);
-    bool ok = false;
-    if (typeOf(env, a[0]) == napi_external) {
-      check(env, napi_check_object_type_tag(env, a[0], &kOpenToken, &ok), "check tag");
-    }
-    if (!ok) failArg("Driver cannot be constructed directly: use open(libraryPath?)");
-    void* data = nullptr;
-    check(env, napi_get_value_external(env, a[0], &data), "external");
-    DriverRef state = *static_cast<DriverRef*>(data);
-    wrapInto(env, a.self(), state, Kind::Driver);
-    setConst(env, a.self(), "libraryPath", jsString(env, state->path()));
-    setConst(env, a.self(), "isSim", jsBool(env, state->isSim()));
-    return a.self();
+Napi::Function Driver::Define(Napi::Env env) {
+  return withMethods(DefineClass(env, "Driver", {}), {
+#define TCU_PROP(name) method<Driver, Kind::Driver, &Driver::name>(env, #name),
+    TCU_METHODS(TCU_PROP)
+#undef TCU_PROP
   });
 }
 
+Driver::Driver(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Driver>(info) {
+  atBoundary(info.Env(), [&] {
+    state_ = std::static_pointer_cast<DriverState>(adopt(info, Kind::Driver));
+    Napi::Object self = info.This().As<Napi::Object>();
+    setConst(self, "libraryPath", Napi::String::New(info.Env(), state_->path()));
+    setConst(self, "isSim", Napi::Boolean::New(info.Env(), state_->isSim()));
+  });
+}
+
+namespace {
+
 // open(libraryPath = "libcuda.so.1") -> Driver
-napi_value Open(napi_env env, napi_callback_info info) {
-  return guard(env, [&] {
-    Args a(env, info, "open", 1);
+Napi::Value Open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return atBoundary(env, [&]() -> Napi::Value {
+    Args a(info, "open");
     std::string path = "libcuda.so.1";
-    if (a.count() > 0 && typeOf(env, a[0]) != napi_undefined) {
-      path = toStr(env, a[0], a.where("libraryPath"));
+    if (a.count() > 0 && !a[0].IsUndefined()) {
+      path = toStr(a[0], a.where("libraryPath"));
       if (path.empty() || path.find('\0') != std::string::npos) {
         fail("E_ARG", a.where("libraryPath") + ": not a valid path");
       }
     }
-    DriverRef state = DriverState::open(path);
-    InstanceData* inst = nullptr;
-    check(env, napi_get_instance_data(env, reinterpret_cast<void**>(&inst)), "instance data");
-    napi_value ctor = nullptr, token = nullptr, driver = nullptr;
-    check(env, napi_get_reference_value(env, inst->driverCtor, &ctor), "constructor");
-    // The external only lives through this call; the constructor copies the shared_ptr.
-    check(env, napi_create_external(env, &state, nullptr, nullptr, &token), "external");
-    check(env, napi_type_tag_object(env, token, &kOpenToken), "tag");
-    check(env, napi_new_instance(env, ctor, 1, &token, &driver), "new Driver");
-    return driver;
+    return construct(env, Kind::Driver, DriverState::open(path));
   });
 }
 
-napi_value Init(napi_env env, napi_value exports) {
-  return guard(env, [&] {
-    std::vector<napi_property_descriptor> methods;
-#define TCU_PROP(name) \
-  methods.push_back({#name, nullptr, Driver_##name, nullptr, nullptr, nullptr, napi_default, nullptr});
-    TCU_METHODS(TCU_PROP)
-#undef TCU_PROP
-    napi_value ctor = nullptr;
-    check(env, napi_define_class(env, "Driver", NAPI_AUTO_LENGTH, Driver_ctor, nullptr,
-                                 methods.size(), methods.data(), &ctor),
-          "define Driver");
-    auto* inst = new InstanceData();
-    napi_status s = napi_create_reference(env, ctor, 1, &inst->driverCtor);
-    if (s != napi_ok) {
-      delete inst;
-      check(env, s, "reference Driver");
-    }
-    s = napi_set_instance_data(env, inst, finalizeInstance, nullptr);
-    if (s != napi_ok) {
-      napi_delete_reference(env, inst->driverCtor);
-      delete inst;
-      check(env, s, "instance data");
-    }
-    napi_value openFn = nullptr;
-    check(env, napi_create_function(env, "open", NAPI_AUTO_LENGTH, Open, nullptr, &openFn), "open");
-    setConst(env, exports, "open", openFn);
-    setConst(env, exports, "Driver", ctor);
-    setConst(env, exports, "abiVersion", jsNumber(env, 1));
-    return exports;
-  });
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  auto* data = new AddonData();
+  env.SetInstanceData(data);  // deleted at the environment's teardown
+  auto keep = [&](Kind k, Napi::Function ctor) {
+    data->ctors[static_cast<int>(k)] = Napi::Persistent(ctor);
+    return ctor;
+  };
+  Napi::Function driver = keep(Kind::Driver, Driver::Define(env));
+  keep(Kind::DevicePtr, DevicePtrHandle::Define(env));
+  keep(Kind::Module, ModuleHandle::Define(env));
+  keep(Kind::Function, FunctionHandle::Define(env));
+  keep(Kind::Stream, StreamHandle::Define(env));
+  keep(Kind::Event, EventHandle::Define(env));
+  keep(Kind::LaunchPlan, defineLaunchPlan(env));
+  setConst(exports, "open", Napi::Function::New<Open>(env, "open"));
+  setConst(exports, "Driver", driver);
+  setConst(exports, "abiVersion", Napi::Number::New(env, 1));
+  return exports;
 }
 
 }  // namespace
 
-DriverRef driverOf(napi_env env, const Args& a) {
-  return unwrapAs<DriverState>(env, a.self(), Kind::Driver, std::string(a.method()) + ": this");
-}
-
 }  // namespace tcu
 
-NAPI_MODULE_INIT() { return tcu::Init(env, exports); }
+static Napi::Object InitTessera(Napi::Env env, Napi::Object exports) { return tcu::Init(env, exports); }
+
+NODE_API_MODULE(tessera_cuda, InitTessera)

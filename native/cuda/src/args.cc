@@ -6,32 +6,14 @@
 
 namespace tcu {
 
-Args::Args(napi_env env, napi_callback_info info, const char* method, size_t max)
-    : values_(max), method_(method) {
-  size_t argc = max;
-  check(env, napi_get_cb_info(env, info, &argc, values_.data(), &self_, nullptr), method);
-  count_ = argc;
-  check(env, napi_get_undefined(env, &undefined_), method);
-  for (size_t i = argc; i < max; ++i) values_[i] = undefined_;
-}
-
 std::string Args::where(const char* param) const {
   return std::string(method_) + "(" + param + ")";
 }
 
-napi_valuetype typeOf(napi_env env, napi_value v) {
-  napi_valuetype t = napi_undefined;
-  check(env, napi_typeof(env, v, &t), "typeof");
-  return t;
-}
+bool isNullish(const Napi::Value& v) { return v.IsUndefined() || v.IsNull(); }
 
-bool isNullish(napi_env env, napi_value v) {
-  napi_valuetype t = typeOf(env, v);
-  return t == napi_undefined || t == napi_null;
-}
-
-static const char* typeName(napi_valuetype t) {
-  switch (t) {
+static const char* typeName(const Napi::Value& v) {
+  switch (v.Type()) {
     case napi_undefined: return "undefined";
     case napi_null: return "null";
     case napi_boolean: return "a boolean";
@@ -46,25 +28,25 @@ static const char* typeName(napi_valuetype t) {
   return "unknown";
 }
 
-uint64_t toU64(napi_env env, napi_value v, const std::string& what, uint64_t max) {
-  napi_valuetype t = typeOf(env, v);
+uint64_t toU64(const Napi::Value& v, const std::string& what, uint64_t max) {
   uint64_t out = 0;
-  if (t == napi_number) {
-    double d = 0;
-    check(env, napi_get_value_double(env, v, &d), "get number");
+  if (v.IsNumber()) {
+    double d = v.As<Napi::Number>().DoubleValue();
     if (!std::isfinite(d) || d != std::floor(d) || d < 0 || d > 9007199254740991.0) {
       fail("E_RANGE", what + ": expected a non-negative integer, got " + std::to_string(d));
     }
     out = static_cast<uint64_t>(d);
-  } else if (t == napi_bigint) {
+  } else if (v.IsBigInt()) {
+    auto big = v.As<Napi::BigInt>();
+    if (big.WordCount() > 1) fail("E_RANGE", what + ": bigint out of the unsigned 64-bit range");
     int sign = 0;
-    size_t words = 2;
-    uint64_t w[2] = {0, 0};
-    check(env, napi_get_value_bigint_words(env, v, &sign, &words, w), "get bigint");
-    if (sign != 0 || words > 1) fail("E_RANGE", what + ": bigint out of the unsigned 64-bit range");
-    out = w[0];
+    size_t words = 1;
+    uint64_t w = 0;
+    big.ToWords(&sign, &words, &w);
+    if (sign != 0) fail("E_RANGE", what + ": bigint out of the unsigned 64-bit range");
+    out = words == 0 ? 0 : w;
   } else {
-    failArg(what + ": expected a number or bigint, got " + typeName(t));
+    failArg(what + ": expected a number or bigint, got " + typeName(v));
   }
   if (out > max) {
     fail("E_RANGE", what + ": " + std::to_string(out) + " exceeds the maximum " + std::to_string(max));
@@ -72,130 +54,66 @@ uint64_t toU64(napi_env env, napi_value v, const std::string& what, uint64_t max
   return out;
 }
 
-uint32_t toU32(napi_env env, napi_value v, const std::string& what) {
-  return static_cast<uint32_t>(toU64(env, v, what, 0xffffffffull));
+uint32_t toU32(const Napi::Value& v, const std::string& what) {
+  return static_cast<uint32_t>(toU64(v, what, 0xffffffffull));
 }
 
-std::string toStr(napi_env env, napi_value v, const std::string& what) {
-  napi_valuetype t = typeOf(env, v);
-  if (t != napi_string) failArg(what + ": expected a string, got " + typeName(t));
-  size_t len = 0;
-  check(env, napi_get_value_string_utf8(env, v, nullptr, 0, &len), "get string");
-  std::string s(len, '\0');
-  size_t copied = 0;
-  check(env, napi_get_value_string_utf8(env, v, s.data(), len + 1, &copied), "get string");
-  s.resize(copied);
-  return s;
+std::string toStr(const Napi::Value& v, const std::string& what) {
+  if (!v.IsString()) failArg(what + ": expected a string, got " + typeName(v));
+  return v.As<Napi::String>().Utf8Value();
 }
 
-bool isBytes(napi_env env, napi_value v) {
-  bool yes = false;
-  check(env, napi_is_typedarray(env, v, &yes), "is typedarray");
-  if (yes) return true;
-  check(env, napi_is_dataview(env, v, &yes), "is dataview");
-  if (yes) return true;
-  check(env, napi_is_arraybuffer(env, v, &yes), "is arraybuffer");
-  return yes;
-}
+bool isBytes(const Napi::Value& v) { return v.IsTypedArray() || v.IsDataView() || v.IsArrayBuffer(); }
 
-Bytes toBytes(napi_env env, napi_value v, const std::string& what) {
+Bytes toBytes(const Napi::Value& v, const std::string& what) {
   Bytes b;
-  bool yes = false;
-  void* data = nullptr;
-  check(env, napi_is_typedarray(env, v, &yes), "is typedarray");
-  if (yes) {
-    napi_typedarray_type type;
-    size_t length = 0, offset = 0;
-    napi_value ab = nullptr;
-    check(env, napi_get_typedarray_info(env, v, &type, &length, &data, &ab, &offset), "typedarray");
-    size_t elem = 1;
-    switch (type) {
-      case napi_int8_array: case napi_uint8_array: case napi_uint8_clamped_array: elem = 1; break;
-      case napi_int16_array: case napi_uint16_array: elem = 2; break;
-      case napi_int32_array: case napi_uint32_array: case napi_float32_array: elem = 4; break;
-      default: elem = 8; break;  // float64, bigint64, biguint64
-    }
-    b.data = static_cast<uint8_t*>(data);
-    b.length = length * elem;
+  if (v.IsTypedArray()) {
+    auto ta = v.As<Napi::TypedArray>();
+    b.length = ta.ByteLength();
+    auto* base = static_cast<uint8_t*>(ta.ArrayBuffer().Data());
+    b.data = base ? base + ta.ByteOffset() : nullptr;
+    if (!b.data) b.length = 0;
     return b;
   }
-  check(env, napi_is_dataview(env, v, &yes), "is dataview");
-  if (yes) {
-    size_t length = 0, offset = 0;
-    napi_value ab = nullptr;
-    check(env, napi_get_dataview_info(env, v, &length, &data, &ab, &offset), "dataview");
-    b.data = static_cast<uint8_t*>(data);
-    b.length = length;
+  if (v.IsDataView()) {
+    auto dv = v.As<Napi::DataView>();
+    b.length = dv.ByteLength();
+    auto* base = static_cast<uint8_t*>(dv.ArrayBuffer().Data());
+    b.data = base ? base + dv.ByteOffset() : nullptr;
+    if (!b.data) b.length = 0;
     return b;
   }
-  check(env, napi_is_arraybuffer(env, v, &yes), "is arraybuffer");
-  if (yes) {
-    size_t length = 0;
-    check(env, napi_get_arraybuffer_info(env, v, &data, &length), "arraybuffer");
-    b.data = static_cast<uint8_t*>(data);
-    b.length = length;
+  if (v.IsArrayBuffer()) {
+    auto ab = v.As<Napi::ArrayBuffer>();
+    b.data = static_cast<uint8_t*>(ab.Data());
+    b.length = b.data ? ab.ByteLength() : 0;
     return b;
   }
-  failArg(what + ": expected a TypedArray, DataView or ArrayBuffer, got " + typeName(typeOf(env, v)));
+  failArg(what + ": expected a TypedArray, DataView or ArrayBuffer, got " + typeName(v));
 }
 
-void toDim3(napi_env env, napi_value v, const std::string& what, unsigned out[3]) {
-  bool isArray = false;
-  check(env, napi_is_array(env, v, &isArray), "is array");
-  if (!isArray) failArg(what + ": expected an array of 1 to 3 positive integers");
-  uint32_t n = 0;
-  check(env, napi_get_array_length(env, v, &n), "array length");
+Napi::Array toArray(const Napi::Value& v, const std::string& what, const char* expected) {
+  if (!v.IsArray()) failArg(what + ": expected " + expected);
+  return v.As<Napi::Array>();
+}
+
+void toDim3(const Napi::Value& v, const std::string& what, unsigned out[3]) {
+  Napi::Array arr = toArray(v, what, "an array of 1 to 3 positive integers");
+  uint32_t n = arr.Length();
   if (n < 1 || n > 3) fail("E_RANGE", what + ": expected 1 to 3 dimensions, got " + std::to_string(n));
   for (uint32_t i = 0; i < 3; ++i) {
     out[i] = 1;
     if (i >= n) continue;
-    napi_value e = nullptr;
-    check(env, napi_get_element(env, v, i, &e), "array element");
     std::string w = what + "[" + std::to_string(i) + "]";
-    out[i] = toU32(env, e, w);
+    out[i] = toU32(arr.Get(i), w);
     if (out[i] == 0) fail("E_RANGE", w + ": must be at least 1");
   }
 }
 
-napi_value jsNumber(napi_env env, double v) {
-  napi_value r = nullptr;
-  check(env, napi_create_double(env, v, &r), "create number");
-  return r;
-}
-napi_value jsBigU64(napi_env env, uint64_t v) {
-  napi_value r = nullptr;
-  check(env, napi_create_bigint_uint64(env, v, &r), "create bigint");
-  return r;
-}
-napi_value jsString(napi_env env, const std::string& s) {
-  napi_value r = nullptr;
-  check(env, napi_create_string_utf8(env, s.data(), s.size(), &r), "create string");
-  return r;
-}
-napi_value jsBool(napi_env env, bool b) {
-  napi_value r = nullptr;
-  check(env, napi_get_boolean(env, b, &r), "create boolean");
-  return r;
-}
-napi_value jsUndefined(napi_env env) {
-  napi_value r = nullptr;
-  check(env, napi_get_undefined(env, &r), "undefined");
-  return r;
-}
-napi_value jsNull(napi_env env) {
-  napi_value r = nullptr;
-  check(env, napi_get_null(env, &r), "null");
-  return r;
-}
-napi_value jsObject(napi_env env) {
-  napi_value r = nullptr;
-  check(env, napi_create_object(env, &r), "create object");
-  return r;
-}
-void setConst(napi_env env, napi_value obj, const char* key, napi_value value) {
-  napi_property_descriptor d = {key, nullptr, nullptr, nullptr, nullptr, value, napi_enumerable,
-                                nullptr};
-  check(env, napi_define_properties(env, obj, 1, &d), key);
+Napi::BigInt bigU64(Napi::Env env, uint64_t v) { return Napi::BigInt::New(env, v); }
+
+void setConst(Napi::Object obj, const char* key, Napi::Value value) {
+  obj.DefineProperty(Napi::PropertyDescriptor::Value(key, value, napi_enumerable));
 }
 
 }  // namespace tcu

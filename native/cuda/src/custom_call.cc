@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "methods.h"
+#include "addon.h"
 
 namespace tcu {
 
@@ -39,52 +39,47 @@ DriverState::CustomCallLib& openLibrary(DriverState& d, const std::string& path,
 
 }  // namespace
 
-napi_value Driver_callCustomCall(napi_env env, napi_callback_info info) {
-  return guard(env, [&] {
-    Args a(env, info, "callCustomCall", 5);
-    DriverRef d = driverOf(env, a);
-    std::string path = toStr(env, a[0], a.where("libraryPath"));
-    std::string symbol = toStr(env, a[1], a.where("symbol"));
-    auto s = optStream(env, a[2], d, a.where("stream"));
-    bool isArray = false;
-    check(env, napi_is_array(env, a[3], &isArray), "is array");
-    if (!isArray) failArg(a.where("buffers") + ": expected an array of bigint device addresses");
-    uint32_t n = 0;
-    check(env, napi_get_array_length(env, a[3], &n), "array length");
-    std::vector<void*> buffers(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      napi_value e = nullptr;
-      check(env, napi_get_element(env, a[3], i, &e), "array element");
-      std::string w = a.where("buffers") + "[" + std::to_string(i) + "]";
-      if (typeOf(env, e) != napi_bigint) failArg(w + ": expected a bigint device address");
-      buffers[i] = reinterpret_cast<void*>(static_cast<uintptr_t>(toU64(env, e, w, UINT64_MAX)));
+Napi::Value Driver::callCustomCall(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Args a(info, "callCustomCall");
+  DriverRef d = state_;
+  std::string path = toStr(a[0], a.where("libraryPath"));
+  std::string symbol = toStr(a[1], a.where("symbol"));
+  auto s = optStream(a[2], d, a.where("stream"));
+  Napi::Array list = toArray(a[3], a.where("buffers"), "an array of bigint device addresses");
+  uint32_t n = list.Length();
+  std::vector<void*> buffers(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    Napi::Value e = list.Get(i);
+    std::string w = a.where("buffers") + "[" + std::to_string(i) + "]";
+    if (!e.IsBigInt()) failArg(w + ": expected a bigint device address");
+    buffers[i] = reinterpret_cast<void*>(static_cast<uintptr_t>(toU64(e, w, UINT64_MAX)));
+  }
+  if (!a[4].IsObject() || !isBytes(a[4])) {
+    failArg(a.where("opaque") + ": expected a Uint8Array");
+  }
+  Bytes opaque = toBytes(a[4], a.where("opaque"));
+  if (d->closed()) fail("E_CLOSED", "driver '" + d->path() + "' was closed");
+  auto& lib = openLibrary(*d, path, a.where("libraryPath"));
+  auto sym = lib.symbols.find(symbol);
+  if (sym == lib.symbols.end()) {
+    void* f = dlsym(lib.handle, symbol.c_str());
+    if (f == nullptr) fail("E_NO_SYMBOL", a.where("symbol") + ": '" + path + "' does not export '" + symbol + "'");
+    sym = lib.symbols.emplace(symbol, f).first;
+  }
+  // A copy, so the target may not write into the caller's bytes, NUL-terminated for C targets.
+  std::vector<char> desc(opaque.length + 1, 0);
+  if (opaque.length) std::memcpy(desc.data(), opaque.data, opaque.length);
+  StatusStandIn status;
+  d->bind();
+  reinterpret_cast<CustomCallFn>(sym->second)(s ? s->stream : nullptr, buffers.empty() ? nullptr : buffers.data(),
+                                              desc.data(), opaque.length, &status);
+  if (lib.lastError) {
+    if (const char* msg = lib.lastError()) {
+      fail("E_CUSTOM_CALL", "custom call '" + symbol + "' (" + path + ") failed: " + msg);
     }
-    if (typeOf(env, a[4]) != napi_object || !isBytes(env, a[4])) {
-      failArg(a.where("opaque") + ": expected a Uint8Array");
-    }
-    Bytes opaque = toBytes(env, a[4], a.where("opaque"));
-    if (d->closed()) fail("E_CLOSED", "driver '" + d->path() + "' was closed");
-    auto& lib = openLibrary(*d, path, a.where("libraryPath"));
-    auto sym = lib.symbols.find(symbol);
-    if (sym == lib.symbols.end()) {
-      void* f = dlsym(lib.handle, symbol.c_str());
-      if (f == nullptr) fail("E_NO_SYMBOL", a.where("symbol") + ": '" + path + "' does not export '" + symbol + "'");
-      sym = lib.symbols.emplace(symbol, f).first;
-    }
-    // A copy, so the target may not write into the caller's bytes, NUL-terminated for C targets.
-    std::vector<char> desc(opaque.length + 1, 0);
-    if (opaque.length) std::memcpy(desc.data(), opaque.data, opaque.length);
-    StatusStandIn status;
-    d->bind();
-    reinterpret_cast<CustomCallFn>(sym->second)(s ? s->stream : nullptr, buffers.empty() ? nullptr : buffers.data(),
-                                                desc.data(), opaque.length, &status);
-    if (lib.lastError) {
-      if (const char* msg = lib.lastError()) {
-        fail("E_CUSTOM_CALL", "custom call '" + symbol + "' (" + path + ") failed: " + msg);
-      }
-    }
-    return jsUndefined(env);
-  });
+  }
+  return env.Undefined();
 }
 
 }  // namespace tcu

@@ -11,6 +11,7 @@ const napi_type_tag kTags[] = {
     {0x7e55e7a0d71e0004ull, 0x9c1f2b44a1d3c804ull},  // Function
     {0x7e55e7a0d71e0005ull, 0x9c1f2b44a1d3c805ull},  // Stream
     {0x7e55e7a0d71e0006ull, 0x9c1f2b44a1d3c806ull},  // Event
+    {0x7e55e7a0d71e0007ull, 0x9c1f2b44a1d3c807ull},  // LaunchPlan
 };
 }  // namespace
 
@@ -24,8 +25,45 @@ const char* kindName(Kind k) {
     case Kind::Function: return "Function";
     case Kind::Stream: return "Stream";
     case Kind::Event: return "Event";
+    case Kind::LaunchPlan: return "LaunchPlan";
   }
   return "?";
+}
+
+AddonData& AddonData::of(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }
+
+Napi::Object construct(Napi::Env env, Kind k, std::shared_ptr<void> state) {
+  AddonData& data = AddonData::of(env);
+  data.pending = std::move(state);
+  data.pendingKind = k;
+  Napi::Object obj;
+  try {
+    obj = data.ctors[static_cast<int>(k)].New({});
+  } catch (...) {
+    data.pending.reset();
+    throw;
+  }
+  data.pending.reset();
+  return obj;
+}
+
+std::shared_ptr<void> adopt(const Napi::CallbackInfo& info, Kind k) {
+  AddonData& data = AddonData::of(info.Env());
+  if (!data.pending || data.pendingKind != k || !info.IsConstructCall()) {
+    failArg(std::string(kindName(k)) + " cannot be constructed directly" +
+            (k == Kind::Driver ? ": use open(libraryPath?)" : ": the Driver's methods create it"));
+  }
+  std::shared_ptr<void> state = std::move(data.pending);
+  data.pending.reset();
+  info.This().As<Napi::Object>().TypeTag(&tagOf(k));
+  return state;
+}
+
+Napi::Object checkKind(const Napi::Value& v, Kind k, const std::string& what) {
+  if (!v.IsObject() || !v.As<Napi::Object>().CheckTypeTag(&tagOf(k))) {
+    failArg(what + ": expected a " + kindName(k) + " handle");
+  }
+  return v.As<Napi::Object>();
 }
 
 // Safety-net releases: errors are ignored (a destructor must not throw), and nothing is
@@ -64,25 +102,22 @@ void checkOwner(const DriverRef& owner, const DriverRef& drv, const std::string&
   if (owner != drv) fail("E_ARG", what + ": handle belongs to another driver");
 }
 
-std::shared_ptr<DevicePtrState> livePtr(napi_env env, napi_value v, const DriverRef& drv,
-                                        const std::string& what) {
-  auto p = unwrapAs<DevicePtrState>(env, v, Kind::DevicePtr, what);
+std::shared_ptr<DevicePtrState> livePtr(const Napi::Value& v, const DriverRef& drv, const std::string& what) {
+  auto p = DevicePtrHandle::of(v, what);
   checkOwner(p->drv, drv, what);
   if (p->freed) fail("E_FREED", what + ": device pointer was already freed");
   return p;
 }
 
-std::shared_ptr<ModuleState> liveModule(napi_env env, napi_value v, const DriverRef& drv,
-                                        const std::string& what) {
-  auto m = unwrapAs<ModuleState>(env, v, Kind::Module, what);
+std::shared_ptr<ModuleState> liveModule(const Napi::Value& v, const DriverRef& drv, const std::string& what) {
+  auto m = ModuleHandle::of(v, what);
   checkOwner(m->drv, drv, what);
   if (m->unloaded) fail("E_FREED", what + ": module was unloaded");
   return m;
 }
 
-std::shared_ptr<FunctionState> liveFunction(napi_env env, napi_value v, const DriverRef& drv,
-                                            const std::string& what) {
-  auto f = unwrapAs<FunctionState>(env, v, Kind::Function, what);
+std::shared_ptr<FunctionState> liveFunction(const Napi::Value& v, const DriverRef& drv, const std::string& what) {
+  auto f = FunctionHandle::of(v, what);
   checkOwner(f->module->drv, drv, what);
   if (f->module->unloaded) {
     fail("E_FREED", what + ": the module of function '" + f->name + "' was unloaded");
@@ -90,23 +125,20 @@ std::shared_ptr<FunctionState> liveFunction(napi_env env, napi_value v, const Dr
   return f;
 }
 
-std::shared_ptr<StreamState> liveStream(napi_env env, napi_value v, const DriverRef& drv,
-                                        const std::string& what) {
-  auto s = unwrapAs<StreamState>(env, v, Kind::Stream, what);
+std::shared_ptr<StreamState> liveStream(const Napi::Value& v, const DriverRef& drv, const std::string& what) {
+  auto s = StreamHandle::of(v, what);
   checkOwner(s->drv, drv, what);
   if (s->destroyed) fail("E_FREED", what + ": stream was destroyed");
   return s;
 }
 
-std::shared_ptr<StreamState> optStream(napi_env env, napi_value v, const DriverRef& drv,
-                                       const std::string& what) {
-  if (isNullish(env, v)) return nullptr;
-  return liveStream(env, v, drv, what);
+std::shared_ptr<StreamState> optStream(const Napi::Value& v, const DriverRef& drv, const std::string& what) {
+  if (isNullish(v)) return nullptr;
+  return liveStream(v, drv, what);
 }
 
-std::shared_ptr<EventState> liveEvent(napi_env env, napi_value v, const DriverRef& drv,
-                                      const std::string& what) {
-  auto e = unwrapAs<EventState>(env, v, Kind::Event, what);
+std::shared_ptr<EventState> liveEvent(const Napi::Value& v, const DriverRef& drv, const std::string& what) {
+  auto e = EventHandle::of(v, what);
   checkOwner(e->drv, drv, what);
   if (e->destroyed) fail("E_FREED", what + ": event was destroyed");
   return e;

@@ -1,19 +1,24 @@
-// Driver resources as JS objects. Each native state has exactly one owner of the resource: the
-// state object itself, which frees it on the explicit call (memFree, moduleUnload, ...) or, as a
-// safety net, when the last reference goes (the JS object's finalizer drops its reference).
-// Every state holds the DriverState, so the library and context outlive their resources.
+// Driver resources as JS objects: one Napi::ObjectWrap class per kind (Handle<State, Kind>).
+// Each native state has exactly one owner of the resource: the state object itself, which frees
+// it on the explicit call (memFree, moduleUnload, ...) or, as a safety net, when the last
+// reference goes (the wrapper's finalizer, which also runs at environment teardown, drops its
+// reference). Every state holds the DriverState, so the library and context outlive their
+// resources.
 #pragma once
-#include <node_api.h>
+#include <napi.h>
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "args.h"
 #include "driver.h"
+#include "js_error.h"
 
 namespace tcu {
 
-enum class Kind { Driver, DevicePtr, Module, Function, Stream, Event };
+enum class Kind { Driver, DevicePtr, Module, Function, Stream, Event, LaunchPlan };
 
 struct DevicePtrState {
   DriverRef drv;
@@ -66,33 +71,70 @@ struct EventState {
 };
 
 const char* kindName(Kind k);
+const napi_type_tag& tagOf(Kind k);
 
-// Wraps `state` in a fresh JS object tagged with `k`; the object's finalizer drops the reference.
-template <class T>
-napi_value wrapNew(napi_env env, std::shared_ptr<T> state, Kind k);
-// Attaches `state` to an existing object (the Driver constructor's `this`).
-template <class T>
-void wrapInto(napi_env env, napi_value obj, std::shared_ptr<T> state, Kind k);
-// The state behind `v`, or E_ARG naming `what` when `v` is not an object of kind `k`.
-template <class T>
-std::shared_ptr<T> unwrapAs(napi_env env, napi_value v, Kind k, const std::string& what);
+// Per-environment data (Napi::Addon instance data, so the addon is context-aware: each worker
+// thread has its own): the classes' constructors, and the state handed to the constructor that
+// is running. Only the addon creates wrappers: a constructor called from JS finds no state and
+// throws E_ARG.
+struct AddonData {
+  Napi::FunctionReference ctors[7];  // by Kind
+  std::shared_ptr<void> pending;
+  Kind pendingKind = Kind::Driver;
+  static AddonData& of(Napi::Env env);
+};
+
+// Creates a wrapper of kind `k` around `state` through the class's constructor.
+Napi::Object construct(Napi::Env env, Kind k, std::shared_ptr<void> state);
+// In a constructor: the state handed over by construct(); tags `self` with the kind's tag.
+std::shared_ptr<void> adopt(const Napi::CallbackInfo& info, Kind k);
+
+// `v` as an object of kind `k` (tag checked before unwrapping), or E_ARG naming `what`.
+Napi::Object checkKind(const Napi::Value& v, Kind k, const std::string& what);
+
+// The wrapper of a driver resource: owns one reference to its state.
+template <class State, Kind K>
+class Handle : public Napi::ObjectWrap<Handle<State, K>> {
+ public:
+  using StateT = State;
+  static constexpr Kind kKind = K;
+  explicit Handle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Handle>(info) {
+    atBoundary(info.Env(), [&] { state_ = std::static_pointer_cast<State>(adopt(info, K)); });
+  }
+  static Napi::Function Define(Napi::Env env) { return Handle::DefineClass(env, kindName(K), {}); }
+  static Napi::Object New(Napi::Env env, std::shared_ptr<State> state) {
+    return construct(env, K, std::move(state));
+  }
+  // The state behind `v`, or E_ARG naming `what` when `v` is not a handle of this kind.
+  static std::shared_ptr<State> of(const Napi::Value& v, const std::string& what) {
+    return Handle::Unwrap(checkKind(v, K, what))->state_;
+  }
+  // A dropped DevicePtr gives its bytes back to V8's external-memory count.
+  void Finalize(Napi::BasicEnv env) override {
+    if constexpr (std::is_same_v<State, DevicePtrState>) {
+      if (state_ && state_->reported) Napi::MemoryManagement::AdjustExternalMemory(env, -state_->reported);
+      if (state_) state_->reported = 0;
+    }
+  }
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+using DevicePtrHandle = Handle<DevicePtrState, Kind::DevicePtr>;
+using ModuleHandle = Handle<ModuleState, Kind::Module>;
+using FunctionHandle = Handle<FunctionState, Kind::Function>;
+using StreamHandle = Handle<StreamState, Kind::Stream>;
+using EventHandle = Handle<EventState, Kind::Event>;
 
 // Checks that a resource is alive and belongs to `drv` (E_FREED / E_ARG otherwise).
 void checkOwner(const DriverRef& owner, const DriverRef& drv, const std::string& what);
-std::shared_ptr<DevicePtrState> livePtr(napi_env env, napi_value v, const DriverRef& drv,
-                                        const std::string& what);
-std::shared_ptr<ModuleState> liveModule(napi_env env, napi_value v, const DriverRef& drv,
-                                        const std::string& what);
-std::shared_ptr<FunctionState> liveFunction(napi_env env, napi_value v, const DriverRef& drv,
-                                            const std::string& what);
+std::shared_ptr<DevicePtrState> livePtr(const Napi::Value& v, const DriverRef& drv, const std::string& what);
+std::shared_ptr<ModuleState> liveModule(const Napi::Value& v, const DriverRef& drv, const std::string& what);
+std::shared_ptr<FunctionState> liveFunction(const Napi::Value& v, const DriverRef& drv, const std::string& what);
 // null/undefined -> the default stream (nullptr state).
-std::shared_ptr<StreamState> optStream(napi_env env, napi_value v, const DriverRef& drv,
-                                       const std::string& what);
-std::shared_ptr<StreamState> liveStream(napi_env env, napi_value v, const DriverRef& drv,
-                                        const std::string& what);
-std::shared_ptr<EventState> liveEvent(napi_env env, napi_value v, const DriverRef& drv,
-                                      const std::string& what);
+std::shared_ptr<StreamState> optStream(const Napi::Value& v, const DriverRef& drv, const std::string& what);
+std::shared_ptr<StreamState> liveStream(const Napi::Value& v, const DriverRef& drv, const std::string& what);
+std::shared_ptr<EventState> liveEvent(const Napi::Value& v, const DriverRef& drv, const std::string& what);
 
 }  // namespace tcu
-
-#include "handles_impl.h"

@@ -1,10 +1,11 @@
-// Errors inside the addon are C++ exceptions of type JsError, caught at the N-API boundary
-// (guard) and turned into a JS Error with a stable `code`. Nothing escapes into Node as a crash.
+// Errors inside the addon. Driver code (driver.cc, and the worker threads of async.cc) throws
+// JsError, a plain C++ exception that needs no JS environment; at the JS boundary (the method
+// trampolines of addon.h, the async workers' completion) it becomes a Napi::Error whose `code` is
+// stable ('E_ARG', ..., or the driver's name: 'CUDA_ERROR_INVALID_VALUE'). Nothing escapes into
+// Node as a crash.
 #pragma once
-#include <node_api.h>
+#include <napi.h>
 
-#include <exception>
-#include <new>
 #include <string>
 
 namespace tcu {
@@ -17,33 +18,33 @@ struct JsError {
   bool typeError = false;
 };
 
-// Thrown when a JS exception is already pending (e.g. from napi_* on a revoked proxy).
-struct PendingJsException {};
-
 [[noreturn]] void fail(const std::string& code, const std::string& message);
 [[noreturn]] void failArg(const std::string& message);  // E_ARG, as a TypeError
-void check(napi_env env, napi_status status, const char* what);
 
-napi_value makeJsError(napi_env env, const JsError& e);
-void throwJs(napi_env env, const JsError& e);
+// The JS error for `e`: Error (TypeError for E_ARG) with `code`, and `call` + `cuResult` for
+// driver errors.
+Napi::Error toJsError(Napi::Env env, const JsError& e);
 
-// Runs `body` and turns any exception into a pending JS exception (then returns nullptr).
+// Runs `body` on the JS thread and rethrows any C++ exception as a Napi::Error (which
+// node-addon-api turns into a pending JS exception). A Napi::Error without a `code` (a failed
+// Node-API call) gets 'E_INTERNAL'.
 template <class F>
-napi_value guard(napi_env env, F&& body) noexcept {
+auto atBoundary(Napi::Env env, F&& body) -> decltype(body()) {
   try {
     return body();
+  } catch (const Napi::Error& e) {
+    Napi::Object err = e.Value();
+    if (!err.IsEmpty() && !err.Has("code")) err.Set("code", "E_INTERNAL");
+    throw;
   } catch (const JsError& e) {
-    throwJs(env, e);
-  } catch (const PendingJsException&) {
-    // already pending
+    throw toJsError(env, e);
   } catch (const std::bad_alloc&) {
-    throwJs(env, JsError{"E_NO_MEMORY", "out of host memory", "", 0, false});
+    throw toJsError(env, JsError{"E_NO_MEMORY", "out of host memory", "", 0, false});
   } catch (const std::exception& e) {
-    throwJs(env, JsError{"E_INTERNAL", e.what(), "", 0, false});
+    throw toJsError(env, JsError{"E_INTERNAL", e.what(), "", 0, false});
   } catch (...) {
-    throwJs(env, JsError{"E_INTERNAL", "unknown native exception", "", 0, false});
+    throw toJsError(env, JsError{"E_INTERNAL", "unknown native exception", "", 0, false});
   }
-  return nullptr;
 }
 
 }  // namespace tcu
