@@ -3,7 +3,11 @@
 // fragment is element (l*E + e) mod (rows*cols) of the matrix in row-major order (E elements per
 // lane; fragments larger than the matrix hold copies). Loads fill every copy, mma reads the first
 // and writes every copy, stores write each element once; element-wise code on fragments (fill,
-// scaling, __float_to_tf32) therefore works as on hardware.
+// scaling, __float_to_tf32) therefore works as on hardware. Integer wmma (s8/u8 with s32
+// accumulators) packs four 8-bit elements per register, lowest byte first, like the float forms pack
+// two halves.
+#include <cstdint>
+
 #include "exec_core.h"
 #include "exec_float.h"
 #include "exec_mem.h"
@@ -12,31 +16,39 @@ namespace tsim {
 
 namespace {
 
-enum WType : uint8_t { kWF16, kWBF16, kWTF32, kWF32 };
+enum WType : uint8_t { kWF16, kWBF16, kWTF32, kWF32, kWS8, kWU8, kWS32 };
 
-unsigned elemBytes(WType t) { return t == kWF16 || t == kWBF16 ? 2 : 4; }
+unsigned elemBytes(WType t) { return t == kWF16 || t == kWBF16 ? 2 : t == kWS8 || t == kWU8 ? 1 : 4; }
+bool isInt(WType t) { return t == kWS8 || t == kWU8 || t == kWS32; }
 
 struct Frag {
   const uint32_t* regs;
   unsigned nregs;
   WType type;
-  unsigned perReg() const { return elemBytes(type) == 2 ? 2 : 1; }
+  unsigned perReg() const { return 4 / elemBytes(type); }
   unsigned perLane() const { return nregs * perReg(); }
 };
 
-// Element e of lane l: its bits (f16/bf16 in the low half, f32/tf32 as f32 bits).
+// Element e of lane l: its bits (f16/bf16 in the low half, s8/u8 in the low byte, f32/tf32/s32
+// as 32 bits).
 inline uint32_t getElem(Ctx& c, const Frag& f, unsigned l, unsigned e) {
-  uint32_t r = (uint32_t)c.R[(size_t)f.regs[e / f.perReg()] * kWarp + l];
-  return f.perReg() == 2 ? (r >> (16 * (e & 1))) & 0xffff : r;
+  unsigned per = f.perReg(), bits = 32 / per;
+  uint32_t r = (uint32_t)c.R[(size_t)f.regs[e / per] * kWarp + l];
+  return per == 1 ? r : (r >> (bits * (e % per))) & ((1u << bits) - 1);
 }
 inline void setElem(Ctx& c, const Frag& f, unsigned l, unsigned e, uint32_t v) {
-  uint64_t& r = c.R[(size_t)f.regs[e / f.perReg()] * kWarp + l];
-  if (f.perReg() == 2) {
-    unsigned sh = 16 * (e & 1);
-    r = ((uint32_t)r & ~(0xffffu << sh)) | ((v & 0xffff) << sh);
-  } else {
+  unsigned per = f.perReg(), bits = 32 / per;
+  uint64_t& r = c.R[(size_t)f.regs[e / per] * kWarp + l];
+  if (per == 1) {
     r = v;
+  } else {
+    unsigned sh = bits * (e % per);
+    uint32_t m = ((1u << bits) - 1) << sh;
+    r = ((uint32_t)r & ~m) | ((v << sh) & m);
   }
+}
+inline int64_t toInt(uint32_t v, WType t) {
+  return t == kWS8 ? (int64_t)(int8_t)v : t == kWU8 ? (int64_t)(uint8_t)v : (int64_t)(int32_t)v;
 }
 inline double toDouble(uint32_t v, WType t) {
   switch (t) {
@@ -95,18 +107,39 @@ void wmmaLdSt(Ctx& c, const Inst& in, uint32_t exec) {
   FOR_LANES(exec) scratch[l] = 0;
 }
 
-// ext: d, a, b, c registers; imm: M | N << 8 | K << 16 | atype << 24 | ctype << 26 | dtype << 28;
-// vec: counts packed as d | a << 4 ... (each < 16) in target.
+// ext: d, a, b, c registers; imm: M | N << 8 | K << 16 | atype << 24 | ctype << 28 | dtype << 32 |
+// btype << 36 | satfinite << 40; register counts packed as d | a << 4 ... (each < 16) in target.
 void wmmaMma(Ctx& c, const Inst& in, uint32_t exec) {
   if (exec != ~0u) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "wmma needs all 32 lanes of the warp");
     return;
   }
   unsigned M = in.imm & 0xff, N = (in.imm >> 8) & 0xff, K = (in.imm >> 16) & 0xff;
-  WType at = (WType)((in.imm >> 24) & 3), ct = (WType)((in.imm >> 26) & 3), dt = (WType)((in.imm >> 28) & 3);
+  WType at = (WType)((in.imm >> 24) & 15), ct = (WType)((in.imm >> 28) & 15), dt = (WType)((in.imm >> 32) & 15),
+        bt = (WType)((in.imm >> 36) & 15);
   const uint32_t* e = &c.prog->ext[in.ext];
   unsigned nd = in.target & 15, na = (in.target >> 4) & 15, nb = (in.target >> 8) & 15, nc = (in.target >> 12) & 15;
-  Frag D{e, nd, dt}, A{e + nd, na, at}, B{e + nd + na, nb, at}, C{e + nd + na + nb, nc, ct};
+  Frag D{e, nd, dt}, A{e + nd, na, at}, B{e + nd + na, nb, bt}, C{e + nd + na + nb, nc, ct};
+  if (isInt(at)) {
+    // Exact integer sums; the s32 result wraps, or clamps to the s32 range with .satfinite.
+    bool sat = (in.imm >> 40) & 1;
+    auto rd = [&](const Frag& f, unsigned q) {
+      unsigned E = f.perLane();
+      return toInt(getElem(c, f, q / E, q % E), f.type);
+    };
+    std::vector<uint32_t> out(M * N);
+    for (unsigned i = 0; i < M; i++)
+      for (unsigned j = 0; j < N; j++) {
+        int64_t s = rd(C, i * N + j);
+        for (unsigned k = 0; k < K; k++) s += rd(A, i * K + k) * rd(B, k * N + j);
+        if (sat) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+        out[i * N + j] = (uint32_t)s;
+      }
+    unsigned E = D.perLane();
+    for (unsigned l = 0; l < 32; l++)
+      for (unsigned k = 0; k < E; k++) setElem(c, D, l, k, out[(l * E + k) % (M * N)]);
+    return;
+  }
   auto read = [&](const Frag& f, unsigned q) {
     unsigned E = f.perLane();
     return toDouble(getElem(c, f, q / E, q % E), f.type);
@@ -141,6 +174,9 @@ WType wtype(Ty t) {
     case Ty::F16: return kWF16;
     case Ty::BF16: return kWBF16;
     case Ty::TF32: return kWTF32;
+    case Ty::S8: return kWS8;
+    case Ty::U8: return kWU8;
+    case Ty::S32: return kWS32;
     default: return kWF32;
   }
 }
@@ -149,8 +185,7 @@ WType wtype(Ty t) {
 unsigned regCount(char which, WType t, unsigned m, unsigned n, unsigned k) {
   unsigned elems = which == 'a' ? m * k : which == 'b' ? k * n : m * n;
   if (t == kWF16 && which != 'c' && which != 'd') return 8;  // f16 a/b: 8 f16x2 registers
-  unsigned per = elemBytes(t) == 2 ? 2 : 1;
-  return elems / 32 / per;
+  return elems / 32 / (4 / elemBytes(t));
 }
 
 bool regList(Decoder& dc, const Operand& v, unsigned want, bool dst, std::vector<uint32_t>& e) {
@@ -166,24 +201,34 @@ bool wmmaDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kTensor;
   std::vector<uint32_t> e;
   if (st.has("mma")) {
-    if (st.has("satfinite")) return dc.fail(".satfinite is not implemented");
     Ty t0 = st.type(0), t1 = st.type(1), t2 = st.type(2), t3 = st.type(3);
-    Ty dT, aT, cT;
-    if (t2 == Ty::None) { dT = t0; cT = t1; aT = Ty::F16; }  // f16 form: .dtype.ctype
-    else { dT = t0; aT = t1; cT = t3; if (t1 != t2) return dc.fail("A and B types differ"); }
-    WType at = wtype(aT), ct = wtype(cT), dt = wtype(dT);
-    if ((aT != Ty::F16 && aT != Ty::BF16 && aT != Ty::TF32) || (dT != Ty::F32 && dT != Ty::F16) || (cT != Ty::F32 && cT != Ty::F16))
-      return dc.fail("wmma types: f16 (f16 or f32 accumulators), bf16 and tf32 (f32 accumulators)");
-    if ((at == kWTF32) != (k == 8)) return dc.fail("tf32 is m16n16k8 and m16n16k8 is tf32");
-    if (at != kWF16 && (ct != kWF32 || dt != kWF32)) return dc.fail("bf16/tf32 accumulate in f32");
-    unsigned nd = regCount('d', dt, m, n, k), na = regCount('a', at, m, n, k), nb = regCount('b', at, m, n, k),
+    Ty dT, aT, bT, cT;
+    if (t2 == Ty::None) { dT = t0; cT = t1; aT = bT = Ty::F16; }  // f16 form: .dtype.ctype
+    else { dT = t0; aT = t1; bT = t2; cT = t3; }
+    bool intForm = aT == Ty::S8 || aT == Ty::U8;
+    if (intForm) {
+      // .s32.atype.btype.s32{.satfinite}, atype/btype in {s8, u8}
+      if ((bT != Ty::S8 && bT != Ty::U8) || dT != Ty::S32 || cT != Ty::S32)
+        return dc.fail("integer wmma is .s32.{s8,u8}.{s8,u8}.s32");
+      if (k != 16) return dc.fail("integer wmma shapes: m16n16k16, m32n8k16, m8n32k16");
+    } else {
+      if (st.has("satfinite")) return dc.fail(".satfinite is implemented for integer wmma only");
+      if (aT != bT) return dc.fail("A and B types differ");
+      if ((aT != Ty::F16 && aT != Ty::BF16 && aT != Ty::TF32) || (dT != Ty::F32 && dT != Ty::F16) || (cT != Ty::F32 && cT != Ty::F16))
+        return dc.fail("wmma types: f16 (f16 or f32 accumulators), bf16 and tf32 (f32 accumulators), s8/u8 (s32)");
+    }
+    WType at = wtype(aT), bt = wtype(bT), ct = wtype(cT), dt = wtype(dT);
+    if (!intForm && (at == kWTF32) != (k == 8)) return dc.fail("tf32 is m16n16k8 and m16n16k8 is tf32");
+    if (!intForm && at != kWF16 && (ct != kWF32 || dt != kWF32)) return dc.fail("bf16/tf32 accumulate in f32");
+    unsigned nd = regCount('d', dt, m, n, k), na = regCount('a', at, m, n, k), nb = regCount('b', bt, m, n, k),
              nc = regCount('c', ct, m, n, k);
     if (st.ops.size() != 4) return dc.fail("wmma.mma takes d, a, b, c");
     if (!regList(dc, st.ops[0], nd, true, e) || !regList(dc, st.ops[1], na, false, e) ||
         !regList(dc, st.ops[2], nb, false, e) || !regList(dc, st.ops[3], nc, false, e))
       return false;
     in.ext = dc.ext(e);
-    in.imm = (int64_t)m | (int64_t)n << 8 | (int64_t)k << 16 | (int64_t)at << 24 | (int64_t)ct << 26 | (int64_t)dt << 28;
+    in.imm = (int64_t)m | (int64_t)n << 8 | (int64_t)k << 16 | (int64_t)at << 24 | (int64_t)ct << 28 | (int64_t)dt << 32 |
+             (int64_t)bt << 36 | (int64_t)(st.has("satfinite") ? 1 : 0) << 40;
     in.target = nd | na << 4 | nb << 8 | nc << 12;
     in.fn = &wmmaMma;
     return true;
@@ -196,9 +241,11 @@ bool wmmaDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (row == col) return dc.fail("needs .row or .col");
   Ty ty = st.type();
   WType t = wtype(ty);
-  if (ty != Ty::F16 && ty != Ty::BF16 && ty != Ty::TF32 && ty != Ty::F32) return dc.fail("wmma element type");
-  if ((which == 'a' || which == 'b') && (t == kWF32 || (t == kWTF32) != (k == 8))) return dc.fail("A/B type does not fit the shape");
-  if ((which == 'c' || which == 'd') && t != kWF16 && t != kWF32) return dc.fail("C/D are f16 or f32");
+  if (ty != Ty::F16 && ty != Ty::BF16 && ty != Ty::TF32 && ty != Ty::F32 && ty != Ty::S8 && ty != Ty::U8 && ty != Ty::S32)
+    return dc.fail("wmma element type");
+  if ((which == 'a' || which == 'b') && (t == kWF32 || t == kWS32 || (t == kWTF32) != (k == 8) || (isInt(t) && k != 16)))
+    return dc.fail("A/B type does not fit the shape");
+  if ((which == 'c' || which == 'd') && t != kWF16 && t != kWF32 && t != kWS32) return dc.fail("C/D are f16, f32 or s32");
   unsigned rows = which == 'a' ? m : which == 'b' ? k : m, cols = which == 'a' ? k : n;
   unsigned nregs = regCount(which, t, m, n, k);
   if (st.ops.size() != 2 && st.ops.size() != 3) return dc.fail("wrong operand count");
@@ -223,8 +270,8 @@ bool wmmaDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 void registerWmmaOps(DecodeTable& t) {
   addOp(t, "wmma", wmmaDecode,
-        "load store mma a b c d sync aligned row col m16n16k16 m32n8k16 m8n32k16 m16n16k8 global shared shared::cta f16 bf16 tf32 f32",
-        "own fragment layout (the ISA leaves it open); sums exact, rounded once; no `.satfinite`");
+        "load store mma a b c d sync aligned row col m16n16k16 m32n8k16 m8n32k16 m16n16k8 global shared shared::cta satfinite f16 bf16 tf32 f32 s8 u8 s32",
+        "own fragment layout (the ISA leaves it open); float sums exact, rounded once; s8/u8 with s32 (wrapping, or clamped with `.satfinite`, integer only)");
 }
 
 }  // namespace tsim

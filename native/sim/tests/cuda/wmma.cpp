@@ -1,5 +1,7 @@
 // wmma kernels from nvcc (wmma.cu) against CPU matmuls. Inputs are small integers (exact in f16,
-// tf32 and f32), so every product and sum is exact.
+// tf32 and f32), so every product and sum is exact; the integer kernels check wrapping and
+// .satfinite clamping at the s32 limits.
+#include <cstdint>
 #include <cstring>
 
 #include "cuda_host.h"
@@ -91,6 +93,53 @@ int main() {
         if (r[m * 8 + n] != want && bad++ < 5) std::fprintf(stderr, "32x8 D[%d][%d] = %g, want %g\n", m, n, r[m * 8 + n], want);
       }
     CHECK(bad == 0);
+  }
+  {  // u8 m8n32k16 with .satfinite: A 8x16 row-major, B 16x32 col-major (B[k][n] at n*16 + k), C 8x32
+     // row-major around the s32 limits so about half the sums clamp
+    std::vector<uint8_t> a(128), b(512);
+    std::vector<int32_t> c(256);
+    for (auto& x : a) x = static_cast<uint8_t>(rng.next());
+    for (auto& x : b) x = static_cast<uint8_t>(rng.next());
+    for (int i = 0; i < 256; i++) c[i] = (i & 1 ? INT32_MAX : INT32_MIN) - (i & 1 ? 1 : -1) * static_cast<int32_t>(rng.next() % 2000000);
+    DeviceBuffer<uint8_t> dA(a), dB(b);
+    DeviceBuffer<int32_t> dC(c), dD(256);
+    CHECK_OK(run(s.fn("wmma_u8_sat"), 1, 32, 0, {&dA.ptr, &dB.ptr, &dC.ptr, &dD.ptr}));
+    auto r = dD.read();
+    int bad = 0, clamped = 0;
+    for (int m = 0; m < 8; m++)
+      for (int n = 0; n < 32; n++) {
+        int64_t want = c[m * 32 + n];
+        for (int k = 0; k < 16; k++) want += static_cast<int64_t>(a[m * 16 + k]) * b[n * 16 + k];
+        if (want > INT32_MAX) { want = INT32_MAX; clamped++; }
+        if (want < INT32_MIN) { want = INT32_MIN; clamped++; }
+        if (r[m * 32 + n] != want && bad++ < 5)
+          std::fprintf(stderr, "u8 D[%d][%d] = %d, want %lld\n", m, n, r[m * 32 + n], static_cast<long long>(want));
+      }
+    CHECK(bad == 0);
+    CHECK(clamped > 0);
+  }
+  {  // s8 m32n8k16, wrapping: A 32x16 col-major (A[m][k] at k*32 + m), B 16x8 row-major, C 32x8
+     // col-major near INT32_MAX so some sums wrap
+    std::vector<int8_t> a(512), b(128);
+    std::vector<int32_t> c(256);
+    for (auto& x : a) x = static_cast<int8_t>(rng.next());
+    for (auto& x : b) x = static_cast<int8_t>(rng.next());
+    for (auto& x : c) x = INT32_MAX - static_cast<int32_t>(rng.next() % 200000);
+    DeviceBuffer<int8_t> dA(a), dB(b);
+    DeviceBuffer<int32_t> dC(c), dD(256);
+    CHECK_OK(run(s.fn("wmma_s8_wrap"), 1, 32, 0, {&dA.ptr, &dB.ptr, &dC.ptr, &dD.ptr}));
+    auto r = dD.read();
+    int bad = 0, wrapped = 0;
+    for (int m = 0; m < 32; m++)
+      for (int n = 0; n < 8; n++) {
+        int64_t sum = c[n * 32 + m];
+        for (int k = 0; k < 16; k++) sum += static_cast<int64_t>(a[k * 32 + m]) * b[k * 8 + n];
+        if (sum > INT32_MAX) wrapped++;
+        int32_t want = static_cast<int32_t>(static_cast<uint32_t>(sum));
+        if (r[m * 8 + n] != want && bad++ < 5) std::fprintf(stderr, "s8 D[%d][%d] = %d, want %d\n", m, n, r[m * 8 + n], want);
+      }
+    CHECK(bad == 0);
+    CHECK(wrapped > 0);
   }
   return tcheck::finish("wmma");
 }

@@ -46,3 +46,27 @@ extern "C" __global__ void wmma_32x8(const half* a, const half* b, float* d) {
   wmma::mma_sync(fc, fa, fb, fc);
   wmma::store_matrix_sync(d, fc, 8, wmma::mem_row_major);
 }
+
+// Integer wmma: u8 m8n32k16 (A row-major, B col-major) with a saturating mma (satf = true, the
+// accumulator starts near INT32_MAX/MIN), and s8 m32n8k16 (A col-major, B row-major) that wraps.
+extern "C" __global__ void wmma_u8_sat(const unsigned char* a, const unsigned char* b, const int* c, int* d) {
+  wmma::fragment<wmma::matrix_a, 8, 32, 16, unsigned char, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 32, 16, unsigned char, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 32, 16, int> fc;
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  wmma::load_matrix_sync(fc, c, 32, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc, true);
+  wmma::store_matrix_sync(d, fc, 32, wmma::mem_row_major);
+}
+
+extern "C" __global__ void wmma_s8_wrap(const signed char* a, const signed char* b, const int* c, int* d) {
+  wmma::fragment<wmma::matrix_a, 32, 8, 16, signed char, wmma::col_major> fa;
+  wmma::fragment<wmma::matrix_b, 32, 8, 16, signed char, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 32, 8, 16, int> fc;
+  wmma::load_matrix_sync(fa, a, 32);
+  wmma::load_matrix_sync(fb, b, 8);
+  wmma::load_matrix_sync(fc, c, 32, wmma::mem_col_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(d, fc, 8, wmma::mem_row_major);
+}
