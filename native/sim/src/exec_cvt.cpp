@@ -1,4 +1,5 @@
-// cvt between integer and floating types, with rounding, .sat and .ftz; cvt.*x2 packing.
+// cvt between integer and floating types, with rounding, .sat, .ftz, .relu and .satfinite;
+// cvt.*x2 packing.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -10,7 +11,16 @@ namespace tsim {
 
 namespace {
 
-enum { kCvtSat = 1, kCvtFtz = 2, kCvtIntRnd = 4, kCvtRelu = 8 };
+enum { kCvtSat = 1, kCvtFtz = 2, kCvtIntRnd = 4, kCvtRelu = 8, kCvtSatFinite = 16 };
+
+// .satfinite (PTX ISA, cvt): a NaN input gives NaN; an input whose magnitude exceeds the largest
+// finite value of the destination (infinities included) gives that value with the input's sign.
+long double satFinite(long double v, Ty dt) {
+  long double maxNorm = dt == Ty::F16 ? 65504.0L
+                      : dt == Ty::BF16 ? std::ldexp(2.0L - std::ldexp(1.0L, -7), 127)
+                                       : std::ldexp(2.0L - std::ldexp(1.0L, -10), 127);  // tf32
+  return v == v && std::fabs(v) > maxNorm ? std::copysign(maxNorm, v) : v;
+}
 
 // Integer to integer: the hot case (index arithmetic), one template per pair.
 template <class From, class To, bool Sat> void cvtInt(Ctx& c, const Inst& in, uint32_t exec) {
@@ -110,6 +120,7 @@ void cvtGeneric(Ctx& c, const Inst& in, uint32_t exec) {
       if (intRnd) v = roundInt(v, in.mode);
       if (sat) v = v != v ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
       if (flags & kCvtRelu) v = v < 0 ? 0 : v;  // NaN stays NaN (canonical, through roundTo)
+      if (flags & kCvtSatFinite) v = satFinite(v, dt);
       out = roundTo(v, dt, intRnd ? (int)kRn : (int)in.mode);
       if (ftz && dt == Ty::F32) out = f32bits(flushF32(bitsf32((uint32_t)out)));
       if (sat && dt == Ty::F32 && (out & 0x7fffffff) > 0x3f800000u) out = (out >> 31) ? 0 : 0x3f800000u;
@@ -123,10 +134,11 @@ void cvtPack(Ctx& c, const Inst& in, uint32_t exec) {
   uint64_t* d = slot(c, in.d[0]);
   const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]);
   Ty half = (Ty)(in.imm & 0xff);
-  bool relu = in.imm >> 8;
+  bool relu = in.imm & 0x100, satfinite = in.imm & 0x200;
   FOR_LANES(exec) {
-    float x = bitsf32((uint32_t)a[l]), y = bitsf32((uint32_t)b[l]);
-    if (relu) { x = x != x ? x : x < 0 ? 0.0f : x; y = y != y ? y : y < 0 ? 0.0f : y; }
+    long double x = bitsf32((uint32_t)a[l]), y = bitsf32((uint32_t)b[l]);
+    if (relu) { x = x != x ? x : x < 0 ? 0.0L : x; y = y != y ? y : y < 0 ? 0.0L : y; }
+    if (satfinite) { x = satFinite(x, half); y = satFinite(y, half); }
     d[l] = (roundTo(x, half, in.mode) << 16) | roundTo(y, half, in.mode);
   }
 }
@@ -155,11 +167,13 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
   bool sat = st.has("sat"), ftz = st.has("ftz");
   int fr = parseRnd(st, false), ir = parseRnd(st, true);
   in.d[0] = dc.dst(st.ops[0]);
+  bool satfinite = st.has("satfinite");
   if (dt == Ty::F16x2 || dt == Ty::BF16x2) {
-    if (at != Ty::F32 || st.ops.size() != 3 || fr != kRn || sat || ftz) return dc.fail("expected cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b");
+    if (at != Ty::F32 || st.ops.size() != 3 || (fr != kRn && fr != kRz) || sat || ftz)
+      return dc.fail("expected cvt.{rn,rz}{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b");
     in.s[0] = dc.src(st.ops[1], Ty::F32);
     in.s[1] = dc.src(st.ops[2], Ty::F32);
-    in.imm = (int64_t)(dt == Ty::F16x2 ? Ty::F16 : Ty::BF16) | (st.has("relu") ? 0x100 : 0);
+    in.imm = (int64_t)(dt == Ty::F16x2 ? Ty::F16 : Ty::BF16) | (st.has("relu") ? 0x100 : 0) | (satfinite ? 0x200 : 0);
     in.mode = (uint8_t)fr;
     in.fn = &cvtPack;
     return true;
@@ -178,7 +192,7 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
   dt = norm(dt);
   at = norm(at);
   if (isIntTy(dt) && isIntTy(at)) {
-    if (fr >= 0 || ir >= 0 || st.has("relu") || st.has("ftz")) return dc.fail("rounding, .relu or .ftz on an integer cvt");
+    if (fr >= 0 || ir >= 0 || st.has("relu") || st.has("ftz") || satfinite) return dc.fail("rounding, .relu, .satfinite or .ftz on an integer cvt");
     switch (at) {
       case Ty::U8: in.fn = intTo<uint8_t>(dt, sat); break;
       case Ty::S8: in.fn = intTo<int8_t>(dt, sat); break;
@@ -201,9 +215,15 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
     if (ir >= 0 && dt != at) return dc.fail("integer rounding between different float types");
   }
   bool relu = st.has("relu");
-  if (relu && !((dt == Ty::F16 || dt == Ty::BF16) && at == Ty::F32 && fr == kRn)) return dc.fail(".relu needs cvt.rn.relu.{f16,bf16}.f32");
+  // .relu and .satfinite: cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}.f32, cvt.rna.satfinite.tf32.f32
+  // and (sm_90) cvt.{rn,rz}{.satfinite}{.relu}.tf32.f32.
+  bool halfDst = (dt == Ty::F16 || dt == Ty::BF16) && at == Ty::F32 && (fr == kRn || fr == kRz);
+  bool tf32Dst = dt == Ty::TF32 && at == Ty::F32 && (fr == kRn || fr == kRz || fr == kRna);
+  if (relu && !(halfDst || (tf32Dst && fr != kRna))) return dc.fail(".relu needs cvt.{rn,rz}.relu.{f16,bf16,tf32}.f32");
+  if (satfinite && !(halfDst || tf32Dst)) return dc.fail(".satfinite needs cvt.{rn,rz}.satfinite.{f16,bf16,tf32}.f32 or cvt.rna.satfinite.tf32.f32");
+  if (satfinite && (sat || ftz)) return dc.fail(".satfinite with .sat or .ftz");
   in.mode = (uint8_t)(ir >= 0 ? ir : fr >= 0 ? fr : kRn);
-  in.imm = (int64_t)dt | ((int64_t)at << 8) | ((int64_t)((sat ? kCvtSat : 0) | (ftz ? kCvtFtz : 0) | (ir >= 0 ? kCvtIntRnd : 0) | (relu ? kCvtRelu : 0)) << 16);
+  in.imm = (int64_t)dt | ((int64_t)at << 8) | ((int64_t)((sat ? kCvtSat : 0) | (ftz ? kCvtFtz : 0) | (ir >= 0 ? kCvtIntRnd : 0) | (relu ? kCvtRelu : 0) | (satfinite ? kCvtSatFinite : 0)) << 16);
   in.fn = &cvtGeneric;
   in.cls = kFloat;
   return true;
@@ -212,8 +232,8 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }  // namespace
 
 void registerCvtOps(DecodeTable& t) {
-  addOp(t, "cvt", cvtDecode, "rn rz rm rp rna rni rzi rmi rpi sat ftz relu u8 u16 u32 u64 s8 s16 s32 s64 b8 b16 b32 b64 f16 bf16 tf32 f32 f64 f16x2 bf16x2",
-        "every integer/float pair; `.relu` on f16/bf16 results; `.f16x2/.bf16x2` packs two f32");
+  addOp(t, "cvt", cvtDecode, "rn rz rm rp rna rni rzi rmi rpi sat ftz relu satfinite u8 u16 u32 u64 s8 s16 s32 s64 b8 b16 b32 b64 f16 bf16 tf32 f32 f64 f16x2 bf16x2",
+        "every integer/float pair; `.relu` on f16/bf16/tf32 results; `.satfinite` clamps f16/bf16/tf32 results to the largest finite value (NaN stays NaN); `.f16x2/.bf16x2` packs two f32");
 }
 
 }  // namespace tsim

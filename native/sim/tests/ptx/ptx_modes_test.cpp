@@ -1,6 +1,6 @@
 // Instruction modes with exact bits from the PTX ISA text: every prmt mode and selector (the moded
 // forms use c[1:0] only), the sign of zero through every cvt rounding mode, .relu on half
-// fma, min/max.relu.s32 and cvt.relu; and modifiers the sim does not implement refused at
+// fma, min/max.relu.s32, cvt.relu and cvt.satfinite; and modifiers the sim does not implement refused at
 // load by name (never accepted and ignored).
 #include "ptx_cases.h"
 
@@ -74,6 +74,29 @@ int main() {
       {"cvt.rn.relu.f16.f32 %ho, %fa;", 'h', F(1.5f), 0, 0, 0x3E00},
       {"cvt.rn.relu.bf16.f32 %ho, %fa;", 'h', 0x7FC00000, 0, 0, 0x7FFF},
       {"cvt.rn.relu.bf16x2.f32 %ro, %fa, %fb;", 'r', F(-1.0f), F(2.0f), 0, 0x00004000},
+      // .satfinite: |input| above the largest finite value (infinities too) gives that value with
+      // the input's sign; NaN stays NaN; everything else converts as without it
+      {"cvt.rn.satfinite.f16.f32 %ho, %fa;", 'h', F(1e6f), 0, 0, 0x7BFF},
+      {"cvt.rn.satfinite.f16.f32 %ho, %fa;", 'h', F(65520.0f), 0, 0, 0x7BFF},  // rn alone: +inf
+      {"cvt.rn.f16.f32 %ho, %fa;", 'h', F(65520.0f), 0, 0, 0x7C00},
+      {"cvt.rn.satfinite.f16.f32 %ho, %fa;", 'h', 0xFF800000, 0, 0, 0xFBFF},
+      {"cvt.rn.satfinite.f16.f32 %ho, %fa;", 'h', 0x7FC00000, 0, 0, 0x7FFF},
+      {"cvt.rn.satfinite.f16.f32 %ho, %fa;", 'h', F(1.5f), 0, 0, 0x3E00},
+      {"cvt.rz.satfinite.f16.f32 %ho, %fa;", 'h', 0x7F800000, 0, 0, 0x7BFF},
+      {"cvt.rn.satfinite.bf16.f32 %ho, %fa;", 'h', 0x7F7FC99E, 0, 0, 0x7F7F},  // rn alone: +inf
+      {"cvt.rn.bf16.f32 %ho, %fa;", 'h', 0x7F7FC99E, 0, 0, 0x7F80},
+      {"cvt.rn.satfinite.bf16.f32 %ho, %fa;", 'h', 0xFF800000, 0, 0, 0xFF7F},
+      {"cvt.rn.relu.satfinite.bf16.f32 %ho, %fa;", 'h', 0xFF800000, 0, 0, 0x0000},
+      {"cvt.rna.satfinite.tf32.f32 %ro, %fa;", 'r', 0x7F7FFFFF, 0, 0, 0x7F7FE000},
+      {"cvt.rna.tf32.f32 %ro, %fa;", 'r', 0x7F7FFFFF, 0, 0, 0x7F800000},
+      {"cvt.rna.satfinite.tf32.f32 %ro, %fa;", 'r', 0xFF800000, 0, 0, 0xFF7FE000},
+      {"cvt.rna.satfinite.tf32.f32 %ro, %fa;", 'r', 0x7FC00000, 0, 0, 0x7FFFFFFF},
+      {"cvt.rn.satfinite.relu.f16x2.f32 %ro, %fa, %fb;", 'r', F(-1e6f), F(1e6f), 0, 0x00007BFF},
+      {"cvt.rn.satfinite.bf16x2.f32 %ro, %fa, %fb;", 'r', 0xFF800000, F(1.0f), 0, 0xFF7F3F80},
+      // .rz on the packing and .relu forms (cvt.frnd2 = .rn, .rz)
+      {"cvt.rz.f16x2.f32 %ro, %fa, %fb;", 'r', F(1.0009f), F(-1.0009f), 0, 0x3C00BC00},
+      {"cvt.rn.f16x2.f32 %ro, %fa, %fb;", 'r', F(1.0009f), F(-1.0009f), 0, 0x3C01BC01},
+      {"cvt.rz.relu.bf16.f32 %ho, %fa;", 'h', F(-2.0f), 0, 0, 0x0000},
       // .L2::cache_hint policies (createpolicy) steer only the cache: loads and stores are unchanged
       {"createpolicy.fractional.L2::evict_first.b64 %lb, 1.0; ld.global.L1::evict_first.L2::cache_hint.b32 %ro, [%x1], %lb;",
        'r', 0x1234, 0, 0, 0x1234},
@@ -99,7 +122,10 @@ int main() {
   expectRefused("mul.wide.f32 %fo, %fa, %fb;", ".wide on a float type");
   expectRefused("add.rn.s32 %ro, %ra, %rb;", ".rn on an integer type");
   expectRefused("abs.ftz.s32 %ro, %ra;", ".ftz on an integer type");
-  expectRefused("cvt.rn.relu.f32.f64 %fo, %da;", ".relu needs cvt.rn.relu");
+  expectRefused("cvt.rn.relu.f32.f64 %fo, %da;", ".relu needs cvt.{rn,rz}.relu");
+  expectRefused("cvt.rn.satfinite.f32.f64 %fo, %da;", ".satfinite needs");
+  expectRefused("cvt.rzi.satfinite.s32.f32 %ro, %fa;", ".satfinite needs");
+  expectRefused("cvt.rm.satfinite.f16.f32 %ho, %fa;", ".satfinite needs");
   expectRefused("add.f32.bogus %fo, %fa, %fb;", "modifier .bogus is not implemented for add");
   std::printf("%d cases\n", n);
   return finish("ptx_modes_test");
