@@ -13,7 +13,8 @@ export type {
 export { f16Bits, bf16Bits, f16Value, bf16Value, toF16, toBF16, f16Array, bf16Array, f16ToFloat32, bf16ToFloat32 } from './half.js';
 export { pallasCall, vmap } from './pallas_call.js';
 export type { PallasCall, PallasCallOptions, PallasBody, PallasArray } from './pallas_call.js';
-export { NativeDevice } from './native/index.js';
+export { NativeDevice, loadModule, ForeignModule, ForeignFunction, ptxEntries } from './native/index.js';
+export type { ForeignLaunchOptions, FunctionAttributes, ForeignParam, ForeignParamType, ParamDecl } from './native/index.js';
 // cuda and sim plug into device selection here (not in device.ts, which they import).
 import { registerNativeDevices } from './native/register.js';
 registerNativeDevices();

@@ -8,3 +8,7 @@ export { loadAddon, addonPath, simLibraryPath } from './addon.js';
 export type { Driver, DeviceInfo, NativeAddon, SimCounters } from './addon.js';
 export { NativeRuntimeDevice, provideNative } from './runtime-device.js';
 export { registerNativeDevices } from './register.js';
+export { loadModule, ForeignModule, ForeignFunction } from './foreign_module.js';
+export type { ForeignLaunchOptions, FunctionAttributes, Dim } from './foreign_module.js';
+export { ptxEntries } from './ptx_signature.js';
+export type { ForeignParam, ForeignParamType, ParamDecl } from './ptx_signature.js';

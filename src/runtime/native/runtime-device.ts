@@ -23,6 +23,7 @@ import { NativeDeviceError, native, nativeAsync } from './errors.js';
 import { withSourceLocation } from './fault_source.js';
 import { type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, type NativeStream } from './native-device.js';
 import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
+import { loadForeignModule, type ForeignModule } from './foreign_module.js';
 
 /** Launch errors after which the CUDA context is unusable (as on real GPUs). */
 const STICKY = new Set([
@@ -50,7 +51,7 @@ interface Plan {
 }
 
 /** One open context and what lives in it. */
-class NativeContext {
+export class NativeContext {
   readonly token: DeviceContext;
   readonly defaultStream: NativeStream;
   readonly completions = new Map<NativeStream, StreamCompletion>();
@@ -74,7 +75,7 @@ class NativeContext {
 }
 
 /** A runtime stream: one native stream per context it is used on (it outlives a lost context). */
-class NativeRuntimeStream implements Stream {
+export class NativeRuntimeStream implements Stream {
   readonly #byContext = new WeakMap<NativeContext, NativeStream>();
   #destroyed = false;
   constructor(readonly device: NativeRuntimeDevice, readonly isDefault = false) {}
@@ -276,6 +277,20 @@ export class NativeRuntimeDevice implements Device {
       if (isSticky(e)) return future(this.#onError(this.#ctx, e).then(() => Promise.reject(err)));
       return rejected(err);
     }
+  }
+
+  /**
+   * Loads a module that Tessera did not compile: PTX text, or cubin/fatbin bytes (which the sim
+   * refuses: it runs PTX only). See ForeignModule for getFunction and launch.
+   */
+  loadModule(image: string | Uint8Array): ForeignModule {
+    return loadForeignModule(this, image);
+  }
+
+  /** @internal A failed driver call on the current context: a sticky fault ends it (see #onError). */
+  failed(e: unknown): Future<void> {
+    if (isSticky(e)) return future(this.#onError(this.#ctx, e).then(() => Promise.reject(e)));
+    return rejected(e);
   }
 
   callCustomCall(libraryPath: string, symbol: string, buffers: readonly DeviceArray[], opaque: Uint8Array, opts: { stream?: Stream } = {}): Future<void> {
