@@ -1,4 +1,5 @@
 // PTX text -> PtxModule: lexer, module/function structure, symbols, and the decode driver.
+#include <functional>
 #include <cctype>
 #include <cstring>
 #include <algorithm>
@@ -852,12 +853,38 @@ class Parser : public Decoder {
     }
   }
 
+  // Each function has one static frame (registers and .param/.local space), so a recursive call
+  // would overwrite the live frame of its caller: refuse any cycle in the call graph at load,
+  // naming it, rather than run it wrong.
+  void refuseRecursion(const Program& pr) {
+    std::vector<int> color(pr.funcs.size(), 0), path;  // 0 new, 1 on the current path, 2 done
+    std::function<void(int)> visit = [&](int f) {
+      color[f] = 1;
+      path.push_back(f);
+      for (int c : pr.funcs[f].callees) {
+        if (color[c] == 1) {
+          std::string cycle;
+          auto at = std::find(path.begin(), path.end(), c);
+          for (auto i = at; i != path.end(); ++i) cycle += pr.funcs[*i].name + " -> ";
+          throw ParseError{line_, "recursive call " + cycle + pr.funcs[c].name +
+                                      " (the sim gives each function one static frame; recursion is refused)"};
+        }
+        if (color[c] == 0) visit(c);
+      }
+      path.pop_back();
+      color[f] = 2;
+    };
+    for (size_t f = 0; f < pr.funcs.size(); f++)
+      if (color[f] == 0) visit((int)f);
+  }
+
   void finish() {
     Program& pr = m_.prog;
     for (auto& f : pr.funcs)
       for (int c : f.callees)
         if (pr.funcs[c].isExtern && pr.funcs[c].name != "vprintf" && pr.funcs[c].name != "__assertfail")
           throw ParseError{line_, "call to undefined function '" + pr.funcs[c].name + "'"};
+    refuseRecursion(pr);
     // per-kernel static shared layout over the shared variables it can reach
     for (size_t k = 0; k < pr.funcs.size(); k++) {
       Function& f = pr.funcs[k];

@@ -168,6 +168,32 @@ int main() {
   // vector mov parts must be registers of the part's width (ptxas: "Arguments mismatch for instruction 'mov'")
   CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<4>;\n  mov.b32 {%r1, %r2}, %r3;\n}\n"), "line 7: unsupported instruction 'mov.b32 {%r1, %r2}, %r3' (vector mov part '%r1' is a 32-bit register"));
   CHECK(contains(loadError(".visible .entry k()\n{\n .reg .b32 %r<4>;\n  mov.b32 %r3, {%r1, %r2};\n}\n"), "needs 16-bit registers"));
+  // recursion is refused at load with the cycle named (one static frame per function); a call
+  // graph that only joins (a diamond) loads
+  {
+    const char* fact =
+        ".func (.param .b32 r) fact(.param .b32 n)\n{\n .reg .b32 %r<4>;\n .reg .pred %p;\n"
+        "  ld.param.u32 %r1, [n];\n  setp.le.u32 %p, %r1, 1;\n  mov.u32 %r3, 1;\n  @%p bra DONE;\n"
+        "  sub.u32 %r2, %r1, 1;\n  { .param .b32 a; .param .b32 b; st.param.b32 [a], %r2;\n"
+        "    call.uni (b), fact, (a); ld.param.b32 %r3, [b]; }\n  mul.lo.u32 %r3, %r3, %r1;\n"
+        "DONE:\n  st.param.b32 [r], %r3;\n  ret;\n}\n"
+        ".visible .entry k(.param .u64 o)\n{\n .reg .b32 %r<2>;\n .reg .b64 %rd<2>;\n  mov.u32 %r1, 5;\n"
+        "  { .param .b32 a; .param .b32 b; st.param.b32 [a], %r1; call.uni (b), fact, (a); ld.param.b32 %r1, [b]; }\n"
+        "  ld.param.u64 %rd1, [o];\n  st.global.u32 [%rd1], %r1;\n  ret;\n}\n";
+    CHECK(contains(loadError(fact), "recursive call fact -> fact"));
+    const char* mutual =
+        ".func g();\n.func f()\n{\n  call.uni g, ();\n  ret;\n}\n.func g()\n{\n  call.uni f, ();\n  ret;\n}\n"
+        ".visible .entry k()\n{\n  call.uni f, ();\n  ret;\n}\n";
+    CHECK(contains(loadError(mutual), "recursive call g -> f -> g"));
+    // an indirect call (through a register, with a prototype) is refused, not run
+    CHECK(contains(loadError(".func f()\n{\n  ret;\n}\n.visible .entry k()\n{\n .reg .b64 %rd<2>;\n  mov.u64 %rd1, f;\n"
+                             "  proto: .callprototype ()_ ();\n  call %rd1, (), proto;\n  ret;\n}\n"),
+                   "function name used as a value"));
+    const char* diamond =
+        ".func d()\n{\n  ret;\n}\n.func b()\n{\n  call.uni d, ();\n  ret;\n}\n.func c()\n{\n  call.uni d, ();\n  ret;\n}\n"
+        ".visible .entry k()\n{\n  call.uni b, ();\n  call.uni c, ();\n  ret;\n}\n";
+    CHECK(loadError(diamond) == "<loaded>");
+  }
   {
     std::string elf = "\x7f" "ELF\x02\x01\x01";
     std::string log;
