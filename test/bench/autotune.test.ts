@@ -1,12 +1,12 @@
 // autotune on the sim: picks a config, persists it, a second process starts tuned ('cache'), the
 // caller's in-place data survives tuning, a config that cannot compile is skipped with its reason.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { arange, constexpr, defineKernel, load, programId, ptr, store, type KernelDef } from '../../src/lang/index.js';
+import { arange, constexpr, defineKernel, deviceAssert, load, programId, ptr, store, type KernelDef } from '../../src/lang/index.js';
 import { autotune, DeviceArray, Kernel, TuningStore } from '../../src/runtime/index.js';
 import { matmul, vectorAdd } from '../../bench/kernels.js';
 
@@ -25,6 +25,90 @@ const scaleInPlace = new Kernel(defineKernel(
     store(x.add(offs), load(x.add(offs), { mask }).mul(2).add(1), { mask });
   },
 ) as unknown as KernelDef);
+
+/** out += x, asserting out was zero: a second run without a reset fails its assert. */
+const accumulateOnce = new Kernel(defineKernel(
+  { name: 'accumulate_once', params: { x: ptr('f32'), out: ptr('f32'), n: 'i32', BLOCK: constexpr() } },
+  ({ x, out, n, BLOCK }) => {
+    const offs = programId(0).mul(BLOCK).add(arange(0, BLOCK));
+    const mask = offs.lt(n);
+    const o = load(out.add(offs), { mask });
+    deviceAssert(o.eq(0).or(offs.ge(n)), 'out was not zero');
+    store(out.add(offs), o.add(load(x.add(offs), { mask })), { mask });
+  },
+) as unknown as KernelDef);
+
+/** x = x * 2 + 1 in place, asserting x[i] == i first: a second run without a restore fails. */
+const scaleFromIota = new Kernel(defineKernel(
+  { name: 'scale_from_iota', params: { x: ptr('f32'), n: 'i32', BLOCK: constexpr() } },
+  ({ x, n, BLOCK }) => {
+    const offs = programId(0).mul(BLOCK).add(arange(0, BLOCK));
+    const mask = offs.lt(n);
+    const v = load(x.add(offs), { mask });
+    deviceAssert(v.eq(offs.to('f32')).or(offs.ge(n)), 'x is not its original value');
+    store(x.add(offs), v.mul(2).add(1), { mask });
+  },
+) as unknown as KernelDef);
+
+describe('TuningStore', () => {
+  it('is private to the user like the compile cache: directories 0700, records 0600', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'tessera-tune-perm-')), 'cache', 'tuning');
+    const store = new TuningStore(dir, true);
+    store.put('abc', { kernel: 'k', key: 'n=1', device: 'sim', driver: 'd', config: { numWarps: 4 }, ms: 1, clock: 'sim' });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, '..')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'abc.json')).mode & 0o777).toBe(0o600);
+    expect(store.get('abc')?.config).toEqual({ numWarps: 4 });
+  });
+});
+
+// The reset rules and prune, on the interpreter (a failed assert there rejects only its launch).
+describe('autotune: prune, resetToZero, restoreValue (interpret)', () => {
+  const grid = (a: Record<string, unknown>): number => Math.ceil(Number(a['n']) / Number(a['BLOCK']));
+  const blocks = [{ constexprs: { BLOCK: 32 } }, { constexprs: { BLOCK: 64 } }, { constexprs: { BLOCK: 128 } }];
+  const opts = { key: ['n'], device: 'interpret', ...FAST } as const;
+
+  it('prune drops configs before timing; pruning every config is an error naming it', async () => {
+    const n = 40;
+    const seen: number[] = [];
+    const tuned = autotune({ ...opts, configs: blocks, store: fresh(), prune: (cs, a) => {
+      seen.push(Number((a as Record<string, unknown>)['n']));
+      return cs.filter((c) => Number(c.constexprs!['BLOCK']) <= 2 * Number((a as Record<string, unknown>)['n']));
+    } }, add);
+    const out = new Float32Array(n);
+    const t = await tuned.run({ x: new Float32Array(n).fill(1), y: new Float32Array(n).fill(2), out, n }, { grid });
+    expect(seen).toEqual([n]);
+    expect(t.trials.map((r) => r.config.constexprs!['BLOCK'])).toEqual([32, 64]);
+    expect(Array.from(out)).toEqual(Array.from({ length: n }, () => 3));
+    const none = autotune({ ...opts, configs: blocks, store: fresh(), prune: () => [] }, add);
+    await expect(none.run({ x: new Float32Array(n), y: new Float32Array(n), out, n }, { grid })).rejects.toThrow(/prune left no configs/);
+  });
+
+  it('resetToZero zeroes an accumulating output before every trial (without it, the trials fail)', async () => {
+    const n = 100;
+    const x = Float32Array.from({ length: n }, (_, i) => i + 1);
+    const out = new Float32Array(n);
+    const t = await autotune({ ...opts, configs: blocks, store: fresh(), resetToZero: ['out'] }, accumulateOnce).run({ x, out, n }, { grid });
+    expect(t.trials.every((r) => r.ms !== undefined)).toBe(true);
+    expect(Array.from(out)).toEqual(Array.from(x)); // the caller's run: exactly once, from zero
+    const out2 = new Float32Array(n);
+    const bad = autotune({ ...opts, configs: blocks, store: fresh() }, accumulateOnce);
+    await expect(bad.run({ x, out: out2, n }, { grid })).rejects.toThrow(/no config could run[\s\S]*out was not zero/);
+    expect(Array.from(out2)).toEqual(Array.from({ length: n }, () => 0)); // tuning never wrote the caller's array
+  });
+
+  it('restoreValue gives every trial the original values (without it, the trials fail)', async () => {
+    const n = 100;
+    const x0 = Float32Array.from({ length: n }, (_, i) => i);
+    const x = x0.slice();
+    const t = await autotune({ ...opts, configs: blocks, store: fresh(), restoreValue: ['x'] }, scaleFromIota).run({ x, n }, { grid });
+    expect(t.trials.every((r) => r.ms !== undefined)).toBe(true);
+    expect(Array.from(x)).toEqual(Array.from(x0, (v) => v * 2 + 1));
+    const y = x0.slice();
+    await expect(autotune({ ...opts, configs: blocks, store: fresh() }, scaleFromIota).run({ x: y, n }, { grid })).rejects.toThrow(/x is not its original value/);
+    expect(Array.from(y)).toEqual(Array.from(x0));
+  });
+});
 
 describe('autotune (sim)', () => {
   it('picks a config among those that run, skips one that cannot compile with its reason, and runs correctly', async () => {

@@ -1,9 +1,10 @@
 // Autotuning results on disk, beside the compile cache: <cache dir>/tuning/<key>.json. One small
 // JSON file per (kernel hash, key values, device, driver); written to a temp file and renamed so a
 // reader never sees half a record. TESSERA_CACHE=0 turns it off, as for the compile cache.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diskCacheEnabled, resolveCacheDir } from '../cache/cache_dir.js';
+import { FILE_MODE, mkdirPrivate } from '../cache/disk_store.js';
 
 export interface TuningRecord {
   readonly kernel: string;
@@ -30,9 +31,9 @@ export class TuningStore {
   put(id: string, rec: TuningRecord): void {
     if (!this.enabled) return;
     try {
-      mkdirSync(this.dir, { recursive: true });
+      mkdirPrivate(this.dir); // private like the compile cache beside it
       const tmp = join(this.dir, `${id}.${process.pid}.tmp`);
-      writeFileSync(tmp, JSON.stringify(rec, null, 2));
+      writeFileSync(tmp, JSON.stringify(rec, null, 2), { mode: FILE_MODE });
       renameSync(tmp, join(this.dir, `${id}.json`));
     } catch {
       // a read-only cache only costs a re-tune next time

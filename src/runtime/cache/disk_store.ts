@@ -56,11 +56,12 @@ export interface ListedEntry {
   readonly corrupt?: string;
 }
 
-const DIR_MODE = 0o700;
-const FILE_MODE = 0o600;
+/** The cache is private to the user (compile cache and tuning records): directories 0700, files 0600. */
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
 
 /** mkdir -p where every directory it creates is private. */
-function mkdirPrivate(path: string): void {
+export function mkdirPrivate(path: string): void {
   mkdirSync(path, { recursive: true, mode: DIR_MODE });
 }
 
