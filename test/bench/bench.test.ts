@@ -1,6 +1,7 @@
 // bench(): structure and ordering of the figures, and which device timed them (no timing thresholds).
 import { describe, expect, it } from 'vitest';
-import { bench, getDevice, Kernel, quantile } from '../../src/runtime/index.js';
+import { bench, getDevice, Kernel, quantile, type Future } from '../../src/runtime/index.js';
+import type { NativeRuntimeDevice } from '../../src/runtime/native/runtime-device.js';
 import type { KernelDef } from '../../src/lang/index.js';
 import { vectorAdd } from '../../bench/kernels.js';
 
@@ -36,6 +37,34 @@ describe('bench', () => {
     expect(r.device).toMatch(/^sim \(.+\)$/);
     expect(getDevice('sim').description).toContain(r.device.slice(5, -1));
     expect(out[n - 1]).toBe(3 * (n - 1)); // the timed function really ran
+  });
+
+  it('records the end event right behind queued work (a Future), after completion only for an async fn', async () => {
+    const d = (getDevice('sim') as NativeRuntimeDevice).native.driver;
+    const record = d.eventRecord;
+    let last: Future | undefined;
+    const doneAtRecord: boolean[] = [];
+    // the addon's methods are read-only on its prototype: shadow it on this instance
+    Object.defineProperty(d, 'eventRecord', {
+      configurable: true,
+      value: (e: Parameters<typeof record>[0], s: Parameters<typeof record>[1]) => {
+        doneAtRecord.push(last?.done ?? true);
+        return record.call(d, e, s);
+      },
+    });
+    try {
+      const opts = { device: 'sim', warmup: 0, rep: 1, minReps: 2, maxReps: 3, flushL2: false } as const;
+      await bench(() => (last = runAdd('sim')()), opts);
+      // start events follow a finished run; every end event went in while its launch was pending
+      expect(doneAtRecord.filter((x) => !x).length).toBeGreaterThanOrEqual(5 + 2);
+      doneAtRecord.length = 0;
+      await bench(async () => {
+        await (last = runAdd('sim')());
+      }, opts);
+      expect(doneAtRecord.every((x) => x)).toBe(true);
+    } finally {
+      delete (d as { eventRecord?: unknown }).eventRecord;
+    }
   });
 
   it('on the interpreter: the host clock, labelled so', async () => {
