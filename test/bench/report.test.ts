@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { KernelDef } from '../../src/lang/index.js';
-import { Kernel, type BenchReport } from '../../src/runtime/index.js';
+import { getDevice, Kernel, runReport, type BenchReport } from '../../src/runtime/index.js';
+import { benchDefinitions } from '../../bench/defs/index.js';
 import { attention } from '../../bench/defs/attention.js';
 
 process.env['TESSERA_CACHE'] = '0';
@@ -98,6 +99,24 @@ describe('the attention benchmark kernel', () => {
         let want = 0;
         for (let j = 0; j < L; j++) want += p[j]! * v[j * D + c]!;
         expect(o[i * D + c]).toBeCloseTo(want / l, 5);
+      }
+    }
+  });
+});
+
+// Every shipped definition runs end to end on the sim at its small sizes: argument names, grids and
+// the bytes/flops they report are wired right (one sample per point: structure, not speed).
+describe('every benchmark definition runs on the sim (small sizes)', () => {
+  it.each(benchDefinitions('small').map((d) => [d.name, d] as const))('%s', async (_name, def) => {
+    const report = await runReport(def, getDevice('sim'), { warmup: 0, rep: 0, maxReps: 1 });
+    expect(report.series.map((s) => s.line)).toEqual(def.lines);
+    for (const s of report.series) {
+      expect(s.points.map((p) => p.x)).toEqual(def.xValues);
+      for (const p of s.points) {
+        expect(p.value).toBeGreaterThan(0);
+        expect(Number.isFinite(p.value)).toBe(true);
+        expect(p.simCounters!.warpInstructions).toBeGreaterThan(0);
+        expect(p.simCounters!.globalStoreSectors).toBeGreaterThan(0);
       }
     }
   });
