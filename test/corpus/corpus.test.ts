@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DevicePtrHandle } from '../../src/runtime/native/addon.js';
 import { openSimDriver } from '../native/sim-helpers.js';
 import { elementBytes, mismatches, type Tolerance } from './compare.js';
-import { entryParams } from './ptx-params.js';
+import { ptxEntries } from '../../src/runtime/native/ptx_signature.js';
 import { knownFailures, type KnownFailure } from './known-failures.js';
 
 interface BufferArg { kind: 'buffer'; dtype: string; count: number; input?: number; expect?: number; tol?: Tolerance }
@@ -58,7 +58,8 @@ function writeScalar(view: DataView, at: number, type: string, value: string | n
 }
 
 function run(c: Case, ptx: string, data: Uint8Array): Outcome {
-  const params = entryParams(ptx, c.entry);
+  const params = ptxEntries(ptx).get(c.entry);
+  if (!params) throw new Error(`${c.name}: no .entry ${c.entry} in the PTX`);
   if (params.length !== c.args.length) {
     throw new Error(`${c.name}: the entry has ${params.length} params, the case ${c.args.length} args`);
   }
@@ -79,7 +80,7 @@ function run(c: Case, ptx: string, data: Uint8Array): Outcome {
     c.args.forEach((a, i) => {
       const p = params[i]!;
       if (a.kind === 'scalar') {
-        writeScalar(view, p.offset, p.type, a.value);
+        writeScalar(view, p.offset, `${p.type[0] === 'f' ? 'f' : 'u'}${p.size * 8}`, a.value);
         bufs.push(null);
         return;
       }

@@ -96,6 +96,9 @@ describe('PTX signatures', () => {
     const t = ptxEntries('.visible .entry k(.param .u8 k_param_0, .param .u64 k_param_1) {}\n.entry z() { ret; }');
     expect(t.get('k')!.map((p) => p.offset)).toEqual([0, 8]);
     expect(t.get('z')).toEqual([]);
+    // `.ptr .align 16` aligns the pointee, not the parameter: after an i32 the pointer sits at 8
+    const p = ptxEntries('.visible .entry k(.param .u32 n, .param .u64 .ptr .global .align 16 x, .param .align 16 .b8 s[32]) {}');
+    expect(p.get('k')!.map((q) => [q.name, q.offset, q.align])).toEqual([['n', 0, 4], ['x', 8, 8], ['s', 16, 16]]);
   });
 });
 

@@ -82,7 +82,9 @@ function parseParam(kernel: string, text: string, index: number): Omit<ForeignPa
     return { name: arr[1]!, type: 'bytes', size: elem * n, align: align ?? elem };
   }
   if (isPtr && type !== 'u64') bad(`${where}: a .ptr parameter must be .u64`);
-  return { name: arr[1]!, type: isPtr ? 'ptr' : type, size: elem, align: Math.max(align ?? elem, elem) };
+  // `.ptr .space .align N` is the alignment of what it points to; the parameter is a plain u64
+  if (isPtr) return { name: arr[1]!, type: 'ptr', size: elem, align: elem };
+  return { name: arr[1]!, type, size: elem, align: Math.max(align ?? elem, elem) };
 }
 
 /** Every `.entry` of a PTX module with its parameters, in order. */
