@@ -2,8 +2,8 @@
 // touching the rest of build/ (cmake's tree lives there too, and `node-gyp rebuild` in the
 // package root would delete it): node-gyp runs in build/addon/ on a binding.gyp that includes
 // native/cuda/addon.gypi, and the result is copied to build/Release/.
-// node-gyp comes from npm (npm_config_node_gyp in npm scripts, else npm's bundled copy next to
-// this node); headers come from the installed node (--nodedir), never downloaded.
+// node-gyp is the pinned devDependency (else npm's: npm_config_node_gyp in npm scripts, or the copy
+// bundled next to this node); headers come from the installed node (--nodedir), never downloaded.
 // Usage: node native/cuda/build.mjs
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -17,9 +17,9 @@ const output = join(root, 'build', 'Release', 'tessera_cuda.node');
 
 function findNodeGyp() {
   const candidates = [
+    join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'), // the pinned devDependency
     process.env.npm_config_node_gyp,
     join(prefix, 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
-    join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
   ].filter(Boolean);
   const found = candidates.find((c) => existsSync(c));
   if (!found) throw new Error(`tessera: node-gyp not found (looked in: ${candidates.join(', ')})`);

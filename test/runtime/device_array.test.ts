@@ -167,3 +167,18 @@ describe.each(['interpret', 'sim'] as DeviceKind[])('DeviceArray on %s', (device
     a.free(); // quiet: the memory went with the device
   });
 });
+
+describe('DeviceArray memory on the sim counts for V8', () => {
+  it('reports device allocations as external memory (GC pressure) and takes them back on free', async () => {
+    const { loadAddon } = await import('../../src/runtime/native/addon.js');
+    const addon = loadAddon();
+    const sim = getDevice('sim');
+    const bytes = 48 * 2 ** 20;
+    const e0 = addon.externalMemory();
+    const a = DeviceArray.empty([bytes / 4], 'f32', { device: sim });
+    expect(addon.externalMemory() - e0).toBeGreaterThanOrEqual(bytes);
+    a.free();
+    await sim.synchronize!();
+    expect(addon.externalMemory() - e0).toBeLessThan(bytes);
+  });
+});

@@ -47,6 +47,13 @@ Napi::Value Open(const Napi::CallbackInfo& info) {
   });
 }
 
+// externalMemory() -> bytes this isolate counts as external memory (device allocations included:
+// memAlloc reports them). V8's heap statistics do not show these adjustments, so this is how a
+// test or a user sees that GC pressure follows device memory.
+Napi::Value ExternalMemory(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(Napi::MemoryManagement::AdjustExternalMemory(info.Env(), 0)));
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   auto* data = new AddonData();
   env.SetInstanceData(data);  // deleted at the environment's teardown
@@ -63,6 +70,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   keep(Kind::LaunchPlan, defineLaunchPlan(env));
   setConst(exports, "open", Napi::Function::New<Open>(env, "open"));
   setConst(exports, "Driver", driver);
+  setConst(exports, "externalMemory", Napi::Function::New<ExternalMemory>(env, "externalMemory"));
   setConst(exports, "abiVersion", Napi::Number::New(env, 1));
   return exports;
 }

@@ -142,6 +142,8 @@ export interface Driver {
 export interface NativeAddon {
   readonly abiVersion: number;
   open(libraryPath?: string): Driver;
+  /** Bytes V8 counts as external memory for this thread's isolate, device allocations included. */
+  externalMemory(): number;
 }
 
 /** The package root: the nearest ancestor directory whose package.json is tessera's. */
