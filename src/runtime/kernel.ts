@@ -94,15 +94,34 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
         throw this.error(`numWarps must be a power of two from 1 to 32, got ${String(numWarps)}`);
       }
       const device = getDevice(opts.device);
-      const constexprs: Record<string, ConstexprValue> = {};
-      for (const n of this.def.constexprNames) constexprs[n] = raw[n] as ConstexprValue;
-      const func = this.trace(constexprs);
+      const func = this.#traceFor(raw);
       return Future.from(device.launch(func, launchArgs, {
         grid, numWarps, ...(opts.onPrint ? { onPrint: opts.onPrint } : {}), ...(opts.stream ? { stream: opts.stream } : {}),
       }));
     } catch (e) {
       return rejected(e);
     }
+  }
+
+  // The constexpr values of the last run and their Func: a loop launching the same
+  // specialization again skips building the trace key (the launch's hot path).
+  #lastConst: unknown[] | undefined;
+  #lastFunc: Func | undefined;
+
+  #traceFor(raw: RunArgs): Func {
+    const names = this.def.constexprNames;
+    const last = this.#lastConst;
+    if (last) {
+      let i = 0;
+      while (i < names.length && raw[names[i]!] === last[i]) i++;
+      if (i === names.length) return this.#lastFunc!;
+    }
+    const constexprs: Record<string, ConstexprValue> = {};
+    for (const n of names) constexprs[n] = raw[n] as ConstexprValue;
+    const func = this.trace(constexprs);
+    this.#lastConst = names.map((n) => raw[n]);
+    this.#lastFunc = func;
+    return func;
   }
 
   private error(detail: string): KernelError {
@@ -126,44 +145,52 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
         throw this.error(`parameter '${n}' is a constexpr and needs a number, boolean or string, got ${describeValue(v)}`);
       }
     }
-    return this.def.runtimeParams.map(({ name, type }) => {
-      const v = args[name];
-      const bad = (want: string) => this.error(`parameter '${name}' (${type}) needs ${want}, got ${describeValue(v)}`);
-      if (isPtr(type)) {
-        const d = pointee(type);
-        if (v instanceof DeviceArray) {
-          if (v.dtype !== d) throw bad(`an array of ${d}`);
-          return v;
-        }
-        if (v instanceof HostArray) {
-          if (v.dtype !== d) throw bad(`an array of ${d}`);
-          return v.data;
-        }
-        if (!holdsDType(v, d)) throw bad(`a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' ? ` of ${d} bit patterns` : ''}, a HostArray or a DeviceArray of ${d}`);
+    const params = this.def.runtimeParams;
+    const out = new Array<LaunchArg>(params.length);
+    for (let i = 0; i < params.length; i++) out[i] = this.checkArg(params[i]!.name, params[i]!.type, args[params[i]!.name]);
+    return out;
+  }
+
+  /** One runtime argument, checked against its type (no closures: this runs on every launch). */
+  private checkArg(name: string, type: ParamSpec | string, v: unknown): LaunchArg {
+    if (isPtr(type as never)) {
+      const d = pointee(type as never);
+      if (v instanceof DeviceArray) {
+        if (v.dtype !== d) throw this.badArg(name, type, v, `an array of ${d}`);
         return v;
       }
-      const d = type as DType;
-      if (d === 'bool') {
-        if (typeof v !== 'boolean') throw bad('a boolean');
+      if (v instanceof HostArray) {
+        if (v.dtype !== d) throw this.badArg(name, type, v, `an array of ${d}`);
+        return v.data;
+      }
+      if (!holdsDType(v, d)) throw this.badArg(name, type, v, `a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' ? ` of ${d} bit patterns` : ''}, a HostArray or a DeviceArray of ${d}`);
+      return v as LaunchArg;
+    }
+    const d = type as DType;
+    if (d === 'bool') {
+      if (typeof v !== 'boolean') throw this.badArg(name, type, v, 'a boolean');
+      return v;
+    }
+    if (d === 'i64') {
+      if (typeof v === 'bigint') {
+        if (BigInt.asIntN(64, v) !== v) throw this.badArg(name, type, v, 'a value in the i64 range');
         return v;
       }
-      if (d === 'i64') {
-        if (typeof v === 'bigint') {
-          if (BigInt.asIntN(64, v) !== v) throw bad('a value in the i64 range');
-          return v;
-        }
-        if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-        throw bad('a bigint or a safe integer');
-      }
-      if (isInt(d)) {
-        const [lo, hi] = RANGES[d]!;
-        if (typeof v !== 'number' || !Number.isInteger(v)) throw bad('an integer');
-        if (v < lo || v > hi) throw bad(`a value in [${lo}, ${hi}]`);
-        return v;
-      }
-      if (isFloat(d) && typeof v === 'number') return v;
-      throw bad('a number');
-    });
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+      throw this.badArg(name, type, v, 'a bigint or a safe integer');
+    }
+    if (isInt(d)) {
+      const [lo, hi] = RANGES[d]!;
+      if (typeof v !== 'number' || !Number.isInteger(v)) throw this.badArg(name, type, v, 'an integer');
+      if (v < lo || v > hi) throw this.badArg(name, type, v, `a value in [${lo}, ${hi}]`);
+      return v;
+    }
+    if (isFloat(d) && typeof v === 'number') return v;
+    throw this.badArg(name, type, v, 'a number');
+  }
+
+  private badArg(name: string, type: unknown, v: unknown, want: string): KernelError {
+    return this.error(`parameter '${name}' (${String(type)}) needs ${want}, got ${describeValue(v)}`);
   }
 
   private resolveGrid(args: RunArgs, spec: GridSpec | undefined): [number, number, number] {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addKernel, vectorAdd, vectorAddPallas } from '../../examples/vector_add.js';
 import { softmax, softmaxKernel, softmaxPallas, softmaxRef } from '../../examples/softmax.js';
 import { addTwice } from '../../examples/device_chain.js';
+import { saxpy } from '../../examples/foreign_ptx.js';
 import { gate } from '../codegen/gate.js';
 import { getDevice } from '../../src/runtime/device.js';
 import { DEVICES, type E2EDevice, expectBitwise, expectClose, randF32, simDevice } from './helpers.js';
@@ -43,6 +44,13 @@ describe.each(DEVICES)('examples on %s', (dev) => {
     const out = await onDevice(dev, () => addTwice(x, y, 256));
     expectBitwise(out, sum.map((v, i) => Math.fround(v + y[i]!)), 'vs JS');
   });
+
+  if (dev === 'sim') {
+    it('foreign_ptx: a hand-written PTX kernel through loadModule / getFunction / launch', async () => {
+      const out = await onDevice(dev, () => saxpy(2.5, x, y));
+      expectBitwise(out, x.map((v, i) => Math.fround(2.5 * v + y[i]!)), 'vs JS (fma: one rounding)');
+    });
+  }
 
   it('vector_add, Pallas style', async () => {
     const out = await onDevice(dev, () => vectorAddPallas(x, y));
