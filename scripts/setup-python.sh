@@ -11,3 +11,11 @@ if [ "${1:-}" = "--triton" ]; then pkgs+=(triton==3.8.0); fi
 .venv/bin/pip install --retries 0 -q --disable-pip-version-check "${pkgs[@]}" 2>&1 | grep -v "^WARNING: Location" || true
 .venv/bin/python -c 'import jax, jaxlib; print("tessera: .venv has jax", jax.__version__, "jaxlib", jaxlib.__version__)'
 if [ "${1:-}" = "--triton" ]; then .venv/bin/python -c 'import triton; print("tessera: .venv has triton", triton.__version__)'; fi
+# The C library's FFI declarations are checked against jaxlib's own header (ctest xla_ffi_abi_check);
+# CMake looks for that header when it configures, so a build made before this .venv existed is
+# configured again now to pick the check up.
+if [ -f build/CMakeCache.txt ] && command -v cmake >/dev/null; then
+  cmake -S . -B build >/dev/null
+  cmake --build build --target xla_ffi_abi_check
+  echo "tessera: built xla_ffi_abi_check against .venv's jaxlib headers"
+fi

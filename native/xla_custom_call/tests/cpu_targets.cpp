@@ -49,11 +49,6 @@ void run_case(const Case& c, bool ffi_api) {
   CHECK(ok);
 }
 
-bool untouched(const Buf& b) {
-  for (unsigned char v : b.b) if (v != 0xAB) return false;
-  return true;
-}
-
 void bad_legacy(const std::vector<unsigned char>& d, size_t len, const char* expect) {
   Buf x(F32, 8), w(F32, 4), out(F32, 8), iv(F32, 2);
   fill(x, 3);

@@ -58,6 +58,12 @@ struct Buf {
   }
 };
 
+// Buffers start as 0xAB bytes: still so when a failed call left them alone.
+inline bool untouched(const Buf& b) {
+  for (unsigned char v : b.b) if (v != 0xAB) return false;
+  return true;
+}
+
 inline void fill(Buf& a, unsigned seed, double scale = 1.0) {
   for (size_t i = 0; i < a.n(); ++i) {
     seed = seed * 1103515245u + 12345u;
