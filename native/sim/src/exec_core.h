@@ -21,6 +21,7 @@ constexpr int kNumBarriers = 16;
 struct AsyncCopy {
   uint32_t dstOff;   // offset in the CTA's shared memory
   uint32_t group;    // commit group of the lane; kOpenGroup until cp.async.commit_group
+  uint32_t seq;      // issue order in the warp (cp.async.mbarrier.arrive covers copies up to a seq)
   uint8_t lane, bytes;
   uint8_t data[16];
 };
@@ -42,6 +43,17 @@ struct Warp {
   uint32_t stack[kWarp][kMaxCallDepth];
   std::vector<AsyncCopy> copies;   // cp.async in flight, oldest first
   uint32_t committed[kWarp] = {};  // commit groups closed per lane
+  uint32_t copySeq = 0;            // cp.async issued so far (AsyncCopy::seq)
+};
+
+// cp.async.mbarrier.arrive: an arrive-on the mbarrier at barOff, due once the lane's copies issued
+// up to seq have landed. Kept until someone tests that mbarrier (or the CTA ends), so copies land
+// as late as the program allows and a missing wait reads stale shared memory, as on hardware.
+struct MbarArrive {
+  uint32_t barOff;
+  uint32_t seq;
+  uint16_t warp;
+  uint8_t lane;
 };
 
 struct Launch;
@@ -56,6 +68,7 @@ struct Cta {
   unsigned redCount[kNumBarriers] = {};  // bar.red: arriving threads whose predicate was true
   std::vector<Warp> warps;
   std::vector<uint64_t> regs;
+  std::vector<MbarArrive> mbarArrives;
 };
 
 // Everything one launch shares between its worker threads.
@@ -131,6 +144,8 @@ void raise(Ctx& c, Fault::Kind k, int lane, uint64_t addr, unsigned size, bool w
 void reschedule(Warp& w);
 // Lanes parked in a .sync warp collective wake up to look again (after lanes exit).
 void wakeWarpSync(Warp& w);
+// cp.async.mbarrier.arrive (exec_mbarrier.cpp), decoded from the `cp` entry.
+bool decodeCpAsyncMbarrierArrive(Decoder& dc, const Stmt& st, Inst& in);
 // bar.warp.sync (exec_warp.cpp), decoded from the `bar` entry.
 bool decodeBarWarpSync(Decoder& dc, const Stmt& st, Inst& in);
 

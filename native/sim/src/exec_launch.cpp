@@ -20,6 +20,7 @@ const DecodeTable& decodeTable() {
     registerTensorOps(t);
     registerVideoOps(t);
     registerWmmaOps(t);
+    registerMbarrierOps(t);
     return t;
   }();
   return table;
@@ -181,6 +182,7 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
   std::fill(std::begin(cta.arrived), std::end(cta.arrived), 0);
   std::fill(std::begin(cta.expected), std::end(cta.expected), 0);
   std::fill(std::begin(cta.redCount), std::end(cta.redCount), 0);
+  cta.mbarArrives.clear();
   size_t perWarp = (size_t)P.numSlots * kWarp;
   if (cta.regs.size() < perWarp * nwarps) cta.regs.assign(perWarp * nwarps, 0);
   cta.warps.resize(nwarps);
@@ -197,6 +199,7 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     std::fill(std::begin(w.depth), std::end(w.depth), 0);
     std::fill(std::begin(w.redDst), std::end(w.redDst), 0);
     w.copies.clear();
+    w.copySeq = 0;
     std::fill(std::begin(w.committed), std::end(w.committed), 0);
     uint64_t* R = w.R;
     for (unsigned l = 0; l < kWarp; l++) {

@@ -326,6 +326,7 @@ void cpAsyncOp(Ctx& c, const Inst& in, uint32_t exec) {
     AsyncCopy cp;
     cp.dstOff = (uint32_t)(dst[l] - c.cta->shared.data());
     cp.group = kOpenGroup;
+    cp.seq = ++w.copySeq;
     cp.lane = (uint8_t)l;
     cp.bytes = (uint8_t)n;
     memset(cp.data, 0, sizeof cp.data);
@@ -373,6 +374,7 @@ bool cpAsyncDecode(Decoder& dc, const Stmt& stIn, Inst& in) {
   }
   in.cls = kMemGlobal;
   if (!st.has("async")) return dc.fail("only cp.async is supported");
+  if (st.has("mbarrier")) return decodeCpAsyncMbarrierArrive(dc, st, in);
   if (st.has("commit_group") || st.has("wait_group") || st.has("wait_all")) {
     in.cls = kSync;
     if (st.has("commit_group")) {
@@ -425,8 +427,8 @@ void registerTensorOps(DecodeTable& t) {
   const std::string ldm = "sync aligned m8n8 x1 x2 x4 trans shared shared::cta b16";
   addOp(t, "ldmatrix", ldmatrixDecode, ldm, "");
   addOp(t, "stmatrix", ldmatrixDecode, ldm, "x1/x2 only");
-  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B L2::cache_hint",
-        "`cp.async`: copies land at the covering wait; L2 prefetch sizes have no effect");
+  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B L2::cache_hint mbarrier arrive noinc b64",
+        "`cp.async`: copies land at the covering wait (or, for `cp.async.mbarrier.arrive`, when that mbarrier is tested); L2 prefetch sizes have no effect");
 }
 
 }  // namespace tsim

@@ -94,6 +94,7 @@ void registerWarpOps(DecodeTable& t);
 void registerTensorOps(DecodeTable& t);
 void registerVideoOps(DecodeTable& t);
 void registerWmmaOps(DecodeTable& t);
+void registerMbarrierOps(DecodeTable& t);
 const DecodeTable& decodeTable();
 
 }  // namespace tsim
