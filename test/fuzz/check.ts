@@ -160,13 +160,14 @@ export async function check(p: Program, opts: CheckOptions = {}): Promise<CheckR
     const out = p.outputs[o]!;
     const exact = !isApprox(p, types, out.node);
     const node = p.nodes[out.node]!;
-    const b = bound(t, node.op === 'reduce' || node.op === 'scan', p.block);
+    const summed = node.op === 'reduce' || node.op === 'scan' || node.op === 'dot';
+    const b = bound(t, summed, p.block);
     const r = ref[o]!, g = got[o]!;
     for (let i = 0; i < r.length; i++) {
       const want = value(t, r[i]!);
       // pow is ex2(y * lg2|x|) in f32: its relative error grows with |ln result| (docs/compiler.md)
       const bi = node.op === 'binary' && node.fn === 'pow' ? { rel: Math.max(b.rel, 2 ** -20 * (2 + Math.abs(Math.log(Math.abs(want) || 1)))), abs: b.abs } : b;
-      const ok = exact ? same(t, g[i]!, r[i]!) : close(value(t, g[i]!), want, bi, node.op === 'reduce' || node.op === 'scan', MAX_FINITE[t]);
+      const ok = exact ? same(t, g[i]!, r[i]!) : close(value(t, g[i]!), want, bi, summed, MAX_FINITE[t]);
       if (!ok) {
         return { status: 'different', diff: { output: o, index: i, dtype: t, exact, interpret: String(value(t, r[i]!)), sim: String(value(t, g[i]!)) } };
       }

@@ -35,7 +35,7 @@ export function isApprox(p: Pick<Program, 'nodes'>, types: readonly DType[], i: 
   // f32 `div` is div.full.f32 (2 ulp), as Triton's `/`; `divRn` would be exact.
   if (n.op === 'binary') return n.fn === 'pow' || (n.fn === 'div' && types[i] === 'f32');
   if (n.op === 'reduce') return n.fn === 'sum';
-  if (n.op === 'scan') return true;
+  if (n.op === 'scan' || n.op === 'dot') return true;
   return false;
 }
 
@@ -58,7 +58,7 @@ export function generate(seed: number): Program {
     const usable = nodes.map((_, i) => i).filter((i) => !isApprox({ nodes }, types, i));
     const any = (): number => pick(r, usable);
     const rows = (): number => 2 ** Math.floor(r() * (Math.log2(block) + 1));
-    const op = pick(r, ['unary', 'binary', 'binary', 'binary', 'cmp', 'where', 'cast', 'cast', 'reduce', 'scan', 'loop', 'if', 'const', 'iota']);
+    const op = pick(r, ['unary', 'binary', 'binary', 'binary', 'cmp', 'where', 'cast', 'cast', 'reduce', 'scan', 'loop', 'if', 'const', 'iota', 'dot']);
     let cand: Node;
     switch (op) {
       case 'unary': {
@@ -95,6 +95,17 @@ export function generate(seed: number): Program {
         const src = usable.filter((i) => !isFloatT(types[i]!) || (fn === 'cumsum' && bounded(nodes[i]!)));
         if (src.length === 0) continue;
         cand = { op, fn, a: pick(r, src), rows: rows(), reverse: r() < 0.3 };
+        break;
+      }
+      case 'dot': {
+        // square tiles only (BLOCK = S*S); float operands bounded as for sums (the order of the
+        // products' sum differs between the interpreter and the tensor cores)
+        if (![4, 16, 64, 256].includes(block)) continue;
+        const src = usable.filter((i) => types[i] !== 'bool' && (!isFloatT(types[i]!) || bounded(nodes[i]!)));
+        if (src.length === 0) continue;
+        const a = pick(r, src);
+        const same = src.filter((i) => types[i] === types[a]);
+        cand = { op, a, b: r() < 0.8 ? pick(r, same) : pick(r, src) };
         break;
       }
       case 'loop': {

@@ -5,7 +5,7 @@ import {
   abs, and, atomicAdd, atomicAnd, atomicMax, atomicMin, atomicOr, atomicXor, ceil, constexpr, cos, cumprod, cumsum,
   div, eq, erf, exp, exp2, expandDims, floor, floordiv, forLoop, full, ge, gt, ifThenElse, le, load, log, log2, lt,
   max, maximum, min, minimum, mul, ne, neg, not, or, pow, programId, ptr, arange, rem, reshape, rsqrt, shl, shr,
-  sigmoid, sin, sqrt, sqrtRn, store, sub, sum, tanh, broadcastTo, where, xor, add, defineKernel,
+  sigmoid, sin, sqrt, sqrtRn, store, sub, sum, tanh, broadcastTo, where, xor, add, defineKernel, dot,
   type KernelDef, type Tile,
 } from '../../src/lang/index.js';
 import type { DType } from '../../src/ir/types.js';
@@ -43,6 +43,8 @@ export type Node =
   | { readonly op: 'scan'; readonly fn: keyof typeof SCAN; readonly a: number; readonly rows: number; readonly reverse: boolean }
   /** acc = a; for iv in [0, trips): acc = fn(acc, b) + iv, cast back to acc's dtype. */
   | { readonly op: 'loop'; readonly fn: BinaryName; readonly a: number; readonly b: number }
+  /** a and b as [S, S] tiles (S*S = BLOCK), multiplied with `dot` (tensor cores where they fit), back to [BLOCK]. */
+  | { readonly op: 'dot'; readonly a: number; readonly b: number }
   /** Odd programs take `fnElse`, even ones `fnThen`, of (a, b), cast to a's dtype. */
   | { readonly op: 'if'; readonly fnThen: BinaryName; readonly fnElse: BinaryName; readonly a: number; readonly b: number };
 
@@ -70,7 +72,7 @@ export function operands(n: Node): number[] {
   switch (n.op) {
     case 'load': case 'iota': case 'const': return [];
     case 'unary': case 'cast': case 'reduce': case 'scan': return [n.a];
-    case 'binary': case 'cmp': case 'loop': case 'if': return [n.a, n.b];
+    case 'binary': case 'cmp': case 'loop': case 'if': case 'dot': return [n.a, n.b];
     case 'where': return [n.c, n.a, n.b];
   }
 }
@@ -97,6 +99,11 @@ export function emitNodes(p: Program, args: Record<string, Tile>, BLOCK: number)
       case 'cast': v.push(v[n.a]!.to(n.to)); break;
       case 'reduce': v.push(back(REDUCE[n.fn](rows2d(v[n.a]!, n.rows), 1), n.rows)); break;
       case 'scan': v.push(reshape(SCAN[n.fn](rows2d(v[n.a]!, n.rows), 1, { reverse: n.reverse }), [BLOCK])); break;
+      case 'dot': {
+        const S = Math.round(Math.sqrt(BLOCK));
+        v.push(reshape(dot(reshape(v[n.a]!, [S, S]), reshape(v[n.b]!, [S, S])), [BLOCK]));
+        break;
+      }
       case 'loop': {
         const a = v[n.a]!, b = v[n.b]!;
         const [r] = forLoop(0, args['trips']!, 1, [a], (iv, acc) => [BINARY[n.fn](acc!, b).to(a.dtype as DType).add(iv).to(a.dtype as DType)]);

@@ -30,7 +30,7 @@ function renumber(n: Node, f: (i: number) => number): Node {
   switch (n.op) {
     case 'load': case 'iota': case 'const': return n;
     case 'unary': case 'cast': case 'reduce': case 'scan': return { ...n, a: f(n.a) };
-    case 'binary': case 'cmp': case 'loop': case 'if': return { ...n, a: f(n.a), b: f(n.b) };
+    case 'binary': case 'cmp': case 'loop': case 'if': case 'dot': return { ...n, a: f(n.a), b: f(n.b) };
     case 'where': return { ...n, c: f(n.c), a: f(n.a), b: f(n.b) };
   }
 }
