@@ -103,6 +103,11 @@ export interface BenchKernel {
    * 3, when absent). Tessera receives numStages through its compile options where it has one.
    */
   readonly options?: { readonly numWarps?: number; readonly numStages?: number };
+  /**
+   * Parameters specialized as divisible by 16, as a launch with 16-byte aligned arrays and sizes
+   * that are multiples of 16 gets them (Tessera's launcher and Triton's "D" specialization alike).
+   */
+  readonly divisible?: readonly string[];
   /** The same kernel in Triton: Python source of a @triton.jit function and its signature. */
   readonly triton: { readonly src: string; readonly signature: Readonly<Record<string, string>> };
 }
@@ -299,7 +304,7 @@ const MM_TILE = { BM: 64, BN: 64, BK: 32 } as const;
 /** The tensor-core kernels with their Triton twins: same tiles, numWarps and numStages. */
 export const TC_KERNELS: readonly BenchKernel[] = HALVES.flatMap((t): BenchKernel[] => [
   {
-    def: matmulMasked[t] as unknown as KernelDef, constexprs: MM_TILE, options: { numWarps: 4, numStages: 3 },
+    def: matmulMasked[t] as unknown as KernelDef, constexprs: MM_TILE, options: { numWarps: 4, numStages: 3 }, divisible: ['a', 'b', 'c'],
     triton: {
       src: `${TRITON_HEADER}def mm_masked_${t}(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
@@ -317,7 +322,7 @@ export const TC_KERNELS: readonly BenchKernel[] = HALVES.flatMap((t): BenchKerne
     },
   },
   {
-    def: matmulAligned[t] as unknown as KernelDef, constexprs: MM_TILE, options: { numWarps: 4, numStages: 3 },
+    def: matmulAligned[t] as unknown as KernelDef, constexprs: MM_TILE, options: { numWarps: 4, numStages: 3 }, divisible: ['a', 'b', 'c', 'M', 'N', 'K'],
     triton: {
       src: `${TRITON_HEADER}def mm_aligned_${t}(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
@@ -335,7 +340,7 @@ export const TC_KERNELS: readonly BenchKernel[] = HALVES.flatMap((t): BenchKerne
     },
   },
   {
-    def: matmulBatched[t] as unknown as KernelDef, constexprs: MM_TILE, options: { numWarps: 4, numStages: 3 },
+    def: matmulBatched[t] as unknown as KernelDef, constexprs: MM_TILE, options: { numWarps: 4, numStages: 3 }, divisible: ['a', 'b', 'c', 'M', 'N', 'K'],
     triton: {
       src: `${TRITON_HEADER}def mm_batched_${t}(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     z = tl.program_id(2)
@@ -357,7 +362,7 @@ export const TC_KERNELS: readonly BenchKernel[] = HALVES.flatMap((t): BenchKerne
     },
   },
   {
-    def: flashAttention[t] as unknown as KernelDef, constexprs: { BM: 64, BN: 64, D: 64 }, options: { numWarps: 4, numStages: 3 },
+    def: flashAttention[t] as unknown as KernelDef, constexprs: { BM: 64, BN: 64, D: 64 }, options: { numWarps: 4, numStages: 3 }, divisible: ['q', 'k', 'v', 'o', 'L'],
     triton: {
       src: `${TRITON_HEADER}def flash_fwd_${t}(q, k, v, o, L, scale, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)

@@ -20,7 +20,7 @@ import { loadModule } from '../src/runtime/native/foreign_module.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
 import type { SimCounters } from '../src/runtime/native/addon.js';
 import '../src/runtime/index.js'; // registers the native devices (cuda, sim)
-import { matmulAligned } from './kernels.js';
+import { tesseraPipelines, withStages } from './stages.js';
 import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
 
 const TARGET = 'sm_80';
@@ -75,20 +75,6 @@ function staticFigures(ptx: string, shared: number, file: string, ptxas: string,
 }
 
 // ---- compiling both ----------------------------------------------------------------------------
-
-/**
- * Tessera's compile options with numStages where this build has software pipelining. The option
- * is being added on another branch; until then compile() has no such field, so the bench detects
- * support (numStages 3 must change the PTX of the aligned matmul) and passes it only then.
- */
-function withStages(o: CompileOptions, numStages: number, supported: boolean): CompileOptions {
-  return supported ? ({ ...o, numStages } as CompileOptions) : o;
-}
-function tesseraPipelines(): boolean {
-  const f = matmulAligned.f16.trace({ BM: 64, BN: 64, BK: 32 });
-  const base: CompileOptions = { target: TARGET, numWarps: 4, ptxas: false };
-  return compile(f, { ...base, numStages: 1 } as CompileOptions).ptx !== compile(f, { ...base, numStages: 3 } as CompileOptions).ptx;
-}
 
 /** Parameters Triton's launcher would specialize as divisible by 16 (16-byte aligned pointers, multiples of 16). */
 function divisible(c: TcCase, p: TcProblem): string[] {
@@ -260,7 +246,7 @@ async function main(): Promise<void> {
     for (const { c, stages, div } of rows0) {
       const key = c.label.replace(/\W+/g, '_');
       const spec = Object.fromEntries(div.map((n): [string, ParamSpec] => [n, { divisibleBy16: true }]));
-      const ours: CompileResult = compile(c.kernel.def.trace(c.kernel.constexprs), withStages({ target: TARGET, numWarps: c.numWarps, ptxas: false, specialization: spec }, stages, pipelines));
+      const ours: CompileResult = compile(c.kernel.def.trace(c.kernel.constexprs), withStages({ target: TARGET, numWarps: c.numWarps, ptxas: false, specialization: spec }, stages));
       const tptx = tri.ptx[key]!, tshared = tri.shared[key]!;
       const name = c.kernel.def.name;
       const sOurs = staticFigures(ours.ptx, ours.metadata.sharedBytes, join(dir, `${key}.tessera`), ptxas, sass);
