@@ -2,7 +2,8 @@
 # their PTX as JSON (used by bench/tc_vs_triton.ts).
 # stdin: {"kernels": [{"key", "name", "src", "signature", "constexprs", "num_warps", "num_stages",
 #         "divisible": [param names specialized as divisible by 16, as Triton's launcher would]}]}
-# stdout: {"version", "ptx": {key: text}, "shared": {key: bytes}}.
+# stdout: {"version", "ptx": {key: text}, "shared": {key: bytes}}; with TC_TTGIR=1 in the environment
+# also "ttgir": {key: text} (Triton's layouts: mma warpsPerCTA, shared swizzles), for reading by hand.
 import importlib.util
 import json
 import os
@@ -30,5 +31,6 @@ with tempfile.TemporaryDirectory() as tmp:
         c = triton.compile(ASTSource(fn, k["signature"], k["constexprs"], attrs), target=GPUTarget("cuda", 80, 32),
                            options={"num_warps": k["num_warps"], "num_stages": k["num_stages"]})
         out["ptx"][k["key"]] = c.asm["ptx"]
+        if os.environ.get("TC_TTGIR"): out.setdefault("ttgir", {})[k["key"]] = c.asm["ttgir"]
         out["shared"][k["key"]] = c.metadata.shared
 json.dump(out, sys.stdout)
