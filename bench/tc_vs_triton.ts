@@ -84,11 +84,13 @@ function divisible(c: TcCase, p: TcProblem): string[] {
   }).map((q) => q.name);
 }
 
+const NO_TRITON = 'Triton not installed: no .venv (bash scripts/setup-python.sh creates it with triton==3.8.0)';
+
 interface TritonOut { version: string; ptx: Record<string, string>; shared: Record<string, number> }
 
 function tritonCompile(rows: { c: TcCase; stages: number; div: string[] }[]): TritonOut {
   const py = join(ROOT, '.venv', 'bin', 'python');
-  if (!existsSync(py)) throw new Error('no .venv with Triton (bash scripts/setup-python.sh --triton)');
+  if (!existsSync(py)) throw new Error(NO_TRITON);
   const req = {
     kernels: rows.map(({ c, stages, div }) => ({
       key: c.label.replace(/\W+/g, '_'), name: c.kernel.def.name, src: c.kernel.triton.src, signature: c.kernel.triton.signature,
@@ -210,16 +212,20 @@ function printSummary(rows: Row[], out: (s: string) => void): void {
   }
 }
 
-async function main(): Promise<void> {
-  const out = (s: string): void => void process.stdout.write(s);
-  const arg = (flag: string): string | undefined => {
-    const i = process.argv.indexOf(flag);
-    return i >= 0 ? process.argv[i + 1] : undefined;
-  };
-  const forced = arg('--stages') !== undefined ? Number(arg('--stages')) : undefined;
-  const only = arg('--only');
+export interface TcOptions {
+  /** Every row at this numStages (both compilers). */
+  readonly stages?: number;
+  /** Only rows whose label contains this text. */
+  readonly only?: string;
+}
+
+/** Prints the comparison; sets process.exitCode = 1 when a kernel's outputs disagree. */
+export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): Promise<void> {
+  const forced = opts.stages;
+  const only = opts.only;
   const ptxas = findPtxas();
-  if (!ptxas) throw new Error('ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)');
+  if (!ptxas) return void out('bench tc skipped: ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)\n');
+  if (!existsSync(join(ROOT, '.venv', 'bin', 'python'))) return void out(`bench tc skipped: ${NO_TRITON}\n`);
   const sass = sassTool();
   const pipelines = tesseraPipelines();
   // without a pipeliner every row runs at 1 stage and the explicit numStages-1 row would repeat one
@@ -230,7 +236,12 @@ async function main(): Promise<void> {
     return { c, stages, div: divisible(c, c.size(1)) };
   });
   const tri = tritonCompile(rows0);
-  const sim = getDevice('sim') as NativeRuntimeDevice;
+  let sim: NativeRuntimeDevice;
+  try {
+    sim = getDevice('sim') as NativeRuntimeDevice;
+  } catch (e) {
+    return void out(`bench tc skipped: no sim device (${(e as Error).message})\n`);
+  }
   out(`tensor-core kernels, Tessera vs Triton ${tri.version}, ${TARGET}; ptxas ${ptxas}\n`);
   out('No GPU: registers, spills, SASS and shared memory are static (ptxas -v, the cubin); warp instructions,\n');
   out('sectors and bank conflicts are counted by the sim running each PTX on the same inputs.\n');
@@ -270,7 +281,15 @@ async function main(): Promise<void> {
   printSummary(rows, out);
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
-  process.exitCode = 1;
-});
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const arg = (flag: string): string | undefined => {
+    const i = process.argv.indexOf(flag);
+    return i >= 0 ? process.argv[i + 1] : undefined;
+  };
+  const stages = arg('--stages');
+  const only = arg('--only');
+  benchTc((s) => process.stdout.write(s), { ...(stages !== undefined ? { stages: Number(stages) } : {}), ...(only !== undefined ? { only } : {}) }).catch((e: unknown) => {
+    process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  });
+}
