@@ -1,6 +1,9 @@
 # Compiles the tensor-core comparison kernels with Triton 3.8 for sm_80 (no GPU needed) and prints
-# their PTX as JSON (used by bench/tc_vs_triton.ts). stdin: {"kernels": [{"name", "src",
-# "signature", "constexprs", "num_warps", "num_stages"}]}; stdout: {"version", "ptx": {name: text}, "shared": {name: bytes}}.
+# their PTX as JSON (used by bench/tc_vs_triton.ts).
+# stdin: {"kernels": [{"key", "name", "src", "signature", "constexprs", "num_warps", "num_stages",
+#         "divisible": [param names specialized as divisible by 16, as Triton's launcher would]}]}
+# stdout: {"version", "ptx": {key: text}, "shared": {key: bytes}}; with TC_TTGIR=1 in the environment
+# also "ttgir": {key: text} (Triton's layouts: mma warpsPerCTA, shared swizzles), for reading by hand.
 import importlib.util
 import json
 import os
@@ -16,15 +19,18 @@ out = {"version": triton.__version__, "ptx": {}, "shared": {}}
 with tempfile.TemporaryDirectory() as tmp:
     os.environ["TRITON_CACHE_DIR"] = tmp
     for k in req["kernels"]:
-        path = os.path.join(tmp, f"{k['name']}.py")
+        path = os.path.join(tmp, f"{k['key']}.py")
         with open(path, "w") as f:
             f.write(k["src"])
-        spec = importlib.util.spec_from_file_location(f"tessera_tc_{k['name']}", path)
+        spec = importlib.util.spec_from_file_location(f"tessera_tc_{k['key']}", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         fn = getattr(mod, k["name"])
-        c = triton.compile(ASTSource(fn, k["signature"], k["constexprs"]), target=GPUTarget("cuda", 80, 32),
+        # the launcher's "D" specialization (tt.divisibility 16), keyed by argument index
+        attrs = {(fn.arg_names.index(n),): [["tt.divisibility", 16]] for n in k.get("divisible", [])}
+        c = triton.compile(ASTSource(fn, k["signature"], k["constexprs"], attrs), target=GPUTarget("cuda", 80, 32),
                            options={"num_warps": k["num_warps"], "num_stages": k["num_stages"]})
-        out["ptx"][k["name"]] = c.asm["ptx"]
-        out["shared"][k["name"]] = c.metadata.shared
+        out["ptx"][k["key"]] = c.asm["ptx"]
+        if os.environ.get("TC_TTGIR"): out.setdefault("ttgir", {})[k["key"]] = c.asm["ttgir"]
+        out["shared"][k["key"]] = c.metadata.shared
 json.dump(out, sys.stdout)

@@ -1,154 +1,295 @@
-// `node dist/bench/tc_vs_triton.js`: static code quality of tensor-core kernels against Triton 3.8
-// (.venv), same tile sizes, numWarps and numStages, both PTX assembled by the same ptxas for
-// sm_80: registers, spills, shared memory, SASS instruction count (cuobjdump -sass). No GPU: these
-// are static figures. Tessera has no software pipelining yet, so Triton runs with num_stages=1.
+// `npm run bench:tc` (node dist/bench/tc_vs_triton.js): code quality of the tensor-core kernels
+// (bench/kernels.ts TC_KERNELS) against Triton 3.8 (.venv), same tile sizes, numWarps and
+// numStages; both PTX assembled by the same ptxas for sm_80. No GPU: static figures (registers,
+// spills, shared memory, SASS instruction count) and, running both PTX on the sim with the same
+// inputs, dynamic ones (warp instructions, global sectors, bank conflicts). Each kernel's outputs
+// from the two PTX are compared with each other and with an f64 JS reference first: a mismatch
+// prints MISMATCH and the process exits 1.
+// Options: --stages N (every row at numStages N), --only SUBSTRING (rows whose label contains it).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { arange, constexpr, defineKernel, dot, forLoop, load, programId, ptr, store, zeros } from '../src/lang/index.js';
-import { compile } from '../src/compiler/compile.js';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compile, type CompileOptions, type CompileResult } from '../src/compiler/compile.js';
+import type { ParamSpec } from '../src/compiler/axis_info.js';
 import { findPtxas } from '../src/codegen/ptxas.js';
-import type { ParamInfo } from '../src/codegen/render.js';
 import { getDevice } from '../src/runtime/device.js';
+import { DeviceArray } from '../src/runtime/device_array.js';
+import { loadModule } from '../src/runtime/native/foreign_module.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
 import type { SimCounters } from '../src/runtime/native/addon.js';
 import '../src/runtime/index.js'; // registers the native devices (cuda, sim)
+import { tesseraPipelines, withStages } from './stages.js';
+import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
 
-const matmulF16 = defineKernel(
-  { name: 'mm_f16', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, N, K, BM, BN, BK }) => {
-    const rm = programId(0).mul(BM).add(arange(0, BM));
-    const rn = programId(1).mul(BN).add(arange(0, BN));
-    const rk = arange(0, BK);
-    const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
-      const ka = k.add(rk);
-      const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))));
-      const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))));
-      return [dot(ta, tb, { acc: acc! })];
-    });
-    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
-  },
-);
-const TRITON_MM = `import triton
-import triton.language as tl
+const TARGET = 'sm_80';
+const ROOT = (() => {
+  let d = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(d, 'package.json'))) d = dirname(d);
+  return d;
+})();
 
-@triton.jit
-def mm_f16(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    rm = tl.program_id(0) * BM + tl.arange(0, BM)
-    rn = tl.program_id(1) * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, K, BK):
-        ka = k + rk
-        ta = tl.load(a + rm[:, None] * K + ka[None, :])
-        tb = tl.load(b + ka[:, None] * N + rn[None, :])
-        acc = tl.dot(ta, tb, acc)
-    tl.store(c + rm[:, None] * N + rn[None, :], acc)
-`;
+// ---- tools -----------------------------------------------------------------------------------
 
-interface Figures { registers: number; spills: number; shared: number; mma: number; ldmatrix: number; sass?: number }
+/**
+ * A SASS disassembler: cuobjdump (or nvdisasm) from $CUDA_HOME, /usr/local/cuda or PATH, else the
+ * copies Triton's wheel ships in .venv (triton/backends/nvidia/bin). The CUDA image here has
+ * ptxas and nvcc only, so the wheel's cuobjdump is what normally runs.
+ */
+function sassTool(): { path: string; kind: 'cuobjdump' | 'nvdisasm' } | undefined {
+  const dirs = [process.env.CUDA_HOME && join(process.env.CUDA_HOME, 'bin'), '/usr/local/cuda/bin', ...(process.env.PATH ?? '').split(delimiter)].filter(Boolean) as string[];
+  const lib = join(ROOT, '.venv', 'lib');
+  if (existsSync(lib)) for (const py of readdirSync(lib)) dirs.push(join(lib, py, 'site-packages', 'triton', 'backends', 'nvidia', 'bin'));
+  for (const kind of ['cuobjdump', 'nvdisasm'] as const) {
+    for (const d of dirs) if (existsSync(join(d, kind))) return { path: join(d, kind), kind };
+  }
+  return undefined;
+}
 
-/** cuobjdump from the toolkit, when installed (the CUDA image here ships ptxas and nvcc only). */
-const CUOBJDUMP = [process.env.CUDA_HOME, '/usr/local/cuda'].filter(Boolean).map((d) => join(d!, 'bin', 'cuobjdump')).find((p) => existsSync(p));
+/** SASS instructions in a cubin, without the NOPs that pad the end of the function. */
+function sassCount(tool: NonNullable<ReturnType<typeof sassTool>>, cubin: string): number {
+  const r = spawnSync(tool.path, tool.kind === 'cuobjdump' ? ['-sass', cubin] : ['-c', cubin], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${tool.kind} failed on ${cubin}: ${r.stderr}`);
+  return r.stdout.split('\n').filter((l) => /^\s+\/\*[0-9a-f]{4,}\*\/\s+\S/.test(l) && !/\/\*[0-9a-f]+\*\/\s+NOP\b/.test(l)).length;
+}
 
-/** ptxas -v figures (shared: the kernel's own count, Triton's is dynamic) and PTX instruction counts. */
-function figures(ptx: string, shared: number, dir: string, name: string, ptxas: string): Figures {
-  const p = join(dir, `${name}.ptx`), o = join(dir, `${name}.cubin`);
+interface Static { registers: number; spills: number; shared: number; sass?: number; mma: number; ldmatrix: number; cpAsync: number }
+
+function staticFigures(ptx: string, shared: number, file: string, ptxas: string, sass: ReturnType<typeof sassTool>): Static {
+  const p = `${file}.ptx`, o = `${file}.cubin`;
   writeFileSync(p, ptx);
-  const r = spawnSync(ptxas, ['-arch=sm_80', '-v', p, '-o', o], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`ptxas failed on ${name}:\n${r.stderr}`);
+  const r = spawnSync(ptxas, [`-arch=${TARGET}`, '-v', p, '-o', o], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ptxas failed on ${p}:\n${r.stderr}`);
   const log = r.stderr + r.stdout;
   const num = (re: RegExp): number => Number(re.exec(log)?.[1] ?? 0);
-  const spills = num(/(\d+) bytes spill stores/) + num(/(\d+) bytes spill loads/);
   const lines = ptx.split('\n');
   const n = (re: RegExp): number => lines.filter((l) => re.test(l)).length;
-  const base = { registers: num(/Used (\d+) registers/), spills, shared, mma: n(/\bmma\.sync/), ldmatrix: n(/\bldmatrix/) };
-  if (!CUOBJDUMP) return base;
-  const sass = spawnSync(CUOBJDUMP, ['-sass', o], { encoding: 'utf8' });
-  return { ...base, sass: sass.stdout.split('\n').filter((l) => /^\s+\/\*[0-9a-f]{4}\*\/\s+\S/.test(l)).length };
-}
-
-const SIM_SIZE = 128;
-const ptxas = findPtxas();
-if (!ptxas) throw new Error('ptxas not found');
-const cx = { BM: 64, BN: 64, BK: 32 };
-const numWarps = 4;
-const ours = compile(matmulF16.trace(cx), { target: 'sm_80', numWarps, ptxas: false, specialization: [{ divisibleBy16: true }, { divisibleBy16: true }, { divisibleBy16: true }, {}, { divisibleBy16: true }, { divisibleBy16: true }] as never });
-const req = { kernels: [{ name: 'mm_f16', src: TRITON_MM, signature: { a: '*fp16', b: '*fp16', c: '*fp32', M: 'i32', N: 'i32', K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr' }, constexprs: cx, num_warps: numWarps, num_stages: 1 }] };
-const py = spawnSync('.venv/bin/python', ['bench/tc_triton.py'], { input: JSON.stringify(req), encoding: 'utf8' });
-if (py.status !== 0) throw new Error(`Triton failed:\n${py.stderr}`);
-const tri = JSON.parse(py.stdout) as { version: string; ptx: Record<string, string>; shared: Record<string, number> };
-const dir = mkdtempSync(join(tmpdir(), 'tessera-tc-'));
-try {
-  const a = figures(ours.ptx, ours.metadata.sharedBytes, dir, 'tessera', ptxas);
-  const b = figures(tri.ptx['mm_f16']!, tri.shared['mm_f16']!, dir, 'triton', ptxas);
-  console.log(`f16 matmul 64x64x32 tile, 4 warps, numStages 1, sm_80 (static figures, no GPU); Triton ${tri.version}`);
-  console.log('figure'.padEnd(14) + 'tessera'.padStart(10) + 'triton'.padStart(10) + 'ratio'.padStart(8));
-  for (const k of ['registers', 'spills', 'shared', 'mma', 'ldmatrix', 'sass'] as const) {
-    const x = a[k], y = b[k];
-    if (x === undefined || y === undefined) console.log(k.padEnd(14) + 'n/a: cuobjdump not installed'.padStart(28));
-    else console.log(k.padEnd(14) + String(x).padStart(10) + String(y).padStart(10) + (y ? (x / y).toFixed(2) : '-').padStart(8));
-  }
-  const sim = simRun(ours.ptx, ours.metadata.sharedBytes, tri.ptx['mm_f16']!, tri.shared['mm_f16']!);
-  if (sim) {
-    console.log(`\nsame kernel on the sim, M = N = K = ${SIM_SIZE}, same f16 inputs (max |difference| of c: ${sim.maxDiff.toExponential(2)})`);
-    const rows: [string, (c: SimCounters) => number][] = [
-      ['warp instrs', (c) => c.warpInstructions],
-      ['gld sectors', (c) => c.globalLoadSectors],
-      ['gst sectors', (c) => c.globalStoreSectors],
-      ['smem accesses', (c) => c.sharedAccesses],
-      ['bank confl.', (c) => c.sharedBankConflicts],
-    ];
-    for (const [k, f] of rows) {
-      const x = f(sim.ours), y = f(sim.triton);
-      console.log(k.padEnd(14) + String(x).padStart(10) + String(y).padStart(10) + (y ? (x / y).toFixed(2) : '-').padStart(8));
-    }
-  } else console.log('\n(sim device not built: dynamic figures skipped)');
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** Kernel parameters as declared in PTX (Triton adds scratch pointers after the user's). */
-function ptxParams(ptx: string, name: string): ParamInfo[] {
-  const out: ParamInfo[] = [];
-  let off = 0;
-  for (const m of ptx.matchAll(new RegExp(`\\.param \\.(u64|u32|b32|f32)[^\\n]*?\\b(${name}_param_\\d+)`, 'g'))) {
-    const size = m[1] === 'u64' ? 8 : 4;
-    off = Math.ceil(off / size) * size;
-    out.push({ name: m[2]!, type: size === 8 ? 'ptr<u8>' as never : 'i32', offset: off, size });
-    off += size;
-  }
-  return out;
-}
-function simRun(ptxA: string, sharedA: number, ptxB: string, sharedB: number): { ours: SimCounters; triton: SimCounters; maxDiff: number } | undefined {
-  let rt: NativeRuntimeDevice;
-  try {
-    rt = getDevice('sim') as NativeRuntimeDevice;
-  } catch {
-    return undefined;
-  }
-  const dev = rt.native;
-  const n = SIM_SIZE;
-  let seed = 7;
-  const half = Uint16Array.from({ length: n * n }, () => ((seed = (seed * 1103515245 + 12345) >>> 0), 0x3800 + ((seed >>> 16) & 0x3ff)));
-  const run = (ptx: string, shared: number): { c: Float32Array; counters: SimCounters } => {
-    const params = ptxParams(ptx, 'mm_f16');
-    const bufs = [dev.alloc(2 * n * n), dev.alloc(2 * n * n), dev.alloc(4 * n * n), dev.alloc(256), dev.alloc(256)];
-    try {
-      dev.upload(bufs[0]!, half);
-      dev.upload(bufs[1]!, half);
-      const args = params.map((p, i) => (i < 3 ? bufs[i] : p.size === 8 ? bufs[i - 3] : n));
-      dev.launch({ ptx, metadata: { name: 'mm_f16', numWarps: 4, sharedBytes: shared, dynamicShared: /\.extern\s+\.shared/.test(ptx), params } } as never, args, [n / 64, n / 64]);
-      dev.synchronize();
-      const counters = dev.simCounters()!;
-      return { c: dev.download(bufs[2]!, new Float32Array(n * n)) as Float32Array, counters };
-    } finally {
-      for (const b of bufs) dev.free(b);
-    }
+  return {
+    registers: num(/Used (\d+) registers/),
+    spills: num(/(\d+) bytes spill stores/) + num(/(\d+) bytes spill loads/),
+    shared,
+    ...(sass ? { sass: sassCount(sass, o) } : {}),
+    mma: n(/\bmma\.sync/), ldmatrix: n(/\bldmatrix/), cpAsync: n(/\bcp\.async\.(ca|cg)/),
   };
-  const a = run(ptxA, sharedA), b = run(ptxB, sharedB);
-  let maxDiff = 0;
-  a.c.forEach((v, i) => (maxDiff = Math.max(maxDiff, Math.abs(v - b.c[i]!))));
-  return { ours: a.counters, triton: b.counters, maxDiff };
+}
+
+// ---- compiling both ----------------------------------------------------------------------------
+
+/** Parameters Triton's launcher would specialize as divisible by 16 (16-byte aligned pointers, multiples of 16). */
+function divisible(c: TcCase, p: TcProblem): string[] {
+  return c.kernel.def.runtimeParams.filter((q) => {
+    const v = p.args[q.name];
+    return typeof v !== 'number' || (Number.isInteger(v) && v % 16 === 0);
+  }).map((q) => q.name);
+}
+
+const NO_TRITON = 'Triton not installed: no .venv (bash scripts/setup-python.sh creates it with triton==3.8.0)';
+
+interface TritonOut { version: string; ptx: Record<string, string>; shared: Record<string, number> }
+
+function tritonCompile(rows: { c: TcCase; stages: number; div: string[] }[]): TritonOut {
+  const py = join(ROOT, '.venv', 'bin', 'python');
+  if (!existsSync(py)) throw new Error(NO_TRITON);
+  const req = {
+    kernels: rows.map(({ c, stages, div }) => ({
+      key: c.label.replace(/\W+/g, '_'), name: c.kernel.def.name, src: c.kernel.triton.src, signature: c.kernel.triton.signature,
+      constexprs: c.kernel.constexprs, num_warps: c.numWarps, num_stages: stages, divisible: div,
+    })),
+  };
+  const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify(req), encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`Triton failed:\n${r.stderr}`);
+  return JSON.parse(r.stdout) as TritonOut;
+}
+
+// ---- running both on the sim -------------------------------------------------------------------
+
+interface SimRun { out: Float32Array; counters: SimCounters }
+
+/** Launches `name` from `ptx` with the problem's arguments (extra trailing pointers, Triton's scratch, get 0). */
+async function simRun(sim: NativeRuntimeDevice, ptx: string, name: string, sharedBytes: number, numWarps: number, c: TcCase, p: TcProblem, grid = p.grid): Promise<SimRun> {
+  const fn = loadModule(ptx, { device: sim }).getFunction(name);
+  const arrays: DeviceArray[] = [];
+  const toArg = (v: TcArg): unknown => {
+    if (typeof v === 'number') return v;
+    const a = DeviceArray.from(v, v instanceof Float32Array ? 'f32' : 'f16' /* half bits, f16 or bf16 */, { device: sim });
+    arrays.push(a);
+    return a;
+  };
+  const names = c.kernel.def.runtimeParams.map((q) => q.name);
+  const user = names.map((n) => toArg(p.args[n]!));
+  const args = fn.params.map((_, i) => (i < user.length ? user[i] : 0));
+  try {
+    await fn.launch({ grid: [...grid], block: numWarps * 32, sharedBytes, args });
+    const counters = sim.native.simCounters();
+    if (!counters) throw new Error('the sim device reported no counters');
+    const out = arrays[names.filter((n) => typeof p.args[n] !== 'number').indexOf(p.out)]!;
+    return { out: (await out.toArray()) as Float32Array, counters };
+  } finally {
+    for (const a of arrays) a.free();
+  }
+}
+
+const maxErr = (got: ArrayLike<number>, want: ArrayLike<number>): number => {
+  let worst = 0, scale = 0;
+  for (let i = 0; i < want.length; i++) {
+    scale = Math.max(scale, Math.abs(want[i]!));
+    const d = Math.abs(got[i]! - want[i]!);
+    worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
+  }
+  return worst / Math.max(scale, 1e-30);
+};
+
+interface Dynamic { warpInstrs: number; gldSectors: number; gstSectors: number; smem: number; conflicts: number; iterInstrs: number; iterConflicts: number }
+
+/** Full-grid counters, plus one program at s = 1 and s = 2: their difference per extra iteration is the main loop's cost. */
+async function dynamicFigures(sim: NativeRuntimeDevice, ptx: string, name: string, shared: number, c: TcCase): Promise<{ d: Dynamic; out: Float32Array }> {
+  const p = c.size(1);
+  const full = await simRun(sim, ptx, name, shared, c.numWarps, c, p);
+  const p2 = c.size(2);
+  const one = await simRun(sim, ptx, name, shared, c.numWarps, c, p, [1, 1, 1]);
+  const two = await simRun(sim, ptx, name, shared, c.numWarps, c, p2, [1, 1, 1]);
+  const di = p2.iterations - p.iterations;
+  const k = full.counters;
+  return {
+    out: full.out,
+    d: {
+      warpInstrs: k.warpInstructions, gldSectors: k.globalLoadSectors, gstSectors: k.globalStoreSectors, smem: k.sharedAccesses,
+      conflicts: k.sharedBankConflicts,
+      iterInstrs: (two.counters.warpInstructions - one.counters.warpInstructions) / di,
+      iterConflicts: (two.counters.sharedBankConflicts - one.counters.sharedBankConflicts) / di,
+    },
+  };
+}
+
+// ---- report ------------------------------------------------------------------------------------
+
+interface Row { c: TcCase; stages: number; pipelines: boolean; ours: Static & Dynamic; tri: Static & Dynamic; agree: number; vsRef: [number, number]; ok: boolean }
+
+const fmt = (v: number | undefined): string => (v === undefined ? 'n/a' : Number.isInteger(v) ? String(v) : v.toFixed(1));
+const ratio = (x: number | undefined, y: number | undefined): string => (x === undefined || y === undefined ? 'n/a' : y === 0 ? (x === 0 ? '-' : 'inf') : (x / y).toFixed(2));
+
+/** Figure name, its getter, and the aim (as the issue states it) with its test. */
+const FIGURES: [string, (f: Static & Dynamic) => number | undefined, string, (x: number, y: number) => boolean][] = [
+  ['registers', (f) => f.registers, '<= 1.1x', (x, y) => x <= 1.1 * y],
+  ['spills (bytes)', (f) => f.spills, '0', (x) => x === 0],
+  ['SASS instrs', (f) => f.sass, '<= 1.1x', (x, y) => x <= 1.1 * y],
+  ['shared bytes', (f) => f.shared, '', () => true],
+  ['mma.sync (PTX)', (f) => f.mma, '', () => true],
+  ['ldmatrix (PTX)', (f) => f.ldmatrix, '', () => true],
+  ['cp.async (PTX)', (f) => f.cpAsync, '', () => true],
+  ['warp instrs', (f) => f.warpInstrs, '<= 1.1x', (x, y) => x <= 1.1 * y],
+  ['  per loop iter', (f) => f.iterInstrs, '', () => true],
+  ['gld sectors', (f) => f.gldSectors, '<= 1.1x', (x, y) => x <= 1.1 * y],
+  ['gst sectors', (f) => f.gstSectors, '<= 1.1x', (x, y) => x <= 1.1 * y],
+  ['smem accesses', (f) => f.smem, '', () => true],
+  ['bank conflicts', (f) => f.conflicts, '', () => true],
+  ['  per loop iter', (f) => f.iterConflicts, '0', (x) => x === 0],
+];
+
+function printRow(r: Row, out: (s: string) => void): void {
+  const { c } = r;
+  const cx = Object.entries(c.kernel.constexprs).map(([k, v]) => `${k}=${v}`).join(' ');
+  const asked = (r.stages !== c.numStages ? ` (${c.numStages} asked)` : '') + (r.stages > 1 && !r.pipelines ? ' for Triton; Tessera does not pipeline (1)' : '');
+  out(`\n${c.label}: ${cx}, ${c.numWarps} warps, numStages ${r.stages}${asked}\n`);
+  out(`  outputs on the sim: tessera vs triton ${r.agree.toExponential(1)}, vs JS ${r.vsRef[0].toExponential(1)} / ${r.vsRef[1].toExponential(1)} (tol ${c.size(1).tol.toExponential(0)})${r.ok ? '' : '  MISMATCH'}\n`);
+  out(`  ${'figure'.padEnd(16)}${'tessera'.padStart(10)}${'triton'.padStart(10)}${'ratio'.padStart(8)}  aim\n`);
+  for (const [name, get, aim, test] of FIGURES) {
+    const x = get(r.ours), y = get(r.tri);
+    const miss = aim && x !== undefined && y !== undefined && !test(x, y) ? '  (missed)' : '';
+    out(`  ${name.padEnd(16)}${fmt(x).padStart(10)}${fmt(y).padStart(10)}${ratio(x, y).padStart(8)}  ${aim}${miss}\n`);
+  }
+}
+
+/** One line per kernel: the ratios the issue sets aims for (markdown, for docs/compiler.md). */
+function printSummary(rows: Row[], out: (s: string) => void): void {
+  out('\n| kernel | stages | regs T/Tr | spills | SASS T/Tr | smem B T/Tr | warp instrs T/Tr | instrs/iter T/Tr | gld sectors T/Tr | conflicts/iter T/Tr |\n');
+  out('|---|---|---|---|---|---|---|---|---|---|\n');
+  for (const r of rows) {
+    const a = r.ours, b = r.tri;
+    const pair = (x: number | undefined, y: number | undefined, rat = true): string => `${fmt(x)}/${fmt(y)}${rat ? ` (${ratio(x, y)})` : ''}`;
+    out(`| ${r.c.label} | ${r.stages} | ${pair(a.registers, b.registers)} | ${a.spills}/${b.spills} | ${pair(a.sass, b.sass)} | ${pair(a.shared, b.shared, false)} | ${pair(a.warpInstrs, b.warpInstrs)} | ${pair(a.iterInstrs, b.iterInstrs)} | ${pair(a.gldSectors, b.gldSectors)} | ${pair(a.iterConflicts, b.iterConflicts, false)} |\n`);
+  }
+}
+
+export interface TcOptions {
+  /** Every row at this numStages (both compilers). */
+  readonly stages?: number;
+  /** Only rows whose label contains this text. */
+  readonly only?: string;
+}
+
+/** Prints the comparison; sets process.exitCode = 1 when a kernel's outputs disagree. */
+export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): Promise<void> {
+  const forced = opts.stages;
+  const only = opts.only;
+  const ptxas = findPtxas();
+  if (!ptxas) return void out('bench tc skipped: ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)\n');
+  if (!existsSync(join(ROOT, '.venv', 'bin', 'python'))) return void out(`bench tc skipped: ${NO_TRITON}\n`);
+  const sass = sassTool();
+  const pipelines = tesseraPipelines();
+  // without a pipeliner every row runs at 1 stage and the explicit numStages-1 row would repeat one
+  const cases = tcCases().filter((c) => (!only || c.label.includes(only)) && (pipelines || forced !== undefined || c.numStages !== 1));
+  // Both compilers get the same numStages: what the row asks for when Tessera pipelines, else 1.
+  const rows0 = cases.map((c) => {
+    const stages = forced ?? (pipelines ? c.numStages : 1);
+    return { c, stages, div: divisible(c, c.size(1)) };
+  });
+  const tri = tritonCompile(rows0);
+  let sim: NativeRuntimeDevice;
+  try {
+    sim = getDevice('sim') as NativeRuntimeDevice;
+  } catch (e) {
+    return void out(`bench tc skipped: no sim device (${(e as Error).message})\n`);
+  }
+  out(`tensor-core kernels, Tessera vs Triton ${tri.version}, ${TARGET}; ptxas ${ptxas}\n`);
+  out('No GPU: registers, spills, SASS and shared memory are static (ptxas -v, the cubin); warp instructions,\n');
+  out('sectors and bank conflicts are counted by the sim running each PTX on the same inputs.\n');
+  out(`SASS: ${sass ? `${sass.kind} at ${sass.path} (instructions without the NOP padding)` : 'n/a: no cuobjdump or nvdisasm in $CUDA_HOME/bin, /usr/local/cuda/bin, PATH or the Triton wheel'}\n`);
+  out(pipelines
+    ? 'numStages: passed to both compilers as each row asks.\n'
+    : 'numStages: this Tessera build has no software pipelining (compile() ignores numStages: the PTX for 1 and 3 is\n'
+      + 'the same), so it is not passed and Triton is compiled with num_stages=1 too; rows say what they asked for.\n');
+  out('"per loop iter": one program run with twice the k-steps (key blocks) minus one run with the base count, per extra iteration.\n');
+  const rows: Row[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-tc-'));
+  try {
+    for (const { c, stages, div } of rows0) {
+      const key = c.label.replace(/\W+/g, '_');
+      const spec = Object.fromEntries(div.map((n): [string, ParamSpec] => [n, { divisibleBy16: true }]));
+      const ours: CompileResult = compile(c.kernel.def.trace(c.kernel.constexprs), withStages({ target: TARGET, numWarps: c.numWarps, ptxas: false, specialization: spec }, stages));
+      const tptx = tri.ptx[key]!, tshared = tri.shared[key]!;
+      const name = c.kernel.def.name;
+      const sOurs = staticFigures(ours.ptx, ours.metadata.sharedBytes, join(dir, `${key}.tessera`), ptxas, sass);
+      const sTri = staticFigures(tptx, tshared, join(dir, `${key}.triton`), ptxas, sass);
+      const a = await dynamicFigures(sim, ours.ptx, name, ours.metadata.dynamicShared ? ours.metadata.sharedBytes : 0, c);
+      const b = await dynamicFigures(sim, tptx, name, tshared, c);
+      const p = c.size(1);
+      const ref = p.reference();
+      const agree = maxErr(a.out, b.out);
+      const vsRef: [number, number] = [maxErr(a.out, ref), maxErr(b.out, ref)];
+      const ok = agree <= p.tol && vsRef[0] <= p.tol && vsRef[1] <= p.tol;
+      if (!ok) process.exitCode = 1;
+      const row: Row = { c, stages, pipelines, ours: { ...sOurs, ...a.d }, tri: { ...sTri, ...b.d }, agree, vsRef, ok };
+      rows.push(row);
+      printRow(row, out);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  out('\nsummary (T = Tessera, Tr = Triton; ratio in parentheses)\n');
+  printSummary(rows, out);
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const arg = (flag: string): string | undefined => {
+    const i = process.argv.indexOf(flag);
+    return i >= 0 ? process.argv[i + 1] : undefined;
+  };
+  const stages = arg('--stages');
+  const only = arg('--only');
+  benchTc((s) => process.stdout.write(s), { ...(stages !== undefined ? { stages: Number(stages) } : {}), ...(only !== undefined ? { only } : {}) }).catch((e: unknown) => {
+    process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  });
 }

@@ -1,5 +1,6 @@
 # Times Triton's compile of the benchmark kernels for sm_80 without a GPU (used by bench/compile.ts).
-# stdin: {"runs": N, "kernels": [{"name", "src", "signature", "constexprs"}]}
+# stdin: {"runs": N, "kernels": [{"name", "src", "signature", "constexprs", "num_warps"?, "num_stages"?,
+#         "divisible"?: [params specialized as divisible by 16, as the launcher would]}]}
 # stdout: one JSON object: per kernel, warm medians and the first (cold) compile, in milliseconds,
 # split as Triton's compile listener reports them: AST->TTIR, TTIR+TTGIR passes, LLIR+PTX, cubin.
 import importlib.util
@@ -45,8 +46,10 @@ def load(name, src, tmp):
 
 
 def one(fn, k):
+    attrs = {(fn.arg_names.index(n),): [["tt.divisibility", 16]] for n in k.get("divisible", [])}
+    options = {"num_warps": k.get("num_warps", 4), "num_stages": k.get("num_stages", 3)}
     t0 = time.perf_counter()
-    triton.compile(ASTSource(fn, k["signature"], k["constexprs"]), target=target, options={"num_warps": 4})
+    triton.compile(ASTSource(fn, k["signature"], k["constexprs"], attrs), target=target, options=options)
     total = (time.perf_counter() - t0) * 1000
     return dict(last, total=total)
 

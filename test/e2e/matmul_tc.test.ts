@@ -1,15 +1,18 @@
 // Matmul-class kernels whose dots run on tensor cores (mma.sync + ldmatrix): masked/ragged,
-// batched, and a flash-attention forward, in f16 and bf16. Each runs on the interpreter and the
-// sim (runBoth also assembles the PTX with ptxas for sm_80 and sm_90) and is compared with an f64
-// JS reference computed from the same half-precision inputs. test/codegen/mma.test.ts checks that
-// these dots really lower to mma.sync/ldmatrix.
-import { describe, it } from 'vitest';
-import { arange, constexpr, dot, exp, forLoop, full, load, maximum, programId, ptr, store, zeros } from '../../src/lang/index.js';
-import { kernel } from '../../src/runtime/kernel.js';
+// aligned, batched, and a flash-attention forward, in f16 and bf16 — the tensor-core kernels of
+// bench/kernels.ts (TC_KERNELS), which bench:tc compares with Triton. Each runs on the interpreter
+// and the sim (runBoth also assembles the PTX with ptxas for sm_80 and sm_90) and is compared with
+// an f64 JS reference computed from the same half-precision inputs; and the PTX is checked to take
+// the tensor-core path (a silent fall back to FMA would still compute the right numbers).
+import { describe, expect, it } from 'vitest';
+import { compile } from '../../src/compiler/compile.js';
+import type { KernelDef } from '../../src/lang/index.js';
+import { Kernel } from '../../src/runtime/kernel.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { flashAttention, matmulAligned, matmulBatched, matmulMasked, TC_KERNELS, type Half } from '../../bench/kernels.js';
+import { count } from '../codegen/gate.js';
 import { expectClose, randF32, runBoth } from './helpers.js';
 
-type Half = 'f16' | 'bf16';
 const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
 const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
 
@@ -22,64 +25,6 @@ function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: nu
   }
   return c;
 }
-
-const matmulMasked = (t: Half) => kernel(
-  { name: `mm_masked_${t}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const rm = programId(0).mul(BM).add(arange(0, BM));
-    const rn = programId(1).mul(BN).add(arange(0, BN));
-    const rk = arange(0, BK);
-    const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
-      const ka = k.add(rk);
-      const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))), { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
-      const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))), { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
-      return [dot(ta, tb, { acc: acc! })];
-    });
-    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!, { mask: rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N)) });
-  },
-);
-
-const matmulBatched = (t: Half) => kernel(
-  { name: `mm_batched_${t}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const z = programId(2);
-    const rm = programId(0).mul(BM).add(arange(0, BM));
-    const rn = programId(1).mul(BN).add(arange(0, BN));
-    const rk = arange(0, BK);
-    const pa = a.add(z.mul(M).mul(K)), pb = b.add(z.mul(K).mul(N)), pc = c.add(z.mul(M).mul(N));
-    const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
-      const ka = k.add(rk);
-      const ta = load(pa.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))));
-      const tb = load(pb.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))));
-      return [dot(ta, tb, { acc: acc! })];
-    });
-    store(pc.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
-  },
-);
-
-/** Flash-attention forward: one program per BM query rows, online softmax over BN-key blocks. */
-const flashAttn = (t: Half) => kernel(
-  { name: `flash_fwd_${t}`, params: { q: ptr(t), k: ptr(t), v: ptr(t), o: ptr('f32'), L: 'i32', scale: 'f32', BM: constexpr(), BN: constexpr(), D: constexpr() } },
-  ({ q, k, v, o, L, scale, BM, BN, D }) => {
-    const rm = programId(0).mul(BM).add(arange(0, BM));
-    const rn = arange(0, BN);
-    const rd = arange(0, D);
-    const qv = load(q.add(rm.expandDims(1).mul(D).add(rd.expandDims(0))));
-    const init = [full([BM as number], -Infinity, 'f32'), zeros([BM as number], 'f32'), zeros([BM as number, D as number], 'f32')];
-    const [m, l, acc] = forLoop(0, L, BN, init, (j, m, l, acc) => {
-      const kn = j.add(rn);
-      const kt = load(k.add(kn.expandDims(0).mul(D).add(rd.expandDims(1)))); // [D, BN] = K^T block
-      const vv = load(v.add(kn.expandDims(1).mul(D).add(rd.expandDims(0)))); // [BN, D]
-      const s = dot(qv, kt).mul(scale);
-      const mNew = maximum(m!, s.max(1));
-      const alpha = exp(m!.sub(mNew));
-      const p = exp(s.sub(mNew.expandDims(1)));
-      return [mNew, l!.mul(alpha).add(p.sum(1)), acc!.mul(alpha.expandDims(1)).add(dot(p.to(t), vv))];
-    });
-    void m;
-    store(o.add(rm.expandDims(1).mul(D).add(rd.expandDims(0))), acc!.div(l!.expandDims(1)));
-  },
-);
 
 function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number): Float64Array {
   const o = new Float64Array(L * D);
@@ -97,31 +42,81 @@ function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: numb
   return o;
 }
 
+/**
+ * The PTX of `def` at `cx` for sm_80 and sm_90 takes the tensor-core path: exactly one
+ * m16n8k16 mma.sync per (16 x 8 x 16) block of every dot divided over the warps, operands read
+ * with ldmatrix (.trans for the [K, N] operand), and no FMA dot (fma.rn.f32) where none is wanted.
+ */
+function expectTensorCorePath(def: KernelDef, cx: Record<string, number>, t: Half, dots: readonly [number, number, number][], numWarps = 4, fma = false): void {
+  for (const target of ['sm_80', 'sm_90'] as const) {
+    const { ptx } = compile(def.trace(cx), { target, numWarps, ptxas: false });
+    const mmas = dots.reduce((n, [M, N, K]) => n + (M * N * K) / (16 * 8 * 16 * numWarps), 0);
+    expect(count(ptx, new RegExp(`mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.${t}\\.${t}\\.f32`)), `${def.name} ${target}: mma.sync`).toBe(mmas);
+    expect(count(ptx, /ldmatrix\.sync\.aligned\.m8n8\.x[24]\.shared\.b16/), `${def.name} ${target}: ldmatrix (a)`).toBeGreaterThan(0);
+    expect(count(ptx, /ldmatrix\.sync\.aligned\.m8n8\.x[24]\.trans\.shared\.b16/), `${def.name} ${target}: ldmatrix.trans (b)`).toBeGreaterThan(0);
+    if (!fma) expect(ptx, `${def.name} ${target}: an FMA dot`).not.toMatch(/fma\.rn\.f32/);
+  }
+}
+
+describe('the tensor-core bench kernels are all covered here', () => {
+  it('TC_KERNELS = masked, aligned, batched and flash-attention, in f16 and bf16', () => {
+    const defs = [matmulMasked, matmulAligned, matmulBatched, flashAttention].flatMap((d) => [d.f16, d.bf16]) as unknown as KernelDef[];
+    expect(TC_KERNELS.map((k) => k.def.name).sort()).toEqual(defs.map((d) => d.name).sort());
+  });
+});
+
 describe.each(['f16', 'bf16'] as const)('tensor-core matmuls in %s', (t) => {
-  // products of half inputs are exact in f32; sums differ only in order (1e-4 is loose for K <= 64)
+  // products of half inputs are exact in f32; sums differ only in order (1e-4 is loose for K <= 96)
   it('masked matmul, ragged in M, N and K (72 x 40 x 56; BM 64, BN 32, BK 32; 4 warps)', async () => {
     const M = 72, N = 40, K = 56;
     const a = enc(t, randF32(M * K, 31)), b = enc(t, randF32(K * N, 32));
-    const r = await runBoth(matmulMasked(t), { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 32, BK: 32 }, [2, 2]);
+    const cx = { BM: 64, BN: 32, BK: 32 };
+    const r = await runBoth(new Kernel(matmulMasked[t]), { a, b, c: new Float32Array(M * N), M, N, K, ...cx }, [2, 2]);
     expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
     expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    expectTensorCorePath(matmulMasked[t] as unknown as KernelDef, cx, t, [[64, 32, 32]]);
   });
 
-  it('batched matmul (3 x 64 x 64 x 64; BM = BN = 64, BK = 32; 4 warps)', async () => {
+  it('aligned matmul, the loop a pipeliner targets (128 x 64 x 96; BM = BN = 64, BK = 32; 4 warps)', async () => {
+    const M = 128, N = 64, K = 96;
+    const a = enc(t, randF32(M * K, 38)), b = enc(t, randF32(K * N, 39));
+    const cx = { BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(new Kernel(matmulAligned[t]), { a, b, c: new Float32Array(M * N), M, N, K, ...cx }, [2, 1]);
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    expectTensorCorePath(matmulAligned[t] as unknown as KernelDef, cx, t, [[64, 64, 32]]);
+  });
+
+  it('batched matmul, batch = programId(2) (3 x 64 x 64 x 64; BM = BN = 64, BK = 32; 4 warps)', async () => {
     const B = 3, M = 64, N = 64, K = 64;
     const a = enc(t, randF32(B * M * K, 33)), b = enc(t, randF32(B * K * N, 34));
-    const r = await runBoth(matmulBatched(t), { a, b, c: new Float32Array(B * M * N), M, N, K, BM: 64, BN: 64, BK: 32 }, [1, 1, B]);
+    const cx = { BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(new Kernel(matmulBatched[t]), { a, b, c: new Float32Array(B * M * N), M, N, K, ...cx }, [1, 1, B]);
     expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
     expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K, B), 1e-4, 'sim vs JS');
+    expectTensorCorePath(matmulBatched[t] as unknown as KernelDef, cx, t, [[64, 64, 32]]);
   });
 
   it('flash-attention forward (L = 64, D = 32; BM = BN = 32; 4 warps; two dots in a loop)', async () => {
     const L = 64, D = 32, scale = 1 / Math.sqrt(D);
     const q = enc(t, randF32(L * D, 35)), k = enc(t, randF32(L * D, 36)), v = enc(t, randF32(L * D, 37));
-    const r = await runBoth(flashAttn(t), { q, k, v, o: new Float32Array(L * D), L, scale, BM: 32, BN: 32, D }, L / 32);
+    const cx = { BM: 32, BN: 32, D };
+    const r = await runBoth(new Kernel(flashAttention[t]), { q, k, v, o: new Float32Array(L * D), L, scale, ...cx }, L / 32);
     // p is rounded to the half type before the second dot: about 2^-8 (bf16) / 2^-11 (f16) relative
     const tol = t === 'bf16' ? 2e-2 : 4e-3;
     expectClose(r.sim.o, r.interpret.o, tol / 4, 'sim vs interpreter');
     expectClose(r.sim.o, attentionRef(dec(t, q), dec(t, k), dec(t, v), L, D, scale), tol, 'sim vs JS');
+    // S = Q K^T is [BM, D] x [D, BN], then P V is [BM, BN] x [BN, D]; the softmax may use FMA
+    expectTensorCorePath(flashAttention[t] as unknown as KernelDef, cx, t, [[32, 32, 32], [32, 32, 32]], 4, true);
+  });
+
+  it('the bench configurations (bench:tc tiles) take the tensor-core path too', () => {
+    for (const k of TC_KERNELS.filter((x) => x.def.name.endsWith(`_${t}`))) {
+      const cx = k.constexprs as Record<string, number>;
+      const dots: [number, number, number][] = k.def.name.startsWith('flash')
+        ? [[cx.BM!, cx.BN!, cx.D!], [cx.BM!, cx.D!, cx.BN!]]
+        : [[cx.BM!, cx.BN!, cx.BK!]];
+      expectTensorCorePath(k.def, cx, t, dots, k.options?.numWarps ?? 4, k.def.name.startsWith('flash'));
+    }
   });
 });
