@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DType } from '../../src/ir/types.js';
 import { compile } from '../../src/compiler/compile.js';
-import { mmaLayout } from '../../src/compiler/layout.js';
+import { mmaLayout, mmaLayoutForDot } from '../../src/compiler/layout.js';
 import { simDevice } from '../e2e/helpers.js';
 import { count, gate } from './gate.js';
 import { kernel, P, type K } from './dsl.js';
@@ -121,6 +121,14 @@ describe('dot on tensor cores', () => {
     expect(mmaLayout(128, 32, 4)?.warpsPerCTA).toEqual([4, 1]);
     expect(mmaLayout(16, 64, 8)?.warpsPerCTA).toEqual([1, 8]);
     expect(mmaLayout(16, 8, 4)).toBeUndefined();
+  });
+
+  it('mmaLayoutForDot: the dtype table and the instruction k decide, f32 only with tf32', () => {
+    const ok = (K: number, ta: string, tc: string, prec?: string) => mmaLayoutForDot(64, 64, K, ta, ta, tc, 4, prec) !== undefined;
+    expect([ok(32, 'f32', 'f32'), ok(32, 'f32', 'f32', 'ieee'), ok(32, 'f32', 'f32', 'tf32'), ok(4, 'f32', 'f32', 'tf32')]).toEqual([false, false, true, false]);
+    expect([ok(16, 'f16', 'f16'), ok(8, 'f16', 'f32'), ok(16, 'bf16', 'bf16')]).toEqual([true, false, true]);
+    expect([ok(32, 'i8', 'i32'), ok(32, 'u8', 'u32'), ok(16, 'i8', 'i32'), ok(32, 'i8', 'i16'), ok(32, 'i16', 'i32'), ok(32, 'f64', 'f64')]).toEqual([true, true, false, false, false, false]);
+    expect(mmaLayoutForDot(64, 64, 32, 'f16', 'bf16', 'f32', 4)).toBeUndefined(); // mixed inputs
   });
 
   it.each([
