@@ -98,9 +98,13 @@ describe('tf32 dots (inputPrecision default for f32)', () => {
   });
 
   it('tf32 on a shape that does not tile (BM 8): FMA on the same rounded inputs, sim = interpreter bit for bit', async () => {
-    const r = await runBoth(matmul('f32', 'f32', 'tf32'), { ...args, c: c0.slice(), BM: 8 }, [M / 8, 2]);
+    // plus the largest f32, which rounds past the largest tf32 to Inf (row 0 of c becomes +-Inf)
+    const big = a.slice();
+    big[3] = 3.4028234663852886e38;
+    const r = await runBoth(matmul('f32', 'f32', 'tf32'), { ...args, a: big, c: c0.slice(), BM: 8 }, [M / 8, 2]);
     // the FMA fallback rounds with cvt.rna.tf32.f32 and sums in k order, exactly like the interpreter
     expectBitwise(r.sim.c, r.interpret.c, 'sim vs interpreter');
+    expect(Array.from(r.sim.c.subarray(0, N), Math.abs)).toEqual(new Array(N).fill(Infinity));
   });
 });
 
