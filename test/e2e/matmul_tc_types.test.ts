@@ -150,6 +150,17 @@ describe('8-bit integer dots (i32 accumulator, wrapping)', () => {
 });
 
 describe('f16 dots with an f16 accumulator', () => {
+  it('f16 inputs, f32 accumulator loaded from memory: its conversion to the mma layout does not clobber the staged a, b', async () => {
+    // regression: the accumulator used to be converted (through the shared scratch) after a and b
+    // were staged there, so ldmatrix read the accumulator's bytes
+    const M = 64, N = 64, K = 64;
+    const a = f16Array(randF32(M * K, 64, -1, 1)), b = f16Array(randF32(K * N, 65, -1, 1)), c = randF32(M * N, 66);
+    const r = await runBoth(matmul('f16', 'f32', undefined), { a, b, c: c.slice(), M, N, K, BM: 64, BN: 64, BK: 32 }, [1, 1]);
+    const ref = reference(f16ToFloat32(a), f16ToFloat32(b), c, M, N, K);
+    expectWithin(r.sim.c, ref.value, ref.mag, 2 * (K + 1) * U32, 'sim vs JS');
+    expectWithin(r.interpret.c, ref.value, ref.mag, 2 * (K + 1) * U32, 'interpreter vs JS');
+  });
+
   it('m16n8k16.f16.f16.f16.f16: sim and interpreter within the f16 rounding bound of the exact sum', async () => {
     const M = 64, N = 64, K = 64;
     const a = f16Array(randF32(M * K, 61, -1, 1)), b = f16Array(randF32(K * N, 62, -1, 1)), c = f16Array(randF32(M * N, 63, -1, 1));
