@@ -75,13 +75,11 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const bOff = M * pa;
   cx.needShared(bOff + K * pb);
 
-  // tf32: inputs rounded once here (cvt.rna), so the mma never sees the low 13 bits of an f32
-  const regsIn = (v: Value): string[] => (kind.input === 'tf32' ? tf32Regs(cx, cx.regs(v)) : cx.regs(v));
   // the accumulator first: converting it to the mma layout goes through the same shared scratch
   const accIn = cx.operand(op, 2);
   cx.barrier();
-  storeStaged(cx, ti, regsIn(a), cx.layoutOf(a), [M, K], pa, 0);
-  storeStaged(cx, ti, regsIn(b), cx.layoutOf(b), [K, N], pb, bOff);
+  storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
+  storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
   cx.barrier();
 
   // per-lane ldmatrix row addresses (lane l feeds row l&7 of matrix l>>3), computed once
@@ -123,7 +121,9 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     for (let t = 0; t < TM; t++) {
       const f = [q(), q(), q(), q()];
       cx.emit(`ldmatrix.sync.aligned.m8n8.x4.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: aLane, imm: t * 16 * WM * pa + kk * 32 })};`);
-      af.push(f);
+      // tf32: shared memory holds the f32 inputs; each fragment is rounded (cvt.rna) as it is
+      // loaded, so the mma never sees the low 13 bits (and copies into shared stay raw bytes)
+      af.push(kind.input === 'tf32' ? tf32Regs(cx, f) : f);
     }
     const bf: string[][] = [];
     for (let j = 0; j < TN; j += kind.bytes === 2 ? 2 : 1) {

@@ -1,5 +1,5 @@
 // Per-dtype pieces of the tensor-core dot (lower_mma.ts): shared-memory pitches of the staged
-// operands, tf32 input rounding, and the b-operand fragment loads.
+// operands, tf32 rounding of fragments (shared memory holds raw f32), and the b fragment loads.
 //
 // a is the same for every kind: staged row-major [M, K], an m16 x (32 bytes of k) fragment is one
 // ldmatrix.x4 (b16 view). The PTX ISA fragments of f16 (k16), tf32 (k8) and s8/u8 (k32) all give
@@ -9,7 +9,7 @@
 //
 // b needs, per lane 4g+t, consecutive k for one column n = g: a k-major fragment.
 // - 16-bit: ldmatrix.x4.trans on row-major [K, N] (two n8 tiles per instruction).
-// - tf32: b0 = B[t][g], b1 = B[t+4][g]: scalar ld.shared.b32 from row-major [K, N]. ldmatrix
+// - tf32: b0 = B[t][g], b1 = B[t+4][g]: scalar ld.shared.f32 from row-major [K, N]. ldmatrix
 //   .trans would transpose 16-bit halves of the 32-bit elements, so it cannot be used (Triton
 //   also loads 32-bit transposed operands element by element). With a row pitch of P words,
 //   P % 32 in {8, 24}, the 32 lanes hit banks 8t+g (or 24t+g): all distinct, no conflicts.
@@ -61,16 +61,18 @@ export function bScalarLane(cx: Lowering, kind: MmaKind, lane: string, wn: strin
 
 /**
  * b fragment registers of n8 tile j (columns 8*wn + 8*WN*j) at k-step kk, for the scalar kinds
- * (tf32: 2 words; s8/u8: 2 words of 4 packed bytes). `lane` is bScalarLane's address.
+ * (tf32: 2 words, rounded from the staged f32; s8/u8: 2 words of 4 packed bytes). `lane` is
+ * bScalarLane's address.
  */
 export function loadScalarB(cx: Lowering, kind: MmaKind, lane: string, pitch: number, kk: number, j: number, WN: number): string[] {
   const col = j * 8 * WN * kind.bytes;
   if (kind.bytes === 4) {
-    return [0, 4].map((dk) => {
-      const r = cx.reg('b32');
-      cx.emit(`ld.shared.b32 ${r}, ${addrStr({ reg: lane, imm: (kk * 8 + dk) * pitch + col })};`);
+    const raw = [0, 4].map((dk) => {
+      const r = cx.reg('f32');
+      cx.emit(`ld.shared.f32 ${r}, ${addrStr({ reg: lane, imm: (kk * 8 + dk) * pitch + col })};`);
       return r;
     });
+    return tf32Regs(cx, raw);
   }
   return [0, 16].map((dk) => {
     const bytes = [0, 1, 2, 3].map((e) => {
