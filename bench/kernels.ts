@@ -88,7 +88,8 @@ export const matmul = defineKernel(
       const ka = k.add(rk);
       const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))), { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
       const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))), { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
-      return dot(ta, tb, { acc: acc! });
+      // exact f32 (FMA), like the Triton twin below (input_precision="ieee")
+      return dot(ta, tb, { acc: acc!, inputPrecision: 'ieee' });
     });
     const cm = rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N));
     store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!, { mask: cm });

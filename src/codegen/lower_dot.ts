@@ -1,7 +1,7 @@
 // dot(a [M,K], b [K,N], acc [M,N]). Lowerings are pluggable (a table keyed by name):
-// 'mma' (default) puts f16/bf16 dots whose shape tiles on tensor cores (lower_mma.ts) and every
-// other dot on 'fma': a and b go to shared memory row-major, then a k-loop where each thread
-// loads the a-values of its rows and the b-values of its columns and does one FMA per
+// 'mma' (default) puts dots with an mma form (compiler/mma_kinds.ts: f16, bf16, tf32, i8/u8)
+// whose shape tiles on tensor cores (lower_mma.ts) and every other dot on 'fma': a and b go to
+// shared memory row-major, then a k-loop where each thread loads the a-values of its rows and the b-values of its columns and does one FMA per
 // accumulator register. The layout pass makes the same choice (mmaLayoutOf) for the accumulator.
 import type { Op, Value } from '../ir/ops.js';
 import { isFloat, type ElemType } from '../ir/types.js';
@@ -10,6 +10,8 @@ import { castOne, fromF32, toF32 } from './lower_elementwise.js';
 import { smemBytesOf, storeTile } from './lower_shared.js';
 import { isHalf, regBits, regKind } from './ptx_types.js';
 import { mmaDot } from './lower_mma.js';
+import { tf32Regs } from './mma_fragments.js';
+import { dotInputPrecision } from '../compiler/mma_kinds.js';
 
 export type DotLowering = (cx: Lowering, op: Op) => void;
 
@@ -27,15 +29,19 @@ const fmaDot: DotLowering = (cx, op) => {
   const sb = smemBytesOf(tb);
   const bOff = Math.ceil((M * K * sa) / 16) * 16;
   cx.needShared(bOff + K * N * sb);
+  // the accumulator first: a layout conversion goes through the same shared scratch as a and b
+  const accIn = cx.operand(op, 2);
   cx.barrier();
-  storeTile(cx, ta, cx.regs(a), cx.layoutOf(a), a.type.shape, rowMajorStrides(a.type.shape), 0);
-  storeTile(cx, tb, cx.regs(b), cx.layoutOf(b), b.type.shape, rowMajorStrides(b.type.shape), bOff);
+  // inputPrecision 'tf32' rounds f32 inputs the same way on FMA as on tensor cores
+  const tf32 = ta === 'f32' && dotInputPrecision(op) === 'tf32';
+  const regsIn = (v: Value): string[] => (tf32 ? tf32Regs(cx, cx.regs(v)) : cx.regs(v));
+  storeTile(cx, ta, regsIn(a), cx.layoutOf(a), a.type.shape, rowMajorStrides(a.type.shape), 0);
+  storeTile(cx, tb, regsIn(b), cx.layoutOf(b), b.type.shape, rowMajorStrides(b.type.shape), bOff);
   cx.barrier();
 
   // compute type: f32 for f16/bf16 accumulators, else the accumulator's own type
   const ct: ElemType = isHalf(tc) ? 'f32' : tc;
   const slots = cx.slots(r, L);
-  const accIn = cx.operand(op, 2);
   const accRegs = slots.map((_, i) => {
     const d = cx.newRegs(ct, 1)[0]!;
     if (isHalf(tc)) cx.emit(`mov.f32 ${d}, ${toF32(cx, tc, accIn[accIn.length === 1 ? 0 : i]!)};`);

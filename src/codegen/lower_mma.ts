@@ -1,17 +1,19 @@
-// dot on tensor cores: mma.sync.m16n8k16 (f16/bf16 inputs, f32 accumulate).
-// The accumulator lives in the mma layout (compiler/layout.ts `mmaLayout`: a blocked layout
-// whose per-thread pairs are the c0..c3 fragment registers). a and b are staged row-major in
-// shared memory with rows padded to an odd number of 16-byte chunks, which makes every 8-lane
-// phase of ldmatrix touch 8 distinct 16-byte bank groups (no bank conflicts). a is read with
-// ldmatrix.x4 (one m16k16 fragment), b with ldmatrix.x4.trans (two n8k16 fragments).
+// dot on tensor cores: mma.sync m16n8k16 (f16/bf16), m16n8k8 (tf32), m16n8k32 (s8/u8); the
+// form per dtype is the table in compiler/mma_kinds.ts. The accumulator lives in the mma layout
+// (compiler/layout.ts `mmaLayout`: a blocked layout whose per-thread pairs are the c0..c3
+// fragment registers). a and b are staged row-major in shared memory; a's rows are padded to an
+// odd number of 16-byte chunks, which makes every 8-lane phase of ldmatrix touch 8 distinct
+// 16-byte bank groups (no bank conflicts). a is read with ldmatrix.x4 (one m16 x 32-byte
+// fragment), 16-bit b with ldmatrix.x4.trans (two n8k16 fragments), tf32 and 8-bit b with scalar
+// loads (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the instruction's type.
 import type { Op, Value } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
 import { ctaTile, layoutKey, regSlots, type Layout } from '../compiler/layout.js';
 import { mmaLayoutOf } from '../compiler/layout_assign.js';
+import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering } from './context.js';
-import { fromF32, toF32 } from './lower_elementwise.js';
-import { storeTile } from './lower_shared.js';
-import { isHalf } from './ptx_types.js';
+import { mmaAccum, mmaInstr } from './mma_accum.js';
+import { bPitch, bScalarLane, loadScalarB, packBytes, stagedBytes, tf32Regs } from './mma_fragments.js';
 
 /** Row pitch in bytes: `bytes` rounded up to an odd number of 16-byte chunks. */
 export const paddedPitch = (bytes: number): number => {
@@ -20,22 +22,33 @@ export const paddedPitch = (bytes: number): number => {
 };
 
 /**
- * Writes a 2-byte-element tile to shared memory with row pitch `pitch` bytes; rows of a
- * row-contiguous blocked layout go out as one st.shared of up to 16 bytes per thread.
+ * Writes a tile to shared memory for the mma, packed (stagedBytes: 1, 2 or 4 bytes an element)
+ * with row pitch `pitch` bytes; rows of a row-contiguous blocked layout go out as one st.shared
+ * of up to 16 bytes per thread (as wide as the pitch's alignment allows), else element by element.
  */
 export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], pitch: number, baseBytes: number): void {
-  const strides = [pitch / 2, 1];
+  const eb = stagedBytes(t);
+  const strides = [pitch / eb, 1];
   const b = l.kind === 'blocked' ? l : undefined;
   const cta = b ? ctaTile(b) : [];
-  const v = b && b.order[0] === 1 && cta.every((c, d) => c <= shape[d]!) ? Math.min(8, b.sizePerThread[1]!) : 1;
-  if (v < 2 || regs.length === 1) return storeTile(cx, t, regs, l, shape, strides, baseBytes);
-  const addrs = cx.linearAddrs(l, shape, 2, strides, baseBytes);
+  const align = Math.min(16, pitch & -pitch, baseBytes === 0 ? 16 : baseBytes & -baseBytes);
+  const v = b && b.order[0] === 1 && cta.every((c, d) => c <= shape[d]!) ? Math.min(align / eb, b.sizePerThread[1]!) : 1;
+  const per = 4 / eb; // elements per 32-bit word
+  const addrs = cx.linearAddrs(l, shape, eb, strides, baseBytes);
+  if (v < per || regs.length === 1) {
+    addrs.forEach((a, i) => cx.emit(`st.shared.b${8 * eb} ${addrStr(a)}, ${regs[regs.length === 1 ? 0 : i]};`));
+    return;
+  }
   for (let i = 0; i < addrs.length; i += v) {
     const words: string[] = [];
-    for (let k = 0; k < v; k += 2) {
-      const w = cx.reg('b32');
-      cx.emit(`mov.b32 ${w}, {${regs[i + k]}, ${regs[i + k + 1]}};`);
-      words.push(w);
+    for (let k = 0; k < v; k += per) {
+      if (per === 1) words.push(regs[i + k]!);
+      else if (per === 4) words.push(packBytes(cx, regs.slice(i + k, i + k + 4)));
+      else {
+        const w = cx.reg('b32');
+        cx.emit(`mov.b32 ${w}, {${regs[i + k]}, ${regs[i + k + 1]}};`);
+        words.push(w);
+      }
     }
     const st = words.length === 1 ? 'st.shared.b32' : `st.shared.v${words.length}.b32`;
     cx.emit(`${st} ${addrStr(addrs[i]!)}, ${words.length === 1 ? words[0] : `{${words.join(', ')}}`};`);
@@ -53,14 +66,17 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const N = b.type.shape[1]!;
   const ti = a.type.elem;
   const tc = r.type.elem;
+  const kind = mmaKindOf(ti, b.type.elem, tc, dotInputPrecision(op))!;
   const [WM, WN] = mma.warpsPerCTA as [number, number];
   const TM = M / (16 * WM); // m16 tiles per warp
   const TN = N / (8 * WN); // n8 tiles per warp
-  const pa = paddedPitch(K * 2);
-  const pb = paddedPitch(N * 2);
+  const pa = paddedPitch(K * kind.bytes);
+  const pb = bPitch(kind, N, paddedPitch);
   const bOff = M * pa;
   cx.needShared(bOff + K * pb);
 
+  // the accumulator first: converting it to the mma layout goes through the same shared scratch
+  const accIn = cx.operand(op, 2);
   cx.barrier();
   storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
   storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
@@ -70,51 +86,51 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const { lane, warp } = cx.thread();
   const P = (s: string): void => cx.e.emitPrologue(s);
   const q = (): string => cx.reg('b32');
-  const wm = q(), wn = q(), mi = q(), rr = q(), t0 = q(), aLane = q(), bLane = q();
+  const wm = q(), wn = q(), mi = q(), rr = q(), t0 = q(), aLane = q(), sm = q();
   P(`shr.u32 ${wm}, ${warp}, ${Math.log2(WN)};`);
   P(`and.b32 ${wn}, ${warp}, ${WN - 1};`);
   P(`shr.u32 ${mi}, ${lane}, 3;`);
   P(`and.b32 ${rr}, ${lane}, 7;`);
+  P(`mov.u32 ${sm}, ${cx.smemBase()};`);
   // a: row 8*wm + (lane&7) + 8*WM*(mi&1), byte column 16*(mi>>1)
   P(`and.b32 ${t0}, ${mi}, 1;`);
   P(`mad.lo.u32 ${aLane}, ${t0}, ${8 * WM}, ${rr};`);
   P(`mad.lo.u32 ${aLane}, ${wm}, 8, ${aLane};`);
   P(`mul.lo.u32 ${aLane}, ${aLane}, ${pa};`);
-  // b: k-row (lane&7) + 8*(mi&1), column 8*wn + 8*WN*(mi>>1)
-  P(`mad.lo.u32 ${bLane}, ${t0}, 8, ${rr};`);
-  P(`mul.lo.u32 ${bLane}, ${bLane}, ${pb};`);
-  P(`shr.u32 ${t0}, ${mi}, 1;`);
-  P(`mad.lo.u32 ${aLane}, ${t0}, 16, ${aLane};`);
-  P(`mad.lo.u32 ${t0}, ${t0}, ${WN}, ${wn};`); // n-tile wn + WN*(mi>>1), in units of 8 columns
-  P(`mad.lo.u32 ${bLane}, ${t0}, 16, ${bLane};`);
-  const sm = q();
-  P(`mov.u32 ${sm}, ${cx.smemBase()};`);
+  const t1 = q();
+  P(`shr.u32 ${t1}, ${mi}, 1;`);
+  P(`mad.lo.u32 ${aLane}, ${t1}, 16, ${aLane};`);
   P(`add.u32 ${aLane}, ${aLane}, ${sm};`);
-  P(`add.u32 ${bLane}, ${bLane}, ${sm};`);
-  P(`add.u32 ${bLane}, ${bLane}, ${bOff};`);
+  const bBase = q();
+  P(`add.u32 ${bBase}, ${sm}, ${bOff};`);
+  let bLane: string;
+  if (kind.bytes === 2) {
+    // b (ldmatrix.trans): k-row (lane&7) + 8*(mi&1), column 8*wn + 8*WN*(mi>>1)
+    bLane = q();
+    P(`mad.lo.u32 ${bLane}, ${t0}, 8, ${rr};`);
+    P(`mul.lo.u32 ${bLane}, ${bLane}, ${pb};`);
+    P(`mad.lo.u32 ${t1}, ${t1}, ${WN}, ${wn};`); // n-tile wn + WN*(mi>>1), in units of 8 columns
+    P(`mad.lo.u32 ${bLane}, ${t1}, 16, ${bLane};`);
+    P(`add.u32 ${bLane}, ${bLane}, ${bBase};`);
+  } else bLane = bScalarLane(cx, kind, lane, wn, pb, bBase);
 
-  // accumulator registers in f32, indexed by slot offset
-  const slots = regSlots(L, [M, N]);
-  const accIn = cx.operand(op, 2);
-  const acc = slots.map((_, i) => {
-    const d = cx.reg('f32');
-    const src = accIn[accIn.length === 1 ? 0 : i]!;
-    cx.emit(`mov.f32 ${d}, ${isHalf(tc) ? toF32(cx, tc, src) : src};`);
-    return d;
-  });
-  const at = new Map(slots.map((s, i) => [`${s.off[0]},${s.off[1]}`, i]));
-  const accAt = (row: number, col: number): string => acc[at.get(`${row},${col}`)!]!;
-
-  const ty = ti === 'bf16' ? 'bf16' : 'f16';
-  for (let kk = 0; kk < K / 16; kk++) {
+  const acc = mmaAccum(cx, kind, tc, regSlots(L, [M, N]), accIn);
+  const instr = mmaInstr(kind);
+  for (let kk = 0; kk < K / kind.k; kk++) {
     const af: string[][] = [];
     for (let t = 0; t < TM; t++) {
       const f = [q(), q(), q(), q()];
       cx.emit(`ldmatrix.sync.aligned.m8n8.x4.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: aLane, imm: t * 16 * WM * pa + kk * 32 })};`);
-      af.push(f);
+      // tf32: shared memory holds the f32 inputs; each fragment is rounded (cvt.rna) as it is
+      // loaded, so the mma never sees the low 13 bits (and copies into shared stay raw bytes)
+      af.push(kind.input === 'tf32' ? tf32Regs(cx, f) : f);
     }
     const bf: string[][] = [];
-    for (let j = 0; j < TN; j += 2) {
+    for (let j = 0; j < TN; j += kind.bytes === 2 ? 2 : 1) {
+      if (kind.bytes !== 2) {
+        bf.push(loadScalarB(cx, kind, bLane, pb, kk, j, WN));
+        continue;
+      }
       const imm = kk * 16 * pb + j * 8 * WN * 2;
       if (j + 1 < TN) {
         const f = [q(), q(), q(), q()];
@@ -128,16 +144,11 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     }
     for (let t = 0; t < TM; t++) {
       for (let j = 0; j < TN; j++) {
-        const r0 = 2 * t * 8 * WM, r1 = (2 * t + 1) * 8 * WM, c = j * 8 * WN;
-        const d = [accAt(r0, c), accAt(r0, c + 1), accAt(r1, c), accAt(r1, c + 1)].join(', ');
-        cx.emit(`mma.sync.aligned.m16n8k16.row.col.f32.${ty}.${ty}.f32 {${d}}, {${af[t]!.join(', ')}}, {${bf[j]!.join(', ')}}, {${d}};`);
+        const d = acc.frag(2 * t * 8 * WM, (2 * t + 1) * 8 * WM, j * 8 * WN);
+        cx.emit(`${instr} {${d}}, {${af[t]!.join(', ')}}, {${bf[j]!.join(', ')}}, {${d}};`);
       }
     }
   }
-  if (isHalf(tc)) {
-    const out = cx.newRegs(tc, acc.length);
-    acc.forEach((f, i) => fromF32(cx, tc, f, out[i]!));
-    cx.define(r, out);
-  } else cx.define(r, acc);
+  cx.define(r, acc.result());
   return true;
 }

@@ -2,6 +2,7 @@
 // threads of a CTA. `blocked` is Triton's blocked layout; `slice` is a blocked parent with one dim
 // removed (what a reduction produces, what expand_dims consumes for free); `scalar` is one value
 // held by every thread. All sizes are powers of two.
+import { mmaKindOf } from './mma_kinds.js';
 import { isPow2 } from '../ir/types.js';
 
 export interface BlockedLayout {
@@ -226,16 +227,15 @@ export function mmaLayout(M: number, N: number, numWarps: number): BlockedLayout
   return { kind: 'blocked', sizePerThread: [1, 2], threadsPerWarp: [8, 4], warpsPerCTA: [best.wm, numWarps / best.wm], order: [1, 0] };
 }
 
-/** Input dtypes mma.sync takes here (m16n8k16) and the accumulators it can feed. */
-const MMA_IN = new Set(['f16', 'bf16']);
-const MMA_ACC = new Set(['f32', 'f16', 'bf16']);
-
 /**
  * The mma accumulator layout for a dot a[M,K] x b[K,N] -> [M,N] of these dtypes, or undefined
- * when the dot stays on FMA: inputs not f16/bf16 (f32 'ieee', f64, ints), K not a multiple of 16,
- * or M, N that do not tile over the warps (the rule is: no padding, fall back to FMA).
+ * when the dot stays on FMA: no mma form for the dtypes (mma_kinds.ts: f64, f32 with
+ * inputPrecision 'ieee', wide ints, ...), K not a multiple of the instruction's k (16 for
+ * f16/bf16, 8 for tf32, 32 for i8/u8), or M, N that do not tile over the warps (the rule is: no
+ * padding, fall back to FMA). `inputPrecision` defaults to 'ieee' (f32 stays exact).
  */
-export function mmaLayoutForDot(M: number, N: number, K: number, ta: string, tb: string, tc: string, numWarps: number): BlockedLayout | undefined {
-  if (ta !== tb || !MMA_IN.has(ta) || !MMA_ACC.has(tc) || K % 16 !== 0) return undefined;
+export function mmaLayoutForDot(M: number, N: number, K: number, ta: string, tb: string, tc: string, numWarps: number, inputPrecision = 'ieee'): BlockedLayout | undefined {
+  const kind = mmaKindOf(ta, tb, tc, inputPrecision);
+  if (!kind || K % kind.k !== 0) return undefined;
   return mmaLayout(M, N, numWarps);
 }

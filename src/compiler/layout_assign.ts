@@ -11,6 +11,7 @@
 import type { Block, Func, Op, Value } from '../ir/ops.js';
 import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
+import { dotInputPrecision } from './mma_kinds.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -60,7 +61,7 @@ function anchorFor(op: Op, info: AxisInfoMap, numWarps: number): { layout: Layou
 export function mmaLayoutOf(op: Op, numWarps: number): BlockedLayout | undefined {
   const [a, b] = op.operands as [Value, Value];
   const [M, K] = a.type.shape as [number, number];
-  return mmaLayoutForDot(M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps);
+  return mmaLayoutForDot(M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps, dotInputPrecision(op));
 }
 
 /** `dot`: the dot lowering by name ('fma' keeps every dot off tensor cores). */

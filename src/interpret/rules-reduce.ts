@@ -4,7 +4,8 @@
 //   reduce (axis length n, a power of two): halving tree. While n > 1: h = n/2 and
 //     v[i] = combine(v[i], v[i + h]) for i < h.  Other lengths: left fold combine(combine(x0, x1), x2)...
 //   scan: sequential, out[0] = x[0], out[k] = combine(out[k-1], x[k]); reverse walks from the end.
-//   dot: for each (m, n), acc = fma(a[m,k], b[k,n], acc) for k = 0..K-1, rounded to the acc dtype each step.
+//   dot: for each (m, n), acc = fma(a[m,k], b[k,n], acc) for k = 0..K-1, rounded to the acc dtype each step
+//   (f32 inputs with inputPrecision 'tf32': a and b rounded to tf32 first, ties away from zero).
 import type { Op } from '../ir/ops.js';
 import { isFloat, isPow2, numel, type DType, type ElemType } from '../ir/types.js';
 import { bf16Bits, bf16Value, f16Bits, f16Value } from '../runtime/half.js';
@@ -14,6 +15,7 @@ import { unsupported } from './errors.js';
 import { addRoundToOdd, fmaF64 } from './float.js';
 import type { ElemArray } from './memory.js';
 import { floatDecoder } from './scalar.js';
+import { roundTF32 } from '../ir/numeric.js';
 
 /** Runs a combine region over `lanes` lanes; `types` are the result element types. */
 function callRegion(cb: CompiledBlock, cx: RunCtx, args: ElemArray[], lanes: number, types: ElemType[]): ElemArray[] {
@@ -156,8 +158,11 @@ export const dotRule: Rule<'dot'> = (op, c) => {
   const step = dotStep(outT, inT);
   if (!step || isFloat(inT) !== isFloat(outT)) throw unsupported(c.kernel, op, `dot of ${inT} into ${outT} is not supported`);
   const decA = decoder(inT), decB = decoder(b.type.elem as DType), decC = decoder(outT);
+  // inputPrecision 'tf32' (f32 inputs): every input element is rounded to tf32 first
+  const tf32 = inT === 'f32' && op.attrs.inputPrecision === 'tf32';
+  const rnd = (x: Float64Array): Float64Array => (tf32 ? x.map(roundTF32) : x);
   return (cx) => {
-    const A = decA(cx.env[a.id]!), B = decB(cx.env[b.id]!), C = decC(cx.env[acc.id]!);
+    const A = rnd(decA(cx.env[a.id]!)), B = rnd(decB(cx.env[b.id]!)), C = decC(cx.env[acc.id]!);
     const res = new Float64Array(M * N);
     for (let m = 0; m < M; m++) {
       for (let n = 0; n < N; n++) {

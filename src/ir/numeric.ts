@@ -28,6 +28,21 @@ function roundToFormat(x: number, mant: number, minExp: number, maxFinite: numbe
 export const roundF16 = (x: number): number => roundToFormat(x, 11, -14, 65504);
 export const roundBF16 = (x: number): number => roundToFormat(x, 8, -126, 3.3895313892515355e38);
 
+// One scratch word for roundTF32's bit arithmetic.
+const TF32_F = new Float32Array(1);
+const TF32_U = new Uint32Array(TF32_F.buffer);
+/**
+ * An f32 value rounded to tf32 (10 fraction bits, f32's exponent range) to nearest with ties away
+ * from zero, the way cvt.rna.tf32.f32 does: adding half an ulp to the magnitude bits and clearing
+ * the low 13 bits. Inf and NaN are returned unchanged; values past the largest tf32 become Inf.
+ */
+export function roundTF32(x: number): number {
+  if (!Number.isFinite(x)) return x;
+  TF32_F[0] = x;
+  TF32_U[0] = (TF32_U[0]! + 0x1000) & 0xffffe000;
+  return TF32_F[0]!;
+}
+
 /** Rounds an f64 to the float dtype `d`. */
 export function roundFloat(d: DType, x: number): number {
   switch (d) {

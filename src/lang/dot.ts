@@ -11,7 +11,11 @@ export interface DotOptions {
   acc?: TileLike;
   /** Result dtype when there is no `acc` (default: f32 for float inputs, i32 for integer inputs). */
   outDtype?: DType;
-  /** 'ieee' (default: exact fp32 products) or 'tf32' (lets tensor cores round inputs to tf32). */
+  /**
+   * f32 inputs only: 'tf32' (the default, as in Triton) rounds each input to tf32 (10 mantissa
+   * bits, to nearest with ties away from zero) so the dot can run on tensor cores; 'ieee' keeps
+   * the exact f32 inputs (FMA). Other input dtypes ignore it.
+   */
   inputPrecision?: 'ieee' | 'tf32';
 }
 
@@ -39,7 +43,7 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
     const [k2, n] = bt.shape as [number, number];
     if (k !== k2) return t.fail('E_SHAPE', `dot shape mismatch: a is [${m}, ${k}] and b is [${k2}, ${n}]; a's dim 1 must equal b's dim 0`);
     const inT = inputDType(t, at.dtype as DType, bt.dtype as DType);
-    const prec = opts.inputPrecision ?? 'ieee';
+    const prec = opts.inputPrecision ?? (inT === 'f32' ? 'tf32' : 'ieee');
     if (prec !== 'ieee' && prec !== 'tf32') return t.fail('E_ARG', `inputPrecision must be 'ieee' or 'tf32', got ${describe(prec)}`);
     let acc: Tile;
     if (opts.acc !== undefined) {

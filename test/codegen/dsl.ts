@@ -120,8 +120,8 @@ export class K {
     });
     return this.b.op('scan', [a], [tile(a.type.elem, a.type.shape)], { axis, reverse, kind: 'sum' }, [region]).results[0]!;
   }
-  dot(a: Value, b: Value, acc: Value): Value {
-    return this.one('dot', [a, b, acc], acc.type.elem, acc.type.shape, { inputPrecision: 'ieee' });
+  dot(a: Value, b: Value, acc: Value, inputPrecision: 'ieee' | 'tf32' = 'ieee'): Value {
+    return this.one('dot', [a, b, acc], acc.type.elem, acc.type.shape, { inputPrecision });
   }
   /** for iv in [lb, ub) step: body(iv, carried) returns the next carried values. */
   for(lb: Value, ub: Value, step: Value, init: Value[], body: (iv: Value, carried: Value[]) => Value[]): Value[] {

@@ -67,9 +67,10 @@ const scan = defineKernel(
   },
 );
 
+// TF32 picks the dot's inputPrecision: 0 'ieee' (exact f32, FMA), 1 'tf32' (the default: tensor cores)
 const matmul = defineKernel(
-  { name: 'matmul', params: { a: ptr('f32'), b: ptr('f32'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, N, K, BM, BN, BK }) => {
+  { name: 'matmul', params: { a: ptr('f32'), b: ptr('f32'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr(), TF32: constexpr() } },
+  ({ a, b, c, N, K, BM, BN, BK, TF32 }) => {
     const rm = programId(0).mul(BM).add(arange(0, BM)).expandDims(1);
     const rn = programId(1).mul(BN).add(arange(0, BN)).expandDims(0);
     const rk = arange(0, BK);
@@ -77,7 +78,7 @@ const matmul = defineKernel(
       const k0 = kk.mul(BK).add(rk);
       const av = load(a.add(rm.mul(K).add(k0.expandDims(0))));
       const bv = load(b.add(k0.expandDims(1).mul(N).add(rn)));
-      return [dot(av, bv, { acc })];
+      return [dot(av, bv, { acc, inputPrecision: TF32 ? 'tf32' : 'ieee' })];
     });
     store(c.add(rm.mul(N).add(rn)), acc!);
   },
@@ -123,12 +124,18 @@ describe('front-end kernels through the whole pipeline and ptxas', () => {
     expect(r.metadata.name).toBe('cumsum');
     expect(r.ptx).toMatch(/\.entry cumsum\(/);
   });
-  it('FMA matmul', () => {
-    const { sm80 } = gate(matmul.trace({ BM: 32, BN: 32, BK: 16 }));
+  it("FMA matmul (inputPrecision 'ieee')", () => {
+    const { sm80 } = gate(matmul.trace({ BM: 32, BN: 32, BK: 16, TF32: 0 }));
     // 32x32 accumulator over 128 threads: a 2x4 block per thread -> 8 FMAs from 2 + 4 shared loads
     expect(count(sm80.ptx, /fma\.rn\.f32/)).toBe(8);
     expect(count(sm80.ptx, /ld\.shared/)).toBe(6 + 8);
     expect(count(sm80.ptx, /convert_layout/)).toBe(1); // the accumulator to the store's layout, once after the loop
+  });
+  it("the same f32 matmul with inputPrecision 'tf32' (the default) runs on tensor cores", () => {
+    const { sm80 } = gate(matmul.trace({ BM: 32, BN: 32, BK: 16, TF32: 1 }));
+    // 2x2 warps, each one m16 tile x two n8 tiles, 2 k8 steps
+    expect(count(sm80.ptx, /mma\.sync\.aligned\.m16n8k8\.row\.col\.f32\.tf32\.tf32\.f32/)).toBe(4);
+    expect(sm80.ptx).not.toMatch(/fma\.rn\.f32/);
   });
   it('histogram with masked atomics', () => {
     const { sm90 } = gate(histogram.trace({ BLOCK: 256 }));

@@ -1,6 +1,7 @@
 // Runtime-level conformance: Pallas calls with 2-D ragged blocks and a blocked matmul, a 3-D grid,
 // every scalar parameter type, and the bench kernels at other warp counts (other layouts).
 // Pallas calls run per device through `device:` (describe.each); everything else via runBoth.
+import { roundTF32 } from '../../src/ir/numeric.js';
 import { describe, expect, it } from 'vitest';
 import { arange, constexpr, load, numPrograms, programId, ptr, store } from '../../src/lang/index.js';
 import { ds, dot, zeros, type Ref } from '../../src/lang/index.js';
@@ -45,7 +46,8 @@ describe.each(DEVICES)('pallasCall on %s', (device) => {
     const a = randF32(M * K, 33), b = randF32(K * N, 34);
     const out = ((await mm(array(a, 'f32', [M, K]), array(b, 'f32', [K, N]))) as { data: Float32Array }).data;
     const want = new Float64Array(M * N);
-    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) for (let k = 0; k < K; k++) want[i * N + j]! += a[i * K + k]! * b[k * N + j]!;
+    // f32 dot: inputs rounded to tf32 (the default inputPrecision), then exact products summed in f32
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) for (let k = 0; k < K; k++) want[i * N + j]! += roundTF32(a[i * K + k]!) * roundTF32(b[k * N + j]!);
     expectClose(out, want, 1e-4, 'vs JS');
     pallasOut.set(`mm/${device}`, out);
   });

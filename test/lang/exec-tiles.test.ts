@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import * as L from '../../src/lang/index.js';
 import { arange, constexpr, defineKernel, load, programId, ptr, store, type Tile } from '../../src/lang/index.js';
 import { closeTo, randF32, randI32, rng, runKernel } from './run.js';
+import { roundTF32 } from '../../src/ir/numeric.js';
 
 const R = 37, C = 100, BR = 16, BC = 128;
 const f32 = Math.fround;
@@ -147,10 +148,17 @@ describe('dot', () => {
       for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * Nn + j]!;
       return s;
     });
-  it('f32 with accumulator', () => {
+  it("f32 with accumulator ('ieee': exact inputs)", () => {
+    const a = randF32(rng(51), M * K), b = randF32(rng(52), K * Nn);
+    const [, , c] = runKernel(mk('f32', (acc) => ({ acc, inputPrecision: 'ieee' })), {}, [a, b, new Float32Array(M * Nn)], [1]);
+    closeTo(c as Float32Array, ref(a, b, 1), 1e-5, 1e-4);
+  });
+  it('f32 by default rounds the inputs to tf32 (ties away from zero), then sums in f32', () => {
     const a = randF32(rng(51), M * K), b = randF32(rng(52), K * Nn);
     const [, , c] = runKernel(mk('f32', (acc) => ({ acc })), {}, [a, b, new Float32Array(M * Nn)], [1]);
-    closeTo(c as Float32Array, ref(a, b, 1), 1e-5, 1e-4);
+    closeTo(c as Float32Array, ref(a.map(roundTF32), b.map(roundTF32), 1), 1e-5, 1e-4);
+    // tf32 keeps 10 fraction bits: 1 + 2^-11 is a tie and rounds away from zero, 1 + 2^-12 down
+    expect([1 + 2 ** -11, 1 + 2 ** -12, -(1 + 2 ** -11), 1 + 3 * 2 ** -11].map(roundTF32)).toEqual([1 + 2 ** -10, 1, -(1 + 2 ** -10), 1 + 2 * 2 ** -10]);
   });
   it('i8 inputs accumulate in i32 without an accumulator', () => {
     const a = Int8Array.from(randI32(rng(53), M * K, -128, 127)), b = Int8Array.from(randI32(rng(54), K * Nn, -128, 127));

@@ -169,6 +169,16 @@ describe('dot, atomics, control flow, hints, debug', () => {
     const dots = opsOf(f, 'dot');
     expect(dots[0]!.operands.map((o) => o.type.elem)).toEqual(['f16', 'f16', 'f32']);
     expect(dots[1]!.attrs.inputPrecision).toBe('tf32');
+    expect(dots[0]!.attrs.inputPrecision).toBe('ieee'); // the default for non-f32 inputs
+  });
+
+  it("dot of f32 inputs defaults to inputPrecision 'tf32'; 'ieee' is kept when asked", () => {
+    const f = ok(traceBody(({ xf }) => {
+      const a = load(xf.add(arange(0, 256).reshape([16, 16])));
+      const c = L.dot(a, a);
+      store(xf.add(arange(0, 256).reshape([16, 16])), L.dot(a, a, { acc: c, inputPrecision: 'ieee' }));
+    }));
+    expect(opsOf(f, 'dot').map((d) => d.attrs.inputPrecision)).toEqual(['tf32', 'ieee']);
   });
 
   it('atomics', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { roundTF32 } from '../../src/ir/numeric.js';
 import { array, BlockSpec, ds, dot, exp, arange, pallasCall, vmap, zeros, type Tile } from '../../src/index.js';
 import type { Ref } from '../../src/lang/pallas.js';
 
@@ -77,10 +78,11 @@ describe('pallasCall', () => {
     const a = array(rand(M * K, 5), 'f32', [M, K]);
     const b = array(rand(K * N, 6), 'f32', [K, N]);
     const o = (await mm(a, b)) as { data: Float32Array };
+    // f32 dot: inputs rounded to tf32 (the default inputPrecision), products and sums in f32
     for (let i = 0; i < M; i++) {
       for (let j = 0; j < N; j++) {
         let s = 0;
-        for (let k = 0; k < K; k++) s += (a.data[i * K + k] as number) * (b.data[k * N + j] as number);
+        for (let k = 0; k < K; k++) s += roundTF32(a.data[i * K + k] as number) * roundTF32(b.data[k * N + j] as number);
         expect(o.data[i * N + j]).toBeCloseTo(Math.max(s, 0), 4);
       }
     }

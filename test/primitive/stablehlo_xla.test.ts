@@ -4,6 +4,7 @@
 // the sharded module on 4 host devices (no all-gather). Results are compared with plain-JS
 // references and with eager runs from Node (the Tessera RMSNorm kernels and the kernel
 // primitives' impl on the sim).
+import { roundTF32 } from '../../src/ir/numeric.js';
 import { describe, expect, it } from 'vitest';
 import '../../src/runtime/index.js';
 import { pallasSoftmax, softmaxKernel, softmaxRef } from '../../examples/softmax.js';
@@ -213,7 +214,8 @@ describe('Tessera kernels as primitives inside XLA programs (tessera_kernel_call
     const [sm] = await softP.apply([mm!], {});
     expect(maxRelErr(r!.outputs[0]!.data, sm!.data as Float32Array)).toBeLessThanOrEqual(1e-6);
     const ref = new Float64Array(M * N);
-    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) for (let k = 0; k < K; k++) ref[i * N + j]! += a[i * K + k]! * b[k * N + j]!;
+    // f32 dot: inputs rounded to tf32 (the default inputPrecision), then exact products summed
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) for (let k = 0; k < K; k++) ref[i * N + j]! += roundTF32(a[i * K + k]!) * roundTF32(b[k * N + j]!);
     expect(maxRelErr(Array.from(mm!.data as Float32Array), ref)).toBeLessThanOrEqual(1e-5);
     expect(maxRelErr(r!.outputs[0]!.data, softmaxRef(Float32Array.from(ref), M, N))).toBeLessThanOrEqual(1e-5);
   });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { softmaxKernel, softmaxRef } from '../../examples/softmax.js';
 import { compile } from '../../src/compiler/index.js';
+import { roundTF32 } from '../../src/ir/numeric.js';
 import { ds, dot, zeros, type Ref } from '../../src/lang/index.js';
 import { BlockSpec, tracePallas } from '../../src/lang/pallas.js';
 import { array } from '../../src/runtime/array.js';
@@ -114,7 +115,8 @@ describe('a Tessera kernel inside an XLA program', () => {
     for (let i = 0; i < M; i++) {
       for (let j = 0; j < N; j++) {
         let r = 0;
-        for (let k = 0; k < K; k++) r += a[i * K + k]! * b[k * N + j]!;
+        // f32 dot: inputs rounded to tf32 (the default inputPrecision), then exact products summed
+        for (let k = 0; k < K; k++) r += roundTF32(a[i * K + k]!) * roundTF32(b[k * N + j]!);
         worst = Math.max(worst, Math.abs(got[i * N + j]! - r) / (1 + Math.abs(r)));
         expect(Math.abs(got[i * N + j]! - want[i * N + j]!)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(r)));
       }
