@@ -12,6 +12,7 @@ import { addrStr, type Lowering } from './context.js';
 import { fromF32, toF32 } from './lower_elementwise.js';
 import { storeTile } from './lower_shared.js';
 import { isHalf } from './ptx_types.js';
+import { stagedTile, type StagedTile } from './staged.js';
 
 /** Row pitch in bytes: `bytes` rounded up to an odd number of 16-byte chunks. */
 export const paddedPitch = (bytes: number): number => {
@@ -42,6 +43,21 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
   }
 }
 
+/**
+ * Adds the tile's shared address to the lane offset `lane`: once, in the prologue, for the
+ * scratch (base `sm` + `off`); per execution for a staged tile (its stage changes per iteration).
+ */
+function stageAt(cx: Lowering, lane: string, staged: StagedTile | undefined, sm: string, off: number): void {
+  if (!staged) {
+    cx.e.emitPrologue(`add.u32 ${lane}, ${lane}, ${sm};`);
+    if (off) cx.e.emitPrologue(`add.u32 ${lane}, ${lane}, ${off};`);
+    return;
+  }
+  const rel = cx.reg('b32');
+  cx.e.emitPrologue(`mov.u32 ${rel}, ${lane};`);
+  cx.emit(`add.u32 ${lane}, ${rel}, ${staged.base};`);
+}
+
 /** Lowers `op` on tensor cores; false when the dot is not in the mma layout (caller uses FMA). */
 export function mmaDot(cx: Lowering, op: Op): boolean {
   const [a, b] = op.operands as [Value, Value];
@@ -59,12 +75,15 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const pa = paddedPitch(K * 2);
   const pb = paddedPitch(N * 2);
   const bOff = M * pa;
-  cx.needShared(bOff + K * pb);
-
-  cx.barrier();
-  storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
-  storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
-  cx.barrier();
+  // an operand the pipeliner already staged (stagedTile) is read where it is
+  const sa = stagedTile(cx, a), sb = stagedTile(cx, b);
+  if (!sa || !sb) {
+    cx.needShared(bOff + K * pb);
+    cx.barrier();
+    if (!sa) storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
+    if (!sb) storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
+    cx.barrier();
+  }
 
   // per-lane ldmatrix row addresses (lane l feeds row l&7 of matrix l>>3), computed once
   const { lane, warp } = cx.thread();
@@ -88,10 +107,9 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   P(`mad.lo.u32 ${t0}, ${t0}, ${WN}, ${wn};`); // n-tile wn + WN*(mi>>1), in units of 8 columns
   P(`mad.lo.u32 ${bLane}, ${t0}, 16, ${bLane};`);
   const sm = q();
-  P(`mov.u32 ${sm}, ${cx.smemBase()};`);
-  P(`add.u32 ${aLane}, ${aLane}, ${sm};`);
-  P(`add.u32 ${bLane}, ${bLane}, ${sm};`);
-  P(`add.u32 ${bLane}, ${bLane}, ${bOff};`);
+  if (!sa || !sb) P(`mov.u32 ${sm}, ${cx.smemBase()};`);
+  stageAt(cx, aLane, sa, sm, 0);
+  stageAt(cx, bLane, sb, sm, bOff);
 
   // accumulator registers in f32, indexed by slot offset
   const slots = regSlots(L, [M, N]);
