@@ -14,7 +14,7 @@
 // in iteration i (read in i-1) safe, and what makes other warps' copies visible.
 import type { Op } from '../ir/ops.js';
 import { byteSize, pointee, type PtrType } from '../ir/types.js';
-import { regSlots, wraps } from '../compiler/layout.js';
+import { layoutKey, regSlots, wraps } from '../compiler/layout.js';
 import type { PipelinedLoad, PipelinedLoop, PipelinePlan } from '../compiler/pipeline.js';
 import { movFor, type Lowering } from './context.js';
 import { hoistConversions } from './lower_control.js';
@@ -60,14 +60,45 @@ function ringOf(l: PipelinedLoop): Ring {
   return { tiles, stageBytes: offset };
 }
 
-/** Shared memory the plan's rings need (loops run one after another, so their rings overlap). */
-export const ringBytes = (p: PipelinePlan): number =>
-  Math.max(0, ...[...p.loops.values()].map((l) => l.numStages * ringOf(l).stageBytes));
+/** Ops a loop body may hold and still leave the shared scratch alone (no conversion, no staging). */
+const REGISTER_ONLY = new Set(['const', 'arange', 'splat', 'broadcast', 'expand_dims', 'unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint', 'program_id', 'num_programs', 'yield']);
 
-/** `rules` with `for` lowered by the pipeliner where the plan says so; reserves the ring. */
+/**
+ * Whether the loop's body may use the shared scratch while the ring is live. When it cannot, the
+ * ring shares the scratch's bytes (as Triton reuses its pipeline buffers): the barrier before the
+ * prologue and the one every scratch user starts with keep the two apart in time.
+ */
+function bodyUsesScratch(cx: Lowering, l: PipelinedLoop): boolean {
+  const staged = new Set(l.loads.map((c) => c.load.results[0]!.id));
+  return l.loop.regions[0]!.ops.some((o) => {
+    if (l.skip.has(o)) return false;
+    if (o.kind === 'dot') return !staged.has(o.operands[0]!.id) || !staged.has(o.operands[1]!.id) || converts(cx, o, 2);
+    if (!REGISTER_ONLY.has(o.kind)) return true;
+    return o.operands.some((_, i) => converts(cx, o, i));
+  });
+}
+function converts(cx: Lowering, o: Op, i: number): boolean {
+  const v = o.operands[i]!;
+  const want = cx.plan.expected.get(o)?.[i];
+  return v.type.shape.length > 0 && want !== undefined && layoutKey(want) !== layoutKey(cx.layoutOf(v));
+}
+
+/**
+ * `rules` with `for` lowered by the pipeliner where the plan says so. A ring lives at the start
+ * of shared memory: reserved (kept out of the scratch) when its loop body uses the scratch, else
+ * overlapping it. Loops run one after another, so their rings overlap each other.
+ */
 export function withPipeline(rules: Record<string, Rule>, cx: Lowering, plan: PipelinePlan | undefined, sabotage?: PipelineSabotage): void {
   if (!plan?.loops.size) return;
-  cx.reserveShared(ringBytes(plan));
+  let own = 0;
+  let shared = 0;
+  for (const l of plan.loops.values()) {
+    const bytes = l.numStages * ringOf(l).stageBytes;
+    if (bodyUsesScratch(cx, l)) own = Math.max(own, bytes);
+    else shared = Math.max(shared, bytes);
+  }
+  cx.reserveShared(own);
+  cx.sharedBytes = Math.max(cx.sharedBytes, shared);
   const plain = rules.for!;
   rules.for = (c, op) => {
     const l = plan.loops.get(op);

@@ -87,16 +87,16 @@ export function copyLayout(R: number, C: number, vec: number, numWarps: number):
   return { kind: 'blocked', sizePerThread: [1, vec], threadsPerWarp: [t0, t1], warpsPerCTA: [(numWarps / w1), w1], order: [0, 1] };
 }
 
-/** Elements per cp.async for `load`: a power of two with 4..16 bytes, or 0 when it cannot be one. */
-function copyVec(load: Op<'load'>, info: AxisInfoMap): number {
+/** Elements per cp.async for `load` (a power of two, 4..16 bytes), or why there is no such width. */
+function copyVec(load: Op<'load'>, info: AxisInfoMap): number | string {
   const ptr = load.operands[0]!;
   const bytes = byteSize(pointee(ptr.type.elem as PtrType));
   const pi = info.get(ptr);
-  if (pi.contiguity[1]! < pi.contiguity[0]!) return 0;
+  if (pi.contiguity[1]! < 2 || pi.contiguity[1]! < pi.contiguity[0]!) return 'not contiguous along dim 1 (the staged rows)';
   let vec = Math.min(pi.contiguity[1]!, Math.max(1, Math.floor(pi.divisibility[1]! / bytes)), 16 / bytes, ptr.type.shape[1]!);
   if (load.attrs.hasMask) vec = Math.min(vec, info.get(load.operands[1]!).constancy[1]!);
   vec = 2 ** Math.floor(Math.log2(Math.max(1, vec)));
-  return vec * bytes >= 4 ? vec : 0;
+  return vec * bytes >= 4 ? vec : 'AxisInfo proves no 4-byte aligned, uniformly masked runs along dim 1';
 }
 
 /** Why `load` cannot be pipelined in `body` (undefined: it can); fills `slice` with its address ops. */
@@ -156,7 +156,7 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
       const body = loop.regions[0]!;
       const loads = body.ops.filter((x): x is Op<'load'> => x.kind === 'load');
       if (!loads.length) continue;
-      const name = `loop %${loop.results[0]?.id ?? body.args[0]!.id}`;
+      const name = `loop %${body.args[0]!.id}`;
       if (hasLoop(body)) {
         notes.push(`${name}: not innermost`);
         continue;
@@ -172,16 +172,14 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
       const chosen: PipelinedLoad[] = [];
       for (const load of loads) {
         const own = new Set<Op>();
-        let why = reject(load, body, inBody, uses, info, o.numWarps, own);
-        const vec = why ? 0 : copyVec(load, info);
-        if (!why && !vec) why = 'no 4-byte aligned, contiguous, uniformly masked runs along dim 1 (AxisInfo)';
-        if (why) {
+        const why = reject(load, body, inBody, uses, info, o.numWarps, own) ?? copyVec(load, info);
+        if (typeof why === 'string') {
           notes.push(`${name}: load %${load.results[0]!.id} not pipelined: ${why}`);
           continue;
         }
         own.forEach((x) => slice.add(x));
         const [R, C] = load.operands[0]!.type.shape as [number, number];
-        chosen.push({ load, layout: copyLayout(R, C, vec, o.numWarps), vec });
+        chosen.push({ load, layout: copyLayout(R, C, why, o.numWarps), vec: why });
       }
       if (!chosen.length) continue;
       // ops the body no longer needs: the loads, and slice ops whose every user is skipped
