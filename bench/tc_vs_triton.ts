@@ -1,7 +1,7 @@
 // `node dist/bench/tc_vs_triton.js`: static code quality of tensor-core kernels against Triton 3.8
 // (.venv), same tile sizes, numWarps and numStages, both PTX assembled by the same ptxas for
 // sm_80: registers, spills, shared memory, SASS instruction count (cuobjdump -sass). No GPU: these
-// are static figures. Tessera has no software pipelining yet, so Triton runs with num_stages=1.
+// are static figures. Both sides run with numStages 1 (Tessera's default is 3, like Triton's).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,7 +74,7 @@ const ptxas = findPtxas();
 if (!ptxas) throw new Error('ptxas not found');
 const cx = { BM: 64, BN: 64, BK: 32 };
 const numWarps = 4;
-const ours = compile(matmulF16.trace(cx), { target: 'sm_80', numWarps, ptxas: false, specialization: [{ divisibleBy16: true }, { divisibleBy16: true }, { divisibleBy16: true }, {}, { divisibleBy16: true }, { divisibleBy16: true }] as never });
+const ours = compile(matmulF16.trace(cx), { target: 'sm_80', numWarps, numStages: 1, ptxas: false, specialization: [{ divisibleBy16: true }, { divisibleBy16: true }, { divisibleBy16: true }, {}, { divisibleBy16: true }, { divisibleBy16: true }] as never });
 const req = { kernels: [{ name: 'mm_f16', src: TRITON_MM, signature: { a: '*fp16', b: '*fp16', c: '*fp32', M: 'i32', N: 'i32', K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr' }, constexprs: cx, num_warps: numWarps, num_stages: 1 }] };
 const py = spawnSync('.venv/bin/python', ['bench/tc_triton.py'], { input: JSON.stringify(req), encoding: 'utf8' });
 if (py.status !== 0) throw new Error(`Triton failed:\n${py.stderr}`);
