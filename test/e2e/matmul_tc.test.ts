@@ -1,13 +1,14 @@
 // Matmul-class kernels whose dots run on tensor cores (mma.sync + ldmatrix): masked/ragged,
-// batched, and a flash-attention forward, in f16 and bf16. Each runs on the interpreter and the
-// sim (runBoth also assembles the PTX with ptxas for sm_80 and sm_90) and is compared with an f64
-// JS reference computed from the same half-precision inputs. test/codegen/mma.test.ts checks that
+// pipelined aligned (cp.async ring, numStages 3), batched, and a flash-attention forward, in f16
+// and bf16. Each runs on the interpreter and the sim (runBoth also assembles the PTX with ptxas
+// for sm_80 and sm_90) and is compared with an f64 JS reference computed from the same
+// half-precision inputs. test/codegen/mma.test.ts checks that
 // these dots really lower to mma.sync/ldmatrix.
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arange, constexpr, dot, exp, forLoop, full, load, maximum, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
-import { expectClose, randF32, runBoth } from './helpers.js';
+import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
 
 type Half = 'f16' | 'bf16';
 const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
@@ -54,6 +55,23 @@ const matmulBatched = (t: Half) => kernel(
       return [dot(ta, tb, { acc: acc! })];
     });
     store(pc.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
+  },
+);
+
+/** The aligned matmul of the pipeliner: addresses from the induction variable, no masks. */
+const matmulAligned = (t: Half) => kernel(
+  { name: `mm_aligned_${t}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, N, K, BM, BN, BK }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
+      const ka = k.add(rk);
+      const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))));
+      const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))));
+      return [dot(ta, tb, { acc: acc! })];
+    });
+    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
   },
 );
 
@@ -104,6 +122,20 @@ describe.each(['f16', 'bf16'] as const)('tensor-core matmuls in %s', (t) => {
     const a = enc(t, randF32(M * K, 31)), b = enc(t, randF32(K * N, 32));
     const r = await runBoth(matmulMasked(t), { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 32, BK: 32 }, [2, 2]);
     expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+  });
+
+  it('pipelined aligned matmul (128 x 128 x 128; BM = BN = 64, BK = 32; 4 warps; numStages 3: cp.async ring)', async () => {
+    const M = 128, N = 128, K = 128;
+    const a = enc(t, randF32(M * K, 38)), b = enc(t, randF32(K * N, 39));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 64, BK: 32 };
+    // the PTX the sim runs for these (16-aligned, multiple-of-16) arguments is pipelined
+    const f = matmulAligned(t).trace({ BM: 64, BN: 64, BK: 32 });
+    const ptx = simDevice().compile(f, 4, [a, b, args.c, M, N, K], 3).ptx;
+    expect(ptx).toMatch(/cp\.async\.cg\.shared\.global/);
+    expect(ptx).toContain('cp.async.wait_group 1;');
+    const r = await runBoth(matmulAligned(t), args, [2, 2], { numStages: 3 });
+    expectClose(r.sim.c, r.interpret.c, 1e-4, 'sim vs interpreter');
     expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
   });
 
