@@ -58,6 +58,26 @@ const masked = (t: Half) => kernel(
   },
 );
 
+/** Two row blocks per program: the pipelined K loop runs inside an outer loop, so its ring is reused. */
+const twoBlocks = kernel(
+  { name: 'mm_pipe_nested', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, N, K, BM, BN, BK }) => {
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    forLoop(0, 2, 1, [], (t) => {
+      const rm = programId(0).mul(2).add(t).mul(BM).add(arange(0, BM));
+      const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
+        const ka = k.add(rk);
+        const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))));
+        const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))));
+        return [dot(ta, tb, { acc: acc! })];
+      });
+      store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
+      return [];
+    });
+  },
+);
+
 /** The PTX the sim device compiles for these arguments (the same cached result it launches). */
 function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): string {
   const cx: Record<string, number> = {};
@@ -108,6 +128,16 @@ describe('software-pipelined tensor-core matmuls on the sim', () => {
 
   it('f16 with 128-byte rows (BK = 64; 64 x 64 x 192; 8 warps; copies spread over two warp columns)', async () => {
     await check(aligned('f16'), 'f16', 64, 64, 192, { BM: 64, BN: 64, BK: 64 }, 8, 3, 53);
+  });
+
+  it('a pipelined loop inside another loop (two row blocks per program: the ring is reused, a barrier before each prologue)', async () => {
+    const M = 128, N = 64, K = 96, t = 'f16';
+    const a = enc(t, randF32(M * K, 57)), b = enc(t, randF32(K * N, 58));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 32, BN: 64, BK: 32 };
+    expectPipelined(simPtx(twoBlocks, args, 4, 3), 3, /cp\.async\.cg\.shared\.global \[%r\d+(\+\d+)?\], \[%rd\d+\], 16;/);
+    const r = await runBoth(twoBlocks, args, [M / 64, 1], { numWarps: 4, numStages: 3 });
+    expectClose(r.sim.c, r.interpret.c, 1e-4, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
   });
 
   it('fewer iterations than stages (K = BK): the prologue and the prefetch skip past the end', async () => {
