@@ -54,7 +54,7 @@ export function numStagesOf(name: string, o: { readonly target: Target; readonly
 export interface CompileMetadata {
   readonly name: string;
   readonly numWarps: number;
-  /** The numStages the kernel was compiled with (1: no loop was pipelined on purpose). */
+  /** The numStages the kernel was compiled with (1: pipelining was off). */
   readonly numStages: number;
   readonly target: Target;
   /** Shared memory the kernel needs; dynamic when `dynamicShared` (launch with this many bytes). */

@@ -141,9 +141,9 @@ function reject(load: Op<'load'>, body: Block, inBody: Map<number, Op>, uses: Ma
   return undefined;
 }
 
-/** Plans the pipelining of every eligible loop of `f` (none when numStages < 2 or dot is 'fma'). */
+/** Plans the pipelining of every eligible loop of `f` (none when numStages < 2 or dot is not 'mma'). */
 export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number; numStages: number; dot: string }): PipelinePlan {
-  if (o.numStages < 2 || o.dot === 'fma') return { ...EMPTY_PIPELINE, numStages: o.numStages };
+  if (o.numStages < 2 || o.dot !== 'mma') return { ...EMPTY_PIPELINE, numStages: o.numStages };
   const uses = usesOf(f);
   const loops = new Map<Op, PipelinedLoop>();
   const anchors = new Map<Op, { layout: BlockedLayout; vec: number }>();
