@@ -105,8 +105,13 @@ describe('software pipelining: PTX', () => {
     expect(stageText(sm80, 'pipeline')).toMatch(/cp\.async 16 bytes zero-fill/);
   });
 
-  it('8 warps and 128-byte rows (BK = 64) assemble for both targets', () => {
-    const { sm80 } = gate(matmul('bf16').trace({ BM: 64, BN: 64, BK: 64 }), { numWarps: 8, numStages: 4, specialization: ALIGNED });
+  it('8 warps and 128-byte rows (BK = 64), 4 stages in dynamic shared memory, assemble for both targets', () => {
+    const { sm80, sm90 } = gate(matmul('bf16').trace({ BM: 64, BN: 64, BK: 64 }), { numWarps: 8, numStages: 4, specialization: ALIGNED });
+    for (const r of [sm80, sm90]) {
+      expect(r.metadata.sharedBytes).toBe(4 * (64 * 144 + 64 * 144)); // over 48 KiB: dynamic
+      expect(r.metadata.dynamicShared).toBe(true);
+      expect(r.ptx).toMatch(/\.extern \.shared \.align 16 \.b8 tessera_smem\[\];/);
+    }
     expect(sm80.ptx).toContain('cp.async.wait_group 2;');
     expect(sm80.ptx).toMatch(/mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32/);
   });
