@@ -4,7 +4,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compile, TARGETS, type CompileResult, type Target } from '../compiler/compile.js';
+import { compile, MAX_NUM_STAGES, TARGETS, type CompileResult, type Target } from '../compiler/compile.js';
 import type { ParamSpec } from '../compiler/axis_info.js';
 import { printFunc } from '../ir/print.js';
 import type { ConstexprValue, KernelDef } from '../lang/kernel.js';
@@ -20,6 +20,8 @@ export interface CompileRequest {
   readonly constexprs: Readonly<Record<string, ConstexprValue>>;
   readonly target: Target;
   readonly numWarps: number;
+  /** Undefined: the target's default. */
+  readonly numStages?: number;
   readonly emit: readonly EmitKind[];
   readonly outDir: string;
 }
@@ -53,6 +55,11 @@ export function compileRequest(p: Parsed, cwd: string): CompileRequest {
   if (!/^\d+$/.test(warpsText) || numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)) !== 0) {
     throw new UsageError(CMD, `flag '--num-warps' must be a power of two in 1..32, got '${warpsText}'`);
   }
+  const stagesText = p.flags.get('num-stages');
+  const numStages = stagesText === undefined ? undefined : Number(stagesText);
+  if (stagesText !== undefined && (!/^\d+$/.test(stagesText) || numStages! < 1 || numStages! > MAX_NUM_STAGES)) {
+    throw new UsageError(CMD, `flag '--num-stages' must be an integer in 1..${MAX_NUM_STAGES}, got '${stagesText}'`);
+  }
   const emit = (p.flags.get('emit') ?? 'ptx').split(',').map((s) => s.trim());
   for (const e of emit) if (!(EMIT_KINDS as readonly string[]).includes(e)) throw new UsageError(CMD, `flag '--emit' takes a list of ${EMIT_KINDS.join(', ')}, got '${e}'`);
   const args = new Map<string, { type: string; divisibleBy16: boolean; equalsOne: boolean }>();
@@ -72,7 +79,7 @@ export function compileRequest(p: Parsed, cwd: string): CompileRequest {
   return {
     file: isAbsolute(p.positional[0]!) ? p.positional[0]! : resolve(cwd, p.positional[0]!),
     ...(kernel !== undefined ? { kernel } : {}),
-    args, constexprs, target, numWarps,
+    args, constexprs, target, numWarps, ...(numStages !== undefined ? { numStages } : {}),
     emit: [...new Set(emit)] as EmitKind[],
     outDir: isAbsolute(out) ? out : resolve(cwd, out),
   };
@@ -142,6 +149,7 @@ export async function runCompile(req: CompileRequest): Promise<CompileOutcome> {
   const result = compile(func, {
     target: req.target,
     numWarps: req.numWarps,
+    ...(req.numStages !== undefined ? { numStages: req.numStages } : {}),
     specialization,
     ...(req.emit.includes('cubin') ? { ptxas: true } : {}),
   });

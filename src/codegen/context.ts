@@ -256,11 +256,33 @@ export class Lowering {
     return this.local?.bytes ?? 0;
   }
 
-  /** Symbol of the shared scratch buffer; `need` bytes must fit. */
-  smemBase(need = 0): string {
-    this.sharedBytes = Math.max(this.sharedBytes, need);
+  /** Bytes at the start of shared memory kept out of the scratch (the pipeliner's ring). */
+  private reserved = 0;
+  private scratchReg?: string;
+  /** Keeps the first `bytes` of shared memory for one owner; call before anything is lowered. */
+  reserveShared(bytes: number): void {
+    this.reserved = Math.ceil(bytes / 16) * 16;
+    this.sharedBytes = Math.max(this.sharedBytes, this.reserved);
+  }
+  /** Symbol of the whole shared buffer (offset 0, where a reserved region starts). */
+  smemSymbol(): string {
     this.smemSym ??= 'tessera_smem';
     return this.smemSym;
+  }
+  /**
+   * Base of the shared scratch buffer, as an operand for `mov.u32`: the symbol, or a register
+   * holding the address past the reserved region; `need` bytes must fit.
+   */
+  smemBase(need = 0): string {
+    this.sharedBytes = Math.max(this.sharedBytes, this.reserved + need);
+    const sym = this.smemSymbol();
+    if (!this.reserved) return sym;
+    if (!this.scratchReg) {
+      this.scratchReg = this.e.reg('b32');
+      this.e.emitPrologue(`mov.u32 ${this.scratchReg}, ${sym};`);
+      this.e.emitPrologue(`add.u32 ${this.scratchReg}, ${this.scratchReg}, ${this.reserved};`);
+    }
+    return this.scratchReg;
   }
   needShared(bytes: number): void {
     this.smemBase(bytes);

@@ -63,7 +63,7 @@ const forLoop: Rule = (cx, op) => {
  * Values defined before the loop that the body needs in another layout are converted once,
  * before the loop, instead of on every iteration (the conversion cache then serves the body).
  */
-function hoistConversions(cx: Lowering, loop: Op): void {
+export function hoistConversions(cx: Lowering, loop: Op): void {
   const inside = definedInside(loop);
   walkOps(loop.regions[0]!, (op) => {
     const want = cx.plan.expected.get(op);

@@ -14,6 +14,22 @@ import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
 import { bPitch, bScalarLane, loadScalarB, packBytes, stagedBytes, tf32Regs } from './mma_fragments.js';
+import { stagedTile, type StagedTile } from './staged.js';
+
+/**
+ * Adds the tile's shared address to the lane offset `lane`: once, in the prologue, for the
+ * scratch (base `sm` + `off`); per execution for a staged tile (its stage changes per iteration).
+ */
+function stageAt(cx: Lowering, lane: string, staged: StagedTile | undefined, sm: string, off: number): void {
+  if (!staged) {
+    cx.e.emitPrologue(`add.u32 ${lane}, ${lane}, ${sm};`);
+    if (off) cx.e.emitPrologue(`add.u32 ${lane}, ${lane}, ${off};`);
+    return;
+  }
+  const rel = cx.reg('b32');
+  cx.e.emitPrologue(`mov.u32 ${rel}, ${lane};`);
+  cx.emit(`add.u32 ${lane}, ${rel}, ${staged.base};`);
+}
 
 /** Row pitch in bytes: `bytes` rounded up to an odd number of 16-byte chunks. */
 export const paddedPitch = (bytes: number): number => {
@@ -73,14 +89,17 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const pa = paddedPitch(K * kind.bytes);
   const pb = bPitch(kind, N, paddedPitch);
   const bOff = M * pa;
-  cx.needShared(bOff + K * pb);
-
   // the accumulator first: converting it to the mma layout goes through the same shared scratch
   const accIn = cx.operand(op, 2);
-  cx.barrier();
-  storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
-  storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
-  cx.barrier();
+  // an operand the pipeliner already staged (stagedTile) is read where it is
+  const sa = stagedTile(cx, a), sb = stagedTile(cx, b);
+  if (!sa || !sb) {
+    cx.needShared(bOff + K * pb);
+    cx.barrier();
+    if (!sa) storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
+    if (!sb) storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
+    cx.barrier();
+  }
 
   // per-lane ldmatrix row addresses (lane l feeds row l&7 of matrix l>>3), computed once
   const { lane, warp } = cx.thread();
@@ -91,7 +110,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   P(`and.b32 ${wn}, ${warp}, ${WN - 1};`);
   P(`shr.u32 ${mi}, ${lane}, 3;`);
   P(`and.b32 ${rr}, ${lane}, 7;`);
-  P(`mov.u32 ${sm}, ${cx.smemBase()};`);
+  if (!sa || !sb) P(`mov.u32 ${sm}, ${cx.smemBase()};`);
   // a: row 8*wm + (lane&7) + 8*WM*(mi&1), byte column 16*(mi>>1)
   P(`and.b32 ${t0}, ${mi}, 1;`);
   P(`mad.lo.u32 ${aLane}, ${t0}, ${8 * WM}, ${rr};`);
@@ -100,9 +119,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const t1 = q();
   P(`shr.u32 ${t1}, ${mi}, 1;`);
   P(`mad.lo.u32 ${aLane}, ${t1}, 16, ${aLane};`);
-  P(`add.u32 ${aLane}, ${aLane}, ${sm};`);
-  const bBase = q();
-  P(`add.u32 ${bBase}, ${sm}, ${bOff};`);
+  stageAt(cx, aLane, sa, sm, 0);
   let bLane: string;
   if (kind.bytes === 2) {
     // b (ldmatrix.trans): k-row (lane&7) + 8*(mi&1), column 8*wn + 8*WN*(mi>>1)
@@ -111,8 +128,13 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     P(`mul.lo.u32 ${bLane}, ${bLane}, ${pb};`);
     P(`mad.lo.u32 ${t1}, ${t1}, ${WN}, ${wn};`); // n-tile wn + WN*(mi>>1), in units of 8 columns
     P(`mad.lo.u32 ${bLane}, ${t1}, 16, ${bLane};`);
-    P(`add.u32 ${bLane}, ${bLane}, ${bBase};`);
-  } else bLane = bScalarLane(cx, kind, lane, wn, pb, bBase);
+    stageAt(cx, bLane, sb, sm, bOff);
+  } else {
+    // the pipeliner stages 2-byte operands only: tf32 and 8-bit b come from the scratch
+    const bBase = q();
+    P(`add.u32 ${bBase}, ${sm}, ${bOff};`);
+    bLane = bScalarLane(cx, kind, lane, wn, pb, bBase);
+  }
 
   const acc = mmaAccum(cx, kind, tc, regSlots(L, [M, N]), accIn);
   const instr = mmaInstr(kind);

@@ -19,6 +19,8 @@ import { SHARED_RULES } from './lower_shared.js';
 import { defsOf, makeConvert } from './remat.js';
 import { legalize } from './legalize.js';
 import { lowerPrint } from './lower_print.js';
+import { withPipeline, type PipelineSabotage } from './lower_pipeline.js';
+import type { PipelinePlan } from '../compiler/pipeline.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -80,6 +82,10 @@ export interface RenderOptions {
   readonly target: Target;
   readonly specialization?: Specialization;
   readonly dot?: string;
+  /** Loops to software-pipeline (compiler/pipeline.ts); none when absent. */
+  readonly pipeline?: PipelinePlan;
+  /** @internal Breaks the pipeline on purpose (tests). */
+  readonly pipelineSabotage?: PipelineSabotage;
 }
 export interface RenderResult {
   readonly ptx: string;
@@ -92,6 +98,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   legalize(f, plan);
   const cx = new Lowering(f, plan, info, opts.target, makeConvert(defsOf(f)));
   const rules = ruleTable(opts.dot ?? DEFAULT_DOT);
+  withPipeline(rules, cx, opts.pipeline, opts.pipelineSabotage);
   const files = new Map<string, number>();
   let lastLoc = '';
   cx.lowerOp = (op: Op): void => {

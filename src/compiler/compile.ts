@@ -13,6 +13,8 @@ import { printAxisInfo, printLayouts } from './annotate.js';
 import { CompileError, PtxasError } from './errors.js';
 import { runIRPasses } from './ir_passes.js';
 import { assignLayouts } from './layout_assign.js';
+import { planPipelines, printPipelinePlan } from './pipeline.js';
+import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
 
 export type Target = 'sm_80' | 'sm_90';
 export const TARGETS: readonly Target[] = ['sm_80', 'sm_90'];
@@ -27,11 +29,33 @@ export interface CompileOptions {
   readonly dot?: string;
   /** Skip the IR passes (canonicalize/CSE/DCE/LICM); for tests of the back half alone. */
   readonly skipIRPasses?: boolean;
+  /**
+   * Software-pipelining depth: loads feeding tensor-core dots in a loop are copied with cp.async
+   * numStages-1 iterations ahead (compiler/pipeline.ts). An integer >= 1; 1 turns it off.
+   * Default DEFAULT_NUM_STAGES[target] (3, as Triton on sm_80/sm_90).
+   */
+  readonly numStages?: number;
+  /** @internal Breaks the pipeline on purpose, so tests can show the sim catches it. */
+  readonly pipelineSabotage?: PipelineSabotage;
+}
+
+/** numStages when the option is absent, per target (Triton's default for Ampere and Hopper). */
+export const DEFAULT_NUM_STAGES: Readonly<Record<Target, number>> = { sm_80: 3, sm_90: 3 };
+/** Deepest pipeline accepted (a ring of more stages only costs shared memory). */
+export const MAX_NUM_STAGES = 8;
+
+/** The numStages `o` asks for, checked: an integer in 1..MAX_NUM_STAGES. */
+export function numStagesOf(name: string, o: { readonly target: Target; readonly numStages?: number }): number {
+  const s = o.numStages ?? DEFAULT_NUM_STAGES[o.target] ?? 1;
+  if (!Number.isInteger(s) || s < 1 || s > MAX_NUM_STAGES) throw new CompileError(name, `option 'numStages' must be an integer in 1..${MAX_NUM_STAGES}, got ${String(s)}`);
+  return s;
 }
 
 export interface CompileMetadata {
   readonly name: string;
   readonly numWarps: number;
+  /** The numStages the kernel was compiled with (1: pipelining was off). */
+  readonly numStages: number;
   readonly target: Target;
   /** Shared memory the kernel needs; dynamic when `dynamicShared` (launch with this many bytes). */
   readonly sharedBytes: number;
@@ -60,6 +84,8 @@ function checkOptions(f: Func, o: CompileOptions): number {
   if (spec && !Array.isArray(spec)) {
     for (const k of Object.keys(spec)) if (!f.params.some((p) => p.name === k)) throw new CompileError(f.name, `specialization names unknown parameter '${k}'`);
   }
+  numStagesOf(f.name, o);
+  if (o.pipelineSabotage !== undefined && !PIPELINE_SABOTAGE.includes(o.pipelineSabotage)) throw new CompileError(f.name, `option 'pipelineSabotage' must be one of ${PIPELINE_SABOTAGE.join(', ')}`);
   return w;
 }
 
@@ -88,9 +114,16 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy
   stage('axisinfo', printAxisInfo(f, info));
-  const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT); // layouts, vector widths
+  const numStages = numStagesOf(f.name, options);
+  const pipe = planPipelines(f, info, { numWarps, numStages, dot: options.dot ?? DEFAULT_DOT }); // loops to pipeline
+  stage('pipeline', printPipelinePlan(f, pipe));
+  const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors); // layouts, vector widths
   stage('layouts', printLayouts(f, plan));
-  const r = renderPtx(f, plan, info, { target: options.target, ...(options.specialization ? { specialization: options.specialization } : {}), ...(options.dot ? { dot: options.dot } : {}) });
+  const r = renderPtx(f, plan, info, {
+    target: options.target, pipeline: pipe,
+    ...(options.specialization ? { specialization: options.specialization } : {}), ...(options.dot ? { dot: options.dot } : {}),
+    ...(options.pipelineSabotage ? { pipelineSabotage: options.pipelineSabotage } : {}),
+  });
   stage('ptx', r.ptx);
 
   let cubin: Uint8Array | undefined;
@@ -106,7 +139,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const result: CompileResult = {
     ptx: r.ptx,
     ...(cubin ? { cubin } : {}),
-    metadata: { name: f.name, numWarps, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...extra },
+    metadata: { name: f.name, numWarps, numStages, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...extra },
     stages,
   };
   dump(f.name, options.target, stages);

@@ -64,8 +64,11 @@ export function mmaLayoutOf(op: Op, numWarps: number): BlockedLayout | undefined
   return mmaLayoutForDot(M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps, dotInputPrecision(op));
 }
 
-/** `dot`: the dot lowering by name ('fma' keeps every dot off tensor cores). */
-export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma'): LayoutPlan {
+/**
+ * `dot`: the dot lowering by name ('fma' keeps every dot off tensor cores). `fixed`: memory ops
+ * whose anchor is decided elsewhere (the pipeliner's cp.async layouts, compiler/pipeline.ts).
+ */
+export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma', fixed?: ReadonlyMap<Op, { layout: Layout; vec: number }>): LayoutPlan {
   const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps));
   const layouts = new Map<number, Layout>();
   const expected = new Map<Op, (Layout | undefined)[]>();
@@ -74,11 +77,11 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
   const preferred = new Map<string, BlockedLayout>();
   for (const op of opsOf(f.body)) {
     if (!isMem(op)) continue;
-    const a = anchorFor(op, info, numWarps);
+    const a = fixed?.get(op) ?? anchorFor(op, info, numWarps);
     anchors.set(op, a.layout);
     vec.set(op, a.vec);
     const key = op.operands[0]!.type.shape.join('x');
-    if (a.layout.kind === 'blocked' && !preferred.has(key)) preferred.set(key, a.layout);
+    if (a.layout.kind === 'blocked' && !preferred.has(key) && !fixed?.has(op)) preferred.set(key, a.layout);
   }
   const pref = (shape: readonly number[]): Layout => {
     if (shape.length === 0) return SCALAR;

@@ -20,6 +20,8 @@ export interface LaunchOptions {
   /** (x, y, z) */
   readonly grid: readonly [number, number, number];
   readonly numWarps: number;
+  /** Software-pipelining depth for compiled devices (compile's numStages; default per target). The interpreter ignores it. */
+  readonly numStages?: number;
   readonly onPrint?: (line: string) => void;
   /** Where the launch is queued (default: the device's default stream). */
   readonly stream?: Stream;

@@ -6,6 +6,7 @@
 import type { Func } from '../ir/ops.js';
 import { isFloat, isInt, isPtr, pointee, type DType } from '../ir/types.js';
 import { verify } from '../ir/verify.js';
+import { MAX_NUM_STAGES } from '../compiler/compile.js';
 import { KernelError } from '../lang/errors.js';
 import {
   defineKernel, type ConstexprSpec, type ConstexprValue, type KernelArgs, type KernelDef, type KernelSpec,
@@ -35,6 +36,12 @@ export interface RunOptions<A = Readonly<RunArgs>> {
   readonly grid: GridSpec<A>;
   /** Warps per program (a power of two, 1..32); the interpreter ignores it. Default 4. */
   readonly numWarps?: number;
+  /**
+   * Software-pipelining depth (an integer >= 1; 1 turns it off): loops whose loads feed
+   * tensor-core dots keep numStages-1 iterations of cp.async copies in flight. Default: the
+   * target's (3 on sm_80/sm_90). The interpreter ignores it.
+   */
+  readonly numStages?: number;
   readonly device?: DeviceKind | Device;
   /** Receives devicePrint lines (default: console.log). */
   readonly onPrint?: (line: string) => void;
@@ -93,10 +100,14 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
       if (!Number.isInteger(numWarps) || numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)) !== 0) {
         throw this.error(`numWarps must be a power of two from 1 to 32, got ${String(numWarps)}`);
       }
+      const numStages = opts.numStages;
+      if (numStages !== undefined && (!Number.isInteger(numStages) || numStages < 1 || numStages > MAX_NUM_STAGES)) {
+        throw this.error(`numStages must be an integer from 1 to ${MAX_NUM_STAGES}, got ${String(numStages)}`);
+      }
       const device = getDevice(opts.device);
       const func = this.#traceFor(raw);
       return Future.from(device.launch(func, launchArgs, {
-        grid, numWarps, ...(opts.onPrint ? { onPrint: opts.onPrint } : {}), ...(opts.stream ? { stream: opts.stream } : {}),
+        grid, numWarps, ...(numStages !== undefined ? { numStages } : {}), ...(opts.onPrint ? { onPrint: opts.onPrint } : {}), ...(opts.stream ? { stream: opts.stream } : {}),
       }));
     } catch (e) {
       return rejected(e);

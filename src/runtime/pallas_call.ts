@@ -29,6 +29,8 @@ export interface PallasCallOptions {
   readonly inputOutputAliases?: Readonly<Record<number, number>>;
   readonly name?: string;
   readonly numWarps?: number;
+  /** Software-pipelining depth on compiled devices (kernel.run's numStages). */
+  readonly numStages?: number;
   readonly device?: DeviceKind | Device;
   readonly onPrint?: (line: string) => void;
   /** With DeviceArray inputs: the stream to queue on. */
@@ -175,6 +177,7 @@ function makeCall(cfg: CallConfig): PallasCall {
       await device.launch(func, args, {
         grid: [grid[0]!, grid[1] ?? 1, grid[2] ?? 1],
         numWarps: cfg.opts.numWarps ?? 4,
+        ...(cfg.opts.numStages !== undefined ? { numStages: cfg.opts.numStages } : {}),
         ...(cfg.opts.onPrint ? { onPrint: cfg.opts.onPrint } : {}),
         ...(cfg.opts.stream ? { stream: cfg.opts.stream } : {}),
       });

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { arange, constexpr, defineKernel, deviceAssert, load, programId, ptr, store, type KernelDef } from '../../src/lang/index.js';
+import { arange, constexpr, defineKernel, deviceAssert, dot, forLoop, load, programId, ptr, store, zeros, type KernelDef } from '../../src/lang/index.js';
+import { f16Array } from '../../src/runtime/half.js';
 import { autotune, DeviceArray, Kernel, TuningStore } from '../../src/runtime/index.js';
 import { matmul, vectorAdd } from '../../bench/kernels.js';
 
@@ -172,6 +173,38 @@ describe('autotune (sim)', () => {
     expect(t.trials[0]!.skipped).toMatch(/needs 262144 bytes of shared memory; the device allows \d+/);
     let want = 0;
     for (let k = 0; k < n; k++) want += a[5 * n + k]! * b[k * n + 9]!;
+    expect(c[5 * n + 9]).toBe(want);
+  });
+
+  it('applies numStages: a ring too deep for the device and a bad depth are skipped, numStages 1 and 2 run', async () => {
+    // an f16 matmul whose loads the pipeliner takes (aligned, multiples of 16)
+    const mm16 = new Kernel(defineKernel(
+      { name: 'mm_f16_tune', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+      ({ a, b, c, N, K, BM, BN, BK }) => {
+        const rm = programId(0).mul(BM).add(arange(0, BM));
+        const rn = programId(1).mul(BN).add(arange(0, BN));
+        const rk = arange(0, BK);
+        const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
+          const ka = k.add(rk);
+          return [dot(load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0)))), load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0)))), { acc: acc! })];
+        });
+        store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
+      },
+    ) as unknown as KernelDef);
+    const tile = { BM: 128, BN: 128, BK: 64 };
+    const n = 128;
+    const a = f16Array(Float32Array.from({ length: n * n }, (_, i) => (i % 7) - 3));
+    const b = f16Array(Float32Array.from({ length: n * n }, (_, i) => (i % 5) - 2));
+    const c = new Float32Array(n * n);
+    const configs = [{ constexprs: tile, numStages: 8 }, { constexprs: tile, numStages: 0 }, { constexprs: tile, numStages: 1 }, { constexprs: tile, numStages: 2 }];
+    const t = await autotune({ configs, key: ['N'], store: fresh(), device: 'sim', ...FAST }, mm16).run({ a, b, c, N: n, K: n }, { grid: [1, 1] });
+    // 8 stages of (128 x 144 + 64 x 272 bytes)
+    expect(t.trials[0]!.skipped).toMatch(/needs 286720 bytes of shared memory; the device allows \d+/);
+    expect(t.trials[1]!.skipped).toMatch(/numStages' must be an integer in 1\.\.8, got 0/);
+    expect(t.trials[2]!.ms).toBeGreaterThanOrEqual(0);
+    expect(t.trials[3]!.ms).toBeGreaterThanOrEqual(0);
+    let want = 0;
+    for (let k = 0; k < n; k++) want += (((5 * n + k) % 7) - 3) * (((k * n + 9) % 5) - 2);
     expect(c[5 * n + 9]).toBe(want);
   });
 

@@ -120,7 +120,7 @@ describe('the cache key', () => {
     expect(key(vectorAddKernel.trace({ BLOCK: 64 }))).toBe(key(vectorAddKernel.trace({ BLOCK: 64 })));
   });
 
-  it('differs for other constexprs, specialization, target, warps, dot, IR passes and ptxas', () => {
+  it('differs for other constexprs, specialization, target, warps, dot, numStages, IR passes and ptxas', () => {
     const f = vectorAdd(128);
     const keys = [
       key(f),
@@ -132,7 +132,8 @@ describe('the cache key', () => {
       key(f, { ...NO_PTXAS, specialization: { n: { equalsOne: true } } }),
       key(f, { ...NO_PTXAS, target: 'sm_90' }),
       key(f, { ...NO_PTXAS, numWarps: 8 }),
-      key(f, { ...NO_PTXAS, dot: 'mma' }),
+      key(f, { ...NO_PTXAS, dot: 'fma' }),
+      key(f, { ...NO_PTXAS, numStages: 1 }),
       key(f, { ...NO_PTXAS, skipIRPasses: true }),
       key(f, { target: 'sm_80', ptxas: true }),
     ];
@@ -145,13 +146,15 @@ describe('the cache key', () => {
 
   it('normalises options: defaults, specialization by name or position, unset flags, order', () => {
     const f = vectorAdd(128);
-    expect(key(f, { target: 'sm_80', ptxas: false, numWarps: 4, dot: 'fma' })).toBe(key(f));
+    expect(key(f, { target: 'sm_80', ptxas: false, numWarps: 4, dot: 'mma', numStages: 3 })).toBe(key(f));
+    // the dot lowering and the pipelining depth change the PTX, so they change the key
+    expect(() => key(f, { ...NO_PTXAS, numStages: 0 })).toThrow(/numStages/);
     expect(key(f, { ...NO_PTXAS, specialization: { n: {}, x: { divisibleBy16: false } } })).toBe(key(f));
     const byName = key(f, { ...NO_PTXAS, specialization: { y: { divisibleBy16: true }, x: { divisibleBy16: true } } });
     expect(key(f, { ...NO_PTXAS, specialization: { x: { divisibleBy16: true }, y: { divisibleBy16: true } } })).toBe(byName);
     expect(key(f, { ...NO_PTXAS, specialization: [{ divisibleBy16: true }, { divisibleBy16: true }] })).toBe(byName);
     expect(normalizeOptions(f, { target: 'sm_90', specialization: { y: { divisibleBy16: true }, x: { divisibleBy16: true, equalsOne: false } } })).toEqual({
-      target: 'sm_90', numWarps: 4, dot: 'fma', skipIRPasses: false,
+      target: 'sm_90', numWarps: 4, dot: 'mma', skipIRPasses: false, numStages: 3,
       specialization: [['x', { divisibleBy16: true }], ['y', { divisibleBy16: true }]],
     });
   });

@@ -86,7 +86,7 @@ describe('errors and options', () => {
     const r = compile(vectorAdd(), { target: 'sm_80', ptxas: false });
     const names = r.stages.map((s) => s.name);
     expect(names[0]).toBe('input');
-    expect(names.slice(-3)).toEqual(['axisinfo', 'layouts', 'ptx']);
+    expect(names.slice(-4)).toEqual(['axisinfo', 'pipeline', 'layouts', 'ptx']);
   });
   it('equalsOne folds an integer parameter to 1', () => {
     const f = kernel('stride', [['x', P('f32')], ['s', 'i32']], (k, [x, s]) => {

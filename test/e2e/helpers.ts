@@ -38,13 +38,15 @@ const cloneArg = <T>(a: T): T => {
 
 export interface RunBothOptions {
   readonly numWarps?: number;
+  /** Software-pipelining depth on the sim (and for the ptxas gate); default: the target's. */
+  readonly numStages?: number;
 }
 
 /**
  * Verification rule 1 (DESIGN.md): the PTX the sim ran must also assemble with ptxas for sm_80
  * and sm_90, without spills. A missing ptxas fails the test.
  */
-function ptxasGate(k: Kernel | Func, args: RunArgs | readonly LaunchArg[], numWarps: number): void {
+function ptxasGate(k: Kernel | Func, args: RunArgs | readonly LaunchArg[], numWarps: number, numStages?: number): void {
   let f: Func;
   let positional: LaunchArg[];
   if (k instanceof Kernel) {
@@ -61,8 +63,9 @@ function ptxasGate(k: Kernel | Func, args: RunArgs | readonly LaunchArg[], numWa
   }
   // Both the generic PTX and the specialized PTX the sim device actually ran (aligned pointers,
   // integers divisible by 16 or equal to 1).
-  gate(f, { numWarps });
-  gate(f, { numWarps, specialization: launchSpecialization(f, positional) });
+  const stages = numStages !== undefined ? { numStages } : {};
+  gate(f, { numWarps, ...stages });
+  gate(f, { numWarps, ...stages, specialization: launchSpecialization(f, positional) });
 }
 
 export interface BothResults<A> {
@@ -83,20 +86,21 @@ export async function runBoth<A extends RunArgs | readonly LaunchArg[]>(
     await runOn(dev, k, copy, grid, opts);
     out[dev] = copy;
   }
-  ptxasGate(k, args, opts.numWarps ?? 4);
+  ptxasGate(k, args, opts.numWarps ?? 4, opts.numStages);
   return out;
 }
 
 /** Runs `k` on one device, updating `args` in place. */
 export async function runOn(dev: E2EDevice, k: Kernel | Func, args: RunArgs | readonly LaunchArg[], grid: number | readonly number[], opts: RunBothOptions = {}): Promise<void> {
   const numWarps = opts.numWarps ?? 4;
+  const stages = opts.numStages !== undefined ? { numStages: opts.numStages } : {};
   if (k instanceof Kernel) {
-    await k.run(args as never, { grid, device: dev, numWarps });
+    await k.run(args as never, { grid, device: dev, numWarps, ...stages });
     return;
   }
   const g = typeof grid === 'number' ? [grid] : [...grid];
   const device = dev === 'sim' ? simDevice() : getDevice('interpret');
-  await device.launch(k, args as readonly LaunchArg[], { grid: [g[0] ?? 1, g[1] ?? 1, g[2] ?? 1], numWarps });
+  await device.launch(k, args as readonly LaunchArg[], { grid: [g[0] ?? 1, g[1] ?? 1, g[2] ?? 1], numWarps, ...stages });
 }
 
 /**

@@ -11,7 +11,7 @@ import { Kernel } from '../../src/runtime/kernel.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
 import { flashAttention, matmulAligned, matmulBatched, matmulMasked, TC_KERNELS, type Half } from '../../bench/kernels.js';
 import { count } from '../codegen/gate.js';
-import { expectClose, randF32, runBoth } from './helpers.js';
+import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
 
 const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
 const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
@@ -81,7 +81,13 @@ describe.each(['f16', 'bf16'] as const)('tensor-core matmuls in %s', (t) => {
     const M = 128, N = 64, K = 96;
     const a = enc(t, randF32(M * K, 38)), b = enc(t, randF32(K * N, 39));
     const cx = { BM: 64, BN: 64, BK: 32 };
-    const r = await runBoth(new Kernel(matmulAligned[t]), { a, b, c: new Float32Array(M * N), M, N, K, ...cx }, [2, 1]);
+    const c = new Float32Array(M * N);
+    // the PTX the sim runs for these (16-aligned, multiple-of-16) arguments is pipelined: a cp.async
+    // ring of numStages 3 (the default)
+    const ptx = simDevice().compile(matmulAligned[t].trace(cx), 4, [a, b, c, M, N, K], 3).ptx;
+    expect(ptx).toMatch(/cp\.async\.cg\.shared\.global/);
+    expect(ptx).toContain('cp.async.wait_group 1;');
+    const r = await runBoth(new Kernel(matmulAligned[t]), { a, b, c, M, N, K, ...cx }, [2, 1], { numStages: 3 });
     expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
     expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
     expectTensorCorePath(matmulAligned[t] as unknown as KernelDef, cx, t, [[64, 64, 32]]);

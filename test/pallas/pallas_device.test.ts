@@ -38,6 +38,18 @@ describe.each(['interpret', 'sim'] as DeviceKind[])('pallasCall with device arra
     for (const a of [x, y, z, w, h]) a.free();
   });
 
+  it('passes numStages to the device: a valid depth runs, an invalid one fails there (the interpreter ignores it)', async () => {
+    const x = DeviceArray.full([1000], 1, 'f32', { device });
+    const opts = { outShape: { shape: [1000], dtype: 'f32' as const }, grid: 8, inSpecs: [spec, spec], outSpecs: spec, name: 'pd_add_stages' };
+    const body = (a: Ref, b: Ref, o: Ref): void => o.store(a.load().add(b.load()));
+    const ok = (await pallasCall(body, { ...opts, numStages: 2 })(x, x)) as DeviceArray;
+    expect(Array.from((await ok.toArray()) as Float32Array)).toEqual(new Array(1000).fill(2));
+    const bad = pallasCall(body, { ...opts, numStages: 0 })(x, x);
+    if (device === 'sim') await expect(bad).rejects.toThrow(/numStages' must be an integer in 1\.\.8, got 0/);
+    else ((await bad) as DeviceArray).free();
+    for (const a of [x, ok]) a.free();
+  });
+
   it('an aliased device input is updated in place and returned as the output', async () => {
     const inc = pallasCall((x: Ref, _accIn: Ref, o: Ref) => o.store(o.load().add(x.load([ds(0, 4)]))), {
       outShape: { shape: [4], dtype: 'i32' }, inputOutputAliases: { 1: 0 }, name: 'pd_inc',

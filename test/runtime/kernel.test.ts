@@ -88,12 +88,16 @@ describe('argument checking happens before anything runs', () => {
       expect((err as Error).message).toMatch(re);
     });
   }
-  it('bad grids and numWarps', async () => {
+  it('bad grids, numWarps and numStages', async () => {
     const args = { x, y, out: new Float32Array(4), n: 4, BLOCK: 4 };
     for (const grid of [0, [1, 2, 3, 4], () => -1, [1.5]]) {
       await expect(add.run(args, { grid: grid as never })).rejects.toThrow(/grid must be/);
     }
     await expect(add.run(args, { grid: 1, numWarps: 3 })).rejects.toThrow(/numWarps/);
+    for (const numStages of [0, 2.5, 9]) {
+      await expect(add.run(args, { grid: 1, numStages })).rejects.toThrow(expect.objectContaining({ code: 'E_ARG', message: expect.stringMatching(/numStages must be an integer from 1 to 8, got/) }));
+    }
+    await add.run(args, { grid: 1, numStages: 1, device: 'interpret' }); // the interpreter ignores a valid one
   });
 });
 

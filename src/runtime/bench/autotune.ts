@@ -21,7 +21,7 @@ export interface TuneConfig {
   /** Constexpr values this config sets. */
   readonly constexprs?: Readonly<Record<string, ConstexprValue>>;
   readonly numWarps?: number;
-  /** Passed through to the compiler's software-pipelining depth where it is supported. */
+  /** The compiler's software-pipelining depth (kernel.run's numStages; default: the target's). */
   readonly numStages?: number;
 }
 
@@ -175,7 +175,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
   async run(args: A, opts: AutotuneRunOptions<A>): Promise<Tuning> {
     const device = getDevice(opts.device ?? this.options.device);
     const tuning = await this.tune(args, opts.grid, device);
-    await this.kernel.run(this.merged(args, tuning.config) as never, { grid: opts.grid as never, numWarps: tuning.config.numWarps ?? 4, device });
+    await this.kernel.run(this.merged(args, tuning.config) as never, { grid: opts.grid as never, ...launchOf(tuning.config), device });
     this.last = tuning;
     return tuning;
   }
@@ -220,7 +220,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
             const p = restore(work![n], snap);
             if (p) copies.push(p);
           }
-          const launched = this.kernel.run(this.merged(work!, c) as never, { grid: grid as never, numWarps: c.numWarps ?? 4, device });
+          const launched = this.kernel.run(this.merged(work!, c) as never, { grid: grid as never, ...launchOf(c), device });
           return copies.length ? Future.from(Promise.all([...copies, launched]).then(() => undefined)) : launched;
         };
         try {
@@ -260,7 +260,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
           const v = args[name];
           return v instanceof HostArray ? v.data : (v as never);
         });
-        const r = device.compile(func, c.numWarps ?? 4, launchArgs);
+        const r = device.compile(func, c.numWarps ?? 4, launchArgs, c.numStages);
         const limit = device.native.info.maxSharedOptin;
         if (r.metadata.sharedBytes > limit) return `needs ${r.metadata.sharedBytes} bytes of shared memory; the device allows ${limit}`;
       }
@@ -270,6 +270,10 @@ export class Autotuned<A extends RunArgs = RunArgs> {
     }
   }
 }
+
+/** The launch options a config sets. */
+const launchOf = (c: TuneConfig): { numWarps: number; numStages?: number } =>
+  ({ numWarps: c.numWarps ?? 4, ...(c.numStages !== undefined ? { numStages: c.numStages } : {}) });
 
 /** Wraps `kernel` with an autotuner; `run(args, { grid })` takes the arguments without the tuned constexprs. */
 export function autotune<A extends RunArgs = RunArgs>(options: AutotuneOptions<A>, kernel: Kernel): Autotuned<A> {

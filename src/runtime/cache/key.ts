@@ -4,9 +4,10 @@
 // names sorted), the tessera version, COMPILER_VERSION and the ptxas version when ptxas runs.
 // Options are checked here the way compile() checks them, so bad input is rejected even on a hit.
 import { createHash } from 'node:crypto';
-import { TARGETS, type CompileOptions } from '../../compiler/compile.js';
+import { numStagesOf, TARGETS, type CompileOptions } from '../../compiler/compile.js';
 import { paramSpec } from '../../compiler/axis_info.js';
 import { CompileError } from '../../compiler/errors.js';
+import { DEFAULT_DOT } from '../../codegen/lower_dot.js';
 import { hashFunc } from '../../ir/hash.js';
 import type { Func } from '../../ir/ops.js';
 import { printFunc } from '../../ir/print.js';
@@ -19,6 +20,10 @@ export interface NormalizedOptions {
   readonly specialization: [string, { divisibleBy16?: true; equalsOne?: true }][];
   readonly dot: string;
   readonly skipIRPasses: boolean;
+  /** The checked numStages, defaults filled in (compile's DEFAULT_NUM_STAGES). */
+  readonly numStages: number;
+  /** Only when set (tests). */
+  readonly pipelineSabotage?: string;
 }
 
 export interface KeyParts {
@@ -48,7 +53,11 @@ export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptio
     if (Object.keys(flags).length) specialization.push([p.name, flags]);
   });
   specialization.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return { target: o.target, numWarps, specialization, dot: o.dot ?? 'fma', skipIRPasses: o.skipIRPasses ?? false };
+  const numStages = numStagesOf(func.name, o);
+  return {
+    target: o.target, numWarps, specialization, dot: o.dot ?? DEFAULT_DOT, skipIRPasses: o.skipIRPasses ?? false, numStages,
+    ...(o.pipelineSabotage !== undefined ? { pipelineSabotage: o.pipelineSabotage } : {}),
+  };
 }
 
 /** `ptxas` is the version banner of the ptxas that will run, or undefined when none runs. */

@@ -1,5 +1,5 @@
 // The `cuda` and `sim` devices as the runtime sees them (src/runtime/device.ts's Device). A traced
-// Func is compiled to PTX once per (Func, numWarps, specialization); its launch is planned once
+// Func is compiled to PTX once per (Func, numWarps, numStages, specialization); its launch is planned once
 // per context (function handle, block, shared memory, a reused parameter buffer); a launch writes
 // the arguments and queues the kernel on a stream, returning a future that a StreamCompletion
 // settles. DeviceArrays are passed as they are; host arrays are copied in and out around it.
@@ -206,23 +206,27 @@ export class NativeRuntimeDevice implements Device {
   }
 
   /**
-   * Compiles once per (Func, numWarps, specialization). `args` gives Triton's specialization:
-   * pointers whose address is a multiple of 16 and integers that are multiples of 16 or equal to
-   * 1 are marked so, which lets the compiler vectorize and fold.
+   * Compiles once per (Func, numWarps, numStages, specialization). `args` gives Triton's
+   * specialization: pointers whose address is a multiple of 16 and integers that are multiples
+   * of 16 or equal to 1 are marked so, which lets the compiler vectorize and fold. `numStages`:
+   * compile's option (undefined: the target's default).
    */
-  compile(func: Func, numWarps: number, args?: readonly LaunchArg[]): CompileResult {
-    return this.#compile(func, numWarps, args ? specKey(func, args) : '');
+  compile(func: Func, numWarps: number, args?: readonly LaunchArg[], numStages?: number): CompileResult {
+    return this.#compile(func, numWarps, args ? specKey(func, args) : '', numStages);
   }
 
-  #compile(func: Func, numWarps: number, key: string): CompileResult {
+  #compile(func: Func, numWarps: number, key: string, numStages: number | undefined): CompileResult {
     let byKey = this.#compiled.get(func);
     if (!byKey) this.#compiled.set(func, (byKey = new Map()));
-    const full = `${numWarps}:${key}`;
+    const full = `${numWarps}:${numStages ?? ''}:${key}`;
     let r = byKey.get(full);
     if (!r) {
       const spec = specFromKey(key);
       // The driver JITs the PTX; ptxas is not needed here.
-      r = compileCached(func, { target: this.target, numWarps, ptxas: false, ...(spec.some((s) => s) ? { specialization: spec } : {}) });
+      r = compileCached(func, {
+        target: this.target, numWarps, ptxas: false, ...(numStages !== undefined ? { numStages } : {}),
+        ...(spec.some((s) => s) ? { specialization: spec } : {}),
+      });
       byKey.set(full, r);
     }
     return r;
@@ -266,7 +270,7 @@ export class NativeRuntimeDevice implements Device {
           (storages ??= []).push(a.storage);
         } else if (ArrayBuffer.isView(a)) hosts = true;
       }
-      plan = this.#plan(ctx, this.#compile(func, opts.numWarps, specKey(func, args)));
+      plan = this.#plan(ctx, this.#compile(func, opts.numWarps, specKey(func, args), opts.numStages));
       if (hosts) return this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? []);
       this.#write(plan, args, undefined);
       this.#enqueue(plan, opts.grid, stream);

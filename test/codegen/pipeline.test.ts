@@ -1,0 +1,206 @@
+// The software pipeliner (compiler/pipeline.ts + codegen/lower_pipeline.ts): golden checks of the
+// PTX for numStages 1..4 (cp.async / commit_group / wait_group, none at 1), every kernel through
+// ptxas for sm_80 and sm_90, the rule for which loads are pipelined (the 'pipeline' stage), the
+// numStages option, and on the sim: that breaking the wait or the barrier gives wrong results (the
+// sim lands cp.async data only at the covering wait_group), and that the pipelined main loop adds
+// no shared-memory bank conflicts. Numerical e2e cases are in test/e2e/pipeline.test.ts.
+import { describe, expect, it } from 'vitest';
+import { arange, constexpr, dot, forLoop, load, programId, ptr, store, zeros } from '../../src/lang/index.js';
+import { defineKernel } from '../../src/lang/index.js';
+import { compile, type CompileOptions, type CompileResult } from '../../src/compiler/compile.js';
+import type { ParamSpec } from '../../src/compiler/axis_info.js';
+import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { randF32, simDevice } from '../e2e/helpers.js';
+import { count, gate } from './gate.js';
+
+type Elem = 'f16' | 'bf16' | 'f32';
+
+/** c = a @ b over K in BK steps; `carried` walks the pointers as loop-carried tiles instead. */
+const matmul = (t: Elem, o: { other?: number; carried?: boolean; masked?: boolean } = {}) => defineKernel(
+  { name: `mm_${t}${o.masked ? '_masked' : ''}${o.other ? '_other' : ''}${o.carried ? '_carried' : ''}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const acc0 = zeros([BM as number, BN as number], 'f32');
+    let acc;
+    if (o.carried) {
+      const pa0 = a.add(rm.expandDims(1).mul(K).add(rk.expandDims(0)));
+      const pb0 = b.add(rk.expandDims(1).mul(N).add(rn.expandDims(0)));
+      [acc] = forLoop(0, K, BK, [acc0, pa0, pb0], (_k, acc, pa, pb) =>
+        [dot(load(pa!), load(pb!), { acc: acc! }), pa!.add(BK), pb!.add(N.mul(BK))]);
+    } else {
+      [acc] = forLoop(0, K, BK, [acc0], (k, acc) => {
+        const ka = k.add(rk);
+        const pa = a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0)));
+        const pb = b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0)));
+        const ma = rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K));
+        const mb = ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N));
+        const ta = o.masked ? load(pa, { mask: ma, other: o.other ?? 0 }) : load(pa);
+        const tb = o.masked ? load(pb, { mask: mb, other: 0 }) : load(pb);
+        return [dot(ta, tb, { acc: acc! })];
+      });
+    }
+    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
+  },
+);
+
+const D16: ParamSpec = { divisibleBy16: true };
+/** What the sim device passes for 16-aligned buffers and M, N, K multiples of 16. */
+const ALIGNED = [D16, D16, D16, D16, D16, D16];
+const TILE = { BM: 64, BN: 64, BK: 32 };
+
+const stageText = (r: CompileResult, name: string): string => r.stages.find((s) => s.name === name)!.text;
+const lines = (ptx: string, re: RegExp): string[] => ptx.split('\n').filter((l) => re.test(l));
+
+describe('software pipelining: PTX', () => {
+  it.each([2, 3, 4])('numStages %i: S issue blocks of cp.async.cg 16 bytes, one commit each, wait_group S-2 then bar.sync in the loop', (S) => {
+    const f = matmul('f16').trace(TILE);
+    const { sm80, sm90 } = gate(f, { numWarps: 4, numStages: S, specialization: ALIGNED });
+    for (const r of [sm80, sm90]) {
+      const ptx = r.ptx;
+      // per issue: 64x32 a + 32x64 b = 512 chunks of 16 bytes over 128 threads = 4 per thread
+      expect(count(ptx, /cp\.async\.cg\.shared\.global \[%r\d+(\+\d+)?\], \[%rd\d+\], 16;/)).toBe(4 * S);
+      expect(count(ptx, /cp\.async\.commit_group;/)).toBe(S);
+      expect(lines(ptx, /cp\.async\.wait_group/).map((l) => l.trim())).toEqual([`cp.async.wait_group ${S - 2};`, 'cp.async.wait_group 0;']);
+      // operands go global -> shared without registers (st.shared remains in the epilogue only)
+      const body = ptx.slice(ptx.indexOf('\n$L_pfor'), ptx.indexOf('\n$L_endpfor'));
+      expect(body.length).toBeGreaterThan(100);
+      expect(ptx).not.toMatch(/ld\.global/);
+      expect(body).not.toMatch(/st\.shared|ld\.shared/);
+      // in the loop, the wait comes first and the barrier right after it
+      expect(body.split('\n').map((l) => l.trim()).filter((l) => /^(cp\.async\.wait|bar\.sync|cp\.async\.cg|ldmatrix)/.test(l))[0]).toBe(`cp.async.wait_group ${S - 2};`);
+      expect(body.indexOf('bar.sync 0;')).toBeLessThan(body.indexOf('cp.async.cg'));
+      expect(body.indexOf('cp.async.cg')).toBeLessThan(body.indexOf('ldmatrix'));
+      expect(r.metadata.numStages).toBe(S);
+      // S stages of (64 rows x 80-byte pitch) + (32 rows x 144-byte pitch)
+      expect(r.metadata.sharedBytes).toBe(S * (64 * 80 + 32 * 144));
+    }
+    expect(stageText(sm80, 'pipeline')).toMatch(/load %\d+: f16\[64x32\] cp\.async 16 bytes/);
+  });
+
+  it('numStages 1: no cp.async at all, operands staged through registers as before', () => {
+    const { sm80, sm90 } = gate(matmul('f16').trace(TILE), { numWarps: 4, numStages: 1, specialization: ALIGNED });
+    for (const r of [sm80, sm90]) {
+      expect(r.ptx).not.toMatch(/cp\.async/);
+      expect(r.ptx).toMatch(/ld\.global\.v4\.b32/);
+      expect(r.ptx).toMatch(/ldmatrix/);
+      expect(r.metadata.numStages).toBe(1);
+    }
+  });
+
+  it('the default is 3 stages on sm_80 and sm_90', () => {
+    const f = matmul('bf16').trace(TILE);
+    const { sm80, sm90 } = gate(f, { numWarps: 4, specialization: ALIGNED });
+    for (const r of [sm80, sm90]) {
+      expect(r.metadata.numStages).toBe(3);
+      expect(r.ptx).toContain('cp.async.wait_group 1;');
+    }
+  });
+
+  it('masked loads with other = 0 become zero-filling copies (src-size operand)', () => {
+    const { sm80 } = gate(matmul('f16', { masked: true }).trace(TILE), { numWarps: 4, numStages: 3, specialization: ALIGNED });
+    expect(count(sm80.ptx, /cp\.async\.cg\.shared\.global \[%r\d+(\+\d+)?\], \[%rd\d+\], 16, %r\d+;/)).toBe(4 * 3);
+    expect(sm80.ptx).toMatch(/selp\.u32 %r\d+, 16, 0, %p\d+;/);
+    expect(stageText(sm80, 'pipeline')).toMatch(/cp\.async 16 bytes zero-fill/);
+  });
+
+  it('8 warps and 128-byte rows (BK = 64), 4 stages in dynamic shared memory, assemble for both targets', () => {
+    const { sm80, sm90 } = gate(matmul('bf16').trace({ BM: 64, BN: 64, BK: 64 }), { numWarps: 8, numStages: 4, specialization: ALIGNED });
+    for (const r of [sm80, sm90]) {
+      expect(r.metadata.sharedBytes).toBe(4 * (64 * 144 + 64 * 144)); // over 48 KiB: dynamic
+      expect(r.metadata.dynamicShared).toBe(true);
+      expect(r.ptx).toMatch(/\.extern \.shared \.align 16 \.b8 tessera_smem\[\];/);
+    }
+    expect(sm80.ptx).toContain('cp.async.wait_group 2;');
+    expect(sm80.ptx).toMatch(/mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32/);
+  });
+});
+
+describe('software pipelining: which loads (the pipeline stage)', () => {
+  const plan = (f: ReturnType<ReturnType<typeof matmul>['trace']>, o: Partial<CompileOptions> = {}): string =>
+    stageText(compile(f, { target: 'sm_80', numWarps: 4, ptxas: false, specialization: ALIGNED, ...o }), 'pipeline');
+
+  it.each([
+    ['pointers carried by the loop', matmul('f16', { carried: true }), /not pipelined: its address or mask depends on a loop-carried value/],
+    ['f32 operands (the dot stays on FMA)', matmul('f32'), /not pipelined: f32 is not a 2-byte dtype/],
+  ] as const)('not pipelined: %s', (_, k, why) => {
+    const f = k.trace(TILE);
+    const text = plan(f);
+    expect(text).toMatch(why);
+    expect(text).not.toMatch(/load %\d+: /);
+    const { sm80, sm90 } = gate(f, { numWarps: 4, specialization: ALIGNED });
+    for (const r of [sm80, sm90]) expect(r.ptx).not.toMatch(/cp\.async/);
+  });
+
+  it('a masked load with other = 1 is not pipelined; b (other = 0) is, and a is staged from registers in the same loop', () => {
+    const f = matmul('f16', { masked: true, other: 1 }).trace(TILE);
+    const text = plan(f);
+    expect(text).toMatch(/load %\d+ not pipelined: masked with an `other` that is not the constant 0/);
+    expect(text.match(/ {4}load %\d+: f16\[32x64\] cp\.async/g)?.length).toBe(1); // b (other = 0)
+    const { sm80 } = gate(f, { numWarps: 4, specialization: ALIGNED });
+    expect(sm80.ptx).toMatch(/cp\.async\.cg/);
+    expect(sm80.ptx).toMatch(/st\.shared\.v4\.b32/); // a, through registers
+  });
+
+  it("unaligned (generic) pointers, numStages 1 and dot: 'fma' pipeline nothing", () => {
+    const f = matmul('f16').trace(TILE);
+    expect(stageText(compile(f, { target: 'sm_80', numWarps: 4, ptxas: false }), 'pipeline')).toMatch(/no 4-byte aligned, uniformly masked runs/);
+    expect(plan(f, { numStages: 1 })).not.toMatch(/load %/);
+    expect(plan(f, { dot: 'fma' })).not.toMatch(/load %/);
+  });
+
+  it('rejects a numStages that is not an integer in 1..8, naming it', () => {
+    const f = matmul('f16').trace(TILE);
+    for (const bad of [0, 1.5, 9, Number.NaN]) {
+      expect(() => compile(f, { target: 'sm_80', ptxas: false, numStages: bad })).toThrow(expect.objectContaining({ code: 'E_COMPILE', message: expect.stringMatching(/option 'numStages' must be an integer in 1\.\.8/) }));
+    }
+  });
+});
+
+describe('software pipelining on the sim', () => {
+  const M = 64, N = 64;
+  const run = (K: number, o: Partial<CompileOptions>): { c: Float32Array; err: number; accesses: number; conflicts: number } => {
+    const f = matmul('f16').trace(TILE);
+    const r = compile(f, { target: 'sm_80', numWarps: 4, ptxas: false, specialization: ALIGNED, ...o });
+    const dev = simDevice().native;
+    const a = f16Array(randF32(M * K, 61)), b = f16Array(randF32(K * N, 62));
+    const bufs = [dev.alloc(a.byteLength), dev.alloc(b.byteLength), dev.alloc(M * N * 4)];
+    try {
+      dev.upload(bufs[0]!, a);
+      dev.upload(bufs[1]!, b);
+      dev.launch(r, [...bufs, M, N, K], 1);
+      dev.synchronize();
+      const cnt = dev.simCounters()!;
+      const c = dev.download(bufs[2]!, new Float32Array(M * N)) as Float32Array;
+      const af = f16ToFloat32(a), bf = f16ToFloat32(b);
+      let err = 0;
+      for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+        let s = 0;
+        for (let k = 0; k < K; k++) s += af[i * K + k]! * bf[k * N + j]!;
+        err = Math.max(err, Math.abs(s - c[i * N + j]!));
+      }
+      return { c, err, accesses: cnt.sharedAccesses, conflicts: cnt.sharedBankConflicts };
+    } finally {
+      for (const x of bufs) dev.free(x);
+    }
+  };
+
+  it.each([2, 3])('numStages %i computes the product; each way of breaking the wait or the barrier does not', (S) => {
+    expect(run(128, { numStages: S }).err).toBeLessThan(1e-4);
+    for (const sabotage of ['no-wait', 'short-wait', 'no-barrier'] as const) {
+      // the broken kernels still assemble: only their results are wrong
+      gate(matmul('f16').trace(TILE), { numWarps: 4, numStages: S, specialization: ALIGNED, pipelineSabotage: sabotage });
+      expect(run(128, { numStages: S, pipelineSabotage: sabotage }).err, sabotage).toBeGreaterThan(1);
+    }
+  });
+
+  it('the pipelined main loop adds no shared-memory bank conflicts (cp.async writes and ldmatrix reads)', () => {
+    for (const S of [2, 3, 4]) {
+      const one = run(32, { numStages: S }), four = run(128, { numStages: S });
+      // three more iterations: their copies and ldmatrix reads are counted, with no extra conflict
+      expect(four.accesses).toBeGreaterThan(one.accesses);
+      expect(four.conflicts - one.conflicts).toBe(0);
+    }
+  });
+});
