@@ -8,7 +8,13 @@ export const SAXPY_PTX = `
 .version 7.0
 .target sm_80
 .address_size 64
-.visible .entry saxpy(.param .u64 x, .param .u64 y, .param .f32 a, .param .s32 n)
+// x is written as a typed pointer (the form Triton emits), y as a plain .u64: both take a DeviceArray
+.visible .entry saxpy(
+  .param .u64 .ptr .global .align 4 x,
+  .param .u64 y,
+  .param .f32 a,
+  .param .s32 n
+)
 {
   .reg .pred %p;
   .reg .b32 %r<5>;

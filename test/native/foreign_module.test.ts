@@ -9,49 +9,15 @@ import { DeviceArray, getDevice, loadModule, ptxEntries, setDeviceAnnouncer } fr
 import { registerNativeDevices } from '../../src/runtime/native/register.js';
 import { elementBytes, mismatches, type Tolerance } from '../corpus/compare.js';
 import { asyncCodeOf, simLibrary } from './sim-helpers.js';
+import { SAXPY_PTX } from '../../examples/foreign_ptx.js';
 
 setDeviceAnnouncer(() => {});
 process.env['TESSERA_SIM_LIB'] = simLibrary(); // fails the file when the sim is not built
 registerNativeDevices();
 const sim = getDevice('sim');
 
-const SAXPY = `
-.version 7.0
-.target sm_80
-.address_size 64
-// y[i] = a * x[i] + y[i] for i < n
-.visible .entry saxpy(
-  .param .u64 .ptr .global .align 4 x,
-  .param .u64 y,
-  .param .f32 a,
-  .param .s32 n
-)
-{
-  .reg .pred %p;
-  .reg .b32 %r<5>;
-  .reg .f32 %f<4>;
-  .reg .b64 %rd<6>;
-  ld.param.u64 %rd1, [x];
-  ld.param.u64 %rd2, [y];
-  ld.param.f32 %f1, [a];
-  ld.param.s32 %r1, [n];
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mov.u32 %r4, %tid.x;
-  mad.lo.s32 %r2, %r2, %r3, %r4;
-  setp.ge.s32 %p, %r2, %r1;
-  @%p bra DONE;
-  mul.wide.s32 %rd3, %r2, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  add.s64 %rd5, %rd2, %rd3;
-  ld.global.f32 %f2, [%rd4];
-  ld.global.f32 %f3, [%rd5];
-  fma.rn.f32 %f3, %f1, %f2, %f3;
-  st.global.f32 [%rd5], %f3;
-DONE:
-  ret;
-}
-
+// the hand-written saxpy of examples/foreign_ptx.ts, and a kernel taking a struct by value
+const SAXPY = `${SAXPY_PTX}
 // out[tid] = s.a * tid + s.b (a struct { int a; float pad; long long b } passed by value),
 // and a 2-D block's linear thread id written as u16.
 .visible .entry byvalue(.param .align 8 .b8 s[16], .param .u64 out, .param .u64 ids)

@@ -30,16 +30,8 @@ export interface ForeignLaunchOptions {
   readonly args: readonly unknown[] | Readonly<Record<string, unknown>>;
 }
 
-/** Attributes the driver reports for a function. */
-export interface FunctionAttributes {
-  readonly numRegs: number;
-  readonly sharedBytes: number;
-  readonly constBytes: number;
-  readonly localBytes: number;
-  readonly maxThreadsPerBlock: number;
-  readonly ptxVersion: number;
-  readonly binaryVersion: number;
-}
+/** Attributes the driver reports for a function (the addon's handle fields, less its name). */
+export type FunctionAttributes = Omit<FunctionHandle, 'name'>;
 
 const fail = (code: string, msg: string): never => {
   throw new NativeDeviceError(code, msg);
