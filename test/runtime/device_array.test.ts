@@ -168,6 +168,19 @@ describe.each(['interpret', 'sim'] as DeviceKind[])('DeviceArray on %s', (device
   });
 });
 
+describe('closing a sim device with driver waits in flight', () => {
+  it('close() right after queued work is E_CLOSED for later use, and the context goes once the wait returns', async () => {
+    const dev = NativeRuntimeDevice.open('sim');
+    const a = DeviceArray.full([1 << 16], 1, 'f32', { device: dev }); // its completion wait is in flight now
+    expect(() => dev.close!()).not.toThrow(); // the driver refuses to close under a wait: deferred, not an error
+    await expect(a.toArray()).rejects.toMatchObject({ code: 'E_CLOSED' });
+    const again = NativeRuntimeDevice.open('sim'); // a new device opens and works meanwhile
+    const b = DeviceArray.full([4], 3, 'f32', { device: again });
+    expect(Array.from(await b.toArray())).toEqual([3, 3, 3, 3]);
+    again.close!();
+  });
+});
+
 describe('DeviceArray memory on the sim counts for V8', () => {
   it('reports device allocations as external memory (GC pressure) and takes them back on free', async () => {
     const { loadAddon } = await import('../../src/runtime/native/addon.js');

@@ -25,6 +25,16 @@ import { type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, typ
 import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
 import { loadForeignModule, type ForeignModule } from './foreign_module.js';
 
+/** Closes `dev` once the driver has no asynchronous wait in flight (it refuses with E_BUSY until then). */
+function releaseWhenIdle(dev: NativeDevice): void {
+  try {
+    dev.close();
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'E_BUSY') throw e;
+    setTimeout(() => releaseWhenIdle(dev), 1).unref();
+  }
+}
+
 /** Launch errors after which the CUDA context is unusable (as on real GPUs). */
 const STICKY = new Set([
   'CUDA_ERROR_ILLEGAL_ADDRESS', 'CUDA_ERROR_MISALIGNED_ADDRESS', 'CUDA_ERROR_LAUNCH_FAILED', 'CUDA_ERROR_ASSERT',
@@ -199,10 +209,14 @@ export class NativeRuntimeDevice implements Device {
     }
   }
 
-  /** Releases the context (buffers and modules of this device die with it). */
+  /**
+   * Closes the device: every later use is E_CLOSED at once. The context (buffers and modules of
+   * this device die with it) is released now, or, while a driver wait of work queued earlier is
+   * still in flight (a completion or a read the caller did not wait for), as soon as it returns.
+   */
   close(): void {
     this.#ctx.token.close();
-    this.#ctx.native.close();
+    releaseWhenIdle(this.#ctx.native);
   }
 
   /**
