@@ -1,6 +1,6 @@
 // dot on tensor cores: mma.sync m16n8k16 (f16/bf16), m16n8k8 (tf32), m16n8k32 (s8/u8); the
 // form per dtype is the table in compiler/mma_kinds.ts. The accumulator lives in the mma layout
-// (compiler/layout.ts `mmaLayout`: a blocked layout whose per-thread pairs are the c0..c3
+// (compiler/layout.ts `mmaLayout`, warp grid from compiler/mma_warps.ts: a blocked layout whose per-thread pairs are the c0..c3
 // fragment registers). a and b are staged row-major in shared memory; a's rows are padded to an
 // odd number of 16-byte chunks, which makes every 8-lane phase of ldmatrix touch 8 distinct
 // 16-byte bank groups (no bank conflicts). a is read with ldmatrix.x4 (one m16 x 32-byte
@@ -8,8 +8,7 @@
 // loads (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the instruction's type.
 import type { Op, Value } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
-import { ctaTile, layoutKey, regSlots, type Layout } from '../compiler/layout.js';
-import { mmaLayoutOf } from '../compiler/layout_assign.js';
+import { ctaTile, isMmaLayout, regSlots, type Layout } from '../compiler/layout.js';
 import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
@@ -60,13 +59,14 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const [a, b] = op.operands as [Value, Value];
   const r = op.results[0]!;
   const L = cx.layoutOf(r);
-  const mma = mmaLayoutOf(op, cx.numWarps);
-  if (!mma || layoutKey(L) !== layoutKey(mma)) return false;
   const [M, K] = a.type.shape as [number, number];
   const N = b.type.shape[1]!;
   const ti = a.type.elem;
   const tc = r.type.elem;
-  const kind = mmaKindOf(ti, b.type.elem, tc, dotInputPrecision(op))!;
+  // the layout pass chose tensor cores (and the warp grid) when it gave the result an mma layout
+  const kind = mmaKindOf(ti, b.type.elem, tc, dotInputPrecision(op));
+  if (!kind || K % kind.k !== 0 || !isMmaLayout(L, M, N, cx.numWarps)) return false;
+  const mma = L;
   const [WM, WN] = mma.warpsPerCTA as [number, number];
   const TM = M / (16 * WM); // m16 tiles per warp
   const TN = N / (8 * WN); // n8 tiles per warp
