@@ -5,13 +5,16 @@
 // odd number of 16-byte chunks, which makes every 8-lane phase of ldmatrix touch 8 distinct
 // 16-byte bank groups (no bank conflicts). a is read with ldmatrix.x4 (one m16 x 32-byte
 // fragment), 16-bit b with ldmatrix.x4.trans (two n8k16 fragments), tf32 and 8-bit b with scalar
-// loads (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the instruction's type.
+// loads (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the instruction's type. An a
+// already in the accumulator layout with warps along M (P in attention) stays in registers
+// (mma_a_regs.ts).
 import type { Op, Value } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
 import { ctaTile, isMmaLayout, regSlots, type Layout } from '../compiler/layout.js';
 import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
+import { aFragsInRegs } from './mma_a_regs.js';
 import { bPitch, bScalarLane, loadScalarB, packBytes, stagedBytes, tf32Regs } from './mma_fragments.js';
 
 /** Row pitch in bytes: `bytes` rounded up to an odd number of 16-byte chunks. */
@@ -72,13 +75,15 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const TN = N / (8 * WN); // n8 tiles per warp
   const pa = paddedPitch(K * kind.bytes);
   const pb = bPitch(kind, N, paddedPitch);
-  const bOff = M * pa;
+  // a already in a matching accumulator layout is read from registers (mma_a_regs.ts), not staged
+  const aRegs = aFragsInRegs(cx, kind, a, WM);
+  const bOff = aRegs ? 0 : M * pa;
   cx.needShared(bOff + K * pb);
 
   // the accumulator first: converting it to the mma layout goes through the same shared scratch
   const accIn = cx.operand(op, 2);
   cx.barrier();
-  storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
+  if (!aRegs) storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
   storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
   cx.barrier();
 
@@ -119,6 +124,10 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   for (let kk = 0; kk < K / kind.k; kk++) {
     const af: string[][] = [];
     for (let t = 0; t < TM; t++) {
+      if (aRegs) {
+        af.push(aRegs(t, kk));
+        continue;
+      }
       const f = [q(), q(), q(), q()];
       cx.emit(`ldmatrix.sync.aligned.m8n8.x4.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: aLane, imm: t * 16 * WM * pa + kk * 32 })};`);
       // tf32: shared memory holds the f32 inputs; each fragment is rounded (cvt.rna) as it is

@@ -104,3 +104,26 @@ describe('warp grids of mma layouts', () => {
     expect(perIter).toBeLessThan(1152); // the 2 x 2 warp grid's figure
   });
 });
+
+describe('A operand of a chained dot from registers', () => {
+  it.each(['f16', 'bf16'] as const)('%s flash attention 64 x 64 x 64: P is packed from the accumulator (no st.shared of P, half the ldmatrix)', (t) => {
+    const { sm80, sm90 } = gate(flash(t), { numWarps: 4 });
+    for (const r of [sm80, sm90]) {
+      const body = loopBody(r.ptx);
+      // dot 1 reads Q with ldmatrix (4 k-steps, one m16 tile a warp); dot 2 reads no a fragment
+      expect(count(body, /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe(4);
+      // what is stored to shared memory is Q, K^T and V (64 x 64 halves each over 128 threads,
+      // 16-bit stores without specialization); P's f16x2 words are not
+      expect(count(body, /st\.shared\.b16/)).toBe(3 * 32);
+      expect(count(body, /st\.shared\.(b32|v2|v4)/)).toBe(0);
+      // one b32 per A register: 4 k-steps x 4 registers, each packing two rounded halves
+      expect(count(body, /mov\.b32 %r\d+, \{%(h|rs)\d+, %(h|rs)\d+\};/)).toBe(16);
+    }
+  });
+
+  it('a dot whose a is in a 2 x 2 accumulator layout still stages it (BM = 32 on 4 warps)', () => {
+    const r = compile(flash('f16', { BM: 32, BN: 32, D: 32 }), { target: 'sm_80', numWarps: 4, ptxas: false });
+    // 32 rows fit two m16 warps only: the grid is 2 x 2, P goes through shared memory (ldmatrix for both dots)
+    expect(count(loopBody(r.ptx), /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe(2 * 2);
+  });
+});
