@@ -99,9 +99,10 @@ describe('warp grids of mma layouts', () => {
     };
     const one = run(128), two = run(256); // 2 and 4 iterations
     expect((two.barriers - one.barriers) / 2).toBe(4); // CTA barriers: 2 per dot (staging)
-    // what remains per iteration is the staging of the b operands (K^T: 16-bit scalar stores)
+    // 1152 with the 2 x 2 grid; what remains is K^T's staging: 32 16-bit stores a thread, the 8
+    // lanes holding different k of a column 8 rows (8 x 144 bytes) apart, one bank: 7 extra x 32 x 4 warps
     const perIter = (two.sharedBankConflicts - one.sharedBankConflicts) / 2;
-    expect(perIter).toBeLessThan(1152); // the 2 x 2 warp grid's figure
+    expect(perIter).toBeLessThanOrEqual(7 * 32 * 4);
   });
 });
 
