@@ -4,13 +4,14 @@
 // fragment registers). a and b are staged row-major in shared memory; a's rows are padded to an
 // odd number of 16-byte chunks, which makes every 8-lane phase of ldmatrix touch 8 distinct
 // 16-byte bank groups (no bank conflicts). a is read with ldmatrix.x4 (one m16 x 32-byte
-// fragment), 16-bit b with ldmatrix.x4.trans (two n8k16 fragments), tf32 and 8-bit b with scalar
+// fragment), 16-bit b with ldmatrix.x4.trans (two n8k16 fragments; a b whose layout runs along k
+// is staged transposed, [N, K], and read with plain ldmatrix.x4), tf32 and 8-bit b with scalar
 // loads (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the instruction's type. An a
 // already in the accumulator layout with warps along M (P in attention) stays in registers
 // (mma_a_regs.ts).
 import type { Op, Value } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
-import { ctaTile, isMmaLayout, regSlots, type Layout } from '../compiler/layout.js';
+import { ctaTile, isMmaLayout, permuteBlocked, regSlots, type Layout } from '../compiler/layout.js';
 import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
@@ -74,17 +75,23 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const TM = M / (16 * WM); // m16 tiles per warp
   const TN = N / (8 * WN); // n8 tiles per warp
   const pa = paddedPitch(K * kind.bytes);
-  const pb = bPitch(kind, N, paddedPitch);
+  // a 16-bit b whose layout runs along k first (K^T in attention) is staged as its transpose
+  // [N, K], so a thread's and a warp's stores go along rows (wide, no bank conflicts), and
+  // non-.trans ldmatrix reads the same fragments (bT below)
+  const Lb = cx.layoutOf(b);
+  const bT = kind.bytes === 2 && Lb.kind === 'blocked' && Lb.order[0] === 0;
+  const pb = bT ? paddedPitch(K * 2) : bPitch(kind, N, paddedPitch);
   // a already in a matching accumulator layout is read from registers (mma_a_regs.ts), not staged
   const aRegs = aFragsInRegs(cx, kind, a, WM);
   const bOff = aRegs ? 0 : M * pa;
-  cx.needShared(bOff + K * pb);
+  cx.needShared(bOff + (bT ? N : K) * pb);
 
   // the accumulator first: converting it to the mma layout goes through the same shared scratch
   const accIn = cx.operand(op, 2);
   cx.barrier();
   if (!aRegs) storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
-  storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
+  if (bT) storeStaged(cx, ti, cx.regs(b), permuteBlocked(Lb, [1, 0]), [N, K], pb, bOff);
+  else storeStaged(cx, ti, cx.regs(b), Lb, [K, N], pb, bOff);
   cx.barrier();
 
   // per-lane ldmatrix row addresses (lane l feeds row l&7 of matrix l>>3), computed once
@@ -109,7 +116,16 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const bBase = q();
   P(`add.u32 ${bBase}, ${sm}, ${bOff};`);
   let bLane: string;
-  if (kind.bytes === 2) {
+  if (bT) {
+    // b^T (ldmatrix): n-row 8*wn + 8*WN*(mi>>1) + (lane&7), byte column 16*(mi&1): matrices
+    // (tile j, k 0-7), (tile j, k 8-15), then tile j+1: b0, b1 of two n8 tiles
+    bLane = q();
+    P(`mad.lo.u32 ${t1}, ${t1}, ${WN}, ${wn};`);
+    P(`mad.lo.u32 ${t1}, ${t1}, 8, ${rr};`);
+    P(`mul.lo.u32 ${bLane}, ${t1}, ${pb};`);
+    P(`mad.lo.u32 ${bLane}, ${t0}, 16, ${bLane};`);
+    P(`add.u32 ${bLane}, ${bLane}, ${bBase};`);
+  } else if (kind.bytes === 2) {
     // b (ldmatrix.trans): k-row (lane&7) + 8*(mi&1), column 8*wn + 8*WN*(mi>>1)
     bLane = q();
     P(`mad.lo.u32 ${bLane}, ${t0}, 8, ${rr};`);
@@ -140,14 +156,15 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
         bf.push(loadScalarB(cx, kind, bLane, pb, kk, j, WN));
         continue;
       }
-      const imm = kk * 16 * pb + j * 8 * WN * 2;
+      const imm = bT ? kk * 32 + j * 8 * WN * pb : kk * 16 * pb + j * 8 * WN * 2;
+      const tr = bT ? '' : '.trans';
       if (j + 1 < TN) {
         const f = [q(), q(), q(), q()];
-        cx.emit(`ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
+        cx.emit(`ldmatrix.sync.aligned.m8n8.x4${tr}.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
         bf.push([f[0]!, f[1]!], [f[2]!, f[3]!]);
       } else {
         const f = [q(), q()];
-        cx.emit(`ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
+        cx.emit(`ldmatrix.sync.aligned.m8n8.x2${tr}.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
         bf.push(f);
       }
     }

@@ -112,7 +112,7 @@ describe.each(['f16', 'bf16'] as const)('tensor-core matmuls in %s', (t) => {
 
   // The bench's tiles (64/64/64, 4 warps) and 32/32/32 on 2 warps: both dots get warps [WM, 1]
   // (compiler/mma_warps.ts), so P is the second dot's A operand straight from registers
-  // (codegen/mma_a_regs.ts): only dot 1 reads a with (non-.trans) ldmatrix.
+  // (codegen/mma_a_regs.ts); K^T, contiguous along k, is staged transposed (lower_mma.ts bT).
   it.each([[64, 4, 128], [32, 2, 96]] as const)('flash-attention forward, A of P V from registers (BM = BN = D = %i; %i warps; L = %i)', async (T, numWarps, L) => {
     const D = T, scale = 1 / Math.sqrt(D);
     const q = enc(t, randF32(L * D, 41)), k = enc(t, randF32(L * D, 42)), v = enc(t, randF32(L * D, 43));
@@ -123,7 +123,9 @@ describe.each(['f16', 'bf16'] as const)('tensor-core matmuls in %s', (t) => {
     expectClose(r.sim.o, attentionRef(dec(t, q), dec(t, k), dec(t, v), L, D, scale), tol, 'sim vs JS');
     expectTensorCorePath(flashAttention[t] as unknown as KernelDef, cx, t, [[T, T, D], [T, D, T]], numWarps, true);
     const { ptx } = compile(flashAttention[t].trace(cx), { target: 'sm_80', numWarps, ptxas: false });
-    expect(count(ptx, /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe(D / 16); // dot 1: one m16 tile a warp, D/16 k-steps
+    // non-.trans ldmatrix per k-step (D/16 of them): Q's one m16 tile and K^T's BN/16 pairs of n8
+    // tiles (staged as [BN, D]); none for P
+    expect(count(ptx, /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe((D / 16) * (1 + T / 16));
   });
 
   it('the bench configurations (bench:tc tiles) take the tensor-core path too', () => {
