@@ -2,7 +2,7 @@
 // 'mma' (default) puts dots with an mma form (compiler/mma_kinds.ts: f16, bf16, tf32, i8/u8)
 // whose shape tiles on tensor cores (lower_mma.ts) and every other dot on 'fma': a and b go to
 // shared memory row-major, then a k-loop where each thread loads the a-values of its rows and the b-values of its columns and does one FMA per
-// accumulator register. The layout pass makes the same choice (mmaLayoutOf) for the accumulator.
+// accumulator register. The layout pass makes the choice (mmaLayoutOf): a result in an mma layout means tensor cores.
 import type { Op, Value } from '../ir/ops.js';
 import { isFloat, type ElemType } from '../ir/types.js';
 import { rowMajorStrides, type Lowering } from './context.js';

@@ -1,18 +1,21 @@
 // dot on tensor cores: mma.sync m16n8k16 (f16/bf16), m16n8k8 (tf32), m16n8k32 (s8/u8); the
 // form per dtype is the table in compiler/mma_kinds.ts. The accumulator lives in the mma layout
-// (compiler/layout.ts `mmaLayout`: a blocked layout whose per-thread pairs are the c0..c3
+// (compiler/layout.ts `mmaLayout`, warp grid from compiler/mma_warps.ts: a blocked layout whose per-thread pairs are the c0..c3
 // fragment registers). a and b are staged row-major in shared memory; a's rows are padded to an
 // odd number of 16-byte chunks, which makes every 8-lane phase of ldmatrix touch 8 distinct
 // 16-byte bank groups (no bank conflicts). a is read with ldmatrix.x4 (one m16 x 32-byte
-// fragment), 16-bit b with ldmatrix.x4.trans (two n8k16 fragments), tf32 and 8-bit b with scalar
-// loads (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the instruction's type.
+// fragment), 16-bit b with ldmatrix.x4.trans (two n8k16 fragments; a b whose layout runs along k
+// is staged transposed, [N, K], and read with plain ldmatrix.x4), tf32 and 8-bit b with scalar
+// loads (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the instruction's type. An a
+// already in the accumulator layout with warps along M (P in attention) stays in registers
+// (mma_a_regs.ts).
 import type { Op, Value } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
-import { ctaTile, layoutKey, regSlots, type Layout } from '../compiler/layout.js';
-import { mmaLayoutOf } from '../compiler/layout_assign.js';
+import { ctaTile, isMmaLayout, permuteBlocked, regSlots, type Layout } from '../compiler/layout.js';
 import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
+import { aFragsInRegs } from './mma_a_regs.js';
 import { bPitch, bScalarLane, loadScalarB, packBytes, stagedBytes, tf32Regs } from './mma_fragments.js';
 import { stagedTile, type StagedTile } from './staged.js';
 
@@ -76,28 +79,40 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const [a, b] = op.operands as [Value, Value];
   const r = op.results[0]!;
   const L = cx.layoutOf(r);
-  const mma = mmaLayoutOf(op, cx.numWarps);
-  if (!mma || layoutKey(L) !== layoutKey(mma)) return false;
   const [M, K] = a.type.shape as [number, number];
   const N = b.type.shape[1]!;
   const ti = a.type.elem;
   const tc = r.type.elem;
-  const kind = mmaKindOf(ti, b.type.elem, tc, dotInputPrecision(op))!;
+  // the layout pass chose tensor cores (and the warp grid) when it gave the result an mma layout
+  const kind = mmaKindOf(ti, b.type.elem, tc, dotInputPrecision(op));
+  if (!kind || K % kind.k !== 0 || !isMmaLayout(L, M, N, cx.numWarps)) return false;
+  const mma = L;
   const [WM, WN] = mma.warpsPerCTA as [number, number];
   const TM = M / (16 * WM); // m16 tiles per warp
   const TN = N / (8 * WN); // n8 tiles per warp
   const pa = paddedPitch(K * kind.bytes);
-  const pb = bPitch(kind, N, paddedPitch);
-  const bOff = M * pa;
+  // where each operand comes from: a from registers (already in a matching accumulator layout,
+  // mma_a_regs.ts), an operand the pipeliner staged in its ring (stagedTile), or the scratch
+  const aRegs = aFragsInRegs(cx, kind, a, WM);
+  const sa = aRegs ? undefined : stagedTile(cx, a);
+  const sb = stagedTile(cx, b);
+  const stageA = !aRegs && !sa, stageB = !sb;
+  // a 16-bit b whose layout runs along k first (K^T in attention) is staged as its transpose
+  // [N, K], so a thread's and a warp's stores go along rows (wide, no bank conflicts), and
+  // non-.trans ldmatrix reads the same fragments (bT below)
+  const Lb = cx.layoutOf(b);
+  const bT = stageB && kind.bytes === 2 && Lb.kind === 'blocked' && Lb.order[0] === 0;
+  const pb = bT ? paddedPitch(K * 2) : bPitch(kind, N, paddedPitch);
+  const bOff = stageA ? M * pa : 0;
+
   // the accumulator first: converting it to the mma layout goes through the same shared scratch
   const accIn = cx.operand(op, 2);
-  // an operand the pipeliner already staged (stagedTile) is read where it is
-  const sa = stagedTile(cx, a), sb = stagedTile(cx, b);
-  if (!sa || !sb) {
-    cx.needShared(bOff + K * pb);
+  if (stageA || stageB) {
+    cx.needShared(bOff + (stageB ? (bT ? N : K) * pb : 0));
     cx.barrier();
-    if (!sa) storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
-    if (!sb) storeStaged(cx, ti, cx.regs(b), cx.layoutOf(b), [K, N], pb, bOff);
+    if (stageA) storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
+    if (bT) storeStaged(cx, ti, cx.regs(b), permuteBlocked(Lb, [1, 0]), [N, K], pb, bOff);
+    else if (stageB) storeStaged(cx, ti, cx.regs(b), Lb, [K, N], pb, bOff);
     cx.barrier();
   }
 
@@ -110,18 +125,34 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   P(`and.b32 ${wn}, ${warp}, ${WN - 1};`);
   P(`shr.u32 ${mi}, ${lane}, 3;`);
   P(`and.b32 ${rr}, ${lane}, 7;`);
-  if (!sa || !sb) P(`mov.u32 ${sm}, ${cx.smemBase()};`);
-  // a: row 8*wm + (lane&7) + 8*WM*(mi&1), byte column 16*(mi>>1)
+  if (stageA || stageB) P(`mov.u32 ${sm}, ${cx.smemBase()};`);
   P(`and.b32 ${t0}, ${mi}, 1;`);
-  P(`mad.lo.u32 ${aLane}, ${t0}, ${8 * WM}, ${rr};`);
-  P(`mad.lo.u32 ${aLane}, ${wm}, 8, ${aLane};`);
-  P(`mul.lo.u32 ${aLane}, ${aLane}, ${pa};`);
   const t1 = q();
   P(`shr.u32 ${t1}, ${mi}, 1;`);
-  P(`mad.lo.u32 ${aLane}, ${t1}, 16, ${aLane};`);
-  stageAt(cx, aLane, sa, sm, 0);
+  if (!aRegs) {
+    // a: row 8*wm + (lane&7) + 8*WM*(mi&1), byte column 16*(mi>>1)
+    P(`mad.lo.u32 ${aLane}, ${t0}, ${8 * WM}, ${rr};`);
+    P(`mad.lo.u32 ${aLane}, ${wm}, 8, ${aLane};`);
+    P(`mul.lo.u32 ${aLane}, ${aLane}, ${pa};`);
+    P(`mad.lo.u32 ${aLane}, ${t1}, 16, ${aLane};`);
+    stageAt(cx, aLane, sa, sm, 0);
+  }
+  const bBase = (): string => {
+    const r = q();
+    P(`add.u32 ${r}, ${sm}, ${bOff};`);
+    return r;
+  };
   let bLane: string;
-  if (kind.bytes === 2) {
+  if (bT) {
+    // b^T (ldmatrix): n-row 8*wn + 8*WN*(mi>>1) + (lane&7), byte column 16*(mi&1): matrices
+    // (tile j, k 0-7), (tile j, k 8-15), then tile j+1: b0, b1 of two n8 tiles
+    bLane = q();
+    P(`mad.lo.u32 ${t1}, ${t1}, ${WN}, ${wn};`);
+    P(`mad.lo.u32 ${t1}, ${t1}, 8, ${rr};`);
+    P(`mul.lo.u32 ${bLane}, ${t1}, ${pb};`);
+    P(`mad.lo.u32 ${bLane}, ${t0}, 16, ${bLane};`);
+    P(`add.u32 ${bLane}, ${bLane}, ${bBase()};`);
+  } else if (kind.bytes === 2) {
     // b (ldmatrix.trans): k-row (lane&7) + 8*(mi&1), column 8*wn + 8*WN*(mi>>1)
     bLane = q();
     P(`mad.lo.u32 ${bLane}, ${t0}, 8, ${rr};`);
@@ -131,9 +162,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     stageAt(cx, bLane, sb, sm, bOff);
   } else {
     // the pipeliner stages 2-byte operands only: tf32 and 8-bit b come from the scratch
-    const bBase = q();
-    P(`add.u32 ${bBase}, ${sm}, ${bOff};`);
-    bLane = bScalarLane(cx, kind, lane, wn, pb, bBase);
+    bLane = bScalarLane(cx, kind, lane, wn, pb, bBase());
   }
 
   const acc = mmaAccum(cx, kind, tc, regSlots(L, [M, N]), accIn);
@@ -141,6 +170,10 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   for (let kk = 0; kk < K / kind.k; kk++) {
     const af: string[][] = [];
     for (let t = 0; t < TM; t++) {
+      if (aRegs) {
+        af.push(aRegs(t, kk));
+        continue;
+      }
       const f = [q(), q(), q(), q()];
       cx.emit(`ldmatrix.sync.aligned.m8n8.x4.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: aLane, imm: t * 16 * WM * pa + kk * 32 })};`);
       // tf32: shared memory holds the f32 inputs; each fragment is rounded (cvt.rna) as it is
@@ -153,14 +186,15 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
         bf.push(loadScalarB(cx, kind, bLane, pb, kk, j, WN));
         continue;
       }
-      const imm = kk * 16 * pb + j * 8 * WN * 2;
+      const imm = bT ? kk * 32 + j * 8 * WN * pb : kk * 16 * pb + j * 8 * WN * 2;
+      const tr = bT ? '' : '.trans';
       if (j + 1 < TN) {
         const f = [q(), q(), q(), q()];
-        cx.emit(`ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
+        cx.emit(`ldmatrix.sync.aligned.m8n8.x4${tr}.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
         bf.push([f[0]!, f[1]!], [f[2]!, f[3]!]);
       } else {
         const f = [q(), q()];
-        cx.emit(`ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
+        cx.emit(`ldmatrix.sync.aligned.m8n8.x2${tr}.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
         bf.push(f);
       }
     }

@@ -212,19 +212,45 @@ export function layoutToString(l: Layout): string {
  * c0,c1 / c2,c3 pairs of the PTX fragment. A warp's rows repeat with stride 8*WM, so the fragment
  * rows g and g+8 of an m16 tile are the thread's i-th and (i+1)-th row blocks; the A operand is
  * read with ldmatrix from those same rows (ldmatrix takes one row address per lane), so the row
- * permutation costs nothing. Undefined when the shape does not tile (M % 16*WM, N % 8*WN).
+ * permutation costs nothing. The warp grid WM x WN follows `pref` (compiler/mma_warps.ts: 'M'
+ * puts as many warps along M as tile, 'N' along N, 'balanced' is Triton's MMAv2 balance of m16
+ * and n8 tiles per warp) among the grids that tile (M % 16*WM, N % 8*WN); undefined when none does.
  */
-export function mmaLayout(M: number, N: number, numWarps: number): BlockedLayout | undefined {
-  // among the warp grids that tile, pick the one with the fewest ldmatrix.x4 per k-step
-  let best: { wm: number; cost: number } | undefined;
-  for (let wm = numWarps; wm >= 1; wm /= 2) {
-    const wn = numWarps / wm;
-    if (M % (16 * wm) !== 0 || N % (8 * wn) !== 0) continue;
-    const cost = M / (16 * wm) + Math.ceil(N / (8 * wn) / 2);
-    if (!best || cost < best.cost) best = { wm, cost };
+export function mmaLayout(M: number, N: number, numWarps: number, pref: 'M' | 'N' | 'balanced' = 'balanced'): BlockedLayout | undefined {
+  const tiles = (wm: number): boolean => M % (16 * wm) === 0 && N % (8 * (numWarps / wm)) === 0;
+  const grids: number[] = []; // WM of every grid that tiles, most warps along M first
+  for (let wm = numWarps; wm >= 1; wm /= 2) if (tiles(wm)) grids.push(wm);
+  if (grids.length === 0) return undefined;
+  let wm: number;
+  if (pref === 'M') wm = grids[0]!;
+  else if (pref === 'N') wm = grids[grids.length - 1]!;
+  else {
+    // double the warps along the dim with more tiles per warp (M on ties: an A fragment is 4
+    // registers, a B fragment 2)
+    let [wM, repM, repN] = [1, M / 16, N / 8];
+    for (let w = 1; w < numWarps; w *= 2) {
+      if (repM >= repN) {
+        wM *= 2;
+        repM = Math.max(1, repM / 2);
+      } else repN /= 2;
+    }
+    wm = grids.includes(wM) ? wM : fewestLdmatrix(M, N, numWarps, grids);
   }
-  if (!best) return undefined;
-  return { kind: 'blocked', sizePerThread: [1, 2], threadsPerWarp: [8, 4], warpsPerCTA: [best.wm, numWarps / best.wm], order: [1, 0] };
+  return { kind: 'blocked', sizePerThread: [1, 2], threadsPerWarp: [8, 4], warpsPerCTA: [wm, numWarps / wm], order: [1, 0] };
+}
+
+/** Among the tiling grids (their WM), the one with the fewest ldmatrix.x4 per k-step. */
+function fewestLdmatrix(M: number, N: number, numWarps: number, grids: readonly number[]): number {
+  const cost = (wm: number): number => M / (16 * wm) + Math.ceil(N / (8 * (numWarps / wm)) / 2);
+  return grids.reduce((b, wm) => (cost(wm) < cost(b) ? wm : b));
+}
+
+/** Whether `l` is an mma accumulator layout (any warp grid) that tiles [M, N] with `numWarps`. */
+export function isMmaLayout(l: Layout, M: number, N: number, numWarps: number): l is BlockedLayout {
+  if (l.kind !== 'blocked' || l.order.length !== 2) return false;
+  const [WM, WN] = l.warpsPerCTA as [number, number];
+  return l.sizePerThread[0] === 1 && l.sizePerThread[1] === 2 && l.threadsPerWarp[0] === 8 && l.threadsPerWarp[1] === 4
+    && l.order[0] === 1 && WM * WN === numWarps && M % (16 * WM) === 0 && N % (8 * WN) === 0;
 }
 
 /**
@@ -234,8 +260,8 @@ export function mmaLayout(M: number, N: number, numWarps: number): BlockedLayout
  * f16/bf16, 8 for tf32, 32 for i8/u8), or M, N that do not tile over the warps (the rule is: no
  * padding, fall back to FMA). `inputPrecision` defaults to 'ieee' (f32 stays exact).
  */
-export function mmaLayoutForDot(M: number, N: number, K: number, ta: string, tb: string, tc: string, numWarps: number, inputPrecision = 'ieee'): BlockedLayout | undefined {
+export function mmaLayoutForDot(M: number, N: number, K: number, ta: string, tb: string, tc: string, numWarps: number, inputPrecision = 'ieee', pref: 'M' | 'N' | 'balanced' = 'balanced'): BlockedLayout | undefined {
   const kind = mmaKindOf(ta, tb, tc, inputPrecision);
   if (!kind || K % kind.k !== 0) return undefined;
-  return mmaLayout(M, N, numWarps);
+  return mmaLayout(M, N, numWarps, pref);
 }

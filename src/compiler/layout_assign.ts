@@ -7,11 +7,18 @@
 //     in the right layout and no conversion is needed;
 //  3. forward: every value gets one layout (side table keyed by value id) and every op records the
 //     layout it expects for each operand; a mismatch is a conversion the codegen performs (through
-//     shared memory), so conversions appear only where layouts really differ.
+//     shared memory), so conversions appear only where layouts really differ. An elementwise op
+//     none of whose operands has the layout wished for its result follows an operand born of a
+//     dot (an mma accumulator or a reduction of one), so softmax-like math stays in the
+//     accumulator's layout;
+//  4. loops: where a loop yields a carried value in a dot-born layout other than the one it
+//     carries, steps 2-3 run again with that layout wished for the carried value (its init is
+//     then born in it), so the value crosses the back edge without a conversion.
 import type { Block, Func, Op, Value } from '../ir/ops.js';
 import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
 import { dotInputPrecision } from './mma_kinds.js';
+import { dotWarpPrefs, type WarpPref } from './mma_warps.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -57,11 +64,11 @@ function anchorFor(op: Op, info: AxisInfoMap, numWarps: number): { layout: Layou
   return { layout: blockedFor(shape, numWarps, order, vec), vec };
 }
 
-/** The mma accumulator layout a dot gets (tensor cores), or undefined for FMA. */
-export function mmaLayoutOf(op: Op, numWarps: number): BlockedLayout | undefined {
+/** The mma accumulator layout a dot gets (tensor cores), or undefined for FMA; `pref` orients its warp grid (mma_warps.ts). */
+export function mmaLayoutOf(op: Op, numWarps: number, pref: WarpPref = 'balanced'): BlockedLayout | undefined {
   const [a, b] = op.operands as [Value, Value];
   const [M, K] = a.type.shape as [number, number];
-  return mmaLayoutForDot(M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps, dotInputPrecision(op));
+  return mmaLayoutForDot(M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps, dotInputPrecision(op), pref);
 }
 
 /**
@@ -69,9 +76,8 @@ export function mmaLayoutOf(op: Op, numWarps: number): BlockedLayout | undefined
  * whose anchor is decided elsewhere (the pipeliner's cp.async layouts, compiler/pipeline.ts).
  */
 export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma', fixed?: ReadonlyMap<Op, { layout: Layout; vec: number }>): LayoutPlan {
-  const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps));
-  const layouts = new Map<number, Layout>();
-  const expected = new Map<Op, (Layout | undefined)[]>();
+  const prefs = dotWarpPrefs(f);
+  const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps, prefs.get(op)));
   const vec = new Map<Op, number>();
   const anchors = new Map<Op, Layout>();
   const preferred = new Map<string, BlockedLayout>();
@@ -94,159 +100,181 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
     return l;
   };
 
-  // 2. backward wishes
-  const wish = new Map<number, Layout>();
-  const want = (v: Value | undefined, l: Layout | undefined): void => {
-    if (!v || !l || v.type.shape.length === 0 || wish.has(v.id)) return;
-    wish.set(v.id, l);
-  };
-  const backward = (b: Block): void => {
-    for (let i = b.ops.length - 1; i >= 0; i--) {
-      const op = b.ops[i]!;
-      op.regions.forEach(backward);
-      const anchor = anchors.get(op);
-      if (anchor) {
-        op.operands.forEach((v) => want(v, anchor));
-        continue;
-      }
-      const w = op.results[0] ? wish.get(op.results[0].id) : undefined;
-      if (ELEMENTWISE.has(op.kind) || op.kind === 'broadcast') {
-        if (w && w.kind === 'blocked') op.operands.forEach((v) => want(v, w));
-        else if (w) op.operands.forEach((v) => v.type.shape.length === op.results[0]!.type.shape.length && want(v, w));
-      } else if (op.kind === 'expand_dims') {
-        if (w && w.kind === 'blocked') want(op.operands[0], { kind: 'slice', parent: w, dim: (op as Op<'expand_dims'>).attrs.axis });
-      } else if (op.kind === 'dot') {
-        const [M, N] = op.results[0]!.type.shape as [number, number];
-        const mma = mmaOf(op); // tensor cores dictate the accumulator's layout
-        const l = mma ?? (w && w.kind === 'blocked' ? w : dotLayout(M, N, numWarps));
-        want(op.operands[2], l);
-        if (!w) wish.set(op.results[0]!.id, l);
-      } else if (op.kind === 'for') {
-        const body = op.regions[0]!;
-        op.results.forEach((r, k) => {
-          want(op.operands[3 + k], wish.get(body.args[1 + k]!.id) ?? wish.get(r.id)); // inside the loop matters more
-        });
-      }
-    }
-  };
-  backward(f.body);
-
-  // 3. forward assignment
-  const lay = (v: Value): Layout => layouts.get(v.id) ?? pref(v.type.shape);
-  const set = (v: Value, l: Layout): void => void layouts.set(v.id, v.type.shape.length === 0 ? SCALAR : l);
-  const wishOr = (v: Value): Layout => {
-    const w = wish.get(v.id);
-    return w ?? pref(v.type.shape);
-  };
-  const blockedWishOr = (v: Value): Layout => {
-    const w = wish.get(v.id);
-    return w && w.kind === 'blocked' ? w : pref(v.type.shape);
-  };
-  const forward = (b: Block): void => {
-    for (const op of b.ops) {
-      const ops = op.operands;
-      const r0 = op.results[0];
-      const anchor = anchors.get(op);
-      if (anchor) {
-        expected.set(op, ops.map((v) => (v.type.shape.length ? anchor : undefined)));
-        op.results.forEach((r) => set(r, anchor));
-        continue;
-      }
-      switch (op.kind) {
-        case 'const':
-        case 'arange':
-        case 'splat':
-        case 'program_id':
-        case 'num_programs':
-          set(r0!, wishOr(r0!));
-          break;
-        case 'expand_dims': {
-          const axis = (op as Op<'expand_dims'>).attrs.axis;
-          const l = lay(ops[0]!);
-          if (l.kind === 'slice' && l.dim === axis) set(r0!, l.parent);
-          else {
-            const out = blockedWishOr(r0!) as BlockedLayout;
-            set(r0!, out);
-            expected.set(op, [ops[0]!.type.shape.length ? { kind: 'slice', parent: out, dim: axis } : undefined]);
-          }
-          break;
+  // keyed by the loop's result id: the layout step 4 wants the carried value in
+  const carriedWish = new Map<number, Layout>();
+  let changed = true;
+  let layouts = new Map<number, Layout>();
+  let expected = new Map<Op, (Layout | undefined)[]>();
+  for (let round = 0; changed && round < 4; round++) {
+    changed = false;
+    layouts = new Map();
+    expected = new Map();
+    const dotBorn = new Set<string>(); // layout keys of mma accumulators and their reductions
+    // 2. backward wishes
+    const wish = new Map<number, Layout>();
+    const want = (v: Value | undefined, l: Layout | undefined): void => {
+      if (!v || !l || v.type.shape.length === 0 || wish.has(v.id)) return;
+      wish.set(v.id, l);
+    };
+    const backward = (b: Block): void => {
+      for (let i = b.ops.length - 1; i >= 0; i--) {
+        const op = b.ops[i]!;
+        op.regions.forEach(backward);
+        const anchor = anchors.get(op);
+        if (anchor) {
+          op.operands.forEach((v) => want(v, anchor));
+          continue;
         }
-        case 'broadcast': {
-          const l = lay(ops[0]!);
-          if (l.kind === 'blocked') set(r0!, l);
-          else {
-            const out = blockedWishOr(r0!);
-            set(r0!, out);
-            expected.set(op, [out]);
-          }
-          break;
-        }
-        case 'reduce':
-        case 'scan': {
-          const l0 = lay(ops[0]!);
-          const inL = l0.kind === 'blocked' ? l0 : (pref(ops[0]!.type.shape) as BlockedLayout);
-          expected.set(op, ops.map(() => inL));
-          const axis = (op as Op<'reduce'>).attrs.axis;
-          for (const r of op.results) set(r, op.kind === 'scan' ? inL : { kind: 'slice', parent: inL, dim: axis });
-          for (const region of op.regions) {
-            region.args.forEach((a) => set(a, SCALAR));
-            forward(region);
-          }
-          break;
-        }
-        case 'dot': {
-          const acc = lay(ops[2]!);
-          const out = mmaOf(op) ?? (acc.kind === 'blocked' ? acc : blockedWishOr(r0!));
-          set(r0!, out);
-          expected.set(op, [undefined, undefined, out]);
-          break;
-        }
-        case 'for': {
+        const w = op.results[0] ? wish.get(op.results[0].id) : undefined;
+        if (ELEMENTWISE.has(op.kind) || op.kind === 'broadcast') {
+          if (w && w.kind === 'blocked') op.operands.forEach((v) => want(v, w));
+          else if (w) op.operands.forEach((v) => v.type.shape.length === op.results[0]!.type.shape.length && want(v, w));
+        } else if (op.kind === 'expand_dims') {
+          if (w && w.kind === 'blocked') want(op.operands[0], { kind: 'slice', parent: w, dim: (op as Op<'expand_dims'>).attrs.axis });
+        } else if (op.kind === 'dot') {
+          const [M, N] = op.results[0]!.type.shape as [number, number];
+          const mma = mmaOf(op); // tensor cores dictate the accumulator's layout
+          const l = mma ?? (w && w.kind === 'blocked' ? w : dotLayout(M, N, numWarps));
+          want(op.operands[2], l);
+          if (!w) wish.set(op.results[0]!.id, l);
+        } else if (op.kind === 'for') {
           const body = op.regions[0]!;
-          const carried = ops.slice(3).map(lay);
-          set(body.args[0]!, SCALAR);
-          body.args.slice(1).forEach((a, k) => set(a, carried[k]!));
-          op.results.forEach((r, k) => set(r, carried[k]!));
-          forward(body);
-          const y = body.ops[body.ops.length - 1]!;
-          expected.set(y, carried);
-          break;
+          op.results.forEach((r, k) => {
+            // a layout the loop yields (step 4) first, then: inside the loop matters more
+            want(op.operands[3 + k], carriedWish.get(r.id) ?? wish.get(body.args[1 + k]!.id) ?? wish.get(r.id));
+          });
         }
-        case 'if': {
-          op.regions.forEach(forward);
-          const yThen = op.regions[0]!.ops[op.regions[0]!.ops.length - 1]!;
-          const outs = yThen.operands.map(lay);
-          op.results.forEach((r, k) => set(r, outs[k]!));
-          for (const region of op.regions) expected.set(region.ops[region.ops.length - 1]!, outs);
-          break;
+      }
+    };
+    backward(f.body);
+
+    // 3. forward assignment
+    const lay = (v: Value): Layout => layouts.get(v.id) ?? pref(v.type.shape);
+    const set = (v: Value, l: Layout): void => void layouts.set(v.id, v.type.shape.length === 0 ? SCALAR : l);
+    const wishOr = (v: Value): Layout => {
+      const w = wish.get(v.id);
+      return w ?? pref(v.type.shape);
+    };
+    const blockedWishOr = (v: Value): Layout => {
+      const w = wish.get(v.id);
+      return w && w.kind === 'blocked' ? w : pref(v.type.shape);
+    };
+    const forward = (b: Block): void => {
+      for (const op of b.ops) {
+        const ops = op.operands;
+        const r0 = op.results[0];
+        const anchor = anchors.get(op);
+        if (anchor) {
+          expected.set(op, ops.map((v) => (v.type.shape.length ? anchor : undefined)));
+          op.results.forEach((r) => set(r, anchor));
+          continue;
         }
-        case 'trans': {
-          // a transpose is a relabeling of dims: free in registers with the permuted layout
-          const l = lay(ops[0]!);
-          set(r0!, l.kind === 'blocked' ? permuteBlocked(l, (op as Op<'trans'>).attrs.perm) : blockedWishOr(r0!));
-          break;
-        }
-        case 'reshape':
-        case 'join':
-        case 'split':
-          op.results.forEach((r) => set(r, blockedWishOr(r)));
-          break;
-        default: {
-          if (ELEMENTWISE.has(op.kind) && r0) {
-            const tiles = ops.filter((v) => v.type.shape.length > 0);
-            const w = wish.get(r0.id);
-            const match = tiles.find((v) => w && layoutKey(lay(v)) === layoutKey(w));
-            const out = match ? lay(match) : tiles[0] ? lay(tiles[0]) : wishOr(r0);
-            set(r0, out);
-            expected.set(op, ops.map((v) => (v.type.shape.length ? out : undefined)));
-          } else {
-            op.results.forEach((r) => set(r, wishOr(r)));
+        switch (op.kind) {
+          case 'const':
+          case 'arange':
+          case 'splat':
+          case 'program_id':
+          case 'num_programs':
+            set(r0!, wishOr(r0!));
+            break;
+          case 'expand_dims': {
+            const axis = (op as Op<'expand_dims'>).attrs.axis;
+            const l = lay(ops[0]!);
+            if (l.kind === 'slice' && l.dim === axis) set(r0!, l.parent);
+            else {
+              const out = blockedWishOr(r0!) as BlockedLayout;
+              set(r0!, out);
+              expected.set(op, [ops[0]!.type.shape.length ? { kind: 'slice', parent: out, dim: axis } : undefined]);
+            }
+            break;
+          }
+          case 'broadcast': {
+            const l = lay(ops[0]!);
+            if (l.kind === 'blocked') set(r0!, l);
+            else {
+              const out = blockedWishOr(r0!);
+              set(r0!, out);
+              expected.set(op, [out]);
+            }
+            break;
+          }
+          case 'reduce':
+          case 'scan': {
+            const l0 = lay(ops[0]!);
+            const inL = l0.kind === 'blocked' ? l0 : (pref(ops[0]!.type.shape) as BlockedLayout);
+            expected.set(op, ops.map(() => inL));
+            const axis = (op as Op<'reduce'>).attrs.axis;
+            for (const r of op.results) set(r, op.kind === 'scan' ? inL : { kind: 'slice', parent: inL, dim: axis });
+            if (dotBorn.has(layoutKey(inL))) op.results.forEach((r) => dotBorn.add(layoutKey(lay(r))));
+            for (const region of op.regions) {
+              region.args.forEach((a) => set(a, SCALAR));
+              forward(region);
+            }
+            break;
+          }
+          case 'dot': {
+            const acc = lay(ops[2]!);
+            const mma = mmaOf(op);
+            const out = mma ?? (acc.kind === 'blocked' ? acc : blockedWishOr(r0!));
+            if (mma) dotBorn.add(layoutKey(mma));
+            set(r0!, out);
+            expected.set(op, [undefined, undefined, out]);
+            break;
+          }
+          case 'for': {
+            const body = op.regions[0]!;
+            const carried = ops.slice(3).map(lay);
+            set(body.args[0]!, SCALAR);
+            body.args.slice(1).forEach((a, k) => set(a, carried[k]!));
+            op.results.forEach((r, k) => set(r, carried[k]!));
+            forward(body);
+            const y = body.ops[body.ops.length - 1]!;
+            expected.set(y, carried);
+            y.operands.forEach((v, k) => {
+              const l = lay(v);
+              if (v.type.shape.length && layoutKey(l) !== layoutKey(carried[k]!) && dotBorn.has(layoutKey(l)) && !carriedWish.has(op.results[k]!.id)) {
+                carriedWish.set(op.results[k]!.id, l);
+                changed = true;
+              }
+            });
+            break;
+          }
+          case 'if': {
+            op.regions.forEach(forward);
+            const yThen = op.regions[0]!.ops[op.regions[0]!.ops.length - 1]!;
+            const outs = yThen.operands.map(lay);
+            op.results.forEach((r, k) => set(r, outs[k]!));
+            for (const region of op.regions) expected.set(region.ops[region.ops.length - 1]!, outs);
+            break;
+          }
+          case 'trans': {
+            // a transpose is a relabeling of dims: free in registers with the permuted layout
+            const l = lay(ops[0]!);
+            set(r0!, l.kind === 'blocked' ? permuteBlocked(l, (op as Op<'trans'>).attrs.perm) : blockedWishOr(r0!));
+            break;
+          }
+          case 'reshape':
+          case 'join':
+          case 'split':
+            op.results.forEach((r) => set(r, blockedWishOr(r)));
+            break;
+          default: {
+            if (ELEMENTWISE.has(op.kind) && r0) {
+              const tiles = ops.filter((v) => v.type.shape.length > 0);
+              const w = wish.get(r0.id);
+              const match = tiles.find((v) => w && layoutKey(lay(v)) === layoutKey(w)) ?? tiles.find((v) => dotBorn.has(layoutKey(lay(v))));
+              const out = match ? lay(match) : tiles[0] ? lay(tiles[0]) : wishOr(r0);
+              set(r0, out);
+              expected.set(op, ops.map((v) => (v.type.shape.length ? out : undefined)));
+            } else {
+              op.results.forEach((r) => set(r, wishOr(r)));
+            }
           }
         }
       }
-    }
-  };
-  f.body.args.forEach((a) => set(a, SCALAR));
-  forward(f.body);
+    };
+    f.body.args.forEach((a) => set(a, SCALAR));
+    forward(f.body);
+  }
   return { numWarps, layouts, expected, vec };
 }

@@ -116,7 +116,7 @@ describe('dot on tensor cores', () => {
     expect(sm80.ptx).not.toMatch(/mma\.sync|ldmatrix/);
   });
 
-  it('mmaLayout picks the warp grid with the fewest ldmatrix per k-step, undefined when nothing tiles', () => {
+  it('mmaLayout balances m16 and n8 tiles per warp (more rules: mma_warps.test.ts), undefined when nothing tiles', () => {
     expect(mmaLayout(64, 64, 4)?.warpsPerCTA).toEqual([2, 2]);
     expect(mmaLayout(128, 32, 4)?.warpsPerCTA).toEqual([4, 1]);
     expect(mmaLayout(16, 64, 8)?.warpsPerCTA).toEqual([1, 8]);

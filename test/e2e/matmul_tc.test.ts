@@ -116,6 +116,24 @@ describe.each(['f16', 'bf16'] as const)('tensor-core matmuls in %s', (t) => {
     expectTensorCorePath(flashAttention[t] as unknown as KernelDef, cx, t, [[32, 32, 32], [32, 32, 32]], 4, true);
   });
 
+  // The bench's tiles (64/64/64, 4 warps) and 32/32/32 on 2 warps: both dots get warps [WM, 1]
+  // (compiler/mma_warps.ts), so P is the second dot's A operand straight from registers
+  // (codegen/mma_a_regs.ts); K^T, contiguous along k, is staged transposed (lower_mma.ts bT).
+  it.each([[64, 4, 128], [32, 2, 96]] as const)('flash-attention forward, A of P V from registers (BM = BN = D = %i; %i warps; L = %i)', async (T, numWarps, L) => {
+    const D = T, scale = 1 / Math.sqrt(D);
+    const q = enc(t, randF32(L * D, 41)), k = enc(t, randF32(L * D, 42)), v = enc(t, randF32(L * D, 43));
+    const cx = { BM: T, BN: T, D };
+    const r = await runBoth(new Kernel(flashAttention[t]), { q, k, v, o: new Float32Array(L * D), L, scale, ...cx }, L / T, { numWarps });
+    const tol = t === 'bf16' ? 2e-2 : 4e-3;
+    expectClose(r.sim.o, r.interpret.o, tol / 4, 'sim vs interpreter');
+    expectClose(r.sim.o, attentionRef(dec(t, q), dec(t, k), dec(t, v), L, D, scale), tol, 'sim vs JS');
+    expectTensorCorePath(flashAttention[t] as unknown as KernelDef, cx, t, [[T, T, D], [T, D, T]], numWarps, true);
+    const { ptx } = compile(flashAttention[t].trace(cx), { target: 'sm_80', numWarps, ptxas: false });
+    // non-.trans ldmatrix per k-step (D/16 of them): Q's one m16 tile and K^T's BN/16 pairs of n8
+    // tiles (staged as [BN, D]); none for P
+    expect(count(ptx, /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe((D / 16) * (1 + T / 16));
+  });
+
   it('the bench configurations (bench:tc tiles) take the tensor-core path too', () => {
     for (const k of TC_KERNELS.filter((x) => x.def.name.endsWith(`_${t}`))) {
       const cx = k.constexprs as Record<string, number>;
