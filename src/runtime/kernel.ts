@@ -106,9 +106,12 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
       }
       const device = getDevice(opts.device);
       const func = this.#traceFor(raw);
-      return Future.from(device.launch(func, launchArgs, {
-        grid, numWarps, ...(numStages !== undefined ? { numStages } : {}), ...(opts.onPrint ? { onPrint: opts.onPrint } : {}), ...(opts.stream ? { stream: opts.stream } : {}),
-      }));
+      // set field by field: conditional spreads allocate on every launch
+      const lo: { grid: [number, number, number]; numWarps: number; numStages?: number; onPrint?: (line: string) => void; stream?: Stream } = { grid, numWarps };
+      if (numStages !== undefined) lo.numStages = numStages;
+      if (opts.onPrint) lo.onPrint = opts.onPrint;
+      if (opts.stream) lo.stream = opts.stream;
+      return Future.from(device.launch(func, launchArgs, lo));
     } catch (e) {
       return rejected(e);
     }

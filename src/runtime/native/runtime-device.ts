@@ -6,6 +6,7 @@
 //
 // A sticky fault (illegal address, assert, ...) destroys the context: every pending future
 // rejects, every array of it reports E_CONTEXT_LOST, and a fresh context is opened for new work.
+import { isPtr as isPtrType } from '../../ir/types.js';
 import type { CompileResult, Target } from '../../compiler/compile.js';
 import type { ParamSpec } from '../../compiler/axis_info.js';
 import { compileCached } from '../cache/compile_cached.js';
@@ -19,7 +20,7 @@ import { Future, future, rejected } from '../future.js';
 import { checkArray } from '../interpret_device.js';
 import { StreamCompletion } from './completion.js';
 import { copyAsync, fillAsync, prepareLaunch, type PreparedLaunch } from './driver_seam.js';
-import { NativeDeviceError, native, nativeAsync } from './errors.js';
+import { NativeDeviceError, native, nativeAsync, rethrow } from './errors.js';
 import { withSourceLocation } from './fault_source.js';
 import { type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, type NativeStream } from './native-device.js';
 import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
@@ -58,6 +59,10 @@ interface Plan {
   readonly params: readonly PackSpec[];
   readonly prepared: PreparedLaunch;
   readonly view: DataView;
+  /** Per parameter: a pointer (a DeviceArray's address is written directly). */
+  readonly isPtr: readonly boolean[];
+  /** Adds the user's source location to a failure of this kernel (one closure per plan, not per launch). */
+  readonly locate: (e: unknown) => void;
 }
 
 /** One open context and what lives in it. */
@@ -148,6 +153,8 @@ export class NativeRuntimeDevice implements Device {
   readonly #compiled = new WeakMap<Func, Map<string, CompileResult>>();
   #ctx: NativeContext;
   #generation = 0;
+  /** The last launch's plan and what it was chosen by (a loop launching one kernel skips the lookups). */
+  #last: { func: Func; key: string; ctx: NativeContext; numWarps: number; numStages: number | undefined; plan: Plan } | undefined;
   readonly defaultStream: NativeRuntimeStream;
   readonly memory: DeviceMemory;
 
@@ -263,6 +270,8 @@ export class NativeRuntimeDevice implements Device {
     const p: Plan = {
       name: md.name, ptx: compiled.ptx, params: md.params, prepared,
       view: new DataView(prepared.params.buffer, prepared.params.byteOffset, prepared.params.byteLength),
+      isPtr: md.params.map((q) => isPtrType(q.type)),
+      locate: (e: unknown) => locateIfNamed(e, p),
     };
     ctx.plans.set(compiled, p);
     return p;
@@ -284,12 +293,18 @@ export class NativeRuntimeDevice implements Device {
           (storages ??= []).push(a.storage);
         } else if (ArrayBuffer.isView(a)) hosts = true;
       }
-      plan = this.#plan(ctx, this.#compile(func, opts.numWarps, specKey(func, args), opts.numStages));
+      const key = specKey(func, args);
+      const last = this.#last;
+      if (last && last.func === func && last.key === key && last.ctx === ctx && last.numWarps === opts.numWarps && last.numStages === opts.numStages) {
+        plan = last.plan; // the same kernel launched again: no compile-cache or plan lookups
+      } else {
+        plan = this.#plan(ctx, this.#compile(func, opts.numWarps, key, opts.numStages));
+        this.#last = { func, key, ctx, numWarps: opts.numWarps, numStages: opts.numStages, plan };
+      }
       if (hosts) return this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? []);
       this.#write(plan, args, undefined);
       this.#enqueue(plan, opts.grid, stream);
-      const p = plan;
-      return ctx.completion(stream).after(storages, (e) => locateIfNamed(e, p));
+      return ctx.completion(stream).after(storages, plan.locate);
     } catch (e) {
       const err = plan ? locate(e, plan) : e;
       if (isSticky(e)) return future(this.#onError(this.#ctx, e).then(() => Promise.reject(err)));
@@ -341,17 +356,23 @@ export class NativeRuntimeDevice implements Device {
     const ps = plan.params;
     for (let i = 0; i < ps.length; i++) {
       const a = args[i];
-      const v = a instanceof DeviceArray ? a.address : temps && ArrayBuffer.isView(a) ? temps.get(a)! : a;
-      writeParam(plan.name, plan.view, ps[i]!, v);
+      // a DeviceArray was checked against its pointer parameter (checkArray): its address goes in as is
+      if (a instanceof DeviceArray && plan.isPtr[i]) plan.view.setBigUint64(ps[i]!.offset, BigInt(a.address), true);
+      else writeParam(plan.name, plan.view, ps[i]!, a instanceof DeviceArray ? a.address : temps && ArrayBuffer.isView(a) ? temps.get(a)! : a);
     }
   }
 
   #enqueue(plan: Plan, grid: readonly number[], stream: NativeStream): void {
     const g = grid;
-    if (g.length !== 3 || !g.every((x) => Number.isInteger(x) && x >= 1 && x <= 0x7fffffff)) {
+    const ok = (x: number | undefined): boolean => Number.isInteger(x) && x! >= 1 && x! <= 0x7fffffff;
+    if (g.length !== 3 || !ok(g[0]) || !ok(g[1]) || !ok(g[2])) {
       throw new NativeDeviceError('E_RANGE', `kernel '${plan.name}': grid must be 3 positive integers, got ${JSON.stringify(grid)}`);
     }
-    native(() => plan.prepared.launch(g, stream.handle), `kernel '${plan.name}'`);
+    try {
+      plan.prepared.launch(g, stream.handle);
+    } catch (e) {
+      rethrow(e, `kernel '${plan.name}'`);
+    }
   }
 
   /** Host arrays: copied into temporary buffers now, back only if everything succeeded, freed after. */
