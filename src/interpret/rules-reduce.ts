@@ -157,7 +157,11 @@ export const dotRule: Rule<'dot'> = (op, c) => {
   }
   const step = dotStep(outT, inT);
   if (!step || isFloat(inT) !== isFloat(outT)) throw unsupported(c.kernel, op, `dot of ${inT} into ${outT} is not supported`);
-  const decA = decoder(inT), decB = decoder(b.type.elem as DType), decC = decoder(outT);
+  // 64-bit integer inputs into a 32-bit (or narrower) accumulator: the products' low 32 bits
+  // depend only on the inputs' low 32 bits, taken exactly (a Number of a large i64 is not)
+  const low32 = (t: DType): ((x: ElemArray) => Float64Array) | undefined =>
+    t === 'i64' ? (x) => Float64Array.from(toBig(x), (v) => Number(BigInt.asIntN(32, v))) : undefined;
+  const decA = low32(inT) ?? decoder(inT), decB = low32(b.type.elem as DType) ?? decoder(b.type.elem as DType), decC = decoder(outT);
   // inputPrecision 'tf32' (f32 inputs): every input element is rounded to tf32 first
   const tf32 = inT === 'f32' && op.attrs.inputPrecision === 'tf32';
   const rnd = (x: Float64Array): Float64Array => (tf32 ? x.map(roundTF32) : x);
