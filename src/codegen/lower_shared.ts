@@ -4,8 +4,9 @@
 // a barrier before each write keeps earlier readers safe.
 import type { Op, Value } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
-import { layoutKey, permuteBlocked, regSlots, threadShifts, type BlockedLayout, type Layout } from '../compiler/layout.js';
-import { addrStr, rowMajorStrides, type Lowering } from './context.js';
+import { blockedOf, layoutKey, parentDim, parentShape, permuteBlocked, regSlots, wraps, type Layout } from '../compiler/layout.js';
+import { addrStr, rowMajorStrides, type Lowering, type SmemAddr } from './context.js';
+import { planConversion, vecGroups } from './convert_plan.js';
 import { regBits, regKind } from './ptx_types.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -45,58 +46,103 @@ export function loadTile(cx: Lowering, t: ElemType, l: Layout, shape: readonly n
   return out;
 }
 
-/** Coordinates of every slot for each lane of warp 0 in blocked layout `b` (wrapped into `shape`). */
-function warpCoords(b: BlockedLayout, shape: readonly number[]): number[][][] {
-  const sh = threadShifts(b);
-  const slots = regSlots(b, shape);
-  return Array.from({ length: 32 }, (_, lane) => slots.map((s) => s.off.map((o, d) => {
-    const t = (lane >> sh.lane[d]!) & (b.threadsPerWarp[d]! - 1);
-    return (t * b.sizePerThread[d]! + o) % shape[d]!;
-  })));
-}
-/** Extra wavefronts of one warp's scalar accesses, slot by slot, with row pitch `pitch` elements. */
-function conflicts(coords: number[][][], pitch: number, size: number): number {
-  let total = 0;
-  for (let i = 0; i < coords[0]!.length; i++) {
-    const words = new Map<number, Set<number>>();
-    for (const c of coords) {
-      const w = Math.floor(((c[i]![0]! * pitch + c[i]![1]!) * size) / 4);
-      let set = words.get(w % 32);
-      if (!set) words.set(w % 32, (set = new Set()));
-      set.add(w);
-    }
-    total += Math.max(...[...words.values()].map((x) => x.size)) - 1;
-  }
-  return total;
-}
-/**
- * Row pitch (elements) for a 2-D conversion between blocked layouts: the padding (0..31 words)
- * with the fewest bank conflicts over the write and the read, computed for warp 0.
- */
-function convertPitch(from: Layout, to: Layout, shape: readonly number[], size: number): number {
-  const N = shape[1]!;
-  if (shape.length !== 2 || from.kind !== 'blocked' || to.kind !== 'blocked' || size > 4) return N;
-  const w = warpCoords(from, shape), r = warpCoords(to, shape);
-  let best = { pitch: N, cost: conflicts(w, N, size) + conflicts(r, N, size) };
-  for (let pad = 4 / size; pad < 128 / size && best.cost > 0; pad += 4 / size) {
-    const cost = conflicts(w, N + pad, size) + conflicts(r, N + pad, size);
-    if (cost < best.cost) best = { pitch: N + pad, cost };
-  }
-  return best.pitch;
+/** Shared-memory addresses of the slots `heads` of a tile in layout `l` stored with `strides`. */
+function slotAddrs(cx: Lowering, l: Layout, shape: readonly number[], strides: readonly number[], size: number, heads: readonly number[]): SmemAddr[] {
+  const b = blockedOf(l)!;
+  const ps = parentShape(l, shape);
+  const pstr = ps.map(() => 0);
+  strides.forEach((s, d) => (pstr[parentDim(l, d)] = s));
+  const slots = regSlots(l, shape);
+  const base = cx.reg('b32');
+  cx.emit(`mov.u32 ${base}, ${cx.smemBase()};`);
+  const bases = cx.base(b);
+  const wrapped = ps.map((_, d) => pstr[d] !== 0 && wraps(b, ps, d));
+  // dims that do not wrap: thread base once, slot offsets as immediates
+  ps.forEach((_, d) => {
+    if (pstr[d] && !wrapped[d]) cx.emit(`mad.lo.u32 ${base}, ${bases[d]}, ${pstr[d]! * size}, ${base};`);
+  });
+  const fixed = (i: number): number => slots[i]!.off.reduce((a, o, d) => a + (wrapped[d] ? 0 : o * pstr[d]! * size), 0);
+  if (!wrapped.some(Boolean)) return heads.map((i) => ({ reg: base, imm: fixed(i) }));
+  return heads.map((i) => {
+    const r = cx.reg('b32');
+    cx.emit(`mov.u32 ${r}, ${base};`);
+    ps.forEach((_, d) => {
+      if (wrapped[d]) cx.emit(`mad.lo.u32 ${r}, ${cx.coordReg(l, shape, slots[i]!, d)}, ${pstr[d]! * size}, ${r};`);
+    });
+    return { reg: r, imm: fixed(i) };
+  });
 }
 
-/** Layout conversion of `v` from `from` to `to` through shared memory (rows padded, see convertPitch). */
+/** The ld/st.shared type suffix and register list of one vector group (16-bit pairs packed in b32 words). */
+function vecForm(t: ElemType, n: number): { suffix: string; words: number; per: number } {
+  const bits = regBits(regKind(t));
+  if (bits === 16 && n >= 2) return { suffix: `${n > 2 ? `.v${n / 2}` : ''}.b32`, words: n / 2, per: 2 };
+  return { suffix: `${n > 1 ? `.v${n}` : ''}.${stType(t)}`, words: n, per: 1 };
+}
+const regList = (rs: readonly string[]): string => (rs.length > 1 ? `{${rs.join(', ')}}` : rs[0]!);
+
+/** Writes `regs` (layout `l`) with `vec`-element st.shared per group. */
+function storeVec(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], strides: readonly number[], inner: number, vec: number): void {
+  if (vec === 1 || regKind(t) === 'pred') return storeTile(cx, t, regs, l, shape, strides);
+  const groups = vecGroups(l, shape, inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${inner}`);
+  const addrs = slotAddrs(cx, l, shape, strides, smemBytesOf(t), groups.map((g) => g[0]!));
+  const f = vecForm(t, vec);
+  groups.forEach((g, k) => {
+    let src = g.map((i) => regs[regs.length === 1 ? 0 : i]!);
+    if (f.per === 2) {
+      src = Array.from({ length: f.words }, (_, j) => {
+        const w = cx.reg('b32');
+        cx.emit(`mov.b32 ${w}, {${src[2 * j]}, ${src[2 * j + 1]}};`);
+        return w;
+      });
+    }
+    cx.emit(`st.shared${f.suffix} ${addrStr(addrs[k]!)}, ${regList(src)};`);
+  });
+}
+/** Reads a tile in layout `l` with `vec`-element ld.shared per group. */
+function loadVec(cx: Lowering, t: ElemType, l: Layout, shape: readonly number[], strides: readonly number[], inner: number, vec: number): string[] {
+  if (vec === 1 || regKind(t) === 'pred') return loadTile(cx, t, l, shape, strides);
+  const groups = vecGroups(l, shape, inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${inner}`);
+  const addrs = slotAddrs(cx, l, shape, strides, smemBytesOf(t), groups.map((g) => g[0]!));
+  const out = cx.newRegs(t, regSlots(l, shape).length);
+  const f = vecForm(t, vec);
+  groups.forEach((g, k) => {
+    const dst = g.map((i) => out[i]!);
+    if (f.per === 2) {
+      const words = Array.from({ length: f.words }, () => cx.reg('b32'));
+      cx.emit(`ld.shared${f.suffix} ${regList(words)}, ${addrStr(addrs[k]!)};`);
+      words.forEach((w, j) => cx.emit(`mov.b32 {${dst[2 * j]}, ${dst[2 * j + 1]}}, ${w};`));
+    } else cx.emit(`ld.shared${f.suffix} ${regList(dst)}, ${addrStr(addrs[k]!)};`);
+  });
+  return out;
+}
+
+/**
+ * Layout conversion of `v` from `from` to `to` through shared memory. `planConversion` picks the
+ * contiguous dim, the row padding and the access widths with the fewest wavefronts (see
+ * convert_plan.ts); each thread writes its runs with the widest st.shared the plan allows and
+ * reads its target runs the same way.
+ */
 export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout): string[] {
   const shape = v.type.shape;
   const t = v.type.elem;
-  const pitch = convertPitch(from, to, shape, smemBytesOf(t));
-  const st = shape.length === 2 ? [pitch, 1] : rowMajorStrides(shape);
-  cx.needShared((shape.length === 2 ? shape[0]! * pitch : numel(shape)) * smemBytesOf(t));
+  const size = smemBytesOf(t);
   cx.emit(`// convert_layout %${v.id}`);
+  if (!blockedOf(from) || !blockedOf(to)) {
+    const st = rowMajorStrides(shape);
+    cx.needShared(numel(shape) * size);
+    cx.barrier();
+    storeTile(cx, t, cx.regs(v), from, shape, st);
+    cx.barrier();
+    return loadTile(cx, t, to, shape, st);
+  }
+  const p = planConversion(from, to, shape, size, cx.numWarps, `${layoutKey(from)}|${layoutKey(to)}|${shape.join('x')}|${size}|${cx.numWarps}`);
+  cx.emit(`// strides [${p.strides}], ${p.writeVec}-element writes, ${p.readVec}-element reads, ${p.conflicts} bank conflicts (model)`);
+  cx.needShared(p.bytes);
   cx.barrier();
-  storeTile(cx, t, cx.regs(v), from, shape, st);
+  storeVec(cx, t, cx.regs(v), from, shape, p.strides, p.inner, p.writeVec);
   cx.barrier();
-  return loadTile(cx, t, to, shape, st);
+  return loadVec(cx, t, to, shape, p.strides, p.inner, p.readVec);
 }
 
 function through(cx: Lowering, op: Op, write: (strides: readonly number[]) => void, bytes: number): void {
