@@ -7,6 +7,8 @@
 import {
   blockedOf, layoutKey, parentDim, parentShape, regSlots, threadShifts, wraps, type BlockedLayout, type Layout,
 } from '../compiler/layout.js';
+import { numel } from '../ir/types.js';
+import { searchSwizzle, type Swizzle } from './convert_swizzle.js';
 
 export interface ConvertPlan {
   /** Element strides per tile dim in the scratch buffer (inner dim 1, the next one the pitch). */
@@ -18,6 +20,8 @@ export interface ConvertPlan {
   readonly readVec: number;
   /** Scratch bytes. */
   readonly bytes: number;
+  /** XOR swizzle of the rows (2-D, unpadded; see convert_swizzle.ts), when padding could not avoid conflicts. */
+  readonly swizzle?: Swizzle;
   /** Per CTA, over all warps: shared instructions, wavefronts, and extra wavefronts (conflicts). */
   readonly accesses: number;
   readonly wavefronts: number;
@@ -77,7 +81,7 @@ export function maxVec(l: Layout, shape: readonly number[], inner: number, size:
 }
 
 /** Coordinates (parent rank) of thread (warp, lane)'s slot `off`, wrapped as the codegen wraps them. */
-function coordsOf(b: BlockedLayout, ps: readonly number[], sh: { lane: number[]; warp: number[] }, warp: number, lane: number, off: readonly number[]): number[] {
+export function coordsOf(b: BlockedLayout, ps: readonly number[], sh: { lane: number[]; warp: number[] }, warp: number, lane: number, off: readonly number[]): number[] {
   return off.map((o, d) => {
     const t = (lane >> sh.lane[d]!) & (b.threadsPerWarp[d]! - 1);
     const w = (warp >> sh.warp[d]!) & (b.warpsPerCTA[d]! - 1);
@@ -246,6 +250,13 @@ export function planConversion(from: Layout, to: Layout, shape: readonly number[
       // conflict-free at the widest accesses: more padding cannot do better along this dim
       if (plan.conflicts === 0 && w.vec === maxVec(from, shape, inner, size) && r.vec === maxVec(to, shape, inner, size)) break;
     }
+  }
+  // padding leaves conflicts (lanes of one side walk down a column): try an XOR swizzle
+  for (const inner of rank === 2 && best!.conflicts > 0 ? inners : []) {
+    const sw = searchSwizzle(from, to, shape, size, numWarps, inner);
+    if (!sw || sw.wavefronts >= best!.wavefronts) continue;
+    const strides = stridesFor(shape, inner, shape[inner]!);
+    best = { ...sw, strides, inner, pad: 0, bytes: Math.ceil((numel(shape) * size) / 16) * 16 };
   }
   if (cache.size > 1024) cache.clear();
   const { pad: _pad, ...plan } = best!;

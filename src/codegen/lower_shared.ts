@@ -6,7 +6,8 @@ import type { Op, Value } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
 import { blockedOf, layoutKey, parentDim, parentShape, permuteBlocked, regSlots, wraps, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering, type SmemAddr } from './context.js';
-import { planConversion, vecGroups } from './convert_plan.js';
+import { planConversion, vecGroups, type ConvertPlan } from './convert_plan.js';
+import { rowXor } from './convert_swizzle.js';
 import { regBits, regKind } from './ptx_types.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -81,11 +82,62 @@ function vecForm(t: ElemType, n: number): { suffix: string; words: number; per: 
 }
 const regList = (rs: readonly string[]): string => (rs.length > 1 ? `{${rs.join(', ')}}` : rs[0]!);
 
+/**
+ * Addresses of the slots `heads` in a swizzled 2-D buffer (convert_swizzle.ts). Coordinates are
+ * disjoint bit fields (thread base | slot offset), so the row XOR splits into the thread's part,
+ * computed once, and a constant per slot: address = A0 + ((X ^ k) * G + imm) * size.
+ */
+function swizzledAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: ConvertPlan, size: number, heads: readonly number[]): SmemAddr[] {
+  const sw = p.swizzle!;
+  const f = p.inner, o = 1 - p.inner;
+  const pitch = p.strides[o]!;
+  const g = sw.granule;
+  const [br, bc] = [cx.base(blockedOf(l)!)[o]!, cx.base(blockedOf(l)!)[f]!];
+  const x = cx.reg('b32');
+  cx.emit(`shr.u32 ${x}, ${bc}, ${Math.log2(g)};`);
+  sw.masks.forEach((m, i) => {
+    if (!m) return;
+    const t = cx.reg('b32');
+    cx.emit(`bfe.u32 ${t}, ${br}, ${i}, 1;`);
+    cx.emit(`mul.lo.u32 ${t}, ${t}, ${m};`);
+    cx.emit(`xor.b32 ${x}, ${x}, ${t};`);
+  });
+  const a0 = cx.reg('b32');
+  cx.emit(`mov.u32 ${a0}, ${cx.smemBase()};`);
+  cx.emit(`mad.lo.u32 ${a0}, ${br}, ${pitch * size}, ${a0};`);
+  if (g > 1) {
+    const lo = cx.reg('b32');
+    cx.emit(`and.b32 ${lo}, ${bc}, ${g - 1};`);
+    cx.emit(`mad.lo.u32 ${a0}, ${lo}, ${size}, ${a0};`);
+  }
+  const slots = regSlots(l, shape);
+  const byK = new Map<number, string>();
+  return heads.map((i) => {
+    const off = slots[i]!.off;
+    const k = Math.floor(off[f]! / g) ^ rowXor(sw, off[o]!);
+    let r = byK.get(k);
+    if (!r) {
+      const y = cx.reg('b32');
+      if (k) cx.emit(`xor.b32 ${y}, ${x}, ${k};`);
+      r = cx.reg('b32');
+      cx.emit(`mad.lo.u32 ${r}, ${k ? y : x}, ${g * size}, ${a0};`);
+      byK.set(k, r);
+    }
+    return { reg: r, imm: (off[o]! * pitch + (off[f]! % g)) * size };
+  });
+}
+
+/** Shared-memory addresses of the first slot of each group, by the plan's addressing. */
+function groupAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: ConvertPlan, size: number, groups: readonly (readonly number[])[]): SmemAddr[] {
+  const heads = groups.map((g) => g[0]!);
+  return p.swizzle ? swizzledAddrs(cx, l, shape, p, size, heads) : slotAddrs(cx, l, shape, p.strides, size, heads);
+}
+
 /** Writes `regs` (layout `l`) with `vec`-element st.shared per group. */
-function storeVec(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], strides: readonly number[], inner: number, vec: number): void {
-  if (vec === 1 || regKind(t) === 'pred') return storeTile(cx, t, regs, l, shape, strides);
-  const groups = vecGroups(l, shape, inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${inner}`);
-  const addrs = slotAddrs(cx, l, shape, strides, smemBytesOf(t), groups.map((g) => g[0]!));
+function storeVec(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], p: ConvertPlan, vec: number): void {
+  if (regKind(t) === 'pred') return storeTile(cx, t, regs, l, shape, p.strides);
+  const groups = vecGroups(l, shape, p.inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${p.inner}`);
+  const addrs = groupAddrs(cx, l, shape, p, smemBytesOf(t), groups);
   const f = vecForm(t, vec);
   groups.forEach((g, k) => {
     let src = g.map((i) => regs[regs.length === 1 ? 0 : i]!);
@@ -100,10 +152,10 @@ function storeVec(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: r
   });
 }
 /** Reads a tile in layout `l` with `vec`-element ld.shared per group. */
-function loadVec(cx: Lowering, t: ElemType, l: Layout, shape: readonly number[], strides: readonly number[], inner: number, vec: number): string[] {
-  if (vec === 1 || regKind(t) === 'pred') return loadTile(cx, t, l, shape, strides);
-  const groups = vecGroups(l, shape, inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${inner}`);
-  const addrs = slotAddrs(cx, l, shape, strides, smemBytesOf(t), groups.map((g) => g[0]!));
+function loadVec(cx: Lowering, t: ElemType, l: Layout, shape: readonly number[], p: ConvertPlan, vec: number): string[] {
+  if (regKind(t) === 'pred') return loadTile(cx, t, l, shape, p.strides);
+  const groups = vecGroups(l, shape, p.inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${p.inner}`);
+  const addrs = groupAddrs(cx, l, shape, p, smemBytesOf(t), groups);
   const out = cx.newRegs(t, regSlots(l, shape).length);
   const f = vecForm(t, vec);
   groups.forEach((g, k) => {
@@ -119,9 +171,9 @@ function loadVec(cx: Lowering, t: ElemType, l: Layout, shape: readonly number[],
 
 /**
  * Layout conversion of `v` from `from` to `to` through shared memory. `planConversion` picks the
- * contiguous dim, the row padding and the access widths with the fewest wavefronts (see
- * convert_plan.ts); each thread writes its runs with the widest st.shared the plan allows and
- * reads its target runs the same way.
+ * contiguous dim, the row padding or XOR swizzle, and the access widths with the fewest
+ * wavefronts (convert_plan.ts); each thread writes its runs with the widest st.shared the plan
+ * allows and reads its target runs the same way.
  */
 export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout): string[] {
   const shape = v.type.shape;
@@ -137,12 +189,13 @@ export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout):
     return loadTile(cx, t, to, shape, st);
   }
   const p = planConversion(from, to, shape, size, cx.numWarps, `${layoutKey(from)}|${layoutKey(to)}|${shape.join('x')}|${size}|${cx.numWarps}`);
-  cx.emit(`// strides [${p.strides}], ${p.writeVec}-element writes, ${p.readVec}-element reads, ${p.conflicts} bank conflicts (model)`);
+  const how = p.swizzle ? `swizzle ${p.swizzle.granule}-element chunks ^ [${p.swizzle.masks}]` : `strides [${p.strides}]`;
+  cx.emit(`// ${how}, ${p.writeVec}-element writes, ${p.readVec}-element reads, ${p.conflicts} bank conflicts (model)`);
   cx.needShared(p.bytes);
   cx.barrier();
-  storeVec(cx, t, cx.regs(v), from, shape, p.strides, p.inner, p.writeVec);
+  storeVec(cx, t, cx.regs(v), from, shape, p, p.writeVec);
   cx.barrier();
-  return loadVec(cx, t, to, shape, p.strides, p.inner, p.readVec);
+  return loadVec(cx, t, to, shape, p, p.readVec);
 }
 
 function through(cx: Lowering, op: Op, write: (strides: readonly number[]) => void, bytes: number): void {

@@ -87,28 +87,52 @@ describe('tensor-core epilogue: accumulator -> store layout', () => {
 });
 
 describe('other conversions: the model counts what the sim counts', () => {
-  const cases: [string, number, () => Func, () => LaunchArg[]][] = [
-    ['f32 -> f16 store (4- to 8-element runs)', 4, () => kernel('cvt_widen', [['x', P('f32')], ['y', P('f16')]], (k, [x, y]) => {
+  type Case = [string, number | 'some', () => Func, () => LaunchArg[], RegExp?];
+  const cases: Case[] = [
+    ['f32 -> f16 store (4- to 8-element runs)', 0, () => kernel('cvt_widen', [['x', P('f32')], ['y', P('f16')]], (k, [x, y]) => {
       const o = grid2(k, 32, 64);
       k.store(k.addptr(y!, o), k.cast(k.load(k.addptr(x!, o)), 'f16'));
-    }), () => [Float32Array.from({ length: 2048 }, (_, i) => i % 97), new Uint16Array(2048)]],
-    ['transpose f32 64 x 32 (fastest dims differ)', 4, () => kernel('cvt_trans', [['x', P('f32')], ['y', P('f32')]], (k, [x, y]) => {
+    }), () => [Float32Array.from({ length: 2048 }, (_, i) => i % 97), new Uint16Array(2048)], /st\.shared\.v2\.b32[^]*ld\.shared\.v4\.b32/],
+    // columns of 4 written, rows read: padding leaves 2-way conflicts, the XOR swizzle none
+    ['transpose f32 64 x 32 (fastest dims differ): XOR swizzle', 0, () => kernel('cvt_trans', [['x', P('f32')], ['y', P('f32')]], (k, [x, y]) => {
       k.store(k.addptr(y!, grid2(k, 64, 32)), k.trans(k.load(k.addptr(x!, grid2(k, 32, 64)))));
-    }), () => [Float32Array.from({ length: 2048 }, (_, i) => i), new Float32Array(2048)]],
-    ['row sums: slice -> 1-D blocked', 4, () => kernel('cvt_slice', [['x', P('f32')], ['y', P('f32')]], (k, [x, y]) => {
+    }), () => [Float32Array.from({ length: 2048 }, (_, i) => i), new Float32Array(2048)], /swizzle[^]*xor\.b32[^]*ld\.shared\.v2\.b32/],
+    ['transpose f16 64 x 64: XOR swizzle, 16-byte reads', 0, () => kernel('cvt_trans16', [['x', P('f16')], ['y', P('f16')]], (k, [x, y]) => {
+      k.store(k.addptr(y!, grid2(k, 64, 64)), k.trans(k.load(k.addptr(x!, grid2(k, 64, 64)))));
+    }), () => [Uint16Array.from({ length: 4096 }, (_, i) => 0x3c00 + (i % 1000)), new Uint16Array(4096)], /swizzle[^]*ld\.shared\.v4\.b32/],
+    ['row sums: slice -> 1-D blocked', 0, () => kernel('cvt_slice', [['x', P('f32')], ['y', P('f32')]], (k, [x, y]) => {
       const s = k.reduce(k.load(k.addptr(x!, grid2(k, 64, 32))), 1, 'add');
       k.store(k.addptr(y!, k.arange(64)), s);
     }), () => [Float32Array.from({ length: 2048 }, (_, i) => i % 13), new Float32Array(64)]],
+    // 3-D: padding only (no swizzle), conflicts remain and must be counted exactly
+    ['3-D transpose of the last two dims (padding only)', 'some', () => kernel('cvt_trans3', [['x', P('f32')], ['y', P('f32')]], (k, [x, y]) => {
+      const idx = (a: number, b: number, c: number) => {
+        const i = k.broadcast(k.expand(k.expand(k.bin('mul', k.arange(a), k.c(b * c, 'i32', [a])), 1), 2), [a, b, c]);
+        const j = k.broadcast(k.expand(k.expand(k.bin('mul', k.arange(b), k.c(c, 'i32', [b])), 0), 2), [a, b, c]);
+        const l = k.broadcast(k.expand(k.expand(k.arange(c), 0), 0), [a, b, c]);
+        return k.bin('add', k.bin('add', i, j), l);
+      };
+      k.store(k.addptr(y!, idx(2, 64, 32)), k.trans(k.load(k.addptr(x!, idx(2, 32, 64))), [0, 2, 1]));
+    }), () => [Float32Array.from({ length: 4096 }, (_, i) => i), new Float32Array(4096)]],
   ];
-  it.each(cases)('%s', async (_, numWarps, make, args) => {
+  it.each(cases)('%s', async (_, want, make, args, form) => {
     const f = make();
-    const spec = { specialization: aligned('x', 'y'), numWarps };
-    const { sm80 } = gate(f, spec);
+    const { sm80 } = gate(f, { specialization: aligned('x', 'y'), numWarps: 4 });
     const model = predicted(sm80.ptx);
     expect(model.length).toBeGreaterThan(0);
-    const r = await run(f, args(), numWarps);
+    if (form) expect(sm80.ptx).toMatch(form);
+    const total = model.reduce((a, b) => a + b, 0);
+    if (want === 'some') expect(total).toBeGreaterThan(0);
+    else expect(total).toBe(want);
+    const r = await run(f, args(), 4);
     expectBitwise(r.sim[1] as ArrayBufferView, r.interpret[1] as ArrayBufferView, 'sim vs interpreter');
     // the sim device specializes aligned pointers the same way, so it ran this PTX
-    expect(r.counters.sharedBankConflicts).toBe(model.reduce((a, b) => a + b, 0));
+    expect(r.counters.sharedBankConflicts).toBe(total);
+  });
+
+  it('a 16 x 16 f32 accumulator over 2 warps needs the swizzle (no padding is conflict-free for both sides)', () => {
+    const p = planConversion(mmaLayout(16, 16, 2)!, blockedFor([16, 16], 2, [1, 0], 4), [16, 16], 4, 2, 't|16x16');
+    expect(p.swizzle).toBeDefined();
+    expect(p).toMatchObject({ writeVec: 2, readVec: 4, conflicts: 0 });
   });
 });
