@@ -83,7 +83,7 @@ describe('dot on tensor cores', () => {
     };
     const one = conflicts(false), two = conflicts(true);
     // what the second dot adds: a staged with st.shared.v4 and 8 ldmatrix per warp; the epilogue
-    // (accumulator -> store layout, through unpadded shared memory) is the same in both
+    // (accumulator -> store layout; test/codegen/convert.test.ts) is the same in both
     expect(two.acc).toBeGreaterThan(one.acc);
     expect(two.conf - one.conf).toBe(0);
   });
