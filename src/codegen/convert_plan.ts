@@ -86,27 +86,36 @@ export function coordsOf(b: BlockedLayout, ps: readonly number[], sh: { lane: nu
     const t = (lane >> sh.lane[d]!) & (b.threadsPerWarp[d]! - 1);
     const w = (warp >> sh.warp[d]!) & (b.warpsPerCTA[d]! - 1);
     const c = (w * b.threadsPerWarp[d]! + t) * b.sizePerThread[d]! + o;
-    return wraps(b, ps, d) ? c & (ps[d]! - 1) : c;
+    return c & (ps[d]! - 1); // the wrap; a no-op when the layout does not wrap (c < ps[d])
   });
 }
 
+// Per-bank distinct words of one phase (reused: this runs thousands of times per plan).
+const bankWords = new Float64Array(32 * 64);
+const bankCount = new Int32Array(32);
+
 /** Wavefronts of one warp access: `addrs` byte addresses per lane, `bytes` per lane. */
-export function wavefronts(addrs: readonly number[], bytes: number): number {
+export function wavefronts(addrs: ArrayLike<number>, bytes: number): number {
   const perPhase = bytes <= 4 ? 32 : 128 / bytes;
   const words = Math.max(1, Math.ceil(bytes / 4));
   let total = 0;
   for (let p = 0; p < 32; p += perPhase) {
-    const banks = new Map<number, Set<number>>();
+    bankCount.fill(0);
+    let wave = 0;
     for (let l = p; l < p + perPhase; l++) {
+      const w0 = Math.floor(addrs[l]! / 4);
       for (let k = 0; k < words; k++) {
-        const w = Math.floor(addrs[l]! / 4) + k;
-        let s = banks.get(w & 31);
-        if (!s) banks.set(w & 31, (s = new Set()));
-        s.add(w);
+        const w = w0 + k;
+        const b = w & 31;
+        const n = bankCount[b]!;
+        let seen = false;
+        for (let i = 0; i < n && !seen; i++) seen = bankWords[b * 64 + i] === w;
+        if (seen) continue;
+        bankWords[b * 64 + n] = w;
+        bankCount[b] = n + 1;
+        if (n + 1 > wave) wave = n + 1;
       }
     }
-    let wave = 0;
-    banks.forEach((s) => (wave = Math.max(wave, s.size)));
     total += wave;
   }
   return total;

@@ -31,6 +31,8 @@ export function swizzled(s: Swizzle, pitch: number, r: number, c: number): numbe
   return r * pitch + (Math.floor(c / g) ^ rowXor(s, r)) * g + (c % g);
 }
 
+const addrs = new Float64Array(32);
+
 export interface SwizzlePlan {
   readonly swizzle: Swizzle;
   readonly writeVec: number;
@@ -94,8 +96,14 @@ export function searchSwizzle(from: Layout, to: Layout, shape: readonly number[]
     const useful = Math.min(chunks, Math.max(1, 128 / (g * size)));
     const cost = (masks: number[]): number => {
       const s = { granule: g, masks };
-      const side = (x: { lanes: number[][][]; times: number[] }, vec: number): number =>
-        x.lanes.reduce((n, acc, k) => n + x.times[k]! * wavefronts(acc.map(([r, c]) => swizzled(s, pitch, r!, c!) * size), vec * size), 0);
+      const side = (x: { lanes: number[][][]; times: number[] }, vec: number): number => {
+        let n = 0;
+        x.lanes.forEach((acc, k) => {
+          for (let l = 0; l < 32; l++) addrs[l] = swizzled(s, pitch, acc[l]![0]!, acc[l]![1]!) * size;
+          n += x.times[k]! * wavefronts(addrs, vec * size);
+        });
+        return n;
+      };
       return side(ws, wv) + side(rs, rv);
     };
     const masks = new Array<number>(rowBits).fill(0);
