@@ -75,6 +75,30 @@ describe('tensor-core epilogue: accumulator -> store layout', () => {
     expect(r.counters.sharedBankConflicts).toBe(0);
   });
 
+  // small tiles: the store layout replicates (16 x 16 f16 over 2 warps wraps along N) or the
+  // accumulator needs the XOR swizzle (16 x 16 f32); results must stay exact
+  it.each([
+    ['f32', 16, 16, 2, 0], ['f16', 16, 16, 2, undefined], ['f32', 16, 64, 8, 0], ['f16', 32, 32, 4, 0],
+  ] as const)('%s accumulator %i x %i over %i warps: exact on the sim and the interpreter', async (acc, M, N, numWarps, conflicts) => {
+    const Kd = 32;
+    const f = mm(acc, M, N, Kd);
+    const { sm80 } = gate(f, { numWarps, specialization: aligned('a', 'b', 'c') });
+    expect(sm80.ptx).toMatch(/mma\.sync/);
+    if (conflicts !== undefined) expect(predicted(sm80.ptx)).toEqual([conflicts]);
+    const ints = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => ((i * 5 + seed) % 7) - 3);
+    const a = ints(M * Kd, 2), b = ints(Kd * N, 4);
+    const want = new Float32Array(M * N);
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+      let s = 0;
+      for (let k = 0; k < Kd; k++) s += a[i * Kd + k]! * b[k * N + j]!;
+      want[i * N + j] = s;
+    }
+    const out = acc === 'f32' ? new Float32Array(M * N) : new Uint16Array(M * N);
+    const r = await run(f, [f16Array(a), f16Array(b), out], numWarps);
+    expectBitwise(r.sim[2] as ArrayBufferView, acc === 'f32' ? want : f16Array(want), 'sim vs JS');
+    expectBitwise(r.interpret[2] as ArrayBufferView, acc === 'f32' ? want : f16Array(want), 'interpreter vs JS');
+  });
+
   it('the plan pads rows by 8 words: the 4 rows of a half-warp st.shared.v2 land 8 banks apart', () => {
     for (const [M, w] of [[64, 4], [128, 8]] as const) {
       const p = planConversion(mmaLayout(M, M, w)!, blockedFor([M, M], w, [1, 0], 4), [M, M], 4, w, `t|f32|${M}|${w}`);
