@@ -95,13 +95,23 @@ function swizzledAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: Con
   const [br, bc] = [cx.base(blockedOf(l)!)[o]!, cx.base(blockedOf(l)!)[f]!];
   const x = cx.reg('b32');
   cx.emit(`shr.u32 ${x}, ${bc}, ${Math.log2(g)};`);
-  sw.masks.forEach((m, i) => {
-    if (!m) return;
+  // f(base row): runs of row bits whose masks are consecutive single bits are one bit field
+  for (let i = 0; i < sw.masks.length;) {
+    const m = sw.masks[i]!;
+    if (!m) {
+      i++;
+      continue;
+    }
+    let n = 1;
+    const single = (m & (m - 1)) === 0;
+    while (single && sw.masks[i + n] === m << n) n++;
     const t = cx.reg('b32');
-    cx.emit(`bfe.u32 ${t}, ${br}, ${i}, 1;`);
-    cx.emit(`mul.lo.u32 ${t}, ${t}, ${m};`);
+    cx.emit(`bfe.u32 ${t}, ${br}, ${i}, ${n};`);
+    if (!single) cx.emit(`mul.lo.u32 ${t}, ${t}, ${m};`);
+    else if (m > 1) cx.emit(`shl.b32 ${t}, ${t}, ${Math.log2(m)};`);
     cx.emit(`xor.b32 ${x}, ${x}, ${t};`);
-  });
+    i += n;
+  }
   const a0 = cx.reg('b32');
   cx.emit(`mov.u32 ${a0}, ${cx.smemBase()};`);
   cx.emit(`mad.lo.u32 ${a0}, ${br}, ${pitch * size}, ${a0};`);
