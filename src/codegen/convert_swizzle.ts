@@ -1,34 +1,45 @@
-// XOR-swizzled scratch for 2-D conversions that row padding cannot make conflict-free (e.g. a
-// transpose: one side's lanes walk down a column). Rows are unpadded (pitch P = the row length);
-// the row is cut into chunks of G elements and chunk j of row r is stored at chunk j ^ f(r),
-// where f is linear over GF(2) in the bits of r: f(r) = XOR of masks[i] for each set bit i.
-// Each side's vectors stay inside one chunk (vec <= G), so they stay contiguous and aligned.
+// XOR-swizzled scratch for 2-D conversions that row padding cannot make conflict-free: a
+// transpose (one side's lanes walk down a column) or lanes a whole number of 16-byte chunks
+// apart inside one row (f64 pairs, i8 runs). Rows are unpadded, so element (r, c) has the
+// linear offset o = r·P + c; the buffer is cut into chunks of G elements, J = o / G, and chunk J
+// is stored at chunk J ^ F(J >> low), where F is linear over GF(2): the XOR of masks[i] for each
+// set bit i of J >> low, every mask below 2^low. The sources (J's bits from `low` up: the row
+// bits and, in rows longer than 128 bytes, the chunk bits beyond one line) lie above the targets,
+// so the map is a bijection, and a vector (vec <= G elements) stays inside its chunk.
 // A blocked layout without wrapping builds its coordinates from disjoint bit fields (register,
-// lane, warp, repeat), so every access of a side is the first access of warp 0 with constant
-// bits XORed into its address: a bank permutation when those bits are whole words. One access
-// per side and per sub-word column offset is therefore enough to count wavefronts.
+// lane, warp, repeat), so J = J(thread) | J(slot) and every access of a side is the first access
+// of warp 0 with a constant XORed into its chunk index: a bank permutation when the constant is
+// whole words. One access per side and per sub-word column offset is enough to count wavefronts.
 import { regSlots, threadShifts, wraps, type BlockedLayout, type Layout } from '../compiler/layout.js';
 import { coordsOf, maxVec, vecGroups, wavefronts } from './convert_plan.js';
 
 export interface Swizzle {
   /** Elements per chunk. */
   readonly granule: number;
-  /** Chunk-index XOR mask per bit of the row coordinate. */
+  /** Chunk-index bits below `low` are XOR targets, bits from `low` up are sources. */
+  readonly low: number;
+  /** XOR mask (< 2^low) per source bit: masks[i] for bit low + i of the chunk index. */
   readonly masks: readonly number[];
 }
 
-/** f(r): the chunk XOR of row `r`. */
-export function rowXor(s: Swizzle, r: number): number {
+/** F(J >> low): the XOR applied to chunk J. */
+export function chunkXor(s: Swizzle, j: number): number {
   let x = 0;
+  const hi = Math.floor(j / 2 ** s.low);
   s.masks.forEach((m, i) => {
-    if ((r >> i) & 1) x ^= m;
+    if (Math.floor(hi / 2 ** i) & 1) x ^= m;
   });
   return x;
 }
+/** Swizzled element offset of linear element offset `o`. */
+export function swizzledOffset(s: Swizzle, o: number): number {
+  const g = s.granule;
+  const j = Math.floor(o / g);
+  return (j ^ chunkXor(s, j)) * g + (o % g);
+}
 /** Element offset of (row r, column c) in a swizzled buffer with rows of `pitch` elements. */
 export function swizzled(s: Swizzle, pitch: number, r: number, c: number): number {
-  const g = s.granule;
-  return r * pitch + (Math.floor(c / g) ^ rowXor(s, r)) * g + (c % g);
+  return swizzledOffset(s, r * pitch + c);
 }
 
 const addrs = new Float64Array(32);
@@ -78,24 +89,25 @@ function sideLanes(b: BlockedLayout, shape: readonly number[], inner: number, ve
 
 /**
  * Greedy search for a swizzle with the fewest wavefronts: for each granule, masks are chosen bit
- * by bit (a single chunk bit or none per row bit, a few sweeps) by the exact count.
+ * by bit (a single target bit or none per source bit, three sweeps) by the exact count.
  * Undefined when the conversion is not 2-D between wrap-free blocked layouts.
  */
 export function searchSwizzle(from: Layout, to: Layout, shape: readonly number[], size: number, numWarps: number, inner: number): SwizzlePlan | undefined {
   if (shape.length !== 2 || from.kind !== 'blocked' || to.kind !== 'blocked' || size < 2) return undefined;
   if ([from, to].some((b) => wraps(b, shape, 0) || wraps(b, shape, 1))) return undefined;
   const pitch = shape[inner]!;
-  const rowBits = Math.log2(shape[1 - inner]!);
+  const total = shape[0]! * shape[1]!;
   let best: SwizzlePlan | undefined;
   for (let g = Math.max(maxVec(from, shape, inner, size), maxVec(to, shape, inner, size)); g >= 1; g /= 2) {
     const wv = Math.min(maxVec(from, shape, inner, size), g), rv = Math.min(maxVec(to, shape, inner, size), g);
     const ws = sideLanes(from, shape, inner, wv, numWarps, size), rs = sideLanes(to, shape, inner, rv, numWarps, size);
     if (!ws || !rs) continue;
-    const chunks = pitch / g;
-    // XOR bits above one 128-byte line do not change banks
-    const useful = Math.min(chunks, Math.max(1, 128 / (g * size)));
+    // targets: the chunk bits inside one 128-byte line (and inside one row)
+    const low = Math.log2(Math.max(1, Math.min(pitch / g, 128 / (g * size))));
+    const sources = Math.log2(total / g) - low;
+    if (low === 0 || sources <= 0) continue;
     const cost = (masks: number[]): number => {
-      const s = { granule: g, masks };
+      const s: Swizzle = { granule: g, low, masks };
       const side = (x: { lanes: number[][][]; times: number[] }, vec: number): number => {
         let n = 0;
         x.lanes.forEach((acc, k) => {
@@ -106,13 +118,13 @@ export function searchSwizzle(from: Layout, to: Layout, shape: readonly number[]
       };
       return side(ws, wv) + side(rs, rv);
     };
-    const masks = new Array<number>(rowBits).fill(0);
+    const masks = new Array<number>(sources).fill(0);
     let cur = cost(masks);
     const floor = ws.accesses * Math.max(1, (wv * size) / 4) + rs.accesses * Math.max(1, (rv * size) / 4);
     for (let sweep = 0; sweep < 3 && cur > floor; sweep++) {
       let improved = false;
-      for (let i = 0; i < rowBits; i++) {
-        for (let m = 0; m < useful; m = m ? m * 2 : 1) {
+      for (let i = 0; i < sources; i++) {
+        for (let m = 0; m < 2 ** low; m = m ? m * 2 : 1) {
           if (m === masks[i]) continue;
           const keep = masks[i]!;
           masks[i] = m;
@@ -125,7 +137,9 @@ export function searchSwizzle(from: Layout, to: Layout, shape: readonly number[]
       }
       if (!improved) break;
     }
-    const plan = { swizzle: { granule: g, masks: [...masks] }, writeVec: wv, readVec: rv, accesses: ws.accesses + rs.accesses, wavefronts: cur, conflicts: cur - floor };
+    // trailing zero masks carry nothing
+    while (masks.length && !masks[masks.length - 1]) masks.pop();
+    const plan = { swizzle: { granule: g, low, masks }, writeVec: wv, readVec: rv, accesses: ws.accesses + rs.accesses, wavefronts: cur, conflicts: cur - floor };
     if (!best || plan.wavefronts < best.wavefronts || (plan.wavefronts === best.wavefronts && plan.accesses < best.accesses)) best = plan;
   }
   return best;

@@ -7,7 +7,7 @@ import { numel, type ElemType } from '../ir/types.js';
 import { blockedOf, layoutKey, parentDim, parentShape, permuteBlocked, regSlots, wraps, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering, type SmemAddr } from './context.js';
 import { planConversion, vecGroups, type ConvertPlan } from './convert_plan.js';
-import { rowXor } from './convert_swizzle.js';
+import { chunkXor } from './convert_swizzle.js';
 import { regBits, regKind } from './ptx_types.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -83,9 +83,10 @@ function vecForm(t: ElemType, n: number): { suffix: string; words: number; per: 
 const regList = (rs: readonly string[]): string => (rs.length > 1 ? `{${rs.join(', ')}}` : rs[0]!);
 
 /**
- * Addresses of the slots `heads` in a swizzled 2-D buffer (convert_swizzle.ts). Coordinates are
- * disjoint bit fields (thread base | slot offset), so the row XOR splits into the thread's part,
- * computed once, and a constant per slot: address = A0 + ((X ^ k) * G + imm) * size.
+ * Addresses of the slots `heads` in a swizzled 2-D buffer (convert_swizzle.ts). The chunk index
+ * is J = J(thread) | J(slot) (disjoint bit fields) and F is linear, so J ^ F(J >> low) =
+ * X ^ k with X = J(thread) ^ F(J(thread) >> low), computed once, and k a constant per slot whose
+ * bits from `low` up cannot meet X's: address = A0 + (X ^ (k mod 2^low))·G·size + immediate.
  */
 function swizzledAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: ConvertPlan, size: number, heads: readonly number[]): SmemAddr[] {
   const sw = p.swizzle!;
@@ -93,9 +94,12 @@ function swizzledAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: Con
   const pitch = p.strides[o]!;
   const g = sw.granule;
   const [br, bc] = [cx.base(blockedOf(l)!)[o]!, cx.base(blockedOf(l)!)[f]!];
+  const jb = cx.reg('b32');
+  cx.emit(`shr.u32 ${jb}, ${bc}, ${Math.log2(g)};`);
+  cx.emit(`mad.lo.u32 ${jb}, ${br}, ${pitch / g}, ${jb};`);
   const x = cx.reg('b32');
-  cx.emit(`shr.u32 ${x}, ${bc}, ${Math.log2(g)};`);
-  // f(base row): runs of row bits whose masks are consecutive single bits are one bit field
+  cx.emit(`mov.b32 ${x}, ${jb};`);
+  // F(J(thread) >> low): runs of source bits whose masks are consecutive single bits are one bit field
   for (let i = 0; i < sw.masks.length;) {
     const m = sw.masks[i]!;
     if (!m) {
@@ -106,7 +110,7 @@ function swizzledAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: Con
     const single = (m & (m - 1)) === 0;
     while (single && sw.masks[i + n] === m << n) n++;
     const t = cx.reg('b32');
-    cx.emit(`bfe.u32 ${t}, ${br}, ${i}, ${n};`);
+    cx.emit(`bfe.u32 ${t}, ${jb}, ${sw.low + i}, ${n};`);
     if (!single) cx.emit(`mul.lo.u32 ${t}, ${t}, ${m};`);
     else if (m > 1) cx.emit(`shl.b32 ${t}, ${t}, ${Math.log2(m)};`);
     cx.emit(`xor.b32 ${x}, ${x}, ${t};`);
@@ -114,26 +118,28 @@ function swizzledAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: Con
   }
   const a0 = cx.reg('b32');
   cx.emit(`mov.u32 ${a0}, ${cx.smemBase()};`);
-  cx.emit(`mad.lo.u32 ${a0}, ${br}, ${pitch * size}, ${a0};`);
   if (g > 1) {
     const lo = cx.reg('b32');
     cx.emit(`and.b32 ${lo}, ${bc}, ${g - 1};`);
     cx.emit(`mad.lo.u32 ${a0}, ${lo}, ${size}, ${a0};`);
   }
   const slots = regSlots(l, shape);
+  const lowMask = 2 ** sw.low - 1;
   const byK = new Map<number, string>();
   return heads.map((i) => {
     const off = slots[i]!.off;
-    const k = Math.floor(off[f]! / g) ^ rowXor(sw, off[o]!);
-    let r = byK.get(k);
+    const j = off[o]! * (pitch / g) + Math.floor(off[f]! / g);
+    const k = j ^ chunkXor(sw, j);
+    const kLo = k & lowMask;
+    let r = byK.get(kLo);
     if (!r) {
       const y = cx.reg('b32');
-      if (k) cx.emit(`xor.b32 ${y}, ${x}, ${k};`);
+      if (kLo) cx.emit(`xor.b32 ${y}, ${x}, ${kLo};`);
       r = cx.reg('b32');
-      cx.emit(`mad.lo.u32 ${r}, ${k ? y : x}, ${g * size}, ${a0};`);
-      byK.set(k, r);
+      cx.emit(`mad.lo.u32 ${r}, ${kLo ? y : x}, ${g * size}, ${a0};`);
+      byK.set(kLo, r);
     }
-    return { reg: r, imm: (off[o]! * pitch + (off[f]! % g)) * size };
+    return { reg: r, imm: ((k - kLo) * g + (off[f]! % g)) * size };
   });
 }
 
@@ -199,7 +205,7 @@ export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout):
     return loadTile(cx, t, to, shape, st);
   }
   const p = planConversion(from, to, shape, size, cx.numWarps, `${layoutKey(from)}|${layoutKey(to)}|${shape.join('x')}|${size}|${cx.numWarps}`);
-  const how = p.swizzle ? `swizzle ${p.swizzle.granule}-element chunks ^ [${p.swizzle.masks}]` : `strides [${p.strides}]`;
+  const how = p.swizzle ? `swizzle: ${p.swizzle.granule}-element chunk J at J ^ F(J >> ${p.swizzle.low}), F masks [${p.swizzle.masks}]` : `strides [${p.strides}]`;
   cx.emit(`// ${how}, ${p.writeVec}-element writes, ${p.readVec}-element reads, ${p.conflicts} bank conflicts (model)`);
   cx.needShared(p.bytes);
   cx.barrier();

@@ -117,6 +117,14 @@ describe('other conversions: the model counts what the sim counts', () => {
       const o = grid2(k, 32, 64);
       k.store(k.addptr(y!, o), k.cast(k.load(k.addptr(x!, o)), 'f16'));
     }), () => [Float32Array.from({ length: 2048 }, (_, i) => i % 97), new Uint16Array(2048)], /st\.shared\.v2\.b32[^]*ld\.shared\.v4\.b32/],
+    ['f32 -> f64 store (4- to 2-element runs, v2.b64)', 0, () => kernel('cvt_f64', [['x', P('f32')], ['y', P('f64')]], (k, [x, y]) => {
+      const o = grid2(k, 32, 64);
+      k.store(k.addptr(y!, o), k.cast(k.load(k.addptr(x!, o)), 'f64'));
+    }), () => [Float32Array.from({ length: 2048 }, (_, i) => i / 7), new Float64Array(2048)], /st\.shared\.v2\.b64[^]*ld\.shared\.v2\.b64/],
+    ['i8 -> i32 store (16- to 4-element runs; bytes live in 32-bit registers)', 0, () => kernel('cvt_i8', [['x', P('i8')], ['y', P('i32')]], (k, [x, y]) => {
+      const o = grid2(k, 32, 64);
+      k.store(k.addptr(y!, o), k.cast(k.load(k.addptr(x!, o)), 'i32'));
+    }), () => [Int8Array.from({ length: 2048 }, (_, i) => (i * 37) % 256 - 128), new Int32Array(2048)], /ld\.shared\.v4\.b32/],
     // columns of 4 written, rows read: padding leaves 2-way conflicts, the XOR swizzle none
     ['transpose f32 64 x 32 (fastest dims differ): XOR swizzle', 0, () => kernel('cvt_trans', [['x', P('f32')], ['y', P('f32')]], (k, [x, y]) => {
       k.store(k.addptr(y!, grid2(k, 64, 32)), k.trans(k.load(k.addptr(x!, grid2(k, 32, 64)))));
