@@ -1,13 +1,11 @@
-// Data movement through shared memory: layout conversion, trans, reshape, join, split.
-// A tile is written row-major (replicated copies write the same value), a barrier, and each
-// thread reads the elements its target layout gives it. The scratch buffer is shared by all ops;
-// a barrier before each write keeps earlier readers safe.
+// Data movement through shared memory: trans, reshape, join, split (layout conversion is in
+// lower_convert.ts). A tile is written row-major (replicated copies write the same value), a
+// barrier, and each thread reads the elements its target layout gives it. The scratch buffer is
+// shared by all ops; a barrier before each write keeps earlier readers safe.
 import type { Op, Value } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
-import { blockedOf, layoutKey, parentDim, parentShape, permuteBlocked, regSlots, wraps, type Layout } from '../compiler/layout.js';
-import { addrStr, rowMajorStrides, type Lowering, type SmemAddr } from './context.js';
-import { planConversion, vecGroups, type ConvertPlan } from './convert_plan.js';
-import { chunkXor } from './convert_swizzle.js';
+import { layoutKey, permuteBlocked, type Layout } from '../compiler/layout.js';
+import { addrStr, rowMajorStrides, type Lowering } from './context.js';
 import { regBits, regKind } from './ptx_types.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -16,7 +14,7 @@ export const smemBytesOf = (t: ElemType): number => {
   const k = regKind(t);
   return k === 'pred' ? 1 : regBits(k) / 8;
 };
-const stType = (t: ElemType): string => (regKind(t) === 'pred' ? 'u8' : `b${regBits(regKind(t))}`);
+export const stType = (t: ElemType): string => (regKind(t) === 'pred' ? 'u8' : `b${regBits(regKind(t))}`);
 
 /** Writes registers of a tile (layout `l`, tile `shape`) to shared memory with `strides`. */
 export function storeTile(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], strides: readonly number[], baseBytes = 0): void {
@@ -45,173 +43,6 @@ export function loadTile(cx: Lowering, t: ElemType, l: Layout, shape: readonly n
     } else cx.emit(`ld.shared.${stType(t)} ${out[i]}, ${addrStr(a)};`);
   });
   return out;
-}
-
-/** Shared-memory addresses of the slots `heads` of a tile in layout `l` stored with `strides`. */
-function slotAddrs(cx: Lowering, l: Layout, shape: readonly number[], strides: readonly number[], size: number, heads: readonly number[]): SmemAddr[] {
-  const b = blockedOf(l)!;
-  const ps = parentShape(l, shape);
-  const pstr = ps.map(() => 0);
-  strides.forEach((s, d) => (pstr[parentDim(l, d)] = s));
-  const slots = regSlots(l, shape);
-  const base = cx.reg('b32');
-  cx.emit(`mov.u32 ${base}, ${cx.smemBase()};`);
-  const bases = cx.base(b);
-  const wrapped = ps.map((_, d) => pstr[d] !== 0 && wraps(b, ps, d));
-  // dims that do not wrap: thread base once, slot offsets as immediates
-  ps.forEach((_, d) => {
-    if (pstr[d] && !wrapped[d]) cx.emit(`mad.lo.u32 ${base}, ${bases[d]}, ${pstr[d]! * size}, ${base};`);
-  });
-  const fixed = (i: number): number => slots[i]!.off.reduce((a, o, d) => a + (wrapped[d] ? 0 : o * pstr[d]! * size), 0);
-  if (!wrapped.some(Boolean)) return heads.map((i) => ({ reg: base, imm: fixed(i) }));
-  return heads.map((i) => {
-    const r = cx.reg('b32');
-    cx.emit(`mov.u32 ${r}, ${base};`);
-    ps.forEach((_, d) => {
-      if (wrapped[d]) cx.emit(`mad.lo.u32 ${r}, ${cx.coordReg(l, shape, slots[i]!, d)}, ${pstr[d]! * size}, ${r};`);
-    });
-    return { reg: r, imm: fixed(i) };
-  });
-}
-
-/** The ld/st.shared type suffix and register list of one vector group (16-bit pairs packed in b32 words). */
-function vecForm(t: ElemType, n: number): { suffix: string; words: number; per: number } {
-  const bits = regBits(regKind(t));
-  if (bits === 16 && n >= 2) return { suffix: `${n > 2 ? `.v${n / 2}` : ''}.b32`, words: n / 2, per: 2 };
-  return { suffix: `${n > 1 ? `.v${n}` : ''}.${stType(t)}`, words: n, per: 1 };
-}
-const regList = (rs: readonly string[]): string => (rs.length > 1 ? `{${rs.join(', ')}}` : rs[0]!);
-
-/**
- * Addresses of the slots `heads` in a swizzled 2-D buffer (convert_swizzle.ts). The chunk index
- * is J = J(thread) | J(slot) (disjoint bit fields) and F is linear, so J ^ F(J >> low) =
- * X ^ k with X = J(thread) ^ F(J(thread) >> low), computed once, and k a constant per slot whose
- * bits from `low` up cannot meet X's: address = A0 + (X ^ (k mod 2^low))·G·size + immediate.
- */
-function swizzledAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: ConvertPlan, size: number, heads: readonly number[]): SmemAddr[] {
-  const sw = p.swizzle!;
-  const f = p.inner, o = 1 - p.inner;
-  const pitch = p.strides[o]!;
-  const g = sw.granule;
-  const [br, bc] = [cx.base(blockedOf(l)!)[o]!, cx.base(blockedOf(l)!)[f]!];
-  const jb = cx.reg('b32');
-  cx.emit(`shr.u32 ${jb}, ${bc}, ${Math.log2(g)};`);
-  cx.emit(`mad.lo.u32 ${jb}, ${br}, ${pitch / g}, ${jb};`);
-  const x = cx.reg('b32');
-  cx.emit(`mov.b32 ${x}, ${jb};`);
-  // F(J(thread) >> low): runs of source bits whose masks are consecutive single bits are one bit field
-  for (let i = 0; i < sw.masks.length;) {
-    const m = sw.masks[i]!;
-    if (!m) {
-      i++;
-      continue;
-    }
-    let n = 1;
-    const single = (m & (m - 1)) === 0;
-    while (single && sw.masks[i + n] === m << n) n++;
-    const t = cx.reg('b32');
-    cx.emit(`bfe.u32 ${t}, ${jb}, ${sw.low + i}, ${n};`);
-    if (!single) cx.emit(`mul.lo.u32 ${t}, ${t}, ${m};`);
-    else if (m > 1) cx.emit(`shl.b32 ${t}, ${t}, ${Math.log2(m)};`);
-    cx.emit(`xor.b32 ${x}, ${x}, ${t};`);
-    i += n;
-  }
-  const a0 = cx.reg('b32');
-  cx.emit(`mov.u32 ${a0}, ${cx.smemBase()};`);
-  if (g > 1) {
-    const lo = cx.reg('b32');
-    cx.emit(`and.b32 ${lo}, ${bc}, ${g - 1};`);
-    cx.emit(`mad.lo.u32 ${a0}, ${lo}, ${size}, ${a0};`);
-  }
-  const slots = regSlots(l, shape);
-  const lowMask = 2 ** sw.low - 1;
-  const byK = new Map<number, string>();
-  return heads.map((i) => {
-    const off = slots[i]!.off;
-    const j = off[o]! * (pitch / g) + Math.floor(off[f]! / g);
-    const k = j ^ chunkXor(sw, j);
-    const kLo = k & lowMask;
-    let r = byK.get(kLo);
-    if (!r) {
-      const y = cx.reg('b32');
-      if (kLo) cx.emit(`xor.b32 ${y}, ${x}, ${kLo};`);
-      r = cx.reg('b32');
-      cx.emit(`mad.lo.u32 ${r}, ${kLo ? y : x}, ${g * size}, ${a0};`);
-      byK.set(kLo, r);
-    }
-    return { reg: r, imm: ((k - kLo) * g + (off[f]! % g)) * size };
-  });
-}
-
-/** Shared-memory addresses of the first slot of each group, by the plan's addressing. */
-function groupAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: ConvertPlan, size: number, groups: readonly (readonly number[])[]): SmemAddr[] {
-  const heads = groups.map((g) => g[0]!);
-  return p.swizzle ? swizzledAddrs(cx, l, shape, p, size, heads) : slotAddrs(cx, l, shape, p.strides, size, heads);
-}
-
-/** Writes `regs` (layout `l`) with `vec`-element st.shared per group. */
-function storeVec(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], p: ConvertPlan, vec: number): void {
-  if (regKind(t) === 'pred') return storeTile(cx, t, regs, l, shape, p.strides);
-  const groups = vecGroups(l, shape, p.inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${p.inner}`);
-  const addrs = groupAddrs(cx, l, shape, p, smemBytesOf(t), groups);
-  const f = vecForm(t, vec);
-  groups.forEach((g, k) => {
-    let src = g.map((i) => regs[regs.length === 1 ? 0 : i]!);
-    if (f.per === 2) {
-      src = Array.from({ length: f.words }, (_, j) => {
-        const w = cx.reg('b32');
-        cx.emit(`mov.b32 ${w}, {${src[2 * j]}, ${src[2 * j + 1]}};`);
-        return w;
-      });
-    }
-    cx.emit(`st.shared${f.suffix} ${addrStr(addrs[k]!)}, ${regList(src)};`);
-  });
-}
-/** Reads a tile in layout `l` with `vec`-element ld.shared per group. */
-function loadVec(cx: Lowering, t: ElemType, l: Layout, shape: readonly number[], p: ConvertPlan, vec: number): string[] {
-  if (regKind(t) === 'pred') return loadTile(cx, t, l, shape, p.strides);
-  const groups = vecGroups(l, shape, p.inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${p.inner}`);
-  const addrs = groupAddrs(cx, l, shape, p, smemBytesOf(t), groups);
-  const out = cx.newRegs(t, regSlots(l, shape).length);
-  const f = vecForm(t, vec);
-  groups.forEach((g, k) => {
-    const dst = g.map((i) => out[i]!);
-    if (f.per === 2) {
-      const words = Array.from({ length: f.words }, () => cx.reg('b32'));
-      cx.emit(`ld.shared${f.suffix} ${regList(words)}, ${addrStr(addrs[k]!)};`);
-      words.forEach((w, j) => cx.emit(`mov.b32 {${dst[2 * j]}, ${dst[2 * j + 1]}}, ${w};`));
-    } else cx.emit(`ld.shared${f.suffix} ${regList(dst)}, ${addrStr(addrs[k]!)};`);
-  });
-  return out;
-}
-
-/**
- * Layout conversion of `v` from `from` to `to` through shared memory. `planConversion` picks the
- * contiguous dim, the row padding or XOR swizzle, and the access widths with the fewest
- * wavefronts (convert_plan.ts); each thread writes its runs with the widest st.shared the plan
- * allows and reads its target runs the same way.
- */
-export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout): string[] {
-  const shape = v.type.shape;
-  const t = v.type.elem;
-  const size = smemBytesOf(t);
-  cx.emit(`// convert_layout %${v.id}`);
-  if (!blockedOf(from) || !blockedOf(to)) {
-    const st = rowMajorStrides(shape);
-    cx.needShared(numel(shape) * size);
-    cx.barrier();
-    storeTile(cx, t, cx.regs(v), from, shape, st);
-    cx.barrier();
-    return loadTile(cx, t, to, shape, st);
-  }
-  const p = planConversion(from, to, shape, size, cx.numWarps, `${layoutKey(from)}|${layoutKey(to)}|${shape.join('x')}|${size}|${cx.numWarps}`);
-  const how = p.swizzle ? `swizzle: ${p.swizzle.granule}-element chunk J at J ^ F(J >> ${p.swizzle.low}), F masks [${p.swizzle.masks}]` : `strides [${p.strides}]`;
-  cx.emit(`// ${how}, ${p.writeVec}-element writes, ${p.readVec}-element reads, ${p.conflicts} bank conflicts (model)`);
-  cx.needShared(p.bytes);
-  cx.barrier();
-  storeVec(cx, t, cx.regs(v), from, shape, p, p.writeVec);
-  cx.barrier();
-  return loadVec(cx, t, to, shape, p, p.readVec);
 }
 
 function through(cx: Lowering, op: Op, write: (strides: readonly number[]) => void, bytes: number): void {

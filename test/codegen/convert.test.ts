@@ -1,4 +1,4 @@
-// Layout conversions through shared memory (lower_shared.ts convertLayout, convert_plan.ts): the
+// Layout conversions through shared memory (lower_convert.ts, convert_plan.ts): the
 // tensor-core epilogue (mma accumulator -> the store's blocked layout) moves with st.shared.v2 /
 // ld.shared.v4 and no bank conflicts, and stores with st.global.v4; the planner's conflict model
 // agrees exactly with the sim's bank counter on other conversions (transposes, slices, vector
