@@ -4,7 +4,7 @@
 // with the widest st.shared the plan allows, barrier, every thread reads its target runs.
 import type { Value } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
-import { blockedOf, layoutKey, parentDim, parentShape, regSlots, wraps, type Layout } from '../compiler/layout.js';
+import { blockedOf, ctaTile, layoutKey, parentDim, parentShape, regSlots, wraps, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering, type SmemAddr } from './context.js';
 import { planConversion, vecGroups, type ConvertPlan } from './convert_plan.js';
 import { chunkXor } from './convert_swizzle.js';
@@ -113,14 +113,19 @@ function groupAddrs(cx: Lowering, l: Layout, shape: readonly number[], p: Conver
   return p.swizzle ? swizzledAddrs(cx, l, shape, p, size, heads) : slotAddrs(cx, l, shape, p.strides, size, heads);
 }
 
-/** Writes `regs` (layout `l`) with `vec`-element st.shared per group. */
-function storeVec(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], p: ConvertPlan, vec: number): void {
-  if (regKind(t) === 'pred') return storeTile(cx, t, regs, l, shape, p.strides);
+/** One side of a conversion: its vector groups and their addresses (computed once). */
+interface Side { readonly groups: readonly (readonly number[])[]; readonly addrs: SmemAddr[]; readonly vec: number }
+function sideOf(cx: Lowering, t: ElemType, l: Layout, shape: readonly number[], p: ConvertPlan, vec: number): Side {
   const groups = vecGroups(l, shape, p.inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${p.inner}`);
-  const addrs = groupAddrs(cx, l, shape, p, smemBytesOf(t), groups);
-  const f = vecForm(t, vec);
-  groups.forEach((g, k) => {
-    let src = g.map((i) => regs[regs.length === 1 ? 0 : i]!);
+  return { groups, addrs: groupAddrs(cx, l, shape, p, smemBytesOf(t), groups), vec };
+}
+const shifted = (a: SmemAddr, by: number): SmemAddr => ({ reg: a.reg, imm: a.imm - by });
+
+/** Writes the groups `which` of `regs` with one st.shared each, `shift` bytes lower. */
+function storeVec(cx: Lowering, t: ElemType, regs: string[], s: Side, which: readonly number[], shift: number): void {
+  const f = vecForm(t, s.vec);
+  for (const k of which) {
+    let src = s.groups[k]!.map((i) => regs[regs.length === 1 ? 0 : i]!);
     if (f.per === 2) {
       src = Array.from({ length: f.words }, (_, j) => {
         const w = cx.reg('b32');
@@ -128,39 +133,57 @@ function storeVec(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: r
         return w;
       });
     }
-    cx.emit(`st.shared${f.suffix} ${addrStr(addrs[k]!)}, ${regList(src)};`);
-  });
+    cx.emit(`st.shared${f.suffix} ${addrStr(shifted(s.addrs[k]!, shift))}, ${regList(src)};`);
+  }
 }
-/** Reads a tile in layout `l` with `vec`-element ld.shared per group. */
-function loadVec(cx: Lowering, t: ElemType, l: Layout, shape: readonly number[], p: ConvertPlan, vec: number): string[] {
-  if (regKind(t) === 'pred') return loadTile(cx, t, l, shape, p.strides);
-  const groups = vecGroups(l, shape, p.inner, vec) ?? cx.fail(`convert_layout: no ${vec}-wide runs along dim ${p.inner}`);
-  const addrs = groupAddrs(cx, l, shape, p, smemBytesOf(t), groups);
-  const out = cx.newRegs(t, regSlots(l, shape).length);
-  const f = vecForm(t, vec);
-  groups.forEach((g, k) => {
-    const dst = g.map((i) => out[i]!);
+/** Reads the groups `which` into `out` with one ld.shared each, `shift` bytes lower. */
+function loadVec(cx: Lowering, t: ElemType, out: string[], s: Side, which: readonly number[], shift: number): void {
+  const f = vecForm(t, s.vec);
+  for (const k of which) {
+    const dst = s.groups[k]!.map((i) => out[i]!);
+    const at = addrStr(shifted(s.addrs[k]!, shift));
     if (f.per === 2) {
       const words = Array.from({ length: f.words }, () => cx.reg('b32'));
-      cx.emit(`ld.shared${f.suffix} ${regList(words)}, ${addrStr(addrs[k]!)};`);
+      cx.emit(`ld.shared${f.suffix} ${regList(words)}, ${at};`);
       words.forEach((w, j) => cx.emit(`mov.b32 {${dst[2 * j]}, ${dst[2 * j + 1]}}, ${w};`));
-    } else cx.emit(`ld.shared${f.suffix} ${regList(dst)}, ${addrStr(addrs[k]!)};`);
-  });
-  return out;
+    } else cx.emit(`ld.shared${f.suffix} ${regList(dst)}, ${at};`);
+  }
+}
+
+/** Unpadded bytes above which a conversion is done in rounds (Triton bounds its scratch too). */
+const ROUND_BYTES = 32 * 1024;
+
+/**
+ * Rounds along the outer dim of a padded 2-D plan: R rows at a time, R a multiple of both
+ * layouts' CTA tiles along that dim, so whether a slot falls in a round does not depend on the
+ * thread (base row < CTA tile <= R) and each round is the full plan's access pattern shifted by
+ * whole rows (same conflicts). Halves R until the scratch fits ROUND_BYTES.
+ */
+function roundsOf(p: ConvertPlan, from: Layout, to: Layout, shape: readonly number[], size: number): number {
+  if (p.swizzle || shape.length !== 2 || from.kind !== 'blocked' || to.kind !== 'blocked') return 1;
+  const o = 1 - p.inner;
+  const unit = Math.max(ctaTile(from)[o]!, ctaTile(to)[o]!);
+  let n = 1;
+  while ((numel(shape) * size) / n > ROUND_BYTES && shape[o]! / (2 * n) >= unit) n *= 2;
+  return n;
 }
 
 /**
  * Layout conversion of `v` from `from` to `to` through shared memory. `planConversion` picks the
  * contiguous dim, the row padding or XOR swizzle, and the access widths with the fewest
  * wavefronts (convert_plan.ts); each thread writes its runs with the widest st.shared the plan
- * allows and reads its target runs the same way.
+ * allows and reads its target runs the same way, in rounds of rows when the tile is large.
  */
 export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout): string[] {
   const shape = v.type.shape;
   const t = v.type.elem;
   const size = smemBytesOf(t);
   cx.emit(`// convert_layout %${v.id}`);
-  if (!blockedOf(from) || !blockedOf(to)) {
+  const p = blockedOf(from) && blockedOf(to) && regKind(t) !== 'pred'
+    ? planConversion(from, to, shape, size, cx.numWarps, `${layoutKey(from)}|${layoutKey(to)}|${shape.join('x')}|${size}|${cx.numWarps}`)
+    : undefined;
+  if (!p) {
+    // scalar tiles and predicates (bytes): row-major, one element per access
     const st = rowMajorStrides(shape);
     cx.needShared(numel(shape) * size);
     cx.barrier();
@@ -168,12 +191,23 @@ export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout):
     cx.barrier();
     return loadTile(cx, t, to, shape, st);
   }
-  const p = planConversion(from, to, shape, size, cx.numWarps, `${layoutKey(from)}|${layoutKey(to)}|${shape.join('x')}|${size}|${cx.numWarps}`);
+  const n = roundsOf(p, from, to, shape, size);
+  const o = 1 - p.inner;
+  const rows = shape[o]! / n;
   const how = p.swizzle ? `swizzle: ${p.swizzle.granule}-element chunk J at J ^ F(J >> ${p.swizzle.low}), F masks [${p.swizzle.masks}]` : `strides [${p.strides}]`;
-  cx.emit(`// ${how}, ${p.writeVec}-element writes, ${p.readVec}-element reads, ${p.conflicts} bank conflicts (model)`);
-  cx.needShared(p.bytes);
-  cx.barrier();
-  storeVec(cx, t, cx.regs(v), from, shape, p, p.writeVec);
-  cx.barrier();
-  return loadVec(cx, t, to, shape, p, p.readVec);
+  cx.emit(`// ${how}, ${p.writeVec}-element writes, ${p.readVec}-element reads, ${p.conflicts} bank conflicts (model)${n > 1 ? `, ${n} rounds of ${rows} rows` : ''}`);
+  cx.needShared(n > 1 ? Math.ceil((rows * p.strides[o]! * size) / 16) * 16 : p.bytes);
+  const w = sideOf(cx, t, from, shape, p, p.writeVec);
+  const r = sideOf(cx, t, to, shape, p, p.readVec);
+  const out = cx.newRegs(t, regSlots(to, shape).length);
+  const round = (l: Layout, s: Side, q: number): number[] =>
+    s.groups.map((g, k) => (n === 1 || Math.floor(regSlots(l, shape)[g[0]!]!.off[o]! / rows) === q ? k : -1)).filter((k) => k >= 0);
+  for (let q = 0; q < n; q++) {
+    const shift = n === 1 ? 0 : q * rows * p.strides[o]! * size;
+    cx.barrier();
+    storeVec(cx, t, cx.regs(v), w, round(from, w, q), shift);
+    cx.barrier();
+    loadVec(cx, t, out, r, round(to, r, q), shift);
+  }
+  return out;
 }

@@ -58,6 +58,12 @@ describe('tensor-core epilogue: accumulator -> store layout', () => {
       expect(ptx).not.toMatch(/ld\.shared\.(b16|b32|f32)\s/);
       expect(count(ptx, /st\.global\.v4\.(f32|b32)/)).toBe(perThread / (acc === 'f32' ? 4 : 8));
     }
+    // a 64 KiB f32 tile converts in 2 rounds of 64 rows (34 KiB of scratch, below the operand
+    // staging here): no dynamic shared memory; smaller tiles in one round
+    const big = acc === 'f32' && M === 128;
+    expect(sm80.ptx.includes('2 rounds of 64 rows')).toBe(big);
+    expect(count(sm80.ptx, /bar\.sync/)).toBe(2 + (big ? 4 : 2));
+    expect(sm80.metadata.dynamicShared).toBe(false);
     // small integers: every product and sum is exact, so sim, interpreter and JS agree bit for bit
     const ints = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => ((i * 7 + seed) % 5) - 2);
     const a = ints(M * Kd, 1), b = ints(Kd * N, 3);
