@@ -1,10 +1,10 @@
-// Data movement through shared memory: layout conversion, trans, reshape, join, split.
-// A tile is written row-major (replicated copies write the same value), a barrier, and each
-// thread reads the elements its target layout gives it. The scratch buffer is shared by all ops;
-// a barrier before each write keeps earlier readers safe.
+// Data movement through shared memory: trans, reshape, join, split (layout conversion is in
+// lower_convert.ts). A tile is written row-major (replicated copies write the same value), a
+// barrier, and each thread reads the elements its target layout gives it. The scratch buffer is
+// shared by all ops; a barrier before each write keeps earlier readers safe.
 import type { Op, Value } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
-import { layoutKey, permuteBlocked, regSlots, threadShifts, type BlockedLayout, type Layout } from '../compiler/layout.js';
+import { layoutKey, permuteBlocked, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering } from './context.js';
 import { regBits, regKind } from './ptx_types.js';
 
@@ -14,7 +14,7 @@ export const smemBytesOf = (t: ElemType): number => {
   const k = regKind(t);
   return k === 'pred' ? 1 : regBits(k) / 8;
 };
-const stType = (t: ElemType): string => (regKind(t) === 'pred' ? 'u8' : `b${regBits(regKind(t))}`);
+export const stType = (t: ElemType): string => (regKind(t) === 'pred' ? 'u8' : `b${regBits(regKind(t))}`);
 
 /** Writes registers of a tile (layout `l`, tile `shape`) to shared memory with `strides`. */
 export function storeTile(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], strides: readonly number[], baseBytes = 0): void {
@@ -43,60 +43,6 @@ export function loadTile(cx: Lowering, t: ElemType, l: Layout, shape: readonly n
     } else cx.emit(`ld.shared.${stType(t)} ${out[i]}, ${addrStr(a)};`);
   });
   return out;
-}
-
-/** Coordinates of every slot for each lane of warp 0 in blocked layout `b` (wrapped into `shape`). */
-function warpCoords(b: BlockedLayout, shape: readonly number[]): number[][][] {
-  const sh = threadShifts(b);
-  const slots = regSlots(b, shape);
-  return Array.from({ length: 32 }, (_, lane) => slots.map((s) => s.off.map((o, d) => {
-    const t = (lane >> sh.lane[d]!) & (b.threadsPerWarp[d]! - 1);
-    return (t * b.sizePerThread[d]! + o) % shape[d]!;
-  })));
-}
-/** Extra wavefronts of one warp's scalar accesses, slot by slot, with row pitch `pitch` elements. */
-function conflicts(coords: number[][][], pitch: number, size: number): number {
-  let total = 0;
-  for (let i = 0; i < coords[0]!.length; i++) {
-    const words = new Map<number, Set<number>>();
-    for (const c of coords) {
-      const w = Math.floor(((c[i]![0]! * pitch + c[i]![1]!) * size) / 4);
-      let set = words.get(w % 32);
-      if (!set) words.set(w % 32, (set = new Set()));
-      set.add(w);
-    }
-    total += Math.max(...[...words.values()].map((x) => x.size)) - 1;
-  }
-  return total;
-}
-/**
- * Row pitch (elements) for a 2-D conversion between blocked layouts: the padding (0..31 words)
- * with the fewest bank conflicts over the write and the read, computed for warp 0.
- */
-function convertPitch(from: Layout, to: Layout, shape: readonly number[], size: number): number {
-  const N = shape[1]!;
-  if (shape.length !== 2 || from.kind !== 'blocked' || to.kind !== 'blocked' || size > 4) return N;
-  const w = warpCoords(from, shape), r = warpCoords(to, shape);
-  let best = { pitch: N, cost: conflicts(w, N, size) + conflicts(r, N, size) };
-  for (let pad = 4 / size; pad < 128 / size && best.cost > 0; pad += 4 / size) {
-    const cost = conflicts(w, N + pad, size) + conflicts(r, N + pad, size);
-    if (cost < best.cost) best = { pitch: N + pad, cost };
-  }
-  return best.pitch;
-}
-
-/** Layout conversion of `v` from `from` to `to` through shared memory (rows padded, see convertPitch). */
-export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout): string[] {
-  const shape = v.type.shape;
-  const t = v.type.elem;
-  const pitch = convertPitch(from, to, shape, smemBytesOf(t));
-  const st = shape.length === 2 ? [pitch, 1] : rowMajorStrides(shape);
-  cx.needShared((shape.length === 2 ? shape[0]! * pitch : numel(shape)) * smemBytesOf(t));
-  cx.emit(`// convert_layout %${v.id}`);
-  cx.barrier();
-  storeTile(cx, t, cx.regs(v), from, shape, st);
-  cx.barrier();
-  return loadTile(cx, t, to, shape, st);
 }
 
 function through(cx: Lowering, op: Op, write: (strides: readonly number[]) => void, bytes: number): void {

@@ -6,7 +6,7 @@ import type { Block, Func, Op, Value } from '../ir/ops.js';
 import { isFloat } from '../ir/types.js';
 import { layoutKey, type Layout } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
-import { convertLayout } from './lower_shared.js';
+import { convertLayout } from './lower_convert.js';
 
 const CHEAP = new Set(['arange', 'const', 'splat', 'binary', 'cmp', 'cast', 'addptr', 'select', 'expand_dims', 'broadcast']);
 const MAX_DEPTH = 6;

@@ -152,7 +152,8 @@ describe('dot on tensor cores', () => {
     };
     const one = conflicts(false), two = conflicts(true);
     // what the second dot adds: a staged with st.shared and its fragments read (ldmatrix for a;
-    // b's fragments are re-read too); the epilogue (accumulator -> store layout) is the same in both
+    // b's fragments are re-read too); the epilogue (accumulator -> store layout;
+    // test/codegen/convert.test.ts) is the same in both
     expect(two.acc).toBeGreaterThan(one.acc);
     expect(two.conf - one.conf).toBe(0);
   });

@@ -38,7 +38,7 @@ describe('data movement, scans and dot', () => {
     for (const r of [sm80, sm90]) {
       expect(r.ptx).toMatch(/\.extern \.shared \.align 16 \.b8 tessera_smem\[\];/);
       expect(r.metadata.dynamicShared).toBe(true);
-      // 128 x 128 f32, rows padded against bank conflicts (lower_shared.ts convertPitch): 129 words
+      // 128 x 128 f32, rows padded against bank conflicts (convert_plan.ts planConversion): 129 words
       expect(r.metadata.sharedBytes).toBe(128 * 129 * 4);
     }
     const small = gate(kernel('small_trans', [['x', P('f32')], ['out', P('f32')]], (k, [x, out]) => {
