@@ -133,6 +133,40 @@ const close = (got: number, want: number, b: { rel: number; abs: number }, order
   return Math.abs(got - want) <= b.rel * Math.abs(want) + b.abs;
 };
 
+/**
+ * Per output element of a float `dot` node, the bound of docs/semantics.md on how far two backends
+ * may differ: 2(K+1)·eps·Σ_k |a·b| (eps 2^-24 for an f32 accumulator, 2^-11 for a half one), Σ over
+ * the operands' values (loads or constants, the generator's rule), widened by 2^-7 per operand for
+ * their rounding to the dot's input dtype. Infinity where an operand is not finite.
+ */
+function dotBounds(p: Program, node: Extract<Program['nodes'][number], { op: 'dot' }>, acc: DType): Float64Array {
+  const len = p.block * p.grid;
+  const S = Math.round(Math.sqrt(p.block));
+  const values = (i: number): Float64Array => {
+    const n = p.nodes[i]!;
+    if (n.op === 'const') return new Float64Array(len).fill(n.value);
+    if (n.op !== 'load') throw new Error(`dot operand v${i} is not a load or a constant`);
+    const t = p.inputs[n.input]!;
+    const data = makeData(t, len, p.seed + n.input);
+    return Float64Array.from({ length: len }, (_, j) => (j < p.n ? value(t, data[j]!) : n.other));
+  };
+  const A = values(node.a), B = values(node.b);
+  const eps = acc === 'f32' || acc === 'f64' ? 2 ** -24 : 2 ** -11;
+  const widen = (1 + 2 ** -7) ** 2;
+  const out = new Float64Array(len);
+  for (let g = 0; g < p.grid; g++) {
+    const o = g * p.block;
+    for (let m = 0; m < S; m++) {
+      for (let c = 0; c < S; c++) {
+        let sum = 0;
+        for (let k = 0; k < S; k++) sum += Math.abs(A[o + m * S + k]! * B[o + k * S + c]!);
+        out[o + m * S + c] = Number.isFinite(sum) ? 2 * (S + 1) * eps * sum * widen : Infinity;
+      }
+    }
+  }
+  return out;
+}
+
 export interface CheckOptions {
   /** Also assemble the PTX with ptxas for these targets (a rejection is an error result). */
   readonly ptxas?: readonly ('sm_80' | 'sm_90')[];
@@ -163,8 +197,14 @@ export async function check(p: Program, opts: CheckOptions = {}): Promise<CheckR
     const summed = node.op === 'reduce' || node.op === 'scan' || node.op === 'dot';
     const b = bound(t, summed, p.block);
     const r = ref[o]!, g = got[o]!;
+    // a float dot's own bound from its operands (a sum with cancellation is far below Σ|a·b|)
+    const dotB = node.op === 'dot' && isFloatT(t) ? dotBounds(p, node, t) : undefined;
     for (let i = 0; i < r.length; i++) {
       const want = value(t, r[i]!);
+      if (dotB && Number.isFinite(want) && Number.isFinite(value(t, g[i]!))) {
+        const d = Math.abs(value(t, g[i]!) - want);
+        if (d <= dotB[i]! + b.abs) continue;
+      }
       // pow is ex2(y * lg2|x|) in f32: its relative error grows with |ln result| (docs/compiler.md)
       const bi = node.op === 'binary' && node.fn === 'pow' ? { rel: Math.max(b.rel, 2 ** -20 * (2 + Math.abs(Math.log(Math.abs(want) || 1)))), abs: b.abs } : b;
       const ok = exact ? same(t, g[i]!, r[i]!) : close(value(t, g[i]!), want, bi, summed, MAX_FINITE[t]);

@@ -105,7 +105,11 @@ export function generate(seed: number): Program {
         if (src.length === 0) continue;
         const a = pick(r, src);
         const same = src.filter((i) => types[i] === types[a]);
-        cand = { op, a, b: r() < 0.8 ? pick(r, same) : pick(r, src) };
+        const b = r() < 0.8 ? pick(r, same) : pick(r, src);
+        // a float dot (either operand float) reads only loads and constants: its bound (check.ts) is
+        // computed from their values
+        if ((isFloatT(types[a]!) || isFloatT(types[b]!)) && !(bounded(nodes[a]!) && bounded(nodes[b]!))) continue;
+        cand = { op, a, b };
         break;
       }
       case 'loop': {
