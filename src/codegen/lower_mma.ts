@@ -136,7 +136,8 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     bLane = bScalarLane(cx, kind, lane, wn, pb, bBase);
   }
 
-  const acc = mmaAccum(cx, kind, tc, regSlots(L, [M, N]), accIn);
+  // a carried accumulator used by this dot only is accumulated in place (no copy in, none out)
+  const acc = mmaAccum(cx, kind, tc, regSlots(L, [M, N]), accIn, cx.mayClobber(op, 2));
   const instr = mmaInstr(kind);
   for (let kk = 0; kk < K / kind.k; kk++) {
     const af: string[][] = [];

@@ -17,7 +17,7 @@ import { byteSize, pointee, type PtrType } from '../ir/types.js';
 import { layoutKey, regSlots, wraps } from '../compiler/layout.js';
 import type { PipelinedLoad, PipelinedLoop, PipelinePlan } from '../compiler/pipeline.js';
 import { movFor, type Lowering } from './context.js';
-import { hoistConversions } from './lower_control.js';
+import { backEdge, hoistConversions } from './lower_control.js';
 import { paddedPitch } from './lower_mma.js';
 import { regKind } from './ptx_types.js';
 import { setStaged } from './staged.js';
@@ -260,7 +260,10 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
 
   const yields = cx.scope(() => {
     cx.define(body.args[0]!, [iv]);
-    body.args.slice(1).forEach((a, k) => cx.define(a, carried[k]!));
+    body.args.slice(1).forEach((a, k) => {
+      cx.define(a, carried[k]!);
+      cx.own(a, body);
+    });
     for (const t of ring.tiles) {
       const base = cx.reg('b32');
       cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
@@ -274,8 +277,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     for (const t of ring.tiles) setStaged(cx, t.c.load.results[0]!, undefined);
     return out;
   });
-  const tmps = yields.map((y, k) => cx.copy(op.results[k]!.type.elem, y));
-  tmps.forEach((t, k) => t.forEach((r, i) => cx.emit(`${movFor(op.results[k]!.type.elem)} ${carried[k]![i]}, ${r};`)));
+  backEdge(cx, op, carried, yields);
   // next stages: rd and wr advance by one stage, wrapping at the end of the ring
   for (const r of [rd, wr]) {
     const q = cx.reg('pred');
