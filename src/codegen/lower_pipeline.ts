@@ -145,32 +145,6 @@ function copiesOf(cx: Lowering, t: Tile): Copy[] {
   return out;
 }
 
-const PURE = /^(add|sub|mul|mad|mov|selp|setp|and|or|xor|not|shl|shr|cvt|bfe|bfi|min|max|neg|abs)\b/;
-const REG = /%[a-z]+\d+/g;
-
-/**
- * Deletes the unused arithmetic an issue block emitted (lines[from..]). The address slice is
- * lowered per element, but a copy needs the address of the first element of its chunk only; the
- * block's registers are its own (its values are lowered again for the body), so what no later
- * line of the block reads is dead. ptxas would drop it too; the sim runs PTX as written.
- */
-function dropDeadMath(lines: string[], from: number): void {
-  const used = new Set<string>();
-  const keep: string[] = [];
-  for (let i = lines.length - 1; i >= from; i--) {
-    const line = lines[i]!;
-    const text = line.trim();
-    const m = PURE.exec(text);
-    if (m) {
-      const dest = /^\S+\s+(%[a-z]+\d+)\s*,/.exec(text)?.[1];
-      if (dest && !used.has(dest)) continue;
-      for (const r of text.slice(text.indexOf(',') + 1).match(REG) ?? []) used.add(r);
-    } else for (const r of text.match(REG) ?? []) used.add(r);
-    keep.push(line);
-  }
-  lines.splice(from, lines.length - from, ...keep.reverse());
-}
-
 function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: PipelineSabotage): void {
   const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
   const ivT = op.operands[0]!.type.elem;
@@ -196,7 +170,8 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     const skip = cx.e.label('pipe_skip');
     cx.emit(`setp.ge.${ty} ${p}, ${iv}, ${ub};`);
     cx.emit(`@${p} bra.uni ${skip};`);
-    const from = cx.e.lines.length;
+    // the address slice is lowered per element but a copy reads its chunk's first address only:
+    // the rest is removed with the function's dead code (dead_code.ts)
     cx.scope(() => {
       cx.define(body.args[0]!, [iv]);
       for (const o of l.slice) cx.lowerOp(o);
@@ -226,7 +201,6 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
         }
       });
     });
-    dropDeadMath(cx.e.lines, from);
     cx.e.placeLabel(skip);
     cx.emit('cp.async.commit_group;');
   };
