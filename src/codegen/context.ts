@@ -32,6 +32,8 @@ export class Lowering {
   /** Values whose registers nothing else shares (a loop's private copies of its carried values). */
   private readonly owned = new Map<number, Block>();
   private useCounts?: Map<number, number>;
+  /** `lo,hi` -> the b32 register they were unpacked from (both written by the same op, once). */
+  private readonly words = new Map<string, string>();
   private threadRegs?: { tid: string; lane: string; warp: string };
   private smemSym?: string;
   /** Largest shared-memory scratch any op needs, in bytes. */
@@ -98,6 +100,17 @@ export class Lowering {
       this.useCounts = n;
     }
     return this.useCounts.get(v.id) === 1;
+  }
+  /** Records that 16-bit registers `lo`, `hi` were unpacked from the 32-bit `word`. */
+  noteWord(lo: string, hi: string, word: string): void {
+    this.words.set(`${lo},${hi}`, word);
+  }
+  /**
+   * The 32-bit register `lo`, `hi` were unpacked from, if any: packing them again can reuse it.
+   * Valid wherever the halves are: the word is written by the same op, and by nothing else.
+   */
+  wordOf(lo: string, hi: string): string | undefined {
+    return this.words.get(`${lo},${hi}`);
   }
   /** Registers of `v` in layout `want` (converting once per value and layout). */
   regsIn(v: Value, want: Layout | undefined): string[] {

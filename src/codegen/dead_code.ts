@@ -2,16 +2,19 @@
 // element and uses only part of them (the address of a vector's first element, the per-element
 // offsets of a 16-byte copy); ptxas deletes the rest, but the sim executes PTX as written, so the
 // rest would count as work. Sound without control flow analysis: an instruction is dropped only
-// when it is pure (no memory, no predicate guard, no carry flag, one destination register) and
-// no line of the function reads its destination, wherever that line sits.
+// when it is pure (no memory, no predicate guard, no carry flag, no `p|q` destination pair) and
+// no line of the function reads any of its destinations, wherever that line sits.
 
 const PURE = /^(add|sub|mul|mad|mov|selp|setp|and|or|xor|not|shl|shr|cvt|bfe|bfi|min|max|neg|abs)\b/;
 const REG = /%[a-z]+\d+/g;
-/** The single destination register of an instruction (none for `{a, b}` or `p|q` destinations). */
-const DEST = /^\S+\s+(%[a-z]+\d+)\s*,/;
+/** The destination registers of an instruction: one, or a `{a, b}` list (none for `p|q`). */
+const DEST = /^\S+\s+(%[a-z]+\d+|\{[^}]*\})\s*,/;
 
-const pureDest = (text: string): string | undefined =>
-  PURE.test(text) && !text.includes('.cc') ? DEST.exec(text)?.[1] : undefined;
+/** A pure line's destinations and where its operands start; undefined for any other line. */
+const pureDest = (text: string): { regs: string[]; end: number } | undefined => {
+  const m = PURE.test(text) && !text.includes('.cc') ? DEST.exec(text) : null;
+  return m ? { regs: m[1]!.match(REG) ?? [], end: m[0].length } : undefined;
+};
 
 /** Removes, in place, until none is left, the pure instructions of `lines` whose result nothing reads. */
 export function dropDeadCode(lines: string[]): void {
@@ -20,16 +23,18 @@ export function dropDeadCode(lines: string[]): void {
   const reads = new Map<string, number>();
   const readsOf = (i: number): string[] => {
     const t = lines[i]!.trim();
-    return (dest[i] ? t.slice(t.indexOf(',') + 1) : t).match(REG) ?? [];
+    return (dest[i] ? t.slice(dest[i]!.end) : t).match(REG) ?? [];
   };
   lines.forEach((_, i) => readsOf(i).forEach((r) => reads.set(r, (reads.get(r) ?? 0) + 1)));
   const writers = new Map<string, number[]>();
-  dest.forEach((d, i) => { if (d) writers.set(d, [...(writers.get(d) ?? []), i]); });
+  dest.forEach((ds, i) => ds?.regs.forEach((d) => writers.set(d, [...(writers.get(d) ?? []), i])));
+  // a pure line is dead when none of its destinations is read
+  const unread = (i: number): boolean => dest[i]!.regs.every((d) => !reads.get(d));
   const dead = new Array<boolean>(lines.length).fill(false);
-  const work = lines.map((_, i) => i).filter((i) => dest[i] && !reads.get(dest[i]!));
+  const work = lines.map((_, i) => i).filter((i) => dest[i] && unread(i));
   while (work.length) {
     const i = work.pop()!;
-    if (dead[i]) continue;
+    if (dead[i] || !unread(i)) continue;
     dead[i] = true;
     for (const r of readsOf(i)) {
       const n = reads.get(r)! - 1;

@@ -61,8 +61,12 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
       if (per === 1) words.push(regs[i + k]!);
       else if (per === 4) words.push(packBytes(cx, regs.slice(i + k, i + k + 4)));
       else {
-        const w = cx.reg('b32');
-        cx.emit(`mov.b32 ${w}, {${regs[i + k]}, ${regs[i + k + 1]}};`);
+        // halves just unpacked from a loaded word go back as that word
+        let w = cx.wordOf(regs[i + k]!, regs[i + k + 1]!);
+        if (!w) {
+          w = cx.reg('b32');
+          cx.emit(`mov.b32 ${w}, {${regs[i + k]}, ${regs[i + k + 1]}};`);
+        }
         words.push(w);
       }
     }

@@ -29,10 +29,15 @@ describe('dropDeadCode', () => {
     expect(run(src)).toContain('add.s32 %r1, %r1, 1;');
     expect(run(src)).not.toContain('add.s32 %r2, %r1, 5;');
   });
-  it('keeps guarded, vector-destination, two-predicate and carry instructions, and loads', () => {
+  it('an unpack into halves goes when neither half is read, stays when one is', () => {
+    expect(run(`
+      mov.b32 {%h1, %h2}, %r0;
+      mov.b32 {%h3, %h4}, %r0;
+      st.global.b16 [%rd0], %h4;`)).toEqual(['mov.b32 {%h3, %h4}, %r0;', 'st.global.b16 [%rd0], %h4;']);
+  });
+  it('keeps guarded, two-predicate and carry instructions, and loads', () => {
     const src = `
       @%p1 mov.b32 %r1, 0;
-      mov.b32 {%h1, %h2}, %r0;
       setp.lt.s32 %p2|%p3, %r0, 1;
       add.cc.u32 %r4, %r0, 1;
       ld.global.b32 %r5, [%rd0];`;

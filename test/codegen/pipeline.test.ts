@@ -88,6 +88,10 @@ describe('software pipelining: PTX', () => {
       expect(r.ptx).toMatch(/ld\.global\.v4\.b32/);
       expect(r.ptx).toMatch(/ldmatrix/);
       expect(r.metadata.numStages).toBe(1);
+      // loaded words go to shared memory as loaded: no unpacking into halves and packing again
+      const body = r.ptx.slice(r.ptx.indexOf('\n$L_for'), r.ptx.indexOf('\n$L_endfor'));
+      expect(count(body, /st\.shared\.v4\.b32/)).toBe(4);
+      expect(body).not.toMatch(/mov\.b32 (\{%h|%r\d+, \{%h)/);
     }
   });
 
