@@ -27,7 +27,11 @@ export function dropDeadCode(lines: string[]): void {
   };
   lines.forEach((_, i) => readsOf(i).forEach((r) => reads.set(r, (reads.get(r) ?? 0) + 1)));
   const writers = new Map<string, number[]>();
-  dest.forEach((ds, i) => ds?.regs.forEach((d) => writers.set(d, [...(writers.get(d) ?? []), i])));
+  dest.forEach((ds, i) => ds?.regs.forEach((d) => {
+    const w = writers.get(d);
+    if (w) w.push(i);
+    else writers.set(d, [i]);
+  }));
   // a pure line is dead when none of its destinations is read
   const unread = (i: number): boolean => dest[i]!.regs.every((d) => !reads.get(d));
   const dead = new Array<boolean>(lines.length).fill(false);
