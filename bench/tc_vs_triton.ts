@@ -7,7 +7,7 @@
 // prints MISMATCH and the process exits 1.
 // Options: --stages N (every row at numStages N), --only SUBSTRING (rows whose label contains it).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -252,7 +252,10 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
       + 'the same), so it is not passed and Triton is compiled with num_stages=1 too; rows say what they asked for.\n');
   out('"per loop iter": one program run with twice the k-steps (key blocks) minus one run with the base count, per extra iteration.\n');
   const rows: Row[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-tc-'));
+  // TC_KEEP=DIR keeps both PTX (and cubins) of every row there, for diffing the loops
+  const keep = process.env.TC_KEEP;
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'tessera-tc-'));
+  if (keep) mkdirSync(keep, { recursive: true });
   try {
     for (const { c, stages, div } of rows0) {
       const key = c.label.replace(/\W+/g, '_');
@@ -275,7 +278,7 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
       printRow(row, out);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
   out('\nsummary (T = Tessera, Tr = Triton; ratio in parentheses)\n');
   printSummary(rows, out);

@@ -2,6 +2,7 @@
 // Every tile value is a list of registers (one per element the thread holds, in the order of
 // `regSlots`); a scalar is one register held by every thread.
 import type { Block, Func, Op, Value } from '../ir/ops.js';
+import { walkOps } from '../ir/walk.js';
 import type { ElemType } from '../ir/types.js';
 import { CompileError } from '../compiler/errors.js';
 import type { LayoutPlan } from '../compiler/layout_assign.js';
@@ -28,6 +29,11 @@ export class Lowering {
   private readonly vals = new Map<number, string[]>();
   private readonly conv = new Map<string, string[]>();
   private readonly bases = new Map<string, string[]>();
+  /** Values whose registers nothing else shares (a loop's private copies of its carried values). */
+  private readonly owned = new Map<number, Block>();
+  private useCounts?: Map<number, number>;
+  /** `lo,hi` -> the b32 register they were unpacked from (both written by the same op, once). */
+  private readonly words = new Map<string, string>();
   private threadRegs?: { tid: string; lane: string; warp: string };
   private smemSym?: string;
   /** Largest shared-memory scratch any op needs, in bytes. */
@@ -72,6 +78,39 @@ export class Lowering {
     const r = this.vals.get(v.id);
     if (!r) this.fail(`value %${v.id} used before it was lowered`);
     return r;
+  }
+  /**
+   * Marks `v`, an argument of `block`, as owning its registers: nothing else reads them except
+   * through `v` (a loop's private copies of its carried values, rewritten at the back edge).
+   */
+  own(v: Value, block: Block): void {
+    this.owned.set(v.id, block);
+  }
+  /**
+   * Whether `op` may overwrite the registers of its operand `i` (in the layout the plan expects,
+   * converted or not): the operand owns its registers, `op` is its only use, and `op` sits
+   * directly in the operand's block (so it runs once per definition, not in an inner loop).
+   */
+  mayClobber(op: Op, i: number): boolean {
+    const v = op.operands[i]!;
+    if (!this.owned.get(v.id)?.ops.includes(op)) return false;
+    if (!this.useCounts) {
+      const n = new Map<number, number>();
+      walkOps(this.func.body, (o) => o.operands.forEach((u) => n.set(u.id, (n.get(u.id) ?? 0) + 1)));
+      this.useCounts = n;
+    }
+    return this.useCounts.get(v.id) === 1;
+  }
+  /** Records that 16-bit registers `lo`, `hi` were unpacked from the 32-bit `word`. */
+  noteWord(lo: string, hi: string, word: string): void {
+    this.words.set(`${lo},${hi}`, word);
+  }
+  /**
+   * The 32-bit register `lo`, `hi` were unpacked from, if any: packing them again can reuse it.
+   * Valid wherever the halves are: the word is written by the same op, and by nothing else.
+   */
+  wordOf(lo: string, hi: string): string | undefined {
+    return this.words.get(`${lo},${hi}`);
   }
   /** Registers of `v` in layout `want` (converting once per value and layout). */
   regsIn(v: Value, want: Layout | undefined): string[] {

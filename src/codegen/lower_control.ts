@@ -1,6 +1,7 @@
 // Structured control flow. Conditions and loop bounds are scalars (uniform across the CTA), so
 // branches are uniform (bra.uni) and barriers inside them are legal. Loop-carried tiles live in
-// registers that the back edge overwrites (through temporaries, so swaps are safe).
+// registers that the back edge overwrites (a parallel copy, so swaps are safe); the body may
+// update them in place where a carried value has no other use (Lowering.mayClobber).
 import type { Op } from '../ir/ops.js';
 import { definedInside, walkOps } from '../ir/walk.js';
 import type { Lowering } from './context.js';
@@ -48,16 +49,40 @@ const forLoop: Rule = (cx, op) => {
   cx.e.placeLabel(top);
   cond();
   cx.emit(`@${p} bra.uni ${end};`);
+  body.args.slice(1).forEach((a) => cx.own(a, body));
   const yields = cx.scope(() =>
     cx.region(body, [[iv], ...carried.map((c) => c)], (o) => cx.lowerOp(o), op.results.map((r) => cx.layoutOf(r))),
   );
-  const tmps = yields.map((y, k) => cx.copy(op.results[k]!.type.elem, y));
-  tmps.forEach((t, k) => t.forEach((r, i) => cx.emit(`${movFor(op.results[k]!.type.elem)} ${carried[k]![i]}, ${r};`)));
+  backEdge(cx, op, carried, yields);
   cx.emit(`add.${ty} ${iv}, ${iv}, ${step};`);
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 };
+
+/**
+ * The back edge: carried[k] := yields[k], all at once. A parallel copy: a register that is
+ * yielded to itself (a dot that accumulated in place) costs nothing, the others are one mov each,
+ * and a temporary is needed only to break a cycle (a swap of carried values).
+ */
+export function backEdge(cx: Lowering, op: Op, carried: string[][], yields: string[][]): void {
+  let moves = yields
+    .flatMap((y, k) => y.map((src, i) => ({ dst: carried[k]![i]!, src, mov: movFor(op.results[k]!.type.elem), t: op.results[k]!.type.elem })))
+    .filter((m) => m.dst !== m.src);
+  while (moves.length) {
+    // a move whose destination no pending move still reads can go now
+    const ready = moves.find((m) => !moves.some((o) => o.src === m.dst));
+    if (ready) {
+      cx.emit(`${ready.mov} ${ready.dst}, ${ready.src};`);
+      moves = moves.filter((m) => m !== ready);
+      continue;
+    }
+    // only cycles left: save one source, and read it from the temporary
+    const m = moves[0]!;
+    const [t] = cx.copy(m.t, [m.src]);
+    moves = moves.map((o) => (o.src === m.src ? { ...o, src: t! } : o));
+  }
+}
 
 /**
  * Values defined before the loop that the body needs in another layout are converted once,

@@ -39,7 +39,7 @@ function vecForm(t: DType, vec: number): { v: string; word: string; per: number 
  * 8-bit/bool values live in 32-bit registers and are inserted field by field.
  */
 function pack(cx: Lowering, t: DType, w: string, rs: string[]): void {
-  if (rs.length === 2 && regKind(t) === 'b16') return cx.emit(`mov.b32 ${w}, {${rs[0]}, ${rs[1]}};`);
+  if (rs.length === 2 && regKind(t) === 'b16') return cx.emit(`mov.b32 ${w}, ${cx.wordOf(rs[0]!, rs[1]!) ?? `{${rs[0]}, ${rs[1]}}`};`);
   const bits = 32 / rs.length;
   const byte = (r: string): string => {
     if (t !== 'bool') return r;
@@ -52,7 +52,10 @@ function pack(cx: Lowering, t: DType, w: string, rs: string[]): void {
 }
 /** Unpacks one b32 word into `rs` (the inverse of `pack`; i8/i16 sign-extend, u8 zero-extends). */
 function unpack(cx: Lowering, t: DType, w: string, rs: string[]): void {
-  if (rs.length === 2 && regKind(t) === 'b16') return cx.emit(`mov.b32 {${rs[0]}, ${rs[1]}}, ${w};`);
+  if (rs.length === 2 && regKind(t) === 'b16') {
+    cx.noteWord(rs[0]!, rs[1]!, w);
+    return cx.emit(`mov.b32 {${rs[0]}, ${rs[1]}}, ${w};`);
+  }
   const bits = 32 / rs.length;
   rs.forEach((r, j) => {
     if (t === 'bool') {

@@ -64,8 +64,12 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
       if (per === 1) words.push(regs[i + k]!);
       else if (per === 4) words.push(packBytes(cx, regs.slice(i + k, i + k + 4)));
       else {
-        const w = cx.reg('b32');
-        cx.emit(`mov.b32 ${w}, {${regs[i + k]}, ${regs[i + k + 1]}};`);
+        // halves just unpacked from a loaded word go back as that word
+        let w = cx.wordOf(regs[i + k]!, regs[i + k + 1]!);
+        if (!w) {
+          w = cx.reg('b32');
+          cx.emit(`mov.b32 ${w}, {${regs[i + k]}, ${regs[i + k + 1]}};`);
+        }
         words.push(w);
       }
     }
@@ -165,7 +169,8 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     bLane = bScalarLane(cx, kind, lane, wn, pb, bBase());
   }
 
-  const acc = mmaAccum(cx, kind, tc, regSlots(L, [M, N]), accIn);
+  // a carried accumulator used by this dot only is accumulated in place (no copy in, none out)
+  const acc = mmaAccum(cx, kind, tc, regSlots(L, [M, N]), accIn, cx.mayClobber(op, 2));
   const instr = mmaInstr(kind);
   for (let kk = 0; kk < K / kind.k; kk++) {
     const af: string[][] = [];

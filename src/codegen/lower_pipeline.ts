@@ -17,7 +17,7 @@ import { byteSize, pointee, type PtrType } from '../ir/types.js';
 import { layoutKey, regSlots, wraps } from '../compiler/layout.js';
 import type { PipelinedLoad, PipelinedLoop, PipelinePlan } from '../compiler/pipeline.js';
 import { movFor, type Lowering } from './context.js';
-import { hoistConversions } from './lower_control.js';
+import { backEdge, hoistConversions } from './lower_control.js';
 import { paddedPitch } from './lower_mma.js';
 import { regKind } from './ptx_types.js';
 import { setStaged } from './staged.js';
@@ -145,32 +145,6 @@ function copiesOf(cx: Lowering, t: Tile): Copy[] {
   return out;
 }
 
-const PURE = /^(add|sub|mul|mad|mov|selp|setp|and|or|xor|not|shl|shr|cvt|bfe|bfi|min|max|neg|abs)\b/;
-const REG = /%[a-z]+\d+/g;
-
-/**
- * Deletes the unused arithmetic an issue block emitted (lines[from..]). The address slice is
- * lowered per element, but a copy needs the address of the first element of its chunk only; the
- * block's registers are its own (its values are lowered again for the body), so what no later
- * line of the block reads is dead. ptxas would drop it too; the sim runs PTX as written.
- */
-function dropDeadMath(lines: string[], from: number): void {
-  const used = new Set<string>();
-  const keep: string[] = [];
-  for (let i = lines.length - 1; i >= from; i--) {
-    const line = lines[i]!;
-    const text = line.trim();
-    const m = PURE.exec(text);
-    if (m) {
-      const dest = /^\S+\s+(%[a-z]+\d+)\s*,/.exec(text)?.[1];
-      if (dest && !used.has(dest)) continue;
-      for (const r of text.slice(text.indexOf(',') + 1).match(REG) ?? []) used.add(r);
-    } else for (const r of text.match(REG) ?? []) used.add(r);
-    keep.push(line);
-  }
-  lines.splice(from, lines.length - from, ...keep.reverse());
-}
-
 function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: PipelineSabotage): void {
   const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
   const ivT = op.operands[0]!.type.elem;
@@ -196,7 +170,8 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     const skip = cx.e.label('pipe_skip');
     cx.emit(`setp.ge.${ty} ${p}, ${iv}, ${ub};`);
     cx.emit(`@${p} bra.uni ${skip};`);
-    const from = cx.e.lines.length;
+    // the address slice is lowered per element but a copy reads its chunk's first address only:
+    // the rest is removed with the function's dead code (dead_code.ts)
     cx.scope(() => {
       cx.define(body.args[0]!, [iv]);
       for (const o of l.slice) cx.lowerOp(o);
@@ -226,7 +201,6 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
         }
       });
     });
-    dropDeadMath(cx.e.lines, from);
     cx.e.placeLabel(skip);
     cx.emit('cp.async.commit_group;');
   };
@@ -260,7 +234,10 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
 
   const yields = cx.scope(() => {
     cx.define(body.args[0]!, [iv]);
-    body.args.slice(1).forEach((a, k) => cx.define(a, carried[k]!));
+    body.args.slice(1).forEach((a, k) => {
+      cx.define(a, carried[k]!);
+      cx.own(a, body);
+    });
     for (const t of ring.tiles) {
       const base = cx.reg('b32');
       cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
@@ -274,8 +251,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     for (const t of ring.tiles) setStaged(cx, t.c.load.results[0]!, undefined);
     return out;
   });
-  const tmps = yields.map((y, k) => cx.copy(op.results[k]!.type.elem, y));
-  tmps.forEach((t, k) => t.forEach((r, i) => cx.emit(`${movFor(op.results[k]!.type.elem)} ${carried[k]![i]}, ${r};`)));
+  backEdge(cx, op, carried, yields);
   // next stages: rd and wr advance by one stage, wrapping at the end of the ring
   for (const r of [rd, wr]) {
     const q = cx.reg('pred');

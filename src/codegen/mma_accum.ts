@@ -11,7 +11,7 @@ import type { MmaKind } from '../compiler/mma_kinds.js';
 import type { RegSlot } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
 import { fromF32, toF32 } from './lower_elementwise.js';
-import { isHalf } from './ptx_types.js';
+import { isHalf, regKind } from './ptx_types.js';
 
 /** The mma.sync instruction (without operands) for `kind`. */
 export const mmaInstr = (kind: MmaKind): string =>
@@ -24,7 +24,12 @@ export interface MmaAccum {
   result(): string[];
 }
 
-export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: readonly RegSlot[], accIn: string[]): MmaAccum {
+/**
+ * `inPlace`: the dot may overwrite accIn's registers (mayClobber); where they already hold the
+ * instruction's type (f32 or s32 accumulating into f32 or 32-bit integer tiles) the mma then
+ * reads and writes them directly.
+ */
+export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: readonly RegSlot[], accIn: string[], inPlace = false): MmaAccum {
   const src = (i: number): string => accIn[accIn.length === 1 ? 0 : i]!;
   const at = new Map(slots.map((s, i) => [`${s.off[0]},${s.off[1]}`, i]));
   const idx = (row: number, col: number): number => at.get(`${row},${col}`)!;
@@ -50,6 +55,13 @@ export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: reado
     };
   }
   const f32 = kind.acc === 'f32';
+  const same = f32 ? tc === 'f32' : regKind(tc) === 'b32';
+  if (inPlace && same && accIn.length === slots.length && new Set(accIn).size === accIn.length) {
+    return {
+      frag: (r0, r1, c) => [accIn[idx(r0, c)], accIn[idx(r0, c + 1)], accIn[idx(r1, c)], accIn[idx(r1, c + 1)]].join(', '),
+      result: () => accIn,
+    };
+  }
   const acc = slots.map((_, i) => {
     const d = cx.reg(f32 ? 'f32' : 'b32');
     cx.emit(f32 ? `mov.f32 ${d}, ${isHalf(tc) ? toF32(cx, tc, src(i)) : src(i)};` : `mov.b32 ${d}, ${src(i)};`);

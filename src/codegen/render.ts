@@ -21,6 +21,7 @@ import { legalize } from './legalize.js';
 import { lowerPrint } from './lower_print.js';
 import { withPipeline, type PipelineSabotage } from './lower_pipeline.js';
 import type { PipelinePlan } from '../compiler/pipeline.js';
+import { dropDeadCode } from './dead_code.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -149,7 +150,9 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   out.push(...cx.e.declarations());
   if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align 16 .b8 tessera_smem[${Math.max(16, shared)}];`);
   if (cx.localBytes) out.push(`\t.local .align 8 .b8 tessera_local[${Math.ceil(cx.localBytes / 8) * 8}];`);
-  out.push(...cx.e.prologue, ...cx.e.lines, '}', '');
+  const body = [...cx.e.prologue, ...cx.e.lines];
+  dropDeadCode(body);
+  out.push(...body, '}', '');
   return { ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params };
 }
 

@@ -68,6 +68,8 @@ describe('software pipelining: PTX', () => {
       expect(body.length).toBeGreaterThan(100);
       expect(ptx).not.toMatch(/ld\.global/);
       expect(body).not.toMatch(/st\.shared|ld\.shared/);
+      // the carried accumulator is updated in place by the mma: no register copies of it
+      expect(body).not.toMatch(/mov\.(f32|b32) %f/);
       // in the loop, the wait comes first and the barrier right after it
       expect(body.split('\n').map((l) => l.trim()).filter((l) => /^(cp\.async\.wait|bar\.sync|cp\.async\.cg|ldmatrix)/.test(l))[0]).toBe(`cp.async.wait_group ${S - 2};`);
       expect(body.indexOf('bar.sync 0;')).toBeLessThan(body.indexOf('cp.async.cg'));
@@ -86,6 +88,10 @@ describe('software pipelining: PTX', () => {
       expect(r.ptx).toMatch(/ld\.global\.v4\.b32/);
       expect(r.ptx).toMatch(/ldmatrix/);
       expect(r.metadata.numStages).toBe(1);
+      // loaded words go to shared memory as loaded: no unpacking into halves and packing again
+      const body = r.ptx.slice(r.ptx.indexOf('\n$L_for'), r.ptx.indexOf('\n$L_endfor'));
+      expect(count(body, /st\.shared\.v4\.b32/)).toBe(4);
+      expect(body).not.toMatch(/mov\.b32 (\{%h|%r\d+, \{%h)/);
     }
   });
 

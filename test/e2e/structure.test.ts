@@ -264,4 +264,47 @@ describe('control flow and atomics', () => {
     const rowSum = Array.from({ length: 32 }, (_, r) => x.subarray(r * 32, r * 32 + 32).reduce((a, b) => a + b, 0));
     expectClose(out as Float32Array, Array.from({ length: 128 }, (_, i) => rowSum[i % 32]! + (i >> 5)), 1e-5, 'vs JS');
   });
+  it.each([4, 5])('carried tiles rotate through a cycle (the back edge is a parallel copy), n = %i', async (n) => {
+    const f = kernel('rotate', [['o', P('f32')], ['n', 'i32']], (k, [o, n_]) => {
+      const t = (v: number) => k.c(v, 'f32', [128]);
+      const [a, b, c] = k.for(k.c(0), n_!, k.c(1), [t(1), t(2), t(3)], (_iv, [x, y, z]) => [y!, z!, x!]);
+      const abc = k.bin('add', k.bin('add', k.bin('mul', a!, t(100)), k.bin('mul', b!, t(10))), c!);
+      k.store(k.addptr(o!, k.arange(128)), abc);
+    });
+    const [o] = await both(f, [new Float32Array(128), n], [0]);
+    const r = [1, 2, 3].map((_, i) => [1, 2, 3][(i + n) % 3]!);
+    expectBitwise(o as Float32Array, new Float32Array(128).fill(r[0]! * 100 + r[1]! * 10 + r[2]!), 'rotation vs JS');
+  });
+
+  it('a dot accumulates in place only into a carried tile it is the only use of, in its own loop', async () => {
+    // acc1: only use is the dot (in place); acc2: also read after the dot; acc3: the outer loop's
+    // tile, used by a dot inside an inner loop (runs twice per outer iteration, must not clobber)
+    const f = kernel('inplace', [['ha', P('f16')], ['hb', P('f16')], ['o', P('f32')], ['n', 'i32']], (k, [ha, hb, o, n]) => {
+      const HA = k.load(k.addptr(ha!, grid2(k, 16, 32)));
+      const HB = k.load(k.addptr(hb!, grid2(k, 32, 16)));
+      const one = k.c(1, 'f32', [16, 16]);
+      const [r1, r2, r3] = k.for(k.c(0), n!, k.c(1), [one, one, one], (_iv, [acc1, acc2, acc3]) => {
+        const d1 = k.dot(HA, HB, acc1!);
+        const d2 = k.bin('add', k.dot(HA, HB, acc2!), acc2!);
+        const [d3] = k.for(k.c(0), k.c(2), k.c(1), [acc3!], () => [k.dot(HA, HB, acc3!)]);
+        return [d1, d2, d3!];
+      });
+      for (const [j, r] of [r1!, r2!, r3!].entries()) k.store(k.addptr(o!, k.bin('add', grid2(k, 16, 16), k.c(256 * j, 'i32', [16, 16]))), r);
+    });
+    const half = (s: number) => Uint16Array.from({ length: 512 }, (_, i) => 0x3800 + (((i * s) % 16) << 6));
+    const ha = half(3), hb = half(5);
+    const [, , o] = await both(f, [ha, hb, new Float32Array(768), 3], [2], { numWarps: 2 });
+    const dec = (h: number) => 2 ** (((h >> 10) & 31) - 15) * (1 + (h & 1023) / 1024);
+    const want = new Float32Array(768);
+    for (let i = 0; i < 16; i++) for (let j = 0; j < 16; j++) {
+      let p = 0;
+      for (let q = 0; q < 32; q++) p += dec(ha[i * 32 + q]!) * dec(hb[q * 16 + j]!);
+      let a1 = 1, a2 = 1, a3 = 1;
+      for (let it = 0; it < 3; it++) { a1 += p; a2 = 2 * a2 + p; a3 += p; }
+      want[i * 16 + j] = a1; want[256 + i * 16 + j] = a2; want[512 + i * 16 + j] = a3;
+    }
+    expectClose(o as Float32Array, want, 1e-6, 'carried dots vs JS');
+    const ptx = compile(f, { target: 'sm_80', numWarps: 2, ptxas: false }).ptx;
+    expect(ptx).toMatch(/mma\.sync/);
+  });
 });
