@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { arange, constexpr, defineKernel, deviceAssert, dot, forLoop, load, programId, ptr, store, zeros, type KernelDef } from '../../src/lang/index.js';
 import { f16Array } from '../../src/runtime/half.js';
 import { autotune, DeviceArray, Kernel, TuningStore } from '../../src/runtime/index.js';
-import { matmul, vectorAdd } from '../../bench/kernels.js';
+import { vectorAdd } from '../../bench/kernels.js';
 
 process.env['TESSERA_CACHE'] = '0'; // the compile cache; tuning stores below get their own dirs
 const ROOT = resolve(__dirname, '../..');
@@ -111,6 +111,21 @@ describe('autotune: prune, resetToZero, restoreValue (interpret)', () => {
   });
 });
 
+// an f16 matmul whose loads the pipeliner takes (aligned, multiples of 16)
+const mm16 = new Kernel(defineKernel(
+  { name: 'mm_f16_tune', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, N, K, BM, BN, BK }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
+      const ka = k.add(rk);
+      return [dot(load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0)))), load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0)))), { acc: acc! })];
+    });
+    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
+  },
+) as unknown as KernelDef);
+
 describe('autotune (sim)', () => {
   it('picks a config among those that run, skips one that cannot compile with its reason, and runs correctly', async () => {
     const store = fresh();
@@ -163,34 +178,24 @@ describe('autotune (sim)', () => {
   });
 
   it('skips a config that needs more shared memory than the device has, with the sizes in the reason', async () => {
-    const n = 32;
-    const a = Float32Array.from({ length: n * n }, (_, i) => (i % 7) - 3);
-    const b = Float32Array.from({ length: n * n }, (_, i) => (i % 5) - 2);
+    // tensor-core operands staged whole (numStages 1): a 256 x 256 and a 256 x 256 f16 tile with
+    // padded rows are more than any device's shared memory; a small tile runs
+    const n = 64;
+    const a = f16Array(Float32Array.from({ length: n * n }, (_, i) => (i % 7) - 3));
+    const b = f16Array(Float32Array.from({ length: n * n }, (_, i) => (i % 5) - 2));
     const c = new Float32Array(n * n);
-    const mm = autotune({ configs: [{ constexprs: { BM: 256, BN: 256, BK: 64 } }, { constexprs: { BM: 32, BN: 32, BK: 8 } }], key: ['M'], store: fresh(), device: 'sim', ...FAST }, new Kernel(matmul as unknown as KernelDef));
-    const t = await mm.run({ a, b, c, M: n, N: n, K: n }, { grid: (x) => [Math.ceil(n / Number(x['BM'])), Math.ceil(n / Number(x['BN']))] });
-    expect(t.config.constexprs).toEqual({ BM: 32, BN: 32, BK: 8 });
-    expect(t.trials[0]!.skipped).toMatch(/needs 262144 bytes of shared memory; the device allows \d+/);
+    const configs = [{ constexprs: { BM: 256, BN: 256, BK: 256 }, numStages: 1 }, { constexprs: { BM: 64, BN: 64, BK: 32 }, numStages: 1 }];
+    const t = await autotune({ configs, key: ['N'], store: fresh(), device: 'sim', ...FAST }, mm16).run({ a, b, c, N: n, K: n }, { grid: (x) => [Math.ceil(n / Number(x['BM'])), Math.ceil(n / Number(x['BN']))] });
+    expect(t.config.constexprs).toEqual({ BM: 64, BN: 64, BK: 32 });
+    const m = /needs (\d+) bytes of shared memory; the device allows (\d+)/.exec(t.trials[0]!.skipped ?? '');
+    expect(m, t.trials[0]!.skipped).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThan(Number(m![2]));
     let want = 0;
-    for (let k = 0; k < n; k++) want += a[5 * n + k]! * b[k * n + 9]!;
+    for (let k = 0; k < n; k++) want += (((5 * n + k) % 7) - 3) * (((k * n + 9) % 5) - 2);
     expect(c[5 * n + 9]).toBe(want);
   });
 
   it('applies numStages: a ring too deep for the device and a bad depth are skipped, numStages 1 and 2 run', async () => {
-    // an f16 matmul whose loads the pipeliner takes (aligned, multiples of 16)
-    const mm16 = new Kernel(defineKernel(
-      { name: 'mm_f16_tune', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-      ({ a, b, c, N, K, BM, BN, BK }) => {
-        const rm = programId(0).mul(BM).add(arange(0, BM));
-        const rn = programId(1).mul(BN).add(arange(0, BN));
-        const rk = arange(0, BK);
-        const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
-          const ka = k.add(rk);
-          return [dot(load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0)))), load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0)))), { acc: acc! })];
-        });
-        store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
-      },
-    ) as unknown as KernelDef);
     const tile = { BM: 128, BN: 128, BK: 64 };
     const n = 128;
     const a = f16Array(Float32Array.from({ length: n * n }, (_, i) => (i % 7) - 3));
