@@ -1,5 +1,5 @@
 // The Triton-style kernel language. See docs/language.md.
-export { TesseraError, KernelError, formatLoc } from './errors.js';
+export { KernelError, formatLoc } from './errors.js';
 export type { KernelErrorInfo } from './errors.js';
 export { Tile } from './tile.js';
 export { Trace, activeTrace, runTrace, api } from './trace.js';

@@ -2,7 +2,7 @@
 // device is built in, native ones (cuda, sim) register a provider when their addon is available.
 // Order of the default choice: cuda, then sim, then interpret. The choice is printed once.
 import type { Func } from '../ir/ops.js';
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 import type { DeviceArray } from './device_array.js';
 import type { Future } from './future.js';
 import { InterpretDevice } from './interpret_device.js';

@@ -6,7 +6,7 @@
 import type { Func } from '../ir/ops.js';
 import { isFloat, isInt, isPtr, pointee, type DType } from '../ir/types.js';
 import { verify } from '../ir/verify.js';
-import { MAX_NUM_STAGES } from '../compiler/compile.js';
+import { MAX_NUM_STAGES } from '../compile/compile.js';
 import { KernelError } from '../lang/errors.js';
 import {
   defineKernel, type ConstexprSpec, type ConstexprValue, type KernelArgs, type KernelDef, type KernelSpec,

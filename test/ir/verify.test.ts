@@ -3,7 +3,7 @@ import { IRVerifyError } from '../../src/ir/errors.js';
 import type { Func, Param, Value } from '../../src/ir/ops.js';
 import { tile } from '../../src/ir/types.js';
 import { verify } from '../../src/ir/verify.js';
-import { TesseraError } from '../../src/lang/errors.js';
+import { TesseraError } from '../../src/ir/errors.js';
 import { loopsKernel, TB, vectorAdd } from './build.js';
 
 const PARAMS: Param[] = [{ name: 'p', type: 'ptr<f32>' }, { name: 'n', type: 'i32' }];

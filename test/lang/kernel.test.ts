@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { arange, constexpr, defineKernel, load, programId, ptr, store, KernelError, TesseraError } from '../../src/lang/index.js';
+import { TesseraError } from '../../src/ir/index.js';
+import { arange, constexpr, defineKernel, load, programId, ptr, store, KernelError } from '../../src/lang/index.js';
 import { allOps, kinds, opsOf } from './helpers.js';
 
 const add = defineKernel(

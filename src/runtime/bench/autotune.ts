@@ -5,7 +5,7 @@
 // trials. A config that fails to trace, compile or launch is skipped with its reason.
 import { createHash } from 'node:crypto';
 import { hashFunc } from '../../ir/hash.js';
-import { TesseraError } from '../../lang/errors.js';
+import { TesseraError } from '../../ir/errors.js';
 import type { ConstexprValue } from '../../lang/index.js';
 import { HostArray, type TypedArray } from '../array.js';
 import { DeviceArray } from '../device_array.js';

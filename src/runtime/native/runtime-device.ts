@@ -7,7 +7,7 @@
 // A sticky fault (illegal address, assert, ...) destroys the context: every pending future
 // rejects, every array of it reports E_CONTEXT_LOST, and a fresh context is opened for new work.
 import { isPtr as isPtrType } from '../../ir/types.js';
-import type { CompileResult, Target } from '../../compiler/compile.js';
+import type { CompileResult, Target } from '../../compile/compile.js';
 import type { ParamSpec } from '../../compiler/axis_info.js';
 import { compileCached } from '../cache/compile_cached.js';
 import type { Func } from '../../ir/ops.js';
@@ -17,7 +17,7 @@ import {
 } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
 import { Future, future, rejected } from '../future.js';
-import { checkArray } from '../interpret_device.js';
+import { checkArray } from '../device_array.js';
 import { StreamCompletion } from './completion.js';
 import { copyAsync, fillAsync, prepareLaunch, type PreparedLaunch } from './driver_seam.js';
 import { NativeDeviceError, native, nativeAsync, rethrow } from './errors.js';
