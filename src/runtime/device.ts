@@ -25,6 +25,12 @@ export interface LaunchOptions {
   readonly onPrint?: (line: string) => void;
   /** Where the launch is queued (default: the device's default stream). */
   readonly stream?: Stream;
+  /**
+   * Per runtime param, true where the value must not specialize the compile (the kernel's
+   * doNotSpecialize): such a param is compiled as if it were neither 1, nor divisible by 16, nor
+   * aligned. The interpreter ignores it.
+   */
+  readonly doNotSpecialize?: readonly boolean[];
 }
 
 export class DeviceError extends TesseraError {}

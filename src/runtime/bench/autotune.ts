@@ -260,7 +260,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
           const v = args[name];
           return v instanceof HostArray ? v.data : (v as never);
         });
-        const r = device.compile(func, c.numWarps ?? 4, launchArgs, c.numStages);
+        const r = device.compile(func, c.numWarps ?? 4, launchArgs, c.numStages, this.kernel.doNotSpecialize);
         const limit = device.native.info.maxSharedOptin;
         if (r.metadata.sharedBytes > limit) return `needs ${r.metadata.sharedBytes} bytes of shared memory; the device allows ${limit}`;
       }
