@@ -147,7 +147,7 @@ export function buildNative({ root = packageRoot, env = process.env, mode, log =
   const addonMissing = [!tools.cxx && CXX, !tools.make && 'make', !tools.python && 'python3 (node-gyp runs on it)'].filter(Boolean);
   const cmakeMissing = [!tools.cxx && CXX, !tools.cmake && 'cmake (3.18 or newer)', !tools.make && !tools.ninja && 'make or ninja'].filter(Boolean);
   if (addonMissing.length && cmakeMissing.length) {
-    const missing = [...new Set([...addonMissing, ...cmakeMissing])];
+    const missing = [...new Set([...addonMissing, ...cmakeMissing])].filter((m, _, all) => m !== 'make or ninja' || !all.includes('make'));
     const note = `no native build: missing ${missing.join(', ')} — Tessera runs on the interpreter only (no cuda, no sim device); ${fix}`;
     for (const part of ['addon', 'sim', 'xla']) status[part].note = note;
     say(note);
