@@ -81,6 +81,8 @@ describe('the npm package', () => {
     // (npm may nest a dependency in tessera's own node_modules)
     expect(readdirSync(installed).filter((e) => e !== 'node_modules').sort()).toEqual(top);
     expect(existsSync(join(installed, 'native', 'sim', 'tests'))).toBe(false);
+    // The JavaScript is prepack's (tsconfig.build.json, no source maps), not overwritten by prepare.
+    expect(readFileSync(join(installed, 'dist', 'src', 'index.js'), 'utf8')).not.toContain('sourceMappingURL');
   });
 
   it('the install built the addon, the sim and the XLA library, libraries only, and said so', () => {
