@@ -26,7 +26,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 export const packageRoot = resolve(here, '..');
 export const STATUS_FILE = join('build', 'native-status.json');
-const REBUILD = '`npm rebuild tessera`';
 
 /** The first executable `name` on env.PATH (or `name` itself when it is a path), else null. */
 export function which(name, env = process.env) {
@@ -108,6 +107,8 @@ function probeDriver(addonFile) {
 export function buildNative({ root = packageRoot, env = process.env, mode, log = (l) => console.log(l) } = {}) {
   mode ??= existsSync(join(root, 'native', 'sim', 'tests')) ? 'clone' : 'package';
   const strict = mode === 'clone';
+  // What rebuilds it: in a project that depends on tessera, npm rebuild; in the repository, the build script.
+  const REBUILD = strict ? '`npm run build`' : '`npm rebuild tessera`';
   const addonFile = join(root, 'build', 'Release', 'tessera_cuda.node');
   const simFile = join(root, 'build', 'lib', 'libtessera_sim.so');
   const xlaFile = join(root, 'build', 'lib', 'libtessera_xla.so');
@@ -187,7 +188,7 @@ export function buildNative({ root = packageRoot, env = process.env, mode, log =
     status.sim.built = existsSync(simFile);
     status.xla.built = existsSync(xlaFile);
     if (!status.sim.built && !status.sim.note) {
-      status.sim.note = `sim not built: no CUDA toolkit (no include/cuda.h in ${tools.cuda.looked.join(', ')}); install the CUDA toolkit or set CUDA_HOME, then run ${strict ? '`npm run build`' : REBUILD}`;
+      status.sim.note = `sim not built: no CUDA toolkit (no include/cuda.h in ${tools.cuda.looked.join(', ')}); install the CUDA toolkit or set CUDA_HOME, then run ${REBUILD}`;
       status.xla.note = status.sim.note;
       say(status.sim.note);
     }
