@@ -1,10 +1,12 @@
 // `tessera info`: what this installation can do — devices (cuda / sim / interpret) and the default
-// one, the sim driver library, the native addon, ptxas and nvcc.
+// one, the sim driver library, the native addon, ptxas and nvcc, and what the native build (npm's
+// install hook, scripts/install.mjs) said about the pieces it could not build.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { findPtxas } from '../codegen/ptxas.js';
-import { addonPath, loadAddon, packageRoot, simLibraryPath } from '../runtime/native/addon.js';
+import { loadAddon, nativeBuildStatus, notBuiltHint, packageRoot, type NativeAddon } from '../runtime/native/addon.js';
 
 export type DeviceName = 'cuda' | 'sim' | 'interpret';
 export const DEVICE_NAMES: readonly DeviceName[] = ['cuda', 'sim', 'interpret'];
@@ -28,6 +30,8 @@ export interface Info {
   readonly addon: string | null;
   readonly ptxas: { readonly path: string; readonly version: string | null } | null;
   readonly nvcc: string | null;
+  /** The native build (build/native-status.json): where it ran, and its line for each missing piece. */
+  readonly build: { readonly mode: 'package' | 'clone'; readonly at: string; readonly notes: readonly string[] } | null;
 }
 
 function findTool(name: string, env: NodeJS.ProcessEnv): string | null {
@@ -45,9 +49,9 @@ function toolVersion(path: string): string | null {
 }
 
 /** Opens a driver library through the addon and reads device 0's name; the reason when it fails. */
-function probeDriver(libraryPath?: string): { ok: boolean; detail: string } {
+function probeDriver(addon: () => NativeAddon, libraryPath?: string): { ok: boolean; detail: string } {
   try {
-    const driver = loadAddon().open(libraryPath);
+    const driver = addon().open(libraryPath);
     try {
       const d = driver.deviceInfo();
       const arch = `sm_${d.ccMajor}${d.ccMinor}`;
@@ -60,17 +64,21 @@ function probeDriver(libraryPath?: string): { ok: boolean; detail: string } {
   }
 }
 
-export function collectInfo(env: NodeJS.ProcessEnv = process.env): Info {
-  const root = packageRoot();
+/** What the installation of tessera at `root` (default: this one) can do. */
+export function collectInfo(env: NodeJS.ProcessEnv = process.env, root: string = packageRoot()): Info {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  const addon = existsSync(addonPath()) ? addonPath() : null;
-  const simDriver = existsSync(simLibraryPath()) ? simLibraryPath() : null;
+  const addonFile = join(root, 'build', 'Release', 'tessera_cuda.node');
+  const simFile = join(root, 'build', 'lib', 'libtessera_sim.so');
+  const addon = existsSync(addonFile) ? addonFile : null;
+  const simDriver = existsSync(simFile) ? simFile : null;
+  const load = (): NativeAddon => (root === packageRoot() ? loadAddon() : (createRequire(import.meta.url)(addonFile) as NativeAddon));
+  const noAddon = `native addon not built: ${notBuiltHint('addon', root)}`;
 
-  const cuda = addon ? probeDriver() : { ok: false, detail: 'native addon not built (npm run build)' };
+  const cuda = addon ? probeDriver(load) : { ok: false, detail: noAddon };
   let sim: { ok: boolean; detail: string };
-  if (!simDriver) sim = { ok: false, detail: 'sim driver not built (build/lib/libtessera_sim.so)' };
-  else if (!addon) sim = { ok: false, detail: 'native addon not built (npm run build)' };
-  else sim = probeDriver(simDriver);
+  if (!simDriver) sim = { ok: false, detail: `sim driver not built (build/lib/libtessera_sim.so): ${notBuiltHint('sim', root)}` };
+  else if (!addon) sim = { ok: false, detail: noAddon };
+  else sim = probeDriver(load, simDriver);
   const devices: DeviceStatus[] = [
     { name: 'cuda', available: cuda.ok, detail: cuda.detail },
     { name: 'sim', available: sim.ok, detail: sim.detail },
@@ -88,6 +96,7 @@ export function collectInfo(env: NodeJS.ProcessEnv = process.env): Info {
     defaultReason = forced ? `TESSERA_DEVICE=${forced} is not one of ${DEVICE_NAMES.join(', ')}; ignored` : 'first available of cuda, sim, interpret';
   }
   const ptxasPath = findPtxas(env);
+  const status = nativeBuildStatus(root);
   return {
     tessera: pkg.version,
     node: process.version,
@@ -98,6 +107,7 @@ export function collectInfo(env: NodeJS.ProcessEnv = process.env): Info {
     addon,
     ptxas: ptxasPath ? { path: ptxasPath, version: toolVersion(ptxasPath) } : null,
     nvcc: findTool('nvcc', env),
+    build: status ? { mode: status.mode, at: status.builtAt, notes: status.lines } : null,
   };
 }
 
@@ -109,5 +119,10 @@ export function formatInfo(i: Info): string {
   lines.push(`native addon: ${i.addon ?? 'not built'}`);
   lines.push(`ptxas: ${i.ptxas ? `${i.ptxas.path} (${i.ptxas.version ?? 'unknown version'})` : 'not found'}`);
   lines.push(`nvcc: ${i.nvcc ?? 'not found'}`);
+  if (!i.build) lines.push('native build: none has run (npm install / `npm rebuild tessera` runs it)');
+  else {
+    lines.push(`native build: ${i.build.mode} build of ${i.build.at}${i.build.notes.length ? '' : ', nothing missing'}`);
+    for (const n of i.build.notes) lines.push(`  ${n}`);
+  }
   return lines.join('\n') + '\n';
 }
