@@ -118,7 +118,8 @@ std::string sanReport(const Launch& L) {
     distinct[std::get<0>(k)]++;
   }
   int first = std::get<0>(L.hazards.begin()->first);
-  std::string out = "tessera-sim: " + std::string(names[first]) + ": " + L.hazards.begin()->second.text;
+  std::string out = "tessera-sim: " + std::string(names[first]) + " hazard in kernel '" + L.fn->name + "': " +
+                    L.hazards.begin()->second.text;
   char buf[256];
   std::string counts;
   for (int i = 0; i < 3; i++) {
@@ -127,7 +128,7 @@ std::string sanReport(const Launch& L) {
                   (unsigned long long)per[i], per[i] == 1 ? "" : "s", (unsigned long long)distinct[i]);
     counts += buf;
   }
-  out += "\n  in kernel '" + L.fn->name + "': " + counts;
+  out += "\n  " + counts + ":";
   for (auto& [k, h] : L.hazards) {
     std::snprintf(buf, sizeof buf, "\n  %s x%llu: ", names[std::get<0>(k)], (unsigned long long)h.count);
     out += buf + h.text;

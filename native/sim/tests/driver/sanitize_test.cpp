@@ -378,7 +378,7 @@ int envChild() {
   if (cuCtxSynchronize() != CUDA_ERROR_LAUNCH_FAILED) return 5;
   char buf[4096] = {};
   tesseraSimGetLastFault(buf, sizeof buf);
-  return has(buf, "tessera-sim: racecheck") ? 0 : 6;
+  return has(buf, "tessera-sim: racecheck hazard in kernel 'xwarp'") ? 0 : 6;
 }
 
 }  // namespace
@@ -401,7 +401,7 @@ int main() {
 
   // racecheck
   expectHazard(e, "xwarp", kRace, 64, {&out, &zero},
-               {"tessera-sim: racecheck: ", "hazard on shared memory", lineOf("xwarp-st"), lineOf("xwarp-ld"),
+               {"tessera-sim: racecheck hazard in kernel ", "hazard on shared memory", lineOf("xwarp-st"), lineOf("xwarp-ld"),
                 "CTA (0,0,0)", "no barrier", "read-after-write", "write-after-read"});
   expectHazard(e, "inwarp", kRace, 32, {&out, &zero},
                {"read-after-write hazard", lineOf("inwarp-st"), lineOf("inwarp-ld"), "thread (1,0,0)", "thread (0,0,0)"});
@@ -418,7 +418,7 @@ int main() {
   CHECK(has(r, "\n  racecheck x32: "));
 
   // synccheck
-  expectHazard(e, "barcount", kSync, 64, {}, {"tessera-sim: synccheck: ", "thread count of 48, not a multiple of the warp size", lineOf("barcount")});
+  expectHazard(e, "barcount", kSync, 64, {}, {"tessera-sim: synccheck hazard in kernel ", "thread count of 48, not a multiple of the warp size", lineOf("barcount")});
   expectHazard(e, "bardiff", kSync, 64, {}, {"different thread counts", lineOf("bardiff-a"), lineOf("bardiff-b")});
   expectHazard(e, "bardiv", kSync, 64, {}, {"divergent code", "lanes 0xffff0000 of warp 0", lineOf("bardiv")});
   expectHazard(e, "notinmask", kSync, 32, {}, {"membermask 0x00000002 does not include it", lineOf("notinmask")});
@@ -433,7 +433,7 @@ int main() {
   e.buffer(&next, 128, false);
   e.buffer(&copied, 128, false);
   expectHazard(e, "readg", kInit, 32, {&fresh, &dst},
-               {"tessera-sim: initcheck: read of uninitialised global memory", lineOf("readg"), "never written since their allocation"});
+               {"tessera-sim: initcheck hazard in kernel 'readg': read of uninitialised global memory", lineOf("readg"), "never written since their allocation"});
   CHECK_OK(cuMemsetD32(fresh, 7, 32));
   expectClean(e, "readg", 32, {&fresh, &dst});  // a memset initialises
   expectClean(e, "readg", 32, {&dst, &next});   // so does a kernel's store
