@@ -127,6 +127,7 @@ void runWarp(Ctx& c, Warp& w) {
       if (++w.pc >= w.nextPc) reschedule(w);
     }
   }
+  if (c.san && !c.san->pending.empty()) sanFlush(c);
   c.ctr.warpInstructions += n;
   c.ctr.threadInstructions += ti;
   uint64_t total = c.L->executed.fetch_add(ti, std::memory_order_relaxed) + ti;

@@ -64,6 +64,15 @@ struct SanState {
   } bars[16];
   std::map<std::tuple<int, int, uint32_t, uint32_t>, SanHazard> hazards;
   uint64_t total = 0;
+  // Write-after-write candidates, decided once the store is done: a write of the bytes already
+  // there (replicated data stored by several warps) changes nothing and is not reported.
+  struct PendingWaw {
+    uint32_t off, pc1, pc2;
+    uint8_t bytes;
+    uint8_t old[16];
+    std::string text;
+  };
+  std::vector<PendingWaw> pending;
 };
 
 enum SanFlag : unsigned { kSanRace = 1, kSanSync = 2, kSanInit = 4 };
@@ -78,6 +87,7 @@ std::string sanReport(const Launch& L);
 // Hooks.
 void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsigned bytes, bool write);
 void sanGlobal(Ctx& c, uint32_t lanes, const uint64_t* addr, unsigned bytes, bool write);
+void sanFlush(Ctx& c);  // decides pending write-after-write candidates (end of a warp's turn)
 void sanLand(Ctx& c, unsigned warp, unsigned lane, uint32_t off, unsigned bytes, bool viaMbarrier);
 void sanAcquireAll(Ctx& c, unsigned lane);  // a completed mbarrier wait
 void sanBarArrive(Ctx& c, const Inst& in, uint32_t exec, unsigned id, unsigned count, bool arriveOnly);

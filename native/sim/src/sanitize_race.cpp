@@ -136,8 +136,18 @@ std::string sanReport(const Launch& L) {
   return out;
 }
 
+void sanFlush(Ctx& c) {
+  SanState& s = *c.san;
+  for (auto& p : s.pending) {
+    if (p.off + p.bytes <= c.cta->shared.size() && memcmp(c.cta->shared.data() + p.off, p.old, p.bytes) != 0)
+      sanRecord(c, 0, 1, p.pc1, p.pc2, p.text);
+  }
+  s.pending.clear();
+}
+
 void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsigned bytes, bool write) {
   SanState& s = *c.san;
+  if (!s.pending.empty()) sanFlush(c);
   bool race = s.flags & kSanRace, init = s.flags & kSanInit;
   if (!race && !init) return;
   uint8_t kind = (in.flags & kfSanAtomic) ? kSanAtomic : (in.flags & kfSanAsync) ? kSanAsync : kSanPlain;
@@ -177,7 +187,13 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsi
                              sanWhere(c, tid, pc) + " conflicts with " + accName(other->kind, otherWrite) + " " +
                              sanWhere(c, other->tid, other->pc) +
                              (hk >= 3 ? "" : ", with no barrier or .sync between them");
-          sanRecord(c, 0, hk, other->pc, pc, text);
+          if (hk == 1 && kind == kSanPlain && bytes <= 16 && o + bytes <= c.cta->shared.size()) {
+            SanState::PendingWaw p{(uint32_t)o, other->pc, pc, (uint8_t)bytes, {}, text};
+            memcpy(p.old, c.cta->shared.data() + o, bytes);
+            s.pending.push_back(std::move(p));
+          } else {
+            sanRecord(c, 0, hk, other->pc, pc, text);
+          }
           reported = true;
         }
       }
@@ -201,6 +217,7 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsi
 void sanLand(Ctx& c, unsigned warp, unsigned lane, uint32_t off, unsigned bytes, bool viaMbarrier) {
   SanState& s = *c.san;
   if (!(s.flags & (kSanRace | kSanInit))) return;
+  if (!s.pending.empty()) sanFlush(c);
   unsigned tid = warp * kWarp + lane;
   if (off + bytes > s.cells.size() || warp >= s.nwarps) return;
   s.stamp++;

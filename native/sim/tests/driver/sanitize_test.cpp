@@ -95,6 +95,28 @@ DONE:
   ret;
 }
 
+// Lane 0 of each of two warps writes 7 to s[0] (replicated data: the same value), then
+// out[tid] = tid.   (64 threads)
+.visible .entry wawsame(.param .u64 out)
+{
+  .shared .align 4 .b32 s0;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra DONE;
+  mov.u32 %r3, 7;
+  st.shared.u32 [s0], %r3;
+DONE:
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+
 // One warp copies in[lane] to s[lane] with cp.async; mode 0: reads s[lane] with no wait; 1: waits,
 // reads s[lane]; 2: waits, reads s[(lane+1)%32] with no barrier; 3: waits, bar.sync, reads
 // s[(lane+1)%32]. out[lane] = what it read.
@@ -444,6 +466,7 @@ int main() {
 
   // the corrected kernels: clean under all three
   expectClean(e, "xwarp", 64, {&out, &one});
+  expectClean(e, "wawsame", 64, {&out});  // a write of the value already there changes nothing
   expectClean(e, "inwarp", 32, {&out, &one});
   unsigned mode1 = 1, mode3 = 3;
   expectClean(e, "cpasync", 32, {&in, &out, &mode1});
