@@ -25,6 +25,27 @@ export interface LaunchOptions {
   readonly onPrint?: (line: string) => void;
   /** Where the launch is queued (default: the device's default stream). */
   readonly stream?: Stream;
+  /** The sim's sanitizers for this launch (default: the device's, see setSanitize); only the sim has them. */
+  readonly sanitize?: readonly SanitizeCheck[];
+}
+
+/**
+ * The sim's sanitizers: shared-memory races, barrier and .sync-collective misuse, reads of memory
+ * never written. A launch with hazards fails with E_HAZARD and their report (docs/sim.md).
+ */
+export type SanitizeCheck = 'racecheck' | 'synccheck' | 'initcheck';
+export const SANITIZE_CHECKS: readonly SanitizeCheck[] = ['racecheck', 'synccheck', 'initcheck'];
+
+/** The sim's flag bits for `checks` (bit 0 racecheck, 1 synccheck, 2 initcheck); E_ARG naming a bad entry. */
+export function sanitizeFlags(checks: readonly SanitizeCheck[], what: string): number {
+  if (!Array.isArray(checks)) throw new DeviceError('E_ARG', `${what}: sanitize must be an array of ${SANITIZE_CHECKS.map((c) => `'${c}'`).join(', ')}`);
+  let flags = 0;
+  for (const c of checks) {
+    const i = SANITIZE_CHECKS.indexOf(c);
+    if (i < 0) throw new DeviceError('E_ARG', `${what}: unknown sanitizer ${JSON.stringify(c)} (expected ${SANITIZE_CHECKS.map((x) => `'${x}'`).join(', ')})`);
+    flags |= 1 << i;
+  }
+  return flags;
 }
 
 export class DeviceError extends TesseraError {}

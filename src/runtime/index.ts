@@ -6,9 +6,10 @@ export type { TypedArray, ArrayTypes } from './array.js';
 export { DeviceArray } from './device_array.js';
 export type { DeviceArrayOptions, FromOptions } from './device_array.js';
 export type { Future } from './future.js';
-export { getDevice, registerDeviceProvider, setDeviceAnnouncer, InterpretDevice, DeviceError, DeviceContext, DEVICE_KINDS } from './device.js';
+export { getDevice, registerDeviceProvider, setDeviceAnnouncer, InterpretDevice, DeviceError, DeviceContext, DEVICE_KINDS, SANITIZE_CHECKS } from './device.js';
 export type {
   Device, DeviceKind, DeviceProvider, LaunchArg, LaunchOptions as DeviceLaunchOptions, Stream, DeviceEvent, DeviceMemory, RawBuffer,
+  SanitizeCheck,
 } from './device.js';
 export { f16Bits, bf16Bits, f16Value, bf16Value, toF16, toBF16, f16Array, bf16Array, f16ToFloat32, bf16ToFloat32 } from './half.js';
 export { pallasCall, vmap } from './pallas_call.js';
