@@ -1,5 +1,6 @@
 // sim_bench: simulated thread-instructions per second of the `sim` device on a reduction and a
-// matmul. A benchmark, not a test: it prints figures (measured on the CPU; no GPU involved).
+// matmul, with the sanitizers off and with each of them on (racecheck, synccheck, initcheck, all
+// three). A benchmark, not a test: it prints figures (measured on the CPU; no GPU involved).
 //   build/bin/sim_bench [--json]
 #include <cuda.h>
 
@@ -13,6 +14,7 @@
 #include "sim.h"
 
 extern "C" CUresult tesseraSimGetLaunchCounters(void* out, size_t size);
+extern "C" CUresult tesseraSimSetSanitize(unsigned flags);
 
 namespace {
 
@@ -145,6 +147,7 @@ bool ok(CUresult r, const char* what) {
 
 struct Result {
   std::string name;
+  std::string checkers = "off";
   double seconds = 0;
   uint64_t threadInstructions = 0, warpInstructions = 0;
 };
@@ -179,6 +182,11 @@ int main(int argc, char** argv) {
     return 1;
 
   std::vector<Result> results;
+  // Checkers off first: initcheck's write tracking, once on, stays on for later allocations.
+  const struct { const char* name; unsigned flags; } configs[] = {
+      {"off", 0}, {"racecheck", 1}, {"synccheck", 2}, {"initcheck", 4}, {"all three", 7}};
+  for (const auto& cfg : configs) {
+  if (!ok(tesseraSimSetSanitize(cfg.flags), "tesseraSimSetSanitize")) return 1;
   {
     const unsigned n = 1 << 22, blocks = 256, threads = 256;
     std::vector<float> host(n, 1.0f);
@@ -188,8 +196,8 @@ int main(int argc, char** argv) {
       return 1;
     unsigned count = n;
     void* args[] = {&in, &out, &count};
-    Result r{"reduce f32 (4M elements, 256x256 threads)"};
-    if (!measure(reduce, blocks, 1, threads, 1, args, 3, r)) return 1;
+    Result r{"reduce f32 (4M elements, 256x256 threads)", cfg.name};
+    if (!measure(reduce, blocks, 1, threads, 1, args, 5, r)) return 1;
     results.push_back(r);
     cuMemFree(in);
     cuMemFree(out);
@@ -204,13 +212,15 @@ int main(int argc, char** argv) {
       return 1;
     unsigned count = n;
     void* args[] = {&a, &b, &c, &count};
-    Result r{"matmul f32 naive (128x128x128, 16x16 blocks)"};
-    if (!measure(matmul, n / 16, n / 16, 16, 16, args, 3, r)) return 1;
+    Result r{"matmul f32 naive (128x128x128, 16x16 blocks)", cfg.name};
+    if (!measure(matmul, n / 16, n / 16, 16, 16, args, 5, r)) return 1;
     results.push_back(r);
     cuMemFree(a);
     cuMemFree(b);
     cuMemFree(c);
   }
+  }
+  tesseraSimSetSanitize(0);
 
   const char* env = std::getenv("TESSERA_SIM_THREADS");
   unsigned cores = env && std::atoi(env) > 0 ? static_cast<unsigned>(std::atoi(env)) : std::thread::hardware_concurrency();
@@ -221,13 +231,13 @@ int main(int argc, char** argv) {
     const Result& r = results[i];
     double rate = r.threadInstructions / r.seconds;
     if (json)
-      std::printf("%s{\"name\":\"%s\",\"seconds\":%.6f,\"threadInstructions\":%llu,\"threadInstrPerSec\":%.0f,"
+      std::printf("%s{\"name\":\"%s\",\"checkers\":\"%s\",\"seconds\":%.6f,\"threadInstructions\":%llu,\"threadInstrPerSec\":%.0f,"
                   "\"threadInstrPerSecPerCore\":%.0f}",
-                  i ? "," : "", r.name.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate,
+                  i ? "," : "", r.name.c_str(), r.checkers.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate,
                   rate / cores);
     else
-      std::printf("  %-48s %8.3f s  %12llu thread-instr  %8.1f M/s  (%6.1f M/s per core)\n", r.name.c_str(),
-                  r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate / 1e6, rate / 1e6 / cores);
+      std::printf("  %-48s %-10s %8.3f s  %12llu thread-instr  %8.1f M/s  (%6.1f M/s per core)\n", r.name.c_str(),
+                  r.checkers.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate / 1e6, rate / 1e6 / cores);
   }
   if (json) std::printf("]}\n");
   cuModuleUnload(mod);
