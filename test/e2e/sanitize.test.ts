@@ -123,6 +123,7 @@ describe('sanitizers on the sim, through the runtime', () => {
     const msg = expectRace(await runPtx(r, ptx, [x, out], 2, ['racecheck']), 'san_row_sum');
     expect(msg).toMatch(/read-after-write hazard/);
     expect(cutLine).toBeGreaterThan(0);
+    if (process.env['SAN_SHOW']) console.log(msg);
   });
 
   it('a layout conversion without its barrier: racecheck reports the read of the staged tile', async () => {
