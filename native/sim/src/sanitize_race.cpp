@@ -173,7 +173,8 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsi
             other = &cell.w; hk = write ? 1 : 0; otherWrite = true;  // W->W, W->R
           }
         }
-        if (!other && write && cell.r.valid && cell.r.stamp != s.stamp && !ordered(s, cell.r, tid)) {
+        if (!other && write && cell.r.valid && cell.r.stamp != s.stamp &&
+            !(cell.r.kind == kSanAtomic && kind == kSanAtomic) && !ordered(s, cell.r, tid)) {
           other = &cell.r; hk = 2;  // R->W
         }
         if (other) {
