@@ -113,6 +113,18 @@ uint8_t* DeviceMemory::initShadow(uint64_t addr, size_t bytes) {
   return a->init + (addr - a->base);
 }
 
+uint8_t* DeviceMemory::initShadowOf(uint64_t addr, uint64_t* lo, uint64_t* hi) {
+  std::shared_lock lock(mu_);
+  const Allocation* a = containing(addr);
+  if (!a || !a->host) {
+    *lo = *hi = 0;
+    return nullptr;
+  }
+  *lo = a->base;
+  *hi = a->base + a->bytes;
+  return a->init;
+}
+
 void DeviceMemory::markInit(uint64_t addr, size_t bytes) {
   if (uint8_t* s = bytes ? initShadow(addr, bytes) : nullptr) std::memset(s, 1, bytes);
 }

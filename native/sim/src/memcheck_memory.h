@@ -49,6 +49,7 @@ class DeviceMemory final : public tsim::GlobalMemory {
   // initcheck: allocations made while *trackInit is true get a shadow of written bytes.
   std::atomic<bool>* trackInit = nullptr;
   uint8_t* initShadow(uint64_t addr, size_t bytes) override;
+  uint8_t* initShadowOf(uint64_t addr, uint64_t* lo, uint64_t* hi) override;
   void markInit(uint64_t addr, size_t bytes);  // a copy or memset wrote [addr, addr+bytes)
 
  private:

@@ -28,7 +28,8 @@ struct SanAcc {
   uint8_t kind = 0;    // SanKind
   uint8_t valid = 0;
 };
-struct SanCell { SanAcc w, r; };
+struct SanCell { SanAcc w, r; };  // no padding: compared with memcmp
+static_assert(sizeof(SanAcc) == 28 && sizeof(SanCell) == 56, "SanCell must have no padding");
 
 enum SanKind : uint8_t { kSanPlain = 0, kSanAtomic = 1, kSanAsync = 2, kSanLanded = 3 };
 
@@ -73,6 +74,10 @@ struct SanState {
     std::string text;
   };
   std::vector<PendingWaw> pending;
+  // initcheck: allocations looked up in this launch (none is freed while it runs)
+  struct Shadow { uint64_t lo = 0, hi = 0; uint8_t* sh = nullptr; };
+  Shadow shadows[4];
+  unsigned nextShadow = 0;
 };
 
 enum SanFlag : unsigned { kSanRace = 1, kSanSync = 2, kSanInit = 4 };

@@ -12,15 +12,20 @@ void sanGlobal(Ctx& c, uint32_t lanes, const uint64_t* addr, unsigned bytes, boo
   SanState& s = *c.san;
   bool check = (s.flags & kSanInit) && !write;
   if (!lanes || (write ? !s.trackInit : !check)) return;
-  uint64_t lo = ~0ull, hi = 0;
   FOR_LANES(lanes) {
-    lo = std::min(lo, addr[l]);
-    hi = std::max(hi, addr[l] + bytes);
-  }
-  uint8_t* whole = hi - lo < (1u << 30) ? c.L->mem->initShadow(lo, hi - lo) : nullptr;
-  FOR_LANES(lanes) {
-    uint8_t* sh = whole ? whole + (addr[l] - lo) : c.L->mem->initShadow(addr[l], bytes);
-    if (!sh) continue;
+    uint64_t a = addr[l];
+    const SanState::Shadow* e = nullptr;
+    for (const auto& x : s.shadows)
+      if (a >= x.lo && a < x.hi) { e = &x; break; }
+    if (!e) {
+      SanState::Shadow n;
+      n.sh = c.L->mem->initShadowOf(a, &n.lo, &n.hi);
+      if (n.hi <= n.lo) continue;
+      s.shadows[s.nextShadow++ % 4] = n;
+      e = &s.shadows[(s.nextShadow - 1) % 4];
+    }
+    if (!e->sh || a + bytes > e->hi) continue;
+    uint8_t* sh = e->sh + (a - e->lo);
     if (write) {
       for (unsigned k = 0; k < bytes; k++) __atomic_store_n(sh + k, (uint8_t)1, __ATOMIC_RELAXED);
       continue;

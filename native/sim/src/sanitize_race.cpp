@@ -55,6 +55,13 @@ inline bool ordered(const SanState& s, const SanAcc& p, unsigned b) {
   return p.wse < w.wse || w.lvc[b % kWarp][p.tid % kWarp] >= p.lclk;
 }
 
+// Records are made once per access (a lane of one instruction instance, `stamp`) and copied
+// whole, so two cells holding records of the same instances are in the same state.
+inline bool sameRecord(const SanAcc& a, const SanAcc& b) {
+  return a.stamp == b.stamp && a.tid == b.tid && a.valid == b.valid && a.kind == b.kind;
+}
+inline bool sameState(const SanCell& a, const SanCell& b) { return sameRecord(a.w, b.w) && sameRecord(a.r, b.r); }
+
 const char* accName(uint8_t kind, bool write) {
   if (kind == kSanAsync) return "cp.async write";
   if (kind == kSanAtomic) return "atomic";
@@ -154,14 +161,44 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsi
   unsigned wid = c.w->id;
   s.stamp++;
   uint32_t pc = c.curPc;
+  if (!race) {  // initcheck alone: only whether this CTA wrote the bytes
+    FOR_LANES(lanes) {
+      uint64_t o = off[l];
+      if (o + bytes > s.cells.size()) continue;
+      unsigned tid = wid * kWarp + l;
+      if (write) {
+        SanAcc me = now(c, tid, pc, kind);
+        for (unsigned k = 0; k < bytes; k++) s.cells[o + k].w = me;
+        continue;
+      }
+      bool uninit = false;
+      for (unsigned k = 0; k < bytes; k++) {
+        const SanAcc& w = s.cells[o + k].w;
+        uninit |= !(w.valid && w.fe >= s.ctaStartFe);
+      }
+      if (uninit) {
+        char head[160];
+        std::snprintf(head, sizeof head, "read of uninitialised shared memory [0x%llx, +%u): ", (unsigned long long)o, bytes);
+        sanRecord(c, 2, 1, pc, pc, std::string(head) + std::to_string(bytes) + "-byte read " + sanWhere(c, tid, pc) +
+                                       " of bytes no thread of this CTA has written");
+      }
+    }
+    return;
+  }
   FOR_LANES(lanes) {
     unsigned tid = wid * kWarp + l;
     uint64_t o = off[l];
     if (o + bytes > s.cells.size()) continue;
     SanAcc me = now(c, tid, pc, kind);
     bool reported = false, uninit = false;
+    SanCell firstPre, firstPost;  // byte 0 before and after: later bytes in the same state end the same
     for (unsigned k = 0; k < bytes; k++) {
       SanCell& cell = s.cells[o + k];
+      if (k && sameState(cell, firstPre)) {
+        cell = firstPost;
+        continue;
+      }
+      if (!k) firstPre = cell;
       if (race && !reported) {
         const SanAcc* other = nullptr;
         int hk = 0;
@@ -205,6 +242,7 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsi
       } else if (!cell.r.valid || cell.r.fe < s.ctaStartFe || ordered(s, cell.r, tid)) {
         cell.r = me;
       }
+      if (!k) firstPost = cell;
     }
     if (uninit) {
       char head[160];

@@ -47,6 +47,13 @@ class GlobalMemory {
   // initcheck: one shadow byte per device byte of [addr, addr+bytes) (nonzero = written since the
   // allocation), or nullptr when the range is not tracked (counts as written).
   virtual uint8_t* initShadow(uint64_t addr, size_t bytes) { (void)addr; (void)bytes; return nullptr; }
+  // The allocation containing addr: its range [*lo, *hi) (empty when none) and its shadow (nullptr
+  // when untracked). Allocations are not freed while a kernel runs, so a launch may cache this.
+  virtual uint8_t* initShadowOf(uint64_t addr, uint64_t* lo, uint64_t* hi) {
+    (void)addr;
+    *lo = *hi = 0;
+    return nullptr;
+  }
 };
 
 // Per-launch counters (issue-level: one per warp instruction, not per thread).
