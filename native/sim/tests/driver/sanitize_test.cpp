@@ -117,6 +117,36 @@ DONE:
   ret;
 }
 
+// Warp 0 writes s[lane] and arrives at barrier 1 (bar.arrive 1, 64); warp 1 waits there (bar.sync
+// 1, 64) and reads s[lane] into out. sync == 0: neither barrier instruction runs.   (64 threads)
+.visible .entry prodcons(.param .u64 out, .param .u32 sync)
+{
+  .shared .align 4 .b8 s[128];
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<3>;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  mov.u32 %r3, s;
+  shl.b32 %r4, %r2, 2;
+  add.u32 %r4, %r3, %r4;
+  ld.param.u32 %r5, [sync];
+  setp.ne.u32 %p1, %r5, 0;
+  setp.ge.u32 %p2, %r1, 32;
+  @%p2 bra CONSUMER;
+  st.shared.u32 [%r4], %r1; // @pc-st
+  @%p1 bar.arrive 1, 64;
+  ret;
+CONSUMER:
+  @%p1 bar.sync 1, 64;
+  ld.shared.u32 %r6, [%r4]; // @pc-ld
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r6;
+  ret;
+}
+
 // One warp copies in[lane] to s[lane] with cp.async; mode 0: reads s[lane] with no wait; 1: waits,
 // reads s[lane]; 2: waits, reads s[(lane+1)%32] with no barrier; 3: waits, bar.sync, reads
 // s[(lane+1)%32]. out[lane] = what it read.
@@ -433,6 +463,7 @@ int main() {
                {"read of a cp.async destination before the wait that covers it", lineOf("cp-issue"), lineOf("cp-ld")});
   expectHazard(e, "cpasync", kRace, 32, {&in, &out, &mode2}, {"read-after-write hazard", lineOf("cp-issue"), lineOf("cp-ld")});
   expectHazard(e, "reduce", kRace, 64, {&in, &out, &zero}, {"hazard on shared memory", lineOf("red-ld"), lineOf("red-st")});
+  expectHazard(e, "prodcons", kRace, 64, {&out, &zero}, {"read-after-write hazard", lineOf("pc-st"), lineOf("pc-ld"), "thread (32,0,0)"});
   // one line per distinct hazard, with a count
   std::string r = e.run("xwarp", kRace, 64, {&out, &zero});
   if (getenv("SANITIZE_TEST_SHOW")) std::printf("%s\n", r.c_str());
@@ -472,6 +503,7 @@ int main() {
   expectClean(e, "cpasync", 32, {&in, &out, &mode1});
   expectClean(e, "cpasync", 32, {&in, &out, &mode3});
   expectClean(e, "reduce", 64, {&in, &out, &one});
+  expectClean(e, "prodcons", 64, {&out, &one});  // bar.arrive -> bar.sync orders producer before consumer
   // ... and give the right answers (the checkers change nothing)
   std::vector<uint32_t> v(64);
   for (unsigned i = 0; i < 64; i++) v[i] = i + 1;
