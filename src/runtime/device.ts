@@ -133,6 +133,8 @@ export interface Device {
   launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): PromiseLike<void>;
   /** Device-resident memory (DeviceArray); the built-in devices all have it. */
   readonly memory?: DeviceMemory;
+  /** The sim's sanitizers for this device's later launches (native devices; E_UNSUPPORTED off the sim). */
+  setSanitize?(checks: readonly SanitizeCheck[]): void;
   readonly defaultStream?: Stream;
   createStream?(): Stream;
   createEvent?(): DeviceEvent;

@@ -171,4 +171,11 @@ describe('sanitizers on the sim, through the runtime', () => {
     dev.setSanitize([]);
     await fn2.launch({ grid: 1, block: 64, args: [] });
   });
+
+  it('the interpreter has no sanitizers: asking for them is E_UNSUPPORTED', async () => {
+    const x = new Float32Array(1024), out = new Float32Array(1);
+    const e = await rowSum.run({ x, out, BLOCK: 1024 }, { grid: 1, device: 'interpret', sanitize: ['racecheck'] }).then(() => undefined, (err: unknown) => err as Error & { code?: string });
+    expect(e?.code).toBe('E_UNSUPPORTED');
+    expect(e!.message).toMatch(/needs the sim device/);
+  });
 });

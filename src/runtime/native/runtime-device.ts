@@ -190,7 +190,13 @@ export class NativeRuntimeDevice implements Device {
     if (flags && this.kind !== 'sim') throw new DeviceError('E_UNSUPPORTED', `setSanitize: the sanitizers run on the sim device only, not on ${this.kind}`);
     this.#sanitize = flags;
     // now, not at the next launch: initcheck tracks the allocations made from here on
-    if (this.kind === 'sim') this.applySanitize(this.context(), undefined, 'setSanitize');
+    if (this.kind === 'sim') {
+      try {
+        this.applySanitize(this.context(), undefined, 'setSanitize');
+      } catch {
+        // no usable context now (a fresh one is opening): the next launch applies the setting
+      }
+    }
   }
 
   /** The sanitizers in force for this device's launches (without a launch option). */
