@@ -147,6 +147,43 @@ CONSUMER:
   ret;
 }
 
+// One warp: an mbarrier (expecting 32 arrivals) guards a cp.async tile; each lane copies in[lane]
+// to s[lane] and arrives on completion (cp.async.mbarrier.arrive.noinc). wait != 0: the lane waits
+// for phase 0 (test_wait.parity loop) before reading s[lane]; wait == 0: it reads at once.
+.visible .entry mbartile(.param .u64 in, .param .u64 out, .param .u32 wait)
+{
+  .shared .align 8 .b64 bar;
+  .shared .align 16 .b8 s[128];
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<6>;
+  .reg .pred %p<4>;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  mov.u32 %r9, 32;
+  @!%p1 mbarrier.init.shared.b64 [bar], %r9;
+  bar.sync 0;
+  mov.u32 %r2, s;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  ld.param.u64 %rd1, [in];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  cp.async.ca.shared.global [%r4], [%rd3], 4; // @mb-cp
+  cp.async.mbarrier.arrive.noinc.shared.b64 [bar];
+  ld.param.u32 %r5, [wait];
+  setp.eq.u32 %p2, %r5, 0;
+  @%p2 bra READ;
+WAIT:
+  mbarrier.test_wait.parity.shared.b64 %p3, [bar], 0;
+  @!%p3 bra WAIT;
+READ:
+  ld.shared.u32 %r7, [%r4]; // @mb-ld
+  ld.param.u64 %rd4, [out];
+  add.s64 %rd5, %rd4, %rd2;
+  st.global.u32 [%rd5], %r7;
+  ret;
+}
+
 // One warp copies in[lane] to s[lane] with cp.async; mode 0: reads s[lane] with no wait; 1: waits,
 // reads s[lane]; 2: waits, reads s[(lane+1)%32] with no barrier; 3: waits, bar.sync, reads
 // s[(lane+1)%32]. out[lane] = what it read.
@@ -463,6 +500,8 @@ int main() {
                {"read of a cp.async destination before the wait that covers it", lineOf("cp-issue"), lineOf("cp-ld")});
   expectHazard(e, "cpasync", kRace, 32, {&in, &out, &mode2}, {"read-after-write hazard", lineOf("cp-issue"), lineOf("cp-ld")});
   expectHazard(e, "reduce", kRace, 64, {&in, &out, &zero}, {"hazard on shared memory", lineOf("red-ld"), lineOf("red-st")});
+  expectHazard(e, "mbartile", kRace, 32, {&in, &out, &zero},
+               {"read of a cp.async destination before the wait that covers it", lineOf("mb-cp"), lineOf("mb-ld")});
   expectHazard(e, "prodcons", kRace, 64, {&out, &zero}, {"read-after-write hazard", lineOf("pc-st"), lineOf("pc-ld"), "thread (32,0,0)"});
   // one line per distinct hazard, with a count
   std::string r = e.run("xwarp", kRace, 64, {&out, &zero});
@@ -503,7 +542,8 @@ int main() {
   expectClean(e, "cpasync", 32, {&in, &out, &mode1});
   expectClean(e, "cpasync", 32, {&in, &out, &mode3});
   expectClean(e, "reduce", 64, {&in, &out, &one});
-  expectClean(e, "prodcons", 64, {&out, &one});  // bar.arrive -> bar.sync orders producer before consumer
+  expectClean(e, "prodcons", 64, {&out, &one});
+  expectClean(e, "mbartile", 32, {&in, &out, &one});  // read after the mbarrier phase completed  // bar.arrive -> bar.sync orders producer before consumer
   // ... and give the right answers (the checkers change nothing)
   std::vector<uint32_t> v(64);
   for (unsigned i = 0; i < 64; i++) v[i] = i + 1;
