@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { Func } from '../src/ir/ops.js';
 import type { ParamSpec } from '../src/compiler/axis_info.js';
-import { compile } from '../src/compiler/compile.js';
+import { compile } from '../src/compile/compile.js';
 import { runIRPasses } from '../src/compiler/ir_passes.js';
 import { findPtxas, runPtxas } from '../src/codegen/ptxas.js';
 import { BENCH_KERNELS, type BenchKernel } from './kernels.js';

@@ -2,7 +2,7 @@
 // being added on another branch. Until it is merged compile() has no such field and ignores
 // unknown ones, so the benches detect support — numStages 3 must change the PTX of the aligned
 // f16 matmul — and pass the option only where it is supported (and say so in their output).
-import { compile, type CompileOptions } from '../src/compiler/compile.js';
+import { compile, type CompileOptions } from '../src/compile/compile.js';
 import { matmulAligned } from './kernels.js';
 
 let supported: boolean | undefined;

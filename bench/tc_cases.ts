@@ -2,7 +2,7 @@
 // sim inputs (deterministic half values), the grid, the output to compare and an f64 JS reference.
 // `size(s)` scales the main loop: s = 2 runs twice the k-steps (key blocks) of s = 1, so the
 // difference of two one-program runs isolates what one loop iteration costs.
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../src/runtime/half.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../src/ir/half.js';
 import { TC_KERNELS, type BenchKernel, type Half } from './kernels.js';
 
 export type TcArg = Uint16Array | Float32Array | number;

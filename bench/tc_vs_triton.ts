@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compile, type CompileOptions, type CompileResult } from '../src/compiler/compile.js';
+import { compile, type CompileOptions, type CompileResult } from '../src/compile/compile.js';
 import type { ParamSpec } from '../src/compiler/axis_info.js';
 import { findPtxas } from '../src/codegen/ptxas.js';
 import { getDevice } from '../src/runtime/device.js';

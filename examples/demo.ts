@@ -1,6 +1,6 @@
 // `npm start`: runs a few kernels on the default device and prints, for each, the max error
 // against a plain-JS reference and how it was compiled (IR size, PTX, ptxas registers).
-import { compile } from '../src/compiler/compile.js';
+import { compile } from '../src/compile/compile.js';
 import { getDevice, setDeviceAnnouncer } from '../src/runtime/device.js';
 import type { Func } from '../src/ir/ops.js';
 import { addKernel, pallasAdd, vectorAdd, vectorAddPallas } from './vector_add.js';

@@ -1,6 +1,6 @@
 // Command-line flag parsing for `tessera`: each command declares its flags; anything else is a
 // UsageError (exit code 2) that names the offending flag.
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 
 /** Bad command line. Code: E_USAGE. `main` prints it with the command's usage and exits 2. */
 export class UsageError extends TesseraError {

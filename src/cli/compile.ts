@@ -4,7 +4,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compile, MAX_NUM_STAGES, TARGETS, type CompileResult, type Target } from '../compiler/compile.js';
+import { compile, MAX_NUM_STAGES, TARGETS, type CompileResult, type Target } from '../compile/compile.js';
 import type { ParamSpec } from '../compiler/axis_info.js';
 import { printFunc } from '../ir/print.js';
 import type { ConstexprValue, KernelDef } from '../lang/kernel.js';

@@ -4,7 +4,7 @@
 // Exit codes: 0 ok, 1 the command failed (bad FILE/kernel, compile error), 2 usage error.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 import { parseFlags, UsageError, type FlagSpec } from './args.js';
 import { runCache } from './cache.js';
 import { CliInputError, compileRequest, runCompile } from './compile.js';

@@ -10,10 +10,21 @@ import { movFor } from './context.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
-function mods(cache: CacheMod, eviction: Eviction): string {
-  if (cache) return `.${cache}`;
-  if (eviction) return `.L1::${eviction}`;
-  return '';
+/**
+ * The cache hints of one access: modifiers after `.global`, and the trailing cache-policy operand.
+ * A cache operator alone is `.cop`; an eviction priority alone is `.L1::evict_*`. PTX has no ld/st
+ * with both, so together the priority goes through an L2 cache policy, as Triton lowers
+ * eviction_policy: `createpolicy.fractional.L2::evict_*` then `.cop.L2::cache_hint ..., policy`.
+ */
+function hints(cx: Lowering, cache: CacheMod, eviction: Eviction): { m: string; policy: string } {
+  if (cache && eviction) {
+    const policy = cx.reg('b64');
+    cx.emit(`createpolicy.fractional.L2::${eviction}.b64 ${policy}, 1.0;`);
+    return { m: `.${cache}.L2::cache_hint`, policy: `, ${policy}` };
+  }
+  if (cache) return { m: `.${cache}`, policy: '' };
+  if (eviction) return { m: `.L1::${eviction}`, policy: '' };
+  return { m: '', policy: '' };
 }
 
 /** Vector groups: slot indices that are consecutive along the fastest dim, `vec` at a time. */
@@ -77,7 +88,8 @@ const load: Rule = (cx, op) => {
   const n = cx.slots(r).length;
   const out = cx.newRegs(t, n);
   const vol = a.volatile ? '.volatile' : '';
-  const m = a.volatile ? '' : mods(a.cache, a.eviction);
+  // (a volatile load has no hints: the language and the verifier reject them together)
+  const { m, policy } = hints(cx, a.cache, a.eviction);
   for (const g of groups(n, vec)) {
     const first = g[0]!;
     // masked-off lanes keep `other` (or zero)
@@ -95,21 +107,21 @@ const load: Rule = (cx, op) => {
       const part = (k: number): string[] => g.slice(k * f.per, (k + 1) * f.per).map((i) => out[i]!);
       if (mask && other) words.forEach((w, k) => pack(cx, t, w, part(k)));
       else if (mask) words.forEach((w) => cx.emit(`mov.b32 ${w}, 0;`));
-      cx.emit(`${pred}ld${vol}.global${m}${f.v}.b32 ${words.length > 1 ? `{${words.join(', ')}}` : words[0]}, ${addr};`);
+      cx.emit(`${pred}ld${vol}.global${m}${f.v}.b32 ${words.length > 1 ? `{${words.join(', ')}}` : words[0]}, ${addr}${policy};`);
       words.forEach((w, k) => unpack(cx, t, w, part(k)));
       continue;
     }
     if (t === 'bool') {
       const w = cx.reg('b32');
       cx.emit(`mov.b32 ${w}, 0;`);
-      cx.emit(`${pred}ld${vol}.global${m}.u8 ${w}, ${addr};`);
+      cx.emit(`${pred}ld${vol}.global${m}.u8 ${w}, ${addr}${policy};`);
       if (mask) cx.emit(`@${mask[mask.length === 1 ? 0 : first]} setp.ne.u32 ${out[first]}, ${w}, 0;`);
       else cx.emit(`setp.ne.u32 ${out[first]}, ${w}, 0;`);
       continue;
     }
     {
       const dst = g.length > 1 ? `{${g.map((i) => out[i]).join(', ')}}` : out[first]!;
-      cx.emit(`${pred}ld${vol}.global${m}${f.v}.${f.word} ${dst}, ${addr};`);
+      cx.emit(`${pred}ld${vol}.global${m}${f.v}.${f.word} ${dst}, ${addr}${policy};`);
     }
   }
   cx.define(r, out);
@@ -124,7 +136,7 @@ const store: Rule = (cx, op) => {
   const mask = a.hasMask ? cx.operand(op, 2) : undefined;
   const vec = cx.plan.vec.get(op) ?? 1;
   const n = ptrs.length;
-  const m = mods(a.cache, a.eviction);
+  const { m, policy } = hints(cx, a.cache, a.eviction);
   // one thread stores each element: a scalar store is done by thread 0, replicated copies of a
   // tile element (layouts larger than the tile) are predicated off
   const pl = cx.plan.expected.get(op)?.[0] ?? cx.layoutOf(ptr);
@@ -146,18 +158,18 @@ const store: Rule = (cx, op) => {
     if (f.per > 1) {
       const words = Array.from({ length: g.length / f.per }, () => cx.reg('b32'));
       words.forEach((w, k) => pack(cx, t, w, g.slice(k * f.per, (k + 1) * f.per).map(v)));
-      cx.emit(`${at}st.global${m}${f.v}.b32 [${ptrs[first]}], ${words.length > 1 ? `{${words.join(', ')}}` : words[0]};`);
+      cx.emit(`${at}st.global${m}${f.v}.b32 [${ptrs[first]}], ${words.length > 1 ? `{${words.join(', ')}}` : words[0]}${policy};`);
       continue;
     }
     if (t === 'bool') {
       const w = cx.reg('b32');
       cx.emit(`selp.u32 ${w}, 1, 0, ${v(first)};`);
-      cx.emit(`${at}st.global${m}.u8 [${ptrs[first]}], ${w};`);
+      cx.emit(`${at}st.global${m}.u8 [${ptrs[first]}], ${w}${policy};`);
       continue;
     }
     {
       const src = g.length > 1 ? `{${g.map(v).join(', ')}}` : v(first);
-      cx.emit(`${at}st.global${m}${f.v}.${f.word} [${ptrs[first]}], ${src};`);
+      cx.emit(`${at}st.global${m}${f.v}.${f.word} [${ptrs[first]}], ${src}${policy};`);
     }
   }
 };

@@ -15,7 +15,7 @@
 // Fast f32 paths inherit the PTX ISA's .approx bounds (e.g. ex2.approx: 2 ulp plus the rounding
 // of x*log2(e), which grows with |x|; sin/cos.approx lose accuracy quickly outside [-pi, pi]).
 import type { UnaryFn } from '../ir/ops.js';
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 import type { PtxEmitter, RegKind } from './emitter.js';
 import { f32Hex, f64Hex } from './ptx_types.js';
 import { atanhTail, cosTail, ERFC_F32, ERFC_F64, erfTaylor, expm1Tail, sinTail } from './math-coeffs.js';

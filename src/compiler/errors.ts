@@ -1,7 +1,7 @@
 // Errors raised by the compiler back half (passes, codegen, ptxas). Codes are stable:
 // E_COMPILE (bad input or unsupported op/dtype, naming the kernel and op), E_PTXAS (ptxas
 // missing or rejecting the PTX; carries the log).
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 import type { Loc } from '../ir/ops.js';
 
 export class CompileError extends TesseraError {

@@ -1,4 +1,3 @@
-export { compile, TARGETS, type CompileOptions, type CompileResult, type CompileMetadata, type Stage, type Target, type Traceable } from './compile.js';
 export { analyzeAxisInfo, type AxisInfo, type ParamSpec, type Specialization } from './axis_info.js';
 export { assignLayouts, type LayoutPlan } from './layout_assign.js';
 export { blockedFor, layoutToString, type Layout, type BlockedLayout, type SliceLayout } from './layout.js';

@@ -1,7 +1,7 @@
 // The descriptor error: a schema that cannot be laid out, values that do not fit their fields, or
 // bytes that are not a well-formed descriptor. Code 'E_DESCRIPTOR'; the message names the
 // descriptor and the field or byte range at fault.
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 
 export class DescriptorError extends TesseraError {
   readonly descriptor: string;

@@ -4,7 +4,7 @@
 //   bool Uint8Array (0/1) · pointers Float64Array (device addresses, exact below 2^53).
 // Storing into the typed array does the wraparound of integer results and the f32 rounding.
 import { isPtr, type ElemType } from '../ir/types.js';
-import { arrayCtorFor, type ElemArray } from './memory.js';
+import { arrayCtorFor, type ElemArray } from '../ir/dtype_arrays.js';
 
 /** Indexable lanes of any tile array (numbers, or bigints for i64). */
 export type Lanes = { length: number; [i: number]: any };

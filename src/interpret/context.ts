@@ -1,7 +1,8 @@
 // Shared types of the closure compiler: a func is compiled once into closures (`Step`s) over an
 // environment array indexed by IR value id; running a program is calling the steps in order.
 import type { Block, Op, OpKind } from '../ir/ops.js';
-import type { ElemArray, HostMemory } from './memory.js';
+import type { ElemArray } from '../ir/dtype_arrays.js';
+import type { HostMemory } from './memory.js';
 
 export interface RunCtx {
   /** env[value.id] holds the value's lanes; values are never mutated once written. */

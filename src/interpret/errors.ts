@@ -1,7 +1,7 @@
 // Errors raised while interpreting a kernel. Codes: E_OOB (bad memory access), E_ASSERT (a
 // deviceAssert failed), E_INTERPRET (an op the interpreter cannot run, or bad launch input).
 import type { Loc, Op } from '../ir/ops.js';
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 
 export interface InterpretErrorInfo {
   readonly kernel: string;

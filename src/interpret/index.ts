@@ -6,10 +6,11 @@ import { newArray, type Lanes } from './arrays.js';
 import { compileFunc } from './compile.js';
 import type { RunCtx } from './context.js';
 import { InterpretError } from './errors.js';
-import type { ElemArray, HostMemory } from './memory.js';
+import type { ElemArray } from '../ir/dtype_arrays.js';
+import type { HostMemory } from './memory.js';
 import { laneOf } from './rules-elementwise.js';
 
-export { HostMemory, arrayCtorFor, type ElemArray } from './memory.js';
+export { HostMemory } from './memory.js';
 export { InterpretError } from './errors.js';
 
 export interface InterpretOptions {

@@ -2,11 +2,8 @@
 // ArrayBuffer; addresses come from a bump pointer and are never reused, so a freed buffer stays
 // recognisable (use-after-free is reported as such) and every address maps to at most one buffer.
 import type { DType } from '../ir/types.js';
-import { TesseraError } from '../lang/errors.js';
-
-export type ElemArray =
-  | Float64Array | Float32Array | Uint16Array | BigInt64Array | Int32Array
-  | Int16Array | Int8Array | Uint32Array | Uint8Array;
+import { arrayCtorFor, BYTES, type ElemArray } from '../ir/dtype_arrays.js';
+import { TesseraError } from '../ir/errors.js';
 
 export interface Allocation {
   readonly base: number;
@@ -16,21 +13,6 @@ export interface Allocation {
   freed: boolean;
   /** Typed views of `bytes`, one per dtype, created on first use. */
   views: Partial<Record<DType, ElemArray>>;
-}
-
-/** The typed array type that holds one dtype (f16/bf16 as bit patterns, bool as bytes 0/1). */
-export function arrayCtorFor(d: DType): { new (n: number): ElemArray; new (b: ArrayBuffer, off: number, n: number): ElemArray } {
-  switch (d) {
-    case 'f64': return Float64Array;
-    case 'f32': return Float32Array;
-    case 'f16': case 'bf16': return Uint16Array;
-    case 'i64': return BigInt64Array;
-    case 'i32': return Int32Array;
-    case 'i16': return Int16Array;
-    case 'i8': return Int8Array;
-    case 'u32': return Uint32Array;
-    case 'u8': case 'bool': return Uint8Array;
-  }
 }
 
 const FIRST_ADDRESS = 0x1_0000_0000; // far from 0 so small integers are never valid pointers
@@ -137,7 +119,3 @@ export class HostMemory {
     return ans;
   }
 }
-
-export const BYTES: Record<DType, number> = {
-  f64: 8, f32: 4, f16: 2, bf16: 2, i64: 8, i32: 4, i16: 2, i8: 1, u32: 4, u8: 1, bool: 1,
-};

@@ -1,10 +1,10 @@
 // Control flow and debugging ops: for, if, yield/return (terminators), print, assert.
 import { isPtr, type DType, type ElemType } from '../ir/types.js';
-import { bf16Value, f16Value, toBF16, toF16 } from '../runtime/half.js';
+import { bf16Value, f16Value, toBF16, toF16 } from '../ir/half.js';
 import { indexString, newArray, type Lanes } from './arrays.js';
 import type { Rule } from './context.js';
 import { InterpretError, unsupported } from './errors.js';
-import { BYTES, type ElemArray } from './memory.js';
+import { BYTES, type ElemArray } from '../ir/dtype_arrays.js';
 
 export const forRule: Rule<'for'> = (op, c) => {
   const [lb, ub, st, ...inits] = op.operands.map((v) => v.id) as [number, number, number, ...number[]];

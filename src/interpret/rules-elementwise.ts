@@ -4,14 +4,14 @@
 // a combine region over many lanes at once; one-lane operands (constants) are repeated.
 import type { ConstValue, Op } from '../ir/ops.js';
 import { bitWidth, isFloat, isInt, isPtr, numel, type DType, type ElemType } from '../ir/types.js';
-import { arrayCtorFor, type ElemArray } from './memory.js';
+import { arrayCtorFor, type ElemArray } from '../ir/dtype_arrays.js';
 import { bitsOf, newArray, splatTo, type Lanes } from './arrays.js';
 import type { Rule, Step } from './context.js';
 import { unsupported } from './errors.js';
 import {
   CMP, FLOAT_BINARY, FLOAT_UNARY, I64_BINARY, castFn, floatDecoder, fmaFor, intBinary, onHalf1, onHalf2,
 } from './scalar.js';
-import { f16Bits, bf16Bits } from '../runtime/half.js';
+import { f16Bits, bf16Bits } from '../ir/half.js';
 
 const elemOf = (op: Op, i = 0): ElemType => op.results[i]!.type.elem;
 const dtypeOf = (op: Op, i = 0): DType => {

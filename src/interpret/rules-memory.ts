@@ -7,7 +7,8 @@ import { isFloat, isPtr, numel, pointee, type DType, type ElemType } from '../ir
 import { bitsOf, indexString, newArray, splatTo, type Lanes } from './arrays.js';
 import type { Compiler, Rule, RunCtx } from './context.js';
 import { InterpretError, unsupported } from './errors.js';
-import { BYTES, type Allocation, type ElemArray } from './memory.js';
+import { BYTES, type ElemArray } from '../ir/dtype_arrays.js';
+import type { Allocation } from './memory.js';
 import { floatDecoder, floatEncoder, FLOAT_BINARY, I64_BINARY, intBinary } from './scalar.js';
 
 const ptrDtype = (op: Op, c: Compiler): DType => {

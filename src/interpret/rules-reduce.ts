@@ -8,12 +8,12 @@
 //   (f32 inputs with inputPrecision 'tf32': a and b rounded to tf32 first, ties away from zero).
 import type { Op } from '../ir/ops.js';
 import { isFloat, isPow2, numel, type DType, type ElemType } from '../ir/types.js';
-import { bf16Bits, bf16Value, f16Bits, f16Value } from '../runtime/half.js';
+import { bf16Bits, bf16Value, f16Bits, f16Value } from '../ir/half.js';
 import { bitsOf, gather, newArray, splatTo, type Lanes } from './arrays.js';
 import type { CompiledBlock, Rule, RunCtx } from './context.js';
 import { unsupported } from './errors.js';
 import { addRoundToOdd, fmaF64 } from './float.js';
-import type { ElemArray } from './memory.js';
+import type { ElemArray } from '../ir/dtype_arrays.js';
 import { floatDecoder } from './scalar.js';
 import { roundTF32 } from '../ir/numeric.js';
 

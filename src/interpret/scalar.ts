@@ -2,7 +2,7 @@
 // number class. docs/semantics.md is the prose version of this file.
 import type { BinaryFn, CmpPred, UnaryFn } from '../ir/ops.js';
 import { bitWidth, isFloat, isPtr, isSigned, type DType, type ElemType } from '../ir/types.js';
-import { bf16Bits, bf16Value, f16Bits, f16Value } from '../runtime/half.js';
+import { bf16Bits, bf16Value, f16Bits, f16Value } from '../ir/half.js';
 import { addRoundToOdd, bigToDoubleOdd, erf, fmaF64 } from './float.js';
 
 export type NumFn1 = (a: number) => number;

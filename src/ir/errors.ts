@@ -1,7 +1,19 @@
+// Public error classes. Every error Tessera throws at a user derives from `TesseraError` and
+// carries a stable `code` (tests and callers match on the code, never on the message text).
+// It sits here, at the bottom of the stages, so every folder can subclass it.
+import type { Loc } from './ops.js';
+
+export class TesseraError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
 // The verifier's error: a TesseraError with code 'E_IR_VERIFY' that names the function, the op
 // (kind and index path), the user's source location when the op has one, and what is wrong.
-import { TesseraError } from '../lang/errors.js';
-import type { Loc } from './ops.js';
 
 export class IRVerifyError extends TesseraError {
   readonly func: string;

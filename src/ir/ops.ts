@@ -28,8 +28,16 @@ export type CmpPred = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 export type AtomicOp = 'add' | 'max' | 'min' | 'and' | 'or' | 'xor' | 'xchg';
 export type MemSem = 'relaxed' | 'acquire' | 'release' | 'acq_rel';
 export type MemScope = 'gpu' | 'cta' | 'sys';
-export type CacheMod = '' | 'ca' | 'cg' | 'cv';
+/** PTX's cache operators for loads (`ld.cop`): cache at all levels, global (L2), streaming, last use, volatile. */
+export type LoadCacheMod = '' | 'ca' | 'cg' | 'cs' | 'lu' | 'cv';
+/** PTX's cache operators for stores (`st.cop`): write-back, global (L2), streaming, write-through. */
+export type StoreCacheMod = '' | 'wb' | 'cg' | 'cs' | 'wt';
+export type CacheMod = LoadCacheMod | StoreCacheMod;
+export const LOAD_CACHE_MODS: readonly LoadCacheMod[] = ['', 'ca', 'cg', 'cs', 'lu', 'cv'];
+export const STORE_CACHE_MODS: readonly StoreCacheMod[] = ['', 'wb', 'cg', 'cs', 'wt'];
+/** Eviction priority (Triton's eviction_policy); with a cache operator it travels as an L2 cache policy. */
 export type Eviction = '' | 'evict_first' | 'evict_last' | 'evict_normal';
+export const EVICTIONS: readonly Eviction[] = ['', 'evict_first', 'evict_last', 'evict_normal'];
 export type ConstValue = number | bigint | boolean;
 
 /**
@@ -76,9 +84,9 @@ export interface OpAttrs {
   /** (ptr tile, int tile offset in elements) -> ptr tile */
   addptr: Record<string, never>;
   /** (ptr, mask?, other?) -> tile of pointee */
-  load: { hasMask: boolean; hasOther: boolean; cache: CacheMod; eviction: Eviction; volatile: boolean };
+  load: { hasMask: boolean; hasOther: boolean; cache: LoadCacheMod; eviction: Eviction; volatile: boolean };
   /** (ptr, value, mask?) -> () */
-  store: { hasMask: boolean; cache: CacheMod; eviction: Eviction };
+  store: { hasMask: boolean; cache: StoreCacheMod; eviction: Eviction };
   /** (ptr, val, mask?) -> old values */
   atomic_rmw: { op: AtomicOp; sem: MemSem; scope: MemScope; hasMask: boolean };
   /** (ptr, cmp, val) -> old values */

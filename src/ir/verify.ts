@@ -7,6 +7,7 @@
 import { IRVerifyError } from './errors.js';
 import { intRange } from './numeric.js';
 import type { Block, Func, Loc, Op, OpKind, Value } from './ops.js';
+import { EVICTIONS, LOAD_CACHE_MODS, STORE_CACHE_MODS } from './ops.js';
 import type { DType, ElemType, PtrType, TileType } from './types.js';
 import { bitWidth, isBool, isDType, isFloat, isInt, isPow2, isPtr, numel, pointee, sameShape, sameType, typeToString } from './types.js';
 
@@ -216,6 +217,9 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   load: (c) => {
     const { hasMask, hasOther } = c.attrs;
     c.check(!hasOther || hasMask, '`other` needs a mask');
+    c.check(LOAD_CACHE_MODS.includes(c.attrs.cache), () => `load cache operator must be one of ${LOAD_CACHE_MODS.filter(Boolean).join(', ')}, got '${c.attrs.cache}'`);
+    c.check(EVICTIONS.includes(c.attrs.eviction), () => `eviction must be one of ${EVICTIONS.filter(Boolean).join(', ')}, got '${c.attrs.eviction}'`);
+    c.check(!c.attrs.volatile || (!c.attrs.cache && !c.attrs.eviction), 'a volatile load takes no cache operator or eviction hint');
     c.counts(1 + (hasMask ? 1 : 0) + (hasOther ? 1 : 0), 1);
     const p = c.operand(0);
     c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
@@ -226,6 +230,8 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   },
   store: (c) => {
     c.counts(2 + (c.attrs.hasMask ? 1 : 0), 0);
+    c.check(STORE_CACHE_MODS.includes(c.attrs.cache), () => `store cache operator must be one of ${STORE_CACHE_MODS.filter(Boolean).join(', ')}, got '${c.attrs.cache}'`);
+    c.check(EVICTIONS.includes(c.attrs.eviction), () => `eviction must be one of ${EVICTIONS.filter(Boolean).join(', ')}, got '${c.attrs.eviction}'`);
     const p = c.operand(0);
     c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
     c.expectType(c.operand(1), { elem: pointee(p.elem as PtrType), shape: p.shape }, 'stored value');

@@ -1,16 +1,7 @@
-// Public error classes. Every error Tessera throws at a user derives from `TesseraError` and
-// carries a stable `code` (tests and callers match on the code, never on the message text).
-// Other folders import `TesseraError` from here and subclass it.
+// The kernel language's errors: tracing errors with the kernel, op and user's source location.
+// Their base, `TesseraError`, sits at the bottom of the stages (ir/errors.ts).
 import type { Loc } from '../ir/ops.js';
-
-export class TesseraError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-    this.name = new.target.name;
-  }
-}
+import { TesseraError } from '../ir/errors.js';
 
 /** Context attached to errors raised while tracing a kernel. */
 export interface KernelErrorInfo {

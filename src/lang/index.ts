@@ -1,10 +1,10 @@
 // The Triton-style kernel language. See docs/language.md.
-export { TesseraError, KernelError, formatLoc } from './errors.js';
+export { KernelError, formatLoc } from './errors.js';
 export type { KernelErrorInfo } from './errors.js';
 export { Tile } from './tile.js';
 export { Trace, activeTrace, runTrace, api } from './trace.js';
-export { defineKernel, ptr, constexpr } from './kernel.js';
-export type { KernelDef, KernelSpec, KernelParamSpec, PtrSpec, ConstexprSpec, ConstexprValue, KernelArgs, RuntimeParam, TraceSpecialization } from './kernel.js';
+export { defineKernel, ptr, scalar, constexpr } from './kernel.js';
+export type { KernelDef, KernelSpec, KernelParamSpec, PtrSpec, ScalarSpec, ParamFlags, ConstexprSpec, ConstexprValue, KernelArgs, RuntimeParam, TraceSpecialization } from './kernel.js';
 export { programId, numPrograms, arange, full, zeros } from './creation.js';
 export { load, store, atomicAdd, atomicMax, atomicMin, atomicAnd, atomicOr, atomicXor, atomicXchg, atomicCas } from './memory.js';
 export type { LoadOptions, StoreOptions, AtomicOptions } from './memory.js';

@@ -3,24 +3,58 @@
 // the IR Func. The runtime (src/runtime) wraps a KernelDef into the user-facing `kernel(...)`.
 import type { Func, Param } from '../ir/ops.js';
 import type { DType, ElemType } from '../ir/types.js';
-import { isDType, isInt, ptrOf } from '../ir/types.js';
+import { isDType, isInt, isPtr, ptrOf } from '../ir/types.js';
 import { KernelError } from './errors.js';
 import { userLoc } from './loc.js';
 import { describe } from './semantic.js';
 import type { Tile } from './tile.js';
 import { runTrace, Trace } from './trace.js';
 
-export interface PtrSpec<D extends DType = DType> { readonly kind: 'ptr'; readonly dtype: D }
+export interface PtrSpec<D extends DType = DType> { readonly kind: 'ptr'; readonly dtype: D; readonly doNotSpecialize?: boolean }
+/** A runtime scalar written as an object, to carry flags: `scalar('i32', { doNotSpecialize: true })`. */
+export interface ScalarSpec<D extends DType = DType> { readonly kind: 'scalar'; readonly dtype: D; readonly doNotSpecialize?: boolean }
 export interface ConstexprSpec<T extends ConstexprValue = ConstexprValue> { readonly kind: 'constexpr'; readonly _t?: T }
 export type ConstexprValue = number | boolean | string;
-export type KernelParamSpec = PtrSpec | DType | ConstexprSpec;
+export type KernelParamSpec = PtrSpec | DType | ScalarSpec | ConstexprSpec;
+
+/** Per-parameter flags. */
+export interface ParamFlags {
+  /**
+   * Never specialize this parameter on its value (Triton's `do_not_specialize`): an integer is not
+   * marked "equals 1" or "divisible by 16", a pointer not "16-byte aligned", so a value that
+   * changes every call reuses one compiled variant instead of one per class.
+   */
+  readonly doNotSpecialize?: boolean;
+}
+
+const checkFlags = (op: string, flags: unknown): ParamFlags => {
+  if (flags === undefined) return {};
+  if (typeof flags !== 'object' || flags === null) {
+    throw new KernelError('E_ARG', `${op}: flags must be an object like { doNotSpecialize: true }, got ${describe(flags)}`, withLoc({ op }));
+  }
+  for (const [k, v] of Object.entries(flags)) {
+    if (k !== 'doNotSpecialize') throw new KernelError('E_ARG', `${op}: unknown flag '${k}' (flags: doNotSpecialize)`, withLoc({ op }));
+    if (typeof v !== 'boolean') throw new KernelError('E_ARG', `${op}: flag 'doNotSpecialize' must be a boolean, got ${describe(v)}`, withLoc({ op }));
+  }
+  return flags as ParamFlags;
+};
 
 /** A pointer parameter to global memory holding `dtype` elements. */
-export const ptr = <D extends DType>(dtype: D): PtrSpec<D> => {
+export const ptr = <D extends DType>(dtype: D, flags?: ParamFlags): PtrSpec<D> => {
   if (!isDType(dtype)) {
     throw new KernelError('E_ARG', `ptr() needs an element dtype (f64 f32 f16 bf16 i64 i32 i16 i8 u32 u8 bool), got ${describe(dtype)}`, withLoc({ op: 'ptr' }));
   }
-  return { kind: 'ptr', dtype };
+  const f = checkFlags('ptr', flags);
+  return f.doNotSpecialize ? { kind: 'ptr', dtype, doNotSpecialize: true } : { kind: 'ptr', dtype };
+};
+
+/** A runtime scalar parameter with flags; `scalar('i32')` is the same as writing `'i32'`. */
+export const scalar = <D extends DType>(dtype: D, flags?: ParamFlags): ScalarSpec<D> => {
+  if (!isDType(dtype)) {
+    throw new KernelError('E_ARG', `scalar() needs a dtype (f64 f32 f16 bf16 i64 i32 i16 i8 u32 u8 bool), got ${describe(dtype)}`, withLoc({ op: 'scalar' }));
+  }
+  const f = checkFlags('scalar', flags);
+  return f.doNotSpecialize ? { kind: 'scalar', dtype, doNotSpecialize: true } : { kind: 'scalar', dtype };
 };
 /**
  * A compile-time parameter: the kernel function receives the JS value; each value traces anew.
@@ -39,6 +73,11 @@ export type ConstexprArgs<P extends Record<string, KernelParamSpec>> = { [K in k
 export interface KernelSpec<P extends Record<string, KernelParamSpec>> {
   readonly name: string;
   readonly params: P;
+  /**
+   * Runtime parameters (integers or pointers) never specialized on their value, as Triton's
+   * `do_not_specialize`; the same as `doNotSpecialize: true` on each one's ptr()/scalar().
+   */
+  readonly doNotSpecialize?: readonly (keyof P & string)[];
 }
 
 /**
@@ -53,6 +92,8 @@ export type TraceSpecialization = Readonly<Record<string, { readonly divisibleBy
 export interface RuntimeParam {
   readonly name: string;
   readonly type: ElemType;
+  /** Never specialized on its value (KernelSpec.doNotSpecialize or the param's flag). */
+  readonly doNotSpecialize: boolean;
 }
 
 export interface KernelDef<P extends Record<string, KernelParamSpec> = Record<string, KernelParamSpec>> {
@@ -82,20 +123,35 @@ export function defineKernel<P extends Record<string, KernelParamSpec>>(spec: Ke
   if (typeof spec.params !== 'object' || spec.params === null || Array.isArray(spec.params)) fail(`params must be an object of parameter specs, got ${describe(spec.params)}`, name);
   if (typeof fn !== 'function') fail(`the kernel body must be a function, got ${describe(fn)}`, name);
   const paramNames = Object.keys(spec.params);
+  const dns: unknown = (spec as { doNotSpecialize?: unknown }).doNotSpecialize;
+  if (dns !== undefined && (!Array.isArray(dns) || dns.some((n) => typeof n !== 'string'))) {
+    fail(`doNotSpecialize must be a list of parameter names, got ${describe(dns)}`, name);
+  }
+  const unspecialized = new Set<string>(dns as string[] | undefined);
+  for (const n of unspecialized) if (!paramNames.includes(n)) fail(`doNotSpecialize names '${n}', which is not a parameter (parameters: ${paramNames.join(', ')})`, name);
   const runtimeParams: RuntimeParam[] = [];
   const constexprNames: string[] = [];
+  const addRuntime = (p: string, type: ElemType, flag: boolean | undefined): void => {
+    const dn = flag === true || unspecialized.has(p);
+    // Only integers and pointers are ever specialized; asking for it elsewhere is a mistake.
+    if (dn && !isPtr(type) && !isInt(type as DType)) fail(`doNotSpecialize: parameter '${p}' is ${type}; only integer and pointer parameters are specialized`, name);
+    runtimeParams.push({ name: p, type, doNotSpecialize: dn });
+  };
   for (const p of paramNames) {
     if (!IDENT.test(p)) fail(`parameter name '${p}' is not an identifier`, name);
     const s: unknown = spec.params[p];
     if (typeof s === 'string') {
       if (!isDType(s)) fail(`parameter '${p}' has unknown type '${s}' (scalars: f64 f32 f16 bf16 i64 i32 i16 i8 u32 u8 bool; pointers: ptr('f32'); compile-time: constexpr())`, name);
-      runtimeParams.push({ name: p, type: s as DType });
+      addRuntime(p, s as DType, undefined);
     } else if (typeof s === 'object' && s !== null && (s as PtrSpec).kind === 'ptr' && isDType((s as PtrSpec).dtype)) {
-      runtimeParams.push({ name: p, type: ptrOf((s as PtrSpec).dtype) });
+      addRuntime(p, ptrOf((s as PtrSpec).dtype), (s as PtrSpec).doNotSpecialize);
+    } else if (typeof s === 'object' && s !== null && (s as ScalarSpec).kind === 'scalar' && isDType((s as ScalarSpec).dtype)) {
+      addRuntime(p, (s as ScalarSpec).dtype, (s as ScalarSpec).doNotSpecialize);
     } else if (typeof s === 'object' && s !== null && (s as ConstexprSpec).kind === 'constexpr') {
+      if (unspecialized.has(p)) fail(`doNotSpecialize names '${p}', a constexpr: every constexpr value is its own compile`, name);
       constexprNames.push(p);
     } else {
-      fail(`parameter '${p}' has an invalid spec ${describe(s)}; use ptr('f32'), a scalar dtype like 'i32', or constexpr()`, name);
+      fail(`parameter '${p}' has an invalid spec ${describe(s)}; use ptr('f32'), a scalar dtype like 'i32', scalar('i32', flags) or constexpr()`, name);
     }
   }
 
@@ -122,6 +178,7 @@ export function defineKernel<P extends Record<string, KernelParamSpec>>(spec: Ke
     for (const [p, facts] of Object.entries(spz)) {
       const rp = runtimeParams.find((r) => r.name === p);
       if (!rp) bad(`specialization names '${p}', which is not a runtime parameter`);
+      if (rp!.doNotSpecialize && Object.values(facts as object).some((v) => v)) bad(`specialization names '${p}', which is doNotSpecialize`);
       if (typeof facts !== 'object' || facts === null) bad(`specialization for '${p}' must be an object like { divisibleBy16: true }, got ${describe(facts)}`);
       for (const k of Object.keys(facts)) if (k !== 'divisibleBy16' && k !== 'equalsOne') bad(`unknown specialization fact '${k}' for '${p}'`);
       if (facts.equalsOne) {

@@ -1,5 +1,6 @@
 // Global memory: load, store and atomics through tiles of pointers.
-import type { AtomicOp, CacheMod, Eviction, MemScope, MemSem } from '../ir/ops.js';
+import type { AtomicOp, Eviction, LoadCacheMod, MemScope, MemSem, StoreCacheMod } from '../ir/ops.js';
+import { EVICTIONS, LOAD_CACHE_MODS, STORE_CACHE_MODS } from '../ir/ops.js';
 import type { DType } from '../ir/types.js';
 import { isBool, isFloat, isInt, isPtr, pointee } from '../ir/types.js';
 import { broadcastShapes, broadcastToIn, castIn, constantIn, describe, isScalar, toTileIn, type TileLike } from './semantic.js';
@@ -10,14 +11,19 @@ export interface LoadOptions {
   mask?: TileLike;
   /** Value for masked-off lanes (needs `mask`); cast to the pointee dtype. */
   other?: TileLike;
-  cache?: CacheMod;
-  eviction?: Eviction;
+  /** PTX `ld` cache operator (Triton's cache_modifier): 'ca', 'cg', 'cs', 'lu' or 'cv'. */
+  cache?: Exclude<LoadCacheMod, ''>;
+  /** Eviction priority (Triton's eviction_policy); may be given with `cache` (then an L2 cache policy). */
+  eviction?: Exclude<Eviction, ''>;
+  /** `ld.volatile`: takes no cache operator or eviction hint. */
   volatile?: boolean;
 }
 export interface StoreOptions {
   mask?: TileLike;
-  cache?: CacheMod;
-  eviction?: Eviction;
+  /** PTX `st` cache operator: 'wb', 'cg', 'cs' or 'wt'. */
+  cache?: Exclude<StoreCacheMod, ''>;
+  /** Eviction priority; may be given with `cache` (then an L2 cache policy). */
+  eviction?: Exclude<Eviction, ''>;
 }
 export interface AtomicOptions {
   mask?: TileLike;
@@ -25,17 +31,25 @@ export interface AtomicOptions {
   scope?: MemScope;
 }
 
-const CACHE = ['', 'ca', 'cg', 'cv'];
-const EVICT = ['', 'evict_first', 'evict_last', 'evict_normal'];
+const EVICT = EVICTIONS.filter(Boolean);
 const SEM = ['relaxed', 'acquire', 'release', 'acq_rel'];
 const SCOPE = ['gpu', 'cta', 'sys'];
 
-function pick<T extends string>(t: Trace, v: unknown, allowed: string[], dflt: T, what: string): T {
+function pick<T extends string>(t: Trace, v: unknown, allowed: readonly string[], dflt: T, what: string): T {
   if (v === undefined) return dflt;
   if (typeof v !== 'string' || !allowed.includes(v)) {
     return t.fail('E_ARG', `${what} must be one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${describe(v)}`);
   }
   return v as T;
+}
+
+/** Exactly what PTX can express for `op`: its cache operators; anything else is named, never dropped. */
+function cacheOf<T extends string>(t: Trace, v: unknown, op: 'load' | 'store', allowed: readonly T[]): T {
+  const other = op === 'load' ? STORE_CACHE_MODS : LOAD_CACHE_MODS;
+  if (typeof v === 'string' && v !== '' && !allowed.includes(v as T) && (other as readonly string[]).includes(v)) {
+    return t.fail('E_ARG', `cache '${v}' is a ${op === 'load' ? 'store' : 'load'} cache operator; PTX's ${op === 'load' ? 'ld' : 'st'} takes ${allowed.filter(Boolean).map((a) => `'${a}'`).join(', ')}`);
+  }
+  return pick<T>(t, v, allowed.filter(Boolean), '' as T, `${op} cache`);
 }
 
 function checkOptions(t: Trace, opts: unknown, allowed: string[]): Record<string, unknown> {
@@ -78,12 +92,12 @@ export function loadIn(t: Trace, ptr: unknown, opts: LoadOptions = {}): Tile {
     operands.push(other);
   }
   if (o.volatile !== undefined && typeof o.volatile !== 'boolean') return t.fail('E_ARG', `volatile must be a boolean, got ${describe(o.volatile)}`);
-  return t.emit('load', operands, { elem, shape }, {
-    hasMask, hasOther,
-    cache: pick<CacheMod>(t, o.cache, CACHE, '', 'cache'),
-    eviction: pick<Eviction>(t, o.eviction, EVICT, '', 'eviction'),
-    volatile: o.volatile === true,
-  });
+  const cache = cacheOf(t, o.cache, 'load', LOAD_CACHE_MODS);
+  const eviction = pick<Eviction>(t, o.eviction, EVICT, '', 'eviction');
+  if (o.volatile === true && (cache || eviction)) {
+    return t.fail('E_ARG', `a volatile load takes no ${cache ? `cache operator ('${cache}')` : `eviction hint ('${eviction}')`}: PTX's ld.volatile has none`);
+  }
+  return t.emit('load', operands, { elem, shape }, { hasMask, hasOther, cache, eviction, volatile: o.volatile === true });
 }
 
 export function storeIn(t: Trace, ptr: unknown, value: unknown, opts: StoreOptions = {}): void {
@@ -106,7 +120,7 @@ export function storeIn(t: Trace, ptr: unknown, value: unknown, opts: StoreOptio
   if (hasMask) operands.push(maskTile(t, o.mask, shape, 'store'));
   t.emitOp('store', operands, [], {
     hasMask,
-    cache: pick<CacheMod>(t, o.cache, CACHE, '', 'cache'),
+    cache: cacheOf(t, o.cache, 'store', STORE_CACHE_MODS),
     eviction: pick<Eviction>(t, o.eviction, EVICT, '', 'eviction'),
   });
 }

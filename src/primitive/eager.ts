@@ -5,7 +5,7 @@
 // (deviceEagerContext) or on device copies of host arrays (nativeEagerContext), Tessera kernels
 // through the runtime's devices.
 import type { DType } from '../ir/types.js';
-import { arrayCtorFor } from '../interpret/memory.js';
+import { arrayCtorFor } from '../ir/dtype_arrays.js';
 import { byteSize, numel } from '../ir/types.js';
 import { existsSync } from 'node:fs';
 import type { TypedArray } from '../runtime/array.js';

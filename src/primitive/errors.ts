@@ -1,5 +1,5 @@
 // Errors of the primitive layer: a stable code, the primitive's name and what was wrong.
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 
 /**
  * Codes: E_ARG (bad argument or params), E_SHAPE / E_TYPE (abstract evaluation rejected the

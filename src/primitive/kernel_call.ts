@@ -5,7 +5,7 @@
 // TypeScript runs inside an XLA program. Eagerly, the kernel runs on a runtime device.
 import type { Func } from '../ir/ops.js';
 import { isPtr, numel, byteSize, pointee, type DType } from '../ir/types.js';
-import { compile, type Target } from '../compiler/compile.js';
+import { compile, type Target } from '../compile/compile.js';
 import { packKernelCall, type KernelParamSpec } from '../descriptor/kernel_call.js';
 import type { Kernel } from '../runtime/kernel.js';
 import type { PallasCall } from '../runtime/pallas_call.js';

@@ -3,9 +3,9 @@
 // on the device). `data` is the storage form (f16/bf16 as bit patterns in a Uint16Array, bool as 0/1
 // bytes, i64 as a BigInt64Array); `toArray()` gives plain JS values back.
 import { DTYPES, isDType, numel, type DType } from '../ir/types.js';
-import { TesseraError } from '../lang/errors.js';
-import { arrayCtorFor, type ElemArray } from '../interpret/memory.js';
-import { bf16Array, bf16Value, f16Array, f16Value } from './half.js';
+import { TesseraError } from '../ir/errors.js';
+import { arrayCtorFor, type ElemArray } from '../ir/dtype_arrays.js';
+import { bf16Array, bf16Value, f16Array, f16Value } from '../ir/half.js';
 
 export type TypedArray = ElemArray;
 

@@ -2,7 +2,7 @@
 // device is built in, native ones (cuda, sim) register a provider when their addon is available.
 // Order of the default choice: cuda, then sim, then interpret. The choice is printed once.
 import type { Func } from '../ir/ops.js';
-import { TesseraError } from '../lang/errors.js';
+import { TesseraError } from '../ir/errors.js';
 import type { DeviceArray } from './device_array.js';
 import type { Future } from './future.js';
 import { InterpretDevice } from './interpret_device.js';
@@ -25,6 +25,12 @@ export interface LaunchOptions {
   readonly onPrint?: (line: string) => void;
   /** Where the launch is queued (default: the device's default stream). */
   readonly stream?: Stream;
+  /**
+   * Per runtime param, true where the value must not specialize the compile (the kernel's
+   * doNotSpecialize): such a param is compiled as if it were neither 1, nor divisible by 16, nor
+   * aligned. The interpreter ignores it.
+   */
+  readonly doNotSpecialize?: readonly boolean[];
   /** The sim's sanitizers for this launch (default: the device's, see setSanitize); only the sim has them. */
   readonly sanitize?: readonly SanitizeCheck[];
 }

@@ -7,8 +7,9 @@
 // safe (the free is deferred until that work is done); a FinalizationRegistry frees what the user
 // forgot. A Storage remembers its device context: once that context is lost to a sticky fault,
 // every use says so.
+import type { Func } from '../ir/ops.js';
 import { numel, isDType, DTYPES, type DType } from '../ir/types.js';
-import { BYTES, arrayCtorFor } from '../interpret/memory.js';
+import { BYTES, arrayCtorFor } from '../ir/dtype_arrays.js';
 import { ARRAY_FOR_DTYPE, HostArray, array as hostArray, holdsDType, type ArrayTypes, type TypedArray } from './array.js';
 import { DeviceError, getDevice, type Device, type DeviceKind, type RawBuffer, type Stream } from './device.js';
 import { Future } from './future.js';
@@ -385,4 +386,12 @@ export class DeviceArray<D extends DType = DType> {
     }
     return out as ArrayTypes[D];
   }
+}
+
+
+/** A DeviceArray argument must be usable and of this device; the error names the parameter. */
+export function checkArray(a: DeviceArray, device: Device, func: Func, i: number): void {
+  const what = `kernel '${func.name}', parameter '${func.params[i]?.name ?? i}'`;
+  if (a.device !== device) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.kind}', the launch on '${device.kind}'`);
+  a.check(what);
 }

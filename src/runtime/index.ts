@@ -1,4 +1,4 @@
-// The runtime: user-facing kernels, devices, arrays and half-precision helpers.
+// The runtime: user-facing kernels, devices and arrays.
 export { kernel, Kernel } from './kernel.js';
 export type { ArgValue, ArgFor, ArgsFor, RunArgs, GridSpec, RunOptions } from './kernel.js';
 export { HostArray, array, ARRAY_FOR_DTYPE } from './array.js';
@@ -11,7 +11,6 @@ export type {
   Device, DeviceKind, DeviceProvider, LaunchArg, LaunchOptions as DeviceLaunchOptions, Stream, DeviceEvent, DeviceMemory, RawBuffer,
   SanitizeCheck,
 } from './device.js';
-export { f16Bits, bf16Bits, f16Value, bf16Value, toF16, toBF16, f16Array, bf16Array, f16ToFloat32, bf16ToFloat32 } from './half.js';
 export { pallasCall, vmap } from './pallas_call.js';
 export type { PallasCall, PallasCallOptions, PallasBody, PallasArray } from './pallas_call.js';
 export { NativeDevice, loadModule, ForeignModule, ForeignFunction, ptxEntries } from './native/index.js';

@@ -8,7 +8,7 @@ import {
   DeviceContext, DeviceError, type Device, type DeviceEvent, type DeviceMemory, type LaunchArg, type LaunchOptions,
   type RawBuffer, type Stream,
 } from './device.js';
-import { DeviceArray, holdUntil, type Storage } from './device_array.js';
+import { DeviceArray, checkArray, holdUntil, type Storage } from './device_array.js';
 import { Future, future, rejected } from './future.js';
 import { InterpretQueue, type Task } from './interpret_queue.js';
 
@@ -176,11 +176,4 @@ export class InterpretDevice implements Device {
       }),
     };
   }
-}
-
-/** A DeviceArray argument must be usable and of this device; the error names the parameter. */
-export function checkArray(a: DeviceArray, device: Device, func: Func, i: number): void {
-  const what = `kernel '${func.name}', parameter '${func.params[i]?.name ?? i}'`;
-  if (a.device !== device) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.kind}', the launch on '${device.kind}'`);
-  a.check(what);
 }

@@ -6,13 +6,13 @@
 import type { Func } from '../ir/ops.js';
 import { isFloat, isInt, isPtr, pointee, type DType } from '../ir/types.js';
 import { verify } from '../ir/verify.js';
-import { MAX_NUM_STAGES } from '../compiler/compile.js';
+import { MAX_NUM_STAGES } from '../compile/compile.js';
 import { KernelError } from '../lang/errors.js';
 import {
   defineKernel, type ConstexprSpec, type ConstexprValue, type KernelArgs, type KernelDef, type KernelSpec,
-  type KernelParamSpec as ParamSpec, type PtrSpec,
+  type KernelParamSpec as ParamSpec, type PtrSpec, type ScalarSpec,
 } from '../lang/index.js';
-import { ARRAY_FOR_DTYPE, HostArray, holdsDType, type TypedArray } from './array.js';
+import { ARRAY_FOR_DTYPE, HostArray, holdsDType, type ArrayTypes, type TypedArray } from './array.js';
 import { getDevice, type Device, type DeviceKind, type LaunchArg, type SanitizeCheck, type Stream } from './device.js';
 import { DeviceArray } from './device_array.js';
 import { Future, rejected } from './future.js';
@@ -20,12 +20,20 @@ import { Future, rejected } from './future.js';
 export type ArgValue = TypedArray | HostArray | DeviceArray | number | bigint | boolean | string;
 export type RunArgs = Record<string, ArgValue>;
 
+/**
+ * What a `ptr(dtype)` parameter takes: the typed array that stores that dtype (f16/bf16 as
+ * Uint16Array bit patterns), or a HostArray or DeviceArray of that dtype. Anything else is a
+ * type error (and, from untyped code, an E_ARG at run time).
+ */
+export type PtrArg<D extends DType> = ArrayTypes[D] | HostArray<D> | DeviceArray<D>;
+/** What a scalar parameter of dtype D takes. */
+export type ScalarArgFor<D> = D extends 'i64' ? number | bigint : D extends 'bool' ? boolean : number;
+
 /** The value `run` takes for one parameter spec. */
-export type ArgFor<S> = S extends PtrSpec ? TypedArray | HostArray | DeviceArray
+export type ArgFor<S> = S extends PtrSpec<infer D> ? PtrArg<D>
   : S extends ConstexprSpec<infer T> ? T
-  : S extends 'i64' ? number | bigint
-  : S extends 'bool' ? boolean
-  : number;
+  : S extends ScalarSpec<infer D> ? ScalarArgFor<D>
+  : ScalarArgFor<S>;
 /** The arguments of a kernel's `run`, keyed by parameter name (constexprs included). */
 export type ArgsFor<P extends Record<string, ParamSpec>> = { [K in keyof P]: ArgFor<P[K]> };
 
@@ -67,8 +75,18 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
   private readonly traces = new Map<string, Func>();
   readonly #names: ReadonlySet<string>;
 
+  /** Per runtime param: never specialized on its value (undefined when none is). */
+  readonly #doNotSpecialize: readonly boolean[] | undefined;
+
   constructor(readonly def: KernelDef<P>) {
     this.#names = new Set(def.paramNames);
+    const mask = def.runtimeParams.map((p) => p.doNotSpecialize);
+    this.#doNotSpecialize = mask.some((m) => m) ? mask : undefined;
+  }
+
+  /** Per runtime param, true where it is never specialized (doNotSpecialize); undefined when none is. */
+  get doNotSpecialize(): readonly boolean[] | undefined {
+    return this.#doNotSpecialize;
   }
 
   get name(): string {
@@ -112,8 +130,12 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
       const device = getDevice(opts.device);
       const func = this.#traceFor(raw);
       // set field by field: conditional spreads allocate on every launch
-      const lo: { grid: [number, number, number]; numWarps: number; numStages?: number; onPrint?: (line: string) => void; stream?: Stream; sanitize?: readonly SanitizeCheck[] } = { grid, numWarps };
+      const lo: {
+        grid: [number, number, number]; numWarps: number; numStages?: number; onPrint?: (line: string) => void; stream?: Stream;
+        doNotSpecialize?: readonly boolean[]; sanitize?: readonly SanitizeCheck[];
+      } = { grid, numWarps };
       if (numStages !== undefined) lo.numStages = numStages;
+      if (this.#doNotSpecialize) lo.doNotSpecialize = this.#doNotSpecialize;
       if (opts.sanitize) lo.sanitize = opts.sanitize;
       if (opts.onPrint) lo.onPrint = opts.onPrint;
       if (opts.stream) lo.stream = opts.stream;

@@ -8,7 +8,7 @@ import { verify } from '../ir/verify.js';
 import { KernelError } from '../lang/errors.js';
 import { BlockSpec, resolveSpec, tracePallas, type BlockIndex, type Ref, type ShapeDtype } from '../lang/pallas.js';
 import { Tile } from '../lang/tile.js';
-import { arrayCtorFor } from '../interpret/memory.js';
+import { arrayCtorFor } from '../ir/dtype_arrays.js';
 import { HostArray } from './array.js';
 import { DeviceError, getDevice, type Device, type DeviceKind, type LaunchArg, type Stream } from './device.js';
 import { DeviceArray } from './device_array.js';

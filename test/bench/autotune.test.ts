@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { arange, constexpr, defineKernel, deviceAssert, dot, forLoop, load, programId, ptr, store, zeros, type KernelDef } from '../../src/lang/index.js';
-import { f16Array } from '../../src/runtime/half.js';
+import { f16Array } from '../../src/ir/half.js';
 import { autotune, DeviceArray, Kernel, TuningStore } from '../../src/runtime/index.js';
 import { vectorAdd } from '../../bench/kernels.js';
 

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { vectorAdd as vectorAddKernel } from '../../bench/kernels.js';
-import { compile, type CompileOptions } from '../../src/compiler/compile.js';
+import { compile, type CompileOptions } from '../../src/compile/compile.js';
 import { CompileError } from '../../src/compiler/errors.js';
 import { printFunc } from '../../src/ir/print.js';
 import { CompileCache, compileCached, compileCacheKey, COMPILER_VERSION, normalizeOptions, tesseraVersion } from '../../src/runtime/cache/index.js';

@@ -3,7 +3,7 @@
 import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compile, type CompileOptions } from '../../src/compiler/compile.js';
+import { compile, type CompileOptions } from '../../src/compile/compile.js';
 import { CompileCache, compileCached, compileCacheKey } from '../../src/runtime/cache/index.js';
 import { DiskStore } from '../../src/runtime/cache/disk_store.js';
 import { vectorAdd } from '../ir/build.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { compile, type CompileOptions, type CompileResult } from '../../src/compiler/compile.js';
+import { compile, type CompileOptions, type CompileResult } from '../../src/compile/compile.js';
 import type { Func } from '../../src/ir/ops.js';
 
 const dirs: string[] = [];

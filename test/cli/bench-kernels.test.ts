@@ -2,7 +2,7 @@
 // sm_90, and runs on the interpreter against a plain-JS reference (ragged sizes included).
 import { describe, expect, it } from 'vitest';
 import { BENCH_KERNELS, cumsumBlock, layerNorm, matmul, rmsNorm, softmax, vectorAdd } from '../../bench/kernels.js';
-import { compile } from '../../src/compiler/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import { Kernel } from '../../src/runtime/kernel.js';
 
 const rand = (n: number, seed: number): Float32Array => {

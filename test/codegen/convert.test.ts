@@ -9,7 +9,7 @@ import type { DType } from '../../src/ir/types.js';
 import { blockedFor, mmaLayout } from '../../src/compiler/layout.js';
 import { planConversion } from '../../src/codegen/convert_plan.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
-import { f16Array } from '../../src/runtime/half.js';
+import { f16Array } from '../../src/ir/half.js';
 import { expectBitwise, runBoth, simDevice } from '../e2e/helpers.js';
 import { count, gate } from './gate.js';
 import { kernel, P, type K } from './dsl.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compile } from '../../src/compiler/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import { CompileError, PtxasError } from '../../src/compiler/errors.js';
 import { findPtxas, parsePtxasLog, runPtxas } from '../../src/codegen/ptxas.js';
 import { kernel, P } from './dsl.js';

@@ -2,7 +2,7 @@
 // ptxas fails the test (it never skips).
 import { expect } from 'vitest';
 import type { Func } from '../../src/ir/ops.js';
-import { compile, type CompileOptions, type CompileResult } from '../../src/compiler/compile.js';
+import { compile, type CompileOptions, type CompileResult } from '../../src/compile/compile.js';
 import { findPtxas } from '../../src/codegen/ptxas.js';
 
 export function gate(f: Func, opts: Omit<CompileOptions, 'target' | 'ptxas'> = {}): { sm80: CompileResult; sm90: CompileResult } {

@@ -5,7 +5,7 @@ import {
   arange, atomicAdd, constexpr, cumsum, defineKernel, dot, load, programId, ptr, range, store, zeros,
 } from '../../src/lang/index.js';
 import { count, gate } from './gate.js';
-import { compile } from '../../src/compiler/compile.js';
+import { compile } from '../../src/compile/compile.js';
 
 const ALIGNED = (...names: string[]) => Object.fromEntries(names.map((n) => [n, { divisibleBy16: true }]));
 

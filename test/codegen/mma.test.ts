@@ -6,7 +6,7 @@
 // in test/e2e/matmul_tc.test.ts and test/e2e/matmul_tc_types.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { DType } from '../../src/ir/types.js';
-import { compile } from '../../src/compiler/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import { mmaLayout, mmaLayoutForDot } from '../../src/compiler/layout.js';
 import { simDevice } from '../e2e/helpers.js';
 import { count, gate } from './gate.js';

@@ -6,11 +6,11 @@
 // flash attention: test/e2e/matmul_tc.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { Func, Op } from '../../src/ir/ops.js';
-import { compile } from '../../src/compiler/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import { mmaLayout } from '../../src/compiler/layout.js';
 import { dotWarpPrefs } from '../../src/compiler/mma_warps.js';
 import { flashAttention } from '../../bench/kernels.js';
-import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { expectClose, randF32, runBoth, simDevice } from '../e2e/helpers.js';
 import { count, gate } from './gate.js';
 import { kernel, P } from './dsl.js';

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { arange, constexpr, dot, forLoop, load, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { defineKernel } from '../../src/lang/index.js';
-import { compile, type CompileOptions, type CompileResult } from '../../src/compiler/compile.js';
+import { compile, type CompileOptions, type CompileResult } from '../../src/compile/compile.js';
 import type { ParamSpec } from '../../src/compiler/axis_info.js';
-import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { randF32, simDevice } from '../e2e/helpers.js';
 import { count, gate } from './gate.js';
 

@@ -3,7 +3,7 @@
 // fmod, so it is the reference; the sim must equal it and the interpreter bit for bit.
 import { describe, it } from 'vitest';
 import type { DType } from '../../src/ir/types.js';
-import { bf16Bits, f16Bits } from '../../src/runtime/half.js';
+import { bf16Bits, f16Bits } from '../../src/ir/half.js';
 import { kernel, P } from '../codegen/dsl.js';
 import { CTOR, expectSame, runBoth, type Buf } from './helpers.js';
 

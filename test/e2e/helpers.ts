@@ -3,7 +3,7 @@
 // own copy of the inputs, then compare the two with each other and with a plain-JS reference.
 // A missing sim library makes every test FAIL (getDevice('sim') throws E_DEVICE), never skip.
 import { expect } from 'vitest';
-import { compile, type CompileOptions } from '../../src/compiler/compile.js';
+import { compile, type CompileOptions } from '../../src/compile/compile.js';
 import type { Func } from '../../src/ir/ops.js';
 import type { DType } from '../../src/ir/types.js';
 import { getDevice, type Device, type LaunchArg } from '../../src/runtime/device.js';

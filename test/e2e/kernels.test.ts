@@ -10,7 +10,7 @@ import {
 import { roundTF32 } from '../../src/ir/numeric.js';
 import { BENCH_KERNELS, TC_KERNELS, cumsumBlock, layerNorm, matmul, rmsNorm, softmax, vectorAdd } from '../../bench/kernels.js';
 import { Kernel, kernel } from '../../src/runtime/kernel.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32, toBF16, toF16 } from '../../src/runtime/half.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32, toBF16, toF16 } from '../../src/ir/half.js';
 import { expectBitwise, expectClose, randF32, runBoth } from './helpers.js';
 
 const cdiv = (a: number, b: number) => Math.ceil(a / b);

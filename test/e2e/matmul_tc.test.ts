@@ -5,10 +5,10 @@
 // an f64 JS reference computed from the same half-precision inputs; and the PTX is checked to take
 // the tensor-core path (a silent fall back to FMA would still compute the right numbers).
 import { describe, expect, it } from 'vitest';
-import { compile } from '../../src/compiler/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import type { KernelDef } from '../../src/lang/index.js';
 import { Kernel } from '../../src/runtime/kernel.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { flashAttention, matmulAligned, matmulBatched, matmulMasked, TC_KERNELS, type Half } from '../../bench/kernels.js';
 import { count } from '../codegen/gate.js';
 import { expectClose, randF32, runBoth, simDevice } from './helpers.js';

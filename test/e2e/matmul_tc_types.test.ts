@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { DType } from '../../src/ir/types.js';
 import { arange, constexpr, dot, forLoop, load, programId, ptr, store } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
-import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { roundTF32 } from '../../src/ir/numeric.js';
 import { expectBitwise, lcg, randF32, runBoth } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { BinaryFn, Func, UnaryFn } from '../../src/ir/ops.js';
 import type { DType } from '../../src/ir/types.js';
 import { kernel, P } from '../codegen/dsl.js';
-import { f16ToFloat32 } from '../../src/runtime/half.js';
+import { f16ToFloat32 } from '../../src/ir/half.js';
 import { CTOR, expectBitwise, expectClose, expectSame, fill, runBoth, simDevice, type Buf } from './helpers.js';
 
 const N = 256;

@@ -9,7 +9,7 @@ import { kernel, type Kernel } from '../../src/runtime/kernel.js';
 import type { RunArgs } from '../../src/runtime/kernel.js';
 import { HostArray } from '../../src/runtime/array.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
 
 type Half = 'f16' | 'bf16';

@@ -6,11 +6,11 @@
 // The hand-written PTX kernels of each hazard class are in native/sim/tests/driver/sanitize_test.cpp.
 import { afterEach, describe, expect, it } from 'vitest';
 import { arange, constexpr, dot, forLoop, load, programId, ptr, store, sum, zeros } from '../../src/lang/index.js';
-import { compile, type CompileOptions, type CompileResult } from '../../src/compiler/compile.js';
+import { compile, type CompileOptions, type CompileResult } from '../../src/compile/compile.js';
 import type { ParamSpec } from '../../src/compiler/axis_info.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { DeviceArray } from '../../src/runtime/device_array.js';
-import { f16Array } from '../../src/runtime/half.js';
+import { f16Array } from '../../src/ir/half.js';
 import type { SanitizeCheck } from '../../src/runtime/device.js';
 import { randF32, simDevice } from './helpers.js';
 

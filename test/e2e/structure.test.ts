@@ -3,7 +3,7 @@
 // atomics, dots, vectorized byte/half accesses. Sim and interpreter must agree; each case also
 // checks a plain-JS reference.
 import { describe, expect, it } from 'vitest';
-import { compile } from '../../src/compiler/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import type { Func } from '../../src/ir/ops.js';
 import { kernel, P, type K } from '../codegen/dsl.js';
 import { expectBitwise, expectClose, fill, randF32, runBoth, runSimCompiled, type Buf } from './helpers.js';

@@ -3,11 +3,11 @@
 // bit for bit (any NaN equals any NaN) for exact results, within a stated bound for approximate
 // ones (see generate.ts for which those are).
 import type { DType } from '../../src/ir/types.js';
-import { compile } from '../../src/compiler/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
 import { Kernel } from '../../src/runtime/kernel.js';
-import { bf16Bits, bf16Value, f16Bits, f16Value } from '../../src/runtime/half.js';
+import { bf16Bits, bf16Value, f16Bits, f16Value } from '../../src/ir/half.js';
 import '../../src/runtime/index.js'; // registers the native devices (cuda, sim)
 
 // compile afresh: a stale persistent cache entry would hide a compiler change

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DType } from '../../src/ir/types.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { ewKernel, rng, runEw } from './build.js';
 
 const castK = (from: DType, to: DType, n: number) => ewKernel([from], to, Math.max(1, 2 ** Math.ceil(Math.log2(n))), (k, [x]) => k.cast(x!, to));

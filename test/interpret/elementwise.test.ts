@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BinaryFn, UnaryFn } from '../../src/ir/ops.js';
-import { f16Array, f16ToFloat32, bf16Array, bf16ToFloat32 } from '../../src/runtime/half.js';
+import { f16Array, f16ToFloat32, bf16Array, bf16ToFloat32 } from '../../src/ir/half.js';
 import { ewKernel, rng, runEw } from './build.js';
 
 const N = 1000; // not a multiple of the block: the last program is ragged

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ptrOf, tile } from '../../src/ir/types.js';
 import { HostMemory, InterpretError, interpret } from '../../src/interpret/index.js';
-import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { K, LOC, ewKernel, runEw } from './build.js';
 
 function runOut<T extends ArrayBufferView>(build: (k: K, o: ReturnType<K['pid']>) => void, out: T, elem: Parameters<typeof ptrOf>[0], grid = 1): T {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BinaryFn, Block, Func, Value } from '../../src/ir/ops.js';
 import { ptrOf, tile, type DType } from '../../src/ir/types.js';
 import { HostMemory, interpret } from '../../src/interpret/index.js';
-import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { exactFmaF32 } from './exact.js';
 import { K, rng } from './build.js';
 

@@ -3,7 +3,7 @@ import { IRVerifyError } from '../../src/ir/errors.js';
 import type { Func, Param, Value } from '../../src/ir/ops.js';
 import { tile } from '../../src/ir/types.js';
 import { verify } from '../../src/ir/verify.js';
-import { TesseraError } from '../../src/lang/errors.js';
+import { TesseraError } from '../../src/ir/errors.js';
 import { loopsKernel, TB, vectorAdd } from './build.js';
 
 const PARAMS: Param[] = [{ name: 'p', type: 'ptr<f32>' }, { name: 'n', type: 'i32' }];
@@ -91,6 +91,18 @@ describe('verify rejects invalid IR with a precise message', () => {
     ['load with other but no mask', (t, p) => {
       t.b.op('load', [p, t.const(0, 'f32')], [tile('f32')], { hasMask: false, hasOther: true, cache: '', eviction: '', volatile: false });
     }, /`other` needs a mask/],
+    ['load with a store-only cache operator', (t, p) => {
+      t.b.op('load', [p], [tile('f32')], { hasMask: false, hasOther: false, cache: 'wb' as never, eviction: '', volatile: false });
+    }, /load cache operator must be one of ca, cg, cs, lu, cv, got 'wb'/],
+    ['volatile load with a hint', (t, p) => {
+      t.b.op('load', [p], [tile('f32')], { hasMask: false, hasOther: false, cache: 'cg', eviction: '', volatile: true });
+    }, /a volatile load takes no cache operator or eviction hint/],
+    ['store with a load-only cache operator', (t, p) => {
+      t.b.op('store', [p, t.const(1, 'f32')], [], { hasMask: false, cache: 'ca' as never, eviction: '' });
+    }, /store cache operator must be one of wb, cg, cs, wt, got 'ca'/],
+    ['store with an unknown eviction', (t, p) => {
+      t.b.op('store', [p, t.const(1, 'f32')], [], { hasMask: false, cache: '', eviction: 'evict_unchanged' as never });
+    }, /eviction must be one of evict_first, evict_last, evict_normal, got 'evict_unchanged'/],
     ['store of the wrong dtype', (t, p) => void t.store(p, t.const(1, 'f64')), /stored value must be f32, got f64/],
     ['broadcast of a dim that is not 1', (t) => void t.broadcast(t.arange(0, 4), [8]), /broadcast dim 0 of size 4 to 8: only size-1 dims broadcast/],
     ['reshape changing numel', (t) => {

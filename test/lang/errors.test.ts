@@ -1,7 +1,8 @@
 // Bad input: every error names the kernel, the op and the user's source line, with a stable code.
+import { TesseraError } from '../../src/ir/index.js';
 import { describe, expect, it } from 'vitest';
 import * as L from '../../src/lang/index.js';
-import { arange, defineKernel, KernelError, load, ptr, store, TesseraError, type Tile } from '../../src/lang/index.js';
+import { arange, defineKernel, KernelError, load, ptr, store, type Tile } from '../../src/lang/index.js';
 import { traceBody } from './helpers.js';
 
 function catchErr(fn: () => unknown): KernelError {

@@ -2,7 +2,7 @@
 // masked, over a ragged grid; plus JS references in the typed-array world.
 import type { DType } from '../../src/ir/types.js';
 import { arange, constexpr, defineKernel, load, programId, ptr, store, type KernelParamSpec, type Tile } from '../../src/lang/index.js';
-import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { rng, runKernel } from './run.js';
 
 export const N = 1000;

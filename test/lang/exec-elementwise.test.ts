@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DType } from '../../src/ir/types.js';
 import * as L from '../../src/lang/index.js';
 import type { Tile } from '../../src/lang/index.js';
-import { f16Bits, f16Value } from '../../src/runtime/half.js';
+import { f16Bits, f16Value } from '../../src/ir/half.js';
 import { closeTo } from './run.js';
 import { N, randomValues, reference, runElementwise } from './ew.js';
 

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { arange, constexpr, defineKernel, load, programId, ptr, store, KernelError, TesseraError } from '../../src/lang/index.js';
+import { describe, expect, it } from 'vitest'; import { TesseraError } from '../../src/ir/index.js';
+import { arange, constexpr, defineKernel, load, programId, ptr, store, KernelError } from '../../src/lang/index.js';
 import { allOps, kinds, opsOf } from './helpers.js';
 
 const add = defineKernel(
@@ -16,7 +16,8 @@ describe('defineKernel', () => {
     expect(add.name).toBe('add');
     expect(add.paramNames).toEqual(['x', 'y', 'out', 'n', 'BLOCK']);
     expect(add.runtimeParams).toEqual([
-      { name: 'x', type: 'ptr<f32>' }, { name: 'y', type: 'ptr<f32>' }, { name: 'out', type: 'ptr<f32>' }, { name: 'n', type: 'i32' },
+      { name: 'x', type: 'ptr<f32>', doNotSpecialize: false }, { name: 'y', type: 'ptr<f32>', doNotSpecialize: false },
+      { name: 'out', type: 'ptr<f32>', doNotSpecialize: false }, { name: 'n', type: 'i32', doNotSpecialize: false },
     ]);
     expect(add.constexprNames).toEqual(['BLOCK']);
   });

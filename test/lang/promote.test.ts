@@ -56,15 +56,16 @@ describe('more IR details', () => {
   it('load options, scalar pointers, tile `other`', () => {
     const f = traceBody(({ xf, n }) => {
       const o = L.arange(0, 8);
-      const v = L.load(xf.add(o), { mask: o.lt(n), other: L.full([], -1, 'f32'), cache: 'cg', eviction: 'evict_last', volatile: true });
-      const s = L.load(xf);
-      L.store(xf.add(o), v.add(s), { cache: 'cv', eviction: 'evict_first' });
+      const v = L.load(xf.add(o), { mask: o.lt(n), other: L.full([], -1, 'f32'), cache: 'cg', eviction: 'evict_last' });
+      const s = L.load(xf, { volatile: true });
+      L.store(xf.add(o), v.add(s), { cache: 'cs', eviction: 'evict_first' });
     });
     const loads = f.body.ops.filter((op) => op.kind === 'load');
-    expect(loads[0]!.attrs).toEqual({ hasMask: true, hasOther: true, cache: 'cg', eviction: 'evict_last', volatile: true });
+    expect(loads[0]!.attrs).toEqual({ hasMask: true, hasOther: true, cache: 'cg', eviction: 'evict_last', volatile: false });
+    expect(loads[1]!.attrs).toEqual({ hasMask: false, hasOther: false, cache: '', eviction: '', volatile: true });
     expect(loads[0]!.operands[2]!.type).toEqual({ elem: 'f32', shape: [8] });
     expect(loads[1]!.results[0]!.type).toEqual({ elem: 'f32', shape: [] });
-    expect(f.body.ops.find((op) => op.kind === 'store')!.attrs).toEqual({ hasMask: false, cache: 'cv', eviction: 'evict_first' });
+    expect(f.body.ops.find((op) => op.kind === 'store')!.attrs).toEqual({ hasMask: false, cache: 'cs', eviction: 'evict_first' });
   });
   it('i64 loop bounds give an i64 induction variable', () => {
     const f = traceBody(({ xi64 }) => {

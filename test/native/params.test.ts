@@ -1,6 +1,6 @@
 // packParams: argument packing at the metadata's offsets, and rejection of wrong arguments.
 import { describe, expect, it } from 'vitest';
-import { bf16Bits, f16Bits } from '../../src/runtime/half.js';
+import { bf16Bits, f16Bits } from '../../src/ir/half.js';
 import { packParams, type ParamSpec } from '../../src/runtime/native/params.js';
 
 const P = (name: string, type: string, offset: number, size: number): ParamSpec => ({ name, type, offset, size });

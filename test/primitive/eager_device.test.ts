@@ -12,7 +12,7 @@ import { packRMSNorm } from '../../src/descriptor/rms_norm.js';
 import type { DType } from '../../src/ir/types.js';
 import { getDevice } from '../../src/runtime/device.js';
 import { DeviceArray } from '../../src/runtime/device_array.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { xlaLibraryPath } from '../../src/runtime/native/addon.js';
 import {
   deviceEagerContext, eagerArray, evalProgram, invvarDType, kernelPrimitive, nativeEagerContext, pallasPrimitive, rmsNorm, rmsNormBwdP, rmsNormBwdRef, rmsNormFwdP, rmsNormFwdRef,

@@ -10,7 +10,7 @@ import '../../src/runtime/index.js';
 import { pallasSoftmax, softmaxKernel, softmaxRef } from '../../examples/softmax.js';
 import { BlockSpec, dot, type Ref } from '../../src/lang/index.js';
 import { pallasCall } from '../../src/runtime/pallas_call.js';
-import { bf16Array, bf16ToFloat32 } from '../../src/runtime/half.js';
+import { bf16Array, bf16ToFloat32 } from '../../src/ir/half.js';
 import {
   eagerArray, evalProgram, kernelPrimitive, tesseraRmsNormContext, lowerProgram, pallasPrimitive, rmsNorm, rmsNormFwdP, shaped, trace, vjp, vmap, type ShapedArray,
 } from '../../src/primitive/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bf16Bits, bf16Value, f16Bits, f16Value, toF16 } from '../../src/runtime/half.js';
+import { bf16Bits, bf16Value, f16Bits, f16Value, toF16 } from '../../src/ir/half.js';
 
 /** Reference: the nearest pattern by brute force over all finite values, ties to even mantissa. */
 /** `overflow`: the largest finite value plus half an ulp (at or above it, the result is infinite). */

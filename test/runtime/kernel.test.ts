@@ -3,7 +3,7 @@ import { arange, constexpr, load, programId, ptr, store, cdiv, exp, maximum } fr
 import { HostArray, array, kernel, getDevice, setDeviceAnnouncer, registerDeviceProvider, type Device } from '../../src/runtime/index.js';
 import { InterpretError } from '../../src/interpret/index.js';
 import { registerNativeDevices } from '../../src/runtime/native/register.js';
-import { f16Array, f16ToFloat32 } from '../../src/runtime/half.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 
 setDeviceAnnouncer(() => {}); // keep test output quiet
 

@@ -4,7 +4,7 @@
 // the sim and with the plain-JS reference. The second program aliases the result to the operand.
 import { describe, expect, it } from 'vitest';
 import { softmaxKernel, softmaxRef } from '../../examples/softmax.js';
-import { compile } from '../../src/compiler/index.js';
+import { compile } from '../../src/compile/index.js';
 import { roundTF32 } from '../../src/ir/numeric.js';
 import { ds, dot, zeros, type Ref } from '../../src/lang/index.js';
 import { BlockSpec, tracePallas } from '../../src/lang/pallas.js';

@@ -31,11 +31,12 @@ export function tesseraRmsNormContext(opts: { device?: DeviceKind | Device } = {
       const device = onDev ? onDev.device : opts.device;
       const run = device !== undefined ? { device } : {};
       // Kernel arguments: device arrays as they are, host inputs through copies (never written).
-      const arg = (a: EagerValue) => (a instanceof DeviceArray ? a : (a.data as Float32Array).slice());
+      // (dtypes were checked by abstract eval: every array here is f32)
+      const arg = (a: EagerValue) => (a instanceof DeviceArray ? a as DeviceArray<'f32'> : (a.data as Float32Array).slice());
       // Outputs start zeroed (part_grad is accumulated with atomic adds).
       const fresh = (o: ShapedArray) => (onDev ? DeviceArray.zeros(o.shape, o.dtype, { device: onDev.device }) : emptyLike(o));
       const results = outs.map(fresh);
-      const out = (i: number) => { const r = results[i]!; return r instanceof DeviceArray ? r : (r.data as Float32Array); };
+      const out = (i: number) => { const r = results[i]!; return r instanceof DeviceArray ? r as DeviceArray<'f32'> : (r.data as Float32Array); };
       const BLOCK = pow2(d.n2);
       try {
         if (symbol === RMS_TARGETS.fwd.legacy.cuda) {

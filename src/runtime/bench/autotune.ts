@@ -5,7 +5,7 @@
 // trials. A config that fails to trace, compile or launch is skipped with its reason.
 import { createHash } from 'node:crypto';
 import { hashFunc } from '../../ir/hash.js';
-import { TesseraError } from '../../lang/errors.js';
+import { TesseraError } from '../../ir/errors.js';
 import type { ConstexprValue } from '../../lang/index.js';
 import { HostArray, type TypedArray } from '../array.js';
 import { DeviceArray } from '../device_array.js';
@@ -260,7 +260,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
           const v = args[name];
           return v instanceof HostArray ? v.data : (v as never);
         });
-        const r = device.compile(func, c.numWarps ?? 4, launchArgs, c.numStages);
+        const r = device.compile(func, c.numWarps ?? 4, launchArgs, c.numStages, this.kernel.doNotSpecialize);
         const limit = device.native.info.maxSharedOptin;
         if (r.metadata.sharedBytes > limit) return `needs ${r.metadata.sharedBytes} bytes of shared memory; the device allows ${limit}`;
       }

@@ -1,7 +1,7 @@
 // bench(fn): Triton's do_bench. A few runs estimate one call's time; warm-up and repetition counts
 // follow from the time budgets; every timed run starts after an L2 flush. Returns figures, never prints.
 import { getDevice, type Device, type DeviceKind } from '../device.js';
-import { TesseraError } from '../../lang/errors.js';
+import { TesseraError } from '../../ir/errors.js';
 import { timerFor, type Clock, type Timer } from './timer.js';
 
 export interface BenchOptions {

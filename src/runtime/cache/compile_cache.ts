@@ -1,7 +1,7 @@
 // CompileCache: an in-memory LRU of compile results in front of the on-disk store (disk_store.ts).
 // A hit returns the same shape compile() returns. Writing is best effort: a cache that cannot be
 // written (read-only disk, full disk) costs a recompile next time, never a failed compile.
-import type { CompileMetadata, CompileResult, Stage } from '../../compiler/compile.js';
+import type { CompileMetadata, CompileResult, Stage } from '../../compile/compile.js';
 import { diskCacheEnabled, resolveCacheDir } from './cache_dir.js';
 import { DiskStore, type ListedEntry } from './disk_store.js';
 import { Lru } from './lru.js';

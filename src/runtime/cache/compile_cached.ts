@@ -1,7 +1,7 @@
 // compileCached(func, options): compile() behind the persistent cache. The key is computed and
 // the options checked first; a hit (memory, then disk) returns without compiling; a miss compiles
 // and stores the result. `deps.compile` replaces compile() (tests count calls with it).
-import { compile, type CompileOptions, type CompileResult } from '../../compiler/compile.js';
+import { compile, type CompileOptions, type CompileResult } from '../../compile/compile.js';
 import { findPtxas } from '../../codegen/ptxas.js';
 import type { Func } from '../../ir/ops.js';
 import { printFunc } from '../../ir/print.js';
@@ -14,7 +14,7 @@ export type CompileFn = (func: Func, options: CompileOptions) => CompileResult;
 export interface CompileCachedDeps {
   /** Default: the process-wide cache (defaultCompileCache()). */
   readonly cache?: CompileCache;
-  /** Default: compile() from src/compiler/compile.ts. */
+  /** Default: compile() from src/compile/compile.ts. */
   readonly compile?: CompileFn;
 }
 

@@ -4,7 +4,7 @@
 // names sorted), the tessera version, COMPILER_VERSION and the ptxas version when ptxas runs.
 // Options are checked here the way compile() checks them, so bad input is rejected even on a hit.
 import { createHash } from 'node:crypto';
-import { numStagesOf, TARGETS, type CompileOptions } from '../../compiler/compile.js';
+import { numStagesOf, TARGETS, type CompileOptions } from '../../compile/compile.js';
 import { paramSpec } from '../../compiler/axis_info.js';
 import { CompileError } from '../../compiler/errors.js';
 import { DEFAULT_DOT } from '../../codegen/lower_dot.js';

@@ -5,7 +5,7 @@
 //   E_ARG        wrong argument type                     E_RANGE     size/offset/value out of range
 //   E_FREED      handle already freed/unloaded/destroyed E_CLOSED    driver was closed
 //   E_BUSY       resource in use by async work           E_PARAM     kernel arguments don't match
-import { TesseraError } from '../../lang/errors.js';
+import { TesseraError } from '../../ir/errors.js';
 
 export class NativeDeviceError extends TesseraError {
   /** The driver entry point that failed, for CUDA errors. */

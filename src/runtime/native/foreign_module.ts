@@ -10,7 +10,7 @@
 import { DeviceError, getDevice, type Device, type DeviceKind, type SanitizeCheck, type Stream } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
 import { future, rejected, type Future } from '../future.js';
-import { bf16Bits, f16Bits } from '../half.js';
+import { bf16Bits, f16Bits } from '../../ir/half.js';
 import type { FunctionHandle, LaunchPlan, ModuleHandle } from './addon.js';
 import { NativeDeviceError, native, rethrow } from './errors.js';
 import { withSourceLocation } from './fault_source.js';

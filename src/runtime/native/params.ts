@@ -1,6 +1,6 @@
 // Packs kernel arguments into the parameter buffer cuLaunchKernel reads, at the offsets and
 // sizes the compiler's metadata gives (`params: [{ name, type, offset, size }]`).
-import { bf16Bits, f16Bits } from '../half.js';
+import { bf16Bits, f16Bits } from '../../ir/half.js';
 import { NativeDeviceError } from './errors.js';
 
 export interface ParamSpec {

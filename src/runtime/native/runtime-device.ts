@@ -7,7 +7,7 @@
 // A sticky fault (illegal address, assert, ...) destroys the context: every pending future
 // rejects, every array of it reports E_CONTEXT_LOST, and a fresh context is opened for new work.
 import { isPtr as isPtrType } from '../../ir/types.js';
-import type { CompileResult, Target } from '../../compiler/compile.js';
+import type { CompileResult, Target } from '../../compile/compile.js';
 import type { ParamSpec } from '../../compiler/axis_info.js';
 import { compileCached } from '../cache/compile_cached.js';
 import type { Func } from '../../ir/ops.js';
@@ -17,7 +17,7 @@ import {
 } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
 import { Future, future, rejected } from '../future.js';
-import { checkArray } from '../interpret_device.js';
+import { checkArray } from '../device_array.js';
 import { StreamCompletion } from './completion.js';
 import { copyAsync, fillAsync, prepareLaunch, type PreparedLaunch } from './driver_seam.js';
 import { NativeDeviceError, native, nativeAsync, rethrow } from './errors.js';
@@ -276,11 +276,11 @@ export class NativeRuntimeDevice implements Device {
   /**
    * Compiles once per (Func, numWarps, numStages, specialization). `args` gives Triton's
    * specialization: pointers whose address is a multiple of 16 and integers that are multiples
-   * of 16 or equal to 1 are marked so, which lets the compiler vectorize and fold. `numStages`:
-   * compile's option (undefined: the target's default).
+   * of 16 or equal to 1 are marked so, which lets the compiler vectorize and fold — except the
+   * params `doNotSpecialize` marks. `numStages`: compile's option (undefined: the target's default).
    */
-  compile(func: Func, numWarps: number, args?: readonly LaunchArg[], numStages?: number): CompileResult {
-    return this.#compile(func, numWarps, args ? specKey(func, args) : '', numStages);
+  compile(func: Func, numWarps: number, args?: readonly LaunchArg[], numStages?: number, doNotSpecialize?: readonly boolean[]): CompileResult {
+    return this.#compile(func, numWarps, args ? specKey(func, args, doNotSpecialize) : '', numStages);
   }
 
   #compile(func: Func, numWarps: number, key: string, numStages: number | undefined): CompileResult {
@@ -340,7 +340,7 @@ export class NativeRuntimeDevice implements Device {
           (storages ??= []).push(a.storage);
         } else if (ArrayBuffer.isView(a)) hosts = true;
       }
-      const key = specKey(func, args);
+      const key = specKey(func, args, opts.doNotSpecialize);
       const last = this.#last;
       if (last && last.func === func && last.key === key && last.ctx === ctx && last.numWarps === opts.numWarps && last.numStages === opts.numStages) {
         plan = last.plan; // the same kernel launched again: no compile-cache or plan lookups
@@ -581,14 +581,16 @@ const INT_TYPES = new Set(['i32', 'i64', 'u32', 'i16', 'i8', 'u8']);
 
 /**
  * The specialization of one launch as a short key, one letter per param: 'D' divisible by 16
- * (pointers: the address; integers: the value), '1' an integer equal to 1, '_' neither.
+ * (pointers: the address; integers: the value), '1' an integer equal to 1, '_' neither or a
+ * param that `doNotSpecialize` marks.
  */
-export function specKey(func: Func, args: readonly LaunchArg[]): string {
+export function specKey(func: Func, args: readonly LaunchArg[], doNotSpecialize?: readonly boolean[]): string {
   let key = '';
   const ps = func.params;
   for (let i = 0; i < ps.length; i++) {
     const v = args[i];
-    if (v instanceof DeviceArray) key += v.offset % 16 === 0 ? 'D' : '_';
+    if (doNotSpecialize?.[i]) key += '_';
+    else if (v instanceof DeviceArray) key += v.offset % 16 === 0 ? 'D' : '_';
     else if (ArrayBuffer.isView(v)) key += 'D'; // copied into a fresh (256-byte aligned) buffer
     else if ((typeof v === 'number' || typeof v === 'bigint') && INT_TYPES.has(ps[i]!.type)) {
       if (typeof v === 'number' ? v === 1 : v === 1n) key += '1';
@@ -603,8 +605,8 @@ const specFromKey = (key: string): (ParamSpec | undefined)[] =>
   [...key].map((c) => (c === '1' ? { equalsOne: true } : c === 'D' ? { divisibleBy16: true } : undefined));
 
 /** What the device compiles a launch with (Triton's specialization), per runtime param. */
-export function launchSpecialization(func: Func, args: readonly LaunchArg[]): (ParamSpec | undefined)[] {
-  return specFromKey(specKey(func, args));
+export function launchSpecialization(func: Func, args: readonly LaunchArg[], doNotSpecialize?: readonly boolean[]): (ParamSpec | undefined)[] {
+  return specFromKey(specKey(func, args, doNotSpecialize));
 }
 
 /** A DeviceProvider body: the device, or why it is not available. */

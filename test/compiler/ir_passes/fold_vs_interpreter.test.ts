@@ -8,7 +8,8 @@ import type { BinaryFn, CmpPred, ConstValue, Func, UnaryFn, Value } from '../../
 import { DTYPES, isFloat, isInt, ptrOf, tile, type DType } from '../../../src/ir/types.js';
 import { intRange, normalizeConst } from '../../../src/ir/numeric.js';
 import { verify } from '../../../src/ir/verify.js';
-import { arrayCtorFor, HostMemory, interpret } from '../../../src/interpret/index.js';
+import { arrayCtorFor } from '../../../src/ir/index.js';
+import { HostMemory, interpret } from '../../../src/interpret/index.js';
 import { TB } from '../../ir/build.js';
 
 function xorshift(seed: number): () => number {

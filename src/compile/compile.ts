@@ -8,12 +8,12 @@ import { printFunc } from '../ir/print.js';
 import { renderPtx, type ParamInfo } from '../codegen/render.js';
 import { findPtxas, runPtxas } from '../codegen/ptxas.js';
 import { DEFAULT_DOT } from '../codegen/lower_dot.js';
-import { analyzeAxisInfo, type Specialization } from './axis_info.js';
-import { printAxisInfo, printLayouts } from './annotate.js';
-import { CompileError, PtxasError } from './errors.js';
-import { runIRPasses } from './ir_passes.js';
-import { assignLayouts } from './layout_assign.js';
-import { planPipelines, printPipelinePlan } from './pipeline.js';
+import { analyzeAxisInfo, type Specialization } from '../compiler/axis_info.js';
+import { printAxisInfo, printLayouts } from '../compiler/annotate.js';
+import { CompileError, PtxasError } from '../compiler/errors.js';
+import { runIRPasses } from '../compiler/ir_passes.js';
+import { assignLayouts } from '../compiler/layout_assign.js';
+import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
 import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
 
 export type Target = 'sm_80' | 'sm_90';

@@ -1,0 +1,64 @@
+// Imports point down the stages (ir at the bottom, cli at the top): a new folder, or an import that
+// runs back up, fails here with the file and line.
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { STAGES, importsOf, stageEdges, upwardImports } from './import_graph.js';
+
+const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+
+describe('the import graph of src/', () => {
+  const edges = stageEdges(SRC);
+
+  it('has no import that runs back up the stages', () => {
+    const bad = upwardImports(edges).map((e) => `src/${e.file}:${e.line} (${e.from}) imports '${e.spec}' (${e.to})`);
+    expect(bad).toEqual([]);
+  });
+
+  it('sees every stage, and the stages really depend on each other', () => {
+    const seen = new Set(edges.map((e) => e.from));
+    for (const s of STAGES) if (s !== 'bench') expect(seen.has(s), s).toBe(true);
+    // Spot checks that the graph was read (a parser that found nothing would pass the test above).
+    const has = (from: string, to: string) => edges.some((e) => e.from === from && e.to === to);
+    expect(has('codegen', 'compiler')).toBe(true);
+    expect(has('compile', 'codegen')).toBe(true);
+    expect(has('runtime', 'interpret')).toBe(true);
+    expect(has('cli', 'runtime')).toBe(true);
+    expect(has('cli', 'bench')).toBe(true);
+    expect(edges.length).toBeGreaterThan(300);
+  });
+});
+
+describe('the checker', () => {
+  it('reads static, re-export, side-effect and dynamic imports with their lines', () => {
+    const text = [
+      "import { a } from '../ir/types.js';",
+      "export { b } from './b.js';",
+      "import type {",
+      "  C,",
+      "} from '../lang/c.js';",
+      "import 'node:fs';",
+      "const m = await import('../runtime/kernel.js');",
+      "import './side.js';",
+    ].join('\n');
+    expect(importsOf(text)).toEqual([
+      { spec: '../ir/types.js', line: 1 },
+      { spec: './b.js', line: 2 },
+      { spec: '../lang/c.js', line: 3 },
+      { spec: '../runtime/kernel.js', line: 7 },
+      { spec: './side.js', line: 8 },
+    ]);
+  });
+
+  it('flags an import that runs back up, and an unknown stage', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-imports-'));
+    for (const d of ['ir', 'runtime', 'newstage']) mkdirSync(join(dir, d));
+    writeFileSync(join(dir, 'ir', 'x.ts'), "import { k } from '../runtime/k.js';\n");
+    writeFileSync(join(dir, 'runtime', 'k.ts'), "import { x } from '../ir/x.js';\nexport const k = 1;\n");
+    writeFileSync(join(dir, 'newstage', 'n.ts'), "import { x } from '../ir/x.js';\n");
+    const bad = upwardImports(stageEdges(dir)).map((e) => `${e.file}:${e.line}`).sort();
+    expect(bad).toEqual([join('ir', 'x.ts') + ':1', join('newstage', 'n.ts') + ':1']);
+  });
+});
