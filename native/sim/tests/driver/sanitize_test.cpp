@@ -481,6 +481,10 @@ int main() {
 
   CHECK_OK(cuInit(0));
   CHECK_CU(tesseraSimSetSanitize(8), CUDA_ERROR_INVALID_VALUE);
+  void* viaProc = nullptr;
+  CUdriverProcAddressQueryResult st;
+  CHECK_OK(cuGetProcAddress("tesseraSimSetSanitize", &viaProc, 13000, 0, &st));
+  CHECK(viaProc == reinterpret_cast<void*>(&tesseraSimSetSanitize));
   Env e;
   e.open();
   CUdeviceptr out, in;
