@@ -101,5 +101,6 @@ using PFN_cuMemsetD8Async = CUresult (*)(CUdeviceptr, unsigned char, size_t, CUs
 using PFN_tesseraSimGetLastFault = int (*)(char*, size_t);
 using PFN_tesseraSimGetLaunchCounters = int (*)(void*, size_t);
 using PFN_tesseraSimSetInstructionBudget = int (*)(uint64_t);
+using PFN_tesseraSimSetSanitize = int (*)(unsigned);
 
 }  // namespace tcu

@@ -55,6 +55,7 @@ struct Api {
   PFN_tesseraSimGetLastFault tesseraSimGetLastFault = nullptr;
   PFN_tesseraSimGetLaunchCounters tesseraSimGetLaunchCounters = nullptr;
   PFN_tesseraSimSetInstructionBudget tesseraSimSetInstructionBudget = nullptr;
+  PFN_tesseraSimSetSanitize tesseraSimSetSanitize = nullptr;
 };
 
 class DriverState {

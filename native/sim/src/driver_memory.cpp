@@ -32,6 +32,7 @@ CUresult copyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream s, bool s
   if (CUresult r = deviceRange(ctx, dst, n, &d)) return r;
   if (n == 0) return CUDA_SUCCESS;
   if (!src) return CUDA_ERROR_INVALID_VALUE;
+  ctx->memory->markInit(dst, n);  // initcheck's shadow
   auto snapshot = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(src),
                                                          static_cast<const uint8_t*>(src) + n);
   return submit(ctx, s, [d, snapshot] { std::memcpy(d, snapshot->data(), snapshot->size()); }, sync);
@@ -56,6 +57,7 @@ CUresult copyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, bool s
   if (CUresult r = deviceRange(ctx, dst, n, &to)) return r;
   if (CUresult r = deviceRange(ctx, src, n, &from)) return r;
   if (n == 0) return CUDA_SUCCESS;
+  ctx->memory->markInit(dst, n);  // initcheck's shadow
   return submit(ctx, s, [to, from, n] { std::memmove(to, from, n); }, sync);
 }
 
@@ -69,6 +71,7 @@ CUresult memsetN(CUdeviceptr dst, T value, size_t count, CUstream s, bool sync) 
   if (count > SIZE_MAX / sizeof(T)) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = deviceRange(ctx, dst, count * sizeof(T), &d)) return r;
   if (count == 0) return CUDA_SUCCESS;
+  ctx->memory->markInit(dst, count * sizeof(T));  // initcheck's shadow
   return submit(ctx, s, [d, value, count] {
     if (sizeof(T) == 1) { std::memset(d, static_cast<int>(value), count); return; }
     for (size_t i = 0; i < count; i++) std::memcpy(d + i * sizeof(T), &value, sizeof(T));

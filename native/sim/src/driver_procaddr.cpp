@@ -45,6 +45,7 @@ TSIM_API CUresult cuEventDestroy(CUevent e) { return cuEventDestroy_v2(e); }
 extern "C" CUresult tesseraSimGetLastFault(char* buf, size_t size);
 extern "C" CUresult tesseraSimGetLaunchCounters(void* out, size_t size);
 extern "C" CUresult tesseraSimSetInstructionBudget(uint64_t threadInstructions);
+extern "C" CUresult tesseraSimSetSanitize(unsigned flags);
 extern "C" CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
                                         CUdriverProcAddressQueryResult* symbolStatus);
 extern "C" CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags);
@@ -222,6 +223,7 @@ const std::unordered_map<std::string, Proc>& table() {
       P("tesseraSimGetLastFault", tesseraSimGetLastFault, 2000),
       P("tesseraSimGetLaunchCounters", tesseraSimGetLaunchCounters, 2000),
       P("tesseraSimSetInstructionBudget", tesseraSimSetInstructionBudget, 2000),
+      P("tesseraSimSetSanitize", tesseraSimSetSanitize, 2000),
   };
   return t;
 }

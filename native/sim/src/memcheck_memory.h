@@ -19,6 +19,7 @@ struct Allocation {
   size_t bytes = 0;
   uint8_t* host = nullptr;  // nullptr once freed (tombstone)
   bool moduleVar = false;   // owned by a module, not freeable with cuMemFree
+  uint8_t* init = nullptr;  // initcheck shadow (a byte per byte, nonzero = written); nullptr = untracked
 };
 
 class DeviceMemory final : public tsim::GlobalMemory {
@@ -45,6 +46,11 @@ class DeviceMemory final : public tsim::GlobalMemory {
   size_t capacity() const { return capacity_; }
   // Text naming the allocation nearest to addr, for fault reports.
   std::string describeNearest(uint64_t addr);
+  // initcheck: allocations made while *trackInit is true get a shadow of written bytes.
+  std::atomic<bool>* trackInit = nullptr;
+  uint8_t* initShadow(uint64_t addr, size_t bytes) override;
+  uint8_t* initShadowOf(uint64_t addr, uint64_t* lo, uint64_t* hi) override;
+  void markInit(uint64_t addr, size_t bytes);  // a copy or memset wrote [addr, addr+bytes)
 
  private:
   const Allocation* containing(uint64_t addr) const;  // live or freed; caller holds the lock

@@ -104,6 +104,8 @@ export interface Driver {
   simCounters(): SimCounters | null;
   /** The sim's per-launch budget of thread instructions (0 = unlimited); E_NO_SYMBOL on cuda. */
   simSetInstructionBudget(threadInstructions: number | bigint): void;
+  /** The sim's sanitizers for later launches: bit 0 racecheck, 1 synccheck, 2 initcheck. */
+  simSetSanitize(flags: number): void;
   close(): void;
 
   // --- launch path and stream-ordered work (issue 10) ---
