@@ -79,6 +79,12 @@ describe('fp8 in kernels', () => {
     }
   });
 
+  it('fp8 scalar parameters are refused (E_TYPE), naming the parameter', () => {
+    expect(() => defineKernel({ name: 's', params: { v: 'f8e4m3' } }, () => {})).toThrow(/parameter 'v': f8e4m3 scalar parameters are not supported/);
+    expect(() => L.scalar('f8e5m2')).toThrow(expect.objectContaining({ code: 'E_TYPE' }));
+    expect(() => defineKernel({ name: 's', params: { v: { kind: 'scalar', dtype: 'f8e5m2' } } }, () => {})).toThrow(/f8e5m2 scalar parameters/);
+  });
+
   it('the verifier refuses fp8 arithmetic and fp8 casts other than to/from f32, f16, bf16, fp8', () => {
     const arith = new TB();
     const f1 = arith.func('v', [{ name: 'p', type: 'ptr<f8e4m3>' }], ([p]) => {
