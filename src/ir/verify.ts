@@ -250,6 +250,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const p = c.operand(0);
     c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
+    c.check(!isFp8(value.elem), () => `atomic_rmw on ${p.elem} is not allowed (fp8 is a storage type)`);
     c.expectType(c.operand(1), value, 'value');
     if (c.attrs.hasMask) c.expectType(c.operand(2), { elem: 'bool', shape: p.shape }, 'mask');
     c.expectType(c.result(), value, 'result');
@@ -261,6 +262,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.counts(3, 1);
     const p = c.operand(0);
     c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
+    c.check(!isFp8(pointee(p.elem as PtrType)), () => `atomic_cas on ${p.elem} is not allowed (fp8 is a storage type)`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
     c.expectType(c.operand(1), value, 'compare value');
     c.expectType(c.operand(2), value, 'new value');
@@ -313,7 +315,10 @@ const RULES: { [K in OpKind]: Rule<K> } = {
       c.check(v.every((x) => Number.isInteger(x) && x >= 1), () => `${key} entries must be positive integers, got ${shapeStr(v)}`);
     }
   },
-  print: (c) => c.counts(c.op.operands.length, 0),
+  print: (c) => {
+    c.counts(c.op.operands.length, 0);
+    for (const v of c.op.operands) c.check(!isFp8(v.type.elem), () => `print of ${ts(v.type)} is not allowed (fp8 is a storage type: cast to f32 first)`);
+  },
   assert: (c) => {
     c.counts(1, 0);
     c.check(isBool(c.operand(0).elem), () => `assert needs a bool condition, got ${ts(c.operand(0))}`);

@@ -102,5 +102,15 @@ describe('fp8 in kernels', () => {
       ok.store(p!, ok.cast(ok.cast(ok.load(q!), 'f16'), 'f8e5m2'));
     });
     expect(() => verify(f3)).not.toThrow();
+    const pr = new TB();
+    const f4 = pr.func('p', [{ name: 'p', type: 'ptr<f8e4m3>' }], ([p]) => {
+      pr.b.op('print', [pr.load(p!)], [], { prefix: 'x', hex: false });
+    });
+    expect(() => verify(f4)).toThrow(/print of f8e4m3 is not allowed/);
+    const at = new TB();
+    const f5 = at.func('a', [{ name: 'p', type: 'ptr<f8e5m2>' }], ([p]) => {
+      at.b.op('atomic_rmw', [p!, at.load(p!)], [{ elem: 'f8e5m2', shape: [] }], { op: 'xchg', hasMask: false, sem: 'relaxed', scope: 'gpu' });
+    });
+    expect(() => verify(f5)).toThrow(/atomic_rmw on ptr<f8e5m2> is not allowed/);
   });
 });
