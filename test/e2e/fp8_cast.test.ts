@@ -86,3 +86,28 @@ describe('fp8 data movement on the sim', () => {
     if (!/ld\.global(\.v\d)?\.b32/.test(ptx)) throw new Error(`expected packed fp8 loads in:\n${ptx}`);
   });
 });
+
+describe('fp8 through kernel().run on the sim device', () => {
+  it('HostArray<f8e4m3> in, HostArray<f8e5m2> and f32 out, as the interpreter', async () => {
+    const { arange, load, ptr, store } = await import('../../src/lang/index.js');
+    const { array, kernel } = await import('../../src/runtime/index.js');
+    const { runBoth } = await import('./helpers.js');
+    const { refDecode, refEncode } = await import('../ir/fp8_ref.js');
+    const k = kernel({ name: 'fp8_run', params: { x: ptr('f8e4m3'), y: ptr('f8e5m2'), z: ptr('f32') } }, ({ x, y, z }) => {
+      const o = arange(0, 256);
+      const v = load(x.add(o));
+      store(y.add(o), v.to('f8e5m2'));
+      store(z.add(o), v.to('f32').mul(2));
+    });
+    const codes = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const args = { x: array(codes, 'f8e4m3'), y: array(new Uint8Array(256), 'f8e5m2'), z: array(new Float32Array(256), 'f32') };
+    const r = await runBoth(k as never, args, 1);
+    const vals = Array.from(codes, (c) => refDecode('f8e4m3', c));
+    const wantY = Uint8Array.from(vals, (v) => (Number.isNaN(v) ? 0x7e : refEncode('f8e5m2', v)));
+    const wantZ = Float32Array.from(vals, (v) => 2 * v);
+    for (const dev of ['interpret', 'sim'] as const) {
+      expectBitwise(r[dev].y.data, wantY, `${dev}: e4m3 -> e5m2`);
+      expectSame('f32', r[dev].z.data, wantZ, `${dev}: 2 * f32(e4m3)`);
+    }
+  });
+});
