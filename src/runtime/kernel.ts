@@ -205,7 +205,7 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
         if (v.dtype !== d) throw this.badArg(name, type, v, `an array of ${d}`);
         return v.data;
       }
-      if (!holdsDType(v, d)) throw this.badArg(name, type, v, `a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' ? ` of ${d} bit patterns` : ''}, a HostArray or a DeviceArray of ${d}`);
+      if (!holdsDType(v, d)) throw this.badArg(name, type, v, `a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' || d === 'f8e4m3' || d === 'f8e5m2' ? ` of ${d} bit patterns` : ''}, a HostArray or a DeviceArray of ${d}`);
       return v as LaunchArg;
     }
     const d = type as DType;
