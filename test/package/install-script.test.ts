@@ -13,7 +13,7 @@ import { NODE, cleanEnv, packageTree, run } from './helpers.js';
 const temps: string[] = [];
 afterAll(() => {
   for (const t of temps) rmSync(t, { recursive: true, force: true });
-});
+}, 300_000); // removing a project with node_modules and a native build is slow on a busy machine
 
 function tree(): string {
   const t = mkdtempSync(join(tmpdir(), 'tessera-install-'));

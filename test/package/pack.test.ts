@@ -61,7 +61,7 @@ beforeAll(() => {
 
 afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
+}, 300_000); // removing a project with node_modules and a native build is slow on a busy machine
 
 describe('the npm package', () => {
   it('holds what users need and no tests, fixtures, build trees or source maps, under 3 MB packed', () => {
