@@ -27,6 +27,37 @@ struct AsyncCopy {
 };
 constexpr uint32_t kOpenGroup = ~0u;
 
+// Hopper asynchronous state (exec_wgmma.cpp, exec_bulk.cpp).
+// A wgmma.mma_async in flight: computed when a wgmma.wait_group covers its group; until then its
+// accumulator registers hold a poison value (their true contents live in WgmmaInFlight::shadow).
+struct WgmmaOp {
+  uint32_t pc;                 // the wgmma.mma_async instruction
+  uint32_t group;              // commit group; kOpenGroup until wgmma.commit_group
+  uint64_t descA, descB;       // matrix descriptors (warp-uniform)
+  bool scaleD;                 // false: D = A*B (the accumulator input is ignored)
+  std::vector<uint32_t> aRegs; // A from registers: 4 registers x 32 lanes
+};
+struct WgmmaInFlight {
+  std::vector<WgmmaOp> ops;    // oldest first
+  std::vector<std::pair<uint32_t, std::vector<uint64_t>>> shadow;  // accumulator slot -> 32 lanes
+  uint32_t committed = 0;
+};
+// A cp.async.bulk global->shared copy in flight: the source is read at issue, the bytes land (and
+// complete_tx on the mbarrier) when that mbarrier is next tested.
+struct BulkCopy {
+  uint32_t dstOff, barOff;
+  std::vector<uint8_t> data;
+};
+// A cp.async.bulk shared->global store of a bulk group: shared memory is read and global memory
+// written when a cp.async.bulk.wait_group covers the group (or the thread exits).
+struct BulkStore {
+  uint64_t dst;
+  uint8_t* host;               // translated (and checked) at issue
+  uint32_t srcOff, bytes, group;
+  uint16_t warp;
+  uint8_t lane;
+};
+
 struct Warp {
   uint64_t* R = nullptr;   // register file: slot s, lane l at R[s*32 + l]
   uint32_t pc = 0;         // pc of the running group of lanes
@@ -44,6 +75,8 @@ struct Warp {
   std::vector<AsyncCopy> copies;   // cp.async in flight, oldest first
   uint32_t committed[kWarp] = {};  // commit groups closed per lane
   uint32_t copySeq = 0;            // cp.async issued so far (AsyncCopy::seq)
+  WgmmaInFlight wgmma;             // wgmma.mma_async in flight (exec_wgmma.cpp)
+  uint32_t bulkCommitted[kWarp] = {};  // cp.async.bulk.commit_group count per lane
 };
 
 // cp.async.mbarrier.arrive: an arrive-on the mbarrier at barOff, due once the lane's copies issued
@@ -69,6 +102,9 @@ struct Cta {
   std::vector<Warp> warps;
   std::vector<uint64_t> regs;
   std::vector<MbarArrive> mbarArrives;
+  std::vector<std::pair<uint32_t, int64_t>> mbarTx;  // mbarrier offset -> tx-count of its phase
+  std::vector<BulkCopy> bulkCopies;                  // cp.async.bulk to shared in flight
+  std::vector<BulkStore> bulkStores;                 // cp.async.bulk to global in flight
 };
 
 // Everything one launch shares between its worker threads.
@@ -144,6 +180,16 @@ void raise(Ctx& c, Fault::Kind k, int lane, uint64_t addr, unsigned size, bool w
 void reschedule(Warp& w);
 // Lanes parked in a .sync warp collective wake up to look again (after lanes exit).
 void wakeWarpSync(Warp& w);
+// mbarrier transaction counts (exec_mbarrier.cpp): adds delta to the tx-count of the barrier at
+// off (expect_tx: +, complete_tx: -) and completes its phase when nothing is pending; false after
+// raising a fault.
+bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta);
+// Lands the bulk copies that signal the barrier at off (all when off == ~0u); exec_bulk.cpp.
+bool settleBulkCopies(Ctx& c, uint32_t off);
+// Writes the bulk stores of a lane whose group is below `upto` (all lanes/groups: lane < 0).
+bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto);
+// cp.async.bulk* (exec_bulk.cpp), decoded from the `cp` entry.
+bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in);
 // cp.async.mbarrier.arrive (exec_mbarrier.cpp), decoded from the `cp` entry.
 bool decodeCpAsyncMbarrierArrive(Decoder& dc, const Stmt& st, Inst& in);
 // bar.warp.sync (exec_warp.cpp), decoded from the `bar` entry.

@@ -21,6 +21,7 @@ const DecodeTable& decodeTable() {
     registerVideoOps(t);
     registerWmmaOps(t);
     registerMbarrierOps(t);
+    registerWgmmaOps(t);
     return t;
   }();
   return table;
@@ -183,6 +184,9 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
   std::fill(std::begin(cta.expected), std::end(cta.expected), 0);
   std::fill(std::begin(cta.redCount), std::end(cta.redCount), 0);
   cta.mbarArrives.clear();
+  cta.mbarTx.clear();
+  cta.bulkCopies.clear();
+  cta.bulkStores.clear();
   size_t perWarp = (size_t)P.numSlots * kWarp;
   if (cta.regs.size() < perWarp * nwarps) cta.regs.assign(perWarp * nwarps, 0);
   cta.warps.resize(nwarps);
@@ -201,6 +205,8 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     w.copies.clear();
     w.copySeq = 0;
     std::fill(std::begin(w.committed), std::end(w.committed), 0);
+    w.wgmma = WgmmaInFlight{};
+    std::fill(std::begin(w.bulkCommitted), std::end(w.bulkCommitted), 0);
     uint64_t* R = w.R;
     for (unsigned l = 0; l < kWarp; l++) {
       unsigned t = wi * kWarp + l;
@@ -250,7 +256,11 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     bool released = releaseBarriers(c, cta);
     bool alive = false;
     for (auto& w : cta.warps) alive |= w.live != 0;
-    if (!alive) return;
+    if (!alive) {
+      // bulk stores still in flight complete once their threads have exited
+      if (!cta.bulkStores.empty()) settleBulkStores(c, -1, -1, ~0u);
+      return;
+    }
     if (L.stop.load(std::memory_order_relaxed)) return;
     if (!ran && !released) {
       c.w = &cta.warps[0];

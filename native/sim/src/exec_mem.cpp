@@ -658,7 +658,7 @@ void registerMemOps(DecodeTable& t) {
         "an opaque policy for `.L2::cache_hint` operands (hints have no effect)");
   addOp(t, "cvta", cvtaDecode, "to global shared shared::cta local const param u32 u64", "");
   addOp(t, "isspacep", isspacepDecode, "global shared shared::cta local", "");
-  addOp(t, "fence", fenceDecode, "sc acq_rel cta gpu sys proxy alias async async::generic async::global async::shared::cta", "a host fence");
+  addOp(t, "fence", fenceDecode, "sc acq_rel acquire release cta cluster gpu sys proxy alias async async::generic async::global async::shared::cta shared::cta shared::cluster global mbarrier_init tensormap::generic", "a host fence (every write is visible at once, to every proxy)");
   addOp(t, "membar", fenceDecode, "cta gl sys", "a host fence");
   addOp(t, "prefetch", prefetchDecode, "global local L1 L2 L2::evict_last L2::evict_normal", "no effect");
   addOp(t, "prefetchu", prefetchDecode, "L1", "no effect");

@@ -95,6 +95,7 @@ void registerTensorOps(DecodeTable& t);
 void registerVideoOps(DecodeTable& t);
 void registerWmmaOps(DecodeTable& t);
 void registerMbarrierOps(DecodeTable& t);
+void registerWgmmaOps(DecodeTable& t);
 const DecodeTable& decodeTable();
 
 }  // namespace tsim
