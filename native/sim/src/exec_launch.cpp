@@ -22,6 +22,7 @@ const DecodeTable& decodeTable() {
     registerWmmaOps(t);
     registerMbarrierOps(t);
     registerWgmmaOps(t);
+    registerHopperMiscOps(t);
     return t;
   }();
   return table;

@@ -219,6 +219,7 @@ bool mmaDecode(Decoder& dc, const Stmt& st, Inst& in) {
 // ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16: lanes 8i..8i+7 give the row addresses of
 // matrix i; lane L receives row L/4, columns 2(L%4)..+1 of each matrix (transposed with .trans).
 void ldmatrixOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!exec) return;  // guarded off in every lane
   if (exec != ~0u) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "ldmatrix needs all 32 lanes of the warp");
     return;

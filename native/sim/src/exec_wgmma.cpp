@@ -225,7 +225,9 @@ bool complete(Ctx& c, const WgmmaOp& op) {
   return true;
 }
 
+// False (and nothing to do) when the instruction is guarded off in every lane, or after a fault.
 bool needWarpgroup(Ctx& c, uint32_t exec, const char* what) {
+  if (!exec) return false;
   if (exec != ~0u) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false, std::string(what) + " needs all 32 lanes of each warp of the warpgroup (.sync.aligned)");
     return false;
