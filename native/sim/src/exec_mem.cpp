@@ -477,11 +477,17 @@ Stmt withoutCacheHint(Decoder& dc, const Stmt& st) {
 }
 
 bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
+}  // namespace
+bool decodeLdSt128(Decoder& dc, const Stmt& st, Inst& in);  // exec_b128.cpp
+bool decodeAtom128(Decoder& dc, const Stmt& st, Inst& in);
+bool decodeAtomVec(Decoder& dc, const Stmt& st, Inst& in);
+namespace {
 bool ldstDecode(Decoder& dc, const Stmt& st, Inst& in) { return ldstDecodeStmt(dc, withoutCacheHint(dc, st), in); }
 
 bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   for (auto& m : st.mods) if (!knownMemMod(m)) return dc.fail("modifier ." + m);
   Ty t = st.type();
+  if (t == Ty::B128) return decodeLdSt128(dc, st, in);
   if (t == Ty::None || st.ops.size() != 2) return dc.fail("bad ld/st form");
   in.size = (uint8_t)tySize(t);
   in.vec = st.has("v4") ? 4 : st.has("v2") ? 2 : 1;
@@ -540,6 +546,8 @@ bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
 bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) { return atomDecodeStmt(dc, withoutCacheHint(dc, st), in); }
 
 bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.type() == Ty::B128) return decodeAtom128(dc, st, in);
+  if (st.has("v2") || st.has("v4")) return decodeAtomVec(dc, st, in);
   static const char* ops[] = {"add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor"};
   int op = -1;
   for (int i = 0; i < 10; i++) if (st.has(ops[i])) op = i;
@@ -645,12 +653,12 @@ bool createpolicyDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 void registerMemOps(DecodeTable& t) {
-  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "ld", ldstDecode, mem + " " + types, "cache operators, eviction hints and `.L2::cache_hint` policies have no effect");
   addOp(t, "ldu", ldstDecode, mem + " " + types, "");
   addOp(t, "st", stDecode, mem + " " + types, "");
   const std::string atomic = "global shared shared::cta relaxed acquire release acq_rel sys gpu cta noftz L2::cache_hint "
-                             "add min max inc dec cas exch and or xor b16 b32 b64 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+                             "v2 v4 add min max inc dec cas exch and or xor b16 b32 b64 b128 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "atom", atomDecode, atomic, "a CAS loop on the host bytes");
   addOp(t, "red", atomDecode, atomic, "");
   addOp(t, "createpolicy", createpolicyDecode,

@@ -694,17 +694,21 @@ class Parser : public Decoder {
       std::string n = next().s;
       int64_t count = -1;
       if (is("<")) { p_++; count = intTok(); expect(">"); }
-      if (count > (int64_t)kMaxSlots || m_.prog.numSlots + std::max<int64_t>(count, 1) > kMaxSlots)
+      // a .b128 register takes two slots: low 64 bits, then high 64 bits (exec_b128.cpp)
+      const int64_t per = ty == Ty::B128 ? 2 : 1;
+      if (count > (int64_t)kMaxSlots || m_.prog.numSlots + per * std::max<int64_t>(count, 1) > kMaxSlots)
         bad("too many registers");
       Sym s;
       s.kind = Sym::Reg;
       s.ty = ty;
       if (count < 0) {
-        s.idx = m_.prog.numSlots++;
+        s.idx = m_.prog.numSlots;
+        m_.prog.numSlots += (uint32_t)per;
         declare(n, s);
       } else {
         for (int64_t i = 0; i < count; i++) {
-          s.idx = m_.prog.numSlots++;
+          s.idx = m_.prog.numSlots;
+          m_.prog.numSlots += (uint32_t)per;
           declare(n + std::to_string(i), s);
         }
       }
