@@ -50,7 +50,7 @@ bool aligned16(Ctx& c, uint64_t a, uint64_t size, int lane, bool write, const ch
 
 uint8_t* globalRange(Ctx& c, uint64_t a, uint64_t size, int lane, bool write) {
   Fault f;
-  uint8_t* p = size < (1u << 30) ? c.L->mem->translate(a, (unsigned)size, write, f) : nullptr;
+  uint8_t* p = translateRange(c, a, size, write, f);
   if (!p) raise(c, f.kind == Fault::None ? Fault::OutOfBounds : f.kind, lane, a, (unsigned)size, write,
                 "cp.async.bulk: " + (f.detail.empty() ? std::string("global range outside every allocation") : f.detail));
   return p;
@@ -132,6 +132,28 @@ bool addrOf(Decoder& dc, const Operand& o, uint32_t& base, int64_t& off, bool& g
 
 }  // namespace
 
+uint8_t* translateRange(Ctx& c, uint64_t addr, uint64_t size, bool write, Fault& f) {
+  if (size == 0 || size >= (1u << 30) || addr + size < addr) {
+    f.kind = Fault::OutOfBounds;
+    f.addr = addr;
+    f.size = (unsigned)size;
+    return nullptr;
+  }
+  // the first and the last byte (1-byte accesses: no alignment rule) in one allocation
+  uint8_t* lo = c.L->mem->translate(addr, 1, write, f);
+  if (!lo) return nullptr;
+  uint8_t* hi = c.L->mem->translate(addr + size - 1, 1, write, f);
+  if (!hi) return nullptr;
+  if (hi != lo + (size - 1)) {
+    f.kind = Fault::OutOfBounds;
+    f.addr = addr;
+    f.size = (unsigned)size;
+    f.detail = "the range spans more than one allocation";
+    return nullptr;
+  }
+  return lo;
+}
+
 bool settleBulkCopies(Ctx& c, uint32_t off) {
   auto& v = c.cta->bulkCopies;
   size_t keep = 0;
@@ -143,7 +165,16 @@ bool settleBulkCopies(Ctx& c, uint32_t off) {
       continue;
     }
     BulkCopy& b = v[i];
-    memcpy(c.cta->shared.data() + b.dstOff, b.data.data(), b.data.size());
+    if (!b.swizzle) {
+      memcpy(c.cta->shared.data() + b.dstOff, b.data.data(), b.data.size());
+    } else {  // TMA swizzle: each 16-byte chunk at address a lands at a ^ ((a >> 7) & mask) << 4
+      uint32_t mask = (1u << b.swizzle) - 1;
+      for (size_t o = 0; o < b.data.size(); o += 16) {
+        uint32_t a = b.dstOff + (uint32_t)o;
+        a ^= ((a >> 7) & mask) << 4;
+        if ((uint64_t)a + 16 <= c.cta->shared.size()) memcpy(c.cta->shared.data() + a, b.data.data() + o, 16);
+      }
+    }
     ok = mbarrierTx(c, 0, b.barOff, -(int64_t)b.data.size());
   }
   v.resize(keep);
@@ -160,7 +191,14 @@ bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto) {
       v[keep++] = s;
       continue;
     }
-    if (s.bytes) memcpy(s.host, c.cta->shared.data() + s.srcOff, s.bytes);
+    if (s.tensor) {
+      if (!tmaStore(c, s)) {
+        v.clear();
+        return false;
+      }
+    } else if (s.bytes) {
+      memcpy(s.host, c.cta->shared.data() + s.srcOff, s.bytes);
+    }
   }
   v.resize(keep);
   return true;
@@ -168,7 +206,7 @@ bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto) {
 
 bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kMemGlobal;
-  if (st.has("tensor")) return dc.fail("cp.async.bulk.tensor (TMA) is not implemented");
+  if (st.has("tensor")) return decodeCpAsyncBulkTensor(dc, st, in);
   if (st.has("commit_group")) {
     if (!st.ops.empty() || st.mods.size() != 3) return dc.fail("expected cp.async.bulk.commit_group");
     in.cls = kSync;

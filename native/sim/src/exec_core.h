@@ -47,6 +47,7 @@ struct WgmmaInFlight {
 struct BulkCopy {
   uint32_t dstOff, barOff;
   std::vector<uint8_t> data;
+  uint8_t swizzle = 0;         // TMA: 16-byte chunks land at address bits 4.. XOR bits 7.. (1-3 bits)
 };
 // A cp.async.bulk shared->global store of a bulk group: shared memory is read and global memory
 // written when a cp.async.bulk.wait_group covers the group (or the thread exits).
@@ -56,6 +57,9 @@ struct BulkStore {
   uint32_t srcOff, bytes, group;
   uint16_t warp;
   uint8_t lane;
+  bool tensor = false;         // cp.async.bulk.tensor store: tmap and coord say where (exec_tma.cpp)
+  uint8_t tmap[128];
+  int32_t coord[5];
 };
 
 struct Warp {
@@ -188,6 +192,14 @@ bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta);
 bool settleBulkCopies(Ctx& c, uint32_t off);
 // Writes the bulk stores of a lane whose group is below `upto` (all lanes/groups: lane < 0).
 bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto);
+// Host bytes of the global range [addr, addr+size) with no alignment requirement (bulk copies,
+// tensor maps and TMA rows are 16-byte granular): nullptr with f filled when it is not inside one
+// live allocation (exec_bulk.cpp).
+uint8_t* translateRange(Ctx& c, uint64_t addr, uint64_t size, bool write, Fault& f);
+// cp.async.bulk.tensor store of a settled bulk group (exec_tma.cpp); false after a fault.
+bool tmaStore(Ctx& c, const BulkStore& s);
+// cp.async.bulk.tensor (exec_tma.cpp), decoded through decodeCpAsyncBulk.
+bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in);
 // cp.async.bulk* (exec_bulk.cpp), decoded from the `cp` entry.
 bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in);
 // cp.async.mbarrier.arrive (exec_mbarrier.cpp), decoded from the `cp` entry.

@@ -174,6 +174,14 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
       uint64_t w = addr[l] & kWindowMask;
       if (w == kSharedWindow) { shr |= 1u << l; addr[l] -= kSharedWindow; }
       else if (w == kLocalWindow) { loc |= 1u << l; addr[l] -= kLocalWindow; }
+      else if (w == kParamWindow) {  // a kernel parameter through cvta.param: read-only
+        uint64_t o = addr[l] - kParamWindow;
+        if (write || o + bytes > c.L->fn->info.paramBytes || !c.L->cfg->params) {
+          raise(c, Fault::OutOfBounds, (int)l, addr[l], bytes, write, "outside the kernel parameters (generic param address)");
+          return false;
+        }
+        ptr[l] = const_cast<uint8_t*>(c.L->cfg->params) + o;
+      }
       else glob |= 1u << l;
     }
     if (glob) {
@@ -598,7 +606,8 @@ bool cvtaDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.mode = to;
   if (st.has("shared") || st.has("shared::cta")) in.imm = (int64_t)kSharedWindow;
   else if (st.has("local")) in.imm = (int64_t)kLocalWindow;
-  else if (st.has("global") || st.has("const") || st.has("param")) in.imm = 0;
+  else if (st.has("param")) in.imm = (int64_t)kParamWindow;  // kernel parameters: the param window
+  else if (st.has("global") || st.has("const")) in.imm = 0;
   else return dc.fail("cvta needs a state space");
   in.fn = &cvtaOp;
   return true;
@@ -668,7 +677,7 @@ void registerMemOps(DecodeTable& t) {
   addOp(t, "isspacep", isspacepDecode, "global shared shared::cta local", "");
   addOp(t, "fence", fenceDecode, "sc acq_rel acquire release cta cluster gpu sys proxy alias async async::generic async::global async::shared::cta shared::cta shared::cluster global mbarrier_init tensormap::generic", "a host fence (every write is visible at once, to every proxy)");
   addOp(t, "membar", fenceDecode, "cta gl sys", "a host fence");
-  addOp(t, "prefetch", prefetchDecode, "global local L1 L2 L2::evict_last L2::evict_normal", "no effect");
+  addOp(t, "prefetch", prefetchDecode, "global local param const L1 L2 L2::evict_last L2::evict_normal tensormap", "no effect");
   addOp(t, "prefetchu", prefetchDecode, "L1", "no effect");
 }
 

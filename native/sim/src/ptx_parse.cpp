@@ -270,6 +270,7 @@ class Parser : public Decoder {
     off = o.off;
     space = kGeneric;
     if (o.elems.empty()) { base = constSlot(ConstSlot::Value, 0, 0); return true; }
+    if (o.elems.size() > 1) return fail("an address with a coordinate vector is a tensor-copy operand");
     const Operand& b = o.elems[0];
     const Sym* s = lookup(b.name);
     if (!s) {
@@ -740,6 +741,12 @@ class Parser : public Decoder {
           bool neg = next().s == "-";
           int64_t v = intTok();
           o.off += neg ? -v : v;
+        }
+        // [tensorMap, {c0, ...}] (cp.async.bulk.tensor): the coordinate vector is elems[1]
+        if (is(",")) {
+          p_++;
+          if (!is("{")) bad("expected '{' after ',' in an address operand");
+          o.elems.push_back(operand());
         }
       } else {
         o.off = intTok();

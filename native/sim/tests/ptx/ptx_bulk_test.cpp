@@ -233,7 +233,7 @@ int main() {
   }
   const char* refused[] = {
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%rd1], [%rd1], 16, [%rd1], %rs1;",
-      "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%rd1], [%rd1, {%r1}], [%rd1];",
+      "cp.async.bulk.tensor.1d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd1], [%rd1, {%r1}], [%rd1];",
       "cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes [%rd1], [%rd1], 16, [%rd1];",
       "mbarrier.arrive.complete_tx.shared::cta.b64 %rd1, [%rd1], 16;",
       "mbarrier.expect_tx.shared::cta.b64 %rd1, [%rd1], 16;",
