@@ -150,3 +150,34 @@ describe('foreign-PTX corpus on the sim', () => {
     if (outcome.stage !== 'pass' && k.match) expect(outcome.message).toContain(k.match);
   });
 });
+
+// Sabotage: the same sm_90a kernels with one synchronisation step removed must not pass on the sim
+// (as on hardware, the asynchronous result is not there yet), or the sim is too forgiving.
+describe('sabotaged sm_90a kernels fail on the sim', () => {
+  function sabotaged(name: string, edit: (ptx: string) => string): Outcome {
+    const dir = join(ROOT, name);
+    const c = JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as Case;
+    const ptx = readFileSync(join(dir, 'kernel.ptx'), 'utf8');
+    const bad = edit(ptx);
+    expect(bad, `the edit of ${name} changed nothing`).not.toBe(ptx);
+    return run(c, bad, new Uint8Array(readFileSync(join(dir, 'data.bin'))));
+  }
+
+  it('a wgmma without its wgmma.wait_group reads poisoned accumulators', () => {
+    const o = sabotaged('tt90_matmul_f16', (p) => p.replace(/^\s*wgmma\.wait_group\.sync\.aligned[^;]*;$/gm, ''));
+    expect(o.stage).toBe('result');
+    if (o.stage === 'result') expect(o.message).toContain('0x7ff0dead');
+  });
+
+  it('a consumer that skips the mbarrier wait reads shared memory before the bulk copy lands', () => {
+    // the try_wait answers "complete" at once: no thread ever tests the barrier before reading
+    const o = sabotaged('cu90_bulk_copy', (p) => p.replace(/mbarrier\.try_wait\.shared\.b64 p, \[%r\d+\], %rd\d+;/, 'setp.eq.u32 p, 0, 0;'));
+    expect(o.stage).toBe('result');
+  });
+
+  it('a wgmma.wait_group 1 that leaves the last group in flight gives a wrong result', () => {
+    const o = sabotaged('tt90_attention_fwd', (p) => p.replace(/wgmma\.wait_group\.sync\.aligned\s+0;/g, 'wgmma.wait_group.sync.aligned 1;'));
+    expect(o.stage).not.toBe('pass');
+  });
+});
+
