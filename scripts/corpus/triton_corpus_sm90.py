@@ -15,6 +15,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 import triton_kernels as K  # noqa: E402
+import triton_kernels_sm90 as K90  # noqa: E402
 from corpus_io import Buf, Scalar, Scratch, bf16_bits, bf16_float, write_case  # noqa: E402
 
 TARGET = GPUTarget('cuda', 90, 32)
@@ -127,6 +128,19 @@ p = np.exp(s - s.max(1, keepdims=True))
 o = (p / p.sum(1, keepdims=True)) @ v.astype(np.float64)
 case('tt90_attention_fwd', K.attention_fwd, [Buf('f16', q), Buf('f16', k), Buf('f16', v), Buf('f16', count=L * D, expect=o.astype(np.float16), tol=close(1e-2, 2e-3)), Scalar(0.125)],
      ['*f16'] * 4 + ['f32'], [L // 64], {'L': L, 'D': D, 'BM': 64, 'BN': 64}, need='wgmma.mma_async')
+
+# device-side tensor descriptors: tensormap.replace in shared memory, tensormap.cp_fenceproxy to
+# the global scratch, TMA loads and stores (odd sizes: the edge boxes are partly out of bounds)
+M, N = 80, 72
+x = f32(M * N, -8, 8)
+case('tt90_tma_scale', K90.tma_scale, [Buf('f32', x), Buf('f32', count=M * N, expect=x * 2 + 1), Scalar(M), Scalar(N)],
+     ['*f32', '*f32', 'i32', 'i32'], [3, 3], {'BM': 32, 'BN': 32}, need='tensormap.replace')
+M, N, Kd = 96, 80, 96
+A, B = f32(M * Kd).reshape(M, Kd).astype(np.float16), f32(Kd * N).reshape(Kd, N).astype(np.float16)
+ref = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
+case('tt90_tma_matmul', K90.tma_matmul, [Buf('f16', A), Buf('f16', B), Buf('f32', count=M * N, expect=ref, tol=close(1e-5, 1e-5)),
+                                          Scalar(M), Scalar(N), Scalar(Kd)],
+     ['*f16', '*f16', '*f32', 'i32', 'i32', 'i32'], [2, 2], {'BM': 64, 'BN': 64, 'BK': 32}, need='cp.async.bulk.tensor')
 
 for f in failures:
     print('NOT IN CORPUS:', f)

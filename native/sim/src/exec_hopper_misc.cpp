@@ -66,7 +66,10 @@ bool lineDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 }  // namespace
 
+void registerTensormapOps(DecodeTable& t);  // exec_tma.cpp
+
 void registerHopperMiscOps(DecodeTable& t) {
+  registerTensormapOps(t);
   addOp(t, "setmaxnreg", setmaxnregDecode, "inc dec sync aligned u32", "checked (multiple of 8 in [24, 256], converged warp); no other effect");
   addOp(t, "applypriority", lineDecode, "global L2::evict_normal", "no effect (address checked)");
   addOp(t, "discard", lineDecode, "global L2", "writes 0xdb to the 128 bytes (an indeterminate value)");

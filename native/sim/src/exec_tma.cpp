@@ -224,6 +224,158 @@ bool tmaStore(Ctx& c, const BulkStore& s) {
   });
 }
 
+namespace {
+
+// tensormap.replace.tile.<field>{.global,.shared::cta}.b1024.{b32,b64} [addr], {ord,} new_val
+// (PTX ISA 9.7.9.28): in.mode = field, s[0]+imm = the map, s[1] = new_val, in.target = ord;
+// in.space = its state space. The map is the sim's encoding (tensormap.h); every replace also
+// stamps the header, so a zero-filled object whose fields are all replaced becomes a valid map.
+enum TmField : uint8_t { kFAddr, kFRank, kFBox, kFDim, kFStride, kFEstride, kFElem, kFInterleave, kFSwizzle, kFFill };
+
+// ISA .elemtype numbering -> CUtensorMapDataType (they differ, as the ISA notes)
+int elemtypeToDriver(uint32_t v) {
+  static const int map[] = {0, 1, 2, 3, 4, 5, 6, 7, 10, 8, 9, 11, 12};
+  return v < 13 ? map[v] : -1;
+}
+
+uint8_t* tensorMapAt(Ctx& c, const Inst& in, int lane, bool write) {
+  uint64_t a = slot(c, in.s[0])[lane] + (uint64_t)in.imm;
+  if (a & 63) {
+    raise(c, Fault::Misaligned, lane, a, 128, write, "a tensor map must be 64-byte aligned");
+    return nullptr;
+  }
+  bool shared = in.space == kShared || (in.space == kGeneric && (a & kWindowMask) == kSharedWindow);
+  if (shared) {
+    if ((a & kWindowMask) == kSharedWindow) a -= kSharedWindow;
+    if (a + 128 > c.cta->shared.size()) {
+      raise(c, Fault::SharedOutOfBounds, lane, a, 128, write, "tensor map outside the shared window");
+      return nullptr;
+    }
+    return c.cta->shared.data() + a;
+  }
+  Fault f;
+  uint8_t* p = translateRange(c, a, 128, write, f);
+  if (!p) raise(c, f.kind == Fault::None ? Fault::OutOfBounds : f.kind, lane, a, 128, write, "tensor map: " + f.detail);
+  return p;
+}
+
+void replaceOp(Ctx& c, const Inst& in, uint32_t exec) {
+  const uint64_t* v = slot(c, in.s[1]);
+  FOR_LANES(exec) {
+    uint8_t* p = tensorMapAt(c, in, (int)l, true);
+    if (!p) return;
+    TensorMapBits m;
+    memcpy(&m, p, sizeof m);
+    m.magic = kTensorMapMagic;
+    m.version = 1;
+    uint64_t x = in.mode == kFAddr || in.mode == kFStride ? v[l] : (uint32_t)v[l];
+    unsigned ord = in.target;
+    const char* bad = nullptr;
+    switch (in.mode) {
+      case kFAddr: if (x & 15) bad = "global_address must be 16-byte aligned"; else m.addr = x; break;
+      case kFRank: if (x > 4) bad = "rank (zero-based) must be 0..4"; else m.rank = (uint8_t)(x + 1); break;
+      case kFBox: if (x < 1 || x > 256) bad = "box_dim must be 1..256"; else m.box[ord] = (uint16_t)x; break;
+      case kFDim: if (x < 1) bad = "global_dim must be nonzero"; else m.dim[ord] = x; break;
+      case kFStride: if (x % 16 || x >= (1ull << 40)) bad = "global_stride must be a multiple of 16 below 2^40"; else m.stride[ord + 1] = x; break;
+      case kFEstride: if (x < 1 || x > 8) bad = "element_stride must be 1..8"; else m.estride[ord] = (uint8_t)x; break;
+      case kFElem: {
+        int d = elemtypeToDriver((uint32_t)x);
+        if (d < 0) bad = "elemtype 13..15 (packed 4/6-bit) is not implemented";
+        else m.dtype = (uint8_t)d;
+        break;
+      }
+      case kFInterleave: if (x > 2) bad = "interleave_layout must be 0..2"; else m.interleave = (uint8_t)x; break;
+      case kFSwizzle: if (x > 3) bad = "swizzle_mode 4 (96B) is not implemented"; else m.swizzle = (uint8_t)x; break;
+      case kFFill: if (x > 1) bad = "fill_mode must be 0 or 1"; else m.oobFill = (uint8_t)x; break;
+    }
+    if (bad) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, true, std::string("tensormap.replace: ") + bad);
+      return;
+    }
+    m.esize = (uint8_t)tensorMapElemBytes(m.dtype);
+    m.stride[0] = m.esize;
+    memcpy(p, &m, sizeof m);
+  }
+}
+
+// tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+// [dst], [src], 128: s[0]+imm = dst (global), s[1]+target = src (shared). The fence has nothing to
+// order in the sim (every write is visible to every proxy at once).
+void cpFenceproxyOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!exec) return;
+  if (exec != c.w->live) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tensormap.cp_fenceproxy.sync.aligned needs every thread of the warp");
+    return;
+  }
+  FOR_LANES(exec) {
+    uint64_t src = slot(c, in.s[1])[l] + (uint64_t)in.target, dst = slot(c, in.s[0])[l] + (uint64_t)in.imm;
+    if (src + 128 > c.cta->shared.size() || (src & 15)) {
+      raise(c, Fault::SharedOutOfBounds, (int)l, src, 128, false, "tensormap.cp_fenceproxy: source outside the shared window or misaligned");
+      return;
+    }
+    Fault f;
+    uint8_t* p = (dst & 63) ? nullptr : translateRange(c, dst, 128, true, f);
+    if (!p) {
+      raise(c, (dst & 63) ? Fault::Misaligned : Fault::OutOfBounds, (int)l, dst, 128, true, "tensormap.cp_fenceproxy: destination " + f.detail);
+      return;
+    }
+    memcpy(p, c.cta->shared.data() + src, 128);
+  }
+}
+
+bool tensormapDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  uint8_t sp;
+  if (st.has("cp_fenceproxy")) {
+    int64_t size;
+    if (!st.has("global") || !st.has("shared::cta") || !st.has("tensormap::generic") || !st.has("release") || !st.has("sync") || !st.has("aligned"))
+      return dc.fail("expected tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned");
+    if (st.ops.size() != 3 || st.ops[2].kind != Operand::Imm || !immInt(st.ops[2].name, size) || size != 128)
+      return dc.fail("expected [dst], [src], 128");
+    if (!dc.addr(st.ops[0], in.s[0], in.imm, sp)) return false;
+    int64_t so;
+    if (!dc.addr(st.ops[1], in.s[1], so, sp)) return false;
+    if (so < 0 || so > INT32_MAX) return dc.fail("source offset");
+    in.target = (uint32_t)so;
+    in.cls = kMemGlobal;
+    in.fn = &cpFenceproxyOp;
+    return true;
+  }
+  if (!st.has("replace") || !st.has("tile") || !st.has("b1024")) return dc.fail("expected tensormap.replace.tile.<field>.b1024.<type> or tensormap.cp_fenceproxy");
+  static const char* names[] = {"global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
+                                "elemtype", "interleave_layout", "swizzle_mode", "fill_mode"};
+  int field = -1;
+  for (int i = 0; i < 10; i++) if (st.has(names[i])) field = i;
+  if (field < 0) return dc.fail("unknown tensormap field");
+  bool wide = field == kFAddr || field == kFStride;
+  if (!st.has(wide ? "b64" : "b32")) return dc.fail(wide ? "this field takes a .b64 value" : "this field takes a .b32 value");
+  bool ordinal = field >= kFBox && field <= kFEstride;
+  if (st.ops.size() != (ordinal ? 3u : 2u)) return dc.fail(ordinal ? "expected [addr], ord, new_val" : "expected [addr], new_val");
+  if (!dc.addr(st.ops[0], in.s[0], in.imm, sp)) return false;
+  in.space = st.has("global") ? kGlobal : st.has("shared::cta") ? kShared : kGeneric;
+  if (ordinal) {
+    int64_t ord;
+    if (st.ops[1].kind != Operand::Imm || !immInt(st.ops[1].name, ord) || ord < 0 || ord > 4) return dc.fail("ord must be an immediate 0..4");
+    if (field == kFStride && ord > 3) return dc.fail("global_stride ord must be 0..3");
+    in.target = (uint32_t)ord;
+  }
+  const Operand& v = st.ops.back();
+  if (field >= kFElem && v.kind != Operand::Imm) return dc.fail("this field's new_val must be an immediate");
+  in.s[1] = dc.src(v, wide ? Ty::B64 : Ty::B32);
+  in.mode = (uint8_t)field;
+  in.cls = kMemShared;
+  in.fn = &replaceOp;
+  return true;
+}
+
+}  // namespace
+
+void registerTensormapOps(DecodeTable& t) {
+  addOp(t, "tensormap", tensormapDecode,
+        "replace tile global_address rank box_dim global_dim global_stride element_stride elemtype interleave_layout swizzle_mode fill_mode "
+        "global shared::cta b1024 b32 b64 cp_fenceproxy tensormap::generic release cta cluster gpu sys sync aligned",
+        "`replace` edits the sim's tensor-map encoding field by field (ISA `.elemtype` numbering); `cp_fenceproxy` copies 128 bytes (the fence has nothing to order)");
+}
+
 bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in) {
   unsigned rank = st.has("1d") ? 1 : st.has("2d") ? 2 : st.has("3d") ? 3 : st.has("4d") ? 4 : st.has("5d") ? 5 : 0;
   if (!rank) return dc.fail("expected cp.async.bulk.tensor.{1..5}d");

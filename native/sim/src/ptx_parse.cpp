@@ -415,12 +415,15 @@ class Parser : public Decoder {
   // Attributes, type and name of a variable or parameter (after the state space).
   Decl declHead() {
     Decl d;
+    bool ptr = false;  // after .ptr, `.space .align N` describe the pointee, not the parameter
     while (cur().kind == Tok::Ident && cur().s[0] == '.') {
       std::string a = next().s;
-      if (a == ".align") d.align = (unsigned)intTok();
+      if (a == ".align" && ptr) intTok();
+      else if (a == ".align") d.align = (unsigned)intTok();
       else if (a == ".v2") d.vec = 2;
       else if (a == ".v4") d.vec = 4;
-      else if (a == ".ptr" || a == ".global" || a == ".shared" || a == ".const" || a == ".local") {}
+      else if (a == ".ptr") ptr = true;
+      else if (a == ".global" || a == ".shared" || a == ".const" || a == ".local") {}
       else if (parseTy(a.substr(1)) != Ty::None) d.ty = parseTy(a.substr(1));
       else bad("unknown attribute '" + a + "'");
     }

@@ -241,6 +241,18 @@ int main() {
     CHECK_EQ(kept, 256u);
     CHECK_EQ((int)k.run(mem, "misal", {b}, 1, 1).kind, (int)tsim::Fault::Misaligned);
   }
+  {
+    // `.param .u64 .ptr .global .align 1 p`: the .align after .ptr is the pointee's (Triton's
+    // scratch pointers), so the parameter keeps its natural 8-byte alignment
+    std::string lg;
+    auto m = tsim::parsePtx(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u32 a, .param .u32 b, .param .u32 c,"
+                            " .param .u64 .ptr .global .align 1 d, .param .align 16 .b8 e[4])\n{\n ret;\n}\n", lg);
+    CHECK(m != nullptr);
+    if (m) {
+      CHECK_EQ(m->kernels()[0].params[3].offset, 16u);
+      CHECK_EQ(m->kernels()[0].params[4].offset, 32u);
+    }
+  }
   const char* refused[] = {
       "setmaxnreg.inc.sync.aligned.u32 20;",
       "setmaxnreg.dec.sync.aligned.u32 100;",

@@ -83,6 +83,70 @@ END:
 }
 )";
 
+// A tensor map built on the device (PTX ISA tensormap.replace: zero-based .rank, .elemtype in the
+// ISA's numbering, where 10 is .bf16 although CUtensorMapDataType's 10 is FLOAT32_FTZ), copied to
+// global memory with tensormap.cp_fenceproxy and used by a 2D load of a bf16 tensor (16 x 8,
+// box 8 x 4 at (4, 2)).
+static const char* kReplacePtx = R"(
+.version 8.3
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry build(.param .u64 tmap, .param .u64 tensor, .param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [tmap];
+  ld.param.u64 %rd2, [tensor];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, smem;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4+1024], 0;           // zero the 128-byte staging object at smem+1024
+  bar.warp.sync -1;
+  add.u32 %r5, %r2, 1024;
+  cvt.u64.u32 %rd4, %r5;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%rd4], %rd2;
+  @%p1 tensormap.replace.tile.rank.shared::cta.b1024.b32 [%rd4], 1;
+  @%p1 tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%rd4], 0, 8;
+  @%p1 tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%rd4], 1, 4;
+  @%p1 tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%rd4], 0, 16;
+  @%p1 tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%rd4], 1, 8;
+  mov.u64 %rd5, 32;
+  @%p1 tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%rd4], 0, %rd5;
+  @%p1 tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%rd4], 0, 1;
+  @%p1 tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%rd4], 1, 1;
+  @%p1 tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%rd4], 10;
+  @%p1 tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%rd4], 0;
+  @%p1 tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%rd4], 0;
+  @%p1 tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%rd4], 0;
+  bar.warp.sync -1;
+  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [%rd4], 128;
+  fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;
+  @%p1 mbarrier.init.shared::cta.b64 [%r2], 1;
+  @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 64;
+  mov.u32 %r6, 4;
+  mov.u32 %r7, 2;
+  add.u32 %r8, %r2, 128;
+  @%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r8], [%rd1, {%r6, %r7}], [%r2];
+W:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+  @!%p2 bra W;
+  setp.lt.u32 %p3, %r1, 16;
+  @!%p3 bra E;
+  add.u32 %r9, %r8, %r3;
+  ld.shared.u32 %r10, [%r9];
+  cvt.u64.u32 %rd6, %r3;
+  add.s64 %rd7, %rd3, %rd6;
+  st.global.u32 [%rd7], %r10;
+E:
+  ret;
+}
+)";
+
 struct Map {
   tsim::TensorMapBits m{};
   Map(unsigned rank, unsigned esize, uint64_t addr, std::vector<uint64_t> dim, std::vector<uint64_t> strideBytes,
@@ -238,6 +302,25 @@ int main() {
     f = launch(*mod, mem, narrow, out, 64, {0, 0, 0}, false, {0, 0, 0}, false);
     CHECK_EQ((int)f.kind, (int)tsim::Fault::IllegalInstruction);
     CHECK(f.detail.find("not implemented") != std::string::npos);
+  }
+  {
+    Kernel rk(kReplacePtx);
+    CHECK(rk.ok());
+    std::vector<uint16_t> t(16 * 8);
+    for (unsigned i = 0; i < t.size(); i++) t[i] = (uint16_t)(0x3f80 + i);
+    uint64_t tm = mem.alloc(128), g = mem.alloc(256), out = mem.alloc(64);
+    mem.put(g, t);
+    tsim::Fault f = rk.run(mem, "build", {tm, g, out}, 1, 32, nullptr, 2048);
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind) std::printf("%s\n", f.detail.c_str());
+    auto got = mem.get<uint16_t>(out, 32);
+    unsigned bad = 0;
+    for (unsigned r = 0; r < 4; r++)
+      for (unsigned c = 0; c < 8; c++) bad += got[r * 8 + c] != t[(2 + r) * 16 + 4 + c];
+    CHECK_EQ(bad, 0u);  // a 2-byte element type (bf16): a wrong elemtype mapping reads other bytes
+    auto m = mem.get<tsim::TensorMapBits>(tm, 1)[0];
+    CHECK_EQ((int)m.rank, 2);
+    CHECK_EQ((int)m.dtype, 9);  // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
   }
   const char* refused[] = {
       "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r1}], [%r1], {%rs1};",

@@ -1,0 +1,29 @@
+# Triton 3.8 kernels that only make sense on Hopper (compiled for cc 90 by triton_corpus_sm90.py):
+# device-side tensor descriptors (tensormap.replace + TMA loads/stores) and a TMA-fed wgmma matmul.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tma_scale(x, o, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    di = tl.make_tensor_descriptor(x, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    do = tl.make_tensor_descriptor(o, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    v = di.load([pid_m * BM, pid_n * BN])
+    do.store([pid_m * BM, pid_n * BN], v * 2 + 1)
+
+
+@triton.jit
+def tma_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    da = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    db = tl.make_tensor_descriptor(b, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    dc = tl.make_tensor_descriptor(c, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        av = da.load([pid_m * BM, k * BK])
+        bv = db.load([k * BK, pid_n * BN])
+        acc = tl.dot(av, bv, acc)
+    dc.store([pid_m * BM, pid_n * BN], acc)
