@@ -903,8 +903,8 @@ void registerIntOps(DecodeTable& t) {
   addOp(t, "mad", arith, "lo hi wide cc " + ints + " f32 f64 ftz sat " + rnd, "`mad.f32` is fused; `.cc` carry out; no `mad.hi.sat`");
   addOp(t, "div", arith, ints + " f32 f64 ftz approx full " + rnd, "integer division by zero: all ones; `.approx/.full` correctly rounded");
   addOp(t, "rem", arith, ints, "remainder by zero: the dividend");
-  addOp(t, "min", arith, ints + " relu f32 f64 ftz NaN " + half, "`.relu` on s32; NaN operands ignored unless `.NaN`");
-  addOp(t, "max", arith, ints + " relu f32 f64 ftz NaN " + half, "as `min`");
+  addOp(t, "min", arith, ints + " relu f32 f64 ftz NaN xorsign abs " + half, "`.relu` on s32; NaN operands ignored unless `.NaN`; `.xorsign.abs` on f32 and halves");
+  addOp(t, "max", arith, ints + " relu f32 f64 ftz NaN xorsign abs " + half, "as `min`");
   addOp(t, "abs", unary, "s16 s32 s64 f32 f64 ftz " + half, "float forms touch only the sign bit");
   addOp(t, "neg", unary, "s16 s32 s64 f32 f64 ftz " + half, "as `abs`");
   addOp(t, "not", unary, "b16 b32 b64 pred", "");

@@ -133,6 +133,43 @@ static const char* kPtx = R"(
   ret;
 }
 
+// min/max .xorsign.abs (ISA semantics: magnitude of the min/max of |a|, |b|; sign a ^ b; a NaN
+// operand is ignored unless .NaN; a NaN result is canonical)
+.visible .entry xs(.param .u64 out)
+{
+  .reg .f32 %f<12>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.f32 %f1, 0fC0400000;   // -3
+  mov.f32 %f2, 0f40000000;   // 2
+  mov.f32 %f3, 0fC0000000;   // -2
+  mov.f32 %f4, 0f7FC00000;   // NaN
+  min.xorsign.abs.f32 %f5, %f1, %f2;
+  max.xorsign.abs.f32 %f6, %f1, %f2;
+  min.xorsign.abs.f32 %f7, %f1, %f3;
+  min.xorsign.abs.f32 %f8, %f4, %f3;
+  min.NaN.xorsign.abs.f32 %f9, %f4, %f3;
+  st.global.f32 [%rd1], %f5;
+  st.global.f32 [%rd1+4], %f6;
+  st.global.f32 [%rd1+8], %f7;
+  st.global.f32 [%rd1+12], %f8;
+  st.global.f32 [%rd1+16], %f9;
+  mov.b32 %r1, 0xBE004400;   // f16x2 {hi: -1.5, lo: 4}
+  mov.b32 %r2, 0x4000B800;   // {hi: 2, lo: -0.5}
+  min.xorsign.abs.f16x2 %r3, %r1, %r2;
+  max.ftz.xorsign.abs.f16x2 %r4, %r1, %r2;
+  mov.b32 %r5, 0xBFC04080;   // bf16x2 {hi: -1.5, lo: 4}
+  mov.b32 %r6, 0x4000BF00;   // {hi: 2, lo: -0.5}
+  min.xorsign.abs.bf16x2 %r7, %r5, %r6;
+  max.NaN.xorsign.abs.bf16x2 %r8, %r5, %r6;
+  st.global.b32 [%rd1+20], %r3;
+  st.global.b32 [%rd1+24], %r4;
+  st.global.b32 [%rd1+28], %r7;
+  st.global.b32 [%rd1+32], %r8;
+  ret;
+}
+
 .visible .entry misal(.param .u64 buf)
 {
   .reg .b64 %rd<4>;
@@ -253,8 +290,22 @@ int main() {
       CHECK_EQ(m->kernels()[0].params[4].offset, 32u);
     }
   }
+  {
+    uint64_t o = mem.alloc(64);
+    CHECK_EQ((int)k.run(mem, "xs", {o}, 1, 1).kind, 0);
+    auto r = mem.get<uint32_t>(o, 9);
+    const uint32_t want[9] = {0xc0000000u, 0xc0400000u, 0x40000000u, 0xc0000000u, 0x7fffffffu,
+                              0xbe00b800u, 0xc000c400u, 0xbfc0bf00u, 0xc000c080u};
+    for (int i = 0; i < 9; i++) {
+      if (r[i] != want[i]) std::printf("xorsign[%d] = 0x%08x want 0x%08x\n", i, r[i], want[i]);
+      CHECK_EQ(r[i], want[i]);
+    }
+  }
   const char* refused[] = {
       "setmaxnreg.inc.sync.aligned.u32 20;",
+      "min.xorsign.f32 %f1, %f1, %f1;",
+      "max.ftz.xorsign.abs.bf16 %h1, %h1, %h1;",
+      "add.xorsign.abs.f32 %f1, %f1, %f1;",
       "setmaxnreg.dec.sync.aligned.u32 100;",
       "setmaxnreg.sync.aligned.u32 64;",
       "discard.global.L2 [%rd1], 64;",
