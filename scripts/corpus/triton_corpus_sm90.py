@@ -118,8 +118,6 @@ mm_case('tt90_matmul_f16_w8', 'f16', 'f32', 'ieee', 128, 128, 128, 128, 128, 64,
 mm_case('tt90_matmul_bf16', 'bf16', 'f32', 'ieee', 64, 64, 128, 64, 64, 64, 2, tol=close(1e-5, 1e-5))
 mm_case('tt90_matmul_tf32', 'f32', 'f32', 'tf32', 64, 64, 64, 64, 64, 32, 2, tol=close(1e-2, 1e-2))
 mm_case('tt90_matmul_i8', 'i8', 'i32', 'ieee', 64, 64, 128, 64, 64, 64, 2)
-mm_case('tt90_matmul_fp8e5', 'fp8e5', 'f32', 'ieee', 64, 64, 128, 64, 64, 64, 2, tol=close(1e-5, 1e-5))
-mm_case('tt90_matmul_fp8e4', 'fp8e4nv', 'f32', 'ieee', 64, 64, 128, 64, 64, 64, 2, tol=close(1e-5, 1e-5))
 
 L, D = 128, 64
 q, k, v = (f32(L * D).reshape(L, D).astype(np.float16) for _ in range(3))
@@ -141,6 +139,25 @@ ref = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
 case('tt90_tma_matmul', K90.tma_matmul, [Buf('f16', A), Buf('f16', B), Buf('f32', count=M * N, expect=ref, tol=close(1e-5, 1e-5)),
                                           Scalar(M), Scalar(N), Scalar(Kd)],
      ['*f16', '*f16', '*f32', 'i32', 'i32', 'i32'], [2, 2], {'BM': 64, 'BN': 64, 'BK': 32}, need='cp.async.bulk.tensor')
+
+# fp8 on wgmma (e5m2, e4m3): B given transposed (K-major), as Triton's fp8 dot wants it
+for dt, name, dec in (('fp8e5', 'tt90_matmul_fp8e5', e5), ('fp8e4nv', 'tt90_matmul_fp8e4', e4)):
+    M, N, Kd = 64, 64, 128
+    A8 = rng.integers(0, 256, (M, Kd)).astype(np.uint8)
+    B8 = rng.integers(0, 256, (N, Kd)).astype(np.uint8)
+    # magnitudes below 16 (exponent fields capped), so the accumulator's rounding after each wgmma
+    # (K = 32 per instruction) stays within a few ulps of the partial sums (absolute 1e-3 at most)
+    for X in (A8, B8):
+        if dt == 'fp8e5':
+            e = (X >> 2) & 31
+            X[e > 18] = (X[e > 18] & 0x83) | (18 << 2)
+        else:
+            e = (X >> 3) & 15
+            X[e > 10] = (X[e > 10] & 0x87) | (10 << 3)
+    ref = (dec(A8) @ dec(B8).T).astype(np.float32)
+    case(name, K90.fp8_matmul, [Buf('u8', A8), Buf('u8', B8), Buf('f32', count=M * N, expect=ref, tol=close(1e-5, 1e-3)),
+                                Scalar(M), Scalar(N), Scalar(Kd)],
+         ['*' + dt, '*' + dt, '*f32', 'i32', 'i32', 'i32'], [1, 1], {'BM': 64, 'BN': 64, 'BK': 64}, need='wgmma.mma_async')
 
 for f in failures:
     print('NOT IN CORPUS:', f)

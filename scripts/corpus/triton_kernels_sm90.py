@@ -27,3 +27,20 @@ def tma_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.cons
         bv = db.load([k * BK, pid_n * BN])
         acc = tl.dot(av, bv, acc)
     dc.store([pid_m * BM, pid_n * BN], acc)
+
+
+@triton.jit
+def fp8_matmul(a, bt, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # a: M x K row-major; bt: N x K row-major (B transposed, K-major as fp8 wgmma wants); sizes are
+    # multiples of the blocks, so the loads need no mask
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        av = tl.load(a + rm[:, None] * K + (k + rk)[None, :])
+        bv = tl.load(bt + rn[:, None] * K + (k + rk)[None, :])
+        acc = tl.dot(av, tl.trans(bv), acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc)

@@ -218,6 +218,10 @@ bool tmaStore(Ctx& c, const BulkStore& s) {
     for (unsigned k = 0; k < n; k++) {
       uint32_t o = s.srcOff + (uint32_t)((idx + k) * m.esize);
       uint32_t a = swz(o & ~15u, m.swizzle) | (o & 15u);
+      if ((uint64_t)a + m.esize > c.cta->shared.size()) {
+        raise(c, Fault::SharedOutOfBounds, s.lane, a, m.esize, false, "cp.async.bulk.tensor store: the swizzled box leaves the shared window");
+        return false;
+      }
       memcpy(p + (size_t)k * m.esize, c.cta->shared.data() + a, m.esize);
     }
     return true;
