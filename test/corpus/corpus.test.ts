@@ -175,6 +175,16 @@ describe('sabotaged sm_90a kernels fail on the sim', () => {
     expect(o.stage).toBe('result');
   });
 
+  it('a TMA store of shared memory written without fence.proxy.async stores what the async proxy saw', () => {
+    const o = sabotaged('tt90_tma_scale', (p) => p.replace(/^\s*fence\.proxy\.async\.shared::cta;$/gm, ''));
+    expect(o.stage).toBe('result');
+  });
+
+  it('a wgmma reading shared memory written without fence.proxy.async gives a wrong result', () => {
+    const o = sabotaged('tt90_matmul_f16', (p) => p.replace(/^\s*fence\.proxy\.async\.shared::cta;$/gm, ''));
+    expect(o.stage).toBe('result');
+  });
+
   it('a wgmma.wait_group 1 that leaves the last group in flight gives a wrong result', () => {
     const o = sabotaged('tt90_attention_fwd', (p) => p.replace(/wgmma\.wait_group\.sync\.aligned\s+0;/g, 'wgmma.wait_group.sync.aligned 1;'));
     expect(o.stage).not.toBe('pass');

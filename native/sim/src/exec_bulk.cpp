@@ -96,7 +96,8 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
     } else {
       uint32_t so;
       if (!sharedOff(c, src, in.flags & 0x200, (int)l, (unsigned)size, false, so, "cp.async.bulk source")) return;
-      bc.data.assign(c.cta->shared.data() + so, c.cta->shared.data() + so + size);
+      const uint8_t* v = asyncShared(c);  // read by the async proxy
+      bc.data.assign(v + so, v + so + size);
     }
     if (c.cta->bulkCopies.size() >= (1u << 20)) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "cp.async.bulk: more than 2^20 copies in flight (is the mbarrier ever tested?)");
@@ -131,6 +132,19 @@ bool addrOf(Decoder& dc, const Operand& o, uint32_t& base, int64_t& off, bool& g
 }
 
 }  // namespace
+
+uint8_t* asyncShared(Ctx& c) {
+  auto& v = c.cta->asyncView;
+  if (v.size() != c.cta->shared.size()) v.assign(c.cta->shared.size(), 0);
+  return v.data();
+}
+
+void proxyAsyncFenceOp(Ctx& c, const Inst&, uint32_t exec) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!exec) return;
+  asyncShared(c);
+  memcpy(c.cta->asyncView.data(), c.cta->shared.data(), c.cta->shared.size());
+}
 
 uint8_t* translateRange(Ctx& c, uint64_t addr, uint64_t size, bool write, Fault& f) {
   if (size == 0 || size >= (1u << 30) || addr + size < addr) {
@@ -167,12 +181,16 @@ bool settleBulkCopies(Ctx& c, uint32_t off) {
     BulkCopy& b = v[i];
     if (!b.swizzle) {
       memcpy(c.cta->shared.data() + b.dstOff, b.data.data(), b.data.size());
+      memcpy(asyncShared(c) + b.dstOff, b.data.data(), b.data.size());  // written by the async proxy
     } else {  // TMA swizzle: each 16-byte chunk at address a lands at a ^ ((a >> 7) & mask) << 4
       uint32_t mask = (1u << b.swizzle) - 1;
       for (size_t o = 0; o < b.data.size(); o += 16) {
         uint32_t a = b.dstOff + (uint32_t)o;
         a ^= ((a >> 7) & mask) << 4;
-        if ((uint64_t)a + 16 <= c.cta->shared.size()) memcpy(c.cta->shared.data() + a, b.data.data() + o, 16);
+        if ((uint64_t)a + 16 <= c.cta->shared.size()) {
+          memcpy(c.cta->shared.data() + a, b.data.data() + o, 16);
+          memcpy(asyncShared(c) + a, b.data.data() + o, 16);
+        }
       }
     }
     ok = mbarrierTx(c, 0, b.barOff, -(int64_t)b.data.size());
@@ -197,7 +215,7 @@ bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto) {
         return false;
       }
     } else if (s.bytes) {
-      memcpy(s.host, c.cta->shared.data() + s.srcOff, s.bytes);
+      memcpy(s.host, asyncShared(c) + s.srcOff, s.bytes);
     }
   }
   v.resize(keep);

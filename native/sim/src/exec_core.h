@@ -109,6 +109,10 @@ struct Cta {
   std::vector<std::pair<uint32_t, int64_t>> mbarTx;  // mbarrier offset -> tx-count of its phase
   std::vector<BulkCopy> bulkCopies;                  // cp.async.bulk to shared in flight
   std::vector<BulkStore> bulkStores;                 // cp.async.bulk to global in flight
+  // Shared memory as the async proxy sees it (wgmma operands, bulk/TMA store sources): the state
+  // at the last fence.proxy.async (shared) of any thread, plus what the async proxy wrote since.
+  // Empty until first needed (it then starts as the zero-filled shared memory).
+  std::vector<uint8_t> asyncView;
 };
 
 // Everything one launch shares between its worker threads.
@@ -192,6 +196,11 @@ bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta);
 bool settleBulkCopies(Ctx& c, uint32_t off);
 // Writes the bulk stores of a lane whose group is below `upto` (all lanes/groups: lane < 0).
 bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto);
+// The async proxy's view of shared memory (Cta::asyncView), created on first use; exec_bulk.cpp.
+uint8_t* asyncShared(Ctx& c);
+// fence.proxy.async (all spaces, .shared::cta, .shared::cluster): generic writes to shared memory
+// so far become visible to the async proxy; exec_bulk.cpp.
+void proxyAsyncFenceOp(Ctx& c, const Inst& in, uint32_t exec);
 // Host bytes of the global range [addr, addr+size) with no alignment requirement (bulk copies,
 // tensor maps and TMA rows are 16-byte granular): nullptr with f filled when it is not inside one
 // live allocation (exec_bulk.cpp).

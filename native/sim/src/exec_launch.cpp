@@ -188,6 +188,7 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
   cta.mbarTx.clear();
   cta.bulkCopies.clear();
   cta.bulkStores.clear();
+  cta.asyncView.clear();
   size_t perWarp = (size_t)P.numSlots * kWarp;
   if (cta.regs.size() < perWarp * nwarps) cta.regs.assign(perWarp * nwarps, 0);
   cta.warps.resize(nwarps);

@@ -622,8 +622,11 @@ bool isspacepDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
-bool fenceDecode(Decoder&, const Stmt&, Inst& in) {
+bool fenceDecode(Decoder&, const Stmt& st, Inst& in) {
   in.fn = &fenceOp;
+  // fence.proxy.async{,.shared::cta,.shared::cluster}: orders generic shared-memory writes before
+  // the async proxy's accesses (wgmma, bulk and tensor copies), which read Cta::asyncView
+  if (st.has("proxy") && st.has("async") && !st.has("global")) in.fn = &proxyAsyncFenceOp;
   in.cls = kSync;
   return true;
 }

@@ -222,7 +222,7 @@ bool tmaStore(Ctx& c, const BulkStore& s) {
         raise(c, Fault::SharedOutOfBounds, s.lane, a, m.esize, false, "cp.async.bulk.tensor store: the swizzled box leaves the shared window");
         return false;
       }
-      memcpy(p + (size_t)k * m.esize, c.cta->shared.data() + a, m.esize);
+      memcpy(p + (size_t)k * m.esize, asyncShared(c) + a, m.esize);  // read by the async proxy
     }
     return true;
   });

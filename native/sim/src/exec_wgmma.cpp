@@ -129,7 +129,7 @@ bool readSmem(Ctx& c, uint32_t addr, unsigned esize, uint32_t& bits, const char*
     return false;
   }
   bits = 0;
-  memcpy(&bits, c.cta->shared.data() + addr, esize);
+  memcpy(&bits, asyncShared(c) + addr, esize);  // the async proxy's view: generic writes need fence.proxy.async
   return true;
 }
 

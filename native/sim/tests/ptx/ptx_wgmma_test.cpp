@@ -95,6 +95,7 @@ struct Case {
   unsigned sliceA = 0;  // K-major swizzled A: start address advanced by 32 * sliceA bytes
   unsigned waitN = 0;
   bool overwriteB = false;  // zero B's shared memory between commit and wait
+  bool noFence = false;     // leave out the fence.proxy.async after the generic writes
   unsigned threads = 128;
   bool divergent = false;
 };
@@ -158,8 +159,7 @@ LOOP:
   bra LOOP;
 DONE:
   bar.sync 0;
-  fence.proxy.async.shared::cta;
-  mul.wide.u32 %rd8, %r2, )" + std::to_string(4 * nacc) + R"(;
+)" + std::string(c.noFence ? "" : "  fence.proxy.async.shared::cta;\n") + R"(  mul.wide.u32 %rd8, %r2, )" + std::to_string(4 * nacc) + R"(;
   add.s64 %rd9, %rd5, %rd8;
 )" + ld + R"(  mul.wide.u32 %rd16, %r2, 16;
   add.s64 %rd17, %rd15, %rd16;
@@ -343,6 +343,19 @@ int main() {
         ok += x == std::round(x * 2) / 2 && std::fabs(x) <= 2;
       }
       CHECK_EQ(ok, (unsigned)got.size());
+    });
+  }
+  // without fence.proxy.async the generic writes of A and B are not visible to wgmma (the async
+  // proxy): it reads the zero-filled shared memory, so D = C
+  {
+    Case c; c.name = "no proxy fence"; c.noFence = true; c.n = 16;
+    runCase(c, nullptr, [](const std::vector<uint32_t>& got) {
+      unsigned asC = 0;
+      for (uint32_t v : got) {
+        float x = bitsf(v);
+        asC += x == std::round(x * 2) / 2 && std::fabs(x) <= 2;
+      }
+      CHECK_EQ(asC, (unsigned)got.size());
     });
   }
   // a warpgroup needs 4 full warps
