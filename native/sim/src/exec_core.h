@@ -41,7 +41,11 @@ struct WgmmaInFlight {
   std::vector<WgmmaOp> ops;    // oldest first
   std::vector<std::pair<uint32_t, std::vector<uint64_t>>> shadow;  // accumulator slot -> 32 lanes
   uint32_t committed = 0;
+  std::vector<uint8_t> busy;   // per register slot: 1 while an op in flight writes it
 };
+// Another instruction reading an accumulator register of a wgmma in flight: a named fault
+// (exec_wgmma.cpp). Called by the scheduler only while the warp has wgmma in flight.
+bool wgmmaReadsInFlight(Ctx& c, const Inst& in, uint32_t exec);
 // A cp.async.bulk global->shared copy in flight: the source is read at issue, the bytes land (and
 // complete_tx on the mbarrier) when that mbarrier is next tested.
 struct BulkCopy {

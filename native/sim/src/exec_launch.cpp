@@ -120,6 +120,7 @@ void runWarp(Ctx& c, Warp& w) {
     uint32_t exec = w.mask;
     if (in.guard) exec = guardMask(c.R + (size_t)in.guard * kWarp, exec, in.guardNeg);
     c.curPc = w.pc;
+    if (!w.wgmma.ops.empty() && exec && wgmmaReadsInFlight(c, in, exec)) break;
     in.fn(c, in, exec);
     n++;
     ti += exec == ~0u ? 32u : (unsigned)__builtin_popcount(exec);

@@ -278,7 +278,9 @@ void mmaAsyncOp(Ctx& c, const Inst& in, uint32_t exec) {
     return;
   }
   uint64_t poison = poisonOf(s.acc);
+  if (f.busy.size() < c.prog->numSlots) f.busy.assign(c.prog->numSlots, 0);
   for (unsigned i = 0; i < s.nAcc; i++) {
+    f.busy[e[i]] = 1;
     uint64_t* r = slot(c, e[i]);
     if (!shadowOf(f, e[i])) f.shadow.emplace_back(e[i], std::vector<uint64_t>(r, r + 32));
     for (unsigned l = 0; l < 32; l++) r[l] = poison;
@@ -328,12 +330,41 @@ void waitOp(Ctx& c, const Inst& in, uint32_t exec) {
     if (used) {
       still.push_back(std::move(sh));
     } else {
+      if (sh.first < f.busy.size()) f.busy[sh.first] = 0;
       uint64_t* r = slot(c, sh.first);
       for (unsigned l = 0; l < 32; l++) r[l] = sh.second[l];
     }
   }
   f.shadow = std::move(still);
 }
+
+}  // namespace
+
+bool wgmmaReadsInFlight(Ctx& c, const Inst& in, uint32_t exec) {
+  (void)exec;
+  if (in.fn == &mmaAsyncOp || in.fn == &waitOp || in.fn == &commitOp || in.fn == &fenceOp) return false;
+  const auto& busy = c.w->wgmma.busy;
+  for (uint32_t s : in.s) {
+    if (s && s < busy.size() && busy[s]) {
+      // the wgmma that writes it (the newest in flight)
+      int line = 0;
+      for (auto& op : c.w->wgmma.ops) {
+        const Inst& oi = c.prog->code[op.pc];
+        WgShape sh = shapeOf(oi);
+        const uint32_t* e = &c.prog->ext[oi.ext];
+        for (unsigned i = 0; i < sh.nAcc; i++)
+          if (e[i] == s) line = oi.line;
+      }
+      raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+            "reads an accumulator register of the wgmma.mma_async at PTX line " + std::to_string(line) +
+                " before a wgmma.wait_group covers it (its value is undefined until then)");
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
 
 bool parseWgTy(const std::string& m, WgTy& t) {
   if (m == "f16") t = kWF16;
