@@ -134,6 +134,7 @@ bool readSmem(Ctx& c, uint32_t addr, unsigned esize, uint32_t& bits, const char*
 }
 
 std::vector<uint64_t>* shadowOf(WgmmaInFlight& f, uint32_t s) {
+  if (s >= f.busy.size() || !f.busy[s]) return nullptr;  // busy[s] <=> s has a shadow
   for (auto& e : f.shadow)
     if (e.first == s) return &e.second;
   return nullptr;
@@ -180,7 +181,7 @@ bool complete(Ctx& c, const WgmmaOp& op) {
       for (unsigned n = 0; n < N; n++) {
         uint32_t bits;
         if (!readSmem(c, elemAddr(d, s.transB, n, k, s.esize), s.esize, bits, "B")) return false;
-        B[(size_t)k * N + n] = elemValue(bits, s.b);
+        B[(size_t)n * K + k] = elemValue(bits, s.b);  // stored transposed: column n is contiguous
       }
   }
   if (s.negA) for (auto& x : A) x = -x;
@@ -202,7 +203,7 @@ bool complete(Ctx& c, const WgmmaOp& op) {
         uint64_t& reg = (*regs[ri])[l];
         if (s.acc == kAccS32) {
           int64_t sum = op.scaleD ? (int64_t)(int32_t)(uint32_t)reg : 0;
-          for (unsigned k = 0; k < K; k++) sum += (int64_t)A[m * K + k] * (int64_t)B[(size_t)k * N + n];
+          for (unsigned k = 0; k < K; k++) sum += (int64_t)A[m * K + k] * (int64_t)B[(size_t)n * K + k];
           int32_t r;
           if (s.satf) r = (int32_t)std::min<int64_t>(std::max<int64_t>(sum, INT32_MIN), INT32_MAX);
           else r = (int32_t)(uint32_t)(uint64_t)sum;  // wraps
@@ -211,14 +212,18 @@ bool complete(Ctx& c, const WgmmaOp& op) {
         }
         long double sum = 0;
         if (op.scaleD) sum = s.acc == kAccF16 ? (long double)f16ToF32((uint16_t)(reg >> (16 * (i & 1)))) : (long double)bitsf32((uint32_t)reg);
-        for (unsigned k = 0; k < K; k++) sum += (long double)A[m * K + k] * B[(size_t)k * N + n];
+        const double* a = &A[m * K];
+        const double* b = &B[(size_t)n * K];
+        for (unsigned k = 0; k < K; k++) sum += (long double)(a[k] * b[k]);  // each product is exact in double
         if (s.acc == kAccF16) {
           uint64_t h = roundTo(sum, Ty::F16, kRn);
           unsigned sh = 16 * (i & 1);
           reg = (reg & ~(0xffffull << sh)) | (h << sh);
           reg &= 0xffffffffull;
         } else {
-          reg = roundTo(sum, Ty::F32, kRn);
+          // the conversion rounds to nearest even (the sim runs in that host mode); NaN canonical
+          float r = (float)sum;
+          reg = r != r ? 0x7fffffffu : f32bits(r);
         }
       }
   }
@@ -318,19 +323,20 @@ void waitOp(Ctx& c, const Inst& in, uint32_t exec) {
   }
   (void)keep;
   f.ops = std::move(rest);
+  // the accumulators the remaining ops still write keep their shadows (busy 2 marks them)
+  for (auto& op : f.ops) {
+    const Inst& oi = c.prog->code[op.pc];
+    WgShape s = shapeOf(oi);
+    const uint32_t* e = &c.prog->ext[oi.ext];
+    for (unsigned i = 0; i < s.nAcc; i++) f.busy[e[i]] = 2;
+  }
   std::vector<std::pair<uint32_t, std::vector<uint64_t>>> still;
   for (auto& sh : f.shadow) {
-    bool used = false;
-    for (auto& op : f.ops) {
-      const Inst& oi = c.prog->code[op.pc];
-      WgShape s = shapeOf(oi);
-      const uint32_t* e = &c.prog->ext[oi.ext];
-      for (unsigned i = 0; i < s.nAcc && !used; i++) used = e[i] == sh.first;
-    }
-    if (used) {
+    if (f.busy[sh.first] == 2) {
+      f.busy[sh.first] = 1;
       still.push_back(std::move(sh));
     } else {
-      if (sh.first < f.busy.size()) f.busy[sh.first] = 0;
+      f.busy[sh.first] = 0;
       uint64_t* r = slot(c, sh.first);
       for (unsigned l = 0; l < 32; l++) r[l] = sh.second[l];
     }
