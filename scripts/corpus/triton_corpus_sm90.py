@@ -159,5 +159,16 @@ for dt, name, dec in (('fp8e5', 'tt90_matmul_fp8e5', e5), ('fp8e4nv', 'tt90_matm
                                 Scalar(M), Scalar(N), Scalar(Kd)],
          ['*' + dt, '*' + dt, '*f32', 'i32', 'i32', 'i32'], [1, 1], {'BM': 64, 'BN': 64, 'BK': 64}, need='wgmma.mma_async')
 
+# persistent matmul over device-side descriptors (2 programs walk 6 tiles), plain and
+# warp-specialized; B is given as N x K
+M, N, Kd = 192, 128, 128
+A, Bt = f32(M * Kd).reshape(M, Kd).astype(np.float16), f32(N * Kd).reshape(N, Kd).astype(np.float16)
+ref = (A.astype(np.float64) @ Bt.astype(np.float64).T).astype(np.float16)
+for ws in (False, True):
+    case('tt90_persistent_matmul' + ('_ws' if ws else ''), K90.persistent_matmul,
+         [Buf('f16', A), Buf('f16', Bt), Buf('f16', count=M * N, expect=ref, tol=close(2e-3, 2e-3)), Scalar(M), Scalar(N), Scalar(Kd)],
+         ['*f16', '*f16', '*f16', 'i32', 'i32', 'i32'], [2], {'BM': 64, 'BN': 64, 'BK': 64, 'NUM_SMS': 2, 'WS': ws},
+         num_warps=4, num_stages=3, need='wgmma.mma_async')
+
 for f in failures:
     print('NOT IN CORPUS:', f)

@@ -44,3 +44,27 @@ def fp8_matmul(a, bt, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.con
         bv = tl.load(bt + rn[:, None] * K + (k + rk)[None, :])
         acc = tl.dot(av, tl.trans(bv), acc)
     tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def persistent_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                      NUM_SMS: tl.constexpr, WS: tl.constexpr):
+    # the persistent, descriptor-based matmul of Triton's tutorial 09 (device-side descriptors),
+    # optionally warp-specialized
+    da = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    db = tl.make_tensor_descriptor(b, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    dc = tl.make_tensor_descriptor(c, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    start = tl.program_id(0)
+    num_m = tl.cdiv(M, BM)
+    num_n = tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    num_tiles = num_m * num_n
+    for tile in tl.range(start, num_tiles, NUM_SMS, flatten=True, warp_specialize=WS):
+        pid_m = tile // num_n
+        pid_n = tile % num_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for ki in range(k_tiles):
+            av = da.load([pid_m * BM, ki * BK])
+            bv = db.load([pid_n * BN, ki * BK])
+            acc = tl.dot(av, bv.T, acc)
+        dc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
