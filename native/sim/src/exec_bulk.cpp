@@ -141,7 +141,7 @@ uint8_t* asyncShared(Ctx& c) {
 
 void proxyAsyncFenceOp(Ctx& c, const Inst&, uint32_t exec) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (!exec) return;
+  if (!exec || c.cta->shared.empty()) return;
   asyncShared(c);
   memcpy(c.cta->asyncView.data(), c.cta->shared.data(), c.cta->shared.size());
 }
