@@ -14,13 +14,92 @@
 // Clusters have one CTA here (cluster launches are refused), so a .shared::cluster address is one
 // of the executing CTA's shared memory.
 #include <climits>
+#include <cmath>
 
 #include "exec_core.h"
+#include "exec_float.h"
 #include "exec_mem.h"
 
 namespace tsim {
 
+bool decodeCpReduceBulk(Decoder& dc, const Stmt& st, Inst& in);
+
 namespace {
+
+// cp.reduce.async.bulk (global destination, bulk group): each element of the destination is
+// updated atomically (a compare-and-swap on its aligned 32/64-bit word) with the source element.
+enum RedOp : uint8_t { kRNone, kRAnd, kROr, kRXor, kRAdd, kRInc, kRDec, kRMin, kRMax };
+enum RedTy : uint8_t { kTU32, kTS32, kTU64, kTS64, kTB32, kTB64, kTF32, kTF64, kTF16, kTBF16 };
+
+unsigned redBytes(uint8_t t) { return t == kTF16 || t == kTBF16 ? 2 : (t == kTU64 || t == kTS64 || t == kTB64 || t == kTF64) ? 8 : 4; }
+
+uint64_t reduceOne(uint8_t op, uint8_t t, uint64_t old, uint64_t src) {
+  switch (t) {
+    case kTF32: {  // add only; subnormal inputs and results flush to sign-preserving zero (ISA)
+      float r = flushF32(flushF32(bitsf32((uint32_t)old)) + flushF32(bitsf32((uint32_t)src)));
+      return r != r ? 0x7fffffffu : f32bits(r);
+    }
+    case kTF64: {
+      double a, b;
+      memcpy(&a, &old, 8);
+      memcpy(&b, &src, 8);
+      double r = a + b;
+      uint64_t o;
+      memcpy(&o, &r, 8);
+      return o;
+    }
+    case kTF16: case kTBF16: {
+      bool bf = t == kTBF16;
+      double a = bf ? bf16ToF32((uint16_t)old) : f16ToF32((uint16_t)old), b = bf ? bf16ToF32((uint16_t)src) : f16ToF32((uint16_t)src);
+      double r;
+      if (op == kRAdd) r = a + b;
+      else if (a != a) r = b;  // min/max: a NaN operand gives the other (both NaN: NaN)
+      else if (b != b) r = a;
+      else r = op == kRMin ? (b < a ? b : a) : (b > a ? b : a);
+      return roundTo(r, bf ? Ty::BF16 : Ty::F16, kRn);
+    }
+    default: break;
+  }
+  bool sgn = t == kTS32 || t == kTS64;
+  unsigned bits = redBytes(t) * 8;
+  uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+  int64_t so = sgn ? (bits == 32 ? (int64_t)(int32_t)old : (int64_t)old) : 0, ss = sgn ? (bits == 32 ? (int64_t)(int32_t)src : (int64_t)src) : 0;
+  switch (op) {
+    case kRAnd: return old & src;
+    case kROr: return old | src;
+    case kRXor: return old ^ src;
+    case kRAdd: return (old + src) & mask;
+    case kRInc: return old >= src ? 0 : old + 1;
+    case kRDec: return (old == 0 || old > src) ? src : old - 1;
+    case kRMin: return sgn ? (uint64_t)(ss < so ? ss : so) & mask : (src < old ? src : old);
+    case kRMax: return sgn ? (uint64_t)(ss > so ? ss : so) & mask : (src > old ? src : old);
+  }
+  return old;
+}
+
+void reduceInto(uint8_t* dst, const uint8_t* src, uint32_t bytes, uint8_t op, uint8_t t) {
+  unsigned es = redBytes(t);
+  for (uint32_t o = 0; o < bytes; o += es) {
+    if (es == 8) {
+      uint64_t* q = reinterpret_cast<uint64_t*>(dst + o);
+      uint64_t s, old = __atomic_load_n(q, __ATOMIC_RELAXED);
+      memcpy(&s, src + o, 8);
+      while (!__atomic_compare_exchange_n(q, &old, reduceOne(op, t, old, s), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}
+    } else {  // 4 bytes, or a half-word inside its aligned word
+      uintptr_t a = (uintptr_t)(dst + o);
+      uint32_t* q = reinterpret_cast<uint32_t*>(a & ~(uintptr_t)3);
+      unsigned sh = es == 2 ? (unsigned)(a & 2) * 8 : 0;
+      uint32_t s = 0;
+      memcpy(&s, src + o, es);
+      uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+      do {
+        uint32_t cur = es == 2 ? (old >> sh) & 0xffff : old;
+        uint32_t r = (uint32_t)reduceOne(op, t, cur, s);
+        nv = es == 2 ? (old & ~(0xffffu << sh)) | ((r & 0xffff) << sh) : r;
+      } while (!__atomic_compare_exchange_n(q, &old, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    }
+  }
+}
 
 // Shared offset of [s[k] + imm] for lane l in a shared window (generic or shared addresses).
 bool sharedOff(Ctx& c, uint64_t a, bool generic, int lane, unsigned bytes, bool write, uint32_t& off, const char* what) {
@@ -57,8 +136,8 @@ uint8_t* globalRange(Ctx& c, uint64_t a, uint64_t size, int lane, bool write) {
 }
 
 // mode: 0 global->shared, 1 shared->shared (own CTA), 2 shared->global bulk_group.
-// s[0]+imm dst, s[1] src, s[2] size, s[3]+target mbarrier; flags bit 0x100: dst generic, 0x200
-// src generic, 0x400 mbarrier generic.
+// s[0]+imm dst, s[1]+ext src, s[2] size, s[3]+target mbarrier (addresses in the named state
+// spaces); size, vec: the reduction and element type of cp.reduce.async.bulk (size 0: a copy).
 void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
   const uint64_t *D = slot(c, in.s[0]), *S = slot(c, in.s[1]), *N = slot(c, in.s[2]), *M = slot(c, in.s[3]);
   FOR_LANES(exec) {
@@ -70,21 +149,24 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
     if (!aligned16(c, dst, size, (int)l, true, "the destination") || !aligned16(c, src, size, (int)l, false, "the source")) return;
     if (in.mode == 2) {
       uint32_t so;
-      if (!sharedOff(c, src, in.flags & 0x200, (int)l, (unsigned)size, false, so, "cp.async.bulk source")) return;
+      if (!sharedOff(c, src, false, (int)l, (unsigned)size, false, so, "cp.async.bulk source")) return;
       uint8_t* host = size ? globalRange(c, dst, size, (int)l, true) : nullptr;
       if (size && !host) return;
-      c.cta->bulkStores.push_back({dst, host, so, (uint32_t)size, kOpenGroup, (uint16_t)c.w->id, (uint8_t)l});
+      BulkStore bs{dst, host, so, (uint32_t)size, kOpenGroup, (uint16_t)c.w->id, (uint8_t)l};
+      bs.redOp = in.size;  // cp.reduce.async.bulk (0: a plain store)
+      bs.redTy = in.vec;
+      c.cta->bulkStores.push_back(bs);
       c.ctr.globalStoreRequests++;
       continue;
     }
     uint32_t dOff, bOff;
-    if (!sharedOff(c, dst, in.flags & 0x100, (int)l, (unsigned)size, true, dOff, "cp.async.bulk destination")) return;
+    if (!sharedOff(c, dst, false, (int)l, (unsigned)size, true, dOff, "cp.async.bulk destination")) return;
     uint64_t mb = M[l] + (uint64_t)in.target;  // target: the mbarrier's constant offset
     if (mb & 7) {
       raise(c, Fault::Misaligned, (int)l, mb, 8, true, "cp.async.bulk: the mbarrier must be 8-byte aligned");
       return;
     }
-    if (!sharedOff(c, mb, in.flags & 0x400, (int)l, 8, true, bOff, "cp.async.bulk mbarrier")) return;
+    if (!sharedOff(c, mb, false, (int)l, 8, true, bOff, "cp.async.bulk mbarrier")) return;
     BulkCopy bc;
     bc.dstOff = dOff;
     bc.barOff = bOff;
@@ -95,7 +177,7 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
       c.ctr.globalLoadRequests++;
     } else {
       uint32_t so;
-      if (!sharedOff(c, src, in.flags & 0x200, (int)l, (unsigned)size, false, so, "cp.async.bulk source")) return;
+      if (!sharedOff(c, src, false, (int)l, (unsigned)size, false, so, "cp.async.bulk source")) return;
       const uint8_t* v = asyncShared(c);  // read by the async proxy
       bc.data.assign(v + so, v + so + size);
     }
@@ -214,6 +296,8 @@ bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto) {
         v.clear();
         return false;
       }
+    } else if (s.bytes && s.redOp) {
+      reduceInto(s.host, asyncShared(c) + s.srcOff, s.bytes, s.redOp, s.redTy);
     } else if (s.bytes) {
       memcpy(s.host, asyncShared(c) + s.srcOff, s.bytes);
     }
@@ -222,8 +306,26 @@ bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto) {
   return true;
 }
 
+bool onlyMods(Decoder& dc, const Stmt& st, const char* allowed) {
+  for (const std::string& m : st.mods) {
+    bool ok = false;
+    for (const char* p = allowed; *p && !ok;) {
+      const char* q = p;
+      while (*q && *q != ' ') q++;
+      ok = m.size() == (size_t)(q - p) && m.compare(0, m.size(), p, (size_t)(q - p)) == 0;
+      p = *q ? q + 1 : q;
+    }
+    if (!ok) return dc.fail("modifier ." + m + " is not part of this cp form");
+  }
+  return true;
+}
+
 bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kMemGlobal;
+  if (st.has("reduce")) return decodeCpReduceBulk(dc, st, in);
+  if (!onlyMods(dc, st, "async bulk tensor 1d 2d 3d 4d 5d tile shared::cluster shared::cta global mbarrier::complete_tx::bytes "
+                        "bulk_group commit_group wait_group read L2::cache_hint"))
+    return false;
   if (st.has("tensor")) return decodeCpAsyncBulkTensor(dc, st, in);
   if (st.has("commit_group")) {
     if (!st.ops.empty() || st.mods.size() != 3) return dc.fail("expected cp.async.bulk.commit_group");
@@ -266,8 +368,48 @@ bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in) {
   // variable's offset (shared) or a global's address
   (void)g0; (void)g1; (void)g3;
   in.mode = toGlobal ? 2 : sp[1] == "global" ? 0 : 1;
-  in.flags = 0;  // addresses are in the named state spaces (shared offsets, global addresses)
+  in.size = 0;  // no reduction (cp.reduce.async.bulk sets size = op, vec = type after this decoder)
+  in.vec = 0;
   in.fn = &bulkCopyOp;
+  return true;
+}
+
+// cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.redOp{.noftz}.type
+// [dstMem], [srcMem], size: a bulk store whose elements are reduced into the destination, with
+// the combinations of the ISA's table (the .shared::cluster destination and the tensor form are
+// not implemented).
+bool decodeCpReduceBulk(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.has("tensor")) return dc.fail("cp.reduce.async.bulk.tensor is not implemented");
+  if (!st.has("global") || !st.has("shared::cta") || !st.has("bulk_group") || st.has("shared::cluster"))
+    return dc.fail("cp.reduce.async.bulk is implemented for .global.shared::cta.bulk_group");
+  if (!onlyMods(dc, st, "reduce async bulk global shared::cta bulk_group L2::cache_hint and or xor add inc dec min max noftz "
+                        "u32 s32 u64 s64 b32 b64 f32 f64 f16 bf16"))
+    return false;
+  static const char* ops[] = {"and", "or", "xor", "add", "inc", "dec", "min", "max"};
+  static const char* tys[] = {"u32", "s32", "u64", "s64", "b32", "b64", "f32", "f64", "f16", "bf16"};
+  int op = -1, ty = -1, nop = 0, nty = 0;
+  for (int i = 0; i < 8; i++) if (st.has(ops[i])) { op = i + 1; nop++; }
+  for (int i = 0; i < 10; i++) if (st.has(tys[i])) { ty = i; nty++; }
+  if (nop != 1 || nty != 1) return dc.fail("expected one reduction and one type");
+  // the ISA's valid combinations for a .global destination
+  bool ok = false;
+  switch (op) {
+    case kRAdd: ok = ty == kTU32 || ty == kTS32 || ty == kTU64 || ty == kTF32 || ty == kTF64 || ty == kTF16 || ty == kTBF16; break;
+    case kRMin: case kRMax: ok = ty == kTU32 || ty == kTS32 || ty == kTU64 || ty == kTS64 || ty == kTF16 || ty == kTBF16; break;
+    case kRInc: case kRDec: ok = ty == kTU32; break;
+    default: ok = ty == kTB32 || ty == kTB64; break;
+  }
+  if (!ok) return dc.fail("." + std::string(ops[op - 1]) + " is not a reduction of ." + tys[ty]);
+  bool half = ty == kTF16 || ty == kTBF16;
+  if (half && op == kRAdd && !st.has("noftz")) return dc.fail("add.f16/bf16 needs .noftz");
+  if (st.has("noftz") && !(half && op == kRAdd)) return dc.fail(".noftz is a form of add.f16/bf16");
+  Stmt plain = st;
+  plain.mods.clear();
+  for (auto& m : st.mods)
+    if (m != "reduce" && m != "noftz" && m != ops[op - 1] && m != tys[ty]) plain.mods.push_back(m);
+  if (!decodeCpAsyncBulk(dc, plain, in)) return false;
+  in.size = (uint8_t)op;
+  in.vec = (uint8_t)ty;
   return true;
 }
 

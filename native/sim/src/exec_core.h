@@ -62,6 +62,7 @@ struct BulkStore {
   uint16_t warp;
   uint8_t lane;
   bool tensor = false;         // cp.async.bulk.tensor store: tmap and coord say where (exec_tma.cpp)
+  uint8_t redOp = 0, redTy = 0;  // cp.reduce.async.bulk: the reduction (0: a plain store) and type
   uint8_t tmap[128];
   int32_t coord[5];
 };
@@ -213,6 +214,9 @@ uint8_t* translateRange(Ctx& c, uint64_t addr, uint64_t size, bool write, Fault&
 bool tmaStore(Ctx& c, const BulkStore& s);
 // cp.async.bulk.tensor (exec_tma.cpp), decoded through decodeCpAsyncBulk.
 bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in);
+// False (with the decoder's error set) when st has a modifier outside `allowed` (space-separated):
+// the `cp` entry's modifiers are the union of its forms, so each form checks its own.
+bool onlyMods(Decoder& dc, const Stmt& st, const char* allowed);
 // cp.async.bulk* (exec_bulk.cpp), decoded from the `cp` entry.
 bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in);
 // cp.async.mbarrier.arrive (exec_mbarrier.cpp), decoded from the `cp` entry.

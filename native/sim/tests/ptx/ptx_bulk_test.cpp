@@ -145,6 +145,45 @@ WAIT2:
   ret;
 }
 
+// cp.reduce.async.bulk: 32 threads fill 7 x 16 bytes of shared memory, thread 0 reduces them into
+// global memory (two CTAs: each element is reduced twice, atomically)
+.visible .entry reduce(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 128 .b8 s[128];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.u32 %r4, %r3, %r2;
+  // words 0-3 f32 1.5; 4-7 u32 5; 8-11 s32 -7; 12-15 u32 3 (inc limit); 16-19 f16x2 {hi: 0.5, lo: 0.25};
+  // 20-23 bf16x2 {hi: 3, lo: -1}; 24-27 b64 0x0f0f... (xor)
+  setp.lt.u32 %p1, %r1, 4;  @%p1 st.shared.u32 [%r4], 0x3fc00000;
+  setp.ge.u32 %p1, %r1, 4;  @%p1 st.shared.u32 [%r4], 5;
+  setp.ge.u32 %p1, %r1, 8;  @%p1 st.shared.u32 [%r4], 0xfffffff9;
+  setp.ge.u32 %p1, %r1, 12; @%p1 st.shared.u32 [%r4], 3;
+  setp.ge.u32 %p1, %r1, 16; @%p1 st.shared.u32 [%r4], 0x38003400;
+  setp.ge.u32 %p1, %r1, 20; @%p1 st.shared.u32 [%r4], 0x4040bf80;
+  setp.ge.u32 %p1, %r1, 24; @%p1 st.shared.u32 [%r4], 0x0f0f0f0f;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r1, 0;
+  @!%p1 bra END;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd1], [s], 16;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1+16], [s+16], 16;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.s32 [%rd1+32], [s+32], 16;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.u32 [%rd1+48], [s+48], 16;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16 [%rd1+64], [s+64], 16;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.max.bf16 [%rd1+80], [s+80], 16;
+  cp.reduce.async.bulk.global.shared::cta.bulk_group.xor.b64 [%rd1+96], [s+96], 16;
+  cp.async.bulk.commit_group;
+  cp.async.bulk.wait_group 0;
+END:
+  ret;
+}
+
 .visible .entry bad(.param .u64 in, .param .u32 size, .param .u32 off)
 {
   .reg .b32 %r<8>;
@@ -224,6 +263,29 @@ int main() {
     else CHECK_EQ(over, 32u);  // read at the later wait / at exit: the overwritten (and fenced) source
   }
   {
+    uint64_t out = mem.alloc(112);
+    std::vector<uint32_t> init(28, 0);
+    for (int i = 0; i < 4; i++) init[i] = fbits(0.25f);       // f32: 0.25 + 1.5 + 1.5
+    for (int i = 4; i < 8; i++) init[i] = 100;                // u32: 100 + 5 + 5
+    for (int i = 8; i < 12; i++) init[i] = (uint32_t)-3;      // s32 min(-3, -7, -7)
+    for (int i = 12; i < 16; i++) init[i] = 1;                // inc limit 3: 1 -> 2 -> 3
+    for (int i = 16; i < 20; i++) init[i] = 0x3c003c00;       // f16 1.0 + {0.25, 0.5} twice
+    for (int i = 20; i < 24; i++) init[i] = 0x3f803f80;       // bf16 max(1, {-1, 3})
+    for (int i = 24; i < 28; i++) init[i] = 0xffffffff;       // xor twice: unchanged
+    mem.put(out, init);
+    tsim::Fault f = k.run(mem, "reduce", {out}, 2, 32);
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind) std::printf("%s\n", f.detail.c_str());
+    auto r = mem.get<uint32_t>(out, 28);
+    for (int i = 0; i < 4; i++) CHECK_EQ(r[i], fbits(3.25f));
+    for (int i = 4; i < 8; i++) CHECK_EQ(r[i], 110u);
+    for (int i = 8; i < 12; i++) CHECK_EQ(r[i], (uint32_t)-7);
+    for (int i = 12; i < 16; i++) CHECK_EQ(r[i], 3u);
+    for (int i = 16; i < 20; i++) CHECK_EQ(r[i], 0x40003e00u);  // {hi: 1 + 0.5 + 0.5 = 2 (0x4000), lo: 1 + 0.25 + 0.25 = 1.5 (0x3e00)}
+    for (int i = 20; i < 24; i++) CHECK_EQ(r[i], 0x40403f80u);  // {hi: max(1, 3) = 3, lo: max(1, -1) = 1}
+    for (int i = 24; i < 28; i++) CHECK_EQ(r[i], 0xffffffffu);
+  }
+  {
     uint64_t in = mem.alloc(512);
     tsim::Fault f = k.run(mem, "bad", {in, 40, 0}, 1, 1);
     CHECK_EQ((int)f.kind, (int)tsim::Fault::Misaligned);
@@ -242,6 +304,11 @@ int main() {
       "cp.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes [%rd1], [%rd1], 16, [%rd1];",
       "mbarrier.arrive.complete_tx.shared::cta.b64 %rd1, [%rd1], 16;",
       "mbarrier.expect_tx.shared::cta.b64 %rd1, [%rd1], 16;",
+      "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f16 [%rd1], [%rd1], 16;",
+      "cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f32 [%rd1], [%rd1], 16;",
+      "cp.reduce.async.bulk.global.shared::cta.bulk_group.and.u32 [%rd1], [%rd1], 16;",
+      "cp.async.ca.shared.global.tile [%rd1], [%rd1], 16;",
+      "cp.async.bulk.shared::cluster.global.ca.mbarrier::complete_tx::bytes [%rd1], [%rd1], 16, [%rd1];",
   };
   for (const char* b : refused) {
     std::string ptx = std::string(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n .reg .b16 %rs<2>;\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n ") + b + "\n ret;\n}\n";
