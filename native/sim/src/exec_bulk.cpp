@@ -378,8 +378,51 @@ bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in) {
 // [dstMem], [srcMem], size: a bulk store whose elements are reduced into the destination, with
 // the combinations of the ISA's table (the .shared::cluster destination and the tensor form are
 // not implemented).
+void reduceElements(uint8_t* dst, const uint8_t* src, uint32_t bytes, uint8_t op, uint8_t type) {
+  reduceInto(dst, src, bytes, op, type);
+}
+
+// CUtensorMapDataType -> the element type of a tensor reduction, where the ISA allows op on it
+int reduceTypeOfTensorMap(unsigned dtype, uint8_t op) {
+  int t;
+  switch (dtype) {
+    case 2: t = kTU32; break;   // UINT32
+    case 3: t = kTS32; break;   // INT32
+    case 4: t = kTU64; break;   // UINT64
+    case 5: t = kTS64; break;   // INT64
+    case 6: t = kTF16; break;   // FLOAT16
+    case 7: t = kTF32; break;   // FLOAT32
+    case 8: t = kTF64; break;   // FLOAT64
+    case 9: t = kTBF16; break;  // BFLOAT16
+    default: return -1;
+  }
+  switch (op) {
+    case kRAdd: return t == kTS64 ? -1 : t;
+    case kRMin: case kRMax: return t == kTF32 || t == kTF64 ? -1 : t;
+    case kRInc: case kRDec: return t == kTU32 ? t : -1;
+    case kRAnd: case kROr: case kRXor:
+      return t == kTU32 || t == kTS32 ? kTB32 : t == kTU64 || t == kTS64 ? kTB64 : -1;
+  }
+  return -1;
+}
+
 bool decodeCpReduceBulk(Decoder& dc, const Stmt& st, Inst& in) {
-  if (st.has("tensor")) return dc.fail("cp.reduce.async.bulk.tensor is not implemented");
+  if (st.has("tensor")) {
+    // cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>{.tile}.bulk_group [tensorMap, {..}],
+    // [srcMem]: the element type is the tensor map's (checked when it runs)
+    static const char* tops[] = {"and", "or", "xor", "add", "inc", "dec", "min", "max"};
+    int op = -1, n = 0;
+    for (int i = 0; i < 8; i++) if (st.has(tops[i])) { op = i + 1; n++; }
+    if (n != 1) return dc.fail("expected one reduction");
+    Stmt plain = st;
+    plain.mods.clear();
+    for (auto& m : st.mods)
+      if (m != "reduce" && m != tops[op - 1]) plain.mods.push_back(m);
+    if (!decodeCpAsyncBulk(dc, plain, in)) return false;
+    if (in.mode != 1) return dc.fail("cp.reduce.async.bulk.tensor reduces into global memory (.global.shared::cta.bulk_group)");
+    in.size = (uint8_t)op;
+    return true;
+  }
   if (!st.has("global") || !st.has("shared::cta") || !st.has("bulk_group") || st.has("shared::cluster"))
     return dc.fail("cp.reduce.async.bulk is implemented for .global.shared::cta.bulk_group");
   if (!onlyMods(dc, st, "reduce async bulk global shared::cta bulk_group L2::cache_hint and or xor add inc dec min max noftz "

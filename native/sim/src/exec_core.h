@@ -210,6 +210,10 @@ void proxyAsyncFenceOp(Ctx& c, const Inst& in, uint32_t exec);
 // tensor maps and TMA rows are 16-byte granular): nullptr with f filled when it is not inside one
 // live allocation (exec_bulk.cpp).
 uint8_t* translateRange(Ctx& c, uint64_t addr, uint64_t size, bool write, Fault& f);
+// cp.reduce.async.bulk element update: dst[0..bytes) op= src (exec_bulk.cpp); op/type as
+// BulkStore::redOp/redTy. For tensor reductions, the RedTy of a tensor-map data type (-1: none).
+void reduceElements(uint8_t* dst, const uint8_t* src, uint32_t bytes, uint8_t op, uint8_t type);
+int reduceTypeOfTensorMap(unsigned dtype, uint8_t op);
 // cp.async.bulk.tensor store of a settled bulk group (exec_tma.cpp); false after a fault.
 bool tmaStore(Ctx& c, const BulkStore& s);
 // cp.async.bulk.tensor (exec_tma.cpp), decoded through decodeCpAsyncBulk.

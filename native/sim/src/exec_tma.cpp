@@ -165,6 +165,15 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
       s.warp = (uint16_t)c.w->id;
       s.lane = (uint8_t)l;
       s.tensor = true;
+      s.redOp = in.size;  // cp.reduce.async.bulk.tensor: the reduction (0: a plain store)
+      if (s.redOp) {
+        int t = reduceTypeOfTensorMap(m.dtype, s.redOp);
+        if (t < 0) {
+          raise(c, Fault::IllegalInstruction, (int)l, 0, 0, true, "cp.reduce.async.bulk.tensor: this reduction is not defined on the tensor map's element type");
+          return;
+        }
+        s.redTy = (uint8_t)t;
+      }
       memcpy(s.tmap, raw, 128);
       memcpy(s.coord, coord, sizeof coord);
       c.cta->bulkStores.push_back(s);
@@ -222,7 +231,8 @@ bool tmaStore(Ctx& c, const BulkStore& s) {
         raise(c, Fault::SharedOutOfBounds, s.lane, a, m.esize, false, "cp.async.bulk.tensor store: the swizzled box leaves the shared window");
         return false;
       }
-      memcpy(p + (size_t)k * m.esize, asyncShared(c) + a, m.esize);  // read by the async proxy
+      if (s.redOp) reduceElements(p + (size_t)k * m.esize, asyncShared(c) + a, m.esize, s.redOp, s.redTy);
+      else memcpy(p + (size_t)k * m.esize, asyncShared(c) + a, m.esize);  // read by the async proxy
     }
     return true;
   });

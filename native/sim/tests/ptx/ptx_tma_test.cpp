@@ -147,6 +147,40 @@ E:
 }
 )";
 
+// cp.reduce.async.bulk.tensor: each of the CTAs writes box value 1 + i (element i) into shared
+// memory and adds the box into the tensor at (c0, c1); only in-bounds elements are updated
+static const char* kReducePtx = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry red(.param .align 64 .b8 tm[128], .param .u32 c0, .param .u32 c1)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<4>;
+  mov.b64 %rd1, tm;
+  cvta.param.u64 %rd2, %rd1;
+  ld.param.u32 %r1, [c0];
+  ld.param.u32 %r2, [c1];
+  mov.u32 %r3, %tid.x;
+  add.u32 %r4, %r3, 1;
+  cvt.rn.f32.u32 %f1, %r4;
+  shl.b32 %r5, %r3, 2;
+  mov.u32 %r6, smem;
+  add.u32 %r7, %r6, %r5;
+  st.shared.f32 [%r7], %f1;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r3, 0;
+  @%p1 cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd2, {%r1, %r2}], [%r6];
+  @%p1 cp.async.bulk.commit_group;
+  @%p1 cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+
 struct Map {
   tsim::TensorMapBits m{};
   Map(unsigned rank, unsigned esize, uint64_t addr, std::vector<uint64_t> dim, std::vector<uint64_t> strideBytes,
@@ -322,7 +356,45 @@ int main() {
     CHECK_EQ((int)m.rank, 2);
     CHECK_EQ((int)m.dtype, 9);  // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
   }
+  {
+    // f32 tensor 10 x 6 (dim 0 = 10), box 8 x 4 at (6, 4): columns 6..9 and rows 4..5 in bounds
+    std::string lg;
+    auto rm = tsim::parsePtx(kReducePtx, lg);
+    CHECK(rm != nullptr);
+    if (rm) {
+      std::vector<float> t(16 * 6, 0.5f);  // rows padded to 16 floats (64 bytes)
+      uint64_t g = mem.alloc(t.size() * 4);
+      mem.put(g, t);
+      Map map(2, 4, g, {10, 6}, {64}, {8, 4}, {1, 1}, 0);
+      const tsim::KernelInfo* k = &rm->kernels()[0];
+      std::vector<uint8_t> buf(k->paramBytes + 8, 0);
+      memcpy(buf.data() + k->params[0].offset, &map.m, sizeof map.m);
+      uint32_t c0 = 6, c1 = 4;
+      memcpy(buf.data() + k->params[1].offset, &c0, 4);
+      memcpy(buf.data() + k->params[2].offset, &c1, 4);
+      tsim::LaunchConfig cfg;
+      cfg.grid[0] = 2;
+      cfg.block[0] = 32;
+      cfg.dynamicSharedBytes = 1024;
+      cfg.params = buf.data();
+      cfg.threads = 2;
+      tsim::Counters ctr;
+      tsim::Fault f = tsim::launch(*rm, *k, cfg, mem, ctr);
+      CHECK_EQ((int)f.kind, 0);
+      if (f.kind) std::printf("%s\n", f.detail.c_str());
+      auto got = mem.get<float>(g, t.size());
+      unsigned bad = 0;
+      for (unsigned r = 0; r < 6; r++)
+        for (unsigned c = 0; c < 16; c++) {
+          float want = 0.5f;
+          if (r >= 4 && c >= 6 && c < 10) want += 2.0f * (float)(1 + (r - 4) * 8 + (c - 6));  // two CTAs
+          bad += got[r * 16 + c] != want;
+        }
+      CHECK_EQ(bad, 0u);
+    }
+  }
   const char* refused[] = {
+      "cp.reduce.async.bulk.tensor.2d.shared::cluster.global.add.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r1}], [%r1];",
       "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r1}], [%r1], {%rs1};",
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1}], [%r1];",
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1], [%rd1, {%r1, %r1}], [%r1], %rs1;",
