@@ -170,5 +170,14 @@ for ws in (False, True):
          ['*f16', '*f16', '*f16', 'i32', 'i32', 'i32'], [2], {'BM': 64, 'BN': 64, 'BK': 64, 'NUM_SMS': 2, 'WS': ws},
          num_warps=4, num_stages=3, need='wgmma.mma_async')
 
+# flash attention forward with wider heads and 8 warps (m64n128 wgmma, two warpgroups)
+L, D = 256, 128
+q, k, v = (f32(L * D).reshape(L, D).astype(np.float16) for _ in range(3))
+s_ = q.astype(np.float64) @ k.astype(np.float64).T * 0.088
+p_ = np.exp(s_ - s_.max(1, keepdims=True))
+o_ = (p_ / p_.sum(1, keepdims=True)) @ v.astype(np.float64)
+case('tt90_attention_fwd_d128_w8', K.attention_fwd, [Buf('f16', q), Buf('f16', k), Buf('f16', v), Buf('f16', count=L * D, expect=o_.astype(np.float16), tol=close(1e-2, 2e-3)), Scalar(0.088)],
+     ['*f16'] * 4 + ['f32'], [L // 128], {'L': L, 'D': D, 'BM': 128, 'BN': 64}, num_warps=8, need='wgmma.mma_async')
+
 for f in failures:
     print('NOT IN CORPUS:', f)
