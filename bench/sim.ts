@@ -1,6 +1,8 @@
 // Simulated thread-instructions per second of the `sim` device (build/bin/sim_bench) on a
-// reduction and a matmul, with the sanitizers off and on. A figure about the simulator on this
-// CPU, not about any GPU.
+// reduction and a matmul, with the sanitizers off and on, and simulated FLOP/s per core of Triton's
+// f16 matmul on wgmma (sm_90a) and on mma.sync (sm_80), both from the foreign corpus, 256 x 256 x
+// 256 (the sim reports sm_90, which runs both). Figures about the simulator on this CPU, not about
+// any GPU.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +15,7 @@ interface SimBenchResult {
   readonly seconds: number;
   readonly threadInstructions: number;
   readonly threadInstrPerSecPerCore: number;
+  readonly flopPerSecPerCore: number;
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -20,12 +23,26 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export async function benchSim(out: (s: string) => void): Promise<void> {
   const exe = join(root, 'build', 'bin', 'sim_bench');
   if (!existsSync(exe)) throw new Error(`sim benchmark not built (${exe}); run npm install`);
-  const r = JSON.parse(execFileSync(exe, ['--json'], { encoding: 'utf8' })) as { device: string; workerThreads: number; results: SimBenchResult[] };
+  const corpus = join(root, 'test', 'corpus', 'kernels');
+  const rows: string[] = [];
+  // name, corpus case, grid for 256 x 256 (the kernel's block tiles), block, dynamic shared bytes
+  const matmuls: [string, string, number, number, number][] = [
+    ['matmul f16 wgmma (Triton cc 90, 256^3)', 'tt90_matmul_f16_w8', 4, 256, 65536],
+    ['matmul f16 mma.sync (Triton cc 80, 256^3)', 'tt_matmul_f16_w8_s4', 16, 256, 16384],
+  ];
+  for (const [name, dir, grid, block, shared] of matmuls) {
+    const ptx = join(corpus, dir, 'kernel.ptx');
+    if (existsSync(ptx)) rows.push('--matmul', name, ptx, String(grid), String(block), String(shared), '256', '256', '256');
+  }
+  const r = JSON.parse(execFileSync(exe, ['--json', ...rows], { encoding: 'utf8', env: { ...process.env, TESSERA_SIM_ARCH: 'sm_90' } })) as {
+    device: string; workerThreads: number; results: SimBenchResult[];
+  };
   out(`device: ${r.device}, ${r.workerThreads} worker threads — no GPU used; these are simulator speeds\n`);
   for (const x of r.results) {
     const off = r.results.find((y) => y.name === x.name && y.checkers === 'off');
     const slow = off && x.checkers !== 'off' ? `  ${(x.seconds / off.seconds).toFixed(2)}x the time with checkers off` : '';
-    out(`${x.name.padEnd(48)} ${x.checkers.padEnd(10)} ${(x.threadInstrPerSecPerCore / 1e6).toFixed(1).padStart(7)} M thread-instr/s/core  (${x.threadInstructions} instr in ${x.seconds.toFixed(3)} s)${slow}\n`);
+    const flops = x.flopPerSecPerCore > 0 ? `  ${(x.flopPerSecPerCore / 1e6).toFixed(1).padStart(7)} M FLOP/s/core (simulated)` : '';
+    out(`${x.name.padEnd(48)} ${x.checkers.padEnd(10)} ${(x.threadInstrPerSecPerCore / 1e6).toFixed(1).padStart(7)} M thread-instr/s/core  (${x.threadInstructions} instr in ${x.seconds.toFixed(3)} s)${slow}${flops}\n`);
   }
   out('sanitizers (docs/sim.md): the aim is under 5x the time with all three on\n');
   out('target (issue 3): 200 M thread-instr/s/core\n');

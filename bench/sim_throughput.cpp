@@ -289,6 +289,7 @@ struct Result {
   std::string checkers = "off";
   double seconds = 0;
   uint64_t threadInstructions = 0, warpInstructions = 0;
+  double flops = 0;  // matmul rows: 2*M*N*K
 };
 
 // Runs one launch `reps` times and keeps the fastest.
@@ -309,8 +310,80 @@ bool measure(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by, v
 
 }  // namespace
 
+// A Triton `matmul` kernel of the corpus (f16 A and B, f32 C; params a, b, c, M, N, K, six
+// strides, two scratch pointers): --matmul NAME PTX GRID BLOCK SHARED M N K, repeatable.
+struct MatmulRow {
+  std::string name, ptx;
+  unsigned grid = 1, block = 128, shared = 0, m = 0, n = 0, k = 0;
+};
+
+bool runMatmul(const MatmulRow& row, Result& r) {
+  std::FILE* f = std::fopen(row.ptx.c_str(), "rb");
+  if (!f) { std::fprintf(stderr, "sim_bench: cannot read %s\n", row.ptx.c_str()); return false; }
+  std::string text;
+  char buf[65536];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+  std::fclose(f);
+  CUmodule mod;
+  CUfunction fn;
+  if (!ok(cuModuleLoadData(&mod, text.c_str()), "matmul module load") || !ok(cuModuleGetFunction(&fn, mod, "matmul"), "matmul"))
+    return false;
+  if (row.shared > 48 * 1024 && !ok(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)row.shared), "shared"))
+    return false;
+  const unsigned M = row.m, N = row.n, K = row.k;
+  std::vector<uint16_t> a(M * K, 0x3c00), b(K * N, 0x3800);  // 1.0 and 0.5
+  CUdeviceptr da, db, dc;
+  if (!ok(cuMemAlloc(&da, a.size() * 2), "alloc") || !ok(cuMemAlloc(&db, b.size() * 2), "alloc") ||
+      !ok(cuMemAlloc(&dc, (size_t)M * N * 4), "alloc") || !ok(cuMemcpyHtoD(da, a.data(), a.size() * 2), "copy") ||
+      !ok(cuMemcpyHtoD(db, b.data(), b.size() * 2), "copy"))
+    return false;
+  unsigned sam = K, sak = 1, sbk = N, sbn = 1, scm = N, scn = 1;
+  CUdeviceptr none = 0;
+  void* args[] = {&da, &db, &dc, (void*)&M, (void*)&N, (void*)&K, &sam, &sak, &sbk, &sbn, &scm, &scn, &none, &none};
+  r.name = row.name;
+  for (int i = 0; i < 3; i++) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!ok(cuLaunchKernel(fn, row.grid, 1, 1, row.block, 1, 1, row.shared, nullptr, args, nullptr), "cuLaunchKernel") ||
+        !ok(cuCtxSynchronize(), "cuCtxSynchronize"))
+      return false;
+    double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (i == 0 || sec < r.seconds) r.seconds = sec;
+  }
+  std::vector<float> c((size_t)M * N);
+  if (!ok(cuMemcpyDtoH(c.data(), dc, c.size() * 4), "copy back")) return false;
+  for (float x : c)
+    if (x != 0.5f * K) { std::fprintf(stderr, "sim_bench: %s computed %g, not %g\n", row.name.c_str(), x, 0.5 * K); return false; }
+  tsim::Counters ctr;
+  if (!ok(tesseraSimGetLaunchCounters(&ctr, sizeof ctr), "tesseraSimGetLaunchCounters")) return false;
+  r.threadInstructions = ctr.threadInstructions;
+  r.warpInstructions = ctr.warpInstructions;
+  r.flops = 2.0 * M * N * K;
+  cuMemFree(da);
+  cuMemFree(db);
+  cuMemFree(dc);
+  cuModuleUnload(mod);
+  return true;
+}
+
 int main(int argc, char** argv) {
   const bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
+  std::vector<MatmulRow> matmuls;
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp(argv[i], "--matmul") != 0) continue;
+    if (i + 8 >= argc) { std::fprintf(stderr, "sim_bench: --matmul NAME PTX GRID BLOCK SHARED M N K\n"); return 2; }
+    MatmulRow m;
+    m.name = argv[i + 1];
+    m.ptx = argv[i + 2];
+    m.grid = (unsigned)std::atoi(argv[i + 3]);
+    m.block = (unsigned)std::atoi(argv[i + 4]);
+    m.shared = (unsigned)std::atoi(argv[i + 5]);
+    m.m = (unsigned)std::atoi(argv[i + 6]);
+    m.n = (unsigned)std::atoi(argv[i + 7]);
+    m.k = (unsigned)std::atoi(argv[i + 8]);
+    matmuls.push_back(m);
+    i += 8;
+  }
   CUcontext ctx;
   CUmodule mod, modTiled;
   CUfunction reduce, matmul, tiled;
@@ -380,6 +453,12 @@ int main(int argc, char** argv) {
   }
   tesseraSimSetSanitize(0);
 
+  for (const MatmulRow& m : matmuls) {
+    Result r;
+    if (!runMatmul(m, r)) return 1;
+    results.push_back(r);
+  }
+
   const char* env = std::getenv("TESSERA_SIM_THREADS");
   unsigned cores = env && std::atoi(env) > 0 ? static_cast<unsigned>(std::atoi(env)) : std::thread::hardware_concurrency();
   if (cores == 0) cores = 1;
@@ -390,9 +469,9 @@ int main(int argc, char** argv) {
     double rate = r.threadInstructions / r.seconds;
     if (json)
       std::printf("%s{\"name\":\"%s\",\"checkers\":\"%s\",\"seconds\":%.6f,\"threadInstructions\":%llu,\"threadInstrPerSec\":%.0f,"
-                  "\"threadInstrPerSecPerCore\":%.0f}",
+                  "\"threadInstrPerSecPerCore\":%.0f,\"flopPerSecPerCore\":%.0f}",
                   i ? "," : "", r.name.c_str(), r.checkers.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate,
-                  rate / cores);
+                  rate / cores, r.flops / r.seconds / cores);
     else
       std::printf("  %-48s %-10s %8.3f s  %12llu thread-instr  %8.1f M/s  (%6.1f M/s per core)\n", r.name.c_str(),
                   r.checkers.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate / 1e6, rate / 1e6 / cores);

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 pkgs=(jax==0.10.2 jaxlib==0.10.2 numpy)
-if [ "${1:-}" = "--triton" ]; then pkgs+=(triton==3.8.0); fi
+if [ "${1:-}" = "--triton" ]; then pkgs+=(triton==3.8.0 ml_dtypes); fi
 .venv/bin/pip install --retries 0 -q --disable-pip-version-check "${pkgs[@]}" 2>&1 | grep -v "^WARNING: Location" || true
 .venv/bin/python -c 'import jax, jaxlib; print("tessera: .venv has jax", jax.__version__, "jaxlib", jaxlib.__version__)'
 if [ "${1:-}" = "--triton" ]; then .venv/bin/python -c 'import triton; print("tessera: .venv has triton", triton.__version__)'; fi

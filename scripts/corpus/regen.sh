@@ -7,5 +7,7 @@ PY=.venv/bin/python
 "$PY" -c 'import triton' 2>/dev/null || { echo "corpus:regen needs triton in .venv: bash scripts/setup-python.sh --triton" >&2; exit 1; }
 rm -rf test/corpus/kernels
 "$PY" scripts/corpus/triton_corpus.py
+"$PY" scripts/corpus/triton_corpus_sm90.py
 "$PY" scripts/corpus/cuda_corpus.py
+"$PY" scripts/corpus/cuda_corpus_sm90.py
 echo "corpus: $(ls test/corpus/kernels | wc -l) kernels in test/corpus/kernels"

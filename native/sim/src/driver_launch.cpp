@@ -157,7 +157,9 @@ TSIM_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, v
         for (int j = 0; j < 3; j++)
           if (!c[j] || d.grid[j] % c[j] != 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
         if (c[0] * c[1] * c[2] > 8) return CUDA_ERROR_INVALID_CLUSTER_SIZE;  // portable cluster limit
-        break;
+        // Clusters of more than one CTA (distributed shared memory, %cluster_* registers,
+        // barrier.cluster) are not simulated: refuse the launch rather than run it as plain CTAs.
+        return CUDA_ERROR_NOT_SUPPORTED;
       }
       default:
         if (static_cast<int>(a.id) < 0 || static_cast<int>(a.id) > 64)

@@ -28,6 +28,46 @@ struct AsyncCopy {
 };
 constexpr uint32_t kOpenGroup = ~0u;
 
+// Hopper asynchronous state (exec_wgmma.cpp, exec_bulk.cpp).
+// A wgmma.mma_async in flight: computed when a wgmma.wait_group covers its group; until then its
+// accumulator registers hold a poison value (their true contents live in WgmmaInFlight::shadow).
+struct WgmmaOp {
+  uint32_t pc;                 // the wgmma.mma_async instruction
+  uint32_t group;              // commit group; kOpenGroup until wgmma.commit_group
+  uint64_t descA, descB;       // matrix descriptors (warp-uniform)
+  bool scaleD;                 // false: D = A*B (the accumulator input is ignored)
+  std::vector<uint32_t> aRegs; // A from registers: 4 registers x 32 lanes
+};
+struct WgmmaInFlight {
+  std::vector<WgmmaOp> ops;    // oldest first
+  std::vector<std::pair<uint32_t, std::vector<uint64_t>>> shadow;  // accumulator slot -> 32 lanes
+  uint32_t committed = 0;
+  std::vector<uint8_t> busy;   // per register slot: 1 while an op in flight writes it
+};
+// Another instruction reading an accumulator register of a wgmma in flight: a named fault
+// (exec_wgmma.cpp). Called by the scheduler only while the warp has wgmma in flight.
+bool wgmmaReadsInFlight(Ctx& c, const Inst& in, uint32_t exec);
+// A cp.async.bulk global->shared copy in flight: the source is read at issue, the bytes land (and
+// complete_tx on the mbarrier) when that mbarrier is next tested.
+struct BulkCopy {
+  uint32_t dstOff, barOff;
+  std::vector<uint8_t> data;
+  uint8_t swizzle = 0;         // TMA: 16-byte chunks land at address bits 4.. XOR bits 7.. (1-3 bits)
+};
+// A cp.async.bulk shared->global store of a bulk group: shared memory is read and global memory
+// written when a cp.async.bulk.wait_group covers the group (or the thread exits).
+struct BulkStore {
+  uint64_t dst;
+  uint8_t* host;               // translated (and checked) at issue
+  uint32_t srcOff, bytes, group;
+  uint16_t warp;
+  uint8_t lane;
+  bool tensor = false;         // cp.async.bulk.tensor store: tmap and coord say where (exec_tma.cpp)
+  uint8_t redOp = 0, redTy = 0;  // cp.reduce.async.bulk: the reduction (0: a plain store) and type
+  uint8_t tmap[128];
+  int32_t coord[5];
+};
+
 struct Warp {
   uint64_t* R = nullptr;   // register file: slot s, lane l at R[s*32 + l]
   uint32_t pc = 0;         // pc of the running group of lanes
@@ -45,6 +85,8 @@ struct Warp {
   std::vector<AsyncCopy> copies;   // cp.async in flight, oldest first
   uint32_t committed[kWarp] = {};  // commit groups closed per lane
   uint32_t copySeq = 0;            // cp.async issued so far (AsyncCopy::seq)
+  WgmmaInFlight wgmma;             // wgmma.mma_async in flight (exec_wgmma.cpp)
+  uint32_t bulkCommitted[kWarp] = {};  // cp.async.bulk.commit_group count per lane
 };
 
 // cp.async.mbarrier.arrive: an arrive-on the mbarrier at barOff, due once the lane's copies issued
@@ -70,6 +112,13 @@ struct Cta {
   std::vector<Warp> warps;
   std::vector<uint64_t> regs;
   std::vector<MbarArrive> mbarArrives;
+  std::vector<std::pair<uint32_t, int64_t>> mbarTx;  // mbarrier offset -> tx-count of its phase
+  std::vector<BulkCopy> bulkCopies;                  // cp.async.bulk to shared in flight
+  std::vector<BulkStore> bulkStores;                 // cp.async.bulk to global in flight
+  // Shared memory as the async proxy sees it (wgmma operands, bulk/TMA store sources): the state
+  // at the last fence.proxy.async (shared) of any thread, plus what the async proxy wrote since.
+  // Empty until first needed (it then starts as the zero-filled shared memory).
+  std::vector<uint8_t> asyncView;
 };
 
 // Everything one launch shares between its worker threads.
@@ -148,6 +197,36 @@ void raise(Ctx& c, Fault::Kind k, int lane, uint64_t addr, unsigned size, bool w
 void reschedule(Warp& w);
 // Lanes parked in a .sync warp collective wake up to look again (after lanes exit).
 void wakeWarpSync(Warp& w);
+// mbarrier transaction counts (exec_mbarrier.cpp): adds delta to the tx-count of the barrier at
+// off (expect_tx: +, complete_tx: -) and completes its phase when nothing is pending; false after
+// raising a fault.
+bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta);
+// Lands the bulk copies that signal the barrier at off (all when off == ~0u); exec_bulk.cpp.
+bool settleBulkCopies(Ctx& c, uint32_t off);
+// Writes the bulk stores of a lane whose group is below `upto` (all lanes/groups: lane < 0).
+bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto);
+// The async proxy's view of shared memory (Cta::asyncView), created on first use; exec_bulk.cpp.
+uint8_t* asyncShared(Ctx& c);
+// fence.proxy.async (all spaces, .shared::cta, .shared::cluster): generic writes to shared memory
+// so far become visible to the async proxy; exec_bulk.cpp.
+void proxyAsyncFenceOp(Ctx& c, const Inst& in, uint32_t exec);
+// Host bytes of the global range [addr, addr+size) with no alignment requirement (bulk copies,
+// tensor maps and TMA rows are 16-byte granular): nullptr with f filled when it is not inside one
+// live allocation (exec_bulk.cpp).
+uint8_t* translateRange(Ctx& c, uint64_t addr, uint64_t size, bool write, Fault& f);
+// cp.reduce.async.bulk element update: dst[0..bytes) op= src (exec_bulk.cpp); op/type as
+// BulkStore::redOp/redTy. For tensor reductions, the RedTy of a tensor-map data type (-1: none).
+void reduceElements(uint8_t* dst, const uint8_t* src, uint32_t bytes, uint8_t op, uint8_t type);
+int reduceTypeOfTensorMap(unsigned dtype, uint8_t op);
+// cp.async.bulk.tensor store of a settled bulk group (exec_tma.cpp); false after a fault.
+bool tmaStore(Ctx& c, const BulkStore& s);
+// cp.async.bulk.tensor (exec_tma.cpp), decoded through decodeCpAsyncBulk.
+bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in);
+// False (with the decoder's error set) when st has a modifier outside `allowed` (space-separated):
+// the `cp` entry's modifiers are the union of its forms, so each form checks its own.
+bool onlyMods(Decoder& dc, const Stmt& st, const char* allowed);
+// cp.async.bulk* (exec_bulk.cpp), decoded from the `cp` entry.
+bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in);
 // cp.async.mbarrier.arrive (exec_mbarrier.cpp), decoded from the `cp` entry.
 bool decodeCpAsyncMbarrierArrive(Decoder& dc, const Stmt& st, Inst& in);
 // bar.warp.sync (exec_warp.cpp), decoded from the `bar` entry.

@@ -289,7 +289,10 @@ void rsqrtApproxFtzF64(Ctx& c, const Inst& in, uint32_t exec) {
 
 }  // namespace
 
+bool decodeMinMaxXorsign(Decoder& dc, const Stmt& st, Inst& in);  // exec_minmax_xorsign.cpp
+
 bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.has("xorsign")) return decodeMinMaxXorsign(dc, st, in);
   Ty t = st.type();
   const std::string& op = st.op;
   int flags = (st.has("ftz") ? kFtz : 0) | (st.has("sat") ? kSat : 0) | (st.has("relu") ? kRelu : 0);

@@ -708,8 +708,13 @@ bool slctDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return in.fn != nullptr;
 }
 
+}  // namespace
+bool decodeMov128(Decoder& dc, const Stmt& st, Inst& in);  // exec_b128.cpp
+namespace {
+
 bool movDecode(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
+  if (t == Ty::B128) return decodeMov128(dc, st, in);
   if (st.ops.size() != 2) return dc.fail("wrong operand count");
   unsigned sz = tySize(t);
   const Operand& a = st.ops[1];
@@ -898,8 +903,8 @@ void registerIntOps(DecodeTable& t) {
   addOp(t, "mad", arith, "lo hi wide cc " + ints + " f32 f64 ftz sat " + rnd, "`mad.f32` is fused; `.cc` carry out; no `mad.hi.sat`");
   addOp(t, "div", arith, ints + " f32 f64 ftz approx full " + rnd, "integer division by zero: all ones; `.approx/.full` correctly rounded");
   addOp(t, "rem", arith, ints, "remainder by zero: the dividend");
-  addOp(t, "min", arith, ints + " relu f32 f64 ftz NaN " + half, "`.relu` on s32; NaN operands ignored unless `.NaN`");
-  addOp(t, "max", arith, ints + " relu f32 f64 ftz NaN " + half, "as `min`");
+  addOp(t, "min", arith, ints + " relu f32 f64 ftz NaN xorsign abs " + half, "`.relu` on s32; NaN operands ignored unless `.NaN`; `.xorsign.abs` on f32 and halves");
+  addOp(t, "max", arith, ints + " relu f32 f64 ftz NaN xorsign abs " + half, "as `min`");
   addOp(t, "abs", unary, "s16 s32 s64 f32 f64 ftz " + half, "float forms touch only the sign bit");
   addOp(t, "neg", unary, "s16 s32 s64 f32 f64 ftz " + half, "as `abs`");
   addOp(t, "not", unary, "b16 b32 b64 pred", "");
@@ -919,7 +924,7 @@ void registerIntOps(DecodeTable& t) {
   addOp(t, "set", setDecode, "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz b16 b32 b64 u16 u32 u64 s16 s32 s64 f32 f64 f16 f16x2 bf16 bf16x2", "true: all ones (integers) or 1.0 (floats)");
   addOp(t, "selp", selpDecode, "b16 b32 b64 " + ints + " f32 f64", "");
   addOp(t, "slct", slctDecode, "b16 b32 b64 " + ints + " f32 f64 ftz", "selector s32 or f32");
-  addOp(t, "mov", movDecode, "pred b16 b32 b64 " + ints + " f32 f64", "vector pack/unpack; `%clock*`, `%globaltimer*` from host clocks");
+  addOp(t, "mov", movDecode, "pred b16 b32 b64 b128 " + ints + " f32 f64", "vector pack/unpack; `%clock*`, `%globaltimer*` from host clocks");
   addOp(t, "lop3", lop3Decode, "b32", "");
   addOp(t, "bfe", bfeDecode, "u32 u64 s32 s64", "");
   addOp(t, "bfi", bfiDecode, "b32 b64", "");

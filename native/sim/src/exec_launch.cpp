@@ -21,6 +21,8 @@ const DecodeTable& decodeTable() {
     registerVideoOps(t);
     registerWmmaOps(t);
     registerMbarrierOps(t);
+    registerWgmmaOps(t);
+    registerHopperMiscOps(t);
     return t;
   }();
   return table;
@@ -118,6 +120,7 @@ void runWarp(Ctx& c, Warp& w) {
     uint32_t exec = w.mask;
     if (in.guard) exec = guardMask(c.R + (size_t)in.guard * kWarp, exec, in.guardNeg);
     c.curPc = w.pc;
+    if (!w.wgmma.ops.empty() && exec && wgmmaReadsInFlight(c, in, exec)) break;
     in.fn(c, in, exec);
     n++;
     ti += exec == ~0u ? 32u : (unsigned)__builtin_popcount(exec);
@@ -185,6 +188,10 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
   std::fill(std::begin(cta.expected), std::end(cta.expected), 0);
   std::fill(std::begin(cta.redCount), std::end(cta.redCount), 0);
   cta.mbarArrives.clear();
+  cta.mbarTx.clear();
+  cta.bulkCopies.clear();
+  cta.bulkStores.clear();
+  cta.asyncView.clear();
   if (c.san) sanBeginCta(c, cta, sharedBytes);
   size_t perWarp = (size_t)P.numSlots * kWarp;
   if (cta.regs.size() < perWarp * nwarps) cta.regs.assign(perWarp * nwarps, 0);
@@ -204,6 +211,8 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     w.copies.clear();
     w.copySeq = 0;
     std::fill(std::begin(w.committed), std::end(w.committed), 0);
+    w.wgmma = WgmmaInFlight{};
+    std::fill(std::begin(w.bulkCommitted), std::end(w.bulkCommitted), 0);
     uint64_t* R = w.R;
     for (unsigned l = 0; l < kWarp; l++) {
       unsigned t = wi * kWarp + l;
@@ -253,7 +262,11 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     bool released = releaseBarriers(c, cta);
     bool alive = false;
     for (auto& w : cta.warps) alive |= w.live != 0;
-    if (!alive) return;
+    if (!alive) {
+      // bulk stores still in flight complete once their threads have exited
+      if (!cta.bulkStores.empty()) settleBulkStores(c, -1, -1, ~0u);
+      return;
+    }
     if (L.stop.load(std::memory_order_relaxed)) return;
     if (!ran && !released) {
       c.w = &cta.warps[0];

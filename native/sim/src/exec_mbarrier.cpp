@@ -7,7 +7,10 @@
 // and an arrive's state is (phase number << 40) | pending count after it, so test_wait(state)
 // completes once the barrier's phase number has moved past the state's.
 // Memory ordering: the sim makes every store visible at once, so .release/.acquire/.relaxed and
-// the .cta scope need no work; .cluster scope and the tx-count forms (sm_90) are refused.
+// the .cta scope need no work. Transaction counts (sm_90): the tx-count of the current phase is kept
+// beside the object (Cta::mbarTx); a phase completes when its pending arrivals and its tx-count are
+// both zero. Clusters are launched with one CTA each (cluster launches are refused), so .cluster
+// scope and .shared::cluster addresses of the executing CTA are the CTA's own.
 #include "exec_core.h"
 #include "exec_mem.h"
 
@@ -46,6 +49,19 @@ bool barriers(Ctx& c, const Inst& in, uint32_t exec, bool write, uint32_t* off) 
 
 inline uint64_t& word(Ctx& c, uint32_t off) { return *reinterpret_cast<uint64_t*>(c.cta->shared.data() + off); }
 
+int64_t& txOf(Ctx& c, uint32_t off) {
+  for (auto& e : c.cta->mbarTx)
+    if (e.first == off) return e.second;
+  c.cta->mbarTx.emplace_back(off, 0);
+  return c.cta->mbarTx.back().second;
+}
+void dropTx(Ctx& c, uint32_t off) {
+  auto& v = c.cta->mbarTx;
+  for (size_t i = 0; i < v.size(); i++)
+    if (v[i].first == off) { v.erase(v.begin() + (long)i); return; }
+}
+constexpr int64_t kTxLimit = (1 << 20) - 1;
+
 // One arrival of `count` on the barrier at off; drop also lowers the expected count. Returns the
 // state, or false after raising a fault (an arrival the phase has no room for is undefined in the
 // ISA: the sim says so instead of wrapping the count).
@@ -66,7 +82,7 @@ bool arrive(Ctx& c, int lane, uint32_t off, uint64_t count, bool drop, bool noCo
   }
   pend -= count;
   state = pack(pend, 0, ph);
-  if (pend == 0) {
+  if (pend == 0 && (c.cta->mbarTx.empty() || txOf(c, off) == 0)) {
     if (noComplete) {
       raise(c, Fault::IllegalInstruction, lane, 0, 0, false, "mbarrier arrive .noComplete would complete the phase");
       return false;
@@ -123,6 +139,7 @@ void initOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     word(c, off[l]) = pack(count, count, 0);
+    dropTx(c, off[l]);
   }
 }
 
@@ -130,7 +147,10 @@ void initOp(Ctx& c, const Inst& in, uint32_t exec) {
 void invalOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint32_t off[kWarp];
   if (!barriers(c, in, exec, true, off)) return;
-  FOR_LANES(exec) word(c, off[l]) = 0;
+  FOR_LANES(exec) {
+    word(c, off[l]) = 0;
+    dropTx(c, off[l]);
+  }
 }
 
 // mbarrier.arrive{_drop}{.noComplete}.b64 state, [addr]{, count}: mode bit 1 drop, bit 2
@@ -162,10 +182,33 @@ void testWaitOp(Ctx& c, const Inst& in, uint32_t exec) {
   const uint64_t* s = slot(c, in.s[1]);
   FOR_LANES(exec) {
     if (!c.cta->mbarArrives.empty() && !settleAsyncArrives(c, off[l])) return;
+    if (!c.cta->bulkCopies.empty() && !settleBulkCopies(c, off[l])) return;
     uint64_t ph = phase(word(c, off[l]));
     if (in.mode == 1) d[l] = (ph & 1) != (s[l] & 1);          // .parity: that parity's phase is over
     else d[l] = ((ph - phase(s[l])) & kPhaseMask) != 0;         // state: its phase is over
     if (c.san && d[l]) sanAcquireAll(c, l);
+  }
+}
+
+// mbarrier.expect_tx / complete_tx.b64 [addr], txCount (mode 0 expect, 1 complete), and
+// mbarrier.arrive.expect_tx.b64 state, [addr], txCount (expect, then one arrival).
+void txOp(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t off[kWarp];
+  if (!barriers(c, in, exec, true, off)) return;
+  const uint64_t* n = slot(c, in.s[1]);
+  uint64_t* d = slot(c, in.d[0]);
+  FOR_LANES(exec) {
+    int64_t tx = (uint32_t)n[l];
+    if (tx > kTxLimit) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "mbarrier txCount must be in [0, 2^20 - 1], got " + std::to_string(tx));
+      return;
+    }
+    if (!mbarrierTx(c, (int)l, off[l], in.mode == 1 ? -tx : tx)) return;
+    if (in.mode == 2) {
+      uint64_t state;
+      if (!arrive(c, (int)l, off[l], 1, false, false, state)) return;
+      d[l] = state;
+    }
   }
 }
 
@@ -198,13 +241,12 @@ void cpArriveOp(Ctx& c, const Inst& in, uint32_t exec) {
 bool addrOperand(Decoder& dc, const Stmt& st, const Operand& o, Inst& in) {
   uint8_t sym;
   if (!dc.addr(o, in.s[0], in.imm, sym)) return false;
-  in.space = st.has("shared") || st.has("shared::cta") ? kShared : kGeneric;
+  in.space = st.has("shared") || st.has("shared::cta") || st.has("shared::cluster") ? kShared : kGeneric;
   return true;
 }
 
 bool checkCommon(Decoder& dc, const Stmt& st) {
   if (st.type() != Ty::B64) return dc.fail("mbarrier operations are .b64");
-  if (st.has("cluster") || st.has("shared::cluster")) return dc.fail(".cluster scope is not implemented (sm_90 clusters)");
   return true;
 }
 
@@ -225,8 +267,20 @@ bool mbarrierDecode(Decoder& dc, const Stmt& st, Inst& in) {
     in.fn = &invalOp;
     return true;
   }
+  if (st.has("expect_tx") || st.has("complete_tx")) {
+    bool arr = st.has("arrive");
+    if (st.has("arrive_drop") || st.has("noComplete") || (st.has("expect_tx") && st.has("complete_tx")))
+      return dc.fail("expected mbarrier{.arrive}.expect_tx or mbarrier.complete_tx");
+    if (arr && st.has("complete_tx")) return dc.fail("mbarrier.arrive.complete_tx is not a PTX form");
+    if (o.size() != (arr ? 3u : 2u)) return dc.fail(arr ? "expected mbarrier.arrive.expect_tx.b64 state, [addr], txCount" : "expected mbarrier.{expect,complete}_tx.b64 [addr], txCount");
+    if (arr) in.d[0] = dc.dst(o[0]);
+    if (!addrOperand(dc, st, o[arr ? 1 : 0], in)) return false;
+    in.s[1] = dc.src(o[arr ? 2 : 1], Ty::U32);
+    in.mode = arr ? 2 : st.has("complete_tx") ? 1 : 0;
+    in.fn = &txOp;
+    return true;
+  }
   if (st.has("arrive") || st.has("arrive_drop")) {
-    if (st.has("expect_tx")) return dc.fail(".expect_tx (transaction counts, sm_90) is not implemented");
     if (o.size() != 2 && o.size() != 3) return dc.fail("expected mbarrier.arrive.b64 state, [addr]{, count}");
     if (st.has("noComplete") && o.size() != 3) return dc.fail(".noComplete needs a count");
     in.d[0] = dc.dst(o[0]);
@@ -259,6 +313,21 @@ bool mbarrierDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 }  // namespace
 
+bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta) {
+  int64_t& tx = txOf(c, off);
+  int64_t nt = tx + delta;
+  if (nt > kTxLimit || nt < -kTxLimit) {
+    raise(c, Fault::IllegalInstruction, lane, 0, 0, false, "mbarrier tx-count out of range [-(2^20-1), 2^20-1] (" + std::to_string(nt) + ")");
+    return false;
+  }
+  tx = nt;
+  uint64_t v = word(c, off);
+  if (nt == 0 && pending(v) == 0 && expected(v) != 0) {  // the last bytes of a phase whose arrivals are done
+    word(c, off) = pack(expected(v), expected(v), phase(v) + 1);
+  }
+  return true;
+}
+
 bool decodeCpAsyncMbarrierArrive(Decoder& dc, const Stmt& st, Inst& in) {
   if (!st.has("arrive") || st.type() != Ty::B64 || st.ops.size() != 1) return dc.fail("expected cp.async.mbarrier.arrive{.noinc}.b64 [addr]");
   in.cls = kSync;
@@ -270,8 +339,8 @@ bool decodeCpAsyncMbarrierArrive(Decoder& dc, const Stmt& st, Inst& in) {
 
 void registerMbarrierOps(DecodeTable& t) {
   addOp(t, "mbarrier", mbarrierDecode,
-        "init inval arrive arrive_drop noComplete test_wait try_wait parity pending_count shared shared::cta release acquire relaxed cta b64",
-        "phases, pending and expected counts as in the ISA; try_wait answers at once; an arrival with none pending or an init count out of range faults; no tx-count or cluster forms");
+        "init inval arrive arrive_drop noComplete test_wait try_wait parity pending_count expect_tx complete_tx shared shared::cta shared::cluster release acquire relaxed cta cluster b64",
+        "phases, pending and expected counts and tx-counts as in the ISA (a phase completes when both reach zero); try_wait answers at once (the suspend hint is read); bulk copies signalling an mbarrier land when it is tested; an arrival with none pending, an init count or tx-count out of range faults; `.cluster` is the CTA itself (clusters of one CTA)");
 }
 
 }  // namespace tsim

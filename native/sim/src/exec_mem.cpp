@@ -174,6 +174,14 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
       uint64_t w = addr[l] & kWindowMask;
       if (w == kSharedWindow) { shr |= 1u << l; addr[l] -= kSharedWindow; }
       else if (w == kLocalWindow) { loc |= 1u << l; addr[l] -= kLocalWindow; }
+      else if (w == kParamWindow) {  // a kernel parameter through cvta.param: read-only
+        uint64_t o = addr[l] - kParamWindow;
+        if (write || o + bytes > c.L->fn->info.paramBytes || !c.L->cfg->params) {
+          raise(c, Fault::OutOfBounds, (int)l, addr[l], bytes, write, "outside the kernel parameters (generic param address)");
+          return false;
+        }
+        ptr[l] = const_cast<uint8_t*>(c.L->cfg->params) + o;
+      }
       else glob |= 1u << l;
     }
     if (glob) {
@@ -481,11 +489,17 @@ Stmt withoutCacheHint(Decoder& dc, const Stmt& st) {
 }
 
 bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
+}  // namespace
+bool decodeLdSt128(Decoder& dc, const Stmt& st, Inst& in);  // exec_b128.cpp
+bool decodeAtom128(Decoder& dc, const Stmt& st, Inst& in);
+bool decodeAtomVec(Decoder& dc, const Stmt& st, Inst& in);
+namespace {
 bool ldstDecode(Decoder& dc, const Stmt& st, Inst& in) { return ldstDecodeStmt(dc, withoutCacheHint(dc, st), in); }
 
 bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   for (auto& m : st.mods) if (!knownMemMod(m)) return dc.fail("modifier ." + m);
   Ty t = st.type();
+  if (t == Ty::B128) return decodeLdSt128(dc, st, in);
   if (t == Ty::None || st.ops.size() != 2) return dc.fail("bad ld/st form");
   in.size = (uint8_t)tySize(t);
   in.vec = st.has("v4") ? 4 : st.has("v2") ? 2 : 1;
@@ -544,6 +558,8 @@ bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
 bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) { return atomDecodeStmt(dc, withoutCacheHint(dc, st), in); }
 
 bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.type() == Ty::B128) return decodeAtom128(dc, st, in);
+  if (st.has("v2") || st.has("v4")) return decodeAtomVec(dc, st, in);
   static const char* ops[] = {"add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor"};
   int op = -1;
   for (int i = 0; i < 10; i++) if (st.has(ops[i])) op = i;
@@ -595,7 +611,8 @@ bool cvtaDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.mode = to;
   if (st.has("shared") || st.has("shared::cta")) in.imm = (int64_t)kSharedWindow;
   else if (st.has("local")) in.imm = (int64_t)kLocalWindow;
-  else if (st.has("global") || st.has("const") || st.has("param")) in.imm = 0;
+  else if (st.has("param")) in.imm = (int64_t)kParamWindow;  // kernel parameters: the param window
+  else if (st.has("global") || st.has("const")) in.imm = 0;
   else return dc.fail("cvta needs a state space");
   in.fn = &cvtaOp;
   return true;
@@ -610,8 +627,11 @@ bool isspacepDecode(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
-bool fenceDecode(Decoder&, const Stmt&, Inst& in) {
+bool fenceDecode(Decoder&, const Stmt& st, Inst& in) {
   in.fn = &fenceOp;
+  // fence.proxy.async{,.shared::cta,.shared::cluster}: orders generic shared-memory writes before
+  // the async proxy's accesses (wgmma, bulk and tensor copies), which read Cta::asyncView
+  if (st.has("proxy") && st.has("async") && !st.has("global")) in.fn = &proxyAsyncFenceOp;
   in.cls = kSync;
   return true;
 }
@@ -650,12 +670,12 @@ bool createpolicyDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 void registerMemOps(DecodeTable& t) {
-  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "ld", ldstDecode, mem + " " + types, "cache operators, eviction hints and `.L2::cache_hint` policies have no effect");
   addOp(t, "ldu", ldstDecode, mem + " " + types, "");
   addOp(t, "st", stDecode, mem + " " + types, "");
   const std::string atomic = "global shared shared::cta relaxed acquire release acq_rel sys gpu cta noftz L2::cache_hint "
-                             "add min max inc dec cas exch and or xor b16 b32 b64 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+                             "v2 v4 add min max inc dec cas exch and or xor b16 b32 b64 b128 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "atom", atomDecode, atomic, "a CAS loop on the host bytes");
   addOp(t, "red", atomDecode, atomic, "");
   addOp(t, "createpolicy", createpolicyDecode,
@@ -663,9 +683,9 @@ void registerMemOps(DecodeTable& t) {
         "an opaque policy for `.L2::cache_hint` operands (hints have no effect)");
   addOp(t, "cvta", cvtaDecode, "to global shared shared::cta local const param u32 u64", "");
   addOp(t, "isspacep", isspacepDecode, "global shared shared::cta local", "");
-  addOp(t, "fence", fenceDecode, "sc acq_rel cta gpu sys proxy alias async async::generic async::global async::shared::cta", "a host fence");
+  addOp(t, "fence", fenceDecode, "sc acq_rel acquire release cta cluster gpu sys proxy alias async async::generic async::global async::shared::cta shared::cta shared::cluster global mbarrier_init tensormap::generic", "a host fence (every write is visible at once, to every proxy)");
   addOp(t, "membar", fenceDecode, "cta gl sys", "a host fence");
-  addOp(t, "prefetch", prefetchDecode, "global local L1 L2 L2::evict_last L2::evict_normal", "no effect");
+  addOp(t, "prefetch", prefetchDecode, "global local param const L1 L2 L2::evict_last L2::evict_normal tensormap", "no effect");
   addOp(t, "prefetchu", prefetchDecode, "L1", "no effect");
 }
 

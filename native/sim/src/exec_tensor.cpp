@@ -219,6 +219,7 @@ bool mmaDecode(Decoder& dc, const Stmt& st, Inst& in) {
 // ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16: lanes 8i..8i+7 give the row addresses of
 // matrix i; lane L receives row L/4, columns 2(L%4)..+1 of each matrix (transposed with .trans).
 void ldmatrixOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!exec) return;  // guarded off in every lane
   if (exec != ~0u) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "ldmatrix needs all 32 lanes of the warp");
     return;
@@ -226,8 +227,10 @@ void ldmatrixOp(Ctx& c, const Inst& in, uint32_t exec) {
   unsigned nm = in.vec;
   uint32_t rows = nm == 4 ? ~0u : (1u << (8 * nm)) - 1;
   uint8_t* p[kWarp];
-  if (!resolve(c, in, rows, 16, false, p, true)) return;
   bool trans = in.mode & 1, store = in.mode & 2;
+  Inst at = in;
+  if (store) at.s[0] = in.d[0];  // stmatrix: the address is in d[0], the registers in s[0..3]
+  if (!resolve(c, at, rows, 16, store, p, true)) return;
   for (unsigned m = 0; m < nm; m++) {
     for (unsigned l = 0; l < 32; l++) {
       unsigned r = l >> 2, col = 2 * (l & 3);
@@ -236,7 +239,7 @@ void ldmatrixOp(Ctx& c, const Inst& in, uint32_t exec) {
         unsigned row = trans ? col + k : r, cc = trans ? r : col + k;
         h[k] = reinterpret_cast<uint16_t*>(p[8 * m + row] + 2 * cc);
       }
-      uint64_t& reg = c.R[(size_t)(store ? in.s[1 + m] : in.d[m]) * kWarp + l];
+      uint64_t& reg = c.R[(size_t)(store ? in.s[m] : in.d[m]) * kWarp + l];
       if (store) {
         *h[0] = (uint16_t)reg;
         *h[1] = (uint16_t)(reg >> 16);
@@ -255,7 +258,7 @@ bool ldmatrixDecode(Decoder& dc, const Stmt& st, Inst& in) {
   const Operand& a = store ? st.ops[0] : st.ops[1];
   const Operand& v = store ? st.ops[1] : st.ops[0];
   uint8_t sym;
-  if (!dc.addr(a, in.s[0], in.imm, sym)) return false;
+  if (!dc.addr(a, store ? in.d[0] : in.s[0], in.imm, sym)) return false;
   in.space = kShared;
   if (!st.has("shared") && !st.has("shared::cta")) in.space = sym;
   std::vector<const Operand*> regs;
@@ -263,10 +266,9 @@ bool ldmatrixDecode(Decoder& dc, const Stmt& st, Inst& in) {
   else regs.push_back(&v);
   if (regs.size() != n) return dc.fail("register count does not match .xN");
   for (unsigned i = 0; i < n; i++) {
-    if (store) in.s[1 + i] = dc.src(*regs[i], Ty::B32);
+    if (store) in.s[i] = dc.src(*regs[i], Ty::B32);
     else in.d[i] = dc.dst(*regs[i]);
   }
-  if (store && n == 4) return dc.fail("stmatrix.x4 is not supported");
   in.vec = (uint8_t)n;
   in.mode = (st.has("trans") ? 1 : 0) | (store ? 2 : 0);
   in.fn = &ldmatrixOp;
@@ -375,6 +377,9 @@ bool cpAsyncDecode(Decoder& dc, const Stmt& stIn, Inst& in) {
   }
   in.cls = kMemGlobal;
   if (!st.has("async")) return dc.fail("only cp.async is supported");
+  if (st.has("bulk")) return decodeCpAsyncBulk(dc, st, in);
+  if (!onlyMods(dc, st, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B L2::cache_hint mbarrier arrive noinc b64"))
+    return false;
   if (st.has("mbarrier")) return decodeCpAsyncMbarrierArrive(dc, st, in);
   if (st.has("commit_group") || st.has("wait_group") || st.has("wait_all")) {
     in.cls = kSync;
@@ -428,8 +433,9 @@ void registerTensorOps(DecodeTable& t) {
         "ISA fragment layouts; float sums exact, rounded once; s8/u8 with s32 (wrapping, or clamped with `.satfinite`); f64 m8n8k4 as fma chains");
   const std::string ldm = "sync aligned m8n8 x1 x2 x4 trans shared shared::cta b16";
   addOp(t, "ldmatrix", ldmatrixDecode, ldm, "");
-  addOp(t, "stmatrix", ldmatrixDecode, ldm, "x1/x2 only");
-  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B L2::cache_hint mbarrier arrive noinc b64",
+  addOp(t, "stmatrix", ldmatrixDecode, ldm, "the inverse of `ldmatrix` (sm_90)");
+  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B L2::cache_hint mbarrier arrive noinc b64 bulk shared::cluster mbarrier::complete_tx::bytes bulk_group read tensor 1d 2d 3d 4d 5d tile "
+        "reduce and or xor add inc dec min max noftz u32 s32 u64 s64 b32 f32 f64 f16 bf16",
         "`cp.async`: copies land at the covering wait (or, for `cp.async.mbarrier.arrive`, when that mbarrier is tested); L2 prefetch sizes have no effect");
 }
 

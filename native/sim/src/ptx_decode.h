@@ -95,6 +95,8 @@ void registerTensorOps(DecodeTable& t);
 void registerVideoOps(DecodeTable& t);
 void registerWmmaOps(DecodeTable& t);
 void registerMbarrierOps(DecodeTable& t);
+void registerWgmmaOps(DecodeTable& t);
+void registerHopperMiscOps(DecodeTable& t);
 const DecodeTable& decodeTable();
 
 }  // namespace tsim

@@ -27,6 +27,8 @@ enum Space : uint8_t { kGeneric, kGlobal, kShared, kLocal, kParam, kConst };
 constexpr uint64_t kSharedWindow = 0xFFFF000000000000ull;
 constexpr uint64_t kLocalWindow = 0xFFFE000000000000ull;
 constexpr uint64_t kWindowMask = 0xFFFF000000000000ull;
+// Generic addresses of kernel parameters (cvta.param; the window holds the parameter offset).
+constexpr uint64_t kParamWindow = 0xFFFD000000000000ull;
 
 struct Ctx;
 struct Inst;

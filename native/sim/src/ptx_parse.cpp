@@ -270,6 +270,7 @@ class Parser : public Decoder {
     off = o.off;
     space = kGeneric;
     if (o.elems.empty()) { base = constSlot(ConstSlot::Value, 0, 0); return true; }
+    if (o.elems.size() > 1) return fail("an address with a coordinate vector is a tensor-copy operand");
     const Operand& b = o.elems[0];
     const Sym* s = lookup(b.name);
     if (!s) {
@@ -414,12 +415,15 @@ class Parser : public Decoder {
   // Attributes, type and name of a variable or parameter (after the state space).
   Decl declHead() {
     Decl d;
+    bool ptr = false;  // after .ptr, `.space .align N` describe the pointee, not the parameter
     while (cur().kind == Tok::Ident && cur().s[0] == '.') {
       std::string a = next().s;
-      if (a == ".align") d.align = (unsigned)intTok();
+      if (a == ".align" && ptr) intTok();
+      else if (a == ".align") d.align = (unsigned)intTok();
       else if (a == ".v2") d.vec = 2;
       else if (a == ".v4") d.vec = 4;
-      else if (a == ".ptr" || a == ".global" || a == ".shared" || a == ".const" || a == ".local") {}
+      else if (a == ".ptr") ptr = true;
+      else if (a == ".global" || a == ".shared" || a == ".const" || a == ".local") {}
       else if (parseTy(a.substr(1)) != Ty::None) d.ty = parseTy(a.substr(1));
       else bad("unknown attribute '" + a + "'");
     }
@@ -694,17 +698,21 @@ class Parser : public Decoder {
       std::string n = next().s;
       int64_t count = -1;
       if (is("<")) { p_++; count = intTok(); expect(">"); }
-      if (count > (int64_t)kMaxSlots || m_.prog.numSlots + std::max<int64_t>(count, 1) > kMaxSlots)
+      // a .b128 register takes two slots: low 64 bits, then high 64 bits (exec_b128.cpp)
+      const int64_t per = ty == Ty::B128 ? 2 : 1;
+      if (count > (int64_t)kMaxSlots || m_.prog.numSlots + per * std::max<int64_t>(count, 1) > kMaxSlots)
         bad("too many registers");
       Sym s;
       s.kind = Sym::Reg;
       s.ty = ty;
       if (count < 0) {
-        s.idx = m_.prog.numSlots++;
+        s.idx = m_.prog.numSlots;
+        m_.prog.numSlots += (uint32_t)per;
         declare(n, s);
       } else {
         for (int64_t i = 0; i < count; i++) {
-          s.idx = m_.prog.numSlots++;
+          s.idx = m_.prog.numSlots;
+          m_.prog.numSlots += (uint32_t)per;
           declare(n + std::to_string(i), s);
         }
       }
@@ -736,6 +744,12 @@ class Parser : public Decoder {
           bool neg = next().s == "-";
           int64_t v = intTok();
           o.off += neg ? -v : v;
+        }
+        // [tensorMap, {c0, ...}] (cp.async.bulk.tensor): the coordinate vector is elems[1]
+        if (is(",")) {
+          p_++;
+          if (!is("{")) bad("expected '{' after ',' in an address operand");
+          o.elems.push_back(operand());
         }
       } else {
         o.off = intTok();

@@ -40,18 +40,21 @@ int main() {
 
   const char* arch = std::getenv("TESSERA_SIM_ARCH");
   const bool hopper = arch && std::strcmp(arch, "sm_90") == 0;
+  const bool ada = arch && std::strcmp(arch, "sm_89") == 0;
   auto attr = [&](CUdevice_attribute a) {
     int v = -12345;
     CHECK_OK(cuDeviceGetAttribute(&v, a, dev));
     return v;
   };
   CHECK(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) == (hopper ? 9 : 8));
-  CHECK(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) == 0);
+  CHECK(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) == (ada ? 9 : 0));
+  CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) == (hopper ? 228 : ada ? 100 : 164) * 1024);
+  CHECK(attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) == (hopper ? 1 : 0));
   CHECK(attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE) == 32);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK) == 1024);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z) == 64);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK) == 48 * 1024);
-  CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) == (hopper ? 227 : 163) * 1024);
+  CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) == (hopper ? 227 : ada ? 99 : 163) * 1024);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) > 0);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) == 1);
   int v;

@@ -145,6 +145,6 @@ int main() {
   refused("cp.async.ca.shared.global [%r1], [%rd1], 12;", "cp-size must be 4, 8 or 16");
   refused("cp.async.ca.shared.global.L2::cache_hint [%r1], [%rd1], 16;", "needs a cache-policy operand");
   refused("cp.async.wait_group %r1;", "integer constant");
-  refused("cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16;", "modifier .bulk");
+  refused("cp.async.bulk.shared::cluster.global [%r1], [%rd1], 16;", "mbarrier::complete_tx::bytes");  // no completion mechanism
   return finish("ptx_cpasync_test");
 }

@@ -6,7 +6,7 @@
 // no earlier than the mbarrier is tested (a read before that sees old shared memory); without
 // .noinc the pending count goes up at issue. A CTA-wide producer/consumer handshake on 2 warps.
 // Misuse faults: arrivals with none pending, .noComplete that would complete, init out of range,
-// an mbarrier outside shared memory. Forms of sm_90 (tx-count, cluster) are refused at load.
+// an mbarrier outside shared memory. The sm_90 forms (tx-counts, .cluster) are in ptx_bulk_test.
 #include "ptx_harness.h"
 
 using namespace ptxtest;
@@ -219,8 +219,8 @@ int main() {
       ptxtest::failures++;
     }
   };
-  refused("mbarrier.arrive.expect_tx.shared.b64 %rd1, [b], 16;", "expect_tx");
-  refused("mbarrier.arrive.release.cluster.shared.b64 %rd1, [b];", "cluster");
+  refused("mbarrier.arrive.expect_tx.shared.b64 %rd1, [b];", "txCount");
+  refused("mbarrier.arrive.expect_tx.noComplete.shared.b64 %rd1, [b], 16;", "expect_tx");
   refused("mbarrier.arrive.shared.b32 %rd1, [b];", "b32");
   return finish("ptx_mbarrier_test");
 }

@@ -1,0 +1,433 @@
+// Tensor copies (TMA; sm_90; PTX ISA "cp.async.bulk.tensor", CUDA driver cuTensorMapEncodeTiled):
+//   cp.async.bulk.tensor.Nd.{shared::cluster,shared::cta}.global{.tile}.mbarrier::complete_tx::bytes
+//       [dstMem], [tensorMap, {c0, ..., cN-1}], [mbar]
+//   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tensorMap, {c0, ...}], [srcMem]
+// The tensor map (128 bytes, by value in a kernel parameter or in global memory; tensormap.h) gives
+// the global tensor (address, dims, byte strides), the box (boxDim, elementStrides) and the
+// shared-memory swizzle. The box is laid into shared memory densely, dimension 0 fastest, with
+// ceil(boxDim[i] / elementStrides[i]) elements along dimension i > 0 (boxDim[0] along dimension 0)
+// taken at coordinates c_i + j * elementStrides[i]; elements outside the tensor (coordinates are
+// signed) read as zero on loads and are not written on stores. With a 32B/64B/128B swizzle the
+// 16-byte chunk at shared address a is placed at a ^ (((a >> 7) & m) << 4), m = 1/3/7: the pattern
+// wgmma's descriptors read. A load signals complete_tx(box bytes) on its mbarrier and lands as the
+// plain bulk copies do (when the mbarrier is tested); a store reads shared memory when its bulk
+// group is waited for (or the CTA ends).
+// Not implemented (a fault naming it): im2col, interleaved maps, the 128B_ATOM swizzles, a swizzled
+// box whose inner dimension is narrower than the swizzle span, NaN out-of-bounds fill, multicast.
+#include <climits>
+
+#include "exec_core.h"
+#include "exec_mem.h"
+#include "tensormap.h"
+
+namespace tsim {
+
+namespace {
+
+// ext: [tmap base slot, tmap offset (int32), tmap space, coord slots...]; in.vec = rank;
+// in.mode: 0 load, 1 store. Load: s[0]+imm = dst shared address, s[3]+target = mbarrier.
+// Store: s[0]+imm = src shared address.
+
+bool readTensorMap(Ctx& c, const Inst& in, int lane, TensorMapBits& m, uint8_t raw[128]) {
+  const uint32_t* e = &c.prog->ext[in.ext];
+  uint64_t a = slot(c, e[0])[lane] + (uint64_t)(int64_t)(int32_t)e[1];
+  uint8_t space = (uint8_t)e[2];
+  const uint8_t* p = nullptr;
+  auto fromParams = [&](uint64_t off) -> const uint8_t* {
+    if (!c.L->cfg->params || off + 128 > c.L->fn->info.paramBytes) return nullptr;
+    return c.L->cfg->params + off;
+  };
+  if (a & 63) {
+    raise(c, Fault::Misaligned, lane, a, 128, false, "cp.async.bulk.tensor: the tensor map must be 64-byte aligned");
+    return false;
+  }
+  if (space == kParam) {
+    p = fromParams(a);
+  } else if ((a & kWindowMask) == kParamWindow) {
+    p = fromParams(a - kParamWindow);
+  } else if ((a & kWindowMask) == kSharedWindow || (a & kWindowMask) == kLocalWindow || space == kShared || space == kLocal) {
+    raise(c, Fault::OutOfBounds, lane, a, 128, false, "cp.async.bulk.tensor: the tensor map must be in param, const or global memory");
+    return false;
+  } else {
+    Fault f;
+    p = translateRange(c, a, 128, false, f);
+  }
+  if (!p) {
+    raise(c, Fault::OutOfBounds, lane, a, 128, false, "cp.async.bulk.tensor: tensor map address outside the parameters/allocations");
+    return false;
+  }
+  memcpy(raw, p, 128);
+  memcpy(&m, raw, sizeof m);
+  if (m.magic != kTensorMapMagic || m.version != 1) {
+    raise(c, Fault::IllegalInstruction, lane, a, 128, false, "cp.async.bulk.tensor: not a tensor map made by cuTensorMapEncodeTiled");
+    return false;
+  }
+  if (m.rank != in.vec) {
+    raise(c, Fault::IllegalInstruction, lane, a, 128, false, "cp.async.bulk.tensor." + std::to_string(in.vec) + "d with a tensor map of rank " + std::to_string(m.rank));
+    return false;
+  }
+  const char* unsupported = m.interleave ? "interleaved tensor maps" : m.swizzle > 3 ? "the 128B_ATOM swizzle modes" : m.oobFill ? "NaN out-of-bounds fill" : nullptr;
+  if (!unsupported && m.swizzle) {
+    unsigned span = 16u << m.swizzle;
+    if (m.box[0] * m.esize != span) unsupported = "a swizzled box whose inner dimension is narrower than the swizzle span";
+  }
+  if (unsupported) {
+    raise(c, Fault::IllegalInstruction, lane, a, 128, false, std::string("cp.async.bulk.tensor: ") + unsupported + " are not implemented");
+    return false;
+  }
+  return true;
+}
+
+struct Box {
+  unsigned n[5] = {1, 1, 1, 1, 1};
+  uint64_t elems = 1, bytes = 0;
+};
+Box boxOf(const TensorMapBits& m) {
+  Box b;
+  for (unsigned d = 0; d < m.rank; d++) {
+    unsigned es = d == 0 ? 1 : std::max<unsigned>(1, m.estride[d]);
+    b.n[d] = (m.box[d] + es - 1) / es;
+    b.elems *= b.n[d];
+  }
+  b.bytes = b.elems * m.esize;
+  return b;
+}
+
+// Walks the box: f(linear element index, global address or ~0 when out of bounds, run length) for
+// each run of consecutive dimension-0 elements that are all in or all out of bounds.
+template <class F> bool walkBox(const TensorMapBits& m, const Box& b, const int32_t* coord, F f) {
+  uint64_t idx = 0;
+  unsigned i[5] = {0, 0, 0, 0, 0};
+  for (;;) {
+    bool in = true;
+    uint64_t off = 0;
+    for (unsigned d = 1; d < m.rank; d++) {
+      int64_t g = (int64_t)coord[d] + (int64_t)i[d] * std::max<unsigned>(1, m.estride[d]);
+      if (g < 0 || (uint64_t)g >= m.dim[d]) in = false;
+      else off += (uint64_t)g * m.stride[d];
+    }
+    // dimension 0: the in-bounds part [lo, hi) of the run
+    int64_t c0 = coord[0];
+    int64_t lo = std::max<int64_t>(0, -c0), hi = std::min<int64_t>(b.n[0], (int64_t)m.dim[0] - c0);
+    if (!in || hi <= lo) {
+      if (!f(idx, ~0ull, b.n[0])) return false;
+    } else {
+      if (lo > 0 && !f(idx, ~0ull, (unsigned)lo)) return false;
+      if (!f(idx + lo, m.addr + off + (uint64_t)(c0 + lo) * m.esize, (unsigned)(hi - lo))) return false;
+      if (hi < (int64_t)b.n[0] && !f(idx + hi, ~0ull, (unsigned)(b.n[0] - hi))) return false;
+    }
+    idx += b.n[0];
+    unsigned d = 1;
+    for (; d < m.rank; d++) {
+      if (++i[d] < b.n[d]) break;
+      i[d] = 0;
+    }
+    if (d >= m.rank) break;
+  }
+  return true;
+}
+
+inline uint32_t swz(uint32_t a, unsigned bits) { return bits ? a ^ (((a >> 7) & ((1u << bits) - 1)) << 4) : a; }
+
+bool sharedBox(Ctx& c, int lane, uint64_t a, uint64_t bytes, bool write, uint32_t& off) {
+  if ((a & kWindowMask) == kSharedWindow) a -= kSharedWindow;
+  if (a & 127) {
+    raise(c, Fault::Misaligned, lane, a, (unsigned)bytes, write, "cp.async.bulk.tensor: the shared-memory box must be 128-byte aligned");
+    return false;
+  }
+  if (a + bytes > c.cta->shared.size()) {
+    raise(c, Fault::SharedOutOfBounds, lane, a, (unsigned)bytes, write,
+          "cp.async.bulk.tensor: the box (" + std::to_string(bytes) + " bytes) leaves the shared window of " + std::to_string(c.cta->shared.size()) + " bytes");
+    return false;
+  }
+  off = (uint32_t)a;
+  return true;
+}
+
+void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
+  const uint32_t* e = &c.prog->ext[in.ext];
+  FOR_LANES(exec) {
+    TensorMapBits m;
+    uint8_t raw[128];
+    if (!readTensorMap(c, in, (int)l, m, raw)) return;
+    int32_t coord[5] = {0, 0, 0, 0, 0};
+    for (unsigned d = 0; d < in.vec; d++) coord[d] = (int32_t)(uint32_t)slot(c, e[3 + d])[l];
+    Box b = boxOf(m);
+    uint32_t boxOff;
+    if (!sharedBox(c, (int)l, slot(c, in.s[0])[l] + (uint64_t)in.imm, b.bytes, in.mode == 0, boxOff)) return;
+    if (in.mode == 1) {
+      BulkStore s;
+      s.dst = m.addr;
+      s.host = nullptr;
+      s.srcOff = boxOff;
+      s.bytes = (uint32_t)b.bytes;
+      s.group = kOpenGroup;
+      s.warp = (uint16_t)c.w->id;
+      s.lane = (uint8_t)l;
+      s.tensor = true;
+      s.redOp = in.size;  // cp.reduce.async.bulk.tensor: the reduction (0: a plain store)
+      if (s.redOp) {
+        int t = reduceTypeOfTensorMap(m.dtype, s.redOp);
+        if (t < 0) {
+          raise(c, Fault::IllegalInstruction, (int)l, 0, 0, true, "cp.reduce.async.bulk.tensor: this reduction is not defined on the tensor map's element type");
+          return;
+        }
+        s.redTy = (uint8_t)t;
+      }
+      memcpy(s.tmap, raw, 128);
+      memcpy(s.coord, coord, sizeof coord);
+      c.cta->bulkStores.push_back(s);
+      c.ctr.globalStoreRequests++;
+      continue;
+    }
+    uint64_t mb = slot(c, in.s[3])[l] + (uint64_t)in.target;
+    if ((mb & kWindowMask) == kSharedWindow) mb -= kSharedWindow;
+    if ((mb & 7) || mb + 8 > c.cta->shared.size()) {
+      raise(c, Fault::SharedOutOfBounds, (int)l, mb, 8, true, "cp.async.bulk.tensor: the mbarrier must be an 8-byte aligned shared-memory object");
+      return;
+    }
+    BulkCopy bc;
+    bc.dstOff = boxOff;
+    bc.barOff = (uint32_t)mb;
+    bc.swizzle = m.swizzle;  // 1, 2, 3 bits for 32B, 64B, 128B
+    bc.data.assign(b.bytes, 0);
+    bool ok = walkBox(m, b, coord, [&](uint64_t idx, uint64_t ga, unsigned n) {
+      if (ga == ~0ull) return true;  // out of bounds: zero
+      Fault f;
+      uint8_t* p = translateRange(c, ga, (uint64_t)n * m.esize, false, f);
+      if (!p) {
+        raise(c, f.kind == Fault::None ? Fault::OutOfBounds : f.kind, (int)l, ga, n * m.esize, false,
+              "cp.async.bulk.tensor: " + (f.detail.empty() ? std::string("a row of the box is outside every allocation") : f.detail));
+        return false;
+      }
+      memcpy(bc.data.data() + idx * m.esize, p, (size_t)n * m.esize);
+      return true;
+    });
+    if (!ok) return;
+    c.ctr.globalLoadRequests++;
+    c.cta->bulkCopies.push_back(std::move(bc));
+  }
+}
+
+}  // namespace
+
+bool tmaStore(Ctx& c, const BulkStore& s) {
+  TensorMapBits m;
+  memcpy(&m, s.tmap, sizeof m);
+  Box b = boxOf(m);
+  return walkBox(m, b, s.coord, [&](uint64_t idx, uint64_t ga, unsigned n) {
+    if (ga == ~0ull) return true;  // out of bounds: not written
+    Fault f;
+    uint8_t* p = translateRange(c, ga, (uint64_t)n * m.esize, true, f);
+    if (!p) {
+      raise(c, f.kind == Fault::None ? Fault::OutOfBounds : f.kind, s.lane, ga, n * m.esize, true,
+            "cp.async.bulk.tensor store: " + (f.detail.empty() ? std::string("a row of the box is outside every allocation") : f.detail));
+      return false;
+    }
+    for (unsigned k = 0; k < n; k++) {
+      uint32_t o = s.srcOff + (uint32_t)((idx + k) * m.esize);
+      uint32_t a = swz(o & ~15u, m.swizzle) | (o & 15u);
+      if ((uint64_t)a + m.esize > c.cta->shared.size()) {
+        raise(c, Fault::SharedOutOfBounds, s.lane, a, m.esize, false, "cp.async.bulk.tensor store: the swizzled box leaves the shared window");
+        return false;
+      }
+      if (s.redOp) reduceElements(p + (size_t)k * m.esize, asyncShared(c) + a, m.esize, s.redOp, s.redTy);
+      else memcpy(p + (size_t)k * m.esize, asyncShared(c) + a, m.esize);  // read by the async proxy
+    }
+    return true;
+  });
+}
+
+namespace {
+
+// tensormap.replace.tile.<field>{.global,.shared::cta}.b1024.{b32,b64} [addr], {ord,} new_val
+// (PTX ISA 9.7.9.28): in.mode = field, s[0]+imm = the map, s[1] = new_val, in.target = ord;
+// in.space = its state space. The map is the sim's encoding (tensormap.h); every replace also
+// stamps the header, so a zero-filled object whose fields are all replaced becomes a valid map.
+enum TmField : uint8_t { kFAddr, kFRank, kFBox, kFDim, kFStride, kFEstride, kFElem, kFInterleave, kFSwizzle, kFFill };
+
+// ISA .elemtype numbering -> CUtensorMapDataType (they differ, as the ISA notes)
+int elemtypeToDriver(uint32_t v) {
+  static const int map[] = {0, 1, 2, 3, 4, 5, 6, 7, 10, 8, 9, 11, 12};
+  return v < 13 ? map[v] : -1;
+}
+
+uint8_t* tensorMapAt(Ctx& c, const Inst& in, int lane, bool write) {
+  uint64_t a = slot(c, in.s[0])[lane] + (uint64_t)in.imm;
+  if (a & 63) {
+    raise(c, Fault::Misaligned, lane, a, 128, write, "a tensor map must be 64-byte aligned");
+    return nullptr;
+  }
+  bool shared = in.space == kShared || (in.space == kGeneric && (a & kWindowMask) == kSharedWindow);
+  if (shared) {
+    if ((a & kWindowMask) == kSharedWindow) a -= kSharedWindow;
+    if (a + 128 > c.cta->shared.size()) {
+      raise(c, Fault::SharedOutOfBounds, lane, a, 128, write, "tensor map outside the shared window");
+      return nullptr;
+    }
+    return c.cta->shared.data() + a;
+  }
+  Fault f;
+  uint8_t* p = translateRange(c, a, 128, write, f);
+  if (!p) raise(c, f.kind == Fault::None ? Fault::OutOfBounds : f.kind, lane, a, 128, write, "tensor map: " + f.detail);
+  return p;
+}
+
+void replaceOp(Ctx& c, const Inst& in, uint32_t exec) {
+  const uint64_t* v = slot(c, in.s[1]);
+  FOR_LANES(exec) {
+    uint8_t* p = tensorMapAt(c, in, (int)l, true);
+    if (!p) return;
+    TensorMapBits m;
+    memcpy(&m, p, sizeof m);
+    m.magic = kTensorMapMagic;
+    m.version = 1;
+    uint64_t x = in.mode == kFAddr || in.mode == kFStride ? v[l] : (uint32_t)v[l];
+    unsigned ord = in.target;
+    const char* bad = nullptr;
+    switch (in.mode) {
+      case kFAddr: if (x & 15) bad = "global_address must be 16-byte aligned"; else m.addr = x; break;
+      case kFRank: if (x > 4) bad = "rank (zero-based) must be 0..4"; else m.rank = (uint8_t)(x + 1); break;
+      case kFBox: if (x < 1 || x > 256) bad = "box_dim must be 1..256"; else m.box[ord] = (uint16_t)x; break;
+      case kFDim: if (x < 1) bad = "global_dim must be nonzero"; else m.dim[ord] = x; break;
+      case kFStride: if (x % 16 || x >= (1ull << 40)) bad = "global_stride must be a multiple of 16 below 2^40"; else m.stride[ord + 1] = x; break;
+      case kFEstride: if (x < 1 || x > 8) bad = "element_stride must be 1..8"; else m.estride[ord] = (uint8_t)x; break;
+      case kFElem: {
+        int d = elemtypeToDriver((uint32_t)x);
+        if (d < 0) bad = "elemtype 13..15 (packed 4/6-bit) is not implemented";
+        else m.dtype = (uint8_t)d;
+        break;
+      }
+      case kFInterleave: if (x > 2) bad = "interleave_layout must be 0..2"; else m.interleave = (uint8_t)x; break;
+      case kFSwizzle: if (x > 3) bad = "swizzle_mode 4 (96B) is not implemented"; else m.swizzle = (uint8_t)x; break;
+      case kFFill: if (x > 1) bad = "fill_mode must be 0 or 1"; else m.oobFill = (uint8_t)x; break;
+    }
+    if (bad) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, true, std::string("tensormap.replace: ") + bad);
+      return;
+    }
+    m.esize = (uint8_t)tensorMapElemBytes(m.dtype);
+    m.stride[0] = m.esize;
+    memcpy(p, &m, sizeof m);
+  }
+}
+
+// tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+// [dst], [src], 128: s[0]+imm = dst (global), s[1]+target = src (shared). The fence has nothing to
+// order in the sim (every write is visible to every proxy at once).
+void cpFenceproxyOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!exec) return;
+  if (exec != c.w->live) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tensormap.cp_fenceproxy.sync.aligned needs every thread of the warp");
+    return;
+  }
+  FOR_LANES(exec) {
+    uint64_t src = slot(c, in.s[1])[l] + (uint64_t)in.target, dst = slot(c, in.s[0])[l] + (uint64_t)in.imm;
+    if (src + 128 > c.cta->shared.size() || (src & 15)) {
+      raise(c, Fault::SharedOutOfBounds, (int)l, src, 128, false, "tensormap.cp_fenceproxy: source outside the shared window or misaligned");
+      return;
+    }
+    Fault f;
+    uint8_t* p = (dst & 63) ? nullptr : translateRange(c, dst, 128, true, f);
+    if (!p) {
+      raise(c, (dst & 63) ? Fault::Misaligned : Fault::OutOfBounds, (int)l, dst, 128, true, "tensormap.cp_fenceproxy: destination " + f.detail);
+      return;
+    }
+    memcpy(p, c.cta->shared.data() + src, 128);
+  }
+}
+
+bool tensormapDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  uint8_t sp;
+  if (st.has("cp_fenceproxy")) {
+    int64_t size;
+    if (!st.has("global") || !st.has("shared::cta") || !st.has("tensormap::generic") || !st.has("release") || !st.has("sync") || !st.has("aligned"))
+      return dc.fail("expected tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned");
+    if (st.ops.size() != 3 || st.ops[2].kind != Operand::Imm || !immInt(st.ops[2].name, size) || size != 128)
+      return dc.fail("expected [dst], [src], 128");
+    if (!dc.addr(st.ops[0], in.s[0], in.imm, sp)) return false;
+    int64_t so;
+    if (!dc.addr(st.ops[1], in.s[1], so, sp)) return false;
+    if (so < 0 || so > INT32_MAX) return dc.fail("source offset");
+    in.target = (uint32_t)so;
+    in.cls = kMemGlobal;
+    in.fn = &cpFenceproxyOp;
+    return true;
+  }
+  if (!st.has("replace") || !st.has("tile") || !st.has("b1024")) return dc.fail("expected tensormap.replace.tile.<field>.b1024.<type> or tensormap.cp_fenceproxy");
+  static const char* names[] = {"global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
+                                "elemtype", "interleave_layout", "swizzle_mode", "fill_mode"};
+  int field = -1;
+  for (int i = 0; i < 10; i++) if (st.has(names[i])) field = i;
+  if (field < 0) return dc.fail("unknown tensormap field");
+  bool wide = field == kFAddr || field == kFStride;
+  if (!st.has(wide ? "b64" : "b32")) return dc.fail(wide ? "this field takes a .b64 value" : "this field takes a .b32 value");
+  bool ordinal = field >= kFBox && field <= kFEstride;
+  if (st.ops.size() != (ordinal ? 3u : 2u)) return dc.fail(ordinal ? "expected [addr], ord, new_val" : "expected [addr], new_val");
+  if (!dc.addr(st.ops[0], in.s[0], in.imm, sp)) return false;
+  in.space = st.has("global") ? kGlobal : st.has("shared::cta") ? kShared : kGeneric;
+  if (ordinal) {
+    int64_t ord;
+    if (st.ops[1].kind != Operand::Imm || !immInt(st.ops[1].name, ord) || ord < 0 || ord > 4) return dc.fail("ord must be an immediate 0..4");
+    if (field == kFStride && ord > 3) return dc.fail("global_stride ord must be 0..3");
+    in.target = (uint32_t)ord;
+  }
+  const Operand& v = st.ops.back();
+  if (field >= kFElem && v.kind != Operand::Imm) return dc.fail("this field's new_val must be an immediate");
+  in.s[1] = dc.src(v, wide ? Ty::B64 : Ty::B32);
+  in.mode = (uint8_t)field;
+  in.cls = kMemShared;
+  in.fn = &replaceOp;
+  return true;
+}
+
+}  // namespace
+
+void registerTensormapOps(DecodeTable& t) {
+  addOp(t, "tensormap", tensormapDecode,
+        "replace tile global_address rank box_dim global_dim global_stride element_stride elemtype interleave_layout swizzle_mode fill_mode "
+        "global shared::cta b1024 b32 b64 cp_fenceproxy tensormap::generic release cta cluster gpu sys sync aligned",
+        "`replace` edits the sim's tensor-map encoding field by field (ISA `.elemtype` numbering); `cp_fenceproxy` copies 128 bytes (the fence has nothing to order)");
+}
+
+bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in) {
+  unsigned rank = st.has("1d") ? 1 : st.has("2d") ? 2 : st.has("3d") ? 3 : st.has("4d") ? 4 : st.has("5d") ? 5 : 0;
+  if (!rank) return dc.fail("expected cp.async.bulk.tensor.{1..5}d");
+  std::vector<std::string> sp;
+  for (auto& m : st.mods)
+    if (m == "global" || m == "shared::cluster" || m == "shared::cta") sp.push_back(m);
+  bool load = sp.size() == 2 && (sp[0] == "shared::cluster" || sp[0] == "shared::cta") && sp[1] == "global" && st.has("mbarrier::complete_tx::bytes");
+  bool store = sp.size() == 2 && sp[0] == "global" && sp[1] == "shared::cta" && st.has("bulk_group");
+  if (!load && !store) return dc.fail("expected a tile load to shared memory with mbarrier::complete_tx::bytes or a tile store to global memory with bulk_group");
+  const auto& o = st.ops;
+  if (o.size() != (load ? 3u : 2u)) return dc.fail("wrong operand count");
+  const Operand& t = o[load ? 1 : 0];
+  if (t.kind != Operand::Addr || t.elems.size() != 2 || t.elems[1].kind != Operand::Vec)
+    return dc.fail("expected [tensorMap, {coordinates}]");
+  if (t.elems[1].elems.size() != rank) return dc.fail("the coordinate vector must have " + std::to_string(rank) + " elements");
+  Operand base = t;
+  base.elems.resize(1);
+  uint32_t tb;
+  int64_t toff;
+  uint8_t tsp;
+  if (!dc.addr(base, tb, toff, tsp)) return false;
+  if (toff < INT32_MIN || toff > INT32_MAX) return dc.fail("tensor map offset out of range");
+  std::vector<uint32_t> e = {tb, (uint32_t)(int32_t)toff, (uint32_t)tsp};
+  for (auto& x : t.elems[1].elems) e.push_back(dc.src(x, Ty::S32));
+  uint8_t sp2;
+  if (!dc.addr(o[load ? 0 : 1], in.s[0], in.imm, sp2)) return false;
+  if (load) {
+    int64_t mo;
+    if (!dc.addr(o[2], in.s[3], mo, sp2)) return false;
+    if (mo < 0 || mo > INT32_MAX) return dc.fail("mbarrier offset out of range");
+    in.target = (uint32_t)mo;
+  }
+  in.ext = dc.ext(e);
+  in.vec = (uint8_t)rank;
+  in.mode = load ? 0 : 1;
+  in.cls = kMemGlobal;
+  in.fn = &tensorOp;
+  return true;
+}
+
+}  // namespace tsim
