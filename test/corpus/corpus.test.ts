@@ -185,6 +185,24 @@ describe('sabotaged sm_90a kernels fail on the sim', () => {
     expect(o.stage).toBe('result');
   });
 
+  it('under initcheck, the same skipped wait is reported; with the wait, the landed bytes are clean', () => {
+    const skip = (p: string) => p.replace(/mbarrier\.try_wait\.shared\.b64 p, \[%r\d+\], %rd\d+;/, 'setp.eq.u32 p, 0, 0;');
+    const withInit = (edit: (p: string) => string): Outcome => {
+      drv.close();
+      drv = openSimDriver();
+      drv.simSetInstructionBudget(2 ** 28);
+      drv.simSetSanitize(4); // initcheck (native/sim/src/sanitize.h kSanInit)
+      const dir = join(ROOT, 'cu90_bulk_copy');
+      const c = JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as Case;
+      return run(c, edit(readFileSync(join(dir, 'kernel.ptx'), 'utf8')), new Uint8Array(readFileSync(join(dir, 'data.bin'))));
+    };
+    const bad = withInit(skip);
+    expect(bad.stage).toBe('launch');
+    if (bad.stage === 'launch') expect(bad.message).toContain('read of uninitialised shared memory');
+    expect(describeOutcome(withInit((p) => p))).toBe('passes');
+    drv.simSetSanitize(0);
+  });
+
   it('a TMA store of shared memory written without fence.proxy.async stores what the async proxy saw', () => {
     const o = sabotaged('tt90_tma_scale', (p) => p.replace(/^\s*fence\.proxy\.async\.shared::cta;$/gm, ''));
     expect(o.stage).toBe('result');

@@ -264,6 +264,7 @@ bool settleBulkCopies(Ctx& c, uint32_t off) {
     if (!b.swizzle) {
       memcpy(c.cta->shared.data() + b.dstOff, b.data.data(), b.data.size());
       memcpy(asyncShared(c) + b.dstOff, b.data.data(), b.data.size());  // written by the async proxy
+      if (c.san) sanBulkLand(c, b.dstOff, (unsigned)b.data.size());
     } else {  // TMA swizzle: each 16-byte chunk at address a lands at a ^ ((a >> 7) & mask) << 4
       uint32_t mask = (1u << b.swizzle) - 1;
       for (size_t o = 0; o < b.data.size(); o += 16) {
@@ -272,6 +273,7 @@ bool settleBulkCopies(Ctx& c, uint32_t off) {
         if ((uint64_t)a + 16 <= c.cta->shared.size()) {
           memcpy(c.cta->shared.data() + a, b.data.data() + o, 16);
           memcpy(asyncShared(c) + a, b.data.data() + o, 16);
+          if (c.san) sanBulkLand(c, a, 16);
         }
       }
     }

@@ -94,6 +94,7 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsi
 void sanGlobal(Ctx& c, uint32_t lanes, const uint64_t* addr, unsigned bytes, bool write);
 void sanFlush(Ctx& c);  // decides pending write-after-write candidates (end of a warp's turn)
 void sanLand(Ctx& c, unsigned warp, unsigned lane, uint32_t off, unsigned bytes, bool viaMbarrier);
+void sanBulkLand(Ctx& c, uint32_t off, unsigned bytes);  // cp.async.bulk / TMA bytes landing
 void sanAcquireAll(Ctx& c, unsigned lane);  // a completed mbarrier wait
 void sanBarArrive(Ctx& c, const Inst& in, uint32_t exec, unsigned id, unsigned count, bool arriveOnly);
 void sanBarRelease(Ctx& c, Cta& cta, unsigned id);

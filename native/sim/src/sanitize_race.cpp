@@ -271,6 +271,24 @@ void sanLand(Ctx& c, unsigned warp, unsigned lane, uint32_t off, unsigned bytes,
   }
 }
 
+// Bytes the async proxy writes (cp.async.bulk, TMA loads) as they land, when the mbarrier that
+// tracks them completes: written (initcheck) and ordered before every later access, since a reader
+// either waited on that mbarrier or reads stale data (the sim lands them only then).
+void sanBulkLand(Ctx& c, uint32_t off, unsigned bytes) {
+  SanState& s = *c.san;
+  if (!(s.flags & (kSanRace | kSanInit))) return;
+  if (!s.pending.empty()) sanFlush(c);
+  if (off >= s.cells.size()) return;
+  bytes = (unsigned)std::min<uint64_t>(bytes, s.cells.size() - off);
+  unsigned tid = c.w && c.w->id < s.nwarps ? c.w->id * kWarp : 0;
+  s.stamp++;
+  SanAcc a = now(c, tid, c.curPc, kSanLanded);
+  for (unsigned k = 0; k < bytes; k++) {
+    s.cells[off + k].w = a;
+    s.cells[off + k].r.valid = 0;
+  }
+}
+
 void sanAcquireAll(Ctx& c, unsigned lane) {
   SanState& s = *c.san;
   if (!(s.flags & kSanRace)) return;
