@@ -32,8 +32,9 @@ std::string hex(uint64_t v) {
 }
 }  // namespace
 
-DeviceMemory::DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations)
-    : capacity_(capacity), generations_(generations), generation_(generations.fetch_add(1) + 1), next_(kBase) {}
+DeviceMemory::DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations, uint64_t base)
+    : capacity_(capacity), generations_(generations), generation_(generations.fetch_add(1) + 1),
+      next_(base ? base : kBase) {}
 
 DeviceMemory::~DeviceMemory() {
   for (auto& [base, a] : allocs_) std::free(a.host);

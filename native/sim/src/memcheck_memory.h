@@ -25,7 +25,7 @@ class DeviceMemory final : public tsim::GlobalMemory {
  public:
   // `generations` hands out process-unique generation numbers, so a translation cached for a
   // destroyed memory can never match a new one that happens to reuse its address.
-  DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations);
+  DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations, uint64_t base = 0);  // base 0: 2^47
   ~DeviceMemory() override;
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
