@@ -10,7 +10,7 @@ import { BlockSpec, resolveSpec, tracePallas, type BlockIndex, type Ref, type Sh
 import { Tile } from '../lang/tile.js';
 import { arrayCtorFor } from '../ir/dtype_arrays.js';
 import { HostArray } from './array.js';
-import { DeviceError, getDevice, type Device, type DeviceKind, type LaunchArg, type Stream } from './device.js';
+import { DeviceError, getDevice, type Device, type DeviceKind, type DeviceName, type LaunchArg, type Stream } from './device.js';
 import { DeviceArray } from './device_array.js';
 
 export interface PallasCallOptions {
@@ -31,7 +31,7 @@ export interface PallasCallOptions {
   readonly numWarps?: number;
   /** Software-pipelining depth on compiled devices (kernel.run's numStages). */
   readonly numStages?: number;
-  readonly device?: DeviceKind | Device;
+  readonly device?: DeviceName | Device;
   readonly onPrint?: (line: string) => void;
   /** With DeviceArray inputs: the stream to queue on. */
   readonly stream?: Stream;

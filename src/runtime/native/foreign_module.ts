@@ -7,7 +7,7 @@
 //   const mod = device.loadModule(ptxText);
 //   const saxpy = mod.getFunction('saxpy');
 //   await saxpy.launch({ grid: cdiv(n, 256), block: 256, args: [x, y, 2.5, n] });
-import { DeviceError, getDevice, type Device, type DeviceKind, type Stream } from '../device.js';
+import { DeviceError, getDevice, type Device, type DeviceKind, type DeviceName, type Stream } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
 import { future, rejected, type Future } from '../future.js';
 import { bf16Bits, f16Bits } from '../../ir/half.js';
@@ -347,7 +347,7 @@ export function loadForeignModule(device: NativeRuntimeDevice, image: string | U
  * Loads a module that Tessera did not compile on `device` (default: the default device, which
  * must be `cuda` or `sim`): PTX text, or cubin/fatbin bytes (the sim refuses those).
  */
-export function loadModule(image: string | Uint8Array, opts: { device?: DeviceKind | Device } = {}): ForeignModule {
+export function loadModule(image: string | Uint8Array, opts: { device?: DeviceName | Device } = {}): ForeignModule {
   const device = getDevice(opts.device);
   const load = (device as { loadModule?: (image: string | Uint8Array) => ForeignModule }).loadModule;
   if (typeof load !== 'function') {
