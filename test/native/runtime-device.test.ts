@@ -32,7 +32,7 @@ describe('runtime on the sim device', () => {
     const d = getDevice('sim');
     expect(d).toBeInstanceOf(NativeRuntimeDevice);
     expect(d.kind).toBe('sim');
-    expect(d.description).toMatch(/^sim \(/);
+    expect(d.description).toMatch(/^sim:0 \(/);
   });
 
   it.each([1, 1000, 4096])('vector add of %i elements equals the JS reference and the interpreter', async (n) => {

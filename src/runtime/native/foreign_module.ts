@@ -249,7 +249,7 @@ export class ForeignFunction {
     if ((p.type === 'ptr' || p.type === 'u64') && s.device === this.module.device && !s.freed && s.raw.context.usable) return s;
     const what = `kernel '${this.name}', parameter '${p.name}'`;
     if (p.type !== 'ptr' && p.type !== 'u64' && p.type !== 'i64') fail('E_PARAM', `${what} (${p.type}): a DeviceArray goes only to a 64-bit (pointer) parameter`);
-    if (a.device !== this.module.device) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.kind}', the kernel on '${this.module.device.kind}'`);
+    if (a.device !== this.module.device) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.name ?? a.device.kind}', the kernel on '${this.module.device.name ?? this.module.device.kind}'`);
     a.check(what);
     return s;
   }

@@ -396,6 +396,10 @@ export class NativeRuntimeDevice implements Device {
     } catch (e) {
       if ((e as { code?: string }).code !== 'CUDA_ERROR_OUT_OF_MEMORY') throw e;
     }
+    // Trim: frees queued on the default stream return their blocks once the stream reaches them
+    // (a wait for that one stream, not the device; only on this rare path), then the pool gives
+    // every unused block back. Then one retry.
+    ctx.defaultStream.synchronize();
     native(() => ctx.native.driver.memPoolTrim(0), 'alloc');
     try {
       return ctx.native.allocAsync(bytes, ctx.defaultStream);
