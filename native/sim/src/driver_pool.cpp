@@ -175,9 +175,13 @@ TSIM_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CU
   } else {
     p = ctx->memory->allocate(rounded);
     if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    // (reserved and checked as `rounded`; narrowed to the request below)
     s.reserved += rounded;
     s.reservedHigh = std::max(s.reservedHigh, s.reserved);
   }
+  // The memory checker sees the request's size, not the block's: an access past the requested
+  // bytes faults even inside the block, as with cuMemAlloc.
+  ctx->memory->resize(p, bytesize);
   s.live[p] = size;
   s.used += size;
   s.usedHigh = std::max(s.usedHigh, s.used);

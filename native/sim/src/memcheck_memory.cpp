@@ -59,7 +59,7 @@ uint64_t DeviceMemory::allocate(size_t bytes, bool moduleVar) {
   std::unique_lock lock(mu_);
   const uint64_t base = next_;
   next_ = roundUp(base + rounded + kGuard, kAlign);
-  allocs_[base] = Allocation{base, bytes, host, moduleVar};
+  allocs_[base] = Allocation{base, bytes, host, moduleVar, rounded};
   return base;
 }
 
@@ -73,8 +73,17 @@ bool DeviceMemory::release(uint64_t addr, bool moduleVar) {
   if (it == allocs_.end() || !it->second.host || it->second.moduleVar != moduleVar) return false;
   std::free(it->second.host);
   it->second.host = nullptr;  // keep the range as a tombstone
-  used_ -= roundUp(it->second.bytes, kAlign);
+  used_ -= it->second.capacity ? it->second.capacity : roundUp(it->second.bytes, kAlign);
   generation_.store(generations_.fetch_add(1) + 1, std::memory_order_release);
+  return true;
+}
+
+bool DeviceMemory::resize(uint64_t addr, size_t bytes) {
+  std::unique_lock lock(mu_);
+  auto it = allocs_.find(addr);
+  if (it == allocs_.end() || !it->second.host || bytes == 0 || bytes > it->second.capacity) return false;
+  it->second.bytes = bytes;
+  generation_.store(generations_.fetch_add(1) + 1, std::memory_order_release);  // drop cached translations
   return true;
 }
 

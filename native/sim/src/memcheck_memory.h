@@ -19,6 +19,7 @@ struct Allocation {
   size_t bytes = 0;
   uint8_t* host = nullptr;  // nullptr once freed (tombstone)
   bool moduleVar = false;   // owned by a module, not freeable with cuMemFree
+  size_t capacity = 0;      // host bytes behind it (bytes rounded up); `bytes` may shrink below it (resize)
 };
 
 class DeviceMemory final : public tsim::GlobalMemory {
@@ -37,6 +38,9 @@ class DeviceMemory final : public tsim::GlobalMemory {
   uint64_t allocate(size_t bytes, bool moduleVar = false);
   // False when addr is not the base of a live, user-owned allocation.
   bool release(uint64_t addr, bool moduleVar = false);
+  // Sets the checked size of a live allocation to `bytes` (at most its capacity): a pool block
+  // handed out again is checked against the new request, not the block. False if not possible.
+  bool resize(uint64_t addr, size_t bytes);
   // Host bytes for [addr, addr+bytes) when the range lies inside one live allocation.
   uint8_t* hostRange(uint64_t addr, size_t bytes);
   // The live allocation containing addr (base/size), false if none.
