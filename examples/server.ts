@@ -265,7 +265,9 @@ async function main(): Promise<void> {
   const devs = parseDevices(values.device);
   const warm = values.warmup === 'none' ? null : (parseShape(values.warmup) as [number, number]);
   const s = await serve({ port, host: values.host!, devices: devs, warmup: warm });
-  console.log(JSON.stringify({ event: 'listening', port: s.port, pid: process.pid, devices: devs.map((d) => d.name ?? d.kind) }));
+  // compileCache: what the warm-up cost this process (misses = compiles; diskHits: another process compiled it)
+  const { misses, diskHits } = defaultCompileCache().stats();
+  console.log(JSON.stringify({ event: 'listening', port: s.port, pid: process.pid, devices: devs.map((d) => d.name ?? d.kind), compileCache: { misses, diskHits } }));
   let exiting = false;
   const stop = (signal: string) => {
     if (exiting) return;
