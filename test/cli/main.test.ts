@@ -181,7 +181,7 @@ describe('tessera (general)', () => {
   it('bench rejects an unknown benchmark name', async () => {
     const r = await cli(['bench', 'nosuch']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("unknown benchmark 'nosuch' (benchmarks: compile, launch, sim, tc, kernel-run, vector-add, softmax, layernorm, rmsnorm, matmul, attention)");
+    expect(r.err).toContain("unknown benchmark 'nosuch' (benchmarks: compile, launch, sim, tc, kernel-run, graph, vector-add, softmax, layernorm, rmsnorm, matmul, attention)");
   });
   it('the built bin runs as a program (node dist/src/cli/main.js info --json)', () => {
     const bin = join(ROOT, 'dist', 'src', 'cli', 'main.js');
