@@ -260,7 +260,7 @@ export class DeviceArray<D extends DType = DType> {
       const mem = memoryOf(this.device, 'copyFrom');
       if (src instanceof DeviceArray) {
         src.check('copyFrom (source)');
-        if (src.device !== this.device) throw new DeviceError('E_DEVICE', `copyFrom: the source is on device '${src.device.kind}', the destination on '${this.device.kind}'`);
+        if (src.device !== this.device) throw new DeviceError('E_DEVICE', `copyFrom: the source is on device '${src.device.name ?? src.device.kind}', the destination on '${this.device.name ?? this.device.kind}'`);
         if (src.dtype !== this.dtype || src.size !== this.size) {
           throw new DeviceError('E_ARG', `copyFrom: source ${describeShape(src.dtype, src.shape)} does not match destination ${describeShape(this.dtype, this.shape)}`);
         }
@@ -333,7 +333,7 @@ export class DeviceArray<D extends DType = DType> {
   clone(opts: DeviceArrayOptions = {}): DeviceArray<D> {
     this.check('clone');
     const device = opts.device === undefined ? this.device : getDevice(opts.device);
-    if (device !== this.device) throw new DeviceError('E_DEVICE', `clone: the array is on device '${this.device.kind}', not '${device.kind}'`);
+    if (device !== this.device) throw new DeviceError('E_DEVICE', `clone: the array is on device '${this.device.name ?? this.device.kind}', not '${device.name ?? device.kind}' (use to() to copy between devices)`);
     if (!this.contiguous) throw new DeviceError('E_ARG', 'clone: the array must be contiguous');
     const out = DeviceArray.empty(this.shape, this.dtype, { device });
     void out.copyFrom(this, opts.stream ? { stream: opts.stream } : {});

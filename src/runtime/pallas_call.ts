@@ -128,7 +128,7 @@ function makeCall(cfg: CallConfig): PallasCall {
     let onDevice: Device | undefined;
     inputs.forEach((a, i) => {
       if (a instanceof DeviceArray) {
-        if (onDevice && a.device !== onDevice) fail(cfg.name, `input ${i} is on device '${a.device.kind}', input 0's device is '${onDevice.kind}'`);
+        if (onDevice && a.device !== onDevice) fail(cfg.name, `input ${i} is on device '${a.device.name ?? a.device.kind}', input 0's device is '${onDevice.name ?? onDevice.kind}'`);
         a.check(`pallasCall '${cfg.name}', input ${i}`);
         onDevice ??= a.device;
       } else if (!(a instanceof HostArray)) {
