@@ -244,6 +244,30 @@ describe('the stream-ordered memory pool', () => {
   });
 });
 
+describe('a driver without stream-ordered pools', () => {
+  it('falls back to cuMemAlloc/cuMemFree, and memoryStats counts those bytes', async () => {
+    const dev = s0;
+    const ctx = dev.context();
+    ctx.pool = false; // what the runtime sets when cuMemPoolCreate is missing or not supported
+    try {
+      const before = dev.memoryStats();
+      const a = DeviceArray.from(seq(1000, (i) => i), 'f32', { device: dev });
+      const st = dev.memoryStats();
+      expect(st.inUseBytes).toBe(before.inUseBytes + 4000);
+      expect(st.reservedBytes).toBe(st.inUseBytes);
+      expect(st.peakInUseBytes).toBeGreaterThanOrEqual(4000);
+      expect((await a.toArray())[999]).toBe(999);
+      const syncs = dev.simDeviceSyncs()!;
+      a.free();
+      expect(dev.simDeviceSyncs()).toBe(syncs + 1); // cuMemFree waits for the device: why the pool exists
+      expect(dev.memoryStats().inUseBytes).toBe(before.inUseBytes);
+      expect(() => DeviceArray.empty([65 * MiB / 4], 'f32', { device: dev })).toThrow(expect.objectContaining({ code: 'E_OOM', message: expect.stringMatching(/no memory pool to trim/) }));
+    } finally {
+      ctx.pool = true;
+    }
+  });
+});
+
 describe('CUDA graphs (device.capture)', () => {
   it('captures a chain of launches and copies, replays it with one call, holds its arrays until destroy', async () => {
     const dev = s0;

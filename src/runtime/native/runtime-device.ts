@@ -114,6 +114,12 @@ export class NativeContext {
 
   /** Set while device.capture records work on one of this context's streams. */
   capture: CaptureState | undefined;
+  /** False once the driver turned out to have no stream-ordered pools (cuMemAlloc/cuMemFree then). */
+  pool = true;
+  /** Buffers from cuMemAlloc (no pool), freed with cuMemFree; their bytes, for memoryStats. */
+  readonly plain = new WeakMap<DeviceBuffer, number>();
+  plainInUse = 0;
+  plainPeak = 0;
 
   completion(s: NativeStream): StreamCompletion | CaptureCompletion {
     if (this.capture && s === this.capture.native) return new CaptureCompletion(this.capture);
@@ -370,6 +376,9 @@ export class NativeRuntimeDevice implements Device {
   /** The stream-ordered pool's figures; allocations and frees are counted since the device was opened. */
   memoryStats(): MemoryStats {
     const ctx = this.context();
+    if (!ctx.pool) {
+      return { inUseBytes: ctx.plainInUse, reservedBytes: ctx.plainInUse, peakInUseBytes: ctx.plainPeak, allocations: this.#allocations, frees: this.#frees };
+    }
     const p = native(() => ctx.native.driver.memPoolStats(), 'memoryStats');
     return { inUseBytes: p.used, reservedBytes: p.reserved, peakInUseBytes: p.usedHigh, allocations: this.#allocations, frees: this.#frees };
   }
@@ -377,6 +386,7 @@ export class NativeRuntimeDevice implements Device {
   /** Gives the pool's cached blocks back to the device (what the OOM path does before its retry). */
   trimMemory(): void {
     const ctx = this.context();
+    if (!ctx.pool) return; // nothing cached without a pool
     native(() => ctx.native.driver.memPoolTrim(0), 'trimMemory');
   }
 
@@ -391,10 +401,17 @@ export class NativeRuntimeDevice implements Device {
    */
   #allocPooled(ctx: NativeContext, bytes: number): DeviceBuffer {
     if (ctx.capture) this.refuseInCapture('an allocation');
+    if (!ctx.pool) return this.#allocPlain(ctx, bytes);
     try {
       return ctx.native.allocAsync(bytes, ctx.defaultStream);
     } catch (e) {
-      if ((e as { code?: string }).code !== 'CUDA_ERROR_OUT_OF_MEMORY') throw e;
+      const code = (e as { code?: string }).code;
+      if (code === 'E_NO_SYMBOL' || code === 'CUDA_ERROR_NOT_SUPPORTED') {
+        // A driver without stream-ordered pools (before CUDA 11.2, or a GPU without them).
+        ctx.pool = false;
+        return this.#allocPlain(ctx, bytes);
+      }
+      if (code !== 'CUDA_ERROR_OUT_OF_MEMORY') throw e;
     }
     // Trim: frees queued on the default stream return their blocks once the stream reaches them
     // (a wait for that one stream, not the device; only on this rare path), then the pool gives
@@ -408,6 +425,33 @@ export class NativeRuntimeDevice implements Device {
       const { free, total } = native(() => ctx.native.driver.memGetInfo(), 'alloc');
       throw new DeviceError('E_OOM', `out of memory on device '${this.name}': requested ${bytes} bytes, ${free} of ${total} bytes free after trimming the pool and retrying once`, { cause: e });
     }
+  }
+
+  /** cuMemAlloc, for drivers without pools (their frees are cuMemFree: a device-wide wait on GPUs). */
+  #allocPlain(ctx: NativeContext, bytes: number): DeviceBuffer {
+    let buf: DeviceBuffer;
+    try {
+      buf = ctx.native.alloc(bytes);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'CUDA_ERROR_OUT_OF_MEMORY') throw e;
+      const { free, total } = native(() => ctx.native.driver.memGetInfo(), 'alloc');
+      throw new DeviceError('E_OOM', `out of memory on device '${this.name}': requested ${bytes} bytes, ${free} of ${total} bytes free (the driver has no memory pool to trim)`, { cause: e });
+    }
+    ctx.plain.set(buf, bytes);
+    ctx.plainInUse += bytes;
+    ctx.plainPeak = Math.max(ctx.plainPeak, ctx.plainInUse);
+    return buf;
+  }
+
+  /** Frees a buffer of #allocPooled: back to the pool in the default stream's order, or cuMemFree. */
+  #freeBuffer(ctx: NativeContext, buf: DeviceBuffer): void {
+    const plain = ctx.plain.get(buf);
+    if (plain === undefined) {
+      ctx.native.freeAsync(buf, ctx.defaultStream);
+      return;
+    }
+    ctx.native.free(buf);
+    ctx.plainInUse -= plain;
   }
 
   createStream(): Stream {
@@ -598,7 +642,7 @@ export class NativeRuntimeDevice implements Device {
       if (!ctx.token.usable) return; // the context took them with it
       for (const b of temps.values()) {
         try {
-          dev.freeAsync(b, ctx.defaultStream);
+          this.#freeBuffer(ctx, b);
         } catch {
           // the buffer's finalizer is the safety net
         }
@@ -705,7 +749,7 @@ export class NativeRuntimeDevice implements Device {
           r.ctx.capture.frees.push(() => this.memory.free(b));
           return;
         }
-        r.ctx.native.freeAsync(r.buf, r.ctx.defaultStream);
+        this.#freeBuffer(r.ctx, r.buf);
         this.#frees++;
       },
       write: (b, offset, src, s) => guard(() => {
