@@ -38,6 +38,15 @@ CUresult refuseDuringCapture(CUctx_st* ctx, CUstream s, bool anyStream) {
   return refused ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 
+CUresult refuseImplicitDependency(CUctx_st* ctx) {
+  Driver& d = Driver::get();
+  std::lock_guard lock(d.mu);
+  bool refused = false;
+  for (CUstream x : ctx->streams)
+    if (x->capture && !(x->flags & CU_STREAM_NON_BLOCKING)) x->captureInvalid = refused = true;
+  return refused ? CUDA_ERROR_STREAM_CAPTURE_IMPLICIT : CUDA_SUCCESS;
+}
+
 void dropGraphsOf(CUctx_st* ctx) {
   Driver& d = Driver::get();
   std::vector<CUgraph> graphs;

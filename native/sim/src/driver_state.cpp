@@ -86,7 +86,8 @@ CUresult currentContext(CUctx_st** out) {
 }
 
 CUresult checkStream(CUctx_st* ctx, CUstream h) {
-  if (h == nullptr || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) return CUDA_SUCCESS;
+  if (h == nullptr || h == CU_STREAM_LEGACY) return refuseImplicitDependency(ctx);
+  if (h == CU_STREAM_PER_THREAD) return CUDA_SUCCESS;
   Driver& d = Driver::get();
   std::lock_guard lock(d.mu);
   if (!d.streams.count(h) || h->ctx != ctx) return CUDA_ERROR_INVALID_HANDLE;

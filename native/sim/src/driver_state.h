@@ -143,6 +143,9 @@ void dropGraphsOf(CUctx_st* ctx);  // caller does NOT hold Driver::mu
 // Fails a call that would wait while a stream of ctx is capturing: invalidates those captures and
 // returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (success when nothing captures). `s`: only that stream.
 CUresult refuseDuringCapture(CUctx_st* ctx, CUstream s, bool anyStream);
+// Work on the legacy NULL stream would depend on every blocking stream, so it cannot run while a
+// blocking stream captures: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, and those captures are invalidated.
+CUresult refuseImplicitDependency(CUctx_st* ctx);
 
 // Current-context stack of the calling thread.
 std::vector<CUcontext>& ctxStack();
@@ -156,7 +159,8 @@ CUresult currentContext(CUctx_st** out);
 // Queues work on a stream of ctx with the legacy-stream ordering rules. `h` is NULL,
 // CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a user stream already validated for ctx.
 WaitPoint enqueueWork(CUctx_st* ctx, CUstream h, std::function<void()> work);
-// Validates a stream handle for the current context: CUDA_ERROR_INVALID_HANDLE when foreign/dead.
+// Validates a stream handle for the current context: CUDA_ERROR_INVALID_HANDLE when foreign/dead;
+// for the legacy NULL stream, refuseImplicitDependency.
 CUresult checkStream(CUctx_st* ctx, CUstream h);
 // Waits for everything queued in the context; returns its sticky error (or success).
 CUresult synchronizeContext(CUctx_st* ctx);

@@ -180,6 +180,20 @@ int main() {
   CHECK_CU(cuCtxSynchronize(), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);  // invalidates it too
   CHECK_CU(cuStreamEndCapture(s, &graph), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
 
+  // Legacy-stream work would depend on the capturing blocking stream: refused, capture invalidated.
+  CUstream blocking = nullptr;
+  CHECK_OK(cuStreamCreate(&blocking, 0));
+  CHECK_OK(cuStreamBeginCapture(blocking, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  CHECK_CU(cuMemsetD8(g, 0, 4), CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+  CHECK_CU(cuStreamEndCapture(blocking, &graph), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+  CHECK_OK(cuMemsetD8(g, 0, 4));  // fine again
+  // A non-blocking stream does not synchronize with the legacy stream: no implicit dependency.
+  CHECK_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  CHECK_OK(cuMemsetD8(g, 0, 4));
+  CHECK_OK(cuStreamEndCapture(s, &graph));
+  CHECK_OK(cuGraphDestroy(graph));
+  CHECK_OK(cuStreamDestroy(blocking));
+
   CHECK_CU(cuStreamBeginCapture(nullptr, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
   CHECK_OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
   for (int i = 0; i < 3; i++) CHECK_OK(launchInc(f0, g, n, s));
