@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     testTimeout: 60_000,
     pool: 'forks',
+    // Creates .venv (jax/jaxlib for the XLA tests) when it is missing.
+    globalSetup: ['test/setup/python-env.ts'],
   },
 });

@@ -1,5 +1,6 @@
 // sim_bench: simulated thread-instructions per second of the `sim` device on a reduction and a
-// matmul. A benchmark, not a test: it prints figures (measured on the CPU; no GPU involved).
+// matmul, with the sanitizers off and with each of them on (racecheck, synccheck, initcheck, all
+// three). A benchmark, not a test: it prints figures (measured on the CPU; no GPU involved).
 //   build/bin/sim_bench [--json]
 #include <cuda.h>
 
@@ -13,6 +14,7 @@
 #include "sim.h"
 
 extern "C" CUresult tesseraSimGetLaunchCounters(void* out, size_t size);
+extern "C" CUresult tesseraSimSetSanitize(unsigned flags);
 
 namespace {
 
@@ -135,6 +137,145 @@ DONE:
 }
 )";
 
+// nvcc -ptx -arch=compute_80 of a 16x16 shared-memory tiled matmul (two __syncthreads per step):
+// the sanitizers' shared-memory and barrier work.
+//   __shared__ float ta[16][16], tb[16][16]; ... ta[ty][tx] = a[...]; tb[ty][tx] = b[...];
+//   __syncthreads(); for (j < 16) acc += ta[ty][j] * tb[j][tx]; __syncthreads();
+const char* kPtxTiled = R"(
+.version 9.0
+.target sm_80
+.address_size 64
+
+	// .globl	matmul_tiled
+// _ZZ12matmul_tiledE2ta has been demoted
+// _ZZ12matmul_tiledE2tb has been demoted
+
+.visible .entry matmul_tiled(
+	.param .u64 matmul_tiled_param_0,
+	.param .u64 matmul_tiled_param_1,
+	.param .u64 matmul_tiled_param_2,
+	.param .u32 matmul_tiled_param_3
+)
+{
+	.reg .pred 	%p<3>;
+	.reg .f32 	%f<57>;
+	.reg .b32 	%r<29>;
+	.reg .b64 	%rd<13>;
+	// demoted variable
+	.shared .align 4 .b8 _ZZ12matmul_tiledE2ta[1024];
+	// demoted variable
+	.shared .align 4 .b8 _ZZ12matmul_tiledE2tb[1024];
+
+	ld.param.u64 	%rd3, [matmul_tiled_param_0];
+	ld.param.u64 	%rd4, [matmul_tiled_param_1];
+	ld.param.u64 	%rd5, [matmul_tiled_param_2];
+	ld.param.u32 	%r12, [matmul_tiled_param_3];
+	mov.u32 	%r13, %ctaid.y;
+	shl.b32 	%r14, %r13, 4;
+	mov.u32 	%r1, %tid.y;
+	add.s32 	%r15, %r14, %r1;
+	mov.u32 	%r16, %ctaid.x;
+	shl.b32 	%r17, %r16, 4;
+	mov.u32 	%r2, %tid.x;
+	add.s32 	%r3, %r17, %r2;
+	mul.lo.s32 	%r4, %r15, %r12;
+	setp.eq.s32 	%p1, %r12, 0;
+	mov.f32 	%f56, 0f00000000;
+	@%p1 bra 	$L__BB0_3;
+
+	add.s32 	%r5, %r4, %r2;
+	shl.b32 	%r19, %r1, 6;
+	mov.u32 	%r20, _ZZ12matmul_tiledE2ta;
+	add.s32 	%r8, %r20, %r19;
+	shl.b32 	%r21, %r2, 2;
+	add.s32 	%r6, %r8, %r21;
+	mov.u32 	%r22, _ZZ12matmul_tiledE2tb;
+	add.s32 	%r23, %r22, %r19;
+	add.s32 	%r7, %r23, %r21;
+	add.s32 	%r9, %r22, %r21;
+	cvta.to.global.u64 	%rd1, %rd3;
+	cvta.to.global.u64 	%rd2, %rd4;
+	mov.f32 	%f56, 0f00000000;
+	mov.u32 	%r28, 0;
+
+$L__BB0_2:
+	add.s32 	%r24, %r5, %r28;
+	mul.wide.u32 	%rd6, %r24, 4;
+	add.s64 	%rd7, %rd1, %rd6;
+	ld.global.f32 	%f6, [%rd7];
+	st.shared.f32 	[%r6], %f6;
+	add.s32 	%r25, %r28, %r1;
+	mad.lo.s32 	%r26, %r25, %r12, %r3;
+	mul.wide.u32 	%rd8, %r26, 4;
+	add.s64 	%rd9, %rd2, %rd8;
+	ld.global.f32 	%f7, [%rd9];
+	st.shared.f32 	[%r7], %f7;
+	bar.sync 	0;
+	ld.shared.f32 	%f8, [%r9];
+	ld.shared.f32 	%f9, [%r8];
+	fma.rn.f32 	%f10, %f9, %f8, %f56;
+	ld.shared.f32 	%f11, [%r9+64];
+	ld.shared.f32 	%f12, [%r8+4];
+	fma.rn.f32 	%f13, %f12, %f11, %f10;
+	ld.shared.f32 	%f14, [%r9+128];
+	ld.shared.f32 	%f15, [%r8+8];
+	fma.rn.f32 	%f16, %f15, %f14, %f13;
+	ld.shared.f32 	%f17, [%r9+192];
+	ld.shared.f32 	%f18, [%r8+12];
+	fma.rn.f32 	%f19, %f18, %f17, %f16;
+	ld.shared.f32 	%f20, [%r9+256];
+	ld.shared.f32 	%f21, [%r8+16];
+	fma.rn.f32 	%f22, %f21, %f20, %f19;
+	ld.shared.f32 	%f23, [%r9+320];
+	ld.shared.f32 	%f24, [%r8+20];
+	fma.rn.f32 	%f25, %f24, %f23, %f22;
+	ld.shared.f32 	%f26, [%r9+384];
+	ld.shared.f32 	%f27, [%r8+24];
+	fma.rn.f32 	%f28, %f27, %f26, %f25;
+	ld.shared.f32 	%f29, [%r9+448];
+	ld.shared.f32 	%f30, [%r8+28];
+	fma.rn.f32 	%f31, %f30, %f29, %f28;
+	ld.shared.f32 	%f32, [%r9+512];
+	ld.shared.f32 	%f33, [%r8+32];
+	fma.rn.f32 	%f34, %f33, %f32, %f31;
+	ld.shared.f32 	%f35, [%r9+576];
+	ld.shared.f32 	%f36, [%r8+36];
+	fma.rn.f32 	%f37, %f36, %f35, %f34;
+	ld.shared.f32 	%f38, [%r9+640];
+	ld.shared.f32 	%f39, [%r8+40];
+	fma.rn.f32 	%f40, %f39, %f38, %f37;
+	ld.shared.f32 	%f41, [%r9+704];
+	ld.shared.f32 	%f42, [%r8+44];
+	fma.rn.f32 	%f43, %f42, %f41, %f40;
+	ld.shared.f32 	%f44, [%r9+768];
+	ld.shared.f32 	%f45, [%r8+48];
+	fma.rn.f32 	%f46, %f45, %f44, %f43;
+	ld.shared.f32 	%f47, [%r9+832];
+	ld.shared.f32 	%f48, [%r8+52];
+	fma.rn.f32 	%f49, %f48, %f47, %f46;
+	ld.shared.f32 	%f50, [%r9+896];
+	ld.shared.f32 	%f51, [%r8+56];
+	fma.rn.f32 	%f52, %f51, %f50, %f49;
+	ld.shared.f32 	%f53, [%r9+960];
+	ld.shared.f32 	%f54, [%r8+60];
+	fma.rn.f32 	%f56, %f54, %f53, %f52;
+	bar.sync 	0;
+	add.s32 	%r28, %r28, 16;
+	setp.lt.u32 	%p2, %r28, %r12;
+	@%p2 bra 	$L__BB0_2;
+
+$L__BB0_3:
+	add.s32 	%r27, %r4, %r3;
+	cvta.to.global.u64 	%rd10, %rd5;
+	mul.wide.u32 	%rd11, %r27, 4;
+	add.s64 	%rd12, %rd10, %rd11;
+	st.global.f32 	[%rd12], %f56;
+	ret;
+
+}
+
+)";
+
 bool ok(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return true;
   const char* name = "?";
@@ -145,6 +286,7 @@ bool ok(CUresult r, const char* what) {
 
 struct Result {
   std::string name;
+  std::string checkers = "off";
   double seconds = 0;
   uint64_t threadInstructions = 0, warpInstructions = 0;
 };
@@ -170,15 +312,22 @@ bool measure(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by, v
 int main(int argc, char** argv) {
   const bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
   CUcontext ctx;
-  CUmodule mod;
-  CUfunction reduce, matmul;
+  CUmodule mod, modTiled;
+  CUfunction reduce, matmul, tiled;
   if (!ok(cuInit(0), "cuInit") || !ok(cuDevicePrimaryCtxRetain(&ctx, 0), "retain") ||
       !ok(cuCtxSetCurrent(ctx), "set current") || !ok(cuModuleLoadData(&mod, kPtx), "module load") ||
       !ok(cuModuleGetFunction(&reduce, mod, "reduce"), "reduce") ||
-      !ok(cuModuleGetFunction(&matmul, mod, "matmul"), "matmul"))
+      !ok(cuModuleGetFunction(&matmul, mod, "matmul"), "matmul") ||
+      !ok(cuModuleLoadData(&modTiled, kPtxTiled), "module load (tiled)") ||
+      !ok(cuModuleGetFunction(&tiled, modTiled, "matmul_tiled"), "matmul_tiled"))
     return 1;
 
   std::vector<Result> results;
+  // Checkers off first: initcheck's write tracking, once on, stays on for later allocations.
+  const struct { const char* name; unsigned flags; } configs[] = {
+      {"off", 0}, {"racecheck", 1}, {"synccheck", 2}, {"initcheck", 4}, {"all three", 7}};
+  for (const auto& cfg : configs) {
+  if (!ok(tesseraSimSetSanitize(cfg.flags), "tesseraSimSetSanitize")) return 1;
   {
     const unsigned n = 1 << 22, blocks = 256, threads = 256;
     std::vector<float> host(n, 1.0f);
@@ -188,8 +337,8 @@ int main(int argc, char** argv) {
       return 1;
     unsigned count = n;
     void* args[] = {&in, &out, &count};
-    Result r{"reduce f32 (4M elements, 256x256 threads)"};
-    if (!measure(reduce, blocks, 1, threads, 1, args, 3, r)) return 1;
+    Result r{"reduce f32 (4M elements, 256x256 threads)", cfg.name};
+    if (!measure(reduce, blocks, 1, threads, 1, args, 5, r)) return 1;
     results.push_back(r);
     cuMemFree(in);
     cuMemFree(out);
@@ -204,13 +353,32 @@ int main(int argc, char** argv) {
       return 1;
     unsigned count = n;
     void* args[] = {&a, &b, &c, &count};
-    Result r{"matmul f32 naive (128x128x128, 16x16 blocks)"};
-    if (!measure(matmul, n / 16, n / 16, 16, 16, args, 3, r)) return 1;
+    Result r{"matmul f32 naive (128x128x128, 16x16 blocks)", cfg.name};
+    if (!measure(matmul, n / 16, n / 16, 16, 16, args, 5, r)) return 1;
     results.push_back(r);
     cuMemFree(a);
     cuMemFree(b);
     cuMemFree(c);
   }
+  {
+    const unsigned n = 256;
+    std::vector<float> host(n * n, 0.25f);
+    CUdeviceptr a, b, c;
+    if (!ok(cuMemAlloc(&a, n * n * 4), "alloc") || !ok(cuMemAlloc(&b, n * n * 4), "alloc") ||
+        !ok(cuMemAlloc(&c, n * n * 4), "alloc") || !ok(cuMemcpyHtoD(a, host.data(), n * n * 4), "copy") ||
+        !ok(cuMemcpyHtoD(b, host.data(), n * n * 4), "copy"))
+      return 1;
+    unsigned count = n;
+    void* args[] = {&a, &b, &c, &count};
+    Result r{"matmul f32 shared tiles (256^3, 16x16 blocks)", cfg.name};
+    if (!measure(tiled, n / 16, n / 16, 16, 16, args, 5, r)) return 1;
+    results.push_back(r);
+    cuMemFree(a);
+    cuMemFree(b);
+    cuMemFree(c);
+  }
+  }
+  tesseraSimSetSanitize(0);
 
   const char* env = std::getenv("TESSERA_SIM_THREADS");
   unsigned cores = env && std::atoi(env) > 0 ? static_cast<unsigned>(std::atoi(env)) : std::thread::hardware_concurrency();
@@ -221,16 +389,17 @@ int main(int argc, char** argv) {
     const Result& r = results[i];
     double rate = r.threadInstructions / r.seconds;
     if (json)
-      std::printf("%s{\"name\":\"%s\",\"seconds\":%.6f,\"threadInstructions\":%llu,\"threadInstrPerSec\":%.0f,"
+      std::printf("%s{\"name\":\"%s\",\"checkers\":\"%s\",\"seconds\":%.6f,\"threadInstructions\":%llu,\"threadInstrPerSec\":%.0f,"
                   "\"threadInstrPerSecPerCore\":%.0f}",
-                  i ? "," : "", r.name.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate,
+                  i ? "," : "", r.name.c_str(), r.checkers.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate,
                   rate / cores);
     else
-      std::printf("  %-48s %8.3f s  %12llu thread-instr  %8.1f M/s  (%6.1f M/s per core)\n", r.name.c_str(),
-                  r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate / 1e6, rate / 1e6 / cores);
+      std::printf("  %-48s %-10s %8.3f s  %12llu thread-instr  %8.1f M/s  (%6.1f M/s per core)\n", r.name.c_str(),
+                  r.checkers.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate / 1e6, rate / 1e6 / cores);
   }
   if (json) std::printf("]}\n");
   cuModuleUnload(mod);
+  cuModuleUnload(modTiled);
   cuDevicePrimaryCtxRelease(0);
   return 0;
 }

@@ -1,30 +1,35 @@
-// `npm install` / `npm run build`: compiles the TypeScript and the native libraries.
-// The CMake-built libraries (CMakeLists.txt: the sim, the XLA custom-call library, their tests)
-// are configured and built by cmake-js (pinned devDependency) into build/; package.json's
-// `binary.napi_versions` puts cmake-js in Node-API mode, so it takes its headers from the
-// node-api-headers package and never downloads anything. A missing nvcc skips only the CUDA-C
-// parts. The N-API addon is then built by node-gyp (native/cuda/build.mjs).
+// `npm run build` (everything), `npm run prepare` (the TypeScript, after `npm install` in this
+// repository) and `npm run prepack` (the TypeScript that goes into the package).
+//   node scripts/build.mjs          TypeScript (tsconfig.json: src, tests, benchmarks, examples) + native
+//   node scripts/build.mjs ts       TypeScript only
+//   node scripts/build.mjs native   native only (scripts/install.mjs, which is also npm's install hook)
+//   node scripts/build.mjs pack     the package's JavaScript: dist/src and dist/bench compiled afresh
+//                                   from tsconfig.build.json (no tests, no source maps)
+// `npm pack`/`npm publish` run prepack and then prepare: prepare leaves the TypeScript alone then,
+// so what prepack compiled is what gets packed.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildNative } from './install.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
-const only = process.argv[2]; // 'ts' | 'native' | undefined (both)
+const tsc = (project) =>
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: root, stdio: 'inherit' });
+const only = process.argv[2]; // 'ts' | 'native' | 'pack' | undefined (ts + native)
 
-if (only !== 'native') {
-  console.log('tessera: compiling TypeScript');
-  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
-}
-if (only !== 'ts' && existsSync(join(root, 'CMakeLists.txt'))) {
-  console.log('tessera: building native libraries (cmake-js)');
-  const cmakeJs = join(root, 'node_modules/cmake-js/bin/cmake-js');
-  if (!existsSync(cmakeJs)) throw new Error(`tessera: cmake-js not found at ${cmakeJs} (run npm install)`);
-  const jobs = String(Math.max(1, Math.min(4, cpus().length)));
-  run(process.execPath, [cmakeJs, 'build', '--out', 'build', '--config', 'Release', '--parallel', jobs,
-    '--CDCMAKE_BUILD_TYPE=Release']);
-  console.log('tessera: building the N-API addon (build/Release/tessera_cuda.node)');
-  run(process.execPath, [join(root, 'native/cuda/build.mjs')]);
+if (only === 'pack') {
+  console.log('tessera: compiling the package (tsconfig.build.json -> dist/src, dist/bench)');
+  for (const d of ['src', 'bench']) rmSync(join(root, 'dist', d), { recursive: true, force: true });
+  tsc('tsconfig.build.json');
+} else {
+  if (only === 'ts' && ['pack', 'publish'].includes(process.env.npm_command ?? '')) {
+    console.log(`tessera: npm ${process.env.npm_command}: the TypeScript was compiled by prepack`);
+    process.exit(0);
+  }
+  if (only !== 'native') {
+    console.log('tessera: compiling TypeScript');
+    tsc('tsconfig.json');
+  }
+  if (only !== 'ts') buildNative({ root });
 }

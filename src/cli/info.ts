@@ -1,10 +1,12 @@
 // `tessera info`: what this installation can do — devices (cuda / sim / interpret) and the default
-// one, the sim driver library, the native addon, ptxas and nvcc.
+// one, the sim driver library, the native addon, ptxas and nvcc, and what the native build (npm's
+// install hook, scripts/install.mjs) said about the pieces it could not build.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { findPtxas } from '../codegen/ptxas.js';
-import { addonPath, loadAddon, packageRoot, simLibraryPath } from '../runtime/native/addon.js';
+import { loadAddon, nativeBuildStatus, notBuiltHint, packageRoot, type NativeAddon } from '../runtime/native/addon.js';
 
 export type DeviceName = 'cuda' | 'sim' | 'interpret';
 export const DEVICE_NAMES: readonly DeviceName[] = ['cuda', 'sim', 'interpret'];
@@ -35,6 +37,8 @@ export interface Info {
   readonly addon: string | null;
   readonly ptxas: { readonly path: string; readonly version: string | null } | null;
   readonly nvcc: string | null;
+  /** The native build (build/native-status.json): where it ran, and its line for each missing piece. */
+  readonly build: { readonly mode: 'package' | 'clone'; readonly at: string; readonly notes: readonly string[] } | null;
 }
 
 function findTool(name: string, env: NodeJS.ProcessEnv): string | null {
@@ -52,10 +56,10 @@ function toolVersion(path: string): string | null {
 }
 
 /** Opens each device of a driver library through the addon and reads its name; the reason when it fails. */
-function probeDriver(kind: 'cuda' | 'sim', libraryPath?: string): DeviceStatus[] {
+function probeDriver(addon: () => NativeAddon, kind: 'cuda' | 'sim', libraryPath?: string): DeviceStatus[] {
   let count: number;
   try {
-    count = loadAddon().deviceCount(libraryPath);
+    count = addon().deviceCount(libraryPath);
   } catch (e) {
     return [unavailable(kind, 0, (e as Error).message.split('\n')[0]!)];
   }
@@ -63,7 +67,7 @@ function probeDriver(kind: 'cuda' | 'sim', libraryPath?: string): DeviceStatus[]
   const out: DeviceStatus[] = [];
   for (let i = 0; i < count; i++) {
     try {
-      const driver = loadAddon().open(libraryPath, i);
+      const driver = addon().open(libraryPath, i);
       try {
         const d = driver.deviceInfo();
         const arch = `sm_${d.ccMajor}${d.ccMinor}`;
@@ -84,17 +88,21 @@ function probeDriver(kind: 'cuda' | 'sim', libraryPath?: string): DeviceStatus[]
 const unavailable = (kind: DeviceName, ordinal: number, detail: string): DeviceStatus =>
   ({ name: `${kind}:${ordinal}`, kind, ordinal, computeCapability: null, memoryBytes: null, available: false, detail });
 
-export function collectInfo(env: NodeJS.ProcessEnv = process.env): Info {
-  const root = packageRoot();
+/** What the installation of tessera at `root` (default: this one) can do. */
+export function collectInfo(env: NodeJS.ProcessEnv = process.env, root: string = packageRoot()): Info {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  const addon = existsSync(addonPath()) ? addonPath() : null;
-  const simDriver = existsSync(simLibraryPath()) ? simLibraryPath() : null;
+  const addonFile = join(root, 'build', 'Release', 'tessera_cuda.node');
+  const simFile = join(root, 'build', 'lib', 'libtessera_sim.so');
+  const addon = existsSync(addonFile) ? addonFile : null;
+  const simDriver = existsSync(simFile) ? simFile : null;
+  const load = (): NativeAddon => (root === packageRoot() ? loadAddon() : (createRequire(import.meta.url)(addonFile) as NativeAddon));
+  const noAddon = `native addon not built: ${notBuiltHint('addon', root)}`;
 
-  const cudaDevices = addon ? probeDriver('cuda') : [unavailable('cuda', 0, 'native addon not built (npm run build)')];
+  const cudaDevices = addon ? probeDriver(load, 'cuda') : [unavailable('cuda', 0, noAddon)];
   let simDevices: DeviceStatus[];
-  if (!simDriver) simDevices = [unavailable('sim', 0, 'sim driver not built (build/lib/libtessera_sim.so)')];
-  else if (!addon) simDevices = [unavailable('sim', 0, 'native addon not built (npm run build)')];
-  else simDevices = probeDriver('sim', simDriver);
+  if (!simDriver) simDevices = [unavailable('sim', 0, `sim driver not built (build/lib/libtessera_sim.so): ${notBuiltHint('sim', root)}`)];
+  else if (!addon) simDevices = [unavailable('sim', 0, noAddon)];
+  else simDevices = probeDriver(load, 'sim', simDriver);
   const devices: DeviceStatus[] = [
     ...cudaDevices, ...simDevices,
     { name: 'interpret:0', kind: 'interpret', ordinal: 0, computeCapability: null, memoryBytes: null, available: true, detail: 'tile IR interpreter in TypeScript' },
@@ -114,6 +122,7 @@ export function collectInfo(env: NodeJS.ProcessEnv = process.env): Info {
     defaultReason = forced ? `TESSERA_DEVICE=${forced} is not one of ${DEVICE_NAMES.join(', ')}; ignored` : 'first available of cuda, sim, interpret';
   }
   const ptxasPath = findPtxas(env);
+  const status = nativeBuildStatus(root);
   return {
     tessera: pkg.version,
     node: process.version,
@@ -124,6 +133,7 @@ export function collectInfo(env: NodeJS.ProcessEnv = process.env): Info {
     addon,
     ptxas: ptxasPath ? { path: ptxasPath, version: toolVersion(ptxasPath) } : null,
     nvcc: findTool('nvcc', env),
+    build: status ? { mode: status.mode, at: status.builtAt, notes: status.lines } : null,
   };
 }
 
@@ -135,5 +145,10 @@ export function formatInfo(i: Info): string {
   lines.push(`native addon: ${i.addon ?? 'not built'}`);
   lines.push(`ptxas: ${i.ptxas ? `${i.ptxas.path} (${i.ptxas.version ?? 'unknown version'})` : 'not found'}`);
   lines.push(`nvcc: ${i.nvcc ?? 'not found'}`);
+  if (!i.build) lines.push('native build: none has run (npm install / `npm rebuild tessera` runs it)');
+  else {
+    lines.push(`native build: ${i.build.mode} build of ${i.build.at}${i.build.notes.length ? '' : ', nothing missing'}`);
+    for (const n of i.build.notes) lines.push(`  ${n}`);
+  }
   return lines.join('\n') + '\n';
 }

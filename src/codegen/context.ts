@@ -15,7 +15,16 @@ import { PtxBuilder, type RegKind } from './emitter.js';
 import { operandLayout } from './remat.js';
 import { regBits, regKind } from './ptx_types.js';
 
-export type Target = 'sm_80' | 'sm_90';
+/**
+ * PTX targets. sm_80: Ampere (mma.sync, ldmatrix, cp.async). sm_89: Ada (adds the fp8 `cvt`
+ * forms). sm_90: Hopper through the portable mma.sync path. sm_90a: Hopper's arch-specific
+ * target (`.target sm_90a`; today the same code as sm_90 — the wgmma/TMA path is issue 17's).
+ */
+export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
+/** Compute capability (major*10+minor) of each target. */
+export const TARGET_SM: Readonly<Record<Target, number>> = { sm_80: 80, sm_89: 89, sm_90: 90, sm_90a: 90 };
+/** Whether PTX for this target has the fp8 conversions (`cvt.rn.satfinite.e4m3x2.f32`, ...): sm_89+. */
+export const hasFp8Cvt = (t: Target): boolean => TARGET_SM[t] >= 89;
 
 /** A shared-memory address: register plus constant byte offset. */
 export interface SmemAddr {

@@ -1,10 +1,11 @@
 // Casts and bitcasts, one register at a time: the conversion table of docs/semantics.md
 // (float->int truncates and saturates, int->int wraps or extends by the source's signedness,
-// f16/bf16 go through f32, bool is 0/1).
+// f16/bf16 go through f32, bool is 0/1; fp8 in lower_fp8.ts).
 import type { Op } from '../ir/ops.js';
 import { bitWidth, isFloat, isPtr, isSigned, type DType, type ElemType } from '../ir/types.js';
 import { movFor, type Lowering } from './context.js';
 import { fromF32, normalize, perElem, toF32 } from './lower_elementwise.js';
+import { bitcastFp8, castFp8, involvesFp8 } from './lower_fp8.js';
 import { CVT_TYPE, halfBits, immediate, INT_OP_TYPE, isHalf, isNarrowInt, regKind } from './ptx_types.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -13,6 +14,7 @@ const elemOf = (op: Op, i = 0): ElemType => op.operands[i]!.type.elem;
 /** Element conversion `from` -> `to` of one register. */
 export function castOne(cx: Lowering, from: ElemType, to: ElemType, d: string, a: string): void {
   if (from === to) return cx.emit(`${movFor(to)} ${d}, ${a};`);
+  if (involvesFp8(from, to)) return castFp8(cx, from, to, d, a);
   if (isPtr(from) || isPtr(to)) {
     if (to === 'i64' || from === 'i64' || isPtr(to)) return cx.emit(`mov.b64 ${d}, ${a};`);
     cx.fail(`cast ${from} -> ${to} is not supported`);
@@ -81,6 +83,10 @@ const cast: Rule = (cx, op) => {
 const bitcast: Rule = (cx, op) => {
   const to = (op as Op<'bitcast'>).attrs.to;
   const from = elemOf(op);
+  if (involvesFp8(from, to)) {
+    if (bitWidth(from) !== bitWidth(to)) cx.fail(`bitcast ${from} -> ${to} changes the width`);
+    return perElem(cx, op, (d, [a]) => bitcastFp8(cx, from, to, d, a!));
+  }
   if (from === 'bool' || to === 'bool' || isNarrowInt(from) || isNarrowInt(to)) {
     if (bitWidth(from) !== bitWidth(to)) cx.fail(`bitcast ${from} -> ${to} changes the width`);
     return perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!));

@@ -2,11 +2,11 @@
 // into vectors of `plan.vec` consecutive registers (ld/st.global.v2/.v4, 16-bit pairs packed in
 // b32 words) — the layout pass only picks a width it proved aligned and uniformly masked.
 import type { CacheMod, Eviction, Op } from '../ir/ops.js';
-import { bitWidth, byteSize, pointee, type DType, type PtrType } from '../ir/types.js';
+import { bitWidth, byteSize, isFp8, pointee, type DType, type PtrType } from '../ir/types.js';
 import type { Lowering } from './context.js';
 import { movConst } from './lower_elementwise.js';
 import { MEM_TYPE, regKind } from './ptx_types.js';
-import { movFor } from './context.js';
+import { movFor, TARGET_SM } from './context.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -53,6 +53,12 @@ function pack(cx: Lowering, t: DType, w: string, rs: string[]): void {
   if (rs.length === 2 && regKind(t) === 'b16') return cx.emit(`mov.b32 ${w}, ${cx.wordOf(rs[0]!, rs[1]!) ?? `{${rs[0]}, ${rs[1]}}`};`);
   const bits = 32 / rs.length;
   const byte = (r: string): string => {
+    if (isFp8(t)) {
+      // fp8 lives in a 16-bit register
+      const b = cx.reg('b32');
+      cx.emit(`cvt.u32.u16 ${b}, ${r};`);
+      return b;
+    }
     if (t !== 'bool') return r;
     const b = cx.reg('b32');
     cx.emit(`selp.u32 ${b}, 1, 0, ${r};`);
@@ -73,6 +79,10 @@ function unpack(cx: Lowering, t: DType, w: string, rs: string[]): void {
       const b = cx.reg('b32');
       cx.emit(`bfe.u32 ${b}, ${w}, ${bits * j}, ${bits};`);
       cx.emit(`setp.ne.u32 ${r}, ${b}, 0;`);
+    } else if (isFp8(t)) {
+      const b = cx.reg('b32');
+      cx.emit(`bfe.u32 ${b}, ${w}, ${bits * j}, ${bits};`);
+      cx.emit(`cvt.u16.u32 ${r}, ${b};`);
     } else cx.emit(`bfe.${t === 'i8' || t === 'i16' ? 's32' : 'u32'} ${r}, ${w}, ${bits * j}, ${bits};`);
   });
 }
@@ -290,7 +300,7 @@ const atomicRmw: Rule = (cx, op) => {
     const bits = t === 'f32' ? 32 : 64;
     return atomic(cx, op, (d, addr, i) => floatMinMax(cx, a.op === 'max', bits, a.sem, a.scope, d, addr, vals[vals.length === 1 ? 0 : i]!), a.hasMask ? 2 : undefined);
   }
-  if (a.op === 'add' && t === 'bf16' && cx.target === 'sm_80') {
+  if (a.op === 'add' && t === 'bf16' && TARGET_SM[cx.target] < 90) {
     return atomic(cx, op, (d, addr, i) => bf16AddLoop(cx, a.sem, a.scope, d, addr, vals[vals.length === 1 ? 0 : i]!), a.hasMask ? 2 : undefined);
   }
   const ty = ATOM_TYPE[a.op]!(t);

@@ -16,8 +16,9 @@ import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
 import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
 
-export type Target = 'sm_80' | 'sm_90';
-export const TARGETS: readonly Target[] = ['sm_80', 'sm_90'];
+export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
+/** sm_89 adds the fp8 cvt forms; sm_90a is `.target sm_90a` (the same mma.sync code as sm_90 for now). */
+export const TARGETS: readonly Target[] = ['sm_80', 'sm_89', 'sm_90', 'sm_90a'];
 
 export interface CompileOptions {
   readonly target: Target;
@@ -40,7 +41,7 @@ export interface CompileOptions {
 }
 
 /** numStages when the option is absent, per target (Triton's default for Ampere and Hopper). */
-export const DEFAULT_NUM_STAGES: Readonly<Record<Target, number>> = { sm_80: 3, sm_90: 3 };
+export const DEFAULT_NUM_STAGES: Readonly<Record<Target, number>> = { sm_80: 3, sm_89: 3, sm_90: 3, sm_90a: 3 };
 /** Deepest pipeline accepted (a ring of more stages only costs shared memory). */
 export const MAX_NUM_STAGES = 8;
 

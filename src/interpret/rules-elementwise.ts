@@ -12,6 +12,7 @@ import {
   CMP, FLOAT_BINARY, FLOAT_UNARY, I64_BINARY, castFn, floatDecoder, fmaFor, intBinary, onHalf1, onHalf2,
 } from './scalar.js';
 import { f16Bits, bf16Bits } from '../ir/half.js';
+import { f8e4m3Bits, f8e5m2Bits } from '../ir/fp8.js';
 
 const elemOf = (op: Op, i = 0): ElemType => op.results[i]!.type.elem;
 const dtypeOf = (op: Op, i = 0): DType => {
@@ -25,6 +26,8 @@ export function laneOf(t: ElemType, v: ConstValue): number | bigint {
   const n = typeof v === 'bigint' ? Number(v) : Number(v);
   if (t === 'f16') return f16Bits(n);
   if (t === 'bf16') return bf16Bits(n);
+  if (t === 'f8e4m3') return f8e4m3Bits(n);
+  if (t === 'f8e5m2') return f8e5m2Bits(n);
   if (t === 'bool') return n !== 0 ? 1 : 0;
   return n;
 }

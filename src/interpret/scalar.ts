@@ -3,6 +3,7 @@
 import type { BinaryFn, CmpPred, UnaryFn } from '../ir/ops.js';
 import { bitWidth, isFloat, isPtr, isSigned, type DType, type ElemType } from '../ir/types.js';
 import { bf16Bits, bf16Value, f16Bits, f16Value } from '../ir/half.js';
+import { f8e4m3Bits, f8e4m3Value, f8e5m2Bits, f8e5m2Value } from '../ir/fp8.js';
 import { addRoundToOdd, bigToDoubleOdd, erf, fmaF64 } from './float.js';
 
 export type NumFn1 = (a: number) => number;
@@ -134,10 +135,12 @@ export const CMP: Record<CmpPred, (a: number | bigint, b: number | bigint) => bo
 
 // ---- decoding and encoding of float lanes ----
 
-/** Lane value -> JS number for a float dtype (f16/bf16 lanes are bit patterns). */
+/** Lane value -> JS number for a float dtype (f16/bf16/fp8 lanes are bit patterns). */
 export function floatDecoder(t: DType): NumFn1 | undefined {
   if (t === 'f16') return f16Value;
   if (t === 'bf16') return bf16Value;
+  if (t === 'f8e4m3') return f8e4m3Value;
+  if (t === 'f8e5m2') return f8e5m2Value;
   return undefined;
 }
 
@@ -145,6 +148,9 @@ export function floatDecoder(t: DType): NumFn1 | undefined {
 export function floatEncoder(t: DType): NumFn1 | undefined {
   if (t === 'f16') return f16Bits;
   if (t === 'bf16') return bf16Bits;
+  // fp8: nearest even, saturating to ±max (PTX cvt.rn.satfinite), src/ir/fp8.ts
+  if (t === 'f8e4m3') return f8e4m3Bits;
+  if (t === 'f8e5m2') return f8e5m2Bits;
   return undefined;
 }
 

@@ -11,4 +11,8 @@ export { isPure, isSpeculatable } from './effects.js';
 export { Subst } from './rewrite.js';
 export { arrayCtorFor, BYTES, type ElemArray } from './dtype_arrays.js';
 export { f16Bits, bf16Bits, f16Value, bf16Value, toF16, toBF16, f16Array, bf16Array, f16ToFloat32, bf16ToFloat32 } from './half.js';
+export {
+  f8e4m3Bits, f8e5m2Bits, f8e4m3Value, f8e5m2Value, toF8E4M3, toF8E5M2, fp8Bits, fp8Value,
+  f8e4m3Array, f8e5m2Array, f8e4m3ToFloat32, f8e5m2ToFloat32, FP8_FORMATS, type Fp8DType,
+} from './fp8.js';
 export { roundF16, roundBF16, roundFloat, wrapInt, evalUnary, evalBinary, evalCmp, evalCast, normalizeConst } from './numeric.js';

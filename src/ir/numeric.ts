@@ -8,6 +8,7 @@
 import type { BinaryFn, CmpPred, ConstValue, UnaryFn } from './ops.js';
 import type { DType } from './types.js';
 import { bitWidth, isFloat, isInt, isSigned } from './types.js';
+import { toF8E4M3, toF8E5M2 } from './fp8.js';
 
 /** Rounds `x` to a binary float with `mant` significand bits (hidden bit included), nearest even. */
 function roundToFormat(x: number, mant: number, minExp: number, maxFinite: number): number {
@@ -43,13 +44,15 @@ export function roundTF32(x: number): number {
   return TF32_F[0]!;
 }
 
-/** Rounds an f64 to the float dtype `d`. */
+/** Rounds an f64 to the float dtype `d` (fp8: nearest even, saturating to ±max as cvt.rn.satfinite). */
 export function roundFloat(d: DType, x: number): number {
   switch (d) {
     case 'f64': return x;
     case 'f32': return Math.fround(x);
     case 'f16': return roundF16(x);
     case 'bf16': return roundBF16(x);
+    case 'f8e4m3': return toF8E4M3(x);
+    case 'f8e5m2': return toF8E5M2(x);
     default: throw new Error(`roundFloat: ${d} is not a float dtype`);
   }
 }

@@ -1,7 +1,7 @@
 // Element types and tile types of the tile IR.
 // A tile is (element type, static shape). Shape [] is a scalar.
 
-export const DTYPES = ['f64', 'f32', 'f16', 'bf16', 'i64', 'i32', 'i16', 'i8', 'u32', 'u8', 'bool'] as const;
+export const DTYPES = ['f64', 'f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2', 'i64', 'i32', 'i16', 'i8', 'u32', 'u8', 'bool'] as const;
 export type DType = (typeof DTYPES)[number];
 
 /** Pointer to global memory holding elements of `DType`. Spelled `ptr<f32>` in the printer. */
@@ -18,7 +18,12 @@ export const isPtr = (t: ElemType): t is PtrType => t.startsWith('ptr<');
 export const ptrOf = (d: DType): PtrType => `ptr<${d}>`;
 export const pointee = (t: PtrType): DType => t.slice(4, -1) as DType;
 
-export const isFloat = (t: ElemType): boolean => t === 'f64' || t === 'f32' || t === 'f16' || t === 'bf16';
+export const isFloat = (t: ElemType): boolean => t === 'f64' || t === 'f32' || t === 'f16' || t === 'bf16' || isFp8(t);
+/**
+ * The fp8 dtypes (OCP FP8 E4M3 and E5M2, src/ir/fp8.ts). They are storage types: loads, stores,
+ * casts to and from f32/f16/bf16 and bitcasts to 8-bit integers; no arithmetic.
+ */
+export const isFp8 = (t: ElemType): t is 'f8e4m3' | 'f8e5m2' => t === 'f8e4m3' || t === 'f8e5m2';
 export const isInt = (t: ElemType): boolean =>
   t === 'i64' || t === 'i32' || t === 'i16' || t === 'i8' || t === 'u32' || t === 'u8';
 export const isSigned = (t: ElemType): boolean => t === 'i64' || t === 'i32' || t === 'i16' || t === 'i8';
@@ -32,7 +37,7 @@ export function bitWidth(t: ElemType): number {
     case 'f64': case 'i64': return 64;
     case 'f32': case 'i32': case 'u32': return 32;
     case 'f16': case 'bf16': case 'i16': return 16;
-    case 'i8': case 'u8': return 8;
+    case 'i8': case 'u8': case 'f8e4m3': case 'f8e5m2': return 8;
     case 'bool': return 1;
   }
   throw new Error(`unknown element type ${String(t)}`);

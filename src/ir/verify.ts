@@ -9,7 +9,7 @@ import { intRange } from './numeric.js';
 import type { Block, Func, Loc, Op, OpKind, Value } from './ops.js';
 import { EVICTIONS, LOAD_CACHE_MODS, STORE_CACHE_MODS } from './ops.js';
 import type { DType, ElemType, PtrType, TileType } from './types.js';
-import { bitWidth, isBool, isDType, isFloat, isInt, isPow2, isPtr, numel, pointee, sameShape, sameType, typeToString } from './types.js';
+import { bitWidth, isBool, isDType, isFloat as isAnyFloat, isFp8, isInt, isPow2, isPtr, numel, pointee, sameShape, sameType, typeToString } from './types.js';
 
 const ts = typeToString;
 const shapeStr = (s: readonly number[]): string => `[${s.join(', ')}]`;
@@ -58,7 +58,11 @@ class Ctx<K extends OpKind = OpKind> {
 
 type Rule<K extends OpKind> = (c: Ctx<K>) => void;
 
+// fp8 is a storage type: it takes part in loads, stores, data movement and casts, never in arithmetic.
+const isFloat = (e: ElemType): boolean => isAnyFloat(e) && !isFp8(e);
 const numeric = (e: ElemType): boolean => isInt(e) || isFloat(e);
+/** The dtypes an fp8 value converts to and from directly (anything else goes through f32). */
+const FP8_CAST_PEERS: ReadonlySet<ElemType> = new Set(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2']);
 const FLOAT_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'floor', 'ceil']);
 const BITWISE = new Set(['and', 'or', 'xor']);
 
@@ -76,7 +80,7 @@ function checkConstValue(c: Ctx<'const'>, t: TileType): void {
   const e = t.elem;
   c.check(!isPtr(e), 'constants of pointer type are not allowed');
   if (isBool(e)) c.check(typeof v === 'boolean', () => `bool constant must be true or false, got ${String(v)}`);
-  else if (isFloat(e)) c.check(typeof v === 'number', () => `${e} constant must be a number, got ${typeof v}`);
+  else if (isAnyFloat(e)) c.check(typeof v === 'number', () => `${e} constant must be a number, got ${typeof v}`);
   else {
     c.check(typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)), () => `${e} constant must be an integer, got ${String(v)}`);
     const [lo, hi] = intRange(e as DType);
@@ -180,6 +184,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   },
   cmp: (c) => {
     c.counts(2, 1);
+    c.check(!isFp8(c.operand(0).elem), () => `cmp on ${c.operand(0).elem} is not allowed (fp8 is a storage type: cast to f32 first)`);
     c.expectType(c.operand(1), c.operand(0), 'operand #1');
     c.expectType(c.result(), { elem: 'bool', shape: c.operand(0).shape }, 'result');
   },
@@ -197,6 +202,9 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.counts(1, 1);
     c.check(isDType(c.attrs.to), () => `cast target ${String(c.attrs.to)} is not a dtype`);
     c.check(!isPtr(c.operand(0).elem), () => `cast of a pointer (${ts(c.operand(0))}) is not allowed`);
+    const from = c.operand(0).elem, to = c.attrs.to;
+    c.check(!(isFp8(from) || isFp8(to)) || (FP8_CAST_PEERS.has(from) && FP8_CAST_PEERS.has(to)),
+      () => `cast ${from} -> ${to} is not allowed: fp8 converts only to and from f32, f16, bf16 and fp8`);
     c.expectType(c.result(), { elem: c.attrs.to, shape: c.operand(0).shape }, 'result');
   },
   bitcast: (c) => {
@@ -242,6 +250,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const p = c.operand(0);
     c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
+    c.check(!isFp8(value.elem), () => `atomic_rmw on ${p.elem} is not allowed (fp8 is a storage type)`);
     c.expectType(c.operand(1), value, 'value');
     if (c.attrs.hasMask) c.expectType(c.operand(2), { elem: 'bool', shape: p.shape }, 'mask');
     c.expectType(c.result(), value, 'result');
@@ -253,6 +262,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.counts(3, 1);
     const p = c.operand(0);
     c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
+    c.check(!isFp8(pointee(p.elem as PtrType)), () => `atomic_cas on ${p.elem} is not allowed (fp8 is a storage type)`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
     c.expectType(c.operand(1), value, 'compare value');
     c.expectType(c.operand(2), value, 'new value');
@@ -305,7 +315,10 @@ const RULES: { [K in OpKind]: Rule<K> } = {
       c.check(v.every((x) => Number.isInteger(x) && x >= 1), () => `${key} entries must be positive integers, got ${shapeStr(v)}`);
     }
   },
-  print: (c) => c.counts(c.op.operands.length, 0),
+  print: (c) => {
+    c.counts(c.op.operands.length, 0);
+    for (const v of c.op.operands) c.check(!isFp8(v.type.elem), () => `print of ${ts(v.type)} is not allowed (fp8 is a storage type: cast to f32 first)`);
+  },
   assert: (c) => {
     c.counts(1, 0);
     c.check(isBool(c.operand(0).elem), () => `assert needs a bool condition, got ${ts(c.operand(0))}`);

@@ -2,7 +2,7 @@
 import type { DType } from '../ir/types.js';
 import { isBool, isFloat, isInt, isPtr, sameShape } from '../ir/types.js';
 import { promoteInts } from './promote.js';
-import { broadcastToIn, castIn, checkDType, constantIn, describe, toTileIn, type TileLike } from './semantic.js';
+import { broadcastToIn, castIn, checkDType, constantIn, describe, rejectFp8, toTileIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
@@ -38,6 +38,7 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
     for (const [name, x] of [['a', at], ['b', bt]] as const) {
       if (x.rank !== 2) t.fail('E_SHAPE', `dot needs 2-D tiles; ${name} has shape [${x.shape.join(', ')}]`);
       if (isPtr(x.dtype) || isBool(x.dtype)) t.fail('E_TYPE', `dot does not take ${x.dtype} tiles (${name})`);
+      rejectFp8(t, x.dtype, 'dot'); // fp8 dots (wgmma / mma e4m3/e5m2) are issue 17's tensor-core work
     }
     const [m, k] = at.shape as [number, number];
     const [k2, n] = bt.shape as [number, number];

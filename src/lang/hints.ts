@@ -1,6 +1,6 @@
 // Compiler hints and debugging ops: multipleOf, maxContiguous, devicePrint, deviceAssert.
 import { isBool } from '../ir/types.js';
-import { describe, toTileIn, type TileLike } from './semantic.js';
+import { describe, rejectFp8, toTileIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
@@ -45,6 +45,7 @@ export const devicePrint = (prefix: string, ...tiles: (TileLike | { hex: boolean
       args.pop();
     }
     const vals = args.map((v, i) => toTileIn(t, v, `argument ${i + 1}`));
+    for (const v of vals) rejectFp8(t, v.dtype, 'devicePrint');
     t.emitOp('print', vals, [], { prefix, hex });
   });
 

@@ -3,7 +3,7 @@ import type { AtomicOp, Eviction, LoadCacheMod, MemScope, MemSem, StoreCacheMod 
 import { EVICTIONS, LOAD_CACHE_MODS, STORE_CACHE_MODS } from '../ir/ops.js';
 import type { DType } from '../ir/types.js';
 import { isBool, isFloat, isInt, isPtr, pointee } from '../ir/types.js';
-import { broadcastShapes, broadcastToIn, castIn, constantIn, describe, isScalar, toTileIn, type TileLike } from './semantic.js';
+import { broadcastShapes, broadcastToIn, castIn, constantIn, describe, rejectFp8, isScalar, toTileIn, type TileLike } from './semantic.js';
 import { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
@@ -144,6 +144,7 @@ function atomicRmwIn(t: Trace, op: AtomicOp, name: string, ptr: unknown, val: un
   const o = checkOptions(t, opts, ['mask', 'sem', 'scope']);
   const p = ptrTile(t, ptr, name);
   const elem = pointee(p.dtype as `ptr<${DType}>`);
+  rejectFp8(t, elem, name);
   const okType =
     op === 'xchg' ? !isBool(elem)
     : op === 'add' ? isInt(elem) || elem === 'f32' || elem === 'f64' || elem === 'f16' || elem === 'bf16'
@@ -180,6 +181,7 @@ export const atomicCas = (ptr: Tile, cmp: TileLike, val: TileLike, opts?: Omit<A
     const o = checkOptions(t, opts, ['sem', 'scope']);
     const p = ptrTile(t, ptr, 'atomicCas');
     const elem = pointee(p.dtype as `ptr<${DType}>`);
+    rejectFp8(t, elem, 'atomicCas');
     if (!(isInt(elem) || isFloat(elem))) return t.fail('E_TYPE', `atomicCas does not support ${elem} memory`);
     const c = atomicValue(t, cmp, elem, 'cmp');
     const v = atomicValue(t, val, elem, 'value');

@@ -4,7 +4,7 @@
 // are what other ops (and the Pallas front end) build on.
 import type { BinaryFn, CmpPred, ConstValue, UnaryFn } from '../ir/ops.js';
 import type { DType, ElemType, TileType } from '../ir/types.js';
-import { bitWidth, isBool, isDType, isFloat, isInt, isPow2, isPtr, sameShape, typeToString } from '../ir/types.js';
+import { bitWidth, DTYPES, isBool, isDType, isFloat, isFp8, isInt, isPow2, isPtr, sameShape, typeToString } from '../ir/types.js';
 import { KernelError } from './errors.js';
 import { computationType, literalDType } from './promote.js';
 import { Tile } from './tile.js';
@@ -116,11 +116,36 @@ export function broadcastToIn(t: Trace, x: Tile, shape: readonly number[], what 
 // ---------------------------------------------------------------------------------------------
 // Casts
 
+/**
+ * fp8 (f8e4m3, f8e5m2) is a storage type: loads, stores, data movement, casts and bitcasts only.
+ * Every arithmetic, comparison, math, reduction, dot, atomic or print on an fp8 tile fails here.
+ */
+export function rejectFp8(t: Trace, dtype: ElemType, opName: string): void {
+  if (!isFp8(dtype)) return;
+  t.fail('E_TYPE', `${opName} does not take ${dtype} operands: fp8 is a storage type without arithmetic; cast with .to('f16') or .to('f32') first`);
+}
+
+/** Types an fp8 value converts to and from with one cast op (the IR's rule; the rest go through f32). */
+const FP8_PEERS: ReadonlySet<DType> = new Set<DType>(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2']);
+
 /** Value cast to `to` (float->int truncates; ->bool is `!= 0`). No op when already `to`. */
 export function castIn(t: Trace, x: Tile, to: DType): Tile {
   t.use(x);
   if (x.dtype === to) return x;
   if (isPtr(x.dtype)) return t.fail('E_TYPE', `cannot cast a pointer tile (${x.dtype}) to ${to}`);
+  const from = x.dtype as DType;
+  if (isFp8(from) && !FP8_PEERS.has(to)) {
+    // fp8 -> f32 is exact, so fp8 -> f32 -> anything is the direct conversion.
+    return castIn(t, castIn(t, x, 'f32'), to);
+  }
+  if (isFp8(to) && !FP8_PEERS.has(from)) {
+    if (from === 'f64') {
+      return t.fail('E_TYPE', `cannot cast f64 to ${to} directly (it would round twice); cast with .to('f32') first`);
+    }
+    // Integers (and bool) through f32: an integer that f32 rounds is beyond 2^24, far past the
+    // fp8 range, so both paths saturate to the same ±max.
+    return castIn(t, castIn(t, x, 'f32'), to);
+  }
   if (to === 'bool') {
     const zero = constantIn(t, 0, { elem: x.dtype, shape: [...x.shape] });
     return t.emit('cmp', [x, zero], { elem: 'bool', shape: [...x.shape] }, { pred: 'ne' });
@@ -139,7 +164,7 @@ export function bitcastIn(t: Trace, x: Tile, to: DType): Tile {
 }
 
 export function checkDType(t: Trace, d: unknown, what: string): DType {
-  if (!isDType(d)) return t.fail('E_TYPE', `${what} must be one of f64 f32 f16 bf16 i64 i32 i16 i8 u32 u8 bool, got ${String(d)}`);
+  if (!isDType(d)) return t.fail('E_TYPE', `${what} must be one of ${DTYPES.join(' ')}, got ${String(d)}`);
   return d;
 }
 
@@ -185,6 +210,7 @@ export function promoteOperands(t: Trace, xs: unknown[], opName: string, divOrMo
   const ops = xs.map((x, i) => operand(t, x, `operand ${i + 1} of ${opName}`));
   for (const o of ops) {
     if (isPtr(o.dtype)) t.fail('E_TYPE', `${opName} does not take pointer tiles (${o.dtype})`);
+    rejectFp8(t, o.dtype, opName);
   }
   let dtype = ops[0]!.dtype as DType;
   let weak = ops[0]!.weak;
@@ -228,6 +254,7 @@ export function binaryIn(t: Trace, fn: BinaryFn, a: unknown, b: unknown, opts: {
 export function unaryIn(t: Trace, fn: UnaryFn, x: unknown, check: Check, name: string = fn, precise = false): Tile {
   const xt = toTileIn(t, x, `input of ${name}`);
   if (isPtr(xt.dtype)) return t.fail('E_TYPE', `${name} does not take pointer tiles (${xt.dtype})`);
+  rejectFp8(t, xt.dtype, name);
   checkKind(t, xt.dtype, check, name);
   return t.emit('unary', [xt], { elem: xt.dtype, shape: [...xt.shape] }, { fn, precise });
 }

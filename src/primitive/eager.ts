@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import type { TypedArray } from '../runtime/array.js';
 import { getDevice, type Device, type DeviceKind, type Stream } from '../runtime/device.js';
 import { DeviceArray } from '../runtime/device_array.js';
-import { xlaLibraryPath, type DevicePtrHandle, type Driver, type StreamHandle } from '../runtime/native/addon.js';
+import { notBuiltHint, xlaLibraryPath, type DevicePtrHandle, type Driver, type StreamHandle } from '../runtime/native/addon.js';
 import { checkAval, describeAval, shaped, type ShapedArray } from './aval.js';
 import { PrimitiveError } from './errors.js';
 
@@ -157,7 +157,7 @@ export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEag
         a.check(`${symbol}: ${what}`);
         if (!a.contiguous) throw new PrimitiveError('E_ARG', symbol, `${what} is a strided view; custom-call targets take row-major arrays (clone() it first)`);
       });
-      if (!existsSync(libraryPath)) throw new PrimitiveError('E_UNAVAILABLE', symbol, `the XLA custom-call library ${libraryPath} is not built; run \`npm run build\``);
+      if (!existsSync(libraryPath)) throw new PrimitiveError('E_UNAVAILABLE', symbol, `the XLA custom-call library ${libraryPath} is not built: ${notBuiltHint('xla')}`);
       const onDevice = ins.some(isDeviceArray);
       const temps: DeviceArray[] = [];
       const results: DeviceArray[] = [];

@@ -40,7 +40,10 @@ export interface KernelPrimitiveOptions {
 
 type Resolver = (ins: readonly ShapedArray[]) => ResolvedLaunch;
 
-const arch = (t: Target): number => Number(t.slice(3));
+// Compute capability of a target: sm_90a is 90 (its PTX/cubin are arch-specific: they run on 9.0
+// only, which the image selection of native/xla_custom_call does not know yet — issue 17).
+export const targetArch = (t: Target): number => parseInt(t.slice(3), 10);
+const arch = targetArch;
 
 /** The primitive for a resolver; kernelPrimitive and pallasPrimitive build the resolver. */
 export function launchPrimitive(name: string, resolve: Resolver, opts: KernelPrimitiveOptions = {}): Primitive<Record<string, never>> {

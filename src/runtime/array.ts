@@ -1,28 +1,36 @@
 // HostArray: a typed host buffer with a dtype and a shape, accepted wherever a kernel takes a
 // pointer (copied to the device and back on each launch; DeviceArray, in device_array.ts, stays
-// on the device). `data` is the storage form (f16/bf16 as bit patterns in a Uint16Array, bool as 0/1
+// on the device). `data` is the storage form (f16/bf16 as bit patterns in a Uint16Array, f8e4m3/f8e5m2
+// as bit patterns in a Uint8Array, bool as 0/1
 // bytes, i64 as a BigInt64Array); `toArray()` gives plain JS values back.
 import { DTYPES, isDType, numel, type DType } from '../ir/types.js';
 import { TesseraError } from '../ir/errors.js';
 import { arrayCtorFor, type ElemArray } from '../ir/dtype_arrays.js';
 import { bf16Array, bf16Value, f16Array, f16Value } from '../ir/half.js';
+import { f8e4m3Array, f8e4m3Value, f8e5m2Array, f8e5m2Value } from '../ir/fp8.js';
 
 export type TypedArray = ElemArray;
 
 /** The storage typed array of each dtype. */
 export interface ArrayTypes {
-  f64: Float64Array; f32: Float32Array; f16: Uint16Array; bf16: Uint16Array; i64: BigInt64Array;
+  f64: Float64Array; f32: Float32Array; f16: Uint16Array; bf16: Uint16Array;
+  f8e4m3: Uint8Array; f8e5m2: Uint8Array; i64: BigInt64Array;
   i32: Int32Array; i16: Int16Array; i8: Int8Array; u32: Uint32Array; u8: Uint8Array; bool: Uint8Array;
 }
 
 /** Which typed array holds each dtype (what `kernel(...).run` accepts for a `ptr(dtype)` param). */
 export const ARRAY_FOR_DTYPE: Readonly<Record<DType, string>> = {
-  f64: 'Float64Array', f32: 'Float32Array', f16: 'Uint16Array', bf16: 'Uint16Array', i64: 'BigInt64Array',
+  f64: 'Float64Array', f32: 'Float32Array', f16: 'Uint16Array', bf16: 'Uint16Array',
+  f8e4m3: 'Uint8Array', f8e5m2: 'Uint8Array', i64: 'BigInt64Array',
   i32: 'Int32Array', i16: 'Int16Array', i8: 'Int8Array', u32: 'Uint32Array', u8: 'Uint8Array', bool: 'Uint8Array',
 };
 
 /** True when `a` is the typed array kind that stores `d`. */
 export const holdsDType = <D extends DType>(a: unknown, d: D): a is ArrayTypes[D] => a instanceof arrayCtorFor(d);
+
+const DECODE: Partial<Record<DType, (bits: number) => number>> = {
+  f16: f16Value, bf16: bf16Value, f8e4m3: f8e4m3Value, f8e5m2: f8e5m2Value,
+};
 
 export class HostArray<D extends DType = DType> {
   readonly shape: number[];
@@ -40,16 +48,17 @@ export class HostArray<D extends DType = DType> {
     return this.data.length;
   }
 
-  /** The elements as JS values: numbers (f16/bf16 decoded, bool as 0/1), or bigints for i64. */
+  /** The elements as JS values: numbers (f16/bf16/fp8 decoded, bool as 0/1), or bigints for i64. */
   toArray(): number[] | bigint[] {
     if (this.dtype === 'i64') return Array.from(this.data as BigInt64Array);
-    const dec = this.dtype === 'f16' ? f16Value : this.dtype === 'bf16' ? bf16Value : (x: number) => x;
+    const dec = DECODE[this.dtype] ?? ((x: number) => x);
     return Array.from(this.data as Exclude<TypedArray, BigInt64Array>, dec);
   }
 }
 
 /**
- * Makes a HostArray of `dtype` from JS values (numbers are rounded to f16/bf16 to nearest even,
+ * Makes a HostArray of `dtype` from JS values (numbers are rounded to f16/bf16 to nearest even, to
+ * fp8 as `cvt.rn.satfinite` does,
  * wrapped to integer widths) or from a typed array of the matching kind (copied).
  */
 export function array<D extends DType>(data: ArrayLike<number> | ArrayLike<bigint> | TypedArray, dtype: D, shape?: readonly number[]): HostArray<D> {
@@ -58,6 +67,8 @@ export function array<D extends DType>(data: ArrayLike<number> | ArrayLike<bigin
   if (holdsDType(data, dtype)) storage = data.slice();
   else if (dtype === 'f16') storage = f16Array(data as ArrayLike<number>);
   else if (dtype === 'bf16') storage = bf16Array(data as ArrayLike<number>);
+  else if (dtype === 'f8e4m3') storage = f8e4m3Array(data as ArrayLike<number>);
+  else if (dtype === 'f8e5m2') storage = f8e5m2Array(data as ArrayLike<number>);
   else if (dtype === 'i64') storage = BigInt64Array.from(data as ArrayLike<number | bigint>, (v) => BigInt(v));
   else if (dtype === 'bool') storage = Uint8Array.from(data as ArrayLike<number>, (v) => (v ? 1 : 0));
   else {

@@ -33,6 +33,27 @@ export interface LaunchOptions {
    * aligned. The interpreter ignores it.
    */
   readonly doNotSpecialize?: readonly boolean[];
+  /** The sim's sanitizers for this launch (default: the device's, see setSanitize); only the sim has them. */
+  readonly sanitize?: readonly SanitizeCheck[];
+}
+
+/**
+ * The sim's sanitizers: shared-memory races, barrier and .sync-collective misuse, reads of memory
+ * never written. A launch with hazards fails with E_HAZARD and their report (docs/sim.md).
+ */
+export type SanitizeCheck = 'racecheck' | 'synccheck' | 'initcheck';
+export const SANITIZE_CHECKS: readonly SanitizeCheck[] = ['racecheck', 'synccheck', 'initcheck'];
+
+/** The sim's flag bits for `checks` (bit 0 racecheck, 1 synccheck, 2 initcheck); E_ARG naming a bad entry. */
+export function sanitizeFlags(checks: readonly SanitizeCheck[], what: string): number {
+  if (!Array.isArray(checks)) throw new DeviceError('E_ARG', `${what}: sanitize must be an array of ${SANITIZE_CHECKS.map((c) => `'${c}'`).join(', ')}`);
+  let flags = 0;
+  for (const c of checks) {
+    const i = SANITIZE_CHECKS.indexOf(c);
+    if (i < 0) throw new DeviceError('E_ARG', `${what}: unknown sanitizer ${JSON.stringify(c)} (expected ${SANITIZE_CHECKS.map((x) => `'${x}'`).join(', ')})`);
+    flags |= 1 << i;
+  }
+  return flags;
 }
 
 export class DeviceError extends TesseraError {}
@@ -154,6 +175,8 @@ export interface Device {
   launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): PromiseLike<void>;
   /** Device-resident memory (DeviceArray); the built-in devices all have it. */
   readonly memory?: DeviceMemory;
+  /** The sim's sanitizers for this device's later launches (native devices; E_UNSUPPORTED off the sim). */
+  setSanitize?(checks: readonly SanitizeCheck[]): void;
   readonly defaultStream?: Stream;
   createStream?(): Stream;
   createEvent?(): DeviceEvent;

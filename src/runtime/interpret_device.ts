@@ -107,6 +107,7 @@ export class InterpretDevice implements Device {
   launch(func: Func, args: readonly LaunchArg[], opts: LaunchOptions): Future<void> {
     try {
       this.#context.check(`kernel '${func.name}'`);
+      if (opts.sanitize?.length) throw new DeviceError('E_UNSUPPORTED', `kernel '${func.name}': sanitize (${opts.sanitize.join(', ')}) needs the sim device; the interpreter has no sanitizers`);
       if (args.length !== func.params.length) {
         throw new DeviceError('E_PARAM', `kernel '${func.name}': expected ${func.params.length} arguments, got ${args.length}`);
       }

@@ -13,7 +13,7 @@ import {
   type KernelParamSpec as ParamSpec, type PtrSpec, type ScalarSpec,
 } from '../lang/index.js';
 import { ARRAY_FOR_DTYPE, HostArray, holdsDType, type ArrayTypes, type TypedArray } from './array.js';
-import { getDevice, type Device, type DeviceKind, type DeviceName, type LaunchArg, type Stream } from './device.js';
+import { getDevice, type Device, type DeviceKind, type DeviceName, type LaunchArg, type SanitizeCheck, type Stream } from './device.js';
 import { DeviceArray } from './device_array.js';
 import { Future, rejected } from './future.js';
 
@@ -55,6 +55,11 @@ export interface RunOptions<A = Readonly<RunArgs>> {
   readonly onPrint?: (line: string) => void;
   /** The stream to queue on (of the run's device; default: its default stream). */
   readonly stream?: Stream;
+  /**
+   * The sim's sanitizers for this run ('racecheck', 'synccheck', 'initcheck'; default: the
+   * device's, set with setSanitize). Hazards reject the run with E_HAZARD and their report.
+   */
+  readonly sanitize?: readonly SanitizeCheck[];
 }
 
 const RANGES: Partial<Record<DType, [number, number]>> = {
@@ -125,9 +130,13 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
       const device = getDevice(opts.device);
       const func = this.#traceFor(raw);
       // set field by field: conditional spreads allocate on every launch
-      const lo: { grid: [number, number, number]; numWarps: number; numStages?: number; onPrint?: (line: string) => void; stream?: Stream; doNotSpecialize?: readonly boolean[] } = { grid, numWarps };
+      const lo: {
+        grid: [number, number, number]; numWarps: number; numStages?: number; onPrint?: (line: string) => void; stream?: Stream;
+        doNotSpecialize?: readonly boolean[]; sanitize?: readonly SanitizeCheck[];
+      } = { grid, numWarps };
       if (numStages !== undefined) lo.numStages = numStages;
       if (this.#doNotSpecialize) lo.doNotSpecialize = this.#doNotSpecialize;
+      if (opts.sanitize) lo.sanitize = opts.sanitize;
       if (opts.onPrint) lo.onPrint = opts.onPrint;
       if (opts.stream) lo.stream = opts.stream;
       return Future.from(device.launch(func, launchArgs, lo));
@@ -196,7 +205,7 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
         if (v.dtype !== d) throw this.badArg(name, type, v, `an array of ${d}`);
         return v.data;
       }
-      if (!holdsDType(v, d)) throw this.badArg(name, type, v, `a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' ? ` of ${d} bit patterns` : ''}, a HostArray or a DeviceArray of ${d}`);
+      if (!holdsDType(v, d)) throw this.badArg(name, type, v, `a ${ARRAY_FOR_DTYPE[d]}${d === 'f16' || d === 'bf16' || d === 'f8e4m3' || d === 'f8e5m2' ? ` of ${d} bit patterns` : ''}, a HostArray or a DeviceArray of ${d}`);
       return v as LaunchArg;
     }
     const d = type as DType;

@@ -131,6 +131,8 @@ describe('the cache key', () => {
       key(f, { ...NO_PTXAS, specialization: { y: { divisibleBy16: true } } }),
       key(f, { ...NO_PTXAS, specialization: { n: { equalsOne: true } } }),
       key(f, { ...NO_PTXAS, target: 'sm_90' }),
+      key(f, { ...NO_PTXAS, target: 'sm_90a' }),
+      key(f, { ...NO_PTXAS, target: 'sm_89' }),
       key(f, { ...NO_PTXAS, numWarps: 8 }),
       key(f, { ...NO_PTXAS, dot: 'fma' }),
       key(f, { ...NO_PTXAS, numStages: 1 }),

@@ -142,6 +142,7 @@ describe('dot on tensor cores', () => {
       const r = compile(mm(t, acc, 64, 64, K, twice, prec), { target: 'sm_80', numWarps: 4, ptxas: false });
       const bufs = [dev.alloc(2 * 64 * K * eb), dev.alloc(K * 64 * eb), dev.alloc(64 * 64 * 4)];
       try {
+        for (const b of bufs) dev.fill(b, 0); // defined inputs (initcheck: no reads of memory never written)
         dev.launch(r, bufs, 1);
         dev.synchronize();
         const c = dev.simCounters()!;

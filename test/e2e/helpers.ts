@@ -149,6 +149,7 @@ export type Buf = ArrayBufferView & { readonly length: number; readonly byteLeng
 export const CTOR: Record<DType, new (n: number) => Buf> = {
   f32: Float32Array, f64: Float64Array, i32: Int32Array, u32: Uint32Array, i8: Int8Array, u8: Uint8Array,
   i16: Int16Array, i64: BigInt64Array, f16: Uint16Array, bf16: Uint16Array, bool: Uint8Array,
+  f8e4m3: Uint8Array, f8e5m2: Uint8Array,
 } as unknown as Record<DType, new (n: number) => Buf>;
 
 /**
@@ -195,14 +196,15 @@ export function expectBitwise(got: ArrayBufferView, want: ArrayBufferView, what:
 }
 
 const isNaNBits = (t: DType, v: number): boolean =>
-  t === 'f16' ? (v & 0x7c00) === 0x7c00 && (v & 0x3ff) !== 0 : t === 'bf16' ? (v & 0x7f80) === 0x7f80 && (v & 0x7f) !== 0 : Number.isNaN(v);
+  t === 'f16' ? (v & 0x7c00) === 0x7c00 && (v & 0x3ff) !== 0 : t === 'bf16' ? (v & 0x7f80) === 0x7f80 && (v & 0x7f) !== 0
+    : t === 'f8e4m3' ? (v & 0x7f) === 0x7f : t === 'f8e5m2' ? (v & 0x7c) === 0x7c && (v & 0x03) !== 0 : Number.isNaN(v);
 
 /**
  * Exact equality of `t` values, except that any NaN equals any NaN: arithmetic may return any NaN
- * (docs/semantics.md). Non-float dtypes compare bit for bit. f16/bf16 arrays hold bit patterns.
+ * (docs/semantics.md). Non-float dtypes compare bit for bit. f16/bf16/fp8 arrays hold bit patterns.
  */
 export function expectSame(t: DType, got: ArrayBufferView, want: ArrayBufferView, what: string): void {
-  if (!(t === 'f32' || t === 'f64' || t === 'f16' || t === 'bf16')) return expectBitwise(got, want, what);
+  if (!(t === 'f32' || t === 'f64' || t === 'f16' || t === 'bf16' || t === 'f8e4m3' || t === 'f8e5m2')) return expectBitwise(got, want, what);
   const g = got as unknown as ArrayLike<number>, w = want as unknown as ArrayLike<number>;
   expect(g.length, `${what}: length`).toBe(w.length);
   for (let i = 0; i < w.length; i++) {

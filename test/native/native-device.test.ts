@@ -36,6 +36,8 @@ describe('NativeDevice (sim)', () => {
   it('reports counters of the last launch, derived from the launch shape', () => {
     const n = 256; // 2 blocks of 128 threads = 8 full warps; each does 2 loads and 1 store of 32 x f32
     const [bx, by, bo] = [dev.alloc(4 * n), dev.alloc(4 * n), dev.alloc(4 * n)];
+    dev.fill(bx, 0); // defined inputs (initcheck: no reads of memory never written)
+    dev.fill(by, 0);
     dev.launch(vadd, [bx, by, bo, n], 2);
     dev.synchronize();
     const c = dev.simCounters()!;

@@ -155,3 +155,10 @@ describe('eager execution through an EagerContext', () => {
     await expect(rmsNormFwdP.apply([eagerArray(new Float32Array(32), 'f32', [4, 8]), eagerArray(new Float32Array(8), 'f32', [8])], { eps: 1e-5 })).rejects.toThrow(/E_UNAVAILABLE|no eager context/);
   });
 });
+
+describe('kernel-call images carry the compute capability of their target', () => {
+  it('sm_80 80, sm_89 89, sm_90 and sm_90a 90 (not NaN)', async () => {
+    const { targetArch } = await import('../../src/primitive/kernel_call.js');
+    expect((['sm_80', 'sm_89', 'sm_90', 'sm_90a'] as const).map(targetArch)).toEqual([80, 89, 90, 90]);
+  });
+});

@@ -109,6 +109,30 @@ describe('ptr(dtype) parameters take arrays of that dtype only', () => {
     // @ts-expect-error a DeviceArray of bool for a u8 pointer
     await rejects(u.run({ x: dev('bool'), n: 4 }, opts));
   });
+  it('f8e4m3 and f8e5m2 take Uint8Array bit patterns, and their own HostArray/DeviceArray only', async () => {
+    const e4 = copy('f8e4m3'), e5 = copy('f8e5m2');
+    const bits = Uint8Array.from([0x38, 0xc0, 0x7e, 0x01]);
+    await e4.run({ x: bits, n: 4 }, opts);
+    expect(Array.from(bits)).toEqual([0x38, 0xc0, 0x7e, 0x01]); // copied through by bits
+    const h = array([1, -2, 448, 1e6], 'f8e4m3');
+    expect(h.data).toBeInstanceOf(Uint8Array);
+    expect(Array.from(h.data)).toEqual([0x38, 0xc0, 0x7e, 0x7e]); // rounded and saturated
+    expect(h.toArray()).toEqual([1, -2, 448, 448]);
+    await e4.run({ x: h, n: 4 }, opts);
+    await e5.run({ x: array([1, 57344], 'f8e5m2'), n: 2 }, opts);
+    await e5.run({ x: dev('f8e5m2'), n: 4 }, opts);
+    expect(Array.from(array([1, 70000, -Infinity], 'f8e5m2').data)).toEqual([0x3c, 0x7b, 0xfb]);
+    // @ts-expect-error an Int8Array is not fp8 storage
+    await rejects(e4.run({ x: new Int8Array(4), n: 4 }, opts));
+    // @ts-expect-error a Uint16Array is not fp8 storage
+    await rejects(e5.run({ x: new Uint16Array(4), n: 4 }, opts));
+    // @ts-expect-error a HostArray of f8e5m2 for an f8e4m3 pointer
+    await rejects(e4.run({ x: array([1], 'f8e5m2'), n: 1 }, opts));
+    // @ts-expect-error a HostArray of u8 for an f8e4m3 pointer
+    await rejects(e4.run({ x: array([1], 'u8'), n: 1 }, opts));
+    // @ts-expect-error a DeviceArray of f8e4m3 for an f8e5m2 pointer
+    await rejects(e5.run({ x: dev('f8e4m3'), n: 4 }, opts));
+  });
   it('a HostArray and a DeviceArray carry their dtype in their type', () => {
     const h: HostArray<'f32'> = array([1], 'f32');
     const d: DeviceArray<'i8'> = dev('i8');

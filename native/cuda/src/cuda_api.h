@@ -143,5 +143,6 @@ using PFN_tesseraSimGetDeviceSyncCount = int (*)(unsigned long long*);
 using PFN_tesseraSimGetLastFault = int (*)(char*, size_t);
 using PFN_tesseraSimGetLaunchCounters = int (*)(void*, size_t);
 using PFN_tesseraSimSetInstructionBudget = int (*)(uint64_t);
+using PFN_tesseraSimSetSanitize = int (*)(unsigned);
 
 }  // namespace tcu

@@ -81,6 +81,7 @@ void resolveAll(void* lib, Api& a) {
   resolve(lib, a.tesseraSimGetLastFault, {"tesseraSimGetLastFault"});
   resolve(lib, a.tesseraSimGetLaunchCounters, {"tesseraSimGetLaunchCounters"});
   resolve(lib, a.tesseraSimSetInstructionBudget, {"tesseraSimSetInstructionBudget"});
+  resolve(lib, a.tesseraSimSetSanitize, {"tesseraSimSetSanitize"});
 }
 
 // Errors that a kernel fault produces (ILLEGAL_ADDRESS, LAUNCH_TIMEOUT, ASSERT,
@@ -215,6 +216,11 @@ void DriverState::check(CUresult r, const char* call) const {
   if (api_.tesseraSimGetLastFault && isFaultCode(r)) {
     std::string report = lastFault();
     if (!report.empty()) msg += "\n" + report;
+    // The sim's sanitizers (racecheck, synccheck, initcheck) end a launch that has hazards as a
+    // launch failure with their report: E_HAZARD, so callers can tell it from a crash.
+    for (const char* c : {"racecheck", "synccheck", "initcheck"}) {
+      if (report.rfind(std::string("tessera-sim: ") + c + " hazard", 0) == 0) name = "E_HAZARD";
+    }
   }
   throw JsError{name, msg, call, r, false};
 }

@@ -72,6 +72,7 @@ struct Api {
   PFN_tesseraSimGetLastFault tesseraSimGetLastFault = nullptr;
   PFN_tesseraSimGetLaunchCounters tesseraSimGetLaunchCounters = nullptr;
   PFN_tesseraSimSetInstructionBudget tesseraSimSetInstructionBudget = nullptr;
+  PFN_tesseraSimSetSanitize tesseraSimSetSanitize = nullptr;
 };
 
 class DriverState {

@@ -43,4 +43,16 @@ Napi::Value Driver::simSetInstructionBudget(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// simSetSanitize(flags): sanitizers for the launches queued from now on (bit 0 racecheck, 1
+// synccheck, 2 initcheck), on top of TESSERA_SIM_*CHECK. E_NO_SYMBOL on the real driver.
+Napi::Value Driver::simSetSanitize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Args a(info, "simSetSanitize");
+  DriverRef d = state_;
+  uint64_t flags = toU64(a[0], a.where("flags"), 7);
+  auto set = d->need(d->api().tesseraSimSetSanitize, "tesseraSimSetSanitize");
+  d->check(set(static_cast<unsigned>(flags)), "tesseraSimSetSanitize");
+  return env.Undefined();
+}
+
 }  // namespace tcu

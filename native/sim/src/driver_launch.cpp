@@ -105,6 +105,8 @@ CUresult launch(CUfunction f, const Dims& dims, CUstream s, void** kernelParams,
   cfg.instructionBudget = d.budget.load();
   cfg.threads = d.cpuThreads;
   cfg.memcheck = d.memcheck;
+  cfg.sanitize = d.sanitizeEnv | d.sanitize.load();
+  cfg.trackInit = d.trackInit.load();
   tsimdrv::enqueueWork(ctx, s, [ctx, module, info, cfg, params]() mutable {
     cfg.params = params->data();
     tsim::Counters counters;
@@ -182,6 +184,17 @@ TSIM_API CUresult tesseraSimGetLaunchCounters(void* out, size_t size) {
   std::lock_guard lock(d.reportMu);
   if (!d.haveCounters) return CUDA_ERROR_NOT_FOUND;
   std::memcpy(out, &d.lastCounters, sizeof(tsim::Counters));
+  return CUDA_SUCCESS;
+}
+
+// Sanitizers for the launches queued from now on (bit 0 racecheck, 1 synccheck, 2 initcheck), on
+// top of the TESSERA_SIM_*CHECK environment variables. Turning initcheck on starts tracking which
+// device bytes are written, for allocations made from then on (earlier ones count as written).
+TSIM_API CUresult tesseraSimSetSanitize(unsigned flags) {
+  if (flags & ~7u) return CUDA_ERROR_INVALID_VALUE;
+  Driver& d = Driver::get();
+  if (flags & 4u) d.trackInit = true;
+  d.sanitize = flags;
   return CUDA_SUCCESS;
 }
 

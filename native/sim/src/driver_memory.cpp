@@ -55,7 +55,10 @@ CUresult copyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream s, bool s
   auto snapshot = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(src),
                                                          static_cast<const uint8_t*>(src) + n);
   return submit(ctx, s, [ctx, dst, snapshot] {
-    if (uint8_t* to = resolveAtRun(ctx, dst, snapshot->size())) std::memcpy(to, snapshot->data(), snapshot->size());
+    if (uint8_t* to = resolveAtRun(ctx, dst, snapshot->size())) {
+      std::memcpy(to, snapshot->data(), snapshot->size());
+      ctx->memory->markInit(dst, snapshot->size());  // initcheck's shadow, when the bytes land
+    }
   }, sync);
 }
 
@@ -83,7 +86,9 @@ CUresult copyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, bool s
   return submit(ctx, s, [ctx, dst, src, n] {
     uint8_t* to = resolveAtRun(ctx, dst, n);
     uint8_t* from = to ? resolveAtRun(ctx, src, n) : nullptr;
-    if (from) std::memmove(to, from, n);
+    if (!from) return;
+    std::memmove(to, from, n);
+    ctx->memory->markInit(dst, n);  // initcheck's shadow
   }, sync);
 }
 
@@ -100,6 +105,7 @@ CUresult memsetN(CUdeviceptr dst, T value, size_t count, CUstream s, bool sync) 
   return submit(ctx, s, [ctx, dst, value, count] {
     uint8_t* d = resolveAtRun(ctx, dst, count * sizeof(T));
     if (!d) return;
+    ctx->memory->markInit(dst, count * sizeof(T));  // initcheck's shadow
     if (sizeof(T) == 1) { std::memset(d, static_cast<int>(value), count); return; }
     for (size_t i = 0; i < count; i++) std::memcpy(d + i * sizeof(T), &value, sizeof(T));
   }, sync);

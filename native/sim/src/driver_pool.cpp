@@ -348,6 +348,7 @@ TSIM_API CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdev
       return;
     }
     std::memmove(to, from, n);
+    dstContext->memory->markInit(dst, n);  // initcheck's shadow of the destination
   });
   return CUDA_SUCCESS;
 }

@@ -46,6 +46,7 @@ extern "C" CUresult tesseraSimGetLastFault(char* buf, size_t size);
 extern "C" CUresult tesseraSimGetLaunchCounters(void* out, size_t size);
 extern "C" CUresult tesseraSimSetInstructionBudget(uint64_t threadInstructions);
 extern "C" CUresult tesseraSimGetDeviceSyncCount(unsigned long long* count);  // driver_graph.cpp
+extern "C" CUresult tesseraSimSetSanitize(unsigned flags);
 extern "C" CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
                                         CUdriverProcAddressQueryResult* symbolStatus);
 extern "C" CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags);
@@ -237,6 +238,7 @@ const std::unordered_map<std::string, Proc>& table() {
       P("cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags, 11040), P("cuGraphLaunch", cuGraphLaunch, 10000),
       P("cuGraphExecDestroy", cuGraphExecDestroy, 10000), P("cuGraphDestroy", cuGraphDestroy, 10000),
       P("tesseraSimGetDeviceSyncCount", tesseraSimGetDeviceSyncCount, 2000),
+      P("tesseraSimSetSanitize", tesseraSimSetSanitize, 2000),
   };
   return t;
 }

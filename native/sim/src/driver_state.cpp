@@ -50,6 +50,13 @@ void Driver::initOnce() {
   }
   defaultPools.assign(deviceCount, nullptr);
   primaryCtx = primaryCtxs[0];
+  auto on = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v && std::strcmp(v, "0") != 0;
+  };
+  sanitizeEnv = (on("TESSERA_SIM_RACECHECK") ? 1u : 0u) | (on("TESSERA_SIM_SYNCCHECK") ? 2u : 0u) |
+                (on("TESSERA_SIM_INITCHECK") ? 4u : 0u);
+  if (sanitizeEnv & 4u) trackInit = true;
   initialized = true;
 }
 
@@ -142,6 +149,7 @@ void createContextResources(CUctx_st* ctx) {
   Driver& d = Driver::get();
   ctx->memory = std::make_unique<DeviceMemory>(d.props.totalMem, d.memoryGenerations, memoryBase(ctx->device));
   ctx->memoryEpoch = d.memoryGenerations.fetch_add(1) + 1;
+  ctx->memory->trackInit = &d.trackInit;
   ctx->legacy = std::make_unique<StreamQueue>();
   ctx->perThread = std::make_unique<StreamQueue>();
   ctx->sticky = CUDA_SUCCESS;
@@ -185,6 +193,7 @@ CUresult faultResult(const tsim::Fault& f) {
       return f.detail.find("assert") != std::string::npos ? CUDA_ERROR_ASSERT : CUDA_ERROR_LAUNCH_FAILED;
     case tsim::Fault::Timeout: return CUDA_ERROR_LAUNCH_TIMEOUT;
     case tsim::Fault::IllegalInstruction: return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    case tsim::Fault::Hazard: return CUDA_ERROR_LAUNCH_FAILED;
   }
   return CUDA_ERROR_LAUNCH_FAILED;
 }
@@ -193,6 +202,7 @@ std::string formatFault(const tsim::Fault& f) {
   static const char* kinds[] = {"none", "out-of-bounds global access", "use of freed memory",
                                 "misaligned address", "shared/local memory out of bounds", "trap",
                                 "instruction budget exhausted (hung kernel?)", "illegal instruction"};
+  if (f.kind == tsim::Fault::Hazard) return f.detail;  // the sanitizers' report (sanitize_race.cpp)
   char head[512];
   std::snprintf(head, sizeof head,
                 "tessera-sim: %s in kernel '%s' at PTX line %d, CTA (%u,%u,%u) thread (%u,%u,%u)",

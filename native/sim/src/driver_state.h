@@ -125,6 +125,9 @@ class Driver {
   bool verbose = false;
   unsigned cpuThreads = 0;
   bool memcheck = true;
+  unsigned sanitizeEnv = 0;             // TESSERA_SIM_{RACE,SYNC,INIT}CHECK (bits as LaunchConfig::sanitize)
+  std::atomic<unsigned> sanitize{0};    // tesseraSimSetSanitize: added to the environment's
+  std::atomic<bool> trackInit{false};   // initcheck was ever on: new allocations get a shadow
 
   std::mutex reportMu;  // guards the two fields below
   std::string lastFault;

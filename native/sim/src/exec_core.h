@@ -9,6 +9,7 @@
 
 #include "ptx_decode.h"
 #include "ptx_module.h"
+#include "sanitize.h"
 
 namespace tsim {
 
@@ -85,6 +86,8 @@ struct Launch {
   std::mutex mu;
   Fault fault;
   std::mutex printMu;
+  std::map<std::tuple<int, int, uint32_t, uint32_t>, SanHazard> hazards;  // sanitizers (under mu)
+  uint64_t hazardCount = 0;
 };
 
 // Per worker thread: the warp being run and counters.
@@ -105,6 +108,7 @@ struct Ctx {
   static constexpr int kSpans = 4;
   Span spans[kSpans];
   unsigned nextSpan = 0;
+  SanState* san = nullptr;  // sanitizers on (sanitize.h)
 };
 
 // ---- typed register access ----

@@ -111,6 +111,7 @@ void barOp(Ctx& c, const Inst& in, uint32_t exec) {
   unsigned first = __builtin_ctz(exec);
   unsigned id = (unsigned)slot(c, in.s[0])[first] & (kNumBarriers - 1);
   unsigned count = in.s[1] ? (unsigned)slot(c, in.s[1])[first] : 0;
+  if (c.san) sanBarArrive(c, in, exec, id, count, in.mode == 1);
   c.cta->arrived[id] += (unsigned)__builtin_popcount(exec);
   if (count) c.cta->expected[id] = count;
   if (in.mode == 1) return advance(w);
@@ -132,6 +133,7 @@ void barRedOp(Ctx& c, const Inst& in, uint32_t exec) {
   unsigned count = in.s[1] ? (unsigned)slot(c, in.s[1])[first] : 0;
   const uint64_t* p = slot(c, in.s[2]);
   bool neg = in.flags & 0x100;
+  if (c.san) sanBarArrive(c, in, exec, id, count, false);
   c.cta->arrived[id] += (unsigned)__builtin_popcount(exec);
   if (count) c.cta->expected[id] = count;
   FOR_LANES(exec) {
@@ -366,6 +368,7 @@ bool callDecode(Decoder& dc, const Stmt& st, Inst& in) {
 bool barDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kSync;
   if (st.op == "bar" && st.has("warp")) return decodeBarWarpSync(dc, st, in);
+  if (st.op == "bar" || st.has("aligned")) in.flags |= kfAligned;  // bar = barrier.aligned
   if (st.has("red")) {
     int kind = st.has("popc") ? 0 : st.has("and") ? 1 : st.has("or") ? 2 : -1;
     if (kind < 0 || (st.ops.size() != 3 && st.ops.size() != 4)) return dc.fail("expected bar.red.{popc,and,or} d, a{, b}, {!}c");

@@ -127,6 +127,7 @@ void runWarp(Ctx& c, Warp& w) {
       if (++w.pc >= w.nextPc) reschedule(w);
     }
   }
+  if (c.san && !c.san->pending.empty()) sanFlush(c);
   c.ctr.warpInstructions += n;
   c.ctr.threadInstructions += ti;
   uint64_t total = c.L->executed.fetch_add(ti, std::memory_order_relaxed) + ti;
@@ -147,6 +148,7 @@ bool releaseBarriers(Ctx& c, Cta& cta) {
     cta.expected[id] = 0;
     cta.redCount[id] = 0;
     c.ctr.barriers++;
+    if (c.san) sanBarRelease(c, cta, (unsigned)id);
     for (auto& w : cta.warps) {
       uint32_t rel = 0;
       FOR_LANES(w.waiting) if (w.barId[l] == id) rel |= 1u << l;
@@ -183,6 +185,7 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
   std::fill(std::begin(cta.expected), std::end(cta.expected), 0);
   std::fill(std::begin(cta.redCount), std::end(cta.redCount), 0);
   cta.mbarArrives.clear();
+  if (c.san) sanBeginCta(c, cta, sharedBytes);
   size_t perWarp = (size_t)P.numSlots * kWarp;
   if (cta.regs.size() < perWarp * nwarps) cta.regs.assign(perWarp * nwarps, 0);
   cta.warps.resize(nwarps);
@@ -320,6 +323,10 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
     c.prog = L.prog;
     Cta cta;
     c.cta = &cta;
+    SanState san;  // sanitizers (sanitize.h)
+    san.flags = cfg.sanitize;
+    san.trackInit = cfg.trackInit;
+    if (cfg.sanitize || cfg.trackInit) c.san = &san;
     for (;;) {
       uint64_t id = next.fetch_add(1);
       if (id >= nctas || L.stop.load()) break;
@@ -333,6 +340,7 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
       }
     }
     std::lock_guard<std::mutex> g(L.mu);
+    if (c.san) sanMerge(L, san);
     counters.warpInstructions += c.ctr.warpInstructions;
     counters.threadInstructions += c.ctr.threadInstructions;
     for (int i = 0; i < 8; i++) counters.byClass[i] += c.ctr.byClass[i];
@@ -350,6 +358,11 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
     std::vector<std::thread> ts;
     for (unsigned i = 0; i < workers; i++) ts.emplace_back(work);
     for (auto& t : ts) t.join();
+  }
+  if (L.fault.kind == Fault::None && !L.hazards.empty()) {
+    L.fault.kind = Fault::Hazard;
+    L.fault.kernel = fn.name;
+    L.fault.detail = sanReport(L);
   }
   return L.fault;
 }

@@ -30,7 +30,9 @@ inline uint64_t pack(uint64_t pend, uint64_t exp, uint64_t ph) {
 // shared memory, or a fault naming the problem).
 bool barriers(Ctx& c, const Inst& in, uint32_t exec, bool write, uint32_t* off) {
   uint8_t* p[kWarp];
-  if (!resolve(c, in, exec, 8, write, p, false)) return false;
+  Inst atomic = in;  // sanitizers: mbarrier objects are updated atomically
+  atomic.flags |= kfSanAtomic;
+  if (!resolve(c, atomic, exec, 8, write, p, false)) return false;
   uint8_t* lo = c.cta->shared.data();
   FOR_LANES(exec) {
     if (p[l] < lo || p[l] + 8 > lo + c.cta->shared.size()) {
@@ -93,6 +95,7 @@ bool settleAsyncArrives(Ctx& c, uint32_t off) {
       AsyncCopy& cp = w.copies[j];
       if (cp.lane == r.lane && cp.seq <= r.seq) {
         if (cp.dstOff + cp.bytes <= c.cta->shared.size()) memcpy(c.cta->shared.data() + cp.dstOff, cp.data, cp.bytes);
+        if (c.san) sanLand(c, r.warp, r.lane, cp.dstOff, cp.bytes, true);
       } else {
         w.copies[k++] = cp;
       }
@@ -162,6 +165,7 @@ void testWaitOp(Ctx& c, const Inst& in, uint32_t exec) {
     uint64_t ph = phase(word(c, off[l]));
     if (in.mode == 1) d[l] = (ph & 1) != (s[l] & 1);          // .parity: that parity's phase is over
     else d[l] = ((ph - phase(s[l])) & kPhaseMask) != 0;         // state: its phase is over
+    if (c.san && d[l]) sanAcquireAll(c, l);
   }
 }
 

@@ -179,6 +179,7 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
     if (glob) {
       if (!resolveGlobal(c, glob, addr, bytes, write, ptr)) return false;
       if (count) countSectors(c, glob, addr, bytes, write);
+      if (c.san) sanGlobal(c, glob, addr, bytes, write);
     }
     exec = shr | loc;
     if (!exec) return true;
@@ -203,11 +204,13 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
       }
     }
     if (count && shr) countBanks(c, shr, addr, bytes);
+    if (c.san && shr) sanShared(c, in, shr, addr, bytes, write);
     return true;
   }
   if (space == kGlobal || space == kConst) {
     if (!resolveGlobal(c, exec, addr, bytes, write, ptr)) return false;
     if (count) countSectors(c, exec, addr, bytes, write);
+    if (c.san && space == kGlobal) sanGlobal(c, exec, addr, bytes, write);
     return true;
   }
   FOR_LANES(exec) {
@@ -227,6 +230,7 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
       ptr[l] = c.cta->shared.data() + addr[l];
     }
     if (count) countBanks(c, exec, addr, bytes);
+    if (c.san) sanShared(c, in, exec, addr, bytes, write);
     return true;
   }
   if (space == kLocal) {
@@ -559,6 +563,7 @@ bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   if (op == kAtCas) in.s[2] = dc.src(st.ops[k++], t);
   in.mode = (uint8_t)op;
   in.cls = in.space == kShared ? kMemShared : kMemGlobal;
+  in.flags |= kfSanAtomic;
   bool bitwise = op == kAtAnd || op == kAtOr || op == kAtXor || op == kAtCas || op == kAtExch;
   switch (t) {
     case Ty::B32: in.fn = bitwise ? &atomOp<uint32_t> : nullptr; break;

@@ -357,6 +357,7 @@ void cpWaitOp(Ctx& c, const Inst& in, uint32_t exec) {
                 (uint64_t)cp.group + (uint64_t)in.imm < (uint64_t)w.committed[cp.lane];
     if (land) {
       if (cp.dstOff + cp.bytes <= c.cta->shared.size()) memcpy(c.cta->shared.data() + cp.dstOff, cp.data, cp.bytes);
+      if (c.san) sanLand(c, w.id, cp.lane, cp.dstOff, cp.bytes, false);
     } else {
       w.copies[keep++] = cp;
     }
@@ -416,6 +417,7 @@ bool cpAsyncDecode(Decoder& dc, const Stmt& stIn, Inst& in) {
     }
   }
   in.fn = &cpAsyncOp;
+  in.flags |= kfSanAsync;
   return true;
 }
 

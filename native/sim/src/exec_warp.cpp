@@ -29,6 +29,7 @@ uint32_t parkedAt(Ctx& c, uint32_t pc, bool anyWarpSync) {
 uint32_t rendezvous(Ctx& c, const Inst& in, uint32_t exec, uint32_t maskSlot, uint32_t* grp, bool anyPc) {
   Warp& w = *c.w;
   const uint64_t* M = slot(c, maskSlot);
+  if (c.san) sanWarpCheck(c, exec, M);
   // Lanes of the running group that a guard switched off are at this instruction too: they count
   // as arrived (as in a converged warp on hardware) but take no part in the computation.
   if (!w.waiting && exec) {
@@ -39,6 +40,7 @@ uint32_t rendezvous(Ctx& c, const Inst& in, uint32_t exec, uint32_t maskSlot, ui
       uint32_t g = m0 & w.live & exec;
       LANE_LOOP(exec, grp[l] = g | 1u << l);
       if (++w.pc >= w.nextPc) reschedule(w);
+      if (c.san) sanWarpSync(c, exec, exec, grp, M);
       return exec;
     }
   }
@@ -68,6 +70,7 @@ uint32_t rendezvous(Ctx& c, const Inst& in, uint32_t exec, uint32_t maskSlot, ui
   uint32_t woken = parked & ready;
   if (!wait && !woken) {
     if (++w.pc >= w.nextPc) reschedule(w);
+    if (c.san) sanWarpSync(c, exec, ready, grp, M);
     return ready;
   }
   w.waiting &= ~woken;
@@ -81,6 +84,7 @@ uint32_t rendezvous(Ctx& c, const Inst& in, uint32_t exec, uint32_t maskSlot, ui
   w.pc++;
   reschedule(w);
   (void)in;
+  if (c.san) sanWarpSync(c, exec, ready, grp, M);
   return ready;
 }
 

@@ -37,7 +37,10 @@ DeviceMemory::DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations, 
       next_(base ? base : kBase) {}
 
 DeviceMemory::~DeviceMemory() {
-  for (auto& [base, a] : allocs_) std::free(a.host);
+  for (auto& [base, a] : allocs_) {
+    std::free(a.host);
+    std::free(a.init);
+  }
   if (tlsCache.owner == this) tlsCache = TranslateCache{};
 }
 
@@ -56,10 +59,19 @@ uint64_t DeviceMemory::allocate(size_t bytes, bool moduleVar) {
     used_ -= rounded;
     return 0;
   }
+  uint8_t* init = nullptr;
+  if (!moduleVar && trackInit && trackInit->load()) {
+    init = static_cast<uint8_t*>(std::calloc(1, rounded));
+    if (!init) {
+      std::free(host);
+      used_ -= rounded;
+      return 0;
+    }
+  }
   std::unique_lock lock(mu_);
   const uint64_t base = next_;
   next_ = roundUp(base + rounded + kGuard, kAlign);
-  allocs_[base] = Allocation{base, bytes, host, moduleVar, rounded};
+  allocs_[base] = Allocation{base, bytes, host, moduleVar, rounded, init};
   return base;
 }
 
@@ -72,7 +84,9 @@ bool DeviceMemory::release(uint64_t addr, bool moduleVar) {
   auto it = allocs_.find(addr);
   if (it == allocs_.end() || !it->second.host || it->second.moduleVar != moduleVar) return false;
   std::free(it->second.host);
+  std::free(it->second.init);
   it->second.host = nullptr;  // keep the range as a tombstone
+  it->second.init = nullptr;
   used_ -= it->second.capacity ? it->second.capacity : roundUp(it->second.bytes, kAlign);
   generation_.store(generations_.fetch_add(1) + 1, std::memory_order_release);
   return true;
@@ -83,6 +97,10 @@ bool DeviceMemory::resize(uint64_t addr, size_t bytes) {
   auto it = allocs_.find(addr);
   if (it == allocs_.end() || !it->second.host || bytes == 0 || bytes > it->second.capacity) return false;
   it->second.bytes = bytes;
+  // A block handed out again is a new allocation to initcheck: nothing in it is written yet.
+  Allocation& a = it->second;
+  if (a.init) std::memset(a.init, 0, a.capacity);
+  else if (!a.moduleVar && trackInit && trackInit->load()) a.init = static_cast<uint8_t*>(std::calloc(1, a.capacity));
   generation_.store(generations_.fetch_add(1) + 1, std::memory_order_release);  // drop cached translations
   return true;
 }
@@ -100,6 +118,29 @@ uint8_t* DeviceMemory::hostRange(uint64_t addr, size_t bytes) {
   const Allocation* a = containing(addr);
   if (!a || !a->host || bytes > a->base + a->bytes - addr) return nullptr;
   return a->host + (addr - a->base);
+}
+
+uint8_t* DeviceMemory::initShadow(uint64_t addr, size_t bytes) {
+  std::shared_lock lock(mu_);
+  const Allocation* a = containing(addr);
+  if (!a || !a->host || !a->init || bytes > a->base + a->bytes - addr) return nullptr;
+  return a->init + (addr - a->base);
+}
+
+uint8_t* DeviceMemory::initShadowOf(uint64_t addr, uint64_t* lo, uint64_t* hi) {
+  std::shared_lock lock(mu_);
+  const Allocation* a = containing(addr);
+  if (!a || !a->host) {
+    *lo = *hi = 0;
+    return nullptr;
+  }
+  *lo = a->base;
+  *hi = a->base + a->bytes;
+  return a->init;
+}
+
+void DeviceMemory::markInit(uint64_t addr, size_t bytes) {
+  if (uint8_t* s = bytes ? initShadow(addr, bytes) : nullptr) std::memset(s, 1, bytes);
 }
 
 bool DeviceMemory::find(uint64_t addr, Allocation& out) {

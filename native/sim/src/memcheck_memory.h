@@ -20,6 +20,7 @@ struct Allocation {
   uint8_t* host = nullptr;  // nullptr once freed (tombstone)
   bool moduleVar = false;   // owned by a module, not freeable with cuMemFree
   size_t capacity = 0;      // host bytes behind it (bytes rounded up); `bytes` may shrink below it (resize)
+  uint8_t* init = nullptr;  // initcheck shadow (a byte per byte, nonzero = written); nullptr = untracked
 };
 
 class DeviceMemory final : public tsim::GlobalMemory {
@@ -39,7 +40,8 @@ class DeviceMemory final : public tsim::GlobalMemory {
   // False when addr is not the base of a live, user-owned allocation.
   bool release(uint64_t addr, bool moduleVar = false);
   // Sets the checked size of a live allocation to `bytes` (at most its capacity): a pool block
-  // handed out again is checked against the new request, not the block. False if not possible.
+  // handed out again is checked against the new request, not the block, and initcheck's shadow
+  // (if any) starts over as unwritten. False if not possible.
   bool resize(uint64_t addr, size_t bytes);
   // Host bytes for [addr, addr+bytes) when the range lies inside one live allocation.
   uint8_t* hostRange(uint64_t addr, size_t bytes);
@@ -49,6 +51,11 @@ class DeviceMemory final : public tsim::GlobalMemory {
   size_t capacity() const { return capacity_; }
   // Text naming the allocation nearest to addr, for fault reports.
   std::string describeNearest(uint64_t addr);
+  // initcheck: allocations made while *trackInit is true get a shadow of written bytes.
+  std::atomic<bool>* trackInit = nullptr;
+  uint8_t* initShadow(uint64_t addr, size_t bytes) override;
+  uint8_t* initShadowOf(uint64_t addr, uint64_t* lo, uint64_t* hi) override;
+  void markInit(uint64_t addr, size_t bytes);  // a copy or memset wrote [addr, addr+bytes)
 
  private:
   const Allocation* containing(uint64_t addr) const;  // live or freed; caller holds the lock

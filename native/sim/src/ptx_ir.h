@@ -36,6 +36,9 @@ using Fn = void (*)(Ctx&, const Inst&, uint32_t exec);
 enum : uint16_t {
   kfControl = 1,  // handler sets the warp's pc itself
   kfSigned = 2,
+  kfSanAtomic = 0x1000,  // sanitizers: an atomic access (atomics never race with each other)
+  kfSanAsync = 0x2000,   // sanitizers: a cp.async destination (written at the covering wait)
+  kfAligned = 0x4000,    // sanitizers: an .aligned barrier (all lanes of a warp execute it together)
 };
 
 struct Inst {

@@ -21,6 +21,7 @@ struct Fault {
     Trap,            // trap / failed assert                           -> CUDA_ERROR_ASSERT / LAUNCH_FAILED
     Timeout,         // instruction budget exhausted                   -> CUDA_ERROR_LAUNCH_TIMEOUT
     IllegalInstruction,  // reached something the executor cannot run  -> CUDA_ERROR_ILLEGAL_INSTRUCTION
+    Hazard,          // a sanitizer (racecheck/synccheck/initcheck) found hazards -> CUDA_ERROR_LAUNCH_FAILED
   };
   Kind kind = None;
   uint64_t addr = 0;
@@ -43,6 +44,16 @@ class GlobalMemory {
   virtual uint8_t* translate(uint64_t addr, unsigned size, bool write, Fault& f) = 0;
   // Allocation for module-scope .global/.const variables (zero-filled). Returns 0 when out of memory.
   virtual uint64_t allocModuleVar(size_t bytes, size_t align) = 0;
+  // initcheck: one shadow byte per device byte of [addr, addr+bytes) (nonzero = written since the
+  // allocation), or nullptr when the range is not tracked (counts as written).
+  virtual uint8_t* initShadow(uint64_t addr, size_t bytes) { (void)addr; (void)bytes; return nullptr; }
+  // The allocation containing addr: its range [*lo, *hi) (empty when none) and its shadow (nullptr
+  // when untracked). Allocations are not freed while a kernel runs, so a launch may cache this.
+  virtual uint8_t* initShadowOf(uint64_t addr, uint64_t* lo, uint64_t* hi) {
+    (void)addr;
+    *lo = *hi = 0;
+    return nullptr;
+  }
 };
 
 // Per-launch counters (issue-level: one per warp instruction, not per thread).
@@ -103,6 +114,8 @@ struct LaunchConfig {
   uint64_t instructionBudget = 0;   // per launch, thread-instructions; 0 = unlimited
   unsigned threads = 0;             // worker threads for CTAs; 0 = hardware concurrency
   bool memcheck = true;             // check alignment and bounds of every access
+  unsigned sanitize = 0;            // bit 0 racecheck, 1 synccheck, 2 initcheck (sanitize.h)
+  bool trackInit = false;           // mark global bytes written (initcheck's shadow), checks or not
 };
 
 // Runs one kernel to completion. Returns a Fault with kind None on success.

@@ -3,7 +3,13 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
-export function resolveCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * Environment variables, as process.env has them. Spelled out rather than NodeJS.ProcessEnv so that
+ * the package's public types resolve in a TypeScript project without @types/node.
+ */
+export type EnvVars = { readonly [name: string]: string | undefined };
+
+export function resolveCacheDir(env: EnvVars = process.env): string {
   if (env.TESSERA_CACHE_DIR) return resolve(env.TESSERA_CACHE_DIR);
   // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
   const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache');
@@ -11,7 +17,7 @@ export function resolveCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** false when TESSERA_CACHE is 0 / false / off / no (any case). */
-export function diskCacheEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+export function diskCacheEnabled(env: EnvVars = process.env): boolean {
   const v = env.TESSERA_CACHE?.trim().toLowerCase();
   return !(v === '0' || v === 'false' || v === 'off' || v === 'no');
 }

@@ -2,7 +2,7 @@
 // A hit returns the same shape compile() returns. Writing is best effort: a cache that cannot be
 // written (read-only disk, full disk) costs a recompile next time, never a failed compile.
 import type { CompileMetadata, CompileResult, Stage } from '../../compile/compile.js';
-import { diskCacheEnabled, resolveCacheDir } from './cache_dir.js';
+import { diskCacheEnabled, resolveCacheDir, type EnvVars } from './cache_dir.js';
 import { DiskStore, type ListedEntry } from './disk_store.js';
 import { Lru } from './lru.js';
 
@@ -14,7 +14,7 @@ export interface CompileCacheOptions {
   /** Results kept in memory (default 256). */
   readonly memoryEntries?: number;
   /** Environment read for the defaults (default process.env). */
-  readonly env?: NodeJS.ProcessEnv;
+  readonly env?: EnvVars;
 }
 
 export interface CacheEntrySummary {

@@ -104,6 +104,8 @@ export interface Driver {
   simCounters(): SimCounters | null;
   /** The sim's per-launch budget of thread instructions (0 = unlimited); E_NO_SYMBOL on cuda. */
   simSetInstructionBudget(threadInstructions: number | bigint): void;
+  /** The sim's sanitizers for later launches: bit 0 racecheck, 1 synccheck, 2 initcheck. */
+  simSetSanitize(flags: number): void;
   close(): void;
 
   // --- launch path and stream-ordered work (issue 10) ---
@@ -204,6 +206,47 @@ export const xlaLibraryPath = (): string => process.env['TESSERA_XLA_LIB'] || jo
 /** The addon tests' custom-call library (native/cuda/tests). */
 export const customCallProbePath = (): string => join(packageRoot(), 'build', 'lib', 'libtessera_custom_call_probe.so');
 
+/** One native part as scripts/install.mjs left it (build/native-status.json). */
+export interface NativePartStatus {
+  readonly built: boolean;
+  readonly path?: string;
+  /** Why it was not built and how to fix that, in one line; null when it was built. */
+  readonly note: string | null;
+}
+
+/** What the last native build (npm's install hook, `npm rebuild tessera`, `npm run build`) did. */
+export interface NativeBuildStatus {
+  /** 'package': installed as a dependency; 'clone': this repository. */
+  readonly mode: 'package' | 'clone';
+  readonly builtAt: string;
+  readonly addon: NativePartStatus;
+  readonly sim: NativePartStatus;
+  readonly xla: NativePartStatus;
+  readonly driver: { readonly found: boolean; readonly note: string | null };
+  /** The lines the build printed about missing pieces, in order. */
+  readonly lines: readonly string[];
+}
+
+/** build/native-status.json of the package at `root`, or null when no native build has run there. */
+export function nativeBuildStatus(root: string = packageRoot()): NativeBuildStatus | null {
+  try {
+    return JSON.parse(readFileSync(join(root, 'build', 'native-status.json'), 'utf8')) as NativeBuildStatus;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why a native part is missing and what to run, for error messages: the install's own line when
+ * it left a note, else the command that builds it (`npm run build` in a clone of the repository,
+ * `npm rebuild tessera` where the package is a dependency).
+ */
+export function notBuiltHint(part: 'addon' | 'sim' | 'xla', root: string = packageRoot()): string {
+  const note = nativeBuildStatus(root)?.[part].note;
+  if (note) return note;
+  return existsSync(join(root, 'native', 'sim', 'tests')) ? 'run `npm run build`' : 'run `npm rebuild tessera`';
+}
+
 let cached: NativeAddon | undefined;
 
 /** Loads build/Release/tessera_cuda.node; E_NO_ADDON when it was not built. */
@@ -211,7 +254,7 @@ export function loadAddon(): NativeAddon {
   if (cached) return cached;
   const path = addonPath();
   if (!existsSync(path)) {
-    throw new NativeDeviceError('E_NO_ADDON', `the native addon is not built (${path}); run \`npm run build\``);
+    throw new NativeDeviceError('E_NO_ADDON', `the native addon is not built (${path}): ${notBuiltHint('addon')}`);
   }
   try {
     cached = createRequire(import.meta.url)(path) as NativeAddon;

@@ -7,12 +7,13 @@
 //   const mod = device.loadModule(ptxText);
 //   const saxpy = mod.getFunction('saxpy');
 //   await saxpy.launch({ grid: cdiv(n, 256), block: 256, args: [x, y, 2.5, n] });
-import { DeviceError, getDevice, type Device, type DeviceKind, type DeviceName, type Stream } from '../device.js';
+import { DeviceError, getDevice, type Device, type DeviceKind, type DeviceName, type SanitizeCheck, type Stream } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
 import { future, rejected, type Future } from '../future.js';
 import { bf16Bits, f16Bits } from '../../ir/half.js';
 import type { FunctionHandle, LaunchPlan, ModuleHandle } from './addon.js';
 import { NativeDeviceError, native, rethrow } from './errors.js';
+import { withSourceLocation } from './fault_source.js';
 import { explicitSignature, isBinaryImage, layout, ptxEntries, type ForeignParam, type ParamDecl } from './ptx_signature.js';
 import type { NativeContext, NativeRuntimeDevice } from './runtime-device.js';
 
@@ -28,6 +29,8 @@ export interface ForeignLaunchOptions {
   readonly stream?: Stream;
   /** In parameter order, or by the parameter names of the signature. */
   readonly args: readonly unknown[] | Readonly<Record<string, unknown>>;
+  /** The sim's sanitizers for this launch (default: the device's setSanitize). */
+  readonly sanitize?: readonly SanitizeCheck[];
 }
 
 /** Attributes the driver reports for a function (the addon's handle fields, less its name). */
@@ -81,6 +84,8 @@ export class ForeignModule {
     /** Entry signatures read from the PTX text; empty for a binary image. */
     readonly entries: ReadonlyMap<string, readonly ForeignParam[]>,
     readonly isPtx: boolean,
+    /** @internal The PTX text (its .loc lines put source locations into fault and hazard reports). */
+    readonly ptx?: string,
   ) {}
 
   /** The JIT/loader log of the driver (ptxas-style info lines, for PTX on a real GPU). */
@@ -198,12 +203,21 @@ export class ForeignFunction {
         native(() => ctx.native.driver.setMaxDynamicShared(this.handle, shared), `kernel '${this.name}'`);
         this.#sharedLimitSet = shared;
       }
+      dev.applySanitize(ctx, opts.sanitize, this.name);
       try {
         this.#plan.launch(d[0]!, d[1]!, d[2]!, d[3]!, d[4]!, d[5]!, shared, stream.handle);
       } catch (e) {
         rethrow(e, `kernel '${this.name}'`);
       }
-      return ctx.completion(stream).after(storages);
+      const ptx = mod.ptx;
+      const name = this.name;
+      return ctx.completion(stream).after(storages, ptx === undefined ? undefined : (e: unknown) => {
+        // a report naming this kernel gets the source lines of its PTX's .loc directives
+        if (e instanceof Error && e.message.includes(`kernel '${name}'`) && !(e as { located?: boolean }).located) {
+          e.message = withSourceLocation(e.message, ptx);
+          (e as { located?: boolean }).located = true;
+        }
+      });
     } catch (e) {
       return dev.failed(e);
     }
@@ -327,7 +341,7 @@ export function loadForeignModule(device: NativeRuntimeDevice, image: string | U
     if (!/\.entry\s/.test(image)) fail('E_ARG', 'loadModule: the text has no .entry kernel; expected PTX');
     const entries = ptxEntries(image);
     const handle = native(() => ctx.native.driver.moduleLoadData(image), 'loadModule');
-    return new ForeignModule(device, ctx, handle, entries, true);
+    return new ForeignModule(device, ctx, handle, entries, true, image);
   }
   if (!(image instanceof Uint8Array)) return fail('E_ARG', `loadModule: expected PTX text or cubin bytes (Uint8Array), got ${describe(image)}`);
   const binary = isBinaryImage(image);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import {
   type DeviceInfo, type DevicePtrHandle, type Driver, type EventHandle, type FunctionHandle,
-  type ModuleHandle, type SimCounters, type StreamHandle, loadAddon, simLibraryPath,
+  type ModuleHandle, type SimCounters, type StreamHandle, loadAddon, notBuiltHint, simLibraryPath,
 } from './addon.js';
 import { NativeDeviceError, native, nativeAsync } from './errors.js';
 import { type ParamSpec, packParams } from './params.js';
@@ -125,7 +125,7 @@ export class NativeDevice {
     if (kind !== 'cuda' && kind !== 'sim') throw new NativeDeviceError('E_ARG', `unknown native device kind '${String(kind)}'`);
     const lib = options.libraryPath ?? NativeDevice.defaultLibrary(kind);
     if (kind === 'sim' && options.libraryPath === undefined && !existsSync(lib)) {
-      throw new NativeDeviceError('E_NO_DRIVER', `the sim driver library is not built (${lib}); run \`npm run build\``);
+      throw new NativeDeviceError('E_NO_DRIVER', `the sim driver library is not built (${lib}): ${notBuiltHint('sim')}`);
     }
     const ordinal = options.ordinal ?? 0;
     if (!Number.isInteger(ordinal) || ordinal < 0) throw new NativeDeviceError('E_ARG', `ordinal must be a non-negative integer, got ${String(ordinal)}`);

@@ -1,0 +1,107 @@
+// The sim's sanitizers (racecheck, synccheck, initcheck): state per worker thread and the hooks
+// the executor calls at shared/global accesses, barriers, .sync collectives and cp.async landings.
+// Every hook is behind `if (c.san)`, so a launch without checkers pays one branch per hook.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tsim {
+
+struct Ctx;
+struct Cta;
+struct Inst;
+struct Launch;
+
+// One shared-memory access as remembered in the shadow: who (thread of the CTA), when (the clocks
+// below), where in the program (pc), and what kind.
+struct SanAcc {
+  uint32_t fe = 0;     // CTA-wide barrier epoch (monotonic over the worker's CTAs)
+  uint32_t wclk = 0;   // the warp's clock (advances when the warp passes a barrier)
+  uint32_t wse = 0;    // the warp's full-warp sync epoch
+  uint32_t lclk = 0;   // the lane's clock (advances at partial-warp syncs)
+  uint32_t pc = 0;
+  uint32_t stamp = 0;  // dynamic instruction instance (lanes of one instruction never race)
+  uint16_t tid = 0;
+  uint8_t kind = 0;    // SanKind
+  uint8_t valid = 0;
+};
+struct SanCell { SanAcc w, r; };  // no padding: compared with memcmp
+static_assert(sizeof(SanAcc) == 28 && sizeof(SanCell) == 56, "SanCell must have no padding");
+
+enum SanKind : uint8_t { kSanPlain = 0, kSanAtomic = 1, kSanAsync = 2, kSanLanded = 3 };
+
+struct SanWarp {
+  uint32_t wse = 1;
+  uint32_t lclk[32];
+  uint32_t lvc[32][32];  // lvc[b][a]: the latest clock of lane a that lane b is ordered after
+};
+
+// A distinct hazard: same checker, kind and pair of instructions.
+struct SanHazard {
+  uint64_t count = 0;
+  std::string text;  // the first instance, fully described
+};
+
+struct SanState {
+  unsigned flags = 0;  // LaunchConfig::sanitize
+  bool trackInit = false;
+  uint32_t fe = 0, ctaStartFe = 0, stamp = 0;
+  unsigned nthreads = 0, nwarps = 0;
+  std::vector<SanCell> cells;  // one per shared byte
+  std::vector<SanWarp> warps;
+  std::vector<uint32_t> wclk;  // per warp
+  std::vector<uint32_t> wvc;   // nwarps x nwarps
+  struct Bar {
+    uint32_t warps = 0;        // warps with a lane arrived (bit per warp, up to 32 warps)
+    uint32_t syncWarps = 0;    // of those, warps waiting (bar.sync) rather than only arriving
+    uint32_t lanes[32] = {};   // arrived lanes per warp
+    uint32_t pc[32] = {};      // pc of the first arrival per warp
+    unsigned count = 0;        // thread count named by the first arrival (0 = none)
+    bool aligned = true;
+    bool any = false;
+  } bars[16];
+  std::map<std::tuple<int, int, uint32_t, uint32_t>, SanHazard> hazards;
+  uint64_t total = 0;
+  // Write-after-write candidates, decided once the store is done: a write of the bytes already
+  // there (replicated data stored by several warps) changes nothing and is not reported.
+  struct PendingWaw {
+    uint32_t off, pc1, pc2;
+    uint8_t bytes;
+    uint8_t old[16];
+    std::string text;
+  };
+  std::vector<PendingWaw> pending;
+  // initcheck: allocations looked up in this launch (none is freed while it runs)
+  struct Shadow { uint64_t lo = 0, hi = 0; uint8_t* sh = nullptr; };
+  Shadow shadows[4];
+  unsigned nextShadow = 0;
+};
+
+enum SanFlag : unsigned { kSanRace = 1, kSanSync = 2, kSanInit = 4 };
+
+// Launch/CTA lifetime (sanitize_race.cpp).
+void sanBeginCta(Ctx& c, Cta& cta, unsigned sharedBytes);
+// Merges a worker's hazards into the launch (caller holds L.mu).
+void sanMerge(Launch& L, SanState& s);
+// The launch's report ("" when clean).
+std::string sanReport(const Launch& L);
+
+// Hooks.
+void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsigned bytes, bool write);
+void sanGlobal(Ctx& c, uint32_t lanes, const uint64_t* addr, unsigned bytes, bool write);
+void sanFlush(Ctx& c);  // decides pending write-after-write candidates (end of a warp's turn)
+void sanLand(Ctx& c, unsigned warp, unsigned lane, uint32_t off, unsigned bytes, bool viaMbarrier);
+void sanAcquireAll(Ctx& c, unsigned lane);  // a completed mbarrier wait
+void sanBarArrive(Ctx& c, const Inst& in, uint32_t exec, unsigned id, unsigned count, bool arriveOnly);
+void sanBarRelease(Ctx& c, Cta& cta, unsigned id);
+void sanWarpCheck(Ctx& c, uint32_t exec, const uint64_t* masks);
+void sanWarpSync(Ctx& c, uint32_t exec, uint32_t ready, const uint32_t* grp, const uint64_t* masks);
+
+// Recording (sanitize_race.cpp): checker 0 racecheck, 1 synccheck, 2 initcheck.
+void sanRecord(Ctx& c, int checker, int kind, uint32_t pc1, uint32_t pc2, const std::string& text);
+std::string sanWhere(Ctx& c, unsigned tid, uint32_t pc);
+
+}  // namespace tsim

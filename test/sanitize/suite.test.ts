@@ -1,0 +1,38 @@
+// Every kernel the suite runs on the sim, again with racecheck, synccheck and initcheck on
+// (TESSERA_SIM_*CHECK=1, read by the sim at cuInit, so every launch of the child run is checked):
+// the e2e and codegen kernels, the runtime/native/pallas tests' kernels, the foreign corpus
+// (Triton's and nvcc's PTX) and the fuzzer's kernels. A hazard fails a launch with E_HAZARD (or
+// CUDA_ERROR_LAUNCH_FAILED on the raw driver API) and its report, so the child run passes only when
+// no kernel has one. Left out: this directory, the sanitizer tests themselves (they cause hazards
+// on purpose), the pipeliner's sabotage test (broken kernels: test/e2e/sanitize.test.ts checks that
+// racecheck catches them), timing and GC tests (no kernels of their own), and the XLA tests (jax).
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+it('the suite\'s sim kernels are free of races, barrier misuse and uninitialised reads', () => {
+  const args = [
+    join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run',
+    'test/e2e', 'test/codegen', 'test/corpus', 'test/fuzz', 'test/native', 'test/runtime', 'test/pallas',
+    '--exclude', 'test/e2e/sanitize.test.ts', '--exclude', 'test/e2e/futures.test.ts', '--exclude', 'test/e2e/gc.test.ts',
+    '-t', '^(?!.*each way of breaking the wait or the barrier does not).*$',
+  ];
+  const r = spawnSync(process.execPath, args, {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 256 << 20,
+    env: { ...process.env, TESSERA_SIM_RACECHECK: '1', TESSERA_SIM_SYNCCHECK: '1', TESSERA_SIM_INITCHECK: '1', NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  const hazards = [...new Set(out.split('\n').filter((l) => /tessera-sim: \w+ hazard in kernel/.test(l)).map((l) => l.trim()))];
+  const failed = out.split('\n').filter((l) => /^\s*(FAIL|×)/.test(l)).map((l) => l.trim());
+  expect(hazards, 'hazard reports').toEqual([]);
+  expect(failed, 'tests failing under the sanitizers').toEqual([]);
+  expect(r.status, out.slice(-4000)).toBe(0);
+  // the child really ran the suite (a pattern that matched nothing would also exit 0)
+  const tests = /Tests\s+(\d+) passed/.exec(out);
+  expect(Number(tests?.[1] ?? 0)).toBeGreaterThan(500);
+}, 30 * 60_000);
