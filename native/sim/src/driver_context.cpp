@@ -30,6 +30,7 @@ TSIM_API CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
   if (!pctx) return CUDA_ERROR_INVALID_VALUE;
   Driver& d = Driver::get();
   CUctx_st* ctx = tsimdrv::primaryOf(dev);
+  std::lock_guard life(ctx->lifeMu);  // waits for a release's teardown still under way
   {
     // Under the lock: a second thread retaining at the same time must see the resources.
     std::lock_guard lock(d.mu);
@@ -43,6 +44,7 @@ TSIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   if (CUresult r = checkDev(dev)) return r;
   Driver& d = Driver::get();
   CUctx_st* ctx = tsimdrv::primaryOf(dev);
+  std::lock_guard life(ctx->lifeMu);  // a retain meanwhile waits for the teardown below
   bool last = false;
   {
     std::lock_guard lock(d.mu);
@@ -62,6 +64,7 @@ TSIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
 TSIM_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   if (CUresult r = checkDev(dev)) return r;
   CUctx_st* ctx = tsimdrv::primaryOf(dev);
+  std::lock_guard life(ctx->lifeMu);
   // Destroys every allocation, module, stream and event, and clears a sticky error.
   tsimdrv::teardownContext(ctx);
   std::lock_guard lock(Driver::get().mu);

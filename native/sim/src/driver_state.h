@@ -32,6 +32,10 @@ struct CUctx_st {
   std::vector<CUmodule> modules;
   size_t limits[8] = {};  // cuCtxSetLimit values, by CUlimit
   uint64_t memoryEpoch = 0;  // renewed with `memory` (createContextResources): pools key their blocks by it
+  // Primary context only: held by retain, release and reset around their resource changes, so a
+  // retain racing the last release's teardown waits for it and then creates fresh resources
+  // (never takes the old ones as they are destroyed). Not held by stream work.
+  std::mutex lifeMu;
 };
 
 struct CUstream_st {
