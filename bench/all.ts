@@ -7,6 +7,7 @@ import { foreignLaunchRow, kernelRunRow } from './launch_rows.js';
 import { benchSim } from './sim.js';
 import { benchKernelRun } from './kernel_run_overhead.js';
 import { benchTc } from './tc_vs_triton.js';
+import { benchGraph } from './graph_replay.js';
 
 export interface Benchmark {
   readonly name: string;
@@ -20,6 +21,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   { name: 'sim', description: 'simulated thread-instructions per second of the sim device (reduction, matmul)', run: (out) => benchSim(out) },
   { name: 'tc', description: 'tensor-core kernels vs Triton 3.8 for sm_80: registers, spills, SASS, shared memory; sim warp instructions, sectors, bank conflicts', run: (out) => benchTc(out) },
   { name: 'kernel-run', description: 'host overhead per kernel.run launch on device arrays vs host arrays (sim, empty 8-arg kernel)', run: (out) => benchKernelRun(out) },
+  { name: 'graph', description: 'host time of one graph.launch of 20 captured kernels vs 3 and 20 separate kernel.run calls (sim)', run: (out) => benchGraph(out) },
 ];
 
 /** Runs the named benchmarks (all when `names` is empty). */

@@ -21,6 +21,7 @@
         "src/js_error.cc",
         "src/memory.cc",
         "src/module.cc",
+        "src/serve.cc",
         "src/sim_ext.cc",
         "src/stream.cc"
       ],

@@ -12,7 +12,14 @@ export type DeviceName = 'cuda' | 'sim' | 'interpret';
 export const DEVICE_NAMES: readonly DeviceName[] = ['cuda', 'sim', 'interpret'];
 
 export interface DeviceStatus {
-  readonly name: DeviceName;
+  /** `cuda:0`, `sim:1`, `interpret:0`: one entry per device of every kind. */
+  readonly name: string;
+  readonly kind: DeviceName;
+  readonly ordinal: number;
+  /** e.g. '8.0'; null when unavailable or for the interpreter. */
+  readonly computeCapability: string | null;
+  /** Total device memory in bytes; null when unavailable or for the interpreter. */
+  readonly memoryBytes: number | null;
   readonly available: boolean;
   /** Why not, or what it runs on. */
   readonly detail: string;
@@ -48,21 +55,38 @@ function toolVersion(path: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** Opens a driver library through the addon and reads device 0's name; the reason when it fails. */
-function probeDriver(addon: () => NativeAddon, libraryPath?: string): { ok: boolean; detail: string } {
+/** Opens each device of a driver library through the addon and reads its name; the reason when it fails. */
+function probeDriver(addon: () => NativeAddon, kind: 'cuda' | 'sim', libraryPath?: string): DeviceStatus[] {
+  let count: number;
   try {
-    const driver = addon().open(libraryPath);
-    try {
-      const d = driver.deviceInfo();
-      const arch = `sm_${d.ccMajor}${d.ccMinor}`;
-      return { ok: true, detail: `${d.name.includes(arch) ? d.name : `${d.name} (${arch})`} via ${driver.libraryPath}` };
-    } finally {
-      driver.close();
-    }
+    count = addon().deviceCount(libraryPath);
   } catch (e) {
-    return { ok: false, detail: (e as Error).message.split('\n')[0]! };
+    return [unavailable(kind, 0, (e as Error).message.split('\n')[0]!)];
   }
+  if (count === 0) return [unavailable(kind, 0, 'the driver reports no devices')];
+  const out: DeviceStatus[] = [];
+  for (let i = 0; i < count; i++) {
+    try {
+      const driver = addon().open(libraryPath, i);
+      try {
+        const d = driver.deviceInfo();
+        const arch = `sm_${d.ccMajor}${d.ccMinor}`;
+        out.push({
+          name: `${kind}:${i}`, kind, ordinal: i, computeCapability: `${d.ccMajor}.${d.ccMinor}`, memoryBytes: d.totalMemory, available: true,
+          detail: `${d.name.includes(arch) ? d.name : `${d.name} (${arch})`}, ${(d.totalMemory / 2 ** 30).toFixed(1)} GiB, via ${driver.libraryPath}`,
+        });
+      } finally {
+        driver.close();
+      }
+    } catch (e) {
+      out.push(unavailable(kind, i, (e as Error).message.split('\n')[0]!));
+    }
+  }
+  return out;
 }
+
+const unavailable = (kind: DeviceName, ordinal: number, detail: string): DeviceStatus =>
+  ({ name: `${kind}:${ordinal}`, kind, ordinal, computeCapability: null, memoryBytes: null, available: false, detail });
 
 /** What the installation of tessera at `root` (default: this one) can do. */
 export function collectInfo(env: NodeJS.ProcessEnv = process.env, root: string = packageRoot()): Info {
@@ -74,22 +98,24 @@ export function collectInfo(env: NodeJS.ProcessEnv = process.env, root: string =
   const load = (): NativeAddon => (root === packageRoot() ? loadAddon() : (createRequire(import.meta.url)(addonFile) as NativeAddon));
   const noAddon = `native addon not built: ${notBuiltHint('addon', root)}`;
 
-  const cuda = addon ? probeDriver(load) : { ok: false, detail: noAddon };
-  let sim: { ok: boolean; detail: string };
-  if (!simDriver) sim = { ok: false, detail: `sim driver not built (build/lib/libtessera_sim.so): ${notBuiltHint('sim', root)}` };
-  else if (!addon) sim = { ok: false, detail: noAddon };
-  else sim = probeDriver(load, simDriver);
+  const cudaDevices = addon ? probeDriver(load, 'cuda') : [unavailable('cuda', 0, noAddon)];
+  let simDevices: DeviceStatus[];
+  if (!simDriver) simDevices = [unavailable('sim', 0, `sim driver not built (build/lib/libtessera_sim.so): ${notBuiltHint('sim', root)}`)];
+  else if (!addon) simDevices = [unavailable('sim', 0, noAddon)];
+  else simDevices = probeDriver(load, 'sim', simDriver);
   const devices: DeviceStatus[] = [
-    { name: 'cuda', available: cuda.ok, detail: cuda.detail },
-    { name: 'sim', available: sim.ok, detail: sim.detail },
-    { name: 'interpret', available: true, detail: 'tile IR interpreter in TypeScript' },
+    ...cudaDevices, ...simDevices,
+    { name: 'interpret:0', kind: 'interpret', ordinal: 0, computeCapability: null, memoryBytes: null, available: true, detail: 'tile IR interpreter in TypeScript' },
   ];
+  const cuda = { ok: cudaDevices.some((d) => d.available) };
+  const sim = { ok: simDevices.some((d) => d.available) };
 
   const forced = env.TESSERA_DEVICE;
   let defaultDevice: DeviceName;
   let defaultReason: string;
-  if (forced && (DEVICE_NAMES as readonly string[]).includes(forced)) {
-    defaultDevice = forced as DeviceName;
+  const forcedKind = forced?.split(':')[0];
+  if (forced && forcedKind && (DEVICE_NAMES as readonly string[]).includes(forcedKind)) {
+    defaultDevice = forcedKind as DeviceName;
     defaultReason = `TESSERA_DEVICE=${forced}`;
   } else {
     defaultDevice = cuda.ok ? 'cuda' : sim.ok ? 'sim' : 'interpret';
@@ -113,7 +139,7 @@ export function collectInfo(env: NodeJS.ProcessEnv = process.env, root: string =
 
 export function formatInfo(i: Info): string {
   const lines = [`tessera ${i.tessera} (node ${i.node})`, 'devices:'];
-  for (const d of i.devices) lines.push(`  ${d.name.padEnd(10)} ${d.available ? 'yes' : 'no '}  ${d.detail}`);
+  for (const d of i.devices) lines.push(`  ${d.name.padEnd(12)} ${d.available ? 'yes' : 'no '}  ${d.detail}`);
   lines.push(`default device: ${i.defaultDevice} (${i.defaultReason})`);
   lines.push(`sim driver: ${i.simDriver ?? 'not built'}`);
   lines.push(`native addon: ${i.addon ?? 'not built'}`);

@@ -18,7 +18,7 @@ export interface CliIO {
 }
 
 const USAGE: Record<string, string> = {
-  info: 'tessera info [--json]\n  devices (cuda, sim, interpret) and the default one, sim driver, ptxas, nvcc',
+  info: 'tessera info [--json]\n  every device by ordinal (cuda:N, sim:N, interpret:0) and the default one, sim driver, ptxas, nvcc',
   compile:
     'tessera compile FILE [--kernel NAME] [--arg NAME=TYPE ...] [--constexpr NAME=VALUE ...]\n' +
     '                [--arch sm_80|sm_89|sm_90|sm_90a] [--num-warps N] [--num-stages N] [--emit ptx,cubin,ir] [-o DIR]\n' +

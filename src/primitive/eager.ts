@@ -142,7 +142,7 @@ export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEag
     throw new PrimitiveError('E_UNAVAILABLE', 'deviceEagerContext', `device '${dev.kind}' cannot run CUDA custom-call targets; use 'sim' or 'cuda'`);
   }
   if (opts.stream !== undefined && opts.stream.device !== dev) {
-    throw new PrimitiveError('E_DEVICE', 'deviceEagerContext', `the stream belongs to device '${opts.stream.device.kind}', not '${dev.kind}'`);
+    throw new PrimitiveError('E_DEVICE', 'deviceEagerContext', `the stream belongs to device '${opts.stream.device.name ?? opts.stream.device.kind}', not '${dev.name ?? dev.kind}'`);
   }
   const libraryPath = opts.libraryPath ?? xlaLibraryPath();
   const streamOpt = opts.stream ? { stream: opts.stream } : {};
@@ -153,7 +153,7 @@ export function deviceEagerContext(device?: DeviceKind | Device, opts: DeviceEag
       ins.forEach((a, i) => {
         if (!(a instanceof DeviceArray)) return;
         const what = `input ${i} (${String(a)})`;
-        if (a.device !== dev) throw new PrimitiveError('E_DEVICE', symbol, `${what} is on device '${a.device.kind}', the call runs on '${dev.kind}'`);
+        if (a.device !== dev) throw new PrimitiveError('E_DEVICE', symbol, `${what} is on device '${a.device.name ?? a.device.kind}', the call runs on '${dev.name ?? dev.kind}'`);
         a.check(`${symbol}: ${what}`);
         if (!a.contiguous) throw new PrimitiveError('E_ARG', symbol, `${what} is a strided view; custom-call targets take row-major arrays (clone() it first)`);
       });

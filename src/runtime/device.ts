@@ -9,6 +9,8 @@ import { InterpretDevice } from './interpret_device.js';
 
 export type DeviceKind = 'cuda' | 'sim' | 'interpret';
 export const DEVICE_KINDS: readonly DeviceKind[] = ['cuda', 'sim', 'interpret'];
+/** A device by name: a kind (`'cuda'` = `'cuda:0'`) or a kind and an ordinal (`'cuda:1'`, `'sim:3'`). */
+export type DeviceName = DeviceKind | `cuda:${number}` | `sim:${number}` | `interpret:0`;
 
 /**
  * A pointer argument (a DeviceArray of this device, passed as is; or host data, copied to the
@@ -127,8 +129,42 @@ export interface DeviceMemory {
   fill(buf: RawBuffer, offset: number, bytes: number, byte: number, stream?: Stream): Future<void>;
 }
 
+/** `device.memoryStats()`: bytes of the device's allocator (cuda/sim: its stream-ordered pool). */
+export interface MemoryStats {
+  /** Bytes handed out and not yet freed. */
+  readonly inUseBytes: number;
+  /** Bytes the allocator holds from the device (in use + cached for reuse). */
+  readonly reservedBytes: number;
+  /** The most inUseBytes has been. */
+  readonly peakInUseBytes: number;
+  /** Allocations and frees since the device was opened. */
+  readonly allocations: number;
+  readonly frees: number;
+}
+
+/** One device of the machine, as `devices()` lists it. */
+export interface DeviceListing {
+  /** `cuda:0`, `sim:1`, `interpret:0`: what getDevice() and the `device` option take. */
+  readonly name: string;
+  readonly kind: DeviceKind;
+  readonly ordinal: number;
+  /** The driver's device name (or 'tile IR interpreter'). */
+  readonly deviceName: string;
+  /** e.g. '8.0'; null for the interpreter. */
+  readonly computeCapability: string | null;
+  /** Total device memory in bytes; null for the interpreter. */
+  readonly memoryBytes: number | null;
+  readonly available: boolean;
+  /** Why it is not available. */
+  readonly reason?: string;
+}
+
 export interface Device {
   readonly kind: DeviceKind;
+  /** `'cuda:1'`, `'sim:0'`, `'interpret:0'` (absent on devices plugged in from outside). */
+  readonly name?: string;
+  /** The device ordinal within its kind (0 when absent). */
+  readonly ordinal?: number;
   /** A line describing the device, printed when it is chosen. */
   readonly description: string;
   /**
@@ -157,24 +193,55 @@ export interface Device {
   callCustomCall?(libraryPath: string, symbol: string, buffers: readonly DeviceArray[], opaque: Uint8Array, opts?: { stream?: Stream }): Future<void>;
   /** Releases what the device holds (a native device's context); optional. */
   close?(): void;
+  /** The allocator's figures (cuda/sim: the stream-ordered pool). */
+  memoryStats?(): MemoryStats;
+  /** Gives the allocator's cached, unused memory back to the device. */
+  trimMemory?(): void;
+  /**
+   * Records the work `fn` queues (launches, device copies) on `opts.stream` (default: the
+   * device's default stream) into a graph instead of running it (cuda/sim: CUDA graphs).
+   */
+  capture?(fn: () => void, opts?: { stream?: Stream }): Promise<DeviceGraph>;
+}
+
+/** A captured chain of device work (device.capture), replayed with one call. */
+export interface DeviceGraph {
+  readonly device: Device;
+  /** Work items recorded. */
+  readonly nodes: number;
+  /** Queues the whole graph on `stream` (default: the stream it was captured on); settles when it is done. */
+  launch(opts?: { stream?: Stream }): Future<void>;
+  /** Releases the graph and the arrays it held (launches already queued still complete). */
+  destroy(): void;
 }
 
 export { InterpretDevice };
 
-/** Returns a native device of `kind`, or a reason it is not available. */
-export type DeviceProvider = () => Device | { unavailable: string };
+/** Returns device `ordinal` of a native kind, or a reason it is not available. */
+export type DeviceProvider = (ordinal: number) => Device | { unavailable: string };
+/** How many devices of a native kind exist (without opening any), or why none can be counted. */
+export type DeviceCounter = () => number | { unavailable: string };
 
 const providers = new Map<DeviceKind, DeviceProvider>([
   ['interpret', () => new InterpretDevice()],
 ]);
 
-/** Lets a native device (cuda/sim) plug in; later registrations replace earlier ones. */
-export function registerDeviceProvider(kind: Exclude<DeviceKind, 'interpret'>, provider: DeviceProvider): void {
+const counters = new Map<DeviceKind, DeviceCounter>();
+
+/**
+ * Lets a native device (cuda/sim) plug in; later registrations replace earlier ones. `count`
+ * tells devices() how many there are (default: probe ordinals until one is unavailable).
+ */
+export function registerDeviceProvider(kind: Exclude<DeviceKind, 'interpret'>, provider: DeviceProvider, count?: DeviceCounter): void {
   providers.set(kind, provider);
-  // The device this replaces is retired: a native one releases its context.
-  const old = cache.get(kind);
-  if (old && 'close' in old && typeof old.close === 'function') old.close();
-  cache.delete(kind);
+  if (count) counters.set(kind, count);
+  else counters.delete(kind);
+  // The devices this replaces are retired: a native one releases its context.
+  for (const [name, old] of [...cache]) {
+    if (!name.startsWith(`${kind}:`)) continue;
+    if (old && 'close' in old && typeof old.close === 'function') old.close();
+    cache.delete(name);
+  }
   defaultDevice = undefined;
 }
 
@@ -183,7 +250,8 @@ const NOT_BUILT: Record<Exclude<DeviceKind, 'interpret'>, string> = {
   sim: 'the sim device needs the native addon and the simulator library, which are not available in this build',
 };
 
-const cache = new Map<DeviceKind, Device | { unavailable: string }>();
+/** Opened devices (or why not) by full name, 'sim:0'. */
+const cache = new Map<string, Device | { unavailable: string }>();
 let defaultDevice: Device | undefined;
 let announce: (line: string) => void = (line) => console.error(line);
 
@@ -192,25 +260,69 @@ export function setDeviceAnnouncer(fn: (line: string) => void): void {
   announce = fn;
 }
 
-function probe(kind: DeviceKind): Device | { unavailable: string } {
-  let r = cache.get(kind);
+function probe(kind: DeviceKind, ordinal: number): Device | { unavailable: string } {
+  const name = `${kind}:${ordinal}`;
+  let r = cache.get(name);
   if (!r) {
     const p = providers.get(kind);
     try {
-      r = p ? p() : { unavailable: NOT_BUILT[kind as Exclude<DeviceKind, 'interpret'>] };
+      if (kind === 'interpret' && ordinal !== 0) r = { unavailable: 'the interpreter is one device (interpret:0)' };
+      else r = p ? p(ordinal) : { unavailable: NOT_BUILT[kind as Exclude<DeviceKind, 'interpret'>] };
     } catch (e) {
       r = { unavailable: e instanceof Error ? e.message : String(e) };
     }
-    cache.set(kind, r);
+    cache.set(name, r);
   }
   return r;
 }
 
-function checkKind(kind: unknown, where: string): DeviceKind {
-  if (typeof kind !== 'string' || !(DEVICE_KINDS as readonly string[]).includes(kind)) {
-    throw new DeviceError('E_DEVICE', `${where}: unknown device ${JSON.stringify(kind)}; use one of ${DEVICE_KINDS.join(', ')}`);
+/** `'sim'` -> ['sim', 0], `'cuda:1'` -> ['cuda', 1]; anything else is E_DEVICE naming `where`. */
+export function parseDeviceName(name: unknown, where: string): [DeviceKind, number] {
+  const m = typeof name === 'string' ? /^(cuda|sim|interpret)(?::(0|[1-9][0-9]{0,3}))?$/.exec(name) : null;
+  if (!m) {
+    throw new DeviceError('E_DEVICE', `${where}: unknown device ${JSON.stringify(name)}; use one of ${DEVICE_KINDS.join(', ')}, optionally with an ordinal ('cuda:1', 'sim:0')`);
   }
-  return kind as DeviceKind;
+  return [m[1] as DeviceKind, m[2] === undefined ? 0 : Number(m[2])];
+}
+
+/**
+ * Every device of every kind: cuda:0..N-1 (the driver's count), sim:0..N-1 (TESSERA_SIM_DEVICES),
+ * interpret:0. Listing opens each available device (its primary context), as getDevice would.
+ */
+export function devices(): DeviceListing[] {
+  const out: DeviceListing[] = [];
+  for (const kind of DEVICE_KINDS) {
+    if (kind === 'interpret') {
+      out.push({ name: 'interpret:0', kind, ordinal: 0, deviceName: 'tile IR interpreter', computeCapability: null, memoryBytes: null, available: true });
+      continue;
+    }
+    const counter = counters.get(kind);
+    let n: number | { unavailable: string };
+    try {
+      n = counter ? counter() : ('unavailable' in probe(kind, 0) ? 0 : 1);
+    } catch (e) {
+      n = { unavailable: e instanceof Error ? e.message : String(e) };
+    }
+    if (typeof n !== 'number' || n === 0) {
+      const r = probe(kind, 0);
+      const reason = typeof n !== 'number' ? n.unavailable : 'unavailable' in r ? r.unavailable : 'no devices';
+      out.push({ name: `${kind}:0`, kind, ordinal: 0, deviceName: '', computeCapability: null, memoryBytes: null, available: false, reason });
+      continue;
+    }
+    for (let i = 0; i < n; i++) {
+      const r = probe(kind, i);
+      if ('unavailable' in r) {
+        out.push({ name: `${kind}:${i}`, kind, ordinal: i, deviceName: '', computeCapability: null, memoryBytes: null, available: false, reason: r.unavailable });
+        continue;
+      }
+      const info = (r as { info?: { name: string; ccMajor: number; ccMinor: number; totalMemory: number } }).info;
+      out.push({
+        name: `${kind}:${i}`, kind, ordinal: i, deviceName: info?.name ?? r.description,
+        computeCapability: info ? `${info.ccMajor}.${info.ccMinor}` : null, memoryBytes: info?.totalMemory ?? null, available: true,
+      });
+    }
+  }
+  return out;
 }
 
 /**
@@ -218,24 +330,25 @@ function checkKind(kind: unknown, where: string): DeviceKind {
  * (cuda if available, else sim, else interpret). A requested device that is not available is an
  * E_DEVICE error, never a silent fallback.
  */
-export function getDevice(requested?: DeviceKind | Device): Device {
+export function getDevice(requested?: DeviceName | Device): Device {
   if (requested !== undefined && typeof requested === 'object') return requested;
   if (requested !== undefined) {
     // The launch path: a device named by the caller, already opened.
-    const hit = cache.get(requested);
+    const hit = cache.get(requested.includes(':') ? requested : `${requested}:0`);
     if (hit && !('unavailable' in hit)) return hit;
   }
   const env = process.env['TESSERA_DEVICE'];
-  const kind = requested !== undefined ? checkKind(requested, 'device option') : env ? checkKind(env, 'TESSERA_DEVICE') : undefined;
-  if (kind) {
-    const r = probe(kind);
-    if ('unavailable' in r) throw new DeviceError('E_DEVICE', `device '${kind}' is not available: ${r.unavailable}`);
+  const named = requested !== undefined ? parseDeviceName(requested, 'device option') : env ? parseDeviceName(env, 'TESSERA_DEVICE') : undefined;
+  if (named) {
+    const [kind, ordinal] = named;
+    const r = probe(kind, ordinal);
+    if ('unavailable' in r) throw new DeviceError('E_DEVICE', `device '${kind}:${ordinal}' is not available: ${r.unavailable}`);
     return r;
   }
   if (!defaultDevice) {
     const skipped: string[] = [];
     for (const k of DEVICE_KINDS) {
-      const r = probe(k);
+      const r = probe(k, 0);
       if ('unavailable' in r) skipped.push(`${k}: ${r.unavailable}`);
       else {
         defaultDevice = r;

@@ -11,12 +11,12 @@ import type { Func } from '../ir/ops.js';
 import { numel, isDType, DTYPES, type DType } from '../ir/types.js';
 import { BYTES, arrayCtorFor } from '../ir/dtype_arrays.js';
 import { ARRAY_FOR_DTYPE, HostArray, array as hostArray, holdsDType, type ArrayTypes, type TypedArray } from './array.js';
-import { DeviceError, getDevice, type Device, type DeviceKind, type RawBuffer, type Stream } from './device.js';
+import { DeviceError, getDevice, type Device, type DeviceKind, type DeviceName, type RawBuffer, type Stream } from './device.js';
 import { Future } from './future.js';
 
 export interface DeviceArrayOptions {
   /** The device (default: the runtime's default device). */
-  readonly device?: DeviceKind | Device;
+  readonly device?: DeviceName | Device;
   /** The stream the initial write is queued on (default stream when omitted). */
   readonly stream?: Stream;
 }
@@ -79,6 +79,13 @@ export class Storage {
 }
 
 /** Holds every storage in `storages` until `done` settles (deferred frees happen then). */
+/**
+ * A device's peer copy (cuda/sim: cuMemcpyPeerAsync between two devices of one driver): queues
+ * `bytes` from `src` (a buffer of `srcDevice`) into `dst` (this device's) and returns the future of
+ * that copy, or undefined when the two devices cannot copy directly (the caller stages through host).
+ */
+export type PeerCopy = (dst: RawBuffer, dstOffset: number, src: RawBuffer, srcDevice: Device, srcOffset: number, bytes: number, stream?: Stream) => Future<void> | undefined;
+
 export function holdUntil(storages: readonly Storage[], done: PromiseLike<unknown>): void {
   if (storages.length === 0) return;
   for (const s of storages) s.retain();
@@ -253,7 +260,7 @@ export class DeviceArray<D extends DType = DType> {
       const mem = memoryOf(this.device, 'copyFrom');
       if (src instanceof DeviceArray) {
         src.check('copyFrom (source)');
-        if (src.device !== this.device) throw new DeviceError('E_DEVICE', `copyFrom: the source is on device '${src.device.kind}', the destination on '${this.device.kind}'`);
+        if (src.device !== this.device) throw new DeviceError('E_DEVICE', `copyFrom: the source is on device '${src.device.name ?? src.device.kind}', the destination on '${this.device.name ?? this.device.kind}'`);
         if (src.dtype !== this.dtype || src.size !== this.size) {
           throw new DeviceError('E_ARG', `copyFrom: source ${describeShape(src.dtype, src.shape)} does not match destination ${describeShape(this.dtype, this.shape)}`);
         }
@@ -273,11 +280,60 @@ export class DeviceArray<D extends DType = DType> {
     }
   }
 
+  /**
+   * A copy of this array on `device` (`'sim:1'`, `'cuda:0'`, a Device). Between two devices of the
+   * same driver the copy is a peer copy (cuMemcpyPeerAsync: direct where the GPUs can reach each
+   * other, staged by the driver where not); between kinds (sim -> interpret, ...) it is staged
+   * through host memory. The source's queued work is waited for first (its streams, never the
+   * whole device); the copy is queued on `opts.stream` of the destination. The same device gives
+   * a clone. Resolves with the new array once the copy is done.
+   */
+  to(device: DeviceName | Device, opts: { stream?: Stream } = {}): Promise<DeviceArray<D>> {
+    try {
+      this.check('to');
+      const dst = getDevice(device);
+      if (dst === this.device && this.contiguous) {
+        const c = this.clone(opts.stream ? { stream: opts.stream } : {});
+        return c.#settled(opts.stream).then(() => c);
+      }
+      const src = this;
+      return (async () => {
+        const out = DeviceArray.empty(src.shape, src.dtype, { device: dst });
+        try {
+          const peer = (dst as { peerCopy?: PeerCopy }).peerCopy;
+          if (src.contiguous && peer) {
+            await src.device.synchronize?.();
+            const done = peer.call(dst, out.storage.raw, 0, src.storage.raw, src.device, src.offset, src.size * src.itemBytes, opts.stream);
+            if (done) {
+              holdUntil([src.storage, out.storage], done);
+              await done;
+              return out;
+            }
+          }
+          // Staged through host memory: read (after the source's queued work), then write.
+          const host = await src.toArray();
+          await out.copyFrom(host as TypedArray, opts.stream ? { stream: opts.stream } : {});
+          return out;
+        } catch (e) {
+          out.free();
+          throw e;
+        }
+      })();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Settles when the work queued so far on `stream` (default: the device's default stream) is done. */
+  #settled(stream?: Stream): Promise<void> {
+    return Promise.resolve((stream ?? this.device.defaultStream)?.synchronize()).then(() => undefined);
+  }
+
   /** A new contiguous array with the same elements (copied on the device). */
   clone(opts: DeviceArrayOptions = {}): DeviceArray<D> {
     this.check('clone');
     const device = opts.device === undefined ? this.device : getDevice(opts.device);
-    if (device !== this.device) throw new DeviceError('E_DEVICE', `clone: the array is on device '${this.device.kind}', not '${device.kind}'`);
+    if (device !== this.device) throw new DeviceError('E_DEVICE', `clone: the array is on device '${this.device.name ?? this.device.kind}', not '${device.name ?? device.kind}' (use to() to copy between devices)`);
     if (!this.contiguous) throw new DeviceError('E_ARG', 'clone: the array must be contiguous');
     const out = DeviceArray.empty(this.shape, this.dtype, { device });
     void out.copyFrom(this, opts.stream ? { stream: opts.stream } : {});
@@ -392,6 +448,6 @@ export class DeviceArray<D extends DType = DType> {
 /** A DeviceArray argument must be usable and of this device; the error names the parameter. */
 export function checkArray(a: DeviceArray, device: Device, func: Func, i: number): void {
   const what = `kernel '${func.name}', parameter '${func.params[i]?.name ?? i}'`;
-  if (a.device !== device) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.kind}', the launch on '${device.kind}'`);
+  if (a.device !== device) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.name ?? a.device.kind}', the launch on '${device.name ?? device.kind}'`);
   a.check(what);
 }

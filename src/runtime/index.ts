@@ -6,9 +6,9 @@ export type { TypedArray, ArrayTypes } from './array.js';
 export { DeviceArray } from './device_array.js';
 export type { DeviceArrayOptions, FromOptions } from './device_array.js';
 export type { Future } from './future.js';
-export { getDevice, registerDeviceProvider, setDeviceAnnouncer, InterpretDevice, DeviceError, DeviceContext, DEVICE_KINDS, SANITIZE_CHECKS } from './device.js';
+export { getDevice, devices, parseDeviceName, registerDeviceProvider, setDeviceAnnouncer, InterpretDevice, DeviceError, DeviceContext, DEVICE_KINDS, SANITIZE_CHECKS } from './device.js';
 export type {
-  Device, DeviceKind, DeviceProvider, LaunchArg, LaunchOptions as DeviceLaunchOptions, Stream, DeviceEvent, DeviceMemory, RawBuffer,
+  Device, DeviceKind, DeviceName, DeviceListing, DeviceGraph, MemoryStats, DeviceCounter, DeviceProvider, LaunchArg, LaunchOptions as DeviceLaunchOptions, Stream, DeviceEvent, DeviceMemory, RawBuffer,
   SanitizeCheck,
 } from './device.js';
 export { pallasCall, vmap } from './pallas_call.js';

@@ -65,6 +65,8 @@ class InterpretEvent implements DeviceEvent {
 
 export class InterpretDevice implements Device {
   readonly kind = 'interpret' as const;
+  readonly name = 'interpret:0';
+  readonly ordinal = 0;
   readonly description = 'interpret (tile IR executed in TypeScript on the CPU)';
   readonly mem = new HostMemory();
   readonly #context = new DeviceContext('interpret', 0);

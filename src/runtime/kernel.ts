@@ -13,7 +13,7 @@ import {
   type KernelParamSpec as ParamSpec, type PtrSpec, type ScalarSpec,
 } from '../lang/index.js';
 import { ARRAY_FOR_DTYPE, HostArray, holdsDType, type ArrayTypes, type TypedArray } from './array.js';
-import { getDevice, type Device, type DeviceKind, type LaunchArg, type SanitizeCheck, type Stream } from './device.js';
+import { getDevice, type Device, type DeviceKind, type DeviceName, type LaunchArg, type SanitizeCheck, type Stream } from './device.js';
 import { DeviceArray } from './device_array.js';
 import { Future, rejected } from './future.js';
 
@@ -50,7 +50,7 @@ export interface RunOptions<A = Readonly<RunArgs>> {
    * target's (3 on sm_80/sm_90). The interpreter ignores it.
    */
   readonly numStages?: number;
-  readonly device?: DeviceKind | Device;
+  readonly device?: DeviceName | Device;
   /** Receives devicePrint lines (default: console.log). */
   readonly onPrint?: (line: string) => void;
   /** The stream to queue on (of the run's device; default: its default stream). */

@@ -10,7 +10,7 @@ import { BlockSpec, resolveSpec, tracePallas, type BlockIndex, type Ref, type Sh
 import { Tile } from '../lang/tile.js';
 import { arrayCtorFor } from '../ir/dtype_arrays.js';
 import { HostArray } from './array.js';
-import { DeviceError, getDevice, type Device, type DeviceKind, type LaunchArg, type Stream } from './device.js';
+import { DeviceError, getDevice, type Device, type DeviceKind, type DeviceName, type LaunchArg, type Stream } from './device.js';
 import { DeviceArray } from './device_array.js';
 
 export interface PallasCallOptions {
@@ -31,7 +31,7 @@ export interface PallasCallOptions {
   readonly numWarps?: number;
   /** Software-pipelining depth on compiled devices (kernel.run's numStages). */
   readonly numStages?: number;
-  readonly device?: DeviceKind | Device;
+  readonly device?: DeviceName | Device;
   readonly onPrint?: (line: string) => void;
   /** With DeviceArray inputs: the stream to queue on. */
   readonly stream?: Stream;
@@ -128,7 +128,7 @@ function makeCall(cfg: CallConfig): PallasCall {
     let onDevice: Device | undefined;
     inputs.forEach((a, i) => {
       if (a instanceof DeviceArray) {
-        if (onDevice && a.device !== onDevice) fail(cfg.name, `input ${i} is on device '${a.device.kind}', input 0's device is '${onDevice.kind}'`);
+        if (onDevice && a.device !== onDevice) fail(cfg.name, `input ${i} is on device '${a.device.name ?? a.device.kind}', input 0's device is '${onDevice.name ?? onDevice.kind}'`);
         a.check(`pallasCall '${cfg.name}', input ${i}`);
         onDevice ??= a.device;
       } else if (!(a instanceof HostArray)) {

@@ -8,6 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runPtxas } from '../../src/codegen/ptxas.js';
 import { main, type CliIO } from '../../src/cli/main.js';
 
+// Two simulated devices (read by the sim at its first cuInit in this process): info lists both.
+process.env.TESSERA_SIM_DEVICES = '2';
+
 const ROOT = resolve(__dirname, '../..');
 const FIXTURE = join(__dirname, 'fixtures', 'kernels.ts');
 
@@ -36,11 +39,20 @@ describe('tessera info', () => {
     const info = JSON.parse(r.out);
     expect(info.node).toBe(process.version);
     expect(info.tessera).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
-    expect(info.devices.map((d: { name: string }) => d.name)).toEqual(['cuda', 'sim', 'interpret']);
-    expect(info.devices[2].available).toBe(true);
     const sim = join(ROOT, 'build', 'lib', 'libtessera_sim.so');
+    const names = info.devices.map((d: { name: string }) => d.name);
+    expect(names[0]).toBe('cuda:0');
+    // every sim device by ordinal, each with its compute capability and memory
+    if (existsSync(sim)) {
+      expect(names.filter((n: string) => n.startsWith('sim:'))).toEqual(['sim:0', 'sim:1']);
+      const s1 = info.devices.find((d: { name: string }) => d.name === 'sim:1');
+      expect(s1).toMatchObject({ kind: 'sim', ordinal: 1, available: true, computeCapability: '8.0' });
+      expect(s1.memoryBytes).toBeGreaterThan(0);
+    }
+    expect(names.at(-1)).toBe('interpret:0');
+    expect(info.devices.at(-1).available).toBe(true);
     expect(info.simDriver).toBe(existsSync(sim) ? sim : null);
-    const firstAvailable = info.devices.find((d: { available: boolean }) => d.available).name;
+    const firstAvailable = info.devices.find((d: { available: boolean }) => d.available).kind;
     if (!process.env.TESSERA_DEVICE) expect(info.defaultDevice).toBe(firstAvailable);
     expect(info.ptxas.path).toMatch(/ptxas$/);
     expect(info.ptxas.version).toMatch(/^\d+\.\d+/);
@@ -49,7 +61,8 @@ describe('tessera info', () => {
     const r = await cli(['info'], { ...process.env, TESSERA_DEVICE: 'interpret' });
     expect(r.code).toBe(0);
     expect(r.out).toContain('default device: interpret (TESSERA_DEVICE=interpret)');
-    expect(r.out).toMatch(/interpret\s+yes/);
+    expect(r.out).toMatch(/interpret:0\s+yes/);
+    expect(r.out).toMatch(/sim:1\s+yes/);
   });
   it('rejects an unknown flag with exit code 2, naming it', async () => {
     const r = await cli(['info', '--jsn']);
@@ -168,7 +181,7 @@ describe('tessera (general)', () => {
   it('bench rejects an unknown benchmark name', async () => {
     const r = await cli(['bench', 'nosuch']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("unknown benchmark 'nosuch' (benchmarks: compile, launch, sim, tc, kernel-run, vector-add, softmax, layernorm, rmsnorm, matmul, attention)");
+    expect(r.err).toContain("unknown benchmark 'nosuch' (benchmarks: compile, launch, sim, tc, kernel-run, graph, vector-add, softmax, layernorm, rmsnorm, matmul, attention)");
   });
   it('the built bin runs as a program (node dist/src/cli/main.js info --json)', () => {
     const bin = join(ROOT, 'dist', 'src', 'cli', 'main.js');

@@ -83,7 +83,7 @@ describe('NativeDevice.open without a driver', () => {
     }
     expect(err).toBeInstanceOf(NativeDeviceError);
     expect((err as NativeDeviceError).code).toBe('E_NO_DRIVER');
-    expect((err as Error).message).toMatch(/^opening the cuda device: cannot load CUDA driver library/);
+    expect((err as Error).message).toMatch(/^opening the cuda:0 device: cannot load CUDA driver library/);
   });
 
   it('rejects an unknown kind', () => {

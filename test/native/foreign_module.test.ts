@@ -168,7 +168,7 @@ describe('errors before anything runs', () => {
   it('refuses an array of another device or a freed one, naming the parameter', async () => {
     const host = DeviceArray.from(new Float32Array(4), 'f32', { device: 'interpret' });
     expect(await asyncCodeOf(async () => saxpy.launch({ grid: 1, block: 32, args: [host, x, 1, 4] }))).toBe('E_DEVICE');
-    await expect(saxpy.launch({ grid: 1, block: 32, args: [host, x, 1, 4] })).rejects.toThrow(/parameter 'x': the array is on device 'interpret'/);
+    await expect(saxpy.launch({ grid: 1, block: 32, args: [host, x, 1, 4] })).rejects.toThrow(/parameter 'x': the array is on device 'interpret:0'/);
     const gone = DeviceArray.from(new Float32Array(4), 'f32', { device: sim });
     gone.free();
     await expect(saxpy.launch({ grid: 1, block: 32, args: [x, gone, 1, 4] })).rejects.toThrow(/parameter 'y'.*freed/);

@@ -48,7 +48,7 @@ describe('the install script when pieces are missing', () => {
     expect(existsSync(join(root, 'build', 'Release', 'tessera_cuda.node'))).toBe(false);
     // tessera info, for that installation: only the interpreter, and why.
     const info = collectInfo(env, root);
-    expect(info.devices.map((d) => [d.name, d.available])).toEqual([['cuda', false], ['sim', false], ['interpret', true]]);
+    expect(info.devices.map((d) => [d.name, d.available])).toEqual([['cuda:0', false], ['sim:0', false], ['interpret:0', true]]);
     expect(info.defaultDevice).toBe('interpret');
     expect(info.devices[0]!.detail).toContain(missing[0]!.slice('tessera: '.length));
     expect(formatInfo(info)).toContain(`native build: package build of ${s.builtAt}\n  ${missing[0]!.slice('tessera: '.length)}`);
@@ -95,6 +95,9 @@ describe('the install script when pieces are missing', () => {
     const info = collectInfo(env, root);
     expect(info.addon).toBe(join(root, 'build', 'Release', 'tessera_cuda.node'));
     expect(info.simDriver).toBeNull();
-    expect(info.devices[1]).toEqual({ name: 'sim', available: false, detail: `sim driver not built (build/lib/libtessera_sim.so): ${sim[0]!.slice('tessera: '.length)}` });
+    expect(info.devices.filter((d) => d.kind === 'sim')).toEqual([{
+      name: 'sim:0', kind: 'sim', ordinal: 0, computeCapability: null, memoryBytes: null, available: false,
+      detail: `sim driver not built (build/lib/libtessera_sim.so): ${sim[0]!.slice('tessera: '.length)}`,
+    }]);
   }, 900_000);
 });

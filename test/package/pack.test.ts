@@ -125,7 +125,7 @@ console.log(JSON.stringify({ device: dev.kind, description: dev.description, n: 
     const installed = join(app, 'node_modules', 'tessera');
     expect(info.addon).toBe(join(installed, 'build', 'Release', 'tessera_cuda.node'));
     expect(info.simDriver).toBe(join(installed, 'build', 'lib', 'libtessera_sim.so'));
-    expect(info.devices.find((d) => d.name === 'sim')?.available).toBe(true);
+    expect(info.devices.find((d) => d.name === 'sim:0')?.available).toBe(true);
     expect(info.build.mode).toBe('package');
   }, 120_000);
 });

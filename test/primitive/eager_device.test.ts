@@ -173,7 +173,7 @@ describe('errors before anything runs', () => {
       await bad(rmsNormFwdP.apply([x, wi], { eps: 1e-5 }), 'E_DEVICE', /inputs are on different devices: DeviceArray\(f32\[4, 8\] on sim\) and DeviceArray\(f32\[8\] on interpret\)/);
       expect(() => deviceEagerContext('interpret')).toThrow(expect.objectContaining({ code: 'E_UNAVAILABLE', message: expect.stringMatching(/device 'interpret' cannot run CUDA custom-call targets/) }));
       const xi = DeviceArray.from(Float32Array.from(wave(32, 0.5)), 'f32', { device: 'interpret', shape: [4, 8] });
-      await bad(rmsNormFwdP.apply([xi, wi], { eps: 1e-5 }, deviceEagerContext(sim)), 'E_DEVICE', /input 0 \(DeviceArray\(f32\[4, 8\] on interpret\)\) is on device 'interpret', the call runs on 'sim'/);
+      await bad(rmsNormFwdP.apply([xi, wi], { eps: 1e-5 }, deviceEagerContext(sim)), 'E_DEVICE', /input 0 \(DeviceArray\(f32\[4, 8\] on interpret\)\) is on device 'interpret:0', the call runs on 'sim:0'/);
       const dead = onSim(wave(8, 0.5), 'f32', [8]);
       dead.free();
       await bad(rmsNormFwdP.apply([x, dead], { eps: 1e-5 }), 'E_FREED', /input 1.*the array was freed/);

@@ -145,7 +145,7 @@ describe.each(['interpret', 'sim'] as DeviceKind[])('DeviceArray on %s', (device
     await expect(add.run({ x, y: ints as never, out, n, BLOCK: 8 }, { grid: 1, device })).rejects.toThrow(/parameter 'y' \(ptr<f32>\).*array of f32/);
     const other: DeviceKind = device === 'sim' ? 'interpret' : 'sim';
     const foreign = DeviceArray.zeros([n], 'f32', { device: other });
-    await expect(add.run({ x, y: foreign, out, n, BLOCK: 8 }, { grid: 1, device })).rejects.toThrow(new RegExp(`parameter 'y'.*on device '${other}'`));
+    await expect(add.run({ x, y: foreign, out, n, BLOCK: 8 }, { grid: 1, device })).rejects.toThrow(new RegExp(`parameter 'y'.*on device '${other}:0'`));
     expect(() => DeviceArray.empty([2, -1], 'f32', { device })).toThrow(/shape/);
     expect(() => DeviceArray.empty([2], 'f17' as never, { device })).toThrow(/unknown dtype/);
     expect(() => DeviceArray.from([1, 2, 3], 'f32', { device, shape: [2, 2] })).toThrow(/does not match 3 elements/);

@@ -112,11 +112,11 @@ describe('device selection', () => {
     expect(getDevice().kind).toBe('sim');
   });
   it('cuda without a driver is an E_DEVICE error naming the reason; unknown names too', async () => {
-    expect(() => getDevice('cuda')).toThrow(/device 'cuda' is not available: .*libcuda/);
+    expect(() => getDevice('cuda')).toThrow(/device 'cuda:0' is not available: .*libcuda/);
     const err = await add.run({ x: new Float32Array(1), y: new Float32Array(1), out: new Float32Array(1), n: 1, BLOCK: 1 }, { grid: 1, device: 'cuda' }).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('E_DEVICE');
     process.env['TESSERA_DEVICE'] = 'cuda';
-    expect(() => getDevice()).toThrow(/device 'cuda' is not available/);
+    expect(() => getDevice()).toThrow(/device 'cuda:0' is not available/);
     process.env['TESSERA_DEVICE'] = 'gpu0';
     expect(() => getDevice()).toThrow(/unknown device "gpu0"/);
     process.env['TESSERA_DEVICE'] = 'interpret';

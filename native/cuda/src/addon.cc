@@ -31,19 +31,34 @@ Driver::Driver(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Driver>(info) 
 
 namespace {
 
-// open(libraryPath = "libcuda.so.1") -> Driver
+std::string libraryPathArg(Args& a) {
+  std::string path = "libcuda.so.1";
+  if (a.count() > 0 && !a[0].IsUndefined()) {
+    path = toStr(a[0], a.where("libraryPath"));
+    if (path.empty() || path.find('\0') != std::string::npos) {
+      fail("E_ARG", a.where("libraryPath") + ": not a valid path");
+    }
+  }
+  return path;
+}
+
+// open(libraryPath = "libcuda.so.1", ordinal = 0) -> Driver (that device's primary context)
 Napi::Value Open(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return atBoundary(env, [&]() -> Napi::Value {
     Args a(info, "open");
-    std::string path = "libcuda.so.1";
-    if (a.count() > 0 && !a[0].IsUndefined()) {
-      path = toStr(a[0], a.where("libraryPath"));
-      if (path.empty() || path.find('\0') != std::string::npos) {
-        fail("E_ARG", a.where("libraryPath") + ": not a valid path");
-      }
-    }
-    return construct(env, Kind::Driver, DriverState::open(path));
+    std::string path = libraryPathArg(a);
+    int ordinal = isNullish(a[1]) ? 0 : static_cast<int>(toU64(a[1], a.where("ordinal"), 1 << 20));
+    return construct(env, Kind::Driver, DriverState::open(path, ordinal));
+  });
+}
+
+// deviceCount(libraryPath = "libcuda.so.1") -> devices the driver reports (cuInit, no context)
+Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return atBoundary(env, [&]() -> Napi::Value {
+    Args a(info, "deviceCount");
+    return Napi::Number::New(env, DriverState::deviceCount(libraryPathArg(a)));
   });
 }
 
@@ -68,8 +83,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   keep(Kind::Stream, StreamHandle::Define(env));
   keep(Kind::Event, EventHandle::Define(env));
   keep(Kind::LaunchPlan, defineLaunchPlan(env));
+  keep(Kind::Graph, GraphHandle::Define(env));
   setConst(exports, "open", Napi::Function::New<Open>(env, "open"));
   setConst(exports, "Driver", driver);
+  setConst(exports, "deviceCount", Napi::Function::New<DeviceCount>(env, "deviceCount"));
   setConst(exports, "externalMemory", Napi::Function::New<ExternalMemory>(env, "externalMemory"));
   setConst(exports, "abiVersion", Napi::Number::New(env, 1));
   return exports;

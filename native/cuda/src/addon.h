@@ -20,8 +20,10 @@ namespace tcu {
   X(synchronize) X(lastFault) X(close) X(synchronizeAsync) X(streamSynchronizeAsync)     \
   X(memcpyDtoHAsync) X(simCounters) X(simSetInstructionBudget) X(memcpyDtoD)             \
   X(memcpyDtoDAsync) X(memsetD8Async) X(streamWaitEvent) X(eventQuery)                   \
-  X(eventSynchronizeAsync) X(streamDone) X(createLaunchPlan) X(callCustomCall)          \
-  X(simSetSanitize)
+  X(eventSynchronizeAsync) X(streamDone) X(createLaunchPlan) X(callCustomCall)              \
+  X(memAllocAsync) X(memFreeAsync) X(memPoolTrim) X(memPoolStats) X(canAccessPeer)         \
+  X(memcpyPeerAsync) X(streamBeginCapture) X(streamEndCapture) X(streamIsCapturing)        \
+  X(graphLaunch) X(graphDestroy) X(simDeviceSyncs) X(ordinal) X(simSetSanitize)
 
 // A prototype method of wrapper class W that checks `this` by its type tag before unwrapping it
 // (ObjectWrap's own InstanceMethod would unwrap any wrapped object as a W), then runs the member

@@ -14,6 +14,30 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUmemoryPool = struct CUmemPoolHandle_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
+
+// CUmemPoolProps (cuda.h's layout): a device-resident pool of pinned device memory.
+struct CUmemPoolProps {
+  int allocType;    // CU_MEM_ALLOCATION_TYPE_PINNED = 1
+  int handleTypes;  // CU_MEM_HANDLE_TYPE_NONE = 0
+  struct { int type; int id; } location;  // CU_MEM_LOCATION_TYPE_DEVICE = 1, device ordinal
+  void* win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+// CUmemPool_attribute
+enum PoolAttr : int {
+  kPoolReleaseThreshold = 4,
+  kPoolReservedMemCurrent = 5,
+  kPoolReservedMemHigh = 6,
+  kPoolUsedMemCurrent = 7,
+  kPoolUsedMemHigh = 8,
+};
+constexpr int kStreamCaptureModeThreadLocal = 1;  // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
@@ -98,6 +122,24 @@ using PFN_cuMemcpyDtoDAsync = CUresult (*)(CUdeviceptr, CUdeviceptr, size_t, CUs
 using PFN_cuMemsetD8Async = CUresult (*)(CUdeviceptr, unsigned char, size_t, CUstream);
 // Extensions exported only by the sim library (native/sim): the last launch fault report, the
 // last launch's counters (a tsim::Counters, native/sim/src/sim.h), the per-launch budget.
+// Stream-ordered pools, peers, capture and graphs.
+using PFN_cuMemPoolCreate = CUresult (*)(CUmemoryPool*, const CUmemPoolProps*);
+using PFN_cuMemPoolDestroy = CUresult (*)(CUmemoryPool);
+using PFN_cuMemAllocFromPoolAsync = CUresult (*)(CUdeviceptr*, size_t, CUmemoryPool, CUstream);
+using PFN_cuMemFreeAsync = CUresult (*)(CUdeviceptr, CUstream);
+using PFN_cuMemPoolTrimTo = CUresult (*)(CUmemoryPool, size_t);
+using PFN_cuMemPoolSetAttribute = CUresult (*)(CUmemoryPool, int, void*);
+using PFN_cuMemPoolGetAttribute = CUresult (*)(CUmemoryPool, int, void*);
+using PFN_cuDeviceCanAccessPeer = CUresult (*)(int*, CUdevice, CUdevice);
+using PFN_cuMemcpyPeerAsync = CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+using PFN_cuStreamBeginCapture = CUresult (*)(CUstream, int);
+using PFN_cuStreamEndCapture = CUresult (*)(CUstream, CUgraph*);
+using PFN_cuStreamIsCapturing = CUresult (*)(CUstream, int*);
+using PFN_cuGraphInstantiateWithFlags = CUresult (*)(CUgraphExec*, CUgraph, unsigned long long);
+using PFN_cuGraphLaunch = CUresult (*)(CUgraphExec, CUstream);
+using PFN_cuGraphExecDestroy = CUresult (*)(CUgraphExec);
+using PFN_cuGraphDestroy = CUresult (*)(CUgraph);
+using PFN_tesseraSimGetDeviceSyncCount = int (*)(unsigned long long*);
 using PFN_tesseraSimGetLastFault = int (*)(char*, size_t);
 using PFN_tesseraSimGetLaunchCounters = int (*)(void*, size_t);
 using PFN_tesseraSimSetInstructionBudget = int (*)(uint64_t);

@@ -61,6 +61,23 @@ void resolveAll(void* lib, Api& a) {
   resolve(lib, a.cuMemcpyDtoD, {"cuMemcpyDtoD_v2", "cuMemcpyDtoD"});
   resolve(lib, a.cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync"});
   resolve(lib, a.cuMemsetD8Async, {"cuMemsetD8Async"});
+  resolve(lib, a.cuMemPoolCreate, {"cuMemPoolCreate"});
+  resolve(lib, a.cuMemPoolDestroy, {"cuMemPoolDestroy"});
+  resolve(lib, a.cuMemAllocFromPoolAsync, {"cuMemAllocFromPoolAsync"});
+  resolve(lib, a.cuMemFreeAsync, {"cuMemFreeAsync"});
+  resolve(lib, a.cuMemPoolTrimTo, {"cuMemPoolTrimTo"});
+  resolve(lib, a.cuMemPoolSetAttribute, {"cuMemPoolSetAttribute"});
+  resolve(lib, a.cuMemPoolGetAttribute, {"cuMemPoolGetAttribute"});
+  resolve(lib, a.cuDeviceCanAccessPeer, {"cuDeviceCanAccessPeer"});
+  resolve(lib, a.cuMemcpyPeerAsync, {"cuMemcpyPeerAsync"});
+  resolve(lib, a.cuStreamBeginCapture, {"cuStreamBeginCapture_v2"});
+  resolve(lib, a.cuStreamEndCapture, {"cuStreamEndCapture"});
+  resolve(lib, a.cuStreamIsCapturing, {"cuStreamIsCapturing"});
+  resolve(lib, a.cuGraphInstantiateWithFlags, {"cuGraphInstantiateWithFlags"});
+  resolve(lib, a.cuGraphLaunch, {"cuGraphLaunch"});
+  resolve(lib, a.cuGraphExecDestroy, {"cuGraphExecDestroy"});
+  resolve(lib, a.cuGraphDestroy, {"cuGraphDestroy"});
+  resolve(lib, a.tesseraSimGetDeviceSyncCount, {"tesseraSimGetDeviceSyncCount"});
   resolve(lib, a.tesseraSimGetLastFault, {"tesseraSimGetLastFault"});
   resolve(lib, a.tesseraSimGetLaunchCounters, {"tesseraSimGetLaunchCounters"});
   resolve(lib, a.tesseraSimSetInstructionBudget, {"tesseraSimSetInstructionBudget"});
@@ -75,7 +92,53 @@ bool isFaultCode(CUresult r) {
 
 }  // namespace
 
-std::shared_ptr<DriverState> DriverState::open(const std::string& path) {
+namespace {
+void* openLibrary(const std::string& path) {
+  dlerror();
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = dlerror();
+    fail("E_NO_DRIVER", "cannot load CUDA driver library '" + path + "': " +
+                            (why ? why : "unknown dlopen error"));
+  }
+  return lib;
+}
+}  // namespace
+
+int DriverState::deviceCount(const std::string& path) {
+  std::shared_ptr<DriverState> d(new DriverState());
+  d->lib_ = openLibrary(path);  // never dlclose'd (see open)
+  d->path_ = path;
+  d->closed_ = true;  // no context to release
+  resolveAll(d->lib_, d->api_);
+  d->check(d->need(d->api_.cuInit, "cuInit")(0), "cuInit");
+  int n = 0;
+  d->check(d->need(d->api_.cuDeviceGetCount, "cuDeviceGetCount")(&n), "cuDeviceGetCount");
+  return n;
+}
+
+CUmemoryPool DriverState::pool() {
+  if (closed_) fail("E_CLOSED", "driver '" + path_ + "' was closed");
+  if (pool_) return pool_;
+  CUmemPoolProps props{};
+  props.allocType = 1;      // CU_MEM_ALLOCATION_TYPE_PINNED
+  props.location.type = 1;  // CU_MEM_LOCATION_TYPE_DEVICE
+  props.location.id = device_;
+  CUmemoryPool p = nullptr;
+  check(need(api_.cuMemPoolCreate, "cuMemPoolCreate")(&p, &props), "cuMemPoolCreate");
+  // Freed blocks stay in the pool for reuse until trimmed (trimMemory, or the OOM retry): a
+  // request path never gives memory back to the driver, and never waits for the device.
+  unsigned long long keep = ~0ull;
+  CUresult r = need(api_.cuMemPoolSetAttribute, "cuMemPoolSetAttribute")(p, kPoolReleaseThreshold, &keep);
+  if (r != CUDA_SUCCESS) {
+    api_.cuMemPoolDestroy(p);
+    check(r, "cuMemPoolSetAttribute");
+  }
+  pool_ = p;
+  return pool_;
+}
+
+std::shared_ptr<DriverState> DriverState::open(const std::string& path, int ordinal) {
   dlerror();
   // RTLD_LOCAL: the driver's symbols must not leak into other libraries (a process may open
   // both the real driver and the sim, which export the same names).
@@ -93,7 +156,12 @@ std::shared_ptr<DriverState> DriverState::open(const std::string& path) {
   resolveAll(lib, d->api_);
   const Api& a = d->api_;
   d->check(d->need(a.cuInit, "cuInit")(0), "cuInit");
-  d->check(d->need(a.cuDeviceGet, "cuDeviceGet")(&d->device_, 0), "cuDeviceGet");
+  int count = 0;
+  if (a.cuDeviceGetCount && a.cuDeviceGetCount(&count) == CUDA_SUCCESS && (ordinal < 0 || ordinal >= count)) {
+    fail("E_DEVICE", "driver '" + path + "' has " + std::to_string(count) + " device(s); there is no device " +
+                         std::to_string(ordinal));
+  }
+  d->check(d->need(a.cuDeviceGet, "cuDeviceGet")(&d->device_, ordinal), "cuDeviceGet");
   d->need(a.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease");
   d->need(a.cuCtxSetCurrent, "cuCtxSetCurrent");
   CUcontext ctx = nullptr;
@@ -114,6 +182,11 @@ void DriverState::close() {
     fail("E_BUSY", "driver '" + path_ + "' cannot close while asynchronous work is in flight");
   }
   closed_ = true;
+  if (ctx_ != nullptr && pool_ != nullptr && api_.cuMemPoolDestroy) {
+    api_.cuCtxSetCurrent(ctx_);
+    api_.cuMemPoolDestroy(pool_);  // its blocks go with the context below
+    pool_ = nullptr;
+  }
   if (ctx_ != nullptr) {
     api_.cuCtxSetCurrent(nullptr);
     check(api_.cuDevicePrimaryCtxRelease(device_), "cuDevicePrimaryCtxRelease");

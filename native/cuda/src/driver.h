@@ -52,6 +52,23 @@ struct Api {
   PFN_cuMemcpyDtoD cuMemcpyDtoD = nullptr;
   PFN_cuMemcpyDtoDAsync cuMemcpyDtoDAsync = nullptr;
   PFN_cuMemsetD8Async cuMemsetD8Async = nullptr;
+  PFN_cuMemPoolCreate cuMemPoolCreate = nullptr;
+  PFN_cuMemPoolDestroy cuMemPoolDestroy = nullptr;
+  PFN_cuMemAllocFromPoolAsync cuMemAllocFromPoolAsync = nullptr;
+  PFN_cuMemFreeAsync cuMemFreeAsync = nullptr;
+  PFN_cuMemPoolTrimTo cuMemPoolTrimTo = nullptr;
+  PFN_cuMemPoolSetAttribute cuMemPoolSetAttribute = nullptr;
+  PFN_cuMemPoolGetAttribute cuMemPoolGetAttribute = nullptr;
+  PFN_cuDeviceCanAccessPeer cuDeviceCanAccessPeer = nullptr;
+  PFN_cuMemcpyPeerAsync cuMemcpyPeerAsync = nullptr;
+  PFN_cuStreamBeginCapture cuStreamBeginCapture = nullptr;
+  PFN_cuStreamEndCapture cuStreamEndCapture = nullptr;
+  PFN_cuStreamIsCapturing cuStreamIsCapturing = nullptr;
+  PFN_cuGraphInstantiateWithFlags cuGraphInstantiateWithFlags = nullptr;
+  PFN_cuGraphLaunch cuGraphLaunch = nullptr;
+  PFN_cuGraphExecDestroy cuGraphExecDestroy = nullptr;
+  PFN_cuGraphDestroy cuGraphDestroy = nullptr;
+  PFN_tesseraSimGetDeviceSyncCount tesseraSimGetDeviceSyncCount = nullptr;
   PFN_tesseraSimGetLastFault tesseraSimGetLastFault = nullptr;
   PFN_tesseraSimGetLaunchCounters tesseraSimGetLaunchCounters = nullptr;
   PFN_tesseraSimSetInstructionBudget tesseraSimSetInstructionBudget = nullptr;
@@ -60,9 +77,11 @@ struct Api {
 
 class DriverState {
  public:
-  // dlopen + dlsym + cuInit + device 0 + primary context. Throws JsError (E_NO_DRIVER,
-  // E_NO_SYMBOL, or the driver's error name).
-  static std::shared_ptr<DriverState> open(const std::string& path);
+  // dlopen + dlsym + cuInit + device `ordinal` + its primary context. Throws JsError (E_NO_DRIVER,
+  // E_NO_SYMBOL, E_DEVICE for an ordinal the driver does not have, or the driver's error name).
+  static std::shared_ptr<DriverState> open(const std::string& path, int ordinal = 0);
+  // cuInit + cuDeviceGetCount, no context (E_NO_DRIVER / E_NO_SYMBOL / the driver's error).
+  static int deviceCount(const std::string& path);
   ~DriverState();
   DriverState(const DriverState&) = delete;
   DriverState& operator=(const DriverState&) = delete;
@@ -70,6 +89,11 @@ class DriverState {
   const Api& api() const { return api_; }
   const std::string& path() const { return path_; }
   CUdevice device() const { return device_; }
+  CUcontext context() const { return ctx_; }
+  // This device's stream-ordered pool (cuMemPoolCreate on first use, release threshold: keep
+  // everything until trimmed), owned here and destroyed by close(). E_NO_SYMBOL without pools.
+  CUmemoryPool pool();
+  bool hasPool() const { return pool_ != nullptr; }
   bool closed() const { return closed_; }
   bool isSim() const { return api_.tesseraSimGetLastFault != nullptr; }
 
@@ -112,6 +136,7 @@ class DriverState {
   Api api_;
   CUdevice device_ = 0;
   CUcontext ctx_ = nullptr;
+  CUmemoryPool pool_ = nullptr;
   bool closed_ = false;
 };
 

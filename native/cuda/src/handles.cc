@@ -12,6 +12,7 @@ const napi_type_tag kTags[] = {
     {0x7e55e7a0d71e0005ull, 0x9c1f2b44a1d3c805ull},  // Stream
     {0x7e55e7a0d71e0006ull, 0x9c1f2b44a1d3c806ull},  // Event
     {0x7e55e7a0d71e0007ull, 0x9c1f2b44a1d3c807ull},  // LaunchPlan
+    {0x7e55e7a0d71e0008ull, 0x9c1f2b44a1d3c808ull},  // Graph
 };
 }  // namespace
 
@@ -26,6 +27,7 @@ const char* kindName(Kind k) {
     case Kind::Stream: return "Stream";
     case Kind::Event: return "Event";
     case Kind::LaunchPlan: return "LaunchPlan";
+    case Kind::Graph: return "Graph";
   }
   return "?";
 }
@@ -80,7 +82,14 @@ template <class F> void releaseQuietly(bool done, const DriverRef& drv, F releas
 }  // namespace
 
 DevicePtrState::~DevicePtrState() {
-  releaseQuietly(freed, drv, [&](auto& api) { api.cuMemFree(addr); });
+  releaseQuietly(freed, drv, [&](auto& api) {
+    if (pooled && api.cuMemFreeAsync) api.cuMemFreeAsync(addr, nullptr);  // never a device-wide wait
+    else api.cuMemFree(addr);
+  });
+}
+
+GraphState::~GraphState() {
+  releaseQuietly(destroyed, drv, [&](auto& api) { api.cuGraphExecDestroy(exec); });
 }
 
 ModuleState::~ModuleState() {

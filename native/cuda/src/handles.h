@@ -18,7 +18,7 @@
 
 namespace tcu {
 
-enum class Kind { Driver, DevicePtr, Module, Function, Stream, Event, LaunchPlan };
+enum class Kind { Driver, DevicePtr, Module, Function, Stream, Event, LaunchPlan, Graph };
 
 struct DevicePtrState {
   DriverRef drv;
@@ -27,6 +27,7 @@ struct DevicePtrState {
   bool freed = false;
   int busy = 0;  // async copies in flight (main-thread counter)
   int64_t reported = 0;  // bytes reported to V8 as external memory (memAlloc), 0 once given back
+  bool pooled = false;   // from the driver's stream-ordered pool (memAllocAsync): freed with cuMemFreeAsync
   ~DevicePtrState();
 };
 
@@ -70,6 +71,16 @@ struct EventState {
   ~EventState();
 };
 
+// An instantiated graph (streamEndCapture): owns the CUgraphExec (the CUgraph is destroyed once
+// instantiated).
+struct GraphState {
+  DriverRef drv;
+  CUgraphExec exec = nullptr;
+  size_t nodes = 0;
+  bool destroyed = false;
+  ~GraphState();
+};
+
 const char* kindName(Kind k);
 const napi_type_tag& tagOf(Kind k);
 
@@ -78,7 +89,7 @@ const napi_type_tag& tagOf(Kind k);
 // is running. Only the addon creates wrappers: a constructor called from JS finds no state and
 // throws E_ARG.
 struct AddonData {
-  Napi::FunctionReference ctors[7];  // by Kind
+  Napi::FunctionReference ctors[8];  // by Kind
   std::shared_ptr<void> pending;
   Kind pendingKind = Kind::Driver;
   static AddonData& of(Napi::Env env);
@@ -126,6 +137,7 @@ using ModuleHandle = Handle<ModuleState, Kind::Module>;
 using FunctionHandle = Handle<FunctionState, Kind::Function>;
 using StreamHandle = Handle<StreamState, Kind::Stream>;
 using EventHandle = Handle<EventState, Kind::Event>;
+using GraphHandle = Handle<GraphState, Kind::Graph>;
 
 // Checks that a resource is alive and belongs to `drv` (E_FREED / E_ARG otherwise).
 void checkOwner(const DriverRef& owner, const DriverRef& drv, const std::string& what);

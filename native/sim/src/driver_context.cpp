@@ -1,4 +1,6 @@
 // Primary and created contexts, and the per-thread current-context stack.
+#include <algorithm>
+
 #include "driver_state.h"
 
 using tsimdrv::Driver;
@@ -9,7 +11,11 @@ CUresult initialized() {
 }
 CUresult checkDev(CUdevice dev) {
   if (CUresult r = initialized()) return r;
-  return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  return dev >= 0 && dev < Driver::get().deviceCount ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+bool isPrimary(CUcontext ctx) {
+  auto& v = Driver::get().primaryCtxs;
+  return std::find(v.begin(), v.end(), ctx) != v.end();
 }
 void dropFromStacks(CUcontext ctx) {
   auto& stack = tsimdrv::ctxStack();
@@ -23,7 +29,8 @@ TSIM_API CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
   if (CUresult r = checkDev(dev)) return r;
   if (!pctx) return CUDA_ERROR_INVALID_VALUE;
   Driver& d = Driver::get();
-  CUctx_st* ctx = d.primaryCtx;
+  CUctx_st* ctx = tsimdrv::primaryOf(dev);
+  std::lock_guard life(ctx->lifeMu);  // waits for a release's teardown still under way
   {
     // Under the lock: a second thread retaining at the same time must see the resources.
     std::lock_guard lock(d.mu);
@@ -36,7 +43,8 @@ TSIM_API CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
 TSIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   if (CUresult r = checkDev(dev)) return r;
   Driver& d = Driver::get();
-  CUctx_st* ctx = d.primaryCtx;
+  CUctx_st* ctx = tsimdrv::primaryOf(dev);
+  std::lock_guard life(ctx->lifeMu);  // a retain meanwhile waits for the teardown below
   bool last = false;
   {
     std::lock_guard lock(d.mu);
@@ -55,7 +63,8 @@ TSIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
 
 TSIM_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   if (CUresult r = checkDev(dev)) return r;
-  CUctx_st* ctx = Driver::get().primaryCtx;
+  CUctx_st* ctx = tsimdrv::primaryOf(dev);
+  std::lock_guard life(ctx->lifeMu);
   // Destroys every allocation, module, stream and event, and clears a sticky error.
   tsimdrv::teardownContext(ctx);
   std::lock_guard lock(Driver::get().mu);
@@ -69,8 +78,8 @@ TSIM_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int* flags, 
   if (!flags || !active) return CUDA_ERROR_INVALID_VALUE;
   Driver& d = Driver::get();
   std::lock_guard lock(d.mu);
-  *flags = d.primaryCtx->flags;
-  *active = d.primaryCtx->primaryRefs > 0;
+  *flags = tsimdrv::primaryOf(dev)->flags;
+  *active = tsimdrv::primaryOf(dev)->primaryRefs > 0;
   return CUDA_SUCCESS;
 }
 
@@ -79,7 +88,7 @@ TSIM_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags
   if (flags & ~0x1fu) return CUDA_ERROR_INVALID_VALUE;
   Driver& d = Driver::get();
   std::lock_guard lock(d.mu);
-  d.primaryCtx->flags = flags;
+  tsimdrv::primaryOf(dev)->flags = flags;
   return CUDA_SUCCESS;
 }
 
@@ -111,7 +120,7 @@ TSIM_API CUresult cuCtxDestroy_v2(CUcontext ctx) {
   Driver& d = Driver::get();
   {
     std::lock_guard lock(d.mu);
-    if (!ctx || ctx == d.primaryCtx || !d.contexts.count(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!ctx || isPrimary(ctx) || !d.contexts.count(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
     d.contexts.erase(ctx);
   }
   tsimdrv::teardownContext(ctx);
@@ -125,7 +134,7 @@ TSIM_API CUresult cuCtxSetCurrent(CUcontext ctx) {
   Driver& d = Driver::get();
   if (ctx) {
     std::lock_guard lock(d.mu);
-    if (ctx != d.primaryCtx && !d.contexts.count(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!isPrimary(ctx) && !d.contexts.count(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
   }
   auto& stack = tsimdrv::ctxStack();
   if (stack.empty()) {
@@ -151,7 +160,7 @@ TSIM_API CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
   Driver& d = Driver::get();
   {
     std::lock_guard lock(d.mu);
-    if (!ctx || (ctx != d.primaryCtx && !d.contexts.count(ctx))) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!ctx || (!isPrimary(ctx) && !d.contexts.count(ctx))) return CUDA_ERROR_INVALID_CONTEXT;
   }
   tsimdrv::ctxStack().push_back(ctx);
   return CUDA_SUCCESS;
@@ -203,6 +212,7 @@ TSIM_API CUresult cuCtxSynchronize(void) {
     std::lock_guard lock(d.mu);
     if (!tsimdrv::contextAlive(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
   }
+  if (CUresult r = tsimdrv::refuseDuringCapture(ctx, nullptr, true)) return r;
   return tsimdrv::synchronizeContext(ctx);
 }
 

@@ -8,7 +8,7 @@ using tsimdrv::Driver;
 namespace {
 CUresult checkDevice(CUdevice dev) {
   if (!Driver::get().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
-  return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  return dev >= 0 && dev < Driver::get().deviceCount ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
 // Attribute values of an A100 (sm_80) or H100 (sm_90); limits the launch checks enforce.
@@ -37,7 +37,7 @@ bool attributeValue(CUdevice_attribute a, const tsimdrv::DeviceProps& p, int& v)
     case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: v = CU_COMPUTEMODE_DEFAULT; return true;
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: v = 1; return true;
     case CU_DEVICE_ATTRIBUTE_ECC_ENABLED: v = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: v = 0; return true;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: v = 0; return true;  // the same for every device (see the UUID)
     case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_TCC_DRIVER: v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: v = hopper ? 2619000 : 1215000; return true;
@@ -62,7 +62,7 @@ bool attributeValue(CUdevice_attribute a, const tsimdrv::DeviceProps& p, int& v)
     case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: v = 1024; return true;
     case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: v = hopper ? 1 : 0; return true;
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: v = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: v = 0; return true;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: v = 1; return true;
     case CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: v = hopper ? 32505856 : 31457280; return true;
     default: break;
   }
@@ -86,15 +86,15 @@ TSIM_API CUresult cuDriverGetVersion(int* driverVersion) {
 TSIM_API CUresult cuDeviceGetCount(int* count) {
   if (!Driver::get().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
   if (!count) return CUDA_ERROR_INVALID_VALUE;
-  *count = 1;
+  *count = Driver::get().deviceCount;
   return CUDA_SUCCESS;
 }
 
 TSIM_API CUresult cuDeviceGet(CUdevice* device, int ordinal) {
   if (!Driver::get().initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
   if (!device) return CUDA_ERROR_INVALID_VALUE;
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *device = 0;
+  if (ordinal < 0 || ordinal >= Driver::get().deviceCount) return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
   return CUDA_SUCCESS;
 }
 
@@ -127,6 +127,7 @@ TSIM_API CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
   if (!uuid) return CUDA_ERROR_INVALID_VALUE;
   static const char bytes[16] = {'T', 'e', 's', 's', 'e', 'r', 'a', '-', 's', 'i', 'm', '-', 'd', 'e', 'v', '0'};
   std::memcpy(uuid->bytes, bytes, 16);
+  uuid->bytes[15] = static_cast<char>('0' + dev);  // one UUID per device
   return CUDA_SUCCESS;
 }
 

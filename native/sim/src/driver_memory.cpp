@@ -1,6 +1,7 @@
 // Device memory: allocation, copies, memsets and pointer attributes. All host memory is treated
 // as pageable, so copies follow the pageable rules of the real driver: an async host-to-device
 // copy snapshots the source before returning, a device-to-host copy returns once it is done.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -16,8 +17,27 @@ CUresult deviceRange(CUctx_st* ctx, CUdeviceptr p, size_t n, uint8_t** out) {
   return (n == 0 || *out) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+// The host bytes of [p, p+n) when the work runs: a range freed meanwhile (a pool trimmed, a graph
+// replayed after a free) is a sticky ILLEGAL_ADDRESS fault, never a write into freed host memory.
+uint8_t* resolveAtRun(CUctx_st* ctx, CUdeviceptr p, size_t n) {
+  uint8_t* h = ctx->memory ? ctx->memory->hostRange(p, n) : nullptr;
+  if (h) return h;
+  int expected = CUDA_SUCCESS;
+  ctx->sticky.compare_exchange_strong(expected, CUDA_ERROR_ILLEGAL_ADDRESS);
+  Driver& d = Driver::get();
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "tessera-sim: copy or memset of %zu bytes at 0x%llx: no live allocation holds it (freed before the work ran)",
+                n, static_cast<unsigned long long>(p));
+  std::lock_guard lock(d.reportMu);
+  d.lastFault = buf;
+  return nullptr;
+}
+
 // Runs work on the stream; when `wait`, blocks until it ran and returns the context's error.
 CUresult submit(CUctx_st* ctx, CUstream s, std::function<void()> work, bool wait) {
+  if (wait) {
+    if (CUresult r = tsimdrv::refuseDuringCapture(ctx, s, false)) return r;
+  }
   tsimdrv::WaitPoint wp = tsimdrv::enqueueWork(ctx, s, std::move(work));
   if (!wait) return CUDA_SUCCESS;
   wp.progress->waitFor(wp.ticket);
@@ -32,10 +52,14 @@ CUresult copyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream s, bool s
   if (CUresult r = deviceRange(ctx, dst, n, &d)) return r;
   if (n == 0) return CUDA_SUCCESS;
   if (!src) return CUDA_ERROR_INVALID_VALUE;
-  ctx->memory->markInit(dst, n);  // initcheck's shadow
   auto snapshot = std::make_shared<std::vector<uint8_t>>(static_cast<const uint8_t*>(src),
                                                          static_cast<const uint8_t*>(src) + n);
-  return submit(ctx, s, [d, snapshot] { std::memcpy(d, snapshot->data(), snapshot->size()); }, sync);
+  return submit(ctx, s, [ctx, dst, snapshot] {
+    if (uint8_t* to = resolveAtRun(ctx, dst, snapshot->size())) {
+      std::memcpy(to, snapshot->data(), snapshot->size());
+      ctx->memory->markInit(dst, snapshot->size());  // initcheck's shadow, when the bytes land
+    }
+  }, sync);
 }
 
 CUresult copyDtoH(void* dst, CUdeviceptr src, size_t n, CUstream s) {
@@ -46,7 +70,9 @@ CUresult copyDtoH(void* dst, CUdeviceptr src, size_t n, CUstream s) {
   if (CUresult r = deviceRange(ctx, src, n, &from)) return r;
   if (n == 0) return CUDA_SUCCESS;
   if (!dst) return CUDA_ERROR_INVALID_VALUE;
-  return submit(ctx, s, [dst, from, n] { std::memcpy(dst, from, n); }, true);
+  return submit(ctx, s, [ctx, dst, src, n] {
+    if (uint8_t* from = resolveAtRun(ctx, src, n)) std::memcpy(dst, from, n);
+  }, true);
 }
 
 CUresult copyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, bool sync) {
@@ -57,8 +83,13 @@ CUresult copyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, bool s
   if (CUresult r = deviceRange(ctx, dst, n, &to)) return r;
   if (CUresult r = deviceRange(ctx, src, n, &from)) return r;
   if (n == 0) return CUDA_SUCCESS;
-  ctx->memory->markInit(dst, n);  // initcheck's shadow
-  return submit(ctx, s, [to, from, n] { std::memmove(to, from, n); }, sync);
+  return submit(ctx, s, [ctx, dst, src, n] {
+    uint8_t* to = resolveAtRun(ctx, dst, n);
+    uint8_t* from = to ? resolveAtRun(ctx, src, n) : nullptr;
+    if (!from) return;
+    std::memmove(to, from, n);
+    ctx->memory->markInit(dst, n);  // initcheck's shadow
+  }, sync);
 }
 
 template <typename T>
@@ -71,8 +102,10 @@ CUresult memsetN(CUdeviceptr dst, T value, size_t count, CUstream s, bool sync) 
   if (count > SIZE_MAX / sizeof(T)) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = deviceRange(ctx, dst, count * sizeof(T), &d)) return r;
   if (count == 0) return CUDA_SUCCESS;
-  ctx->memory->markInit(dst, count * sizeof(T));  // initcheck's shadow
-  return submit(ctx, s, [d, value, count] {
+  return submit(ctx, s, [ctx, dst, value, count] {
+    uint8_t* d = resolveAtRun(ctx, dst, count * sizeof(T));
+    if (!d) return;
+    ctx->memory->markInit(dst, count * sizeof(T));  // initcheck's shadow
     if (sizeof(T) == 1) { std::memset(d, static_cast<int>(value), count); return; }
     for (size_t i = 0; i < count; i++) std::memcpy(d + i * sizeof(T), &value, sizeof(T));
   }, sync);
@@ -82,7 +115,8 @@ CUresult memsetN(CUdeviceptr dst, T value, size_t count, CUstream s, bool sync) 
 CUcontext owningContext(CUdeviceptr p, tsimdrv::Allocation& a) {
   Driver& d = Driver::get();
   std::lock_guard lock(d.mu);
-  if (d.primaryCtx && d.primaryCtx->memory && d.primaryCtx->memory->find(p, a)) return d.primaryCtx;
+  for (CUcontext c : d.primaryCtxs)
+    if (c->primaryRefs > 0 && c->memory && c->memory->find(p, a)) return c;
   for (CUcontext c : d.contexts)
     if (c->memory && c->memory->find(p, a)) return c;
   return nullptr;
@@ -160,6 +194,7 @@ TSIM_API CUresult cuMemFree_v2(CUdeviceptr dptr) {
   CUctx_st* ctx;
   if (CUresult r = tsimdrv::currentContext(&ctx)) return r;
   if (dptr == 0) return CUDA_SUCCESS;
+  if (CUresult r = tsimdrv::refuseDuringCapture(ctx, nullptr, true)) return r;
   // Queued work may still use the allocation: like the real driver, wait for the device first.
   if (CUresult r = tsimdrv::synchronizeContext(ctx)) return r;
   return ctx->memory->release(dptr) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;

@@ -45,6 +45,7 @@ TSIM_API CUresult cuEventDestroy(CUevent e) { return cuEventDestroy_v2(e); }
 extern "C" CUresult tesseraSimGetLastFault(char* buf, size_t size);
 extern "C" CUresult tesseraSimGetLaunchCounters(void* out, size_t size);
 extern "C" CUresult tesseraSimSetInstructionBudget(uint64_t threadInstructions);
+extern "C" CUresult tesseraSimGetDeviceSyncCount(unsigned long long* count);  // driver_graph.cpp
 extern "C" CUresult tesseraSimSetSanitize(unsigned flags);
 extern "C" CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
                                         CUdriverProcAddressQueryResult* symbolStatus);
@@ -224,6 +225,20 @@ const std::unordered_map<std::string, Proc>& table() {
       P("tesseraSimGetLastFault", tesseraSimGetLastFault, 2000),
       P("tesseraSimGetLaunchCounters", tesseraSimGetLaunchCounters, 2000),
       P("tesseraSimSetInstructionBudget", tesseraSimSetInstructionBudget, 2000),
+      // memory pools and peers (driver_pool.cpp), stream capture and graphs (driver_graph.cpp)
+      P("cuMemPoolCreate", cuMemPoolCreate, 11020), P("cuMemPoolDestroy", cuMemPoolDestroy, 11020),
+      P("cuDeviceGetDefaultMemPool", cuDeviceGetDefaultMemPool, 11020),
+      P("cuMemAllocFromPoolAsync", cuMemAllocFromPoolAsync, 11020), P("cuMemAllocAsync", cuMemAllocAsync, 11020),
+      P("cuMemFreeAsync", cuMemFreeAsync, 11020), P("cuMemPoolTrimTo", cuMemPoolTrimTo, 11020),
+      P("cuMemPoolSetAttribute", cuMemPoolSetAttribute, 11020), P("cuMemPoolGetAttribute", cuMemPoolGetAttribute, 11020),
+      P("cuDeviceCanAccessPeer", cuDeviceCanAccessPeer, 4000), P("cuCtxEnablePeerAccess", cuCtxEnablePeerAccess, 4000),
+      P("cuMemcpyPeer", cuMemcpyPeer, 4000), P("cuMemcpyPeerAsync", cuMemcpyPeerAsync, 4000),
+      P("cuStreamBeginCapture", cuStreamBeginCapture_v2, 10010), P("cuStreamEndCapture", cuStreamEndCapture, 10000),
+      P("cuStreamIsCapturing", cuStreamIsCapturing, 10000), P("cuGraphGetNodes", cuGraphGetNodes, 10000),
+      P("cuGraphInstantiate", cuGraphInstantiateWithFlags, 12000),
+      P("cuGraphInstantiateWithFlags", cuGraphInstantiateWithFlags, 11040), P("cuGraphLaunch", cuGraphLaunch, 10000),
+      P("cuGraphExecDestroy", cuGraphExecDestroy, 10000), P("cuGraphDestroy", cuGraphDestroy, 10000),
+      P("tesseraSimGetDeviceSyncCount", tesseraSimGetDeviceSyncCount, 2000),
       P("tesseraSimSetSanitize", tesseraSimSetSanitize, 2000),
   };
   return t;

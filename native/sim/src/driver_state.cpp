@@ -43,6 +43,16 @@ void Driver::initOnce() {
   verbose = verboseEnv && *verboseEnv && std::strcmp(verboseEnv, "0") != 0;
   const char* mc = std::getenv("TESSERA_SIM_MEMCHECK");
   memcheck = !(mc && std::strcmp(mc, "0") == 0);
+  deviceCount = static_cast<int>(envU64("TESSERA_SIM_DEVICES", 1));
+  if (deviceCount < 1 || deviceCount > 16) deviceCount = 1;  // as many as the address layout allows
+  for (int i = 0; i < deviceCount; i++) {
+    auto* c = new CUctx_st();
+    c->primary = true;
+    c->device = i;
+    primaryCtxs.push_back(c);
+  }
+  defaultPools.assign(deviceCount, nullptr);
+  primaryCtx = primaryCtxs[0];
   auto on = [](const char* name) {
     const char* v = std::getenv(name);
     return v && *v && std::strcmp(v, "0") != 0;
@@ -50,10 +60,12 @@ void Driver::initOnce() {
   sanitizeEnv = (on("TESSERA_SIM_RACECHECK") ? 1u : 0u) | (on("TESSERA_SIM_SYNCCHECK") ? 2u : 0u) |
                 (on("TESSERA_SIM_INITCHECK") ? 4u : 0u);
   if (sanitizeEnv & 4u) trackInit = true;
-  primaryCtx = new CUctx_st();
-  primaryCtx->primary = true;
   initialized = true;
 }
+
+CUctx_st* primaryOf(CUdevice dev) { return Driver::get().primaryCtxs[static_cast<size_t>(dev)]; }
+
+uint64_t memoryBase(CUdevice dev) { return (uint64_t(1) << 47) + uint64_t(dev) * (uint64_t(1) << 42); }
 
 std::vector<CUcontext>& ctxStack() {
   thread_local std::vector<CUcontext> stack;
@@ -63,7 +75,7 @@ std::vector<CUcontext>& ctxStack() {
 bool contextAlive(CUcontext ctx) {
   Driver& d = Driver::get();
   if (!ctx) return false;
-  if (ctx == d.primaryCtx) return ctx->primaryRefs > 0;
+  if (ctx->primary) return ctx->primaryRefs > 0;
   return d.contexts.count(ctx) != 0;
 }
 
@@ -84,7 +96,8 @@ CUresult currentContext(CUctx_st** out) {
 }
 
 CUresult checkStream(CUctx_st* ctx, CUstream h) {
-  if (h == nullptr || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) return CUDA_SUCCESS;
+  if (h == nullptr || h == CU_STREAM_LEGACY) return refuseImplicitDependency(ctx);
+  if (h == CU_STREAM_PER_THREAD) return CUDA_SUCCESS;
   Driver& d = Driver::get();
   std::lock_guard lock(d.mu);
   if (!d.streams.count(h) || h->ctx != ctx) return CUDA_ERROR_INVALID_HANDLE;
@@ -98,6 +111,11 @@ WaitPoint enqueueWork(CUctx_st* ctx, CUstream h, std::function<void()> work) {
     if (ctx->sticky.load() == CUDA_SUCCESS) work();
   };
   std::lock_guard lock(d.mu);
+  if (h != nullptr && h != CU_STREAM_LEGACY && h != CU_STREAM_PER_THREAD && h->capture) {
+    // Stream capture: the work is recorded into the graph, not run (driver_graph.cpp replays it).
+    h->capture->nodes.push_back(std::move(guarded));
+    return h->queue->tail();
+  }
   std::vector<WaitPoint> waits;
   StreamQueue* q;
   if (h == nullptr || h == CU_STREAM_LEGACY) {
@@ -118,6 +136,7 @@ WaitPoint enqueueWork(CUctx_st* ctx, CUstream h, std::function<void()> work) {
 
 CUresult synchronizeContext(CUctx_st* ctx) {
   Driver& d = Driver::get();
+  d.deviceSyncs++;
   std::vector<WaitPoint> points;
   {
     std::lock_guard lock(d.mu);
@@ -131,7 +150,8 @@ CUresult synchronizeContext(CUctx_st* ctx) {
 
 void createContextResources(CUctx_st* ctx) {
   Driver& d = Driver::get();
-  ctx->memory = std::make_unique<DeviceMemory>(d.props.totalMem, d.memoryGenerations);
+  ctx->memory = std::make_unique<DeviceMemory>(d.props.totalMem, d.memoryGenerations, memoryBase(ctx->device));
+  ctx->memoryEpoch = d.memoryGenerations.fetch_add(1) + 1;
   ctx->memory->trackInit = &d.trackInit;
   ctx->legacy = std::make_unique<StreamQueue>();
   ctx->perThread = std::make_unique<StreamQueue>();
@@ -141,6 +161,7 @@ void createContextResources(CUctx_st* ctx) {
 void teardownContext(CUctx_st* ctx) {
   Driver& d = Driver::get();
   synchronizeContext(ctx);
+  dropGraphsOf(ctx);
   std::vector<CUstream> streams;
   std::vector<CUevent> events;
   std::vector<CUmodule> modules;

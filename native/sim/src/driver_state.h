@@ -31,6 +31,11 @@ struct CUctx_st {
   std::vector<CUevent> events;
   std::vector<CUmodule> modules;
   size_t limits[8] = {};  // cuCtxSetLimit values, by CUlimit
+  uint64_t memoryEpoch = 0;  // renewed with `memory` (createContextResources): pools key their blocks by it
+  // Primary context only: held by retain, release and reset around their resource changes, so a
+  // retain racing the last release's teardown waits for it and then creates fresh resources
+  // (never takes the old ones as they are destroyed). Not held by stream work.
+  std::mutex lifeMu;
 };
 
 struct CUstream_st {
@@ -38,6 +43,18 @@ struct CUstream_st {
   unsigned flags = 0;
   int priority = 0;
   std::unique_ptr<tsimdrv::StreamQueue> queue;
+  CUgraph capture = nullptr;    // the graph being captured (cuStreamBeginCapture), else null
+  bool captureInvalid = false;  // an unsupported call during capture invalidated it
+};
+
+// A captured graph (driver_graph.cpp): the stream's work items in order, rerunnable.
+struct CUgraph_st {
+  CUcontext ctx = nullptr;
+  std::vector<std::function<void()>> nodes;
+};
+struct CUgraphExec_st {
+  CUcontext ctx = nullptr;
+  std::shared_ptr<const std::vector<std::function<void()>>> nodes;
 };
 
 // One cuEventRecord: the point in a stream it waits for, and the host time when it was reached.
@@ -92,7 +109,14 @@ class Driver {
   std::mutex mu;  // guards the handle sets and the vectors inside contexts
   std::atomic<bool> initialized{false};
   DeviceProps props;
-  CUctx_st* primaryCtx = nullptr;  // never freed: the handle stays valid across release/reset
+  CUctx_st* primaryCtx = nullptr;  // device 0's (= primaryCtxs[0]); never freed
+  int deviceCount = 1;                 // TESSERA_SIM_DEVICES
+  std::vector<CUctx_st*> primaryCtxs;  // one per device, never freed: handles stay valid across release/reset
+  std::unordered_set<CUgraph> graphs;  // driver_graph.cpp
+  std::unordered_set<CUgraphExec> graphExecs;
+  std::unordered_set<CUmemoryPool> pools;    // driver_pool.cpp
+  std::vector<CUmemoryPool> defaultPools;    // per device, created on first use
+  std::atomic<uint64_t> deviceSyncs{0};      // device-wide waits (synchronizeContext): tesseraSimGetDeviceSyncCount
   std::unordered_set<CUcontext> contexts;
   std::unordered_set<CUstream> streams;
   std::unordered_set<CUevent> events;
@@ -117,6 +141,19 @@ class Driver {
   void initOnce();  // reads the environment; called by cuInit
 };
 
+// The primary context of a device ordinal (checked by the caller), and where its addresses start:
+// each device has its own range, so an address of one device is unknown memory on another.
+CUctx_st* primaryOf(CUdevice dev);
+uint64_t memoryBase(CUdevice dev);
+// Drops the graphs of a context being torn down (driver_graph.cpp).
+void dropGraphsOf(CUctx_st* ctx);  // caller does NOT hold Driver::mu
+// Fails a call that would wait while a stream of ctx is capturing: invalidates those captures and
+// returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (success when nothing captures). `s`: only that stream.
+CUresult refuseDuringCapture(CUctx_st* ctx, CUstream s, bool anyStream);
+// Work on the legacy NULL stream would depend on every blocking stream, so it cannot run while a
+// blocking stream captures: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, and those captures are invalidated.
+CUresult refuseImplicitDependency(CUctx_st* ctx);
+
 // Current-context stack of the calling thread.
 std::vector<CUcontext>& ctxStack();
 
@@ -129,7 +166,8 @@ CUresult currentContext(CUctx_st** out);
 // Queues work on a stream of ctx with the legacy-stream ordering rules. `h` is NULL,
 // CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a user stream already validated for ctx.
 WaitPoint enqueueWork(CUctx_st* ctx, CUstream h, std::function<void()> work);
-// Validates a stream handle for the current context: CUDA_ERROR_INVALID_HANDLE when foreign/dead.
+// Validates a stream handle for the current context: CUDA_ERROR_INVALID_HANDLE when foreign/dead;
+// for the legacy NULL stream, refuseImplicitDependency.
 CUresult checkStream(CUctx_st* ctx, CUstream h);
 // Waits for everything queued in the context; returns its sticky error (or success).
 CUresult synchronizeContext(CUctx_st* ctx);

@@ -61,6 +61,7 @@ TSIM_API CUresult cuStreamDestroy_v2(CUstream hStream) {
     auto& v = hStream->ctx->streams;
     v.erase(std::remove(v.begin(), v.end(), hStream), v.end());
   }
+  delete hStream->capture;  // a capture never ended dies with its stream
   delete hStream;  // the queue finishes its queued work before the worker exits
   return CUDA_SUCCESS;
 }
@@ -69,6 +70,7 @@ TSIM_API CUresult cuStreamSynchronize(CUstream hStream) {
   CUctx_st* ctx;
   if (CUresult r = tsimdrv::currentContext(&ctx)) return r;
   if (CUresult r = tsimdrv::checkStream(ctx, hStream)) return r;
+  if (CUresult r = tsimdrv::refuseDuringCapture(ctx, hStream, false)) return r;
   tsimdrv::WaitPoint wp = streamTail(ctx, hStream);
   wp.progress->waitFor(wp.ticket);
   return static_cast<CUresult>(ctx->sticky.load());
@@ -78,6 +80,7 @@ TSIM_API CUresult cuStreamQuery(CUstream hStream) {
   CUctx_st* ctx;
   if (CUresult r = tsimdrv::currentContext(&ctx)) return r;
   if (CUresult r = tsimdrv::checkStream(ctx, hStream)) return r;
+  if (CUresult r = tsimdrv::refuseDuringCapture(ctx, hStream, false)) return r;
   tsimdrv::WaitPoint wp = streamTail(ctx, hStream);
   return wp.progress->reached(wp.ticket) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }

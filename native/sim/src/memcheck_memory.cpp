@@ -32,8 +32,9 @@ std::string hex(uint64_t v) {
 }
 }  // namespace
 
-DeviceMemory::DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations)
-    : capacity_(capacity), generations_(generations), generation_(generations.fetch_add(1) + 1), next_(kBase) {}
+DeviceMemory::DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations, uint64_t base)
+    : capacity_(capacity), generations_(generations), generation_(generations.fetch_add(1) + 1),
+      next_(base ? base : kBase) {}
 
 DeviceMemory::~DeviceMemory() {
   for (auto& [base, a] : allocs_) {
@@ -70,7 +71,7 @@ uint64_t DeviceMemory::allocate(size_t bytes, bool moduleVar) {
   std::unique_lock lock(mu_);
   const uint64_t base = next_;
   next_ = roundUp(base + rounded + kGuard, kAlign);
-  allocs_[base] = Allocation{base, bytes, host, moduleVar, init};
+  allocs_[base] = Allocation{base, bytes, host, moduleVar, rounded, init};
   return base;
 }
 
@@ -86,8 +87,21 @@ bool DeviceMemory::release(uint64_t addr, bool moduleVar) {
   std::free(it->second.init);
   it->second.host = nullptr;  // keep the range as a tombstone
   it->second.init = nullptr;
-  used_ -= roundUp(it->second.bytes, kAlign);
+  used_ -= it->second.capacity ? it->second.capacity : roundUp(it->second.bytes, kAlign);
   generation_.store(generations_.fetch_add(1) + 1, std::memory_order_release);
+  return true;
+}
+
+bool DeviceMemory::resize(uint64_t addr, size_t bytes) {
+  std::unique_lock lock(mu_);
+  auto it = allocs_.find(addr);
+  if (it == allocs_.end() || !it->second.host || bytes == 0 || bytes > it->second.capacity) return false;
+  it->second.bytes = bytes;
+  // A block handed out again is a new allocation to initcheck: nothing in it is written yet.
+  Allocation& a = it->second;
+  if (a.init) std::memset(a.init, 0, a.capacity);
+  else if (!a.moduleVar && trackInit && trackInit->load()) a.init = static_cast<uint8_t*>(std::calloc(1, a.capacity));
+  generation_.store(generations_.fetch_add(1) + 1, std::memory_order_release);  // drop cached translations
   return true;
 }
 

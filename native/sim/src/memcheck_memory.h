@@ -19,6 +19,7 @@ struct Allocation {
   size_t bytes = 0;
   uint8_t* host = nullptr;  // nullptr once freed (tombstone)
   bool moduleVar = false;   // owned by a module, not freeable with cuMemFree
+  size_t capacity = 0;      // host bytes behind it (bytes rounded up); `bytes` may shrink below it (resize)
   uint8_t* init = nullptr;  // initcheck shadow (a byte per byte, nonzero = written); nullptr = untracked
 };
 
@@ -26,7 +27,7 @@ class DeviceMemory final : public tsim::GlobalMemory {
  public:
   // `generations` hands out process-unique generation numbers, so a translation cached for a
   // destroyed memory can never match a new one that happens to reuse its address.
-  DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations);
+  DeviceMemory(size_t capacity, std::atomic<uint64_t>& generations, uint64_t base = 0);  // base 0: 2^47
   ~DeviceMemory() override;
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -38,6 +39,10 @@ class DeviceMemory final : public tsim::GlobalMemory {
   uint64_t allocate(size_t bytes, bool moduleVar = false);
   // False when addr is not the base of a live, user-owned allocation.
   bool release(uint64_t addr, bool moduleVar = false);
+  // Sets the checked size of a live allocation to `bytes` (at most its capacity): a pool block
+  // handed out again is checked against the new request, not the block, and initcheck's shadow
+  // (if any) starts over as unwritten. False if not possible.
+  bool resize(uint64_t addr, size_t bytes);
   // Host bytes for [addr, addr+bytes) when the range lies inside one live allocation.
   uint8_t* hostRange(uint64_t addr, size_t bytes);
   // The live allocation containing addr (base/size), false if none.

@@ -139,11 +139,40 @@ export interface Driver {
    */
   callCustomCall(libraryPath: string, symbol: string, stream: StreamHandle | null, buffers: readonly bigint[],
     opaque: Uint8Array): void;
+
+  // --- serving (issue 19): ordinals, the stream-ordered pool, peers, graphs ---
+  /** The device ordinal this driver opened. */
+  ordinal(): number;
+  /** An allocation from this device's pool (cuMemAllocFromPoolAsync), valid in stream order. */
+  memAllocAsync(bytes: number | bigint, stream: StreamHandle | null): DevicePtrHandle;
+  /** cuMemFreeAsync: back to the pool when the stream reaches it. */
+  memFreeAsync(ptr: DevicePtrHandle, stream: StreamHandle | null): void;
+  /** Gives cached pool memory back until at most keepBytes stay reserved. */
+  memPoolTrim(keepBytes?: number): void;
+  memPoolStats(): { reserved: number; used: number; reservedHigh: number; usedHigh: number };
+  /** Whether this device can map `peer`'s memory (cuDeviceCanAccessPeer); false for another library. */
+  canAccessPeer(peer: Driver): boolean;
+  /** cuMemcpyPeerAsync from `src` (another device's pointer, same library) into `dst` (this device's). */
+  memcpyPeerAsync(dst: DevicePtrHandle, src: DevicePtrHandle, bytes: number, stream: StreamHandle | null,
+    dstOffset?: number, srcOffset?: number): void;
+  streamBeginCapture(stream: StreamHandle): void;
+  /** Ends the capture and instantiates it; CUDA_ERROR_STREAM_CAPTURE_INVALIDATED when a call broke it. */
+  streamEndCapture(stream: StreamHandle): GraphHandle;
+  streamIsCapturing(stream: StreamHandle): 'none' | 'active' | 'invalidated';
+  graphLaunch(graph: GraphHandle, stream: StreamHandle | null): void;
+  graphDestroy(graph: GraphHandle): void;
+  /** Device-wide synchronizations the sim has done so far; null on the real driver. */
+  simDeviceSyncs(): number | null;
 }
+
+export interface GraphHandle { readonly __graph?: never }
 
 export interface NativeAddon {
   readonly abiVersion: number;
-  open(libraryPath?: string): Driver;
+  /** Opens device `ordinal` (default 0) of the driver library: its primary context. */
+  open(libraryPath?: string, ordinal?: number): Driver;
+  /** cuInit + cuDeviceGetCount, without creating a context. */
+  deviceCount(libraryPath?: string): number;
   /** Bytes V8 counts as external memory for this thread's isolate, device allocations included. */
   externalMemory(): number;
 }

@@ -7,7 +7,7 @@
 //   const mod = device.loadModule(ptxText);
 //   const saxpy = mod.getFunction('saxpy');
 //   await saxpy.launch({ grid: cdiv(n, 256), block: 256, args: [x, y, 2.5, n] });
-import { DeviceError, getDevice, type Device, type DeviceKind, type SanitizeCheck, type Stream } from '../device.js';
+import { DeviceError, getDevice, type Device, type DeviceKind, type DeviceName, type SanitizeCheck, type Stream } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
 import { future, rejected, type Future } from '../future.js';
 import { bf16Bits, f16Bits } from '../../ir/half.js';
@@ -263,7 +263,7 @@ export class ForeignFunction {
     if ((p.type === 'ptr' || p.type === 'u64') && s.device === this.module.device && !s.freed && s.raw.context.usable) return s;
     const what = `kernel '${this.name}', parameter '${p.name}'`;
     if (p.type !== 'ptr' && p.type !== 'u64' && p.type !== 'i64') fail('E_PARAM', `${what} (${p.type}): a DeviceArray goes only to a 64-bit (pointer) parameter`);
-    if (a.device !== this.module.device) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.kind}', the kernel on '${this.module.device.kind}'`);
+    if (a.device !== this.module.device) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.name ?? a.device.kind}', the kernel on '${this.module.device.name ?? this.module.device.kind}'`);
     a.check(what);
     return s;
   }
@@ -361,7 +361,7 @@ export function loadForeignModule(device: NativeRuntimeDevice, image: string | U
  * Loads a module that Tessera did not compile on `device` (default: the default device, which
  * must be `cuda` or `sim`): PTX text, or cubin/fatbin bytes (the sim refuses those).
  */
-export function loadModule(image: string | Uint8Array, opts: { device?: DeviceKind | Device } = {}): ForeignModule {
+export function loadModule(image: string | Uint8Array, opts: { device?: DeviceName | Device } = {}): ForeignModule {
   const device = getDevice(opts.device);
   const load = (device as { loadModule?: (image: string | Uint8Array) => ForeignModule }).loadModule;
   if (typeof load !== 'function') {

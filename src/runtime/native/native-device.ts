@@ -38,6 +38,8 @@ export interface LaunchOptions {
 export interface NativeDeviceOptions {
   /** Driver library to load instead of the default for `kind`. */
   readonly libraryPath?: string;
+  /** Device ordinal (default 0). */
+  readonly ordinal?: number;
 }
 
 /** A device allocation. `address` is what pointer parameters receive. */
@@ -95,8 +97,18 @@ export class NativeDevice {
   readonly #kernels = new Map<string, LoadedKernel>();
   #closed = false;
 
-  private constructor(readonly kind: NativeKind, readonly driver: Driver) {
+  private constructor(readonly kind: NativeKind, readonly driver: Driver, readonly ordinal: number) {
     this.info = native(() => driver.deviceInfo());
+  }
+
+  /** How many devices the driver library of `kind` reports (no context is created). */
+  static count(kind: NativeKind, options: NativeDeviceOptions = {}): number {
+    const lib = options.libraryPath ?? NativeDevice.defaultLibrary(kind);
+    if (kind === 'sim' && options.libraryPath === undefined && !existsSync(lib)) {
+      throw new NativeDeviceError('E_NO_DRIVER', `the sim driver library is not built (${lib}); run \`npm run build\``);
+    }
+    const addon = loadAddon();
+    return native(() => addon.deviceCount(lib), `counting the ${kind} devices`);
   }
 
   /** The driver library `kind` loads by default (TESSERA_CUDA_LIB / TESSERA_SIM_LIB override). */
@@ -106,7 +118,7 @@ export class NativeDevice {
   }
 
   /**
-   * Opens device 0 of `kind`. E_NO_DRIVER when the library cannot be loaded (no driver
+   * Opens device `options.ordinal` (default 0) of `kind`. E_NO_DRIVER when the library cannot be loaded (no driver
    * installed; the sim not built), E_NO_ADDON when the addon was not built.
    */
   static open(kind: NativeKind, options: NativeDeviceOptions = {}): NativeDevice {
@@ -115,8 +127,10 @@ export class NativeDevice {
     if (kind === 'sim' && options.libraryPath === undefined && !existsSync(lib)) {
       throw new NativeDeviceError('E_NO_DRIVER', `the sim driver library is not built (${lib}): ${notBuiltHint('sim')}`);
     }
+    const ordinal = options.ordinal ?? 0;
+    if (!Number.isInteger(ordinal) || ordinal < 0) throw new NativeDeviceError('E_ARG', `ordinal must be a non-negative integer, got ${String(ordinal)}`);
     const addon = loadAddon();
-    return new NativeDevice(kind, native(() => addon.open(lib), `opening the ${kind} device`));
+    return new NativeDevice(kind, native(() => addon.open(lib, ordinal), `opening the ${kind}:${ordinal} device`), ordinal);
   }
 
   /** True when `open(kind)` would find a library to load (it may still fail to initialise). */
@@ -133,6 +147,18 @@ export class NativeDevice {
 
   alloc(bytes: number): DeviceBuffer {
     return new DeviceBuffer(this, native(() => this.driver.memAlloc(bytes), 'alloc'));
+  }
+
+  /** An allocation from the device's stream-ordered pool, usable in `stream` order (no device-wide wait). */
+  allocAsync(bytes: number, stream?: NativeStream): DeviceBuffer {
+    return new DeviceBuffer(this, native(() => this.driver.memAllocAsync(bytes, stream?.handle ?? null), 'alloc'));
+  }
+
+  /** Returns `buf` to the pool when `stream` reaches this point (never a device-wide wait). */
+  freeAsync(buf: DeviceBuffer, stream?: NativeStream): void {
+    this.#own(buf, 'free');
+    native(() => this.driver.memFreeAsync(buf.handle, stream?.handle ?? null), 'free');
+    buf.markFreed();
   }
 
   free(buf: DeviceBuffer): void {

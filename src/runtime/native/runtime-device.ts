@@ -12,10 +12,11 @@ import type { ParamSpec } from '../../compiler/axis_info.js';
 import { compileCached } from '../cache/compile_cached.js';
 import type { Func } from '../../ir/ops.js';
 import {
-  DeviceContext, DeviceError, SANITIZE_CHECKS, sanitizeFlags, type Device, type DeviceEvent, type DeviceMemory,
-  type LaunchArg, type LaunchOptions, type RawBuffer, type SanitizeCheck, type Stream,
+  DeviceContext, DeviceError, SANITIZE_CHECKS, sanitizeFlags, type Device, type DeviceEvent, type DeviceGraph, type DeviceMemory,
+  type LaunchArg, type LaunchOptions, type MemoryStats, type RawBuffer, type SanitizeCheck, type Stream,
 } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
+import type { GraphHandle } from './addon.js';
 import { Future, future, rejected } from '../future.js';
 import { checkArray } from '../device_array.js';
 import { StreamCompletion } from './completion.js';
@@ -69,6 +70,35 @@ interface Plan {
   readonly locate: (e: unknown) => void;
 }
 
+/** What a capture in progress records (device.capture): see NativeContext.completion. */
+interface CaptureState {
+  readonly stream: NativeRuntimeStream;
+  readonly native: NativeStream;
+  /** The futures of captured work: they settle when the graph is destroyed (or the capture fails). */
+  readonly futures: Future[];
+  /** Arrays the captured work uses: held until the graph is destroyed. */
+  readonly storages: Storage[];
+  /** Frees requested during the capture, done once it ended. */
+  readonly frees: (() => void)[];
+  nodes: number;
+  error: Error | undefined;
+}
+
+/** Stands in for a stream's completion while it captures: records, runs nothing. */
+class CaptureCompletion {
+  constructor(readonly cap: CaptureState) {}
+  after(storages?: readonly Storage[]): Future {
+    const f = new Future();
+    if (storages) for (const s of storages) {
+      s.retain();
+      this.cap.storages.push(s);
+    }
+    this.cap.futures.push(f);
+    this.cap.nodes++;
+    return f;
+  }
+}
+
 /** One open context and what lives in it. */
 export class NativeContext {
   readonly token: DeviceContext;
@@ -86,7 +116,17 @@ export class NativeContext {
 
   readonly #onError: (e: unknown) => Promise<void>;
 
-  completion(s: NativeStream): StreamCompletion {
+  /** Set while device.capture records work on one of this context's streams. */
+  capture: CaptureState | undefined;
+  /** False once the driver turned out to have no stream-ordered pools (cuMemAlloc/cuMemFree then). */
+  pool = true;
+  /** Buffers from cuMemAlloc (no pool), freed with cuMemFree; their bytes, for memoryStats. */
+  readonly plain = new WeakMap<DeviceBuffer, number>();
+  plainInUse = 0;
+  plainPeak = 0;
+
+  completion(s: NativeStream): StreamCompletion | CaptureCompletion {
+    if (this.capture && s === this.capture.native) return new CaptureCompletion(this.capture);
     let c = this.completions.get(s);
     if (!c) this.completions.set(s, (c = new StreamCompletion(this.native, s, this.#onError)));
     return c;
@@ -111,6 +151,7 @@ export class NativeRuntimeStream implements Stream {
   synchronize(): Future<void> {
     try {
       const ctx = this.device.context();
+      if (ctx.capture) this.device.refuseInCapture('stream.synchronize()');
       return ctx.completion(this.on(ctx)).after();
     } catch (e) {
       return rejected(e);
@@ -128,6 +169,7 @@ class NativeRuntimeEvent implements DeviceEvent {
 
   record(stream?: Stream): void {
     const ctx = this.device.context();
+    if (ctx.capture) this.device.refuseInCapture('event.record()');
     const s = this.device.streamOf(stream).on(ctx);
     if (this.#at && this.#at.ctx !== ctx) this.#at = undefined;
     const ev = this.#at?.ev ?? ctx.native.createEvent();
@@ -150,8 +192,46 @@ class NativeRuntimeEvent implements DeviceEvent {
   }
 }
 
+/** A captured graph (device.capture) of one context. */
+class NativeGraph implements DeviceGraph {
+  #destroyed = false;
+  constructor(
+    readonly device: NativeRuntimeDevice, readonly ctx: NativeContext, readonly handle: GraphHandle,
+    readonly stream: NativeRuntimeStream, readonly cap: CaptureState,
+  ) {}
+
+  get nodes(): number { return this.cap.nodes; }
+
+  launch(opts: { stream?: Stream } = {}): Future<void> {
+    try {
+      if (this.#destroyed) throw new DeviceError('E_FREED', 'graph.launch: the graph was destroyed');
+      this.ctx.token.check('graph.launch');
+      const ctx = this.device.context();
+      if (ctx !== this.ctx) throw new DeviceError('E_CONTEXT_LOST', 'graph.launch: the context it was captured on is gone; capture it again');
+      if (ctx.capture) this.device.refuseInCapture('graph.launch()');
+      const ns = (opts.stream === undefined ? this.stream : this.device.streamOf(opts.stream)).on(ctx);
+      native(() => ctx.native.driver.graphLaunch(this.handle, ns.handle), 'graph.launch');
+      return ctx.completion(ns).after(this.cap.storages);
+    } catch (e) {
+      return this.device.failed(e);
+    }
+  }
+
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    if (this.ctx.token.usable) native(() => this.ctx.native.driver.graphDestroy(this.handle), 'graph.destroy');
+    for (const s of this.cap.storages) s.release();
+    for (const f of this.cap.futures) f.resolve();
+  }
+}
+
 export class NativeRuntimeDevice implements Device {
   readonly description: string;
+  readonly name: string;
+  readonly ordinal: number;
+  #allocations = 0;
+  #frees = 0;
   readonly target: Target;
   readonly kind: NativeKind;
   readonly #compiled = new WeakMap<Func, Map<string, CompileResult>>();
@@ -164,6 +244,8 @@ export class NativeRuntimeDevice implements Device {
 
   constructor(native: NativeDevice) {
     this.kind = native.kind;
+    this.ordinal = native.ordinal;
+    this.name = `${native.kind}:${native.ordinal}`;
     this.#ctx = new NativeContext(native, 0, (c, e) => this.#onError(c, e));
     const i = native.info;
     // PTX for sm_80 runs (JIT) on every newer GPU; sm_90 PTX only on 9.x.
@@ -172,8 +254,8 @@ export class NativeRuntimeDevice implements Device {
     // per device belongs to the Hopper work of issue 17 (docs/compiler.md, "Targets").
     this.target = i.ccMajor === 9 ? 'sm_90' : 'sm_80';
     this.description = native.kind === 'sim'
-      ? `sim (${i.name}, ${i.libraryPath})`
-      : `cuda (${i.name}, compute ${i.ccMajor}.${i.ccMinor}, ${i.smCount} SMs, ${(i.totalMemory / 2 ** 30).toFixed(0)} GiB)`;
+      ? `${this.name} (${i.name}, ${i.libraryPath})`
+      : `${this.name} (${i.name}, compute ${i.ccMajor}.${i.ccMinor}, ${i.smCount} SMs, ${(i.totalMemory / 2 ** 30).toFixed(0)} GiB)`;
     this.defaultStream = new NativeRuntimeStream(this, true);
     this.memory = this.#makeMemory();
   }
@@ -221,9 +303,14 @@ export class NativeRuntimeDevice implements Device {
     appliedSanitize.set(lib, flags);
   }
 
-  /** Opens `kind` (throws NativeDeviceError when it is not available). */
-  static open(kind: NativeKind): NativeRuntimeDevice {
-    return new NativeRuntimeDevice(NativeDevice.open(kind));
+  /** Opens device `ordinal` of `kind` (throws NativeDeviceError when it is not available). */
+  static open(kind: NativeKind, ordinal = 0): NativeRuntimeDevice {
+    return new NativeRuntimeDevice(NativeDevice.open(kind, { ordinal }));
+  }
+
+  /** The driver's device info (name, compute capability, memory, ...). */
+  get info(): NativeDevice['info'] {
+    return this.#ctx.native.info;
   }
 
   /** The open device of the current context (replaced after a sticky fault). */
@@ -236,17 +323,185 @@ export class NativeRuntimeDevice implements Device {
     const t = this.#ctx.token;
     if (t.lostTo) {
       const code = (t.lostTo as { code?: string }).code ?? 'a fault';
-      throw new DeviceError('E_CONTEXT_LOST', `the ${this.kind} device is opening a fresh context after ${code}; await the failed work's future, then retry`, { cause: t.lostTo });
+      throw new DeviceError('E_CONTEXT_LOST', `the ${this.name} device is opening a fresh context after ${code}; await the failed work's future, then retry`, { cause: t.lostTo });
     }
-    t.check(`the ${this.kind} device`);
+    t.check(`the ${this.name} device`);
     return this.#ctx;
   }
 
-  /** @internal The runtime stream to use: `s` (checked) or the default. */
+  /** @internal The runtime stream to use: `s` (checked) or the default (the capture's stream while capturing). */
   streamOf(s: Stream | undefined): NativeRuntimeStream {
-    if (s === undefined) return this.defaultStream;
-    if (!(s instanceof NativeRuntimeStream) || s.device !== this) throw new DeviceError('E_ARG', `a stream of device '${s.device?.kind}' cannot be used on this ${this.kind} device`);
+    const cap = this.#ctx.capture;
+    if (s === undefined) return cap ? cap.stream : this.defaultStream;
+    if (!(s instanceof NativeRuntimeStream) || s.device !== this) {
+      const other = (s as { device?: Device }).device;
+      throw new DeviceError('E_ARG', `a stream of device '${other?.name ?? other?.kind}' cannot be used on device '${this.name}'`);
+    }
+    if (cap && s !== cap.stream) this.refuseInCapture('work on another stream than the captured one');
     return s;
+  }
+
+  /**
+   * @internal Throws E_CAPTURE naming `what` (something a graph cannot record); the capture in
+   * progress fails with that error even if the callback catches it.
+   */
+  refuseInCapture(what: string): never {
+    const e = new DeviceError('E_CAPTURE', `${what} cannot be captured into a graph: device.capture records kernel launches, device-to-device copies and fills on the captured stream (no host reads or writes, no synchronization, no allocation); the capture is abandoned and the stream stays usable`);
+    const cap = this.#ctx.capture;
+    if (cap) cap.error ??= e;
+    throw e;
+  }
+
+  /**
+   * Records the work `fn` queues on `opts.stream` (default: the device's default stream) into a
+   * CUDA graph instead of running it: cuStreamBeginCapture, `fn()`, cuStreamEndCapture,
+   * cuGraphInstantiate. `fn` must be synchronous. Futures of the recorded work settle when the
+   * graph is destroyed; the arrays it uses are held until then. Something that cannot be
+   * captured (a host read or write, a synchronization, an allocation, another stream) is
+   * E_CAPTURE: nothing is recorded, nothing ran, and the stream is usable again.
+   */
+  async capture(fn: () => void, opts: { stream?: Stream } = {}): Promise<DeviceGraph> {
+    if (typeof fn !== 'function') throw new DeviceError('E_ARG', `capture: expected a function, got ${typeof fn}`);
+    const ctx = this.context();
+    if (ctx.capture) throw new DeviceError('E_CAPTURE', `capture: a capture is already in progress on device '${this.name}'`);
+    const rs = this.streamOf(opts.stream);
+    const ns = rs.on(ctx);
+    native(() => ctx.native.driver.streamBeginCapture(ns.handle), 'capture');
+    const cap: CaptureState = { stream: rs, native: ns, futures: [], storages: [], frees: [], nodes: 0, error: undefined };
+    ctx.capture = cap;
+    let thrown: unknown;
+    try {
+      const r: unknown = fn();
+      if (r && typeof (r as PromiseLike<unknown>).then === 'function') {
+        cap.error ??= new DeviceError('E_CAPTURE', 'capture: the callback returned a promise; it must queue its work synchronously (work after an await would escape the capture)');
+      }
+    } catch (e) {
+      thrown = e;
+    } finally {
+      ctx.capture = undefined;
+    }
+    let handle: GraphHandle | undefined;
+    try {
+      handle = native(() => ctx.native.driver.streamEndCapture(ns.handle), 'capture');
+    } catch (e) {
+      if (!cap.error && thrown === undefined) cap.error = new DeviceError('E_CAPTURE', `capture: the driver invalidated the capture (${(e as { code?: string }).code ?? String(e)})`, { cause: e });
+    }
+    for (const f of cap.frees) f();
+    const failure = cap.error ?? thrown;
+    if (failure !== undefined || !handle) {
+      if (handle) native(() => ctx.native.driver.graphDestroy(handle!), 'capture');
+      for (const s of cap.storages) s.release();
+      for (const f of cap.futures) f.reject(failure);
+      throw failure;
+    }
+    return new NativeGraph(this, ctx, handle, rs, cap);
+  }
+
+  /**
+   * @internal (DeviceArray.to) A peer copy from `srcDevice` (another device of the same kind and
+   * driver library) on `s`: cuMemcpyPeerAsync, which the driver runs directly where the devices
+   * can access each other and stages where not. Undefined for any other pair.
+   */
+  peerCopy(dst: RawBuffer, dstOffset: number, src: RawBuffer, srcDevice: Device, srcOffset: number, bytes: number, s?: Stream): Future<void> | undefined {
+    if (!(srcDevice instanceof NativeRuntimeDevice) || srcDevice.kind !== this.kind || srcDevice === this) return undefined;
+    const d = dst as NativeRaw, r = src as NativeRaw;
+    if (d.ctx.native.driver.libraryPath !== r.ctx.native.driver.libraryPath) return undefined;
+    try {
+      const ctx = this.context();
+      r.ctx.token.check('to (source)');
+      const st = this.streamOf(s).on(ctx);
+      native(() => ctx.native.driver.memcpyPeerAsync(d.buf.handle, r.buf.handle, bytes, st.handle, dstOffset, srcOffset), 'to');
+      return ctx.completion(st).after();
+    } catch (e) {
+      return this.failed(e);
+    }
+  }
+
+  /** Whether this device can map `other`'s memory directly (cuDeviceCanAccessPeer). */
+  canAccessPeer(other: Device): boolean {
+    if (!(other instanceof NativeRuntimeDevice) || other.kind !== this.kind) return false;
+    return native(() => this.#ctx.native.driver.canAccessPeer(other.native.driver));
+  }
+
+  /** The stream-ordered pool's figures; allocations and frees are counted since the device was opened. */
+  memoryStats(): MemoryStats {
+    const ctx = this.context();
+    if (!ctx.pool) {
+      return { inUseBytes: ctx.plainInUse, reservedBytes: ctx.plainInUse, peakInUseBytes: ctx.plainPeak, allocations: this.#allocations, frees: this.#frees };
+    }
+    const p = native(() => ctx.native.driver.memPoolStats(), 'memoryStats');
+    return { inUseBytes: p.used, reservedBytes: p.reserved, peakInUseBytes: p.usedHigh, allocations: this.#allocations, frees: this.#frees };
+  }
+
+  /** Gives the pool's cached blocks back to the device (what the OOM path does before its retry). */
+  trimMemory(): void {
+    const ctx = this.context();
+    if (!ctx.pool) return; // nothing cached without a pool
+    native(() => ctx.native.driver.memPoolTrim(0), 'trimMemory');
+  }
+
+  /** The sim's count of device-wide synchronizations so far (null on cuda): a request path should add none. */
+  simDeviceSyncs(): number | null {
+    return native(() => this.#ctx.native.driver.simDeviceSyncs());
+  }
+
+  /**
+   * An allocation from the pool, ordered on the context's default stream. Out of memory: the pool
+   * is trimmed and the allocation retried once, then E_OOM with the requested and free bytes.
+   */
+  #allocPooled(ctx: NativeContext, bytes: number): DeviceBuffer {
+    if (ctx.capture) this.refuseInCapture('an allocation');
+    if (!ctx.pool) return this.#allocPlain(ctx, bytes);
+    try {
+      return ctx.native.allocAsync(bytes, ctx.defaultStream);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'E_NO_SYMBOL' || code === 'CUDA_ERROR_NOT_SUPPORTED') {
+        // A driver without stream-ordered pools (before CUDA 11.2, or a GPU without them).
+        ctx.pool = false;
+        return this.#allocPlain(ctx, bytes);
+      }
+      if (code !== 'CUDA_ERROR_OUT_OF_MEMORY') throw e;
+    }
+    // Trim: frees queued on the default stream return their blocks once the stream reaches them
+    // (a wait for that one stream, not the device; only on this rare path), then the pool gives
+    // every unused block back. Then one retry.
+    ctx.defaultStream.synchronize();
+    native(() => ctx.native.driver.memPoolTrim(0), 'alloc');
+    try {
+      return ctx.native.allocAsync(bytes, ctx.defaultStream);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'CUDA_ERROR_OUT_OF_MEMORY') throw e;
+      const { free, total } = native(() => ctx.native.driver.memGetInfo(), 'alloc');
+      throw new DeviceError('E_OOM', `out of memory on device '${this.name}': requested ${bytes} bytes, ${free} of ${total} bytes free after trimming the pool and retrying once`, { cause: e });
+    }
+  }
+
+  /** cuMemAlloc, for drivers without pools (their frees are cuMemFree: a device-wide wait on GPUs). */
+  #allocPlain(ctx: NativeContext, bytes: number): DeviceBuffer {
+    let buf: DeviceBuffer;
+    try {
+      buf = ctx.native.alloc(bytes);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'CUDA_ERROR_OUT_OF_MEMORY') throw e;
+      const { free, total } = native(() => ctx.native.driver.memGetInfo(), 'alloc');
+      throw new DeviceError('E_OOM', `out of memory on device '${this.name}': requested ${bytes} bytes, ${free} of ${total} bytes free (the driver has no memory pool to trim)`, { cause: e });
+    }
+    ctx.plain.set(buf, bytes);
+    ctx.plainInUse += bytes;
+    ctx.plainPeak = Math.max(ctx.plainPeak, ctx.plainInUse);
+    return buf;
+  }
+
+  /** Frees a buffer of #allocPooled: back to the pool in the default stream's order, or cuMemFree. */
+  #freeBuffer(ctx: NativeContext, buf: DeviceBuffer): void {
+    const plain = ctx.plain.get(buf);
+    if (plain === undefined) {
+      ctx.native.freeAsync(buf, ctx.defaultStream);
+      return;
+    }
+    ctx.native.free(buf);
+    ctx.plainInUse -= plain;
   }
 
   createStream(): Stream {
@@ -260,6 +515,7 @@ export class NativeRuntimeDevice implements Device {
   synchronize(): Future<void> {
     try {
       const ctx = this.context();
+      if (ctx.capture) this.refuseInCapture('device.synchronize()');
       return future(Promise.all([...ctx.completions.values()].map((c) => c.after())).then(() => undefined));
     } catch (e) {
       return rejected(e);
@@ -343,6 +599,7 @@ export class NativeRuntimeDevice implements Device {
           (storages ??= []).push(a.storage);
         } else if (ArrayBuffer.isView(a)) hosts = true;
       }
+      if (hosts && ctx.capture) this.refuseInCapture(`kernel '${func.name}' with host arrays (they are copied back to the host)`);
       const key = specKey(func, args, opts.doNotSpecialize);
       const last = this.#last;
       if (last && last.func === func && last.key === key && last.ctx === ctx && last.numWarps === opts.numWarps && last.numStages === opts.numStages) {
@@ -386,7 +643,7 @@ export class NativeRuntimeDevice implements Device {
       buffers.forEach((a: unknown, i) => {
         const what = `custom call '${symbol}', buffer ${i}`;
         if (!(a instanceof DeviceArray)) throw new DeviceError('E_ARG', `${what}: expected a DeviceArray, got ${(a as object)?.constructor?.name ?? typeof a}`);
-        if (a.device !== this) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.kind}', the call on '${this.kind}'`);
+        if (a.device !== this) throw new DeviceError('E_DEVICE', `${what}: the array is on device '${a.device.name ?? a.device.kind}', the call on '${this.name}'`);
         a.check(what);
         if (!a.contiguous) throw new DeviceError('E_ARG', `${what}: a strided view (targets take row-major buffers)`);
       });
@@ -436,7 +693,7 @@ export class NativeRuntimeDevice implements Device {
       if (!ctx.token.usable) return; // the context took them with it
       for (const b of temps.values()) {
         try {
-          dev.free(b);
+          this.#freeBuffer(ctx, b);
         } catch {
           // the buffer's finalizer is the safety net
         }
@@ -445,7 +702,7 @@ export class NativeRuntimeDevice implements Device {
     try {
       for (const a of args) {
         if (!ArrayBuffer.isView(a) || temps.has(a)) continue;
-        const b = dev.alloc(Math.max(1, a.byteLength));
+        const b = this.#allocPooled(ctx, Math.max(1, a.byteLength));
         temps.set(a, b);
         if (a.byteLength > 0) dev.upload(b, a, 0, stream);
       }
@@ -508,7 +765,7 @@ export class NativeRuntimeDevice implements Device {
       }
     }
     try {
-      this.#ctx = new NativeContext(NativeDevice.open(this.kind), ++this.#generation, (c, e) => this.#onError(c, e));
+      this.#ctx = new NativeContext(NativeDevice.open(this.kind, { ordinal: this.ordinal }), ++this.#generation, (c, e) => this.#onError(c, e));
     } catch {
       // left lost: the next use reports E_CONTEXT_LOST
     }
@@ -530,20 +787,30 @@ export class NativeRuntimeDevice implements Device {
       context: () => this.#ctx.token,
       alloc: (bytes) => {
         const ctx = this.context();
-        const buf = ctx.native.alloc(Math.max(1, bytes));
+        const buf = this.#allocPooled(ctx, Math.max(1, bytes));
+        this.#allocations++;
         return { context: ctx.token, bytes, address: buf.address, buf, ctx } satisfies NativeRaw;
       },
       free: (b) => {
         const r = raw(b);
         if (!r.ctx.token.usable || r.buf.freed) return;
-        r.ctx.native.free(r.buf);
+        // Deferred past a capture in progress (a free is not a graph node); all work using the
+        // buffer is done when this runs, so freeing in the default stream's order is safe.
+        if (r.ctx.capture) {
+          r.ctx.capture.frees.push(() => this.memory.free(b));
+          return;
+        }
+        this.#freeBuffer(r.ctx, r.buf);
+        this.#frees++;
       },
       write: (b, offset, src, s) => guard(() => {
+        if (raw(b).ctx.capture) this.refuseInCapture('a host-to-device write');
         const st = streamOn(b, s);
         raw(b).ctx.native.upload(raw(b).buf, src, offset, st);
         return settle(b, st);
       }),
       read: (b, offset, dst, s) => guard(() => {
+        if (raw(b).ctx.capture) this.refuseInCapture('a host read');
         const st = streamOn(b, s);
         return nativeAsync(() => raw(b).ctx.native.downloadAsync(raw(b).buf, dst, offset, st)).then(
           () => undefined,
@@ -551,6 +818,7 @@ export class NativeRuntimeDevice implements Device {
         );
       }),
       readSync: (b, offset, dst) => {
+        if (raw(b).ctx.capture) this.refuseInCapture('a host read (toArraySync)');
         raw(b).ctx.native.download(raw(b).buf, dst, offset);
       },
       copy: (dst, dstOffset, src, srcOffset, bytes, s) => guard(() => {
@@ -612,10 +880,19 @@ export function launchSpecialization(func: Func, args: readonly LaunchArg[], doN
   return specFromKey(specKey(func, args, doNotSpecialize));
 }
 
-/** A DeviceProvider body: the device, or why it is not available. */
-export function provideNative(kind: NativeKind): Device | { unavailable: string } {
+/** A DeviceProvider body: device `ordinal` of `kind`, or why it is not available. */
+export function provideNative(kind: NativeKind, ordinal = 0): Device | { unavailable: string } {
   try {
-    return NativeRuntimeDevice.open(kind);
+    return NativeRuntimeDevice.open(kind, ordinal);
+  } catch (e) {
+    return { unavailable: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** A DeviceCounter body: how many devices of `kind` the driver reports, or why none. */
+export function countNative(kind: NativeKind): number | { unavailable: string } {
+  try {
+    return NativeDevice.count(kind);
   } catch (e) {
     return { unavailable: e instanceof Error ? e.message : String(e) };
   }

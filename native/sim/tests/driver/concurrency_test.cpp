@@ -84,5 +84,40 @@ int main() {
   CHECK_OK(cuCtxSynchronize());
   CHECK_OK(cuModuleUnload(mod));
   CHECK_OK(cuDevicePrimaryCtxRelease(0));
+
+  // Threads that each retain the primary context, use it and release it, over and over: a retain
+  // racing the last release's teardown must get fresh, usable resources (as worker_threads opening
+  // and closing the addon do), never the ones being destroyed. (A stress check: the interleaving
+  // is rare here; test/native/workers.test.ts hit it about once in 40 runs before the fix.)
+  {
+    std::vector<std::thread> users;
+    for (int t = 0; t < 2; t++) {
+      users.emplace_back([t] {
+        for (int k = 0; k < 400; k++) {
+          CUcontext c;
+          CHECK_OK(cuDevicePrimaryCtxRetain(&c, 0));
+          CHECK_OK(cuCtxSetCurrent(c));
+          CUdeviceptr p;
+          CHECK_OK(cuMemAlloc(&p, 256));
+          uint32_t in[64], out[64] = {};
+          for (int i = 0; i < 64; i++) in[i] = static_cast<uint32_t>(t * 100000 + k * 64 + i);
+          CHECK_OK(cuMemcpyHtoD(p, in, sizeof in));
+          CHECK_OK(cuMemcpyDtoH(out, p, sizeof out));
+          bool same = true;
+          for (int i = 0; i < 64; i++) same = same && out[i] == in[i];
+          CHECK(same);
+          CHECK_OK(cuMemFree(p));
+          // left in flight, and left allocated: the last release's teardown waits for the memset
+          // and frees the block (the window in which another thread's retain used to slip in)
+          CUdeviceptr big;
+          CHECK_OK(cuMemAlloc(&big, 256 << 10));
+          CHECK_OK(cuMemsetD8Async(big, static_cast<unsigned char>(k), 256 << 10, nullptr));
+          CHECK_OK(cuCtxSetCurrent(nullptr));
+          CHECK_OK(cuDevicePrimaryCtxRelease(0));
+        }
+      });
+    }
+    for (auto& th : users) th.join();
+  }
   return tcheck::finish("concurrency_test");
 }
