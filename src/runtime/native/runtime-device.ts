@@ -248,11 +248,9 @@ export class NativeRuntimeDevice implements Device {
     this.name = `${native.kind}:${native.ordinal}`;
     this.#ctx = new NativeContext(native, 0, (c, e) => this.#onError(c, e));
     const i = native.info;
-    // PTX for sm_80 runs (JIT) on every newer GPU; sm_90 PTX only on 9.x.
-    // Not (yet) sm_90a for 9.0 nor sm_89 for 8.9: the sim on main refuses `.target sm_90a` and
-    // does not execute the fp8 cvt forms (the `hopper` branch's sim does); picking those targets
-    // per device belongs to the Hopper work of issue 17 (docs/compiler.md, "Targets").
-    this.target = i.ccMajor === 9 ? 'sm_90' : 'sm_80';
+    // The target per compute capability: sm_90a PTX runs on 9.0 only (its `a` features are not
+    // forward compatible), sm_90 on any 9.x, sm_89 (fp8 cvt) on 8.9; sm_80 PTX JITs everywhere else.
+    this.target = targetFor(i.ccMajor, i.ccMinor);
     this.description = native.kind === 'sim'
       ? `${this.name} (${i.name}, ${i.libraryPath})`
       : `${this.name} (${i.name}, compute ${i.ccMajor}.${i.ccMinor}, ${i.smCount} SMs, ${(i.totalMemory / 2 ** 30).toFixed(0)} GiB)`;
@@ -878,6 +876,13 @@ const specFromKey = (key: string): (ParamSpec | undefined)[] =>
 /** What the device compiles a launch with (Triton's specialization), per runtime param. */
 export function launchSpecialization(func: Func, args: readonly LaunchArg[], doNotSpecialize?: readonly boolean[]): (ParamSpec | undefined)[] {
   return specFromKey(specKey(func, args, doNotSpecialize));
+}
+
+/** The compile target for a device of compute capability major.minor. */
+export function targetFor(major: number, minor: number): Target {
+  if (major === 9) return minor === 0 ? 'sm_90a' : 'sm_90';
+  if (major === 8 && minor === 9) return 'sm_89';
+  return 'sm_80';
 }
 
 /** A DeviceProvider body: device `ordinal` of `kind`, or why it is not available. */
