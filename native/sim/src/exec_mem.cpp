@@ -225,7 +225,13 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
     return true;
   }
   if (space == kSharedCluster) {  // distributed shared memory (exec_cluster.cpp)
-    FOR_LANES(exec) if (!(ptr[l] = clusterSharedPtr(c, (int)l, addr[l], bytes, write))) return false;
+    uint32_t own = 0;
+    FOR_LANES(exec) {
+      if (!(ptr[l] = clusterSharedPtr(c, (int)l, addr[l], bytes, write))) return false;
+      if (!(addr[l] >> kClusterRankShift)) own |= 1u << l;
+    }
+    if (count && own) countBanks(c, own, addr, bytes);
+    if (c.san && own) sanShared(c, in, own, addr, bytes, write);
     return true;
   }
   FOR_LANES(exec) {

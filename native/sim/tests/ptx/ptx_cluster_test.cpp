@@ -1,7 +1,8 @@
 // Thread-block clusters (exec_cluster.cpp): the cluster special registers for 3-D grids and
 // cluster shapes; a distributed-shared-memory exchange (mapa shared::cluster and generic,
 // ld/st/atom/red .shared::cluster) guarded by barrier.cluster, with exact expected values; the
-// same exchange without its barriers is wrong or reported, never a silent pass; exited threads
+// same exchange without its barriers is wrong or reported, never a silent pass; remote mbarrier
+// arrivals (.shared::cluster) on rank 0's mbarrier, which rank 0 waits on; exited threads
 // count as arrived; misuse (bad rank, offset past the window, wait without arrive, arrive twice,
 // a cluster barrier that cannot complete) faults with the instruction's reason.
 #include "ptx_harness.h"
@@ -133,6 +134,60 @@ NODELAY:
   mul.wide.u32 %rd7, %r23, 16;
   add.s64 %rd8, %rd1, %rd7;
   st.global.v4.u32 [%rd8], {%r10, %r17, %r18, %r19};
+  ret;
+}
+
+// remote mbarrier arrivals: rank 0 inits an mbarrier expecting one arrival per other rank; each
+// other rank (thread 0) stores rank*7 into rank 0's slot[rank] and arrives on rank 0's mbarrier
+// (.release.cluster.shared::cluster); rank 0 waits on it, then reads the slots (out[r] = slot[r])
+.visible .entry rmbar(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 slot[16];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, %cluster_nctarank;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.eq.u32 %p2, %r2, 0;
+  and.pred %p3, %p1, %p2;
+  sub.u32 %r4, %r3, 1;
+  @%p3 mbarrier.init.shared::cta.b64 [bar], %r4;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  @!%p1 bra END;
+  @%p2 bra WAIT;
+  mov.u32 %r5, slot;
+  shl.b32 %r6, %r2, 2;
+  add.u32 %r5, %r5, %r6;
+  mapa.shared::cluster.u32 %r7, %r5, 0;
+  mul.lo.u32 %r8, %r2, 7;
+  st.shared::cluster.u32 [%r7], %r8;
+  mov.u32 %r9, bar;
+  mapa.shared::cluster.u32 %r10, %r9, 0;
+  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r10];
+  bra END;
+WAIT:
+  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p1, [bar], 0;
+  @!%p1 bra WAIT;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r11, 1;
+COPY:
+  mov.u32 %r12, slot;
+  shl.b32 %r13, %r11, 2;
+  add.u32 %r12, %r12, %r13;
+  ld.shared.u32 %r14, [%r12];
+  mul.wide.u32 %rd2, %r11, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r14;
+  add.u32 %r11, %r11, 1;
+  setp.lt.u32 %p1, %r11, %r3;
+  @%p1 bra COPY;
+END:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
   ret;
 }
 
@@ -298,6 +353,19 @@ int main() {
       CHECK_EQ((int)f.kind, 0);
       CHECK_EQ(v[0], 0u);  // rank 0 read rank 1's buf before rank 1 had run
     }
+  }
+  {
+    // remote mbarrier arrivals from ranks 1..7 of a cluster of 8 (ranks 1..7 run after rank 0
+    // first tests the barrier, so a wait that did not wait would read zeros)
+    const unsigned g[3] = {8, 1, 1}, c[3] = {8, 1, 1};
+    uint64_t o = mem.alloc(8 * 4);
+    mem.put(o, std::vector<uint32_t>(8, 0xdead));
+    tsim::Fault f = runC(k, mem, "rmbar", {o}, g, 32, c, true);
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind) std::printf("fault: %s\n", f.detail.c_str());
+    auto v = mem.get<uint32_t>(o, 8);
+    CHECK_EQ(v[0], 0xdeadu);
+    for (unsigned r = 1; r < 8; r++) CHECK_EQ(v[r], r * 7);
   }
   {
     const unsigned g[3] = {4, 1, 1}, c[3] = {2, 1, 1};
