@@ -448,8 +448,10 @@ void isspacepOp(Ctx& c, const Inst& in, uint32_t exec) {
   const uint64_t* a = slot(c, in.s[0]);
   FOR_LANES(exec) {
     uint64_t w = a[l] & kWindowMask;
-    bool r = in.mode == kShared ? w == kSharedWindow : in.mode == kLocal ? w == kLocalWindow
-                                                      : (w != kSharedWindow && w != kLocalWindow);
+    // shared::cta: the executing CTA's window only, not another CTA's (a generic mapa address)
+    bool own = w == kSharedWindow && !((a[l] - kSharedWindow) >> kClusterRankShift);
+    bool r = in.mode == kShared ? own : in.mode == kSharedCluster ? w == kSharedWindow
+             : in.mode == kLocal ? w == kLocalWindow : (w != kSharedWindow && w != kLocalWindow);
     d[l] = r;
   }
 }
@@ -698,7 +700,7 @@ void registerMemOps(DecodeTable& t) {
         "fractional range cvt global L2 L2::evict_last L2::evict_normal L2::evict_first L2::evict_unchanged b64",
         "an opaque policy for `.L2::cache_hint` operands (hints have no effect)");
   addOp(t, "cvta", cvtaDecode, "to global shared shared::cta shared::cluster local const param u32 u64", "");
-  addOp(t, "isspacep", isspacepDecode, "global shared shared::cta local", "");
+  addOp(t, "isspacep", isspacepDecode, "global shared shared::cta shared::cluster local", "");
   addOp(t, "fence", fenceDecode, "sc acq_rel acquire release cta cluster gpu sys proxy alias async async::generic async::global async::shared::cta shared::cta shared::cluster global mbarrier_init tensormap::generic", "a host fence (every write is visible at once, to every proxy)");
   addOp(t, "membar", fenceDecode, "cta gl sys", "a host fence");
   addOp(t, "prefetch", prefetchDecode, "global local param const L1 L2 L2::evict_last L2::evict_normal tensormap", "no effect");

@@ -2,7 +2,8 @@
 // cluster shapes; a distributed-shared-memory exchange (mapa shared::cluster and generic,
 // ld/st/atom/red .shared::cluster) guarded by barrier.cluster, with exact expected values; the
 // same exchange without its barriers is wrong or reported, never a silent pass; remote mbarrier
-// arrivals (.shared::cluster) on rank 0's mbarrier, which rank 0 waits on; exited threads
+// arrivals (.shared::cluster) on rank 0's mbarrier, which rank 0 waits on; isspacep and cvta on
+// generic addresses of another CTA's shared memory; exited threads
 // count as arrived; misuse (bad rank, offset past the window, wait without arrive, arrive twice,
 // a cluster barrier that cannot complete) faults with the instruction's reason.
 #include "ptx_harness.h"
@@ -191,6 +192,47 @@ END:
   ret;
 }
 
+// isspacep on generic addresses of the CTA's own shared memory and of rank 1's (mapa.u64):
+// out = {own: shared::cta, shared::cluster, global; remote: shared::cta, shared::cluster, global}
+.visible .entry space(.param .u64 out)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b32 sm[4];
+  mov.u32 %r1, %cluster_ctarank;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra END;
+  ld.param.u64 %rd1, [out];
+  mov.u64 %rd2, sm;
+  cvta.shared.u64 %rd2, %rd2;
+  mapa.u64 %rd3, %rd2, 1;
+  isspacep.shared::cta %p2, %rd2;
+  isspacep.shared::cluster %p3, %rd2;
+  isspacep.global %p4, %rd2;
+  isspacep.shared %p5, %rd3;
+  isspacep.shared::cluster %p6, %rd3;
+  isspacep.global %p7, %rd3;
+  selp.u32 %r2, 1, 0, %p2;
+  st.global.u32 [%rd1], %r2;
+  selp.u32 %r2, 1, 0, %p3;
+  st.global.u32 [%rd1+4], %r2;
+  selp.u32 %r2, 1, 0, %p4;
+  st.global.u32 [%rd1+8], %r2;
+  selp.u32 %r2, 1, 0, %p5;
+  st.global.u32 [%rd1+12], %r2;
+  selp.u32 %r2, 1, 0, %p6;
+  st.global.u32 [%rd1+16], %r2;
+  selp.u32 %r2, 1, 0, %p7;
+  st.global.u32 [%rd1+20], %r2;
+  cvta.to.shared::cluster.u64 %rd4, %rd3;
+  st.global.u64 [%rd1+24], %rd4;
+END:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+
 // exited threads count as arrived: rank 1 leaves at once, rank 0 passes the barrier
 .visible .entry exited(.param .u64 out)
 {
@@ -353,6 +395,17 @@ int main() {
       CHECK_EQ((int)f.kind, 0);
       CHECK_EQ(v[0], 0u);  // rank 0 read rank 1's buf before rank 1 had run
     }
+  }
+  {
+    const unsigned g[3] = {2, 1, 1}, c[3] = {2, 1, 1};
+    uint64_t o = mem.alloc(32);
+    mem.put(o, std::vector<uint32_t>(8, 0xdead));
+    CHECK_EQ((int)runC(k, mem, "space", {o}, g, 32, c, true).kind, 0);
+    auto v = mem.get<uint32_t>(o, 8);
+    const uint32_t want[6] = {1, 1, 0, 0, 1, 0};
+    for (int i = 0; i < 6; i++) CHECK_EQ(v[i], want[i]);
+    // the shared::cluster address of rank 1's sm (offset 0): (1 + 1) << 24
+    CHECK_EQ((uint64_t)v[6] | (uint64_t)v[7] << 32, 2ull << 24);
   }
   {
     // remote mbarrier arrivals from ranks 1..7 of a cluster of 8 (ranks 1..7 run after rank 0
