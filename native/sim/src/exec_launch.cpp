@@ -373,13 +373,15 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
   unsigned nthreads = cfg.block[0] * cfg.block[1] * cfg.block[2];
   if (!nctas || !nthreads) return result;
   unsigned workers = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
-  const unsigned csize = cfg.cluster[0] * cfg.cluster[1] * cfg.cluster[2];
-  if (!csize || cfg.grid[0] % cfg.cluster[0] || cfg.grid[1] % cfg.cluster[1] || cfg.grid[2] % cfg.cluster[2]) {
+  const uint64_t csize64 = (uint64_t)cfg.cluster[0] * cfg.cluster[1] * cfg.cluster[2];
+  if (!csize64 || csize64 > 64 || cfg.grid[0] % cfg.cluster[0] || cfg.grid[1] % cfg.cluster[1] ||
+      cfg.grid[2] % cfg.cluster[2]) {
     result.kind = Fault::IllegalInstruction;
     result.kernel = kernel.name;
-    result.detail = "grid not divisible by the cluster shape";
+    result.detail = "bad cluster shape: zero, more than 64 CTAs, or the grid is not divisible by it";
     return result;
   }
+  const unsigned csize = (unsigned)csize64;
   if (csize > 1 && cfg.sanitize) {
     result.kind = Fault::IllegalInstruction;
     result.kernel = kernel.name;

@@ -447,7 +447,11 @@ int main() {
     CHECK(f.detail.find("deadlock") != std::string::npos);
     // the grid must be divisible by the cluster shape
     const unsigned g3[3] = {3, 1, 1};
-    CHECK((int)runC(k, mem, "exited", {0}, g3, 32, c, true).kind != 0);
+    CHECK_EQ((int)runC(k, mem, "exited", {0}, g3, 32, c, true).kind, (int)tsim::Fault::IllegalInstruction);
+    // a zero or oversized shape is refused, not run (or divided by)
+    const unsigned c0[3] = {0, 1, 1}, cbig[3] = {65536, 65536, 1}, gbig[3] = {65536, 65536, 1};
+    CHECK_EQ((int)runC(k, mem, "exited", {0}, g, 32, c0, true).kind, (int)tsim::Fault::IllegalInstruction);
+    CHECK_EQ((int)runC(k, mem, "exited", {0}, gbig, 32, cbig, true).kind, (int)tsim::Fault::IllegalInstruction);
   }
   return finish("ptx_cluster_test");
 }
