@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "exec_core.h"
+#include "sanitize.h"
 
 namespace tsim {
 
@@ -142,6 +143,10 @@ bool releaseClusterBarrier(Ctx& c, Cluster& cl) {
   }
   if (!anyArrived) return false;
   cl.phase++;
+  // racecheck (launches without clusters only; see exec_launch.cpp): a completed phase orders
+  // what every thread of the CTA did before it against what follows, as bar.sync does (lenient:
+  // accesses between a thread's arrive and wait count as before it)
+  if (c.san && cl.size == 1 && (c.san->flags & kSanRace)) c.san->fe++;
   for (unsigned k = 0; k < cl.size; k++) {
     Cta& cta = cl.ctas[k];
     for (auto& w : cta.warps) {

@@ -3,7 +3,8 @@
 // ld/st/atom/red .shared::cluster) guarded by barrier.cluster, with exact expected values; the
 // same exchange without its barriers is wrong or reported, never a silent pass; remote mbarrier
 // arrivals (.shared::cluster) on rank 0's mbarrier, which rank 0 waits on; isspacep and cvta on
-// generic addresses of another CTA's shared memory; exited threads
+// generic addresses of another CTA's shared memory; racecheck across barrier.cluster in a launch
+// without clusters; exited threads
 // count as arrived; misuse (bad rank, offset past the window, wait without arrive, arrive twice,
 // a cluster barrier that cannot complete) faults with the instruction's reason.
 #include "ptx_harness.h"
@@ -233,6 +234,33 @@ END:
   ret;
 }
 
+// racecheck on a launch without clusters: write sm[tid], barrier.cluster (when sync != 0), read
+// sm[tid ^ 32] (another warp's)
+.visible .entry race(.param .u64 out, .param .u32 sync)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 sm[64];
+  ld.param.u32 %r1, [sync];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, sm;
+  shl.b32 %r4, %r2, 2;
+  add.u32 %r5, %r3, %r4;
+  st.shared.u32 [%r5], %r2;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 barrier.cluster.arrive.aligned;
+  @%p1 barrier.cluster.wait.aligned;
+  xor.b32 %r4, %r4, 128;
+  add.u32 %r5, %r3, %r4;
+  ld.shared.u32 %r6, [%r5];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r6;
+  ret;
+}
+
 // exited threads count as arrived: rank 1 leaves at once, rank 0 passes the barrier
 .visible .entry exited(.param .u64 out)
 {
@@ -299,7 +327,7 @@ M3:
 )";
 
 static tsim::Fault runC(Kernel& k, Arena& mem, const char* name, std::vector<uint64_t> args, const unsigned* grid,
-                        unsigned block, const unsigned* cl, bool expl, unsigned threads = 2) {
+                        unsigned block, const unsigned* cl, bool expl, unsigned threads = 2, unsigned sanitize = 0) {
   tsim::Fault bad;
   bad.kind = tsim::Fault::IllegalInstruction;
   if (!k.mod) return bad;
@@ -317,6 +345,7 @@ static tsim::Fault runC(Kernel& k, Arena& mem, const char* name, std::vector<uin
   cfg.threads = threads;
   cfg.explicitCluster = expl;
   cfg.instructionBudget = 50000000;
+  cfg.sanitize = sanitize;
   tsim::Counters ctr;
   return tsim::launch(*k.mod, *ki, cfg, mem, ctr);
 }
@@ -406,6 +435,18 @@ int main() {
     for (int i = 0; i < 6; i++) CHECK_EQ(v[i], want[i]);
     // the shared::cluster address of rank 1's sm (offset 0): (1 + 1) << 24
     CHECK_EQ((uint64_t)v[6] | (uint64_t)v[7] << 32, 2ull << 24);
+  }
+  {
+    // racecheck sees barrier.cluster (clusters of one) as ordering; without it, a hazard; with
+    // clusters of more than one CTA the sanitizers are refused
+    const unsigned g[3] = {2, 1, 1}, c1[3] = {1, 1, 1}, c2[3] = {2, 1, 1};
+    uint64_t o = mem.alloc(64 * 4);
+    CHECK_EQ((int)runC(k, mem, "race", {o, 1}, g, 64, c1, false, 2, 1).kind, 0);
+    tsim::Fault f = runC(k, mem, "race", {o, 0}, g, 64, c1, false, 2, 1);
+    CHECK_EQ((int)f.kind, (int)tsim::Fault::Hazard);
+    f = runC(k, mem, "race", {o, 1}, g, 64, c2, true, 2, 1);
+    CHECK_EQ((int)f.kind, (int)tsim::Fault::IllegalInstruction);
+    CHECK(f.detail.find("not supported with clusters") != std::string::npos);
   }
   {
     // remote mbarrier arrivals from ranks 1..7 of a cluster of 8 (ranks 1..7 run after rank 0
