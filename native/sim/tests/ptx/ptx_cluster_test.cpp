@@ -3,7 +3,8 @@
 // ld/st/atom/red .shared::cluster) guarded by barrier.cluster, with exact expected values; the
 // same exchange without its barriers is wrong or reported, never a silent pass; remote mbarrier
 // arrivals (.shared::cluster) on rank 0's mbarrier, which rank 0 waits on; isspacep and cvta on
-// generic addresses of another CTA's shared memory; racecheck across barrier.cluster in a launch
+// generic addresses of another CTA's shared memory; cp.async.bulk into another CTA's shared
+// memory; racecheck across barrier.cluster in a launch
 // without clusters; exited threads
 // count as arrived; misuse (bad rank, offset past the window, wait without arrive, arrive twice,
 // a cluster barrier that cannot complete) faults with the instruction's reason.
@@ -261,6 +262,56 @@ END:
   ret;
 }
 
+// a bulk copy into another CTA's shared memory: rank 1 copies 64 bytes of `in` into rank 0's buf,
+// signalling rank 0's mbarrier (mapa addresses); rank 0 expects the bytes, waits, copies buf out
+.visible .entry rbulk(.param .u64 out, .param .u64 in)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 16 .b32 buf[16];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.eq.u32 %p2, %r2, 0;
+  and.pred %p3, %p1, %p2;
+  @%p3 mbarrier.init.shared::cta.b64 [bar], 1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  @!%p1 bra END;
+  @%p2 bra WAIT;
+  ld.param.u64 %rd1, [in];
+  mov.u32 %r3, buf;
+  mapa.shared::cluster.u32 %r4, %r3, 0;
+  mov.u32 %r5, bar;
+  mapa.shared::cluster.u32 %r6, %r5, 0;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd1], 64, [%r6];
+  bra END;
+WAIT:
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 64;
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+  @!%p1 bra LOOP;
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r7, 0;
+COPY:
+  mov.u32 %r8, buf;
+  shl.b32 %r9, %r7, 2;
+  add.u32 %r8, %r8, %r9;
+  ld.shared.u32 %r10, [%r8];
+  mul.wide.u32 %rd3, %r7, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r10;
+  add.u32 %r7, %r7, 1;
+  setp.lt.u32 %p1, %r7, 16;
+  @%p1 bra COPY;
+END:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+
 // exited threads count as arrived: rank 1 leaves at once, rank 0 passes the barrier
 .visible .entry exited(.param .u64 out)
 {
@@ -447,6 +498,20 @@ int main() {
     f = runC(k, mem, "race", {o, 1}, g, 64, c2, true, 2, 1);
     CHECK_EQ((int)f.kind, (int)tsim::Fault::IllegalInstruction);
     CHECK(f.detail.find("not supported with clusters") != std::string::npos);
+  }
+  {
+    // cp.async.bulk global -> another CTA's shared memory, completing that CTA's mbarrier
+    const unsigned g[3] = {4, 1, 1}, c[3] = {2, 1, 1};
+    uint64_t in = mem.alloc(64), o = mem.alloc(64);
+    std::vector<uint32_t> src(16);
+    for (unsigned i = 0; i < 16; i++) src[i] = 0x1000 + i * 3;
+    mem.put(in, src);
+    mem.put(o, std::vector<uint32_t>(16, 0xdead));
+    tsim::Fault f = runC(k, mem, "rbulk", {o, in}, g, 32, c, true);
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind) std::printf("fault: %s\n", f.detail.c_str());
+    auto v = mem.get<uint32_t>(o, 16);
+    for (unsigned i = 0; i < 16; i++) CHECK_EQ(v[i], src[i]);
   }
   {
     // remote mbarrier arrivals from ranks 1..7 of a cluster of 8 (ranks 1..7 run after rank 0
