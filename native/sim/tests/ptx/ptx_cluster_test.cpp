@@ -4,11 +4,12 @@
 // same exchange without its barriers is wrong or reported, never a silent pass; remote mbarrier
 // arrivals (.shared::cluster) on rank 0's mbarrier, which rank 0 waits on; isspacep and cvta on
 // generic addresses of another CTA's shared memory; cp.async.bulk into another CTA's shared
-// memory; racecheck across barrier.cluster in a launch
+// memory and TMA .multicast::cluster; racecheck across barrier.cluster in a launch
 // without clusters; exited threads
 // count as arrived; misuse (bad rank, offset past the window, wait without arrive, arrive twice,
 // a cluster barrier that cannot complete) faults with the instruction's reason.
 #include "ptx_harness.h"
+#include "tensormap.h"
 
 using namespace ptxtest;
 
@@ -312,6 +313,117 @@ END:
   ret;
 }
 
+// TMA multicast: rank 0 loads a 32-element box once into the same offset of every CTA in
+// ctaMask (mask given), completing each CTA's own mbarrier; every CTA waits on its own and copies
+// its box to out[rank * 32 ..]
+.visible .entry mcast(.param .u64 out, .param .u64 tmap, .param .u32 mask)
+{
+  .reg .pred %p<4>;
+  .reg .b16 %h<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 128 .b32 box[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  @!%p1 bra END;
+  ld.param.u32 %r15, [mask];
+  shr.u32 %r16, %r15, %r2;
+  and.b32 %r16, %r16, 1;
+  setp.eq.u32 %p3, %r16, 0;
+  @!%p3 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 128;
+  setp.ne.u32 %p2, %r2, 0;
+  @%p2 bra WAIT;
+  ld.param.u64 %rd1, [tmap];
+  cvt.u16.u32 %h1, %r15;
+  mov.u32 %r3, 0;
+  cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [box], [%rd1, {%r3}], [bar], %h1;
+WAIT:
+  @%p3 bra END;
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+  @!%p1 bra LOOP;
+  ld.param.u64 %rd2, [out];
+  mul.lo.u32 %r4, %r2, 32;
+  mov.u32 %r7, 0;
+COPY:
+  mov.u32 %r8, box;
+  shl.b32 %r9, %r7, 2;
+  add.u32 %r8, %r8, %r9;
+  ld.shared.u32 %r10, [%r8];
+  add.u32 %r11, %r4, %r7;
+  mul.wide.u32 %rd3, %r11, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r10;
+  add.u32 %r7, %r7, 1;
+  setp.lt.u32 %p1, %r7, 32;
+  @%p1 bra COPY;
+END:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+
+// the same with a plain tile load from rank 0 into rank 1's box (mapa destination and mbarrier)
+.visible .entry tmaremote(.param .u64 out, .param .u64 tmap, .param .u32 mask)
+{
+  .reg .pred %p<4>;
+  .reg .b16 %h<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 128 .b32 box[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  @!%p1 bra END;
+  ld.param.u32 %r15, [mask];
+  shr.u32 %r16, %r15, %r2;
+  and.b32 %r16, %r16, 1;
+  setp.eq.u32 %p3, %r16, 0;
+  @!%p3 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 128;
+  setp.ne.u32 %p2, %r2, 0;
+  @%p2 bra WAIT;
+  ld.param.u64 %rd1, [tmap];
+  mov.u32 %r3, 0;
+  mov.u32 %r12, box;
+  mapa.shared::cluster.u32 %r13, %r12, 1;
+  mov.u32 %r12, bar;
+  mapa.shared::cluster.u32 %r14, %r12, 1;
+  cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r13], [%rd1, {%r3}], [%r14];
+WAIT:
+  @%p3 bra END;
+LOOP:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 0;
+  @!%p1 bra LOOP;
+  ld.param.u64 %rd2, [out];
+  mul.lo.u32 %r4, %r2, 32;
+  mov.u32 %r7, 0;
+COPY:
+  mov.u32 %r8, box;
+  shl.b32 %r9, %r7, 2;
+  add.u32 %r8, %r8, %r9;
+  ld.shared.u32 %r10, [%r8];
+  add.u32 %r11, %r4, %r7;
+  mul.wide.u32 %rd3, %r11, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r10;
+  add.u32 %r7, %r7, 1;
+  setp.lt.u32 %p1, %r7, 32;
+  @%p1 bra COPY;
+END:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+
 // exited threads count as arrived: rank 1 leaves at once, rank 0 passes the barrier
 .visible .entry exited(.param .u64 out)
 {
@@ -512,6 +624,45 @@ int main() {
     if (f.kind) std::printf("fault: %s\n", f.detail.c_str());
     auto v = mem.get<uint32_t>(o, 16);
     for (unsigned i = 0; i < 16; i++) CHECK_EQ(v[i], src[i]);
+  }
+  {
+    // TMA multicast into ranks {0, 2, 3} of a cluster of 4 (rank 1 is not in the mask: untouched)
+    const unsigned g[3] = {4, 1, 1}, c[3] = {4, 1, 1};
+    uint64_t src = mem.alloc(128), o = mem.alloc(4 * 128), tm = mem.alloc(128);
+    std::vector<uint32_t> v32(32);
+    for (unsigned i = 0; i < 32; i++) v32[i] = 0x3f800000u + i * 0x1000;
+    mem.put(src, v32);
+    tsim::TensorMapBits m{};
+    m.magic = tsim::kTensorMapMagic;
+    m.version = 1;
+    m.rank = 1;
+    m.dtype = 7;
+    m.esize = 4;
+    m.addr = src;
+    m.dim[0] = 32;
+    m.stride[0] = 4;
+    m.box[0] = 32;
+    m.estride[0] = 1;
+    std::vector<uint8_t> raw(128, 0);
+    std::memcpy(raw.data(), &m, sizeof m);
+    mem.put(tm, raw);
+    mem.put(o, std::vector<uint32_t>(4 * 32, 0xdead));
+    tsim::Fault f = runC(k, mem, "mcast", {o, tm, 0xd}, g, 32, c, true);
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind) std::printf("fault: %s\n", f.detail.c_str());
+    auto v = mem.get<uint32_t>(o, 4 * 32);
+    for (unsigned r = 0; r < 4; r++)
+      for (unsigned i = 0; i < 32; i++) CHECK_EQ(v[r * 32 + i], r == 1 ? 0xdeadu : v32[i]);
+    mem.put(o, std::vector<uint32_t>(4 * 32, 0xdead));
+    f = runC(k, mem, "tmaremote", {o, tm, 0x2}, g, 32, c, true);
+    CHECK_EQ((int)f.kind, 0);
+    v = mem.get<uint32_t>(o, 4 * 32);
+    for (unsigned r = 0; r < 4; r++)
+      for (unsigned i = 0; i < 32; i++) CHECK_EQ(v[r * 32 + i], r != 1 ? 0xdeadu : v32[i]);
+    // a mask naming a rank outside the cluster faults
+    f = runC(k, mem, "mcast", {o, tm, 0x11}, g, 32, c, true);
+    CHECK_EQ((int)f.kind, (int)tsim::Fault::SharedOutOfBounds);
+    CHECK(f.detail.find("ctaMask") != std::string::npos);
   }
   {
     // remote mbarrier arrivals from ranks 1..7 of a cluster of 8 (ranks 1..7 run after rank 0
