@@ -11,9 +11,11 @@
 // 16-byte chunk at shared address a is placed at a ^ (((a >> 7) & m) << 4), m = 1/3/7: the pattern
 // wgmma's descriptors read. A load signals complete_tx(box bytes) on its mbarrier and lands as the
 // plain bulk copies do (when the mbarrier is tested); a store reads shared memory when its bulk
-// group is waited for (or the CTA ends).
+// group is waited for (or the CTA ends). A load into another CTA of the cluster (a mapa
+// destination) or .multicast::cluster (every CTA of ctaMask) lands in those CTAs' shared memory
+// when each tests its mbarrier.
 // Not implemented (a fault naming it): im2col, interleaved maps, the 128B_ATOM swizzles, a swizzled
-// box whose inner dimension is narrower than the swizzle span, NaN out-of-bounds fill, multicast.
+// box whose inner dimension is narrower than the swizzle span, NaN out-of-bounds fill.
 #include <climits>
 
 #include "exec_core.h"
