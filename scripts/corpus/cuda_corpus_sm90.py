@@ -79,3 +79,21 @@ B = (rng.integers(-8, 9, (16, 16)) / 4).astype(np.float16)
 C = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
 case('wgmma_f16', [1], [128], [Buf('f16', A.ravel()), Buf('f16', B.ravel()), Buf('f32', count=64 * 16, expect=C.ravel())],
      need='wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16')
+
+# a cluster of 4 CTAs (__cluster_dims__): distributed shared memory through cluster.map_shared_rank,
+# a remote atomicAdd and cluster.sync() (its own generator, so the cases above keep their inputs)
+crng = np.random.default_rng(9092)
+x = crng.integers(-1000, 1000, 8 * 128).astype(np.int32)
+want = np.zeros_like(x)
+csum = np.zeros(2, np.int64)  # per cluster: sum of (v & 1)
+for b in range(8):
+    r = b % 4
+    other = (r + 1) % 4
+    ob = b - r + other
+    for t in range(128):
+        v = int(x[ob * 128 + 127 - t]) * 3 + other
+        want[b * 128 + t] = v + 1000 * r
+        csum[b // 4] += v & 1
+cnt = np.array([csum[b // 4] + 100000 * 4 for b in range(8)], np.int32)
+case('cluster_dsmem', [8], [128], [Buf('i32', x), Buf('i32', count=x.size, expect=want), Buf('i32', count=8, expect=cnt),
+                                  Scalar(x.size)], need='mapa.u64')

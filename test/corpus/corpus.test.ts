@@ -203,6 +203,20 @@ describe('sabotaged sm_90a kernels fail on the sim', () => {
     drv.simSetSanitize(0);
   });
 
+  it('a cluster whose first cluster.sync() is removed reads a neighbour CTA\'s shared memory before it is written', () => {
+    const o = sabotaged('cu90_cluster_dsmem', (p) => p.replace(/barrier\.cluster\.arrive;\s*barrier\.cluster\.wait;/, ''));
+    expect(o.stage).toBe('result');
+  });
+
+  it('a cluster whose last cluster.sync() is removed is reported: a CTA reads the shared memory of one that exited', () => {
+    const o = sabotaged('cu90_cluster_dsmem', (p) => {
+      const i = p.lastIndexOf('barrier.cluster.arrive;');
+      return p.slice(0, i) + p.slice(i).replace(/barrier\.cluster\.arrive;\s*barrier\.cluster\.wait;/, '');
+    });
+    expect(o.stage).toBe('launch');
+    if (o.stage === 'launch') expect(o.message).toContain('whose CTA has exited');
+  });
+
   it('a TMA store of shared memory written without fence.proxy.async stores what the async proxy saw', () => {
     const o = sabotaged('tt90_tma_scale', (p) => p.replace(/^\s*fence\.proxy\.async\.shared::cta;$/gm, ''));
     expect(o.stage).toBe('result');

@@ -15,7 +15,28 @@ struct Dims {
   unsigned grid[3];
   unsigned block[3];
   unsigned shared;
+  unsigned cluster[3] = {0, 0, 0};  // cuLaunchKernelEx's cluster dimension (0 = not given)
 };
+
+// The cluster shape of a launch: the attribute's, else the kernel's .reqnctapercluster, else one
+// CTA. A shape the kernel or device does not allow is CUDA_ERROR_INVALID_CLUSTER_SIZE.
+CUresult clusterShape(const Dims& d, const CUfunc_st& f, unsigned* out, bool* explicitShape) {
+  const tsim::KernelInfo& k = *f.info;
+  const bool given = d.cluster[0] != 0, req = k.reqCluster[0] != 0;
+  *explicitShape = given || req;
+  for (int j = 0; j < 3; j++) out[j] = given ? d.cluster[j] : req ? (k.reqCluster[j] ? k.reqCluster[j] : 1) : 1;
+  if (!given && !req) return k.explicitCluster ? CUDA_ERROR_INVALID_CLUSTER_SIZE : CUDA_SUCCESS;
+  const uint64_t n = uint64_t(out[0]) * out[1] * out[2];
+  if (Driver::get().props.major < 9) return n <= 1 && !req && !k.explicitCluster ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+  for (int j = 0; j < 3; j++)
+    if (!out[j] || d.grid[j] % out[j] != 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (given && req)
+    for (int j = 0; j < 3; j++)
+      if (out[j] != (k.reqCluster[j] ? k.reqCluster[j] : 1)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (n > (f.nonPortableCluster ? 16u : 8u)) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (k.maxClusterRank && n > k.maxClusterRank) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  return CUDA_SUCCESS;
+}
 
 unsigned product(const unsigned* v) { return v[0] ? v[0] * (v[1] ? v[1] : 1) * (v[2] ? v[2] : 1) : 0; }
 
@@ -94,6 +115,9 @@ CUresult launch(CUfunction f, const Dims& dims, CUstream s, void** kernelParams,
   }
   if (CUresult r = tsimdrv::checkStream(ctx, s)) return r;
   if (CUresult r = validateShape(dims, *f)) return r;
+  unsigned cluster[3];
+  bool explicitCluster = false;
+  if (CUresult r = clusterShape(dims, *f, cluster, &explicitCluster)) return r;
   auto params = std::make_shared<std::vector<uint8_t>>();
   if (CUresult r = packParams(*f->info, kernelParams, extra, *params)) return r;
 
@@ -107,6 +131,8 @@ CUresult launch(CUfunction f, const Dims& dims, CUstream s, void** kernelParams,
   cfg.memcheck = d.memcheck;
   cfg.sanitize = d.sanitizeEnv | d.sanitize.load();
   cfg.trackInit = d.trackInit.load();
+  std::memcpy(cfg.cluster, cluster, sizeof cfg.cluster);
+  cfg.explicitCluster = explicitCluster;
   tsimdrv::enqueueWork(ctx, s, [ctx, module, info, cfg, params]() mutable {
     cfg.params = params->data();
     tsim::Counters counters;
@@ -152,14 +178,10 @@ TSIM_API CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, v
     switch (a.id) {
       case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
         const unsigned c[3] = {a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
-        if (c[0] * c[1] * c[2] <= 1) break;
-        if (Driver::get().props.major < 9) return CUDA_ERROR_NOT_SUPPORTED;
-        for (int j = 0; j < 3; j++)
-          if (!c[j] || d.grid[j] % c[j] != 0) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-        if (c[0] * c[1] * c[2] > 8) return CUDA_ERROR_INVALID_CLUSTER_SIZE;  // portable cluster limit
-        // Clusters of more than one CTA (distributed shared memory, %cluster_* registers,
-        // barrier.cluster) are not simulated: refuse the launch rather than run it as plain CTAs.
-        return CUDA_ERROR_NOT_SUPPORTED;
+        if (!c[0] || !c[1] || !c[2]) return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        if (uint64_t(c[0]) * c[1] * c[2] > 1 && Driver::get().props.major < 9) return CUDA_ERROR_NOT_SUPPORTED;
+        std::memcpy(d.cluster, c, sizeof c);  // checked against the grid and kernel in launch()
+        break;
       }
       default:
         if (static_cast<int>(a.id) < 0 || static_cast<int>(a.id) > 64)

@@ -73,6 +73,7 @@ struct CUfunc_st {
   CUmodule module = nullptr;
   const tsim::KernelInfo* info = nullptr;
   int maxDynamicShared = 0;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  bool nonPortableCluster = false;  // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (up to 16 CTAs)
   int carveout = -1;
 };
 

@@ -135,7 +135,37 @@ uint8_t* globalRange(Ctx& c, uint64_t a, uint64_t size, int lane, bool write) {
   return p;
 }
 
-// mode: 0 global->shared, 1 shared->shared (own CTA), 2 shared->global bulk_group.
+// The CTA whose shared memory a bulk copy's shared::cluster destination names (the executing
+// CTA's for an own offset; another's for a mapa address, whose mbarrier must be in that CTA too,
+// as the ISA requires); null after a fault.
+Cta* remoteBulkTarget(Ctx& c, int lane, uint64_t dst, uint64_t mb) {
+  Cluster& cl = *c.cta->cluster;
+  uint64_t dt = dst >> kClusterRankShift, mt = mb >> kClusterRankShift;
+  if (!dt && !mt) return c.cta;
+  unsigned own = c.cta->rank + 1;
+  if ((dt ? dt : own) != (mt ? mt : own)) {
+    raise(c, Fault::IllegalInstruction, lane, dst, 0, true,
+          "cp.async.bulk: the destination and the mbarrier are in different CTAs of the cluster");
+    return nullptr;
+  }
+  uint64_t t = dt ? dt : mt;
+  if (t > cl.size) {
+    raise(c, Fault::SharedOutOfBounds, lane, dst, 0, true,
+          "cp.async.bulk: shared::cluster address names rank " + std::to_string(t - 1) + " of a cluster of " +
+              std::to_string(cl.size) + " CTAs");
+    return nullptr;
+  }
+  Cta* to = &cl.ctas[t - 1];
+  if (to != c.cta && to->liveThreads == 0) {
+    raise(c, Fault::SharedOutOfBounds, lane, dst, 0, true,
+          "cp.async.bulk into the shared memory of cluster rank " + std::to_string(to->rank) + ", whose CTA has exited");
+    return nullptr;
+  }
+  return to;
+}
+
+// mode: 0 global->shared, 1 shared->shared (to this or another CTA of the cluster), 2
+// shared->global bulk_group.
 // s[0]+imm dst, s[1]+ext src, s[2] size, s[3]+target mbarrier (addresses in the named state
 // spaces); size, vec: the reduction and element type of cp.reduce.async.bulk (size 0: a copy).
 void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
@@ -160,13 +190,24 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
       continue;
     }
     uint32_t dOff, bOff;
-    if (!sharedOff(c, dst, false, (int)l, (unsigned)size, true, dOff, "cp.async.bulk destination")) return;
     uint64_t mb = M[l] + (uint64_t)in.target;  // target: the mbarrier's constant offset
-    if (mb & 7) {
+    // the destination (and its mbarrier, in the same CTA) may be another CTA's of the cluster
+    Cta* self = c.cta;
+    Cta* to = remoteBulkTarget(c, (int)l, dst, mb);
+    if (!to) return;
+    c.cta = to;
+    const uint64_t low = (1ull << kClusterRankShift) - 1;
+    bool ok = sharedOff(c, dst & low, false, (int)l, (unsigned)size, true, dOff, "cp.async.bulk destination");
+    if (ok && (mb & 7)) {
       raise(c, Fault::Misaligned, (int)l, mb, 8, true, "cp.async.bulk: the mbarrier must be 8-byte aligned");
+      ok = false;
+    }
+    ok = ok && sharedOff(c, mb & low, false, (int)l, 8, true, bOff, "cp.async.bulk mbarrier");
+    c.cta = self;
+    if (!ok) {
+      for (int i = 0; i < 3; i++) c.fault.ctaid[i] = self->ctaid[i];
       return;
     }
-    if (!sharedOff(c, mb, false, (int)l, 8, true, bOff, "cp.async.bulk mbarrier")) return;
     BulkCopy bc;
     bc.dstOff = dOff;
     bc.barOff = bOff;
@@ -181,11 +222,11 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
       const uint8_t* v = asyncShared(c);  // read by the async proxy
       bc.data.assign(v + so, v + so + size);
     }
-    if (c.cta->bulkCopies.size() >= (1u << 20)) {
+    if (to->bulkCopies.size() >= (1u << 20)) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "cp.async.bulk: more than 2^20 copies in flight (is the mbarrier ever tested?)");
       return;
     }
-    c.cta->bulkCopies.push_back(std::move(bc));
+    to->bulkCopies.push_back(std::move(bc));  // lands when that CTA tests the mbarrier
   }
 }
 
@@ -325,7 +366,7 @@ bool onlyMods(Decoder& dc, const Stmt& st, const char* allowed) {
 bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kMemGlobal;
   if (st.has("reduce")) return decodeCpReduceBulk(dc, st, in);
-  if (!onlyMods(dc, st, "async bulk tensor 1d 2d 3d 4d 5d tile shared::cluster shared::cta global mbarrier::complete_tx::bytes "
+  if (!onlyMods(dc, st, "async bulk tensor 1d 2d 3d 4d 5d tile shared::cluster shared::cta global mbarrier::complete_tx::bytes multicast::cluster "
                         "bulk_group commit_group wait_group read L2::cache_hint"))
     return false;
   if (st.has("tensor")) return decodeCpAsyncBulkTensor(dc, st, in);

@@ -87,6 +87,7 @@ struct Warp {
   uint32_t copySeq = 0;            // cp.async issued so far (AsyncCopy::seq)
   WgmmaInFlight wgmma;             // wgmma.mma_async in flight (exec_wgmma.cpp)
   uint32_t bulkCommitted[kWarp] = {};  // cp.async.bulk.commit_group count per lane
+  uint32_t clArr[kWarp] = {};  // barrier.cluster.arrive not yet waited on: its phase + 1 (0 = none)
 };
 
 // cp.async.mbarrier.arrive: an arrive-on the mbarrier at barOff, due once the lane's copies issued
@@ -101,7 +102,12 @@ struct MbarArrive {
 
 struct Launch;
 
+struct Cluster;
+
 struct Cta {
+  Cluster* cluster = nullptr;  // the cluster being run (exec_cluster.cpp); every CTA is in one
+  unsigned rank = 0;           // %cluster_ctarank
+  bool done = false;           // every thread has exited
   std::vector<uint8_t> shared;
   std::vector<uint8_t> local;  // localBytes per thread
   unsigned localBytes = 0;
@@ -120,6 +126,22 @@ struct Cta {
   // Empty until first needed (it then starts as the zero-filled shared memory).
   std::vector<uint8_t> asyncView;
 };
+
+// The CTAs of one cluster, run together on one worker thread (exec_cluster.cpp).
+struct Cluster {
+  Cta* ctas = nullptr;
+  unsigned size = 1;
+  uint32_t phase = 0;  // barrier.cluster phases completed
+};
+
+// barrier.cluster and distributed shared memory (exec_cluster.cpp).
+// Completes the cluster barrier phase when every non-exited thread of the cluster has arrived.
+bool releaseClusterBarrier(struct Ctx& c, Cluster& cl);
+// A shared::cluster address (own-CTA offsets, or mapa's rank-tagged form) -> the target CTA's
+// shared bytes, checked; faults and returns null when out of range.
+uint8_t* clusterSharedPtr(struct Ctx& c, int lane, uint64_t addr, unsigned bytes, bool write);
+constexpr uint64_t kClusterRankShift = 24;
+constexpr uint8_t kClusterBarId = 0xFE;  // Warp::barId of a lane in barrier.cluster.wait  // mapa: (rank + 1) << 24 | offset
 
 // Everything one launch shares between its worker threads.
 struct Launch {

@@ -368,6 +368,7 @@ bool callDecode(Decoder& dc, const Stmt& st, Inst& in) {
 bool barDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kSync;
   if (st.op == "bar" && st.has("warp")) return decodeBarWarpSync(dc, st, in);
+  if (st.op == "barrier" && st.has("cluster")) return decodeClusterBarrier(dc, st, in);
   if (st.op == "bar" || st.has("aligned")) in.flags |= kfAligned;  // bar = barrier.aligned
   if (st.has("red")) {
     int kind = st.has("popc") ? 0 : st.has("and") ? 1 : st.has("or") ? 2 : -1;
@@ -418,7 +419,8 @@ void registerCtrlOps(DecodeTable& t) {
   addOp(t, "call", callDecode, "uni", "direct calls; `vprintf`; `__assertfail` (a failed `assert`: CUDA_ERROR_ASSERT)");
   const std::string bar = "sync arrive red popc and or u32 pred aligned cta";
   addOp(t, "bar", barDecode, bar + " warp", "`bar.warp.sync` waits for the lanes of its membermask");
-  addOp(t, "barrier", barDecode, bar, "");
+  addOp(t, "barrier", barDecode, bar + " cluster wait release acquire relaxed",
+        "`barrier.cluster.arrive`/`.wait`: every non-exited thread of every CTA of the cluster (exited threads count as arrived)");
   addOp(t, "nanosleep", nopDecode, "u32", "yields the host thread");
   addOp(t, "pmevent", nopDecode, "mask", "no effect");
   // Grids of a stream run one after the other here, so a dependent grid's .wait has nothing left

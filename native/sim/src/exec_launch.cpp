@@ -23,6 +23,7 @@ const DecodeTable& decodeTable() {
     registerMbarrierOps(t);
     registerWgmmaOps(t);
     registerHopperMiscOps(t);
+    registerClusterOps(t);
     return t;
   }();
   return table;
@@ -171,13 +172,14 @@ bool releaseBarriers(Ctx& c, Cta& cta) {
   return any;
 }
 
-void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
+// Sets up CTA ctaid (rank `rank` of its cluster) to run from the kernel's entry.
+void initCta(Ctx& c, Cta& cta, const unsigned* ctaid, unsigned rank, unsigned sharedBytes) {
   Launch& L = *c.L;
   const LaunchConfig& cfg = *L.cfg;
   const Program& P = *c.prog;
-  cta.ctaid[0] = (unsigned)(linear % cfg.grid[0]);
-  cta.ctaid[1] = (unsigned)((linear / cfg.grid[0]) % cfg.grid[1]);
-  cta.ctaid[2] = (unsigned)(linear / ((uint64_t)cfg.grid[0] * cfg.grid[1]));
+  for (int i = 0; i < 3; i++) cta.ctaid[i] = ctaid[i];
+  cta.rank = rank;
+  cta.done = false;
   unsigned nthreads = cfg.block[0] * cfg.block[1] * cfg.block[2];
   unsigned nwarps = (nthreads + kWarp - 1) / kWarp;
   cta.nthreads = cta.liveThreads = nthreads;
@@ -213,6 +215,7 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
     std::fill(std::begin(w.committed), std::end(w.committed), 0);
     w.wgmma = WgmmaInFlight{};
     std::fill(std::begin(w.bulkCommitted), std::end(w.bulkCommitted), 0);
+    std::fill(std::begin(w.clArr), std::end(w.clArr), 0);
     uint64_t* R = w.R;
     for (unsigned l = 0; l < kWarp; l++) {
       unsigned t = wi * kWarp + l;
@@ -244,42 +247,84 @@ void runCta(Ctx& c, Cta& cta, uint64_t linear, unsigned sharedBytes) {
       set(kGridId, 0);
       set(kTotalSmem, sharedBytes);
       set(kCarry, 0);
+      const unsigned* cd = cfg.cluster;
+      for (unsigned k = 0; k < 3; k++) {
+        set(kClusterIdX + k, cta.ctaid[k] / cd[k]);
+        set(kNClusterIdX + k, cfg.grid[k] / cd[k]);
+        set(kClusterCtaidX + k, cta.ctaid[k] % cd[k]);
+        set(kClusterNctaidX + k, cd[k]);
+      }
+      set(kClusterCtaRank, rank);
+      set(kClusterNctaRank, cd[0] * cd[1] * cd[2]);
+      set(kIsExplicitCluster, cfg.explicitCluster ? 1 : 0);
     }
     for (size_t i = 0; i < P.consts.size(); i++) {
       uint64_t* s = R + (size_t)P.consts[i].slot * kWarp;
       std::fill(s, s + kWarp, L.constVals[i]);
     }
   }
+}
+
+// Runs the CTAs of one cluster (one CTA when the launch has no clusters) to completion: every
+// warp of every CTA in turn, between barriers.
+void runCluster(Ctx& c, Cluster& cl) {
+  Launch& L = *c.L;
   for (;;) {
     bool ran = false;
-    for (auto& w : cta.warps) {
-      if (!w.mask) continue;
-      runWarp(c, w);
-      ran = true;
-      if (c.faulted) return;
-      releaseBarriers(c, cta);
+    for (unsigned k = 0; k < cl.size; k++) {
+      Cta& cta = cl.ctas[k];
+      if (cta.done) continue;
+      c.cta = &cta;
+      for (auto& w : cta.warps) {
+        if (!w.mask) continue;
+        runWarp(c, w);
+        ran = true;
+        if (c.faulted) return;
+        releaseBarriers(c, cta);
+      }
     }
-    bool released = releaseBarriers(c, cta);
-    bool alive = false;
-    for (auto& w : cta.warps) alive |= w.live != 0;
-    if (!alive) {
-      // bulk stores still in flight complete once their threads have exited
-      if (!cta.bulkStores.empty()) settleBulkStores(c, -1, -1, ~0u);
-      return;
+    bool released = false, anyAlive = false;
+    for (unsigned k = 0; k < cl.size; k++) {
+      Cta& cta = cl.ctas[k];
+      if (cta.done) continue;
+      c.cta = &cta;
+      released |= releaseBarriers(c, cta);
+      bool alive = false;
+      for (auto& w : cta.warps) alive |= w.live != 0;
+      if (!alive) {
+        // bulk stores still in flight complete once their threads have exited
+        if (!cta.bulkStores.empty()) settleBulkStores(c, -1, -1, ~0u);
+        cta.done = true;
+      }
+      anyAlive |= alive;
     }
+    if (!anyAlive) return;
+    released |= releaseClusterBarrier(c, cl);
     if (L.stop.load(std::memory_order_relaxed)) return;
     if (!ran && !released) {
-      c.w = &cta.warps[0];
       std::string why = "deadlock: threads wait at a barrier that cannot complete";
       bool found = false;
-      for (auto& w : cta.warps) {
-        FOR_LANES(w.waiting) {
-          if (found || w.barId[l] != 0xFF) continue;
-          found = true;
-          c.w = &w;
-          why = "deadlock: lane " + std::to_string(l) + " of warp " + std::to_string(w.id) +
-                " waits in a .sync warp collective for lanes of its membermask that never arrive";
+      for (unsigned k = 0; k < cl.size && !found; k++) {
+        Cta& cta = cl.ctas[k];
+        if (cta.done) continue;
+        c.cta = &cta;
+        c.w = &cta.warps[0];
+        for (auto& w : cta.warps) {
+          FOR_LANES(w.waiting) {
+            if (found || (w.barId[l] != 0xFF && w.barId[l] != kClusterBarId)) continue;
+            found = true;
+            c.w = &w;
+            why = w.barId[l] == kClusterBarId
+                      ? "deadlock: lane " + std::to_string(l) + " of warp " + std::to_string(w.id) +
+                            " waits at barrier.cluster.wait for threads of the cluster that never arrive"
+                      : "deadlock: lane " + std::to_string(l) + " of warp " + std::to_string(w.id) +
+                            " waits in a .sync warp collective for lanes of its membermask that never arrive";
+          }
         }
+      }
+      if (!found) {
+        for (unsigned k = 0; k < cl.size; k++)
+          if (!cl.ctas[k].done) { c.cta = &cl.ctas[k]; c.w = &cl.ctas[k].warps[0]; break; }
       }
       raise(c, Fault::Timeout, 0, 0, 0, false, why);
       return;
@@ -328,23 +373,54 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
   unsigned nthreads = cfg.block[0] * cfg.block[1] * cfg.block[2];
   if (!nctas || !nthreads) return result;
   unsigned workers = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
-  workers = (unsigned)std::min<uint64_t>(workers, nctas);
+  const uint64_t csize64 = (uint64_t)cfg.cluster[0] * cfg.cluster[1] * cfg.cluster[2];
+  if (!csize64 || csize64 > 64 || cfg.grid[0] % cfg.cluster[0] || cfg.grid[1] % cfg.cluster[1] ||
+      cfg.grid[2] % cfg.cluster[2]) {
+    result.kind = Fault::IllegalInstruction;
+    result.kernel = kernel.name;
+    result.detail = "bad cluster shape: zero, more than 64 CTAs, or the grid is not divisible by it";
+    return result;
+  }
+  const unsigned csize = (unsigned)csize64;
+  if (csize > 1 && cfg.sanitize) {
+    result.kind = Fault::IllegalInstruction;
+    result.kernel = kernel.name;
+    result.detail = "racecheck/synccheck/initcheck are not supported with clusters of more than one CTA";
+    return result;
+  }
+  const uint64_t nclusters = nctas / csize;
+  workers = (unsigned)std::min<uint64_t>(workers, nclusters);
   std::atomic<uint64_t> next{0};
   auto work = [&]() {
     Ctx c;
     c.L = &L;
     c.prog = L.prog;
-    Cta cta;
-    c.cta = &cta;
+    std::vector<Cta> ctas(csize);
+    Cluster cl;
+    cl.ctas = ctas.data();
+    cl.size = csize;
+    for (auto& x : ctas) x.cluster = &cl;
+    c.cta = &ctas[0];
     SanState san;  // sanitizers (sanitize.h)
     san.flags = cfg.sanitize;
     san.trackInit = cfg.trackInit;
     if (cfg.sanitize || cfg.trackInit) c.san = &san;
     for (;;) {
       uint64_t id = next.fetch_add(1);
-      if (id >= nctas || L.stop.load()) break;
+      if (id >= nclusters || L.stop.load()) break;
       c.w = nullptr;
-      runCta(c, cta, id, sharedBytes);
+      cl.phase = 0;
+      const unsigned* cd = cfg.cluster;
+      const unsigned ncl[3] = {cfg.grid[0] / cd[0], cfg.grid[1] / cd[1], cfg.grid[2] / cd[2]};
+      const uint64_t cid[3] = {id % ncl[0], (id / ncl[0]) % ncl[1], id / ((uint64_t)ncl[0] * ncl[1])};
+      for (unsigned r = 0; r < csize; r++) {
+        const unsigned ctaid[3] = {(unsigned)(cid[0] * cd[0] + r % cd[0]),
+                                   (unsigned)(cid[1] * cd[1] + (r / cd[0]) % cd[1]),
+                                   (unsigned)(cid[2] * cd[2] + r / (cd[0] * cd[1]))};
+        c.cta = &ctas[r];
+        initCta(c, ctas[r], ctaid, r, sharedBytes);
+      }
+      runCluster(c, cl);
       if (c.faulted) {
         std::lock_guard<std::mutex> g(L.mu);
         if (L.fault.kind == Fault::None) L.fault = c.fault;

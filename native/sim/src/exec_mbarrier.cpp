@@ -9,8 +9,8 @@
 // Memory ordering: the sim makes every store visible at once, so .release/.acquire/.relaxed and
 // the .cta scope need no work. Transaction counts (sm_90): the tx-count of the current phase is kept
 // beside the object (Cta::mbarTx); a phase completes when its pending arrivals and its tx-count are
-// both zero. Clusters are launched with one CTA each (cluster launches are refused), so .cluster
-// scope and .shared::cluster addresses of the executing CTA are the CTA's own.
+// both zero. .shared::cluster addresses (exec_cluster.cpp) may name another CTA of the cluster for
+// mbarrier.arrive{.expect_tx} (the ISA's remote forms); the other operations need the CTA's own.
 #include "exec_core.h"
 #include "exec_mem.h"
 
@@ -31,15 +31,35 @@ inline uint64_t pack(uint64_t pend, uint64_t exp, uint64_t ph) {
 
 // The barrier object of each lane: its shared-memory offset (8-byte aligned, inside the CTA's
 // shared memory, or a fault naming the problem).
-bool barriers(Ctx& c, const Inst& in, uint32_t exec, bool write, uint32_t* off) {
+// With `remote`, a lane's object may be in another CTA of the cluster: remote[l] names it (null:
+// the executing CTA's).
+bool barriers(Ctx& c, const Inst& in, uint32_t exec, bool write, uint32_t* off, Cta** remote = nullptr) {
   uint8_t* p[kWarp];
   Inst atomic = in;  // sanitizers: mbarrier objects are updated atomically
   atomic.flags |= kfSanAtomic;
   if (!resolve(c, atomic, exec, 8, write, p, false)) return false;
   uint8_t* lo = c.cta->shared.data();
   FOR_LANES(exec) {
+    if (remote) remote[l] = nullptr;
+    if (remote && (p[l] < lo || p[l] >= lo + c.cta->shared.size())) {
+      Cluster& cl = *c.cta->cluster;
+      for (unsigned k = 0; k < cl.size; k++) {
+        Cta& t = cl.ctas[k];
+        if (&t != c.cta && p[l] >= t.shared.data() && p[l] + 8 <= t.shared.data() + t.shared.size()) {
+          remote[l] = &t;
+          off[l] = (uint32_t)(p[l] - t.shared.data());
+        }
+      }
+      if (remote[l]) continue;
+    }
     if (p[l] < lo || p[l] + 8 > lo + c.cta->shared.size()) {
-      raise(c, Fault::OutOfBounds, (int)l, slot(c, in.s[0])[l] + (uint64_t)in.imm, 8, write, "an mbarrier object must be in shared memory");
+      bool other = false;
+      Cluster& cl = *c.cta->cluster;
+      for (unsigned k = 0; k < cl.size; k++)
+        other |= p[l] >= cl.ctas[k].shared.data() && p[l] < cl.ctas[k].shared.data() + cl.ctas[k].shared.size();
+      raise(c, Fault::OutOfBounds, (int)l, slot(c, in.s[0])[l] + (uint64_t)in.imm, 8, write,
+            other ? "this mbarrier operation needs an object in the executing CTA's shared memory (not another CTA's)"
+                  : "an mbarrier object must be in shared memory");
       return false;
     }
     off[l] = (uint32_t)(p[l] - lo);
@@ -155,9 +175,25 @@ void invalOp(Ctx& c, const Inst& in, uint32_t exec) {
 
 // mbarrier.arrive{_drop}{.noComplete}.b64 state, [addr]{, count}: mode bit 1 drop, bit 2
 // noComplete; s[1] = count slot (0: one arrival).
+// Runs f with c.cta set to the CTA holding the mbarrier (another CTA of the cluster for a remote
+// arrival); a fault keeps naming the executing CTA.
+template <class F> bool onCta(Ctx& c, Cta* target, F f) {
+  if (!target) return f();
+  Cta* self = c.cta;
+  c.cta = target;
+  bool ok = f();
+  c.cta = self;
+  if (c.faulted) {
+    for (int i = 0; i < 3; i++) c.fault.ctaid[i] = self->ctaid[i];
+    c.fault.detail += " (the mbarrier of cluster rank " + std::to_string(target->rank) + ")";
+  }
+  return ok;
+}
+
 void arriveOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint32_t off[kWarp];
-  if (!barriers(c, in, exec, true, off)) return;
+  Cta* remote[kWarp];
+  if (!barriers(c, in, exec, true, off, remote)) return;
   uint64_t* d = slot(c, in.d[0]);
   const uint64_t* n = in.s[1] ? slot(c, in.s[1]) : nullptr;
   FOR_LANES(exec) {
@@ -167,7 +203,7 @@ void arriveOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     uint64_t state;
-    if (!arrive(c, (int)l, off[l], count, in.mode & 1, in.mode & 2, state)) return;
+    if (!onCta(c, remote[l], [&] { return arrive(c, (int)l, off[l], count, in.mode & 1, in.mode & 2, state); })) return;
     d[l] = state;
   }
 }
@@ -194,7 +230,8 @@ void testWaitOp(Ctx& c, const Inst& in, uint32_t exec) {
 // mbarrier.arrive.expect_tx.b64 state, [addr], txCount (expect, then one arrival).
 void txOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint32_t off[kWarp];
-  if (!barriers(c, in, exec, true, off)) return;
+  Cta* remote[kWarp];
+  if (!barriers(c, in, exec, true, off, remote)) return;
   const uint64_t* n = slot(c, in.s[1]);
   uint64_t* d = slot(c, in.d[0]);
   FOR_LANES(exec) {
@@ -203,10 +240,10 @@ void txOp(Ctx& c, const Inst& in, uint32_t exec) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "mbarrier txCount must be in [0, 2^20 - 1], got " + std::to_string(tx));
       return;
     }
-    if (!mbarrierTx(c, (int)l, off[l], in.mode == 1 ? -tx : tx)) return;
+    if (!onCta(c, remote[l], [&] { return mbarrierTx(c, (int)l, off[l], in.mode == 1 ? -tx : tx); })) return;
     if (in.mode == 2) {
       uint64_t state;
-      if (!arrive(c, (int)l, off[l], 1, false, false, state)) return;
+      if (!onCta(c, remote[l], [&] { return arrive(c, (int)l, off[l], 1, false, false, state); })) return;
       d[l] = state;
     }
   }
@@ -241,7 +278,7 @@ void cpArriveOp(Ctx& c, const Inst& in, uint32_t exec) {
 bool addrOperand(Decoder& dc, const Stmt& st, const Operand& o, Inst& in) {
   uint8_t sym;
   if (!dc.addr(o, in.s[0], in.imm, sym)) return false;
-  in.space = st.has("shared") || st.has("shared::cta") || st.has("shared::cluster") ? kShared : kGeneric;
+  in.space = st.has("shared") || st.has("shared::cta") ? kShared : st.has("shared::cluster") ? kSharedCluster : kGeneric;
   return true;
 }
 
@@ -340,7 +377,7 @@ bool decodeCpAsyncMbarrierArrive(Decoder& dc, const Stmt& st, Inst& in) {
 void registerMbarrierOps(DecodeTable& t) {
   addOp(t, "mbarrier", mbarrierDecode,
         "init inval arrive arrive_drop noComplete test_wait try_wait parity pending_count expect_tx complete_tx shared shared::cta shared::cluster release acquire relaxed cta cluster b64",
-        "phases, pending and expected counts and tx-counts as in the ISA (a phase completes when both reach zero); try_wait answers at once (the suspend hint is read); bulk copies signalling an mbarrier land when it is tested; an arrival with none pending, an init count or tx-count out of range faults; `.cluster` is the CTA itself (clusters of one CTA)");
+        "phases, pending and expected counts and tx-counts as in the ISA (a phase completes when both reach zero); try_wait answers at once (the suspend hint is read); bulk copies signalling an mbarrier land when it is tested; an arrival with none pending, an init count or tx-count out of range faults; `.shared::cluster` arrive / arrive.expect_tx / expect_tx / complete_tx reach another CTA of the cluster (exec_cluster.cpp); the other operations need the CTA's own object");
 }
 
 }  // namespace tsim

@@ -197,7 +197,10 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
         raise(c, Fault::Misaligned, (int)l, addr[l], bytes, write, "access not aligned to its size");
         return false;
       }
-      if (isShared) {
+      if (isShared && (addr[l] >> kClusterRankShift)) {  // another CTA's, through mapa (exec_cluster.cpp)
+        if (!(ptr[l] = clusterSharedPtr(c, (int)l, addr[l], bytes, write))) return false;
+        shr &= ~(1u << l);
+      } else if (isShared) {
         if (addr[l] + bytes > c.cta->shared.size()) {
           raise(c, Fault::SharedOutOfBounds, (int)l, addr[l], bytes, write, "shared memory window exceeded");
           return false;
@@ -219,6 +222,16 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
     if (!resolveGlobal(c, exec, addr, bytes, write, ptr)) return false;
     if (count) countSectors(c, exec, addr, bytes, write);
     if (c.san && space == kGlobal) sanGlobal(c, exec, addr, bytes, write);
+    return true;
+  }
+  if (space == kSharedCluster) {  // distributed shared memory (exec_cluster.cpp)
+    uint32_t own = 0;
+    FOR_LANES(exec) {
+      if (!(ptr[l] = clusterSharedPtr(c, (int)l, addr[l], bytes, write))) return false;
+      if (!(addr[l] >> kClusterRankShift)) own |= 1u << l;
+    }
+    if (count && own) countBanks(c, own, addr, bytes);
+    if (c.san && own) sanShared(c, in, own, addr, bytes, write);
     return true;
   }
   FOR_LANES(exec) {
@@ -435,8 +448,10 @@ void isspacepOp(Ctx& c, const Inst& in, uint32_t exec) {
   const uint64_t* a = slot(c, in.s[0]);
   FOR_LANES(exec) {
     uint64_t w = a[l] & kWindowMask;
-    bool r = in.mode == kShared ? w == kSharedWindow : in.mode == kLocal ? w == kLocalWindow
-                                                      : (w != kSharedWindow && w != kLocalWindow);
+    // shared::cta: the executing CTA's window only, not another CTA's (a generic mapa address)
+    bool own = w == kSharedWindow && !((a[l] - kSharedWindow) >> kClusterRankShift);
+    bool r = in.mode == kShared ? own : in.mode == kSharedCluster ? w == kSharedWindow
+             : in.mode == kLocal ? w == kLocalWindow : (w != kSharedWindow && w != kLocalWindow);
     d[l] = r;
   }
 }
@@ -447,6 +462,7 @@ void nopOp(Ctx&, const Inst&, uint32_t) {}
 uint8_t spaceOf(const Stmt& st) {
   if (st.has("global")) return kGlobal;
   if (st.has("shared") || st.has("shared::cta")) return kShared;
+  if (st.has("shared::cluster")) return kSharedCluster;
   if (st.has("local")) return kLocal;
   if (st.has("param")) return kParam;
   if (st.has("const")) return kConst;
@@ -454,8 +470,8 @@ uint8_t spaceOf(const Stmt& st) {
 }
 
 bool knownMemMod(const std::string& m) {
-  static const char* ok[] = {"global", "shared", "shared::cta", "local", "param", "const", "volatile", "relaxed",
-                             "acquire", "release", "weak", "sys", "gpu", "cta", "ca", "cg", "cs", "lu", "cv",
+  static const char* ok[] = {"global", "shared", "shared::cta", "shared::cluster", "local", "param", "const", "volatile", "relaxed",
+                             "acquire", "release", "weak", "sys", "gpu", "cta", "cluster", "ca", "cg", "cs", "lu", "cv",
                              "wb", "wt", "nc", "v2", "v4", "L1::evict_normal", "L1::evict_unchanged",
                              "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal",
                              "L2::evict_first", "L2::evict_last", "L2::64B", "L2::128B", "L2::256B", "mmio"};
@@ -471,7 +487,9 @@ bool addrOperand(Decoder& dc, const Stmt& st, const Operand& o, Inst& in) {
   // .param symbols of device functions live in local memory
   if (in.space == kParam && symSpace == kLocal) in.space = kLocal;
   if (in.space == kConst && symSpace == kGeneric) in.space = kGlobal;
-  in.cls = in.space == kShared ? kMemShared : kMemGlobal;
+  if (in.space == kSharedCluster && symSpace != kGeneric && symSpace != kShared)
+    return dc.fail(".shared::cluster access to a non-shared variable");
+  in.cls = in.space == kShared || in.space == kSharedCluster ? kMemShared : kMemGlobal;
   return true;
 }
 
@@ -578,7 +596,7 @@ bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   in.s[1] = dc.src(st.ops[k++], t);
   if (op == kAtCas) in.s[2] = dc.src(st.ops[k++], t);
   in.mode = (uint8_t)op;
-  in.cls = in.space == kShared ? kMemShared : kMemGlobal;
+  in.cls = in.space == kShared || in.space == kSharedCluster ? kMemShared : kMemGlobal;
   in.flags |= kfSanAtomic;
   bool bitwise = op == kAtAnd || op == kAtOr || op == kAtXor || op == kAtCas || op == kAtExch;
   switch (t) {
@@ -609,7 +627,7 @@ bool cvtaDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.s[0] = dc.src(st.ops[1], t);
   in.size = (uint8_t)tySize(t);
   in.mode = to;
-  if (st.has("shared") || st.has("shared::cta")) in.imm = (int64_t)kSharedWindow;
+  if (st.has("shared") || st.has("shared::cta") || st.has("shared::cluster")) in.imm = (int64_t)kSharedWindow;
   else if (st.has("local")) in.imm = (int64_t)kLocalWindow;
   else if (st.has("param")) in.imm = (int64_t)kParamWindow;  // kernel parameters: the param window
   else if (st.has("global") || st.has("const")) in.imm = 0;
@@ -670,19 +688,19 @@ bool createpolicyDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 void registerMemOps(DecodeTable& t) {
-  const std::string mem = "global shared shared::cta local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+  const std::string mem = "global shared shared::cta shared::cluster cluster local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "ld", ldstDecode, mem + " " + types, "cache operators, eviction hints and `.L2::cache_hint` policies have no effect");
   addOp(t, "ldu", ldstDecode, mem + " " + types, "");
   addOp(t, "st", stDecode, mem + " " + types, "");
-  const std::string atomic = "global shared shared::cta relaxed acquire release acq_rel sys gpu cta noftz L2::cache_hint "
+  const std::string atomic = "global shared shared::cta shared::cluster cluster relaxed acquire release acq_rel sys gpu cta noftz L2::cache_hint "
                              "v2 v4 add min max inc dec cas exch and or xor b16 b32 b64 b128 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "atom", atomDecode, atomic, "a CAS loop on the host bytes");
   addOp(t, "red", atomDecode, atomic, "");
   addOp(t, "createpolicy", createpolicyDecode,
         "fractional range cvt global L2 L2::evict_last L2::evict_normal L2::evict_first L2::evict_unchanged b64",
         "an opaque policy for `.L2::cache_hint` operands (hints have no effect)");
-  addOp(t, "cvta", cvtaDecode, "to global shared shared::cta local const param u32 u64", "");
-  addOp(t, "isspacep", isspacepDecode, "global shared shared::cta local", "");
+  addOp(t, "cvta", cvtaDecode, "to global shared shared::cta shared::cluster local const param u32 u64", "");
+  addOp(t, "isspacep", isspacepDecode, "global shared shared::cta shared::cluster local", "");
   addOp(t, "fence", fenceDecode, "sc acq_rel acquire release cta cluster gpu sys proxy alias async async::generic async::global async::shared::cta shared::cta shared::cluster global mbarrier_init tensormap::generic", "a host fence (every write is visible at once, to every proxy)");
   addOp(t, "membar", fenceDecode, "cta gl sys", "a host fence");
   addOp(t, "prefetch", prefetchDecode, "global local param const L1 L2 L2::evict_last L2::evict_normal tensormap", "no effect");

@@ -11,9 +11,11 @@
 // 16-byte chunk at shared address a is placed at a ^ (((a >> 7) & m) << 4), m = 1/3/7: the pattern
 // wgmma's descriptors read. A load signals complete_tx(box bytes) on its mbarrier and lands as the
 // plain bulk copies do (when the mbarrier is tested); a store reads shared memory when its bulk
-// group is waited for (or the CTA ends).
+// group is waited for (or the CTA ends). A load into another CTA of the cluster (a mapa
+// destination) or .multicast::cluster (every CTA of ctaMask) lands in those CTAs' shared memory
+// when each tests its mbarrier.
 // Not implemented (a fault naming it): im2col, interleaved maps, the 128B_ATOM swizzles, a swizzled
-// box whose inner dimension is narrower than the swizzle span, NaN out-of-bounds fill, multicast.
+// box whose inner dimension is narrower than the swizzle span, NaN out-of-bounds fill.
 #include <climits>
 
 #include "exec_core.h"
@@ -154,7 +156,14 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
     for (unsigned d = 0; d < in.vec; d++) coord[d] = (int32_t)(uint32_t)slot(c, e[3 + d])[l];
     Box b = boxOf(m);
     uint32_t boxOff;
-    if (!sharedBox(c, (int)l, slot(c, in.s[0])[l] + (uint64_t)in.imm, b.bytes, in.mode == 0, boxOff)) return;
+    // a load's destination may name another CTA of the cluster (a mapa address: exec_cluster.cpp);
+    // every CTA of a launch has the same shared size, so the box is checked against this one's
+    uint64_t da = slot(c, in.s[0])[l] + (uint64_t)in.imm;
+    if ((da & kWindowMask) == kSharedWindow) da -= kSharedWindow;
+    const uint64_t low = (1ull << kClusterRankShift) - 1;
+    uint64_t dtag = in.mode == 0 ? da >> kClusterRankShift : 0;
+    if (dtag) da &= low;
+    if (!sharedBox(c, (int)l, da, b.bytes, in.mode == 0, boxOff)) return;
     if (in.mode == 1) {
       BulkStore s;
       s.dst = m.addr;
@@ -182,6 +191,39 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
     }
     uint64_t mb = slot(c, in.s[3])[l] + (uint64_t)in.target;
     if ((mb & kWindowMask) == kSharedWindow) mb -= kSharedWindow;
+    uint64_t mtag = mb >> kClusterRankShift;
+    if (mtag) mb &= low;
+    // the CTAs the box lands in: the multicast mask's ranks (same CTA-relative offsets), else the
+    // destination's CTA, which must hold the mbarrier too
+    Cluster& cl = *c.cta->cluster;
+    std::vector<Cta*> to;
+    if (in.s[1]) {
+      uint32_t mask = (uint16_t)slot(c, in.s[1])[l];
+      if (!mask || (cl.size < 16 && (mask >> cl.size))) {
+        raise(c, Fault::SharedOutOfBounds, (int)l, mask, 0, true,
+              "cp.async.bulk.tensor .multicast::cluster: ctaMask 0x" + [&] { char h[8]; snprintf(h, sizeof h, "%x", mask); return std::string(h); }() +
+                  " names no CTA or a rank outside the cluster of " + std::to_string(cl.size) + " CTAs");
+        return;
+      }
+      for (unsigned r = 0; r < cl.size; r++)
+        if (mask >> r & 1) to.push_back(&cl.ctas[r]);
+    } else {
+      unsigned own = c.cta->rank + 1;
+      uint64_t dt = dtag ? dtag : own, mt = mtag ? mtag : own;
+      if (dt != mt || dt > cl.size) {
+        raise(c, Fault::SharedOutOfBounds, (int)l, da, 0, true,
+              "cp.async.bulk.tensor: the destination and the mbarrier must be in one CTA of the cluster");
+        return;
+      }
+      to.push_back(&cl.ctas[dt - 1]);
+    }
+    for (Cta* t : to) {
+      if (t != c.cta && t->liveThreads == 0) {
+        raise(c, Fault::SharedOutOfBounds, (int)l, da, 0, true,
+              "cp.async.bulk.tensor into the shared memory of cluster rank " + std::to_string(t->rank) + ", whose CTA has exited");
+        return;
+      }
+    }
     if ((mb & 7) || mb + 8 > c.cta->shared.size()) {
       raise(c, Fault::SharedOutOfBounds, (int)l, mb, 8, true, "cp.async.bulk.tensor: the mbarrier must be an 8-byte aligned shared-memory object");
       return;
@@ -205,7 +247,8 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
     });
     if (!ok) return;
     c.ctr.globalLoadRequests++;
-    c.cta->bulkCopies.push_back(std::move(bc));
+    for (size_t i = 0; i + 1 < to.size(); i++) to[i]->bulkCopies.push_back(bc);
+    to.back()->bulkCopies.push_back(std::move(bc));  // each lands when its CTA tests its mbarrier
   }
 }
 
@@ -400,7 +443,9 @@ bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in) {
   bool store = sp.size() == 2 && sp[0] == "global" && sp[1] == "shared::cta" && st.has("bulk_group");
   if (!load && !store) return dc.fail("expected a tile load to shared memory with mbarrier::complete_tx::bytes or a tile store to global memory with bulk_group");
   const auto& o = st.ops;
-  if (o.size() != (load ? 3u : 2u)) return dc.fail("wrong operand count");
+  bool multicast = st.has("multicast::cluster");
+  if (multicast && !load) return dc.fail(".multicast::cluster is a form of the tile load");
+  if (o.size() != (load ? (multicast ? 4u : 3u) : 2u)) return dc.fail("wrong operand count");
   const Operand& t = o[load ? 1 : 0];
   if (t.kind != Operand::Addr || t.elems.size() != 2 || t.elems[1].kind != Operand::Vec)
     return dc.fail("expected [tensorMap, {coordinates}]");
@@ -421,6 +466,7 @@ bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in) {
     if (!dc.addr(o[2], in.s[3], mo, sp2)) return false;
     if (mo < 0 || mo > INT32_MAX) return dc.fail("mbarrier offset out of range");
     in.target = (uint32_t)mo;
+    if (multicast) in.s[1] = dc.src(o[3], Ty::U16);  // ctaMask
   }
   in.ext = dc.ext(e);
   in.vec = (uint8_t)rank;

@@ -97,6 +97,8 @@ void registerWmmaOps(DecodeTable& t);
 void registerMbarrierOps(DecodeTable& t);
 void registerWgmmaOps(DecodeTable& t);
 void registerHopperMiscOps(DecodeTable& t);
+void registerClusterOps(DecodeTable& t);                           // exec_cluster.cpp
+bool decodeClusterBarrier(Decoder& dc, const Stmt& st, Inst& in);  // barrier.cluster.{arrive,wait}
 const DecodeTable& decodeTable();
 
 }  // namespace tsim

@@ -20,7 +20,7 @@ inline bool tyIsFloat(Ty t) { return t == Ty::F32 || t == Ty::F64 || t == Ty::F1
 inline bool tyIsSigned(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64; }
 
 // Memory state spaces as the executor sees them.
-enum Space : uint8_t { kGeneric, kGlobal, kShared, kLocal, kParam, kConst };
+enum Space : uint8_t { kGeneric, kGlobal, kShared, kLocal, kParam, kConst, kSharedCluster };
 
 // Generic-address windows for shared and local memory (global addresses are the driver's and must
 // stay below these).
@@ -80,7 +80,9 @@ enum SpecialSlot : uint32_t {
   kSlotSink = 0,  // written by '_' destinations and never read as a value
   kTidX = 1, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY,
   kNctaidZ, kLaneId, kWarpId, kNWarpId, kSmId, kNSmId, kDynSmem, kLaneEq, kLaneLt, kLaneLe, kLaneGt,
-  kLaneGe, kGridId, kTotalSmem, kCarry, kNumSpecial
+  kLaneGe, kGridId, kTotalSmem, kCarry, kClusterIdX, kClusterIdY, kClusterIdZ, kNClusterIdX, kNClusterIdY,
+  kNClusterIdZ, kClusterCtaidX, kClusterCtaidY, kClusterCtaidZ, kClusterNctaidX, kClusterNctaidY, kClusterNctaidZ,
+  kClusterCtaRank, kClusterNctaRank, kIsExplicitCluster, kNumSpecial
 };
 
 struct Function {

@@ -208,6 +208,12 @@ const Special kSpecials[] = {
     {"%dynamic_smem_size", kDynSmem}, {"%lanemask_eq", kLaneEq}, {"%lanemask_lt", kLaneLt},
     {"%lanemask_le", kLaneLe}, {"%lanemask_gt", kLaneGt}, {"%lanemask_ge", kLaneGe},
     {"%gridid", kGridId}, {"%total_smem_size", kTotalSmem},
+    {"%clusterid.x", kClusterIdX}, {"%clusterid.y", kClusterIdY}, {"%clusterid.z", kClusterIdZ},
+    {"%nclusterid.x", kNClusterIdX}, {"%nclusterid.y", kNClusterIdY}, {"%nclusterid.z", kNClusterIdZ},
+    {"%cluster_ctaid.x", kClusterCtaidX}, {"%cluster_ctaid.y", kClusterCtaidY}, {"%cluster_ctaid.z", kClusterCtaidZ},
+    {"%cluster_nctaid.x", kClusterNctaidX}, {"%cluster_nctaid.y", kClusterNctaidY},
+    {"%cluster_nctaid.z", kClusterNctaidZ}, {"%cluster_ctarank", kClusterCtaRank},
+    {"%cluster_nctarank", kClusterNctaRank}, {"%is_explicit_cluster", kIsExplicitCluster},
 };
 
 class Parser : public Decoder {
@@ -593,6 +599,9 @@ class Parser : public Decoder {
       };
       if (dname == ".maxntid") dims(f->info.maxntid);
       else if (dname == ".reqntid") dims(f->info.reqntid);
+      else if (dname == ".reqnctapercluster") dims(f->info.reqCluster);
+      else if (dname == ".explicitcluster") f->info.explicitCluster = true;
+      else if (dname == ".maxclusterrank") f->info.maxClusterRank = (unsigned)intTok();
       else if (dname == ".minnctapersm" || dname == ".maxnreg" || dname == ".maxnctapersm") intTok();
       else if (dname == ".noreturn") {}
       else if (dname == ".pragma") { while (!is(";") && cur().kind != Tok::End) p_++; p_++; }

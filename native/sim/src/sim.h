@@ -83,6 +83,9 @@ struct KernelInfo {
   unsigned numRegs = 0;           // an estimate; reported through cuFuncGetAttribute
   unsigned maxntid[3] = {0, 0, 0};  // 0 = not given
   unsigned reqntid[3] = {0, 0, 0};
+  unsigned reqCluster[3] = {0, 0, 0};  // .reqnctapercluster (0 = not given)
+  bool explicitCluster = false;         // .explicitcluster
+  unsigned maxClusterRank = 0;          // .maxclusterrank (0 = not given)
   bool usesDynamicShared = false;
 };
 
@@ -116,6 +119,8 @@ struct LaunchConfig {
   bool memcheck = true;             // check alignment and bounds of every access
   unsigned sanitize = 0;            // bit 0 racecheck, 1 synccheck, 2 initcheck (sanitize.h)
   bool trackInit = false;           // mark global bytes written (initcheck's shadow), checks or not
+  unsigned cluster[3] = {1, 1, 1};  // CTAs per cluster (exec_cluster.cpp); grid divisible by it
+  bool explicitCluster = false;     // launched with a cluster shape (%is_explicit_cluster)
 };
 
 // Runs one kernel to completion. Returns a Fault with kind None on success.

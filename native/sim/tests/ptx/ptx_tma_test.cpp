@@ -397,7 +397,8 @@ int main() {
       "cp.reduce.async.bulk.tensor.2d.shared::cluster.global.add.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r1}], [%r1];",
       "cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r1}], [%r1], {%rs1};",
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1}], [%r1];",
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1], [%rd1, {%r1, %r1}], [%r1], %rs1;",
+      // .multicast::cluster needs its ctaMask operand (the form with it runs: ptx_cluster_test)
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1], [%rd1, {%r1, %r1}], [%r1];",
       "ld.global.b32 %r1, [%rd1, {%r1}];",
   };
   for (const char* b : refused) {
