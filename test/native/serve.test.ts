@@ -210,6 +210,9 @@ describe('the stream-ordered memory pool', () => {
       x.free();
       out.free();
     }
+    // A free may wait for the last read's completion callback, and runs in stream order after it:
+    // wait for the pool to see every block back instead of racing those callbacks.
+    await vi.waitFor(() => expect(dev.memoryStats().inUseBytes).toBe(start.inUseBytes), { timeout: 30_000 });
     expect(dev.simDeviceSyncs()).toBe(syncs);
     const end = dev.memoryStats();
     expect(end.allocations - start.allocations).toBe(80);
