@@ -31,6 +31,12 @@ struct DevicePtrState {
   ~DevicePtrState();
 };
 
+// A fresh allocation `p` (p->addr set) as a JS handle: external memory reported to V8, `address`
+// and `bytes` on it (memAlloc and memAllocAsync).
+Napi::Object wrapAllocation(Napi::Env env, const std::shared_ptr<DevicePtrState>& p, size_t bytes);
+// After a free: the bytes reported to V8 are given back.
+void unreportAllocation(Napi::Env env, DevicePtrState& p);
+
 struct ModuleState {
   DriverRef drv;
   CUmodule mod = nullptr;

@@ -85,14 +85,7 @@ Napi::Value Driver::memAlloc(const Napi::CallbackInfo& info) {
   p->freed = true;  // until the allocation succeeds, there is nothing to free
   d->check(d->need(d->api().cuMemAlloc, "cuMemAlloc_v2")(&p->addr, bytes), "cuMemAlloc_v2");
   p->freed = false;
-  p->bytes = bytes;
-  Napi::Object obj = DevicePtrHandle::New(env, p);
-  // Device memory counts as external memory, so GC pressure is real for dropped handles.
-  Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(bytes));
-  p->reported = static_cast<int64_t>(bytes);
-  setConst(obj, "address", bigU64(env, p->addr));
-  setConst(obj, "bytes", Napi::Number::New(env, static_cast<double>(bytes)));
-  return obj;
+  return wrapAllocation(env, p, bytes);
 }
 
 Napi::Value Driver::memFree(const Napi::CallbackInfo& info) {
@@ -104,9 +97,24 @@ Napi::Value Driver::memFree(const Napi::CallbackInfo& info) {
   d->bind();
   d->check(d->need(d->api().cuMemFree, "cuMemFree_v2")(p->addr), "cuMemFree_v2");
   p->freed = true;
-  if (p->reported) Napi::MemoryManagement::AdjustExternalMemory(env, -p->reported);
-  p->reported = 0;
+  unreportAllocation(env, *p);
   return env.Undefined();
+}
+
+Napi::Object wrapAllocation(Napi::Env env, const std::shared_ptr<DevicePtrState>& p, size_t bytes) {
+  p->bytes = bytes;
+  Napi::Object obj = DevicePtrHandle::New(env, p);
+  // Device memory counts as external memory, so GC pressure is real for dropped handles.
+  Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(bytes));
+  p->reported = static_cast<int64_t>(bytes);
+  setConst(obj, "address", bigU64(env, p->addr));
+  setConst(obj, "bytes", Napi::Number::New(env, static_cast<double>(bytes)));
+  return obj;
+}
+
+void unreportAllocation(Napi::Env env, DevicePtrState& p) {
+  if (p.reported) Napi::MemoryManagement::AdjustExternalMemory(env, -p.reported);
+  p.reported = 0;
 }
 
 // memcpyHtoD(ptr, src, dstOffset = 0)

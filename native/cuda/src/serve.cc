@@ -39,13 +39,7 @@ Napi::Value Driver::memAllocAsync(const Napi::CallbackInfo& info) {
   d->check(d->need(d->api().cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync")(&p->addr, bytes, pool, rawStream(s)),
            "cuMemAllocFromPoolAsync");
   p->freed = false;
-  p->bytes = bytes;
-  Napi::Object obj = DevicePtrHandle::New(env, p);
-  Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(bytes));
-  p->reported = static_cast<int64_t>(bytes);
-  setConst(obj, "address", bigU64(env, p->addr));
-  setConst(obj, "bytes", Napi::Number::New(env, static_cast<double>(bytes)));
-  return obj;
+  return wrapAllocation(env, p, bytes);
 }
 
 // memFreeAsync(ptr, stream | null): the block returns to the pool when the stream reaches this
@@ -60,8 +54,7 @@ Napi::Value Driver::memFreeAsync(const Napi::CallbackInfo& info) {
   d->bind();
   d->check(d->need(d->api().cuMemFreeAsync, "cuMemFreeAsync")(p->addr, rawStream(s)), "cuMemFreeAsync");
   p->freed = true;
-  if (p->reported) Napi::MemoryManagement::AdjustExternalMemory(env, -p->reported);
-  p->reported = 0;
+  unreportAllocation(env, *p);
   return env.Undefined();
 }
 
