@@ -47,6 +47,8 @@ export class Storage {
 
   get freed(): boolean { return this.#freeRequested; }
   get inflight(): number { return this.#inflight; }
+  /** The device memory has been given back (free() requested and no work holds it any more). */
+  get released(): boolean { return this.#released; }
 
   /** Work that uses this storage was queued. */
   retain(): void { this.#inflight++; }
