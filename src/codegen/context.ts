@@ -7,7 +7,7 @@ import type { ElemType } from '../ir/types.js';
 import { CompileError } from '../compiler/errors.js';
 import type { LayoutPlan } from '../compiler/layout_assign.js';
 import {
-  blockedOf, ctaTile, layoutKey, parentShape, regSlots, SCALAR, threadShifts, wraps,
+  blockedOf, ctaTile, laneRep, layoutKey, parentShape, regSlots, SCALAR, threadShifts, wraps,
   type BlockedLayout, type Layout, type RegSlot,
 } from '../compiler/layout.js';
 import type { AxisInfoMap } from '../compiler/axis_info.js';
@@ -188,7 +188,7 @@ export class Lowering {
       const P = (s: string): void => this.e.emitPrologue(s);
       P(`bfe.u32 ${r}, ${lane}, ${sh.lane[d]}, ${Math.log2(b.threadsPerWarp[d]!)};`);
       P(`bfe.u32 ${t}, ${warp}, ${sh.warp[d]}, ${Math.log2(b.warpsPerCTA[d]!)};`);
-      P(`mad.lo.u32 ${r}, ${t}, ${b.threadsPerWarp[d]}, ${r};`);
+      P(`mad.lo.u32 ${r}, ${t}, ${b.threadsPerWarp[d]! * laneRep(b, d)}, ${r};`);
       P(`mul.lo.u32 ${r}, ${r}, ${b.sizePerThread[d]};`);
       out[d] = r;
     }
@@ -306,6 +306,11 @@ export class Lowering {
 
   /** Bytes at the start of shared memory kept out of the scratch (the pipeliner's ring). */
   private reserved = 0;
+  /** Alignment of the shared buffer's symbol (1024 once a swizzled tile lives in it). */
+  sharedAlign = 16;
+  get reservedBytes(): number {
+    return this.reserved;
+  }
   private scratchReg?: string;
   /** Keeps the first `bytes` of shared memory for one owner; call before anything is lowered. */
   reserveShared(bytes: number): void {

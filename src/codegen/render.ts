@@ -22,6 +22,7 @@ import { lowerPrint } from './lower_print.js';
 import { withPipeline, type PipelineSabotage } from './lower_pipeline.js';
 import type { PipelinePlan } from '../compiler/pipeline.js';
 import { dropDeadCode } from './dead_code.js';
+import { setWgmmaSabotage, type WgmmaSabotage } from './lower_wgmma.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -89,6 +90,8 @@ export interface RenderOptions {
   readonly pipeline?: PipelinePlan;
   /** @internal Breaks the pipeline on purpose (tests). */
   readonly pipelineSabotage?: PipelineSabotage;
+  /** @internal Breaks the wgmma synchronization on purpose (tests). */
+  readonly wgmmaSabotage?: WgmmaSabotage;
 }
 export interface RenderResult {
   readonly ptx: string;
@@ -102,6 +105,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   const cx = new Lowering(f, plan, info, opts.target, makeConvert(defsOf(f)));
   const rules = ruleTable(opts.dot ?? DEFAULT_DOT);
   withPipeline(rules, cx, opts.pipeline, opts.pipelineSabotage);
+  setWgmmaSabotage(cx, opts.wgmmaSabotage);
   const files = new Map<string, number>();
   let lastLoc = '';
   cx.lowerOp = (op: Op): void => {
@@ -144,13 +148,13 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
     '',
   ];
   for (const [file, i] of files) out.push(`.file ${i} ${JSON.stringify(file)}`);
-  if (cx.usesShared && dynamicShared) out.push(`.extern .shared .align 16 .b8 tessera_smem[];`);
+  if (cx.usesShared && dynamicShared) out.push(`.extern .shared .align ${cx.sharedAlign} .b8 tessera_smem[];`);
   out.push(...cx.moduleDecls);
   out.push('', `.visible .entry ${f.name}(`);
   out.push(f.params.map((p, i) => `\t.param ${PARAM_DECL(p.type)} ${pname(i)}`).join(',\n'));
   out.push(')', `.reqntid ${nthreads}, 1, 1`, '{');
   out.push(...cx.e.declarations());
-  if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align 16 .b8 tessera_smem[${Math.max(16, shared)}];`);
+  if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align ${cx.sharedAlign} .b8 tessera_smem[${Math.max(16, shared)}];`);
   if (cx.localBytes) out.push(`\t.local .align 8 .b8 tessera_local[${Math.ceil(cx.localBytes / 8) * 8}];`);
   const body = [...cx.e.prologue, ...cx.e.lines];
   dropDeadCode(body);
