@@ -1,0 +1,242 @@
+// The matmul-class kernels on wgmma (target sm_90a): the sim pretends to be an sm_90
+// (TESSERA_SIM_ARCH, read at cuInit, so it is set before anything opens the sim) and the runtime
+// then compiles for sm_90a. Each kernel runs on the interpreter and the sim and is compared with
+// a plain-JS reference; the PTX the sim ran (generic and specialized) is assembled by ptxas for
+// sm_90a and checked to take the wgmma path (a silent fall back to mma.sync would compute the
+// same numbers), with the expected count of wgmma.mma_async per tile.
+process.env['TESSERA_SIM_ARCH'] = 'sm_90';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../../src/compile/compile.js';
+import type { DType } from '../../src/ir/types.js';
+import type { KernelDef } from '../../src/lang/index.js';
+import { arange, constexpr, dot, forLoop, load, programId, ptr, store } from '../../src/lang/index.js';
+import { Kernel, kernel, type RunArgs } from '../../src/runtime/kernel.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { roundTF32 } from '../../src/ir/numeric.js';
+import { flashAttention, matmulAligned, matmulBatched, matmulMasked, type Half } from '../../bench/kernels.js';
+import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
+import { HostArray } from '../../src/runtime/array.js';
+import type { LaunchArg } from '../../src/runtime/device.js';
+import { count, gateTargets } from '../codegen/gate.js';
+import { expectBitwise, expectClose, lcg, randF32, runBoth, simDevice } from './helpers.js';
+
+const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
+const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
+
+function matmulRef(a: ArrayLike<number>, b: ArrayLike<number>, M: number, N: number, K: number, batch = 1, c?: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(batch * M * N);
+  for (let z = 0; z < batch; z++) for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+    let s = c ? c[z * M * N + i * N + j]! : 0;
+    for (let k = 0; k < K; k++) s += a[z * M * K + i * K + k]! * b[z * K * N + k * N + j]!;
+    out[z * M * N + i * N + j] = s;
+  }
+  return out;
+}
+
+function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number): Float64Array {
+  const o = new Float64Array(L * D);
+  for (let i = 0; i < L; i++) {
+    const s = Array.from({ length: L }, (_, j) => {
+      let d = 0;
+      for (let x = 0; x < D; x++) d += q[i * D + x]! * k[j * D + x]!;
+      return d * scale;
+    });
+    const mx = Math.max(...s);
+    const e = s.map((x) => Math.exp(x - mx));
+    const sum = e.reduce((x, y) => x + y, 0);
+    for (let x = 0; x < D; x++) o[i * D + x] = e.reduce((acc, p, j) => acc + p * v[j * D + x]!, 0) / sum;
+  }
+  return o;
+}
+
+/**
+ * The PTX of `def` for sm_90a — generic, and specialized for `args` as the sim device compiles
+ * it — assembles with ptxas and has `wgmmas` wgmma.mma_async (matching `form`), one
+ * commit_group per dot, and no mma.sync. Returns the specialized PTX.
+ */
+function expectWgmmaPath(def: KernelDef, args: RunArgs, wgmmas: number, form: RegExp, opts: { numWarps?: number; numStages?: number; dots?: number } = {}): string {
+  const cx: Record<string, number> = {};
+  for (const n of def.constexprNames) cx[n] = args[n] as number;
+  const f = def.trace(cx);
+  const positional = def.runtimeParams.map((p) => {
+    const v = args[p.name];
+    return (v instanceof HostArray ? v.data : v) as LaunchArg;
+  });
+  const o = { numWarps: opts.numWarps ?? 4, numStages: opts.numStages ?? 1 };
+  gateTargets(f, ['sm_90a'], o);
+  const r = gateTargets(f, ['sm_90a'], { ...o, specialization: launchSpecialization(f, positional) })['sm_90a']!;
+  const ptx = r.ptx;
+  expect(count(ptx, /wgmma\.mma_async/), `${def.name}: wgmma.mma_async`).toBe(wgmmas);
+  expect(count(ptx, form), `${def.name}: the wgmma form`).toBe(wgmmas);
+  expect(count(ptx, /wgmma\.commit_group\.sync\.aligned;/), `${def.name}: commit_group`).toBe(opts.dots ?? 1);
+  expect(ptx, `${def.name}: mma.sync`).not.toMatch(/mma\.sync/);
+  return ptx;
+}
+
+describe('the sim as an sm_90', () => {
+  it('compiles for sm_90a (compute 9.0)', () => {
+    expect(simDevice().target).toBe('sm_90a');
+  });
+});
+
+describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
+  const form = new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n(\\d+)k16\\.f32\\.${t}\\.${t} `);
+
+  it('masked matmul, ragged in M, N and K (72 x 40 x 56; BM 64, BN 32, BK 32; 4 warps): m64n32k16, 2 per tile', async () => {
+    const M = 72, N = 40, K = 56;
+    const a = enc(t, randF32(M * K, 31)), b = enc(t, randF32(K * N, 32));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 32, BK: 32 };
+    const r = await runBoth(new Kernel(matmulMasked[t]), args, [2, 2]);
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    const ptx = expectWgmmaPath(matmulMasked[t] as unknown as KernelDef, args, 2, form, { numStages: 3 });
+    expect(ptx).toMatch(/m64n32k16/);
+  });
+
+  it.each([1, 3])('aligned matmul (128 x 64 x 96; BM = BN = 64, BK = 32; 4 warps; numStages %i): 2 wgmma per tile, as Triton 3.8 for cc 90', async (numStages) => {
+    const M = 128, N = 64, K = 96;
+    const a = enc(t, randF32(M * K, 38)), b = enc(t, randF32(K * N, 39));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(new Kernel(matmulAligned[t]), args, [2, 1], { numStages });
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    expectWgmmaPath(matmulAligned[t] as unknown as KernelDef, args, 2, form, { numStages });
+  });
+
+  it('batched matmul, batch = programId(2) (3 x 64 x 64 x 64; BM = BN = 64, BK = 32; 4 warps)', async () => {
+    const B = 3, M = 64, N = 64, K = 64;
+    const a = enc(t, randF32(B * M * K, 33)), b = enc(t, randF32(B * K * N, 34));
+    const args = { a, b, c: new Float32Array(B * M * N), M, N, K, BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(new Kernel(matmulBatched[t]), args, [1, 1, B], { numStages: 1 });
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K, B), 1e-4, 'sim vs JS');
+    expectWgmmaPath(matmulBatched[t] as unknown as KernelDef, args, 2, form);
+  });
+
+  // BM 128 on one warpgroup: two m64 instructions per k-step; on two warpgroups: one each
+  it.each([[4, 2], [8, 1]] as const)('BM = 128, BN = 128 (%i warps): %i wgmma.m64n128k16 per k-step and warpgroup', async (numWarps, perStep) => {
+    const M = 128, N = 128, K = 64;
+    const a = enc(t, randF32(M * K, 44)), b = enc(t, randF32(K * N, 45));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 128, BN: 128, BK: 32 };
+    const r = await runBoth(new Kernel(matmulMasked[t]), args, [1, 1], { numWarps, numStages: 1 });
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    const ptx = expectWgmmaPath(matmulMasked[t] as unknown as KernelDef, args, 2 * perStep, form, { numWarps });
+    expect(ptx).toMatch(/m64n128k16/);
+  });
+
+  it('flash-attention forward (L = 128, BM = BN = 64, D = 32, 4 warps): S = Q K^T from shared memory, P V with A = P from registers', async () => {
+    const L = 128, D = 32, scale = 1 / Math.sqrt(D);
+    const q = enc(t, randF32(L * D, 41)), k = enc(t, randF32(L * D, 42)), v = enc(t, randF32(L * D, 43));
+    const args = { q, k, v, o: new Float32Array(L * D), L, scale, BM: 64, BN: 64, D };
+    const r = await runBoth(new Kernel(flashAttention[t]), args, L / 64, { numStages: 1 });
+    const tol = t === 'bf16' ? 2e-2 : 4e-3;
+    expectClose(r.sim.o, r.interpret.o, tol / 4, 'sim vs interpreter');
+    expectClose(r.sim.o, attentionRef(dec(t, q), dec(t, k), dec(t, v), L, D, scale), tol, 'sim vs JS');
+    // S: K = D = 32, two m64n64k16; P V: K = BN = 64, four m64n32k16
+    const ptx = expectWgmmaPath(flashAttention[t] as unknown as KernelDef, args, 6, form, { dots: 2 });
+    // P V reads A from four registers ({...}) and V MN-major (trans-b 1); K^T is staged as
+    // [BN, D] and read K-major (trans-b 0)
+    expect(count(ptx, /wgmma\.mma_async\S*m64n32k16\S* \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, %p\d+, 1, 1, 1;/)).toBe(4);
+    expect(count(ptx, /wgmma\.mma_async\S*m64n64k16\S* \{[^}]*\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 0;/)).toBe(2);
+  });
+});
+
+type Prec = 'tf32' | undefined;
+/** c[M,N] = c + a[M,K] @ b[K,N] (masked tiles, k-loop); c is both the initial accumulator and the output. */
+const matmulAcc = (ta: DType, tc: DType, prec: Prec) => kernel(
+  { name: `mm_wg_${ta}_${tc}`, params: { a: ptr(ta), b: ptr(ta), c: ptr(tc), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const cMask = rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N));
+    const pc = c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0)));
+    const [acc] = forLoop(0, K, BK, [load(pc, { mask: cMask, other: 0 })], (k, acc) => {
+      const ka = k.add(rk);
+      const ta_ = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))), { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
+      const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))), { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
+      return [dot(ta_, tb, prec === undefined ? { acc: acc! } : { acc: acc!, inputPrecision: prec })];
+    });
+    store(pc, acc!, { mask: cMask });
+  },
+);
+
+/** |got - want| <= tol * mag, element by element (a rounding-error bound). */
+function expectWithin(got: ArrayLike<number>, want: ArrayLike<number>, mag: ArrayLike<number>, tol: number, what: string): void {
+  for (let i = 0; i < want.length; i++) {
+    const err = Math.abs(got[i]! - want[i]!);
+    if (!(err <= tol * mag[i]!)) expect.fail(`${what}: element ${i}: got ${got[i]}, want ${want[i]} (bound ${tol * mag[i]!})`);
+  }
+}
+const magnitude = (a: ArrayLike<number>, b: ArrayLike<number>, c: ArrayLike<number>, M: number, N: number, K: number): Float64Array =>
+  matmulRef(Array.from(a, Math.abs), Array.from(b, Math.abs), M, N, K, 1, Array.from(c, Math.abs));
+
+describe('wgmma beyond f16/bf16 with f32 accumulators', () => {
+  const M = 72, N = 40, K = 56;
+
+  it('tf32 (f32 inputs, default precision): m64n32k8.f32.tf32.tf32, B staged K-major; sim = JS on tf32-rounded inputs', async () => {
+    const a = randF32(M * K, 41), b = randF32(K * N, 42), c0 = randF32(M * N, 43);
+    const u = new Uint32Array(a.buffer);
+    for (let i = 0; i < u.length; i += 5) u[i] = (u[i]! & 0xffffe000) | 0x1000; // ties: rounding shows
+    const args = { a, b, c: c0.slice(), M, N, K, BM: 64, BN: 32, BK: 32 };
+    const r = await runBoth(matmulAcc('f32', 'f32', undefined), args, [2, 2], { numStages: 1 });
+    const want = matmulRef(a.map(roundTF32), b.map(roundTF32), M, N, K, 1, c0);
+    const mag = magnitude(a, b, c0, M, N, K);
+    expectWithin(r.sim.c, want, mag, 2 * (K + 1) * 2 ** -24, 'sim vs JS (tf32 inputs)');
+    expectWithin(r.interpret.c, want, mag, 2 * (K + 1) * 2 ** -24, 'interpreter vs JS');
+    const ptx = expectWgmmaPath(matmulAcc('f32', 'f32', undefined).def, args, 4, /wgmma\.mma_async\.sync\.aligned\.m64n32k8\.f32\.tf32\.tf32 /);
+    expect(ptx).toMatch(/cvt\.rna\.tf32\.f32/);
+  });
+
+  it('f16 inputs with an f16 accumulator: m64n64k16.f16.f16.f16 (packed pairs)', async () => {
+    const M2 = 64, N2 = 64, K2 = 64;
+    const a = f16Array(randF32(M2 * K2, 61, -1, 1)), b = f16Array(randF32(K2 * N2, 62, -1, 1)), c = f16Array(randF32(M2 * N2, 63, -1, 1));
+    const args = { a, b, c: c.slice(), M: M2, N: N2, K: K2, BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(matmulAcc('f16', 'f16', undefined), args, [1, 1], { numStages: 1 });
+    const fa = f16ToFloat32(a), fb = f16ToFloat32(b), fc = f16ToFloat32(c);
+    const bound = (K2 + 1) * 2 ** -11;
+    expectWithin(f16ToFloat32(r.sim.c as Uint16Array), matmulRef(fa, fb, M2, N2, K2, 1, fc), magnitude(fa, fb, fc, M2, N2, K2), bound, 'sim vs JS');
+    expectWgmmaPath(matmulAcc('f16', 'f16', undefined).def, args, 2, /wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f16\.f16\.f16 /);
+  });
+});
+
+describe('wgmma on 8-bit integers (i32 accumulator, wrapping)', () => {
+  const M = 72, N = 40, K = 80;
+  const ints = (t: 'i8' | 'u8', n: number, seed: number): Int8Array | Uint8Array => {
+    const r = lcg(seed);
+    const out = t === 'i8' ? new Int8Array(n) : new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = Math.floor(r() * 256) - (t === 'i8' ? 128 : 0);
+    return out;
+  };
+  const cInit = (n: number): Int32Array => {
+    const r = lcg(7), c = new Int32Array(n);
+    for (let i = 0; i < n; i++) c[i] = i % 2 === 0 ? 2 ** 31 - 1 - Math.floor(r() * 1000) : Math.floor(r() * 2000) - 1000;
+    return c;
+  };
+
+  it.each([['i8', 's8'], ['u8', 'u8']] as const)('%s: m64n32k32.s32.%s, B staged K-major; sim, interpreter and JS bit for bit', async (t, ptxT) => {
+    const a = ints(t, M * K, 51), b = ints(t, K * N, 52), c = cInit(M * N);
+    const args = { a, b, c: c.slice(), M, N, K, BM: 64, BN: 32, BK: 32 };
+    const r = await runBoth(matmulAcc(t, 'i32', undefined), args, [2, 2], { numStages: 1 });
+    const want = new Int32Array(M * N);
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+      let s = c[i * N + j]!;
+      for (let k = 0; k < K; k++) s = (s + a[i * K + k]! * b[k * N + j]!) | 0;
+      want[i * N + j] = s;
+    }
+    expectBitwise(r.sim.c, want, 'sim vs JS');
+    expectBitwise(r.interpret.c, want, 'interpreter vs JS');
+    expectWgmmaPath(matmulAcc(t, 'i32', undefined).def, args, 1, new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n32k32\\.s32\\.${ptxT}\\.${ptxT} `));
+  });
+});
+
+describe('dots that do not fit wgmma stay on mma.sync', () => {
+  it('BM 32 (less than 64 rows per warpgroup) and 2 warps compile to mma.sync for sm_90a', () => {
+    for (const [BM, numWarps] of [[32, 4], [64, 2]] as const) {
+      const { ptx } = compile(matmulMasked.f16.trace({ BM, BN: 32, BK: 32 }), { target: 'sm_90a', numWarps, ptxas: false });
+      expect(ptx).toMatch(/mma\.sync\.aligned\.m16n8k16/);
+      expect(ptx).not.toMatch(/wgmma\./);
+    }
+  });
+});
