@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
 import type { DType } from '../../src/ir/types.js';
 import type { KernelDef } from '../../src/lang/index.js';
-import { arange, constexpr, dot, forLoop, load, programId, ptr, store } from '../../src/lang/index.js';
+import { arange, constexpr, dot, forLoop, load, max, programId, ptr, store, sum } from '../../src/lang/index.js';
 import { Kernel, kernel, type RunArgs } from '../../src/runtime/kernel.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { roundTF32 } from '../../src/ir/numeric.js';
@@ -228,6 +228,36 @@ describe('wgmma on 8-bit integers (i32 accumulator, wrapping)', () => {
     expectBitwise(r.sim.c, want, 'sim vs JS');
     expectBitwise(r.interpret.c, want, 'interpreter vs JS');
     expectWgmmaPath(matmulAcc(t, 'i32', undefined).def, args, 1, new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n32k32\\.s32\\.${ptxT}\\.${ptxT} `));
+  });
+});
+
+// The accumulator layout is a blocked layout with a lane repeat along M (compiler/layout.ts): the
+// reductions (in-thread, shuffles, across warps), conversions and stores of the epilogue read it
+// like any other layout.
+const dotReduce = kernel(
+  { name: 'mm_wg_reduce', params: { a: ptr('f16'), b: ptr('f16'), rows: ptr('f32'), cols: ptr('f32'), mx: ptr('f32'), BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, rows, cols, mx, BM, BN, BK }) => {
+    const rm = arange(0, BM), rn = arange(0, BN), rk = arange(0, BK);
+    const c = dot(load(a.add(rm.expandDims(1).mul(BK).add(rk.expandDims(0)))), load(b.add(rk.expandDims(1).mul(BN).add(rn.expandDims(0)))));
+    store(rows.add(rm), sum(c, 1));
+    store(cols.add(rn), sum(c, 0));
+    store(mx.add(rn), max(c, 0));
+  },
+);
+
+describe('reductions of the wgmma accumulator', () => {
+  it.each([[64, 64, 4], [128, 32, 8]] as const)('row sums, column sums and column maxima of a [%i, %i] dot on %i warps', async (BM, BN, numWarps) => {
+    const BK = 32;
+    const a = f16Array(randF32(BM * BK, 81)), b = f16Array(randF32(BK * BN, 82));
+    const args = { a, b, rows: new Float32Array(BM), cols: new Float32Array(BN), mx: new Float32Array(BN), BM, BN, BK };
+    const r = await runBoth(dotReduce, args, 1, { numWarps, numStages: 1 });
+    const c = matmulRef(f16ToFloat32(a), f16ToFloat32(b), BM, BN, BK);
+    const rows = Array.from({ length: BM }, (_, i) => c.subarray(i * BN, (i + 1) * BN).reduce((x, y) => x + y, 0));
+    const cols = Array.from({ length: BN }, (_, j) => Array.from({ length: BM }, (_, i) => c[i * BN + j]!));
+    expectClose(r.sim.rows, rows, 1e-4, 'row sums');
+    expectClose(r.sim.cols, cols.map((x) => x.reduce((p, q) => p + q, 0)), 1e-4, 'column sums');
+    expectClose(r.sim.mx, cols.map((x) => Math.max(...x)), 1e-5, 'column maxima');
+    expectWgmmaPath(dotReduce.def, args, BK / 16 * (BM / (16 * numWarps)), /wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.f16\.f16 /, { numWarps });
   });
 });
 
