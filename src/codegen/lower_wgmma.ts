@@ -24,7 +24,7 @@ import type { Lowering } from './context.js';
 import { mmaAccum } from './mma_accum.js';
 import { stagedBytes, tf32Regs } from './mma_fragments.js';
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
-import { stagedTile } from './staged.js';
+import { stagedTile, type StagedTile } from './staged.js';
 import { descPlus, emitDesc, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 import { storeSwizzled } from './wgmma_stage.js';
 
@@ -49,17 +49,10 @@ interface Operand {
   readonly mnMajor: boolean;
 }
 
-/** A 1024-aligned b32 address in the scratch with `bytes` free after it. */
+/** The scratch's base (1024-aligned: the symbol and the reserved ring are) with `bytes` free. */
 function alignedScratch(cx: Lowering, bytes: number): string {
-  cx.sharedAlign = SWIZZLE_ALIGN;
   const r = cx.reg('b32');
-  if (cx.reservedBytes % SWIZZLE_ALIGN === 0) {
-    cx.emit(`mov.u32 ${r}, ${cx.smemBase(bytes)};`);
-    return r;
-  }
-  cx.emit(`mov.u32 ${r}, ${cx.smemBase(bytes + SWIZZLE_ALIGN - 16)};`);
-  cx.emit(`add.u32 ${r}, ${r}, ${SWIZZLE_ALIGN - 1};`);
-  cx.emit(`and.b32 ${r}, ${r}, ${-SWIZZLE_ALIGN};`);
+  cx.emit(`mov.u32 ${r}, ${cx.smemBase(bytes)};`);
   return r;
 }
 
@@ -173,11 +166,9 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
  * A staged tile (the pipeliner's ring) as wgmma reads it: A ([M, K] as loaded) is K-major unless
  * stored transposed; B ([K, N] as loaded) is MN-major unless stored transposed ([N, K]).
  */
-function stagedOperand(cx: Lowering, t: NonNullable<ReturnType<typeof stagedTile>>, isA: boolean): Operand {
-  const u = t as unknown as Partial<SwizzledTile> & { base: string; transposed?: boolean };
-  if (!u.swizzle || !u.rows || !u.rowBytes) cx.fail('wgmma needs operands staged in the swizzled layout (smem_swizzle.ts); this staged tile is not');
-  const transposed = !!u.transposed;
-  return { tile: { rows: u.rows, rowBytes: u.rowBytes, swizzle: u.swizzle, base: u.base }, mnMajor: isA ? transposed : !transposed };
+function stagedOperand(cx: Lowering, t: StagedTile, isA: boolean): Operand {
+  if (!t.swizzle) cx.fail(`wgmma reads swizzled tiles only; the staged tile's ${t.rowBytes}-byte rows are not`);
+  return { tile: { rows: t.rows, rowBytes: t.rowBytes, swizzle: t.swizzle, base: t.base }, mnMajor: isA ? t.transposed : !t.transposed };
 }
 
 /**
