@@ -28,12 +28,59 @@ import { stagedTile, type StagedTile } from './staged.js';
 import { descPlus, emitDesc, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 import { storeSwizzled } from './wgmma_stage.js';
 
-/** Ways to break the wgmma synchronization on purpose (tests show the sim catches each). */
+/**
+ * Ways to break the wgmma synchronization on purpose (tests show the sim catches each):
+ * 'no-wait' drops the dot's wait_group (a pipelined loop keeps its wait after the loop),
+ * 'no-proxy-fence' the fence.proxy.async before the dot.
+ */
 export const WGMMA_SABOTAGE = ['no-wait', 'no-proxy-fence'] as const;
 export type WgmmaSabotage = (typeof WGMMA_SABOTAGE)[number];
 const sabotageOf = new WeakMap<Lowering, WgmmaSabotage>();
 /** @internal Sets the sabotage of one lowering (compile's `wgmmaSabotage` option). */
 export const setWgmmaSabotage = (cx: Lowering, s: WgmmaSabotage | undefined): void => void (s ? sabotageOf.set(cx, s) : sabotageOf.delete(cx));
+export const wgmmaSabotage = (cx: Lowering): WgmmaSabotage | undefined => sabotageOf.get(cx);
+
+/** wgmma groups a dot may leave in flight (default 0: it waits for its own). */
+const pendingOf = new WeakMap<Lowering, Map<Op, number>>();
+export function setWgmmaPending(cx: Lowering, op: Op, n: number): void {
+  let m = pendingOf.get(cx);
+  if (!m) pendingOf.set(cx, (m = new Map()));
+  m.set(op, n);
+}
+
+/**
+ * The dot of a pipelined loop whose wgmma may stay in flight into the next iteration (Triton's
+ * wait for all but the most recent group), or undefined: a wgmma dot directly in the body, both
+ * operands read from the loop's ring (`staged`: their value ids), accumulating in place into an
+ * f32/32-bit carried value it alone uses and yields back to the same place - so nothing reads its
+ * accumulator registers before the next iteration's wgmma (which may chain on them in flight)
+ * or the wait after the loop.
+ */
+export function overlappedDot(cx: Lowering, loop: Op, staged: ReadonlySet<number>): Op | undefined {
+  if (cx.target !== 'sm_90a') return undefined;
+  const body = loop.regions[0]!;
+  const y = body.ops[body.ops.length - 1]!;
+  const uses = (id: number): number => {
+    let n = 0;
+    const walk = (ops: readonly Op[]): void => ops.forEach((o) => {
+      n += o.operands.filter((v) => v.id === id).length;
+      o.regions.forEach((r) => walk(r.ops));
+    });
+    walk(body.ops);
+    return n;
+  };
+  const found = body.ops.filter((o) => {
+    if (o.kind !== 'dot') return false;
+    const [a, b, acc] = o.operands as [Value, Value, Value];
+    const r = o.results[0]!;
+    const [M] = a.type.shape as [number, number];
+    if (!isWgmmaLayout(cx.layoutOf(r), M, cx.numWarps) || !staged.has(a.id) || !staged.has(b.id)) return false;
+    if (!['f32', 'i32', 'u32'].includes(r.type.elem)) return false;
+    const k = body.args.indexOf(acc) - 1;
+    return k >= 0 && y.operands[k] === r && uses(acc.id) === 1 && uses(r.id) === 1;
+  });
+  return found.length === 1 ? found[0] : undefined;
+}
 
 /** The PTX type of a wgmma operand for `kind`. */
 const opType = (k: WgmmaKind): string => k.input;
@@ -157,7 +204,7 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
     }
   }
   cx.emit('wgmma.commit_group.sync.aligned;');
-  if (sabotage !== 'no-wait') cx.emit('wgmma.wait_group.sync.aligned 0;');
+  if (sabotage !== 'no-wait') cx.emit(`wgmma.wait_group.sync.aligned ${pendingOf.get(cx)?.get(op) ?? 0};`);
   cx.define(r, acc.result());
   return true;
 }

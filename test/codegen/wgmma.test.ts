@@ -122,14 +122,15 @@ describe('golden PTX: the 64x64x32 f16 matmul on 4 warps', () => {
 });
 
 describe('on the sim: a broken wgmma synchronization is caught', () => {
-  const M = 64, N = 64, K = 64;
-  const a = f16Array(randF32(M * K, 71)), b = f16Array(randF32(K * N, 72));
-  const fa = f16ToFloat32(a), fb = f16ToFloat32(b);
-  const run = (o: Partial<CompileOptions>): Float32Array => {
+  const M = 64, N = 64, KMAX = 192;
+  const a0 = f16Array(randF32(M * KMAX, 71)), b = f16Array(randF32(KMAX * N, 72));
+  const fb = f16ToFloat32(b);
+  const run = (o: Partial<CompileOptions>, K = 64): Float32Array => {
     const rt = simDevice();
     const compiled = compile(matmulAligned.f16.trace(TILE), { target: rt.target, numWarps: 4, numStages: 1, ptxas: false, specialization: ALIGNED, ...o });
     const dev = rt.native;
-    const bufs = [a, b, new Float32Array(M * N)].map((x) => {
+    const a = a0.subarray(0, M * K); // a [M, K] row-major; b's first K rows
+    const bufs = [a, b.subarray(0, K * N), new Float32Array(M * N)].map((x) => {
       const p = dev.alloc(x.byteLength);
       dev.upload(p, x);
       return p;
@@ -142,7 +143,8 @@ describe('on the sim: a broken wgmma synchronization is caught', () => {
       bufs.forEach((p) => dev.free(p));
     }
   };
-  const maxErr = (c: Float32Array): number => {
+  const maxErr = (c: Float32Array, K = 64): number => {
+    const fa = f16ToFloat32(a0.subarray(0, M * K));
     let e = 0;
     for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
       let s = 0;
@@ -160,6 +162,17 @@ describe('on the sim: a broken wgmma synchronization is caught', () => {
   it('without fence.proxy.async the wgmma reads what the async proxy saw: a wrong product', () => {
     gateTargets(matmulAligned.f16.trace(TILE), ['sm_90a'], { numWarps: 4, numStages: 1, specialization: ALIGNED, wgmmaSabotage: 'no-proxy-fence' });
     expect(maxErr(run({ wgmmaSabotage: 'no-proxy-fence' }))).toBeGreaterThan(1);
+  });
+
+  it('pipelined (3 stages, 6 iterations): right as compiled, with the wgmma of each iteration in flight into the next', () => {
+    const r = gateTargets(matmulAligned.f16.trace(TILE), ['sm_90a'], { numWarps: 4, numStages: 3, specialization: ALIGNED })['sm_90a']!;
+    expect(r.ptx).toContain('wgmma.wait_group.sync.aligned 1;');
+    expect(maxErr(run({ numStages: 3 }, KMAX), KMAX)).toBeLessThan(1e-3);
+  });
+
+  it('pipelined without the wait in the loop: the wgmmas complete after the loop, reading stages the ring has overwritten', () => {
+    gateTargets(matmulAligned.f16.trace(TILE), ['sm_90a'], { numWarps: 4, numStages: 3, specialization: ALIGNED, wgmmaSabotage: 'no-wait' });
+    expect(maxErr(run({ numStages: 3, wgmmaSabotage: 'no-wait' }, KMAX), KMAX)).toBeGreaterThan(1);
   });
 
   it('the option is checked', () => {

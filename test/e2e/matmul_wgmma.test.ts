@@ -100,7 +100,17 @@ describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
     const r = await runBoth(new Kernel(matmulAligned[t]), args, [2, 1], { numStages });
     expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
     expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
-    expectWgmmaPath(matmulAligned[t] as unknown as KernelDef, args, 2, form, { numStages });
+    const ptx = expectWgmmaPath(matmulAligned[t] as unknown as KernelDef, args, 2, form, { numStages });
+    if (numStages === 3) {
+      // operands from the cp.async ring (no st.shared in the loop); the wgmma of iteration i
+      // stays in flight into i+1 (wait_group 1), copies run S-2 = 1 iteration ahead
+      const body = ptx.slice(ptx.indexOf('\n$L_pfor'), ptx.indexOf('\n$L_endpfor'));
+      expect(body).toMatch(/cp\.async\.cg\.shared\.global/);
+      expect(body).not.toMatch(/st\.shared/);
+      expect(body).toContain('wgmma.wait_group.sync.aligned 1;');
+      expect(body).toContain('cp.async.wait_group 0;');
+      expect(ptx.slice(ptx.indexOf('\n$L_endpfor'))).toContain('wgmma.wait_group.sync.aligned 0;');
+    }
   });
 
   it('batched matmul, batch = programId(2) (3 x 64 x 64 x 64; BM = BN = 64, BK = 32; 4 warps)', async () => {
