@@ -276,6 +276,12 @@ export class Lowering {
 
   /** Module-scope declarations (vprintf, format strings). */
   readonly moduleDecls: string[] = [];
+  /** The lowest PTX ISA version (x10, e.g. 84) the instructions emitted so far need; 0: the target's own. */
+  ptxVersionFloor = 0;
+  /** Notes that an emitted instruction needs PTX ISA `v` (ptxas refuses it below: fp8 mma.sync 8.4, ...). */
+  requirePtxVersion(v: number): void {
+    this.ptxVersionFloor = Math.max(this.ptxVersionFloor, Math.round(v * 10));
+  }
   private strings = 0;
   private local?: { local: string; generic: string; bytes: number };
   /** A global constant string; returns its symbol. */
