@@ -82,12 +82,16 @@ export function overlappedDot(cx: Lowering, loop: Op, staged: ReadonlySet<number
   return found.length === 1 ? found[0] : undefined;
 }
 
-/** The PTX type of a wgmma operand for `kind`. */
-const opType = (k: WgmmaKind): string => k.input;
-
-/** The wgmma.mma_async instruction (without operands). */
+/** The wgmma.mma_async instruction (without operands); fp8 a and b may differ (e4m3 x e5m2). */
 export const wgmmaInstr = (k: WgmmaKind, n: number): string =>
-  `wgmma.mma_async.sync.aligned.m64n${n}k${k.k}.${k.acc}.${opType(k)}.${opType(k)}`;
+  `wgmma.mma_async.sync.aligned.m64n${n}k${k.k}.${k.acc}.${k.input}.${k.inputB ?? k.input}`;
+
+/** Immediates after scale-d: none for integers; imm-scale-a/b (and imm-trans for 16-bit). */
+function immediates(k: WgmmaKind, aRegs: boolean, transA: boolean, transB: boolean): string {
+  if (k.input === 's8' || k.input === 'u8') return '';
+  if (!k.transposable) return ', 1, 1';
+  return aRegs ? `, 1, 1, ${transB ? 1 : 0}` : `, 1, 1, ${transA ? 1 : 0}, ${transB ? 1 : 0}`;
+}
 
 interface Operand {
   /** The tile and where it is (b32 shared address), or registers (A only). */
@@ -190,7 +194,7 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   if (aRegs) for (let i = 0; i < MI; i++) aFrags.push(Array.from({ length: K / kind.k }, (_, kk) => aRegs(i, kk)));
   cx.emit('wgmma.fence.sync.aligned;');
   const instr = wgmmaInstr(kind, NI);
-  const imm = kind.bytes === 1 ? '' : kind.transposable ? (aRegs ? `, 1, 1, ${B.mnMajor ? 1 : 0}` : `, 1, 1, ${A.mnMajor ? 1 : 0}, ${B.mnMajor ? 1 : 0}`) : ', 1, 1';
+  const imm = immediates(kind, !!aRegs, A.mnMajor, B.mnMajor);
   for (let i = 0; i < MI; i++) {
     const r0 = i * 16 * W;
     for (let nb = 0; nb < N / NI; nb++) {

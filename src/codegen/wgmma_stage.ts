@@ -4,7 +4,7 @@
 //   blk(c) * R * S + r * S + ((c * eb) % S ^ (r % 8 << 4 & chunk mask)),
 // computed from the thread's row and column registers (once per distinct row or column offset),
 // with one st.shared per run of the thread's elements along C inside a 16-byte chunk.
-import type { ElemType } from '../ir/types.js';
+import { isFp8, type ElemType } from '../ir/types.js';
 import { regSlots, wraps, type Layout } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
 import { chunkMask } from './smem_swizzle.js';
@@ -21,7 +21,13 @@ export function storeSwizzled(cx: Lowering, t: ElemType, regs: string[], l: Layo
   const S = tile.swizzle;
   if (S === 0 || tile.rowBytes !== shape[1] * eb || tile.rows !== shape[0]) cx.fail(`wgmma operand tile [${shape}] does not match its swizzled layout`);
   const slots = regSlots(l, shape);
-  const reg = (i: number): string => regs[regs.length === 1 ? 0 : i]!;
+  // fp8 lives in 16-bit registers: bytes are stored and packed from b32 words
+  const wide = isFp8(t) ? regs.map((r) => {
+    const w = cx.reg('b32');
+    cx.emit(`cvt.u32.u16 ${w}, ${r};`);
+    return w;
+  }) : regs;
+  const reg = (i: number): string => wide[wide.length === 1 ? 0 : i]!;
   const index = new Map(slots.map((s, i) => [`${s.off[0]},${s.off[1]}`, i]));
   // a run along C: consecutive elements of one thread inside a 16-byte chunk, whole b32 words
   let v = 1;

@@ -1,4 +1,4 @@
-// fp8 dots in the PTX (every module assembled by ptxas, gateTargets): on sm_89, sm_90 and sm_90a
+// fp8 dots in the PTX (every module assembled by ptxas, gateTargets): on sm_89 and sm_90
 // the m16n8k32 fp8 mma.sync (.e4m3/.e5m2, mixed as the ISA allows) under the PTX ISA version it
 // needs (8.4; 8.7 with an f16 accumulator), operands staged as bytes like s8/u8; on sm_80 the
 // fragments are widened to f16 and each k32 step is two m16n8k16 f16 mmas; shapes that do not tile
@@ -21,8 +21,8 @@ describe('fp8 dots in PTX', () => {
     ['f8e5m2', 'f8e5m2', 'e5m2', 'e5m2'],
     ['f8e4m3', 'f8e5m2', 'e4m3', 'e5m2'],
     ['f8e5m2', 'f8e4m3', 'e5m2', 'e4m3'],
-  ] as const)('%s x %s -> f32, 64x32x64 on 4 warps: the fp8 mma.sync on sm_89/sm_90/sm_90a (PTX ISA 8.4)', (ta, tb, pa, pb) => {
-    const rs = gateTargets(traceMatmul(ta, tb, 'f32', 64, 32, 64), ['sm_89', 'sm_90', 'sm_90a'], { numWarps: 4 });
+  ] as const)('%s x %s -> f32, 64x32x64 on 4 warps: the fp8 mma.sync on sm_89/sm_90 (PTX ISA 8.4; sm_90a takes wgmma, test/e2e/matmul_wgmma.test.ts)', (ta, tb, pa, pb) => {
+    const rs = gateTargets(traceMatmul(ta, tb, 'f32', 64, 32, 64), ['sm_89', 'sm_90'], { numWarps: 4 });
     for (const [target, r] of Object.entries(rs)) {
       expect(r.ptx, target).toMatch(/^\.version 8\.4$/m);
       // warps 2 x 2: two m16 and two n8 tiles per warp, K / 32 = 2 steps -> 8 mmas
@@ -34,7 +34,7 @@ describe('fp8 dots in PTX', () => {
   });
 
   it('an f16 accumulator uses the .f16 form (PTX ISA 8.7)', () => {
-    const rs = gateTargets(traceMatmul('f8e4m3', 'f8e4m3', 'f16', 64, 64, 32), ['sm_89', 'sm_90a'], { numWarps: 4 });
+    const rs = gateTargets(traceMatmul('f8e4m3', 'f8e4m3', 'f16', 64, 64, 32), ['sm_89', 'sm_90'], { numWarps: 4 });
     for (const r of Object.values(rs)) {
       expect(r.ptx).toMatch(/^\.version 8\.7$/m);
       expect(count(r.ptx, line('f16', 'e4m3', 'e4m3'))).toBe(8); // 2 x 4 tiles per warp, 1 step

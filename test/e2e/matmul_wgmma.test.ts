@@ -19,6 +19,8 @@ import { HostArray } from '../../src/runtime/array.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
 import { count, gateTargets } from '../codegen/gate.js';
 import { expectBitwise, expectClose, lcg, randF32, runBoth, simDevice } from './helpers.js';
+import { cdiv, expectWithin as expectFp8Within, fp8Codes, fp8Matmul, reference, U_F16, U_F32 } from './fp8_matmul_cases.js';
+import type { Fp8 } from '../ir/fp8_ref.js';
 
 const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
 const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
@@ -268,6 +270,32 @@ describe('reductions of the wgmma accumulator', () => {
     expectClose(r.sim.cols, cols.map((x) => x.reduce((p, q) => p + q, 0)), 1e-4, 'column sums');
     expectClose(r.sim.mx, cols.map((x) => Math.max(...x)), 1e-5, 'column maxima');
     expectWgmmaPath(dotReduce.def, args, BK / 16 * (BM / (16 * numWarps)), /wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.f16\.f16 /, { numWarps });
+  });
+});
+
+describe('wgmma on fp8 (e4m3, e5m2; same or mixed)', () => {
+  const PAIRS: [Fp8, Fp8][] = [['f8e4m3', 'f8e4m3'], ['f8e5m2', 'f8e5m2'], ['f8e4m3', 'f8e5m2'], ['f8e5m2', 'f8e4m3']];
+  it.each(PAIRS)('%s x %s -> f32, masked 72 x 40 x 56 (BM 64, BN 32, BK 32): m64n32k32, B staged K-major; within the f32 bound of the exact sum', async (ta, tb) => {
+    const M = 72, N = 40, K = 56, BM = 64, BN = 32, BK = 32;
+    const a = fp8Codes(ta, M * K, 71), b = fp8Codes(tb, K * N, 72), c = randF32(M * N, 73);
+    const GN = cdiv(N, BN);
+    const args = { a, b, c: c.slice(), M, N, K, GN, BM, BN, BK };
+    const r = await runBoth(fp8Matmul(ta, tb, 'f32'), args, cdiv(M, BM) * GN, { numStages: 1 });
+    const ref = reference(ta, tb, a, b, c, M, N, K);
+    expectFp8Within(r.sim.c as Float32Array, ref, K, U_F32, 'sim (wgmma) vs JS');
+    expectFp8Within(r.interpret.c as Float32Array, ref, K, U_F32, 'interpreter vs JS');
+    const pa = ta.slice(2), pb = tb.slice(2);
+    expectWgmmaPath(fp8Matmul(ta, tb, 'f32').def, args, 1, new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n32k32\\.f32\\.${pa}\\.${pb} .*, 1, 1;`));
+  });
+
+  it('e4m3 into an f16 accumulator (the .f16 form), 64 x 64 x 64: within the f16 bound', async () => {
+    const M = 64, N = 64, K = 64;
+    const a = fp8Codes('f8e4m3', M * K, 91), b = fp8Codes('f8e4m3', K * N, 92), c = f16Array(randF32(M * N, 93));
+    const args = { a, b, c: c.slice(), M, N, K, GN: 1, BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(fp8Matmul('f8e4m3', 'f8e4m3', 'f16'), args, 1, { numStages: 1 });
+    const ref = reference('f8e4m3', 'f8e4m3', a, b, f16ToFloat32(c), M, N, K);
+    expectFp8Within(f16ToFloat32(r.sim.c as Uint16Array), ref, K, U_F16, 'sim (wgmma) vs JS');
+    expectWgmmaPath(fp8Matmul('f8e4m3', 'f8e4m3', 'f16').def, args, 1, /wgmma\.mma_async\.sync\.aligned\.m64n64k32\.f16\.e4m3\.e4m3 /);
   });
 });
 
