@@ -6,7 +6,8 @@
 //   A  from registers (16-bit, already in the wgmma accumulator layout: P in attention; the
 //      fragment is the accumulator's pairs, as mma_a_regs.ts does for mma.sync), else from a
 //      shared-memory tile through a matrix descriptor (wgmma_desc.ts) - the pipeliner's staged
-//      tile (staged.ts) or the scratch, written from registers (wgmma_stage.ts) [M, K] K-major;
+//      tile (staged.ts) or the scratch, written from registers (lower_mma.ts storeStaged, the same
+//      swizzled tiles mma.sync reads) [M, K] K-major;
 //   B  from a descriptor: staged, or written as [K, N] (16-bit: MN-major, imm-trans-b 1) or as
 //      its transpose [N, K] (K-major: tf32 and 8-bit always, as the ISA has no transpose for them;
 //      16-bit when its layout runs along k).
@@ -26,7 +27,7 @@ import { stagedBytes, tf32Regs } from './mma_fragments.js';
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { stagedTile, type StagedTile } from './staged.js';
 import { descPlus, emitDesc, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
-import { storeSwizzled } from './wgmma_stage.js';
+import { storeStaged } from './lower_mma.js';
 
 /**
  * Ways to break the wgmma synchronization on purpose (tests show the sim catches each):
@@ -100,13 +101,6 @@ interface Operand {
   readonly mnMajor: boolean;
 }
 
-/** The scratch's base (1024-aligned: the symbol and the reserved ring are) with `bytes` free. */
-function alignedScratch(cx: Lowering, bytes: number): string {
-  const r = cx.reg('b32');
-  cx.emit(`mov.u32 ${r}, ${cx.smemBase(bytes)};`);
-  return r;
-}
-
 const roundUp = (x: number, m: number): number => Math.ceil(x / m) * m;
 
 /** Lowers `op` on wgmma; false when the dot is not in the wgmma layout (the caller goes on). */
@@ -146,21 +140,24 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   let B: Operand;
   if (aTile || bTile) {
     const aBytes = aTile ? roundUp(M * K * eb, SWIZZLE_ALIGN) : 0;
+    // the scratch's base (1024-aligned), once in the prologue: the staging stores' lane
+    // offsets are computed there from it (swizzle_addr.ts)
+    const sm = cx.reg('b32');
+    cx.e.emitPrologue(`mov.u32 ${sm}, ${cx.smemBase(aBytes + (bTile ? K * N * eb : 0))};`);
     cx.barrier();
-    const base = alignedScratch(cx, aBytes + (bTile ? K * N * eb : 0));
     const input = (v: Value): string[] => (kind.input === 'tf32' ? tf32Regs(cx, cx.regs(v)) : cx.regs(v));
     if (aTile) {
-      storeSwizzled(cx, a.type.elem, input(a), cx.layoutOf(a), [M, K], aTile, base);
-      A = { tile: { ...aTile, base }, mnMajor: false };
+      storeStaged(cx, a.type.elem, input(a), cx.layoutOf(a), [M, K], aTile, sm, 0);
+      A = { tile: { ...aTile, base: sm }, mnMajor: false };
     }
-    let bBase = base;
+    let bBase = sm;
     if (aBytes) {
       bBase = cx.reg('b32');
-      cx.emit(`add.u32 ${bBase}, ${base}, ${aBytes};`);
+      cx.e.emitPrologue(`add.u32 ${bBase}, ${sm}, ${aBytes};`);
     }
     if (bTile) {
       const lb = bT ? permuteBlocked(Lb as BlockedLayout, [1, 0]) : Lb;
-      storeSwizzled(cx, b.type.elem, input(b), lb, bT ? [N, K] : [K, N], bTile, bBase);
+      storeStaged(cx, b.type.elem, input(b), lb, bT ? [N, K] : [K, N], bTile, sm, aBytes);
     }
     B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, sb!, false);
     if (sa) A = stagedOperand(cx, sa, true);

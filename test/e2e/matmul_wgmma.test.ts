@@ -154,6 +154,23 @@ describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
   });
 });
 
+describe.each(['f16', 'bf16'] as const)('flash attention at the bench tiles in %s', (t) => {
+  it('BM = BN = D = 64, 4 warps, 3 stages (L = 256): V through the cp.async ring, K^T staged [BN, D], P from registers; 8 wgmma per iteration', async () => {
+    const L = 256, D = 64, scale = 1 / Math.sqrt(D);
+    const q = enc(t, randF32(L * D, 51)), k = enc(t, randF32(L * D, 52)), v = enc(t, randF32(L * D, 53));
+    const args = { q, k, v, o: new Float32Array(L * D), L, scale, BM: 64, BN: 64, D };
+    const r = await runBoth(new Kernel(flashAttention[t]), args, L / 64, { numStages: 3 });
+    const tol = t === 'bf16' ? 2e-2 : 4e-3;
+    expectClose(r.sim.o, r.interpret.o, tol / 4, 'sim vs interpreter');
+    expectClose(r.sim.o, attentionRef(dec(t, q), dec(t, k), dec(t, v), L, D, scale), tol, 'sim vs JS');
+    const ptx = expectWgmmaPath(flashAttention[t] as unknown as KernelDef, args, 8, new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n64k16\\.f32\\.${t}\\.${t} `), { numStages: 3, dots: 2 });
+    const body = ptx.slice(ptx.indexOf('\n$L_pfor'), ptx.indexOf('\n$L_endpfor'));
+    expect(body).toMatch(/cp\.async\.cg\.shared\.global/);
+    // both dots' results are read in the iteration (softmax, acc update): each waits for itself
+    expect(count(body, /wgmma\.wait_group\.sync\.aligned 0;/)).toBe(2);
+  });
+});
+
 type Prec = 'tf32' | undefined;
 /** c[M,N] = c + a[M,K] @ b[K,N] (masked tiles, k-loop); c is both the initial accumulator and the output. */
 const matmulAcc = (ta: DType, tc: DType, prec: Prec) => kernel(
