@@ -316,6 +316,25 @@ describe('wgmma on fp8 (e4m3, e5m2; same or mixed)', () => {
   });
 });
 
+describe('the sanitizers (racecheck, synccheck, initcheck) find nothing in the wgmma kernels', () => {
+  const ALL = ['racecheck', 'synccheck', 'initcheck'] as const;
+  it('masked (staged from registers), aligned at 3 stages (ring, overlapped wgmma) and flash attention (A from registers)', async () => {
+    const M = 128, N = 64, K = 96;
+    const a = f16Array(randF32(M * K, 91)), b = f16Array(randF32(K * N, 92));
+    const want = matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K);
+    for (const [def, numStages] of [[matmulMasked.f16, 1], [matmulAligned.f16, 3]] as const) {
+      const c = new Float32Array(M * N);
+      await new Kernel(def).run({ a, b, c, M, N, K, BM: 64, BN: 64, BK: 32 }, { grid: [2, 1], device: 'sim', numStages, sanitize: [...ALL] });
+      expectClose(c, want, 1e-4, `${def.name} under the sanitizers`);
+    }
+    const L = 128, D = 64;
+    const q = f16Array(randF32(L * D, 93)), k = f16Array(randF32(L * D, 94)), v = f16Array(randF32(L * D, 95));
+    const o = new Float32Array(L * D);
+    await new Kernel(flashAttention.f16).run({ q, k, v, o, L, scale: 0.125, BM: 64, BN: 64, D }, { grid: L / 64, device: 'sim', numStages: 3, sanitize: [...ALL] });
+    expectClose(o, attentionRef(f16ToFloat32(q), f16ToFloat32(k), f16ToFloat32(v), L, D, 0.125), 4e-3, 'flash under the sanitizers');
+  });
+});
+
 describe('dots that do not fit wgmma stay on mma.sync', () => {
   it('BM 32 (less than 64 rows per warpgroup) and 2 warps compile to mma.sync for sm_90a', () => {
     for (const [BM, numWarps] of [[32, 4], [64, 2]] as const) {
