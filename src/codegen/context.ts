@@ -47,6 +47,8 @@ export class Lowering {
   private smemSym?: string;
   /** Largest shared-memory scratch any op needs, in bytes. */
   sharedBytes = 0;
+  /** Alignment of the shared buffer's symbol (1024 when a swizzled TMA tile starts at it). */
+  sharedAlign = 16;
   /** The op being lowered (for error messages). */
   current?: Op;
   /** Lowers one op (set by the renderer; used to inline regions). */

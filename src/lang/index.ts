@@ -19,6 +19,7 @@ export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } f
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
 export type { ReduceOptions, ScanOptions } from './reduce.js';
 export { dot } from './dot.js';
+export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';
 export type { DotOptions } from './dot.js';
 export { forLoop, range, ifThenElse } from './control.js';
 export { multipleOf, maxContiguous, devicePrint, deviceAssert } from './hints.js';
