@@ -12,7 +12,8 @@
 //
 // Each load op owns one mbarrier (initialized once, in the prologue, by thread 0) and a phase
 // register that flips after every wait, so the op may run any number of times (in loops).
-import type { Op } from '../ir/ops.js';
+import type { Op, Value } from '../ir/ops.js';
+import type { Layout } from '../compiler/layout.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import type { Lowering } from './context.js';
 import { byteSize } from '../ir/types.js';
@@ -101,8 +102,7 @@ function tileBase(cx: Lowering, bytes: number): string {
  * Shared address of the first element of each group of `vec` slots of the op's value, in the
  * swizzled tile at `tile`: element (row, col) is at swizzledOffset(row, col * eb) (smem_swizzle.ts).
  */
-function slotAddresses(cx: Lowering, op: DescOp, v: Op['results'][number], g: TileGeometry, tile: string, vec: number): string[] {
-  const l = cx.layoutOf(v);
+function slotAddresses(cx: Lowering, v: Value, l: Layout, g: TileGeometry, tile: string, vec: number): string[] {
   const slots = cx.slots(v, l);
   const rank = g.block.length;
   const out: string[] = [];
@@ -211,7 +211,7 @@ const descLoad: Rule = (cx, o) => {
   const v = op.results[0]!;
   const vec = cx.plan.vec.get(op) ?? 1;
   const regs = cx.newRegs(descElem(op), cx.slots(v).length);
-  const addrs = slotAddresses(cx, op, v, g, tile, vec);
+  const addrs = slotAddresses(cx, v, cx.layoutOf(v), g, tile, vec);
   addrs.forEach((a, k) => moveGroup(cx, 'ld', op, a, regs.slice(k * vec, (k + 1) * vec)));
   cx.define(v, regs);
 };
@@ -229,7 +229,7 @@ const descStore: Rule = (cx, o) => {
   cx.barrier();
   const tile = tileBase(cx, g.bytes);
   const vec = cx.plan.vec.get(op) ?? 1;
-  const addrs = slotAddresses(cx, op, d.value!, g, tile, vec);
+  const addrs = slotAddresses(cx, d.value!, cx.plan.expected.get(op)?.[vi] ?? cx.layoutOf(d.value!), g, tile, vec); // the registers' layout
   addrs.forEach((a, k) => moveGroup(cx, 'st', op, a, regs.slice(k * vec, (k + 1) * vec)));
   cx.emit('fence.proxy.async.shared::cta;'); // the generic-proxy writes, seen by the async proxy
   cx.barrier();

@@ -80,7 +80,8 @@ export const descStoreRule: Rule<'desc_store'> = (op, c) => {
     const cur = new Cursor(cx, c, op, 'descriptor store', size, moveDtype(d));
     for (let i = 0; i < n; i++) {
       if (addrs[i]! < 0) continue;
-      cur.view[cur.index(addrs[i]!, i)] = vals[i];
+      const k = cur.index(addrs[i]!, i); // before reading cur.view: index() moves the cursor
+      cur.view[k] = vals[i];
     }
   };
 };
