@@ -185,6 +185,57 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     expect(wrong).toBeGreaterThan(M * N / 2);
   });
 
+  it('encodes each tensor map once per (address, shape, strides, box): relaunches hit the cache', () => {
+    const M = 32, N = 32;
+    const { f, positional } = traced(copy2d('f32'), { x: new Float32Array(M * N), y: new Float32Array(M * N), M, N, BM: 16, BN: 16 });
+    const compiled = compile(f, { target: 'sm_90a', ptxas: false, specialization: launchSpecialization(f, positional) });
+    expect(compiled.metadata.tensorMaps).toHaveLength(2);
+    const dev = simDevice().native;
+    const x = Float32Array.from({ length: M * N }, (_, i) => i);
+    const [bx, by, bz] = [dev.alloc(x.byteLength), dev.alloc(x.byteLength), dev.alloc(x.byteLength)];
+    try {
+      dev.upload(bx, x);
+      const before = dev.tensorMaps.encodes;
+      dev.launch(compiled, [bx, by, M, N], [2, 2, 1]);
+      expect(dev.tensorMaps.encodes - before).toBe(2);
+      dev.launch(compiled, [bx, by, M, N], [2, 2, 1]); // same tensors: no new encode
+      expect(dev.tensorMaps.encodes - before).toBe(2);
+      dev.launch(compiled, [bx, bz, M, N], [2, 2, 1]); // a new output address: one new map
+      expect(dev.tensorMaps.encodes - before).toBe(3);
+      dev.launch(compiled, [bx, bz, M / 2, N], [1, 2, 1]); // a new shape: both maps again
+      expect(dev.tensorMaps.encodes - before).toBe(5);
+      dev.synchronize();
+      expect(Array.from(dev.download(bz, new Float32Array(M * N)))).toEqual(Array.from(x));
+    } finally {
+      for (const b of [bx, by, bz]) dev.free(b);
+    }
+  });
+
+  it('rejects a misaligned base or a stride that is not a multiple of 16 bytes at launch, by name, before anything runs', async () => {
+    const M = 32, N = 32;
+    const { f, positional } = traced(copy2d('f32'), { x: new Float32Array(M * N), y: new Float32Array(M * N), M, N, BM: 16, BN: 16 });
+    const compiled = compile(f, { target: 'sm_90a', ptxas: false, specialization: launchSpecialization(f, positional) });
+    const dev = simDevice().native;
+    const [bx, by] = [dev.alloc(4 * M * N + 16), dev.alloc(4 * M * N)];
+    try {
+      dev.fill(by, 0x11);
+      expect(() => dev.launch(compiled, [bx.address + 4n, by, M, N], [2, 2, 1])).toThrow(
+        expect.objectContaining({ code: 'E_DESCRIPTOR', message: expect.stringMatching(/tensor descriptor base 'x' is at 0x[0-9a-f]+, not 16-byte aligned/) }),
+      );
+      expect(() => dev.launch(compiled, [bx, by, M, 18], [2, 2, 1])).toThrow(
+        expect.objectContaining({ code: 'E_DESCRIPTOR', message: expect.stringMatching(/stride of dim 0 is 72 bytes, not a positive multiple of 16/) }),
+      );
+      dev.synchronize();
+      expect(new Uint8Array(dev.download(by, new Uint8Array(4 * M * N))).every((b) => b === 0x11)).toBe(true);
+    } finally {
+      for (const b of [bx, by]) dev.free(b);
+    }
+    // through kernel.run: the host arrays are left as they were
+    const y = new Float32Array(20 * 18).fill(3);
+    await expect(copy2d('f32').run({ x: new Float32Array(20 * 18), y, M: 20, N: 18, BM: 16, BN: 16 }, { grid: [2, 2], device: 'sim' })).rejects.toMatchObject({ code: 'E_DESCRIPTOR' });
+    expect(y.every((v) => v === 3)).toBe(true);
+  });
+
   describe('a matmul through descriptors (f16 in, f32 out)', () => {
     const M = 64, N = 64, K = 96;
     const af = randF32(M * K, 1), bf = randF32(K * N, 2);
