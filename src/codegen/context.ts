@@ -47,8 +47,6 @@ export class Lowering {
   private smemSym?: string;
   /** Largest shared-memory scratch any op needs, in bytes. */
   sharedBytes = 0;
-  /** Alignment of the shared buffer's symbol (1024 when a swizzled TMA tile starts at it). */
-  sharedAlign = 16;
   /** The op being lowered (for error messages). */
   current?: Op;
   /** Lowers one op (set by the renderer; used to inline regions). */
@@ -309,9 +307,12 @@ export class Lowering {
   /** Bytes at the start of shared memory kept out of the scratch (the pipeliner's ring). */
   private reserved = 0;
   private scratchReg?: string;
-  /** Keeps the first `bytes` of shared memory for one owner; call before anything is lowered. */
+  /**
+   * Keeps the first `bytes` of shared memory for one owner; call before anything is lowered. The
+   * scratch after it starts 1024-aligned, as swizzled tiles staged there need (smem_swizzle.ts).
+   */
   reserveShared(bytes: number): void {
-    this.reserved = Math.ceil(bytes / 16) * 16;
+    this.reserved = Math.ceil(bytes / 1024) * 1024;
     this.sharedBytes = Math.max(this.sharedBytes, this.reserved);
   }
   /** Symbol of the whole shared buffer (offset 0, where a reserved region starts). */

@@ -1,59 +1,52 @@
 // dot on tensor cores: mma.sync m16n8k16 (f16/bf16), m16n8k8 (tf32), m16n8k32 (s8/u8); the
 // form per dtype is the table in compiler/mma_kinds.ts. The accumulator lives in the mma layout
 // (compiler/layout.ts `mmaLayout`, warp grid from compiler/mma_warps.ts: a blocked layout whose per-thread pairs are the c0..c3
-// fragment registers). a and b are staged row-major in shared memory; a's rows are padded to an
-// odd number of 16-byte chunks, which makes every 8-lane phase of ldmatrix touch 8 distinct
-// 16-byte bank groups (no bank conflicts). a is read with ldmatrix.x4 (one m16 x 32-byte
+// fragment registers). a and b are staged in shared memory as swizzled tiles (smem_swizzle.ts, the
+// layout the cp.async ring and Hopper's TMA and wgmma use too): the XOR of each 16-byte chunk with
+// the row's position in its 8-row repeat puts the 8 rows of every ldmatrix phase in 8 distinct
+// bank groups (no bank conflicts) with no padding. a is read with ldmatrix.x4 (one m16 x 32-byte
 // fragment), 16-bit b with ldmatrix.x4.trans (two n8k16 fragments; a b whose layout runs along k
 // is staged transposed, [N, K], and read with plain ldmatrix.x4), tf32 and 8-bit b with scalar
-// loads (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the instruction's type. An a
+// loads from plain padded rows (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the
+// instruction's type. Lane addresses are one register per swizzle class (swizzle_addr.ts), the
+// k-loop's other offsets immediates. An a
 // already in the accumulator layout with warps along M (P in attention) stays in registers
 // (mma_a_regs.ts).
 import type { Op, Value } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
 import { ctaTile, isMmaLayout, permuteBlocked, regSlots, type Layout } from '../compiler/layout.js';
 import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
-import { addrStr, type Lowering } from './context.js';
+import { addrStr, type Lowering, type SmemAddr } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
 import { aFragsInRegs } from './mma_a_regs.js';
-import { bPitch, bScalarLane, loadScalarB, packBytes, stagedBytes, tf32Regs } from './mma_fragments.js';
+import { bScalarLane, loadScalarB, packBytes, scalarBPitch, stagedBytes, tf32Regs } from './mma_fragments.js';
+import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { stagedTile, type StagedTile } from './staged.js';
+import { prologueSink, slotOffsets, SwizzledLanes, type TileGeom } from './swizzle_addr.js';
 
-/**
- * Adds the tile's shared address to the lane offset `lane`: once, in the prologue, for the
- * scratch (base `sm` + `off`); per execution for a staged tile (its stage changes per iteration).
- */
-function stageAt(cx: Lowering, lane: string, staged: StagedTile | undefined, sm: string, off: number): void {
-  if (!staged) {
-    cx.e.emitPrologue(`add.u32 ${lane}, ${lane}, ${sm};`);
-    if (off) cx.e.emitPrologue(`add.u32 ${lane}, ${lane}, ${off};`);
-    return;
-  }
-  const rel = cx.reg('b32');
-  cx.e.emitPrologue(`mov.u32 ${rel}, ${lane};`);
-  cx.emit(`add.u32 ${lane}, ${rel}, ${staged.base};`);
-}
+const stagedDesc = (t: StagedTile): string => `${t.transposed ? 'transposed ' : ''}${t.rows} rows of ${t.rowBytes} bytes`;
 
-/** Row pitch in bytes: `bytes` rounded up to an odd number of 16-byte chunks. */
-export const paddedPitch = (bytes: number): number => {
-  const chunks = Math.ceil(bytes / 16);
-  return (chunks % 2 === 1 ? chunks : chunks + 1) * 16;
-};
+const alignUp = (n: number, a: number): number => Math.ceil(n / a) * a;
+
+/** The swizzled geometry of a [rows, rowBytes] tile staged in the scratch. */
+const scratchGeom = (rows: number, rowBytes: number): TileGeom => ({ rows, rowBytes, swizzle: swizzleFor(rowBytes) });
 
 /**
  * Writes a tile to shared memory for the mma, packed (stagedBytes: 1, 2 or 4 bytes an element)
- * with row pitch `pitch` bytes; rows of a row-contiguous blocked layout go out as one st.shared
- * of up to 16 bytes per thread (as wide as the pitch's alignment allows), else element by element.
+ * in geometry `g` at `bias` (a register or symbol) + `baseBytes`; rows of a row-contiguous
+ * blocked layout go out as one st.shared of up to 16 bytes per thread (a 16-byte chunk stays
+ * whole under the swizzle; plain rows as wide as their pitch's alignment allows), else element
+ * by element.
  */
-export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], pitch: number, baseBytes: number): void {
+export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout, shape: readonly number[], g: TileGeom, bias: string, baseBytes: number): void {
   const eb = stagedBytes(t);
-  const strides = [pitch / eb, 1];
   const b = l.kind === 'blocked' ? l : undefined;
   const cta = b ? ctaTile(b) : [];
-  const align = Math.min(16, pitch & -pitch, baseBytes === 0 ? 16 : baseBytes & -baseBytes);
+  const rowAlign = g.swizzle ? 16 : g.rowBytes & -g.rowBytes;
+  const align = Math.min(16, rowAlign, baseBytes === 0 ? 16 : baseBytes & -baseBytes);
   const v = b && b.order[0] === 1 && cta.every((c, d) => c <= shape[d]!) ? Math.min(align / eb, b.sizePerThread[1]!) : 1;
   const per = 4 / eb; // elements per 32-bit word
-  const addrs = cx.linearAddrs(l, shape, eb, strides, baseBytes);
+  const addrs = slotOffsets(cx, l, shape, eb, g, bias).map((a) => ({ reg: a.reg, imm: a.imm + baseBytes }));
   if (v < per || regs.length === 1) {
     addrs.forEach((a, i) => cx.emit(`st.shared.b${8 * eb} ${addrStr(a)}, ${regs[regs.length === 1 ? 0 : i]};`));
     return;
@@ -94,78 +87,112 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const [WM, WN] = mma.warpsPerCTA as [number, number];
   const TM = M / (16 * WM); // m16 tiles per warp
   const TN = N / (8 * WN); // n8 tiles per warp
-  const pa = paddedPitch(K * kind.bytes);
+  const eb = kind.bytes;
   // where each operand comes from: a from registers (already in a matching accumulator layout,
-  // mma_a_regs.ts), an operand the pipeliner staged in its ring (stagedTile), or the scratch
+  // mma_a_regs.ts), an operand a ring staged (stagedTile), or the scratch
   const aRegs = aFragsInRegs(cx, kind, a, WM);
   const sa = aRegs ? undefined : stagedTile(cx, a);
   const sb = stagedTile(cx, b);
+  if (sa && (sa.transposed || sa.rows !== M || sa.rowBytes !== K * eb)) cx.fail(`dot: operand a staged as ${stagedDesc(sa)}, expected [${M}, ${K}] of ${eb}-byte elements`);
+  if (sb && (eb !== 2 || (sb.transposed ? sb.rows !== N || sb.rowBytes !== K * 2 : sb.rows !== K || sb.rowBytes !== N * 2))) {
+    cx.fail(`dot: operand b staged as ${stagedDesc(sb)}, expected [${K}, ${N}] or its transpose of 2-byte elements`);
+  }
   const stageA = !aRegs && !sa, stageB = !sb;
   // a 16-bit b whose layout runs along k first (K^T in attention) is staged as its transpose
   // [N, K], so a thread's and a warp's stores go along rows (wide, no bank conflicts), and
-  // non-.trans ldmatrix reads the same fragments (bT below)
+  // non-.trans ldmatrix reads the same fragments (bT below); a ring may hold b transposed too
   const Lb = cx.layoutOf(b);
-  const bT = stageB && kind.bytes === 2 && Lb.kind === 'blocked' && Lb.order[0] === 0;
-  const pb = bT ? paddedPitch(K * 2) : bPitch(kind, N, paddedPitch);
-  const bOff = stageA ? M * pa : 0;
-
-  // the accumulator first: converting it to the mma layout goes through the same shared scratch
-  const accIn = cx.operand(op, 2);
-  if (stageA || stageB) {
-    cx.needShared(bOff + (stageB ? (bT ? N : K) * pb : 0));
-    cx.barrier();
-    if (stageA) storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], pa, 0);
-    if (bT) storeStaged(cx, ti, cx.regs(b), permuteBlocked(Lb, [1, 0]), [N, K], pb, bOff);
-    else if (stageB) storeStaged(cx, ti, cx.regs(b), Lb, [K, N], pb, bOff);
-    cx.barrier();
-  }
+  const LbT = !sb && eb === 2 && Lb.kind === 'blocked' && Lb.order[0] === 0 ? Lb : undefined;
+  const bT = sb ? sb.transposed : LbT !== undefined;
+  const gA: TileGeom = sa ?? scratchGeom(M, K * eb);
+  // tf32 and 8-bit b: scalar loads from plain rows padded so the 32 lanes hit 32 banks
+  const gB: TileGeom = sb ?? (eb !== 2 ? { rows: K, rowBytes: scalarBPitch(kind, N), swizzle: 0 } : bT ? scratchGeom(N, K * 2) : scratchGeom(K, N * 2));
+  const bOff = stageA ? alignUp(M * K * eb, gB.swizzle ? SWIZZLE_ALIGN : 16) : 0;
 
   // per-lane ldmatrix row addresses (lane l feeds row l&7 of matrix l>>3), computed once
   const { lane, warp } = cx.thread();
   const P = (s: string): void => cx.e.emitPrologue(s);
   const q = (): string => cx.reg('b32');
-  const wm = q(), wn = q(), mi = q(), rr = q(), t0 = q(), aLane = q(), sm = q();
-  P(`shr.u32 ${wm}, ${warp}, ${Math.log2(WN)};`);
-  P(`and.b32 ${wn}, ${warp}, ${WN - 1};`);
-  P(`shr.u32 ${mi}, ${lane}, 3;`);
-  P(`and.b32 ${rr}, ${lane}, 7;`);
-  if (stageA || stageB) P(`mov.u32 ${sm}, ${cx.smemBase()};`);
-  P(`and.b32 ${t0}, ${mi}, 1;`);
-  const t1 = q();
-  P(`shr.u32 ${t1}, ${mi}, 1;`);
-  if (!aRegs) {
-    // a: row 8*wm + (lane&7) + 8*WM*(mi&1), byte column 16*(mi>>1)
-    P(`mad.lo.u32 ${aLane}, ${t0}, ${8 * WM}, ${rr};`);
-    P(`mad.lo.u32 ${aLane}, ${wm}, 8, ${aLane};`);
-    P(`mul.lo.u32 ${aLane}, ${aLane}, ${pa};`);
-    P(`mad.lo.u32 ${aLane}, ${t1}, 16, ${aLane};`);
-    stageAt(cx, aLane, sa, sm, 0);
+  const sm = q();
+  // the accumulator first: converting it to the mma layout goes through the same shared scratch
+  const accIn = cx.operand(op, 2);
+  if (stageA || stageB) {
+    cx.needShared(bOff + (stageB ? gB.rows * gB.rowBytes : 0));
+    P(`mov.u32 ${sm}, ${cx.smemBase()};`);
+    cx.barrier();
+    if (stageA) storeStaged(cx, ti, cx.regs(a), cx.layoutOf(a), [M, K], gA, sm, 0);
+    if (LbT) storeStaged(cx, ti, cx.regs(b), permuteBlocked(LbT, [1, 0]), [N, K], gB, sm, bOff);
+    else if (stageB) storeStaged(cx, ti, cx.regs(b), Lb, [K, N], gB, sm, bOff);
+    cx.barrier();
   }
   const bBase = (): string => {
     const r = q();
     P(`add.u32 ${r}, ${sm}, ${bOff};`);
     return r;
   };
-  let bLane: string;
+
+  const wm = q(), wn = q(), mi = q(), rr = q(), t0 = q(), t1 = q();
+  P(`shr.u32 ${wm}, ${warp}, ${Math.log2(WN)};`);
+  P(`and.b32 ${wn}, ${warp}, ${WN - 1};`);
+  P(`shr.u32 ${mi}, ${lane}, 3;`);
+  P(`and.b32 ${rr}, ${lane}, 7;`);
+  P(`and.b32 ${t0}, ${mi}, 1;`);
+  P(`shr.u32 ${t1}, ${mi}, 1;`);
+  /**
+   * Lane (row, byte column < colSpan) registers -> addresses at (row + dr, column + dc) in the
+   * tile: a register per 8-row class, the k-step's chunk bits XORed in once per execution
+   * (swizzle_addr.ts `atXor`), a ring's stage base added once per execution.
+   */
+  const lanes = (g: TileGeom, row: string, col: string, colSpan: number, staged: StagedTile | undefined, bias: () => string): ((dr: number, dc: number) => SmemAddr) => {
+    const ln = new SwizzledLanes(prologueSink(cx), g, row, col, staged ? undefined : bias());
+    const made = new Map<string, string>();
+    const once = (key: string, line: (r: string) => string): string => {
+      let r = made.get(key);
+      if (!r) {
+        r = q();
+        cx.emit(line(r));
+        made.set(key, r);
+      }
+      return r;
+    };
+    return (dr, dc) => {
+      const at = ln.atXor(dr, dc, colSpan);
+      let r = at.reg;
+      if (staged) r = once(`${r}+`, (d) => `add.u32 ${d}, ${at.reg}, ${staged.base};`);
+      const rb = r;
+      if (at.xor) r = once(`${rb}^${at.xor}`, (d) => `xor.b32 ${d}, ${rb}, ${at.xor};`);
+      return { reg: r, imm: at.imm };
+    };
+  };
+  let aAt: ((dr: number, dc: number) => SmemAddr) | undefined;
+  if (!aRegs) {
+    // a: row 8*wm + (lane&7) + 8*WM*(mi&1), byte column 16*(mi>>1)
+    const row = q(), col = q();
+    P(`mad.lo.u32 ${row}, ${t0}, ${8 * WM}, ${rr};`);
+    P(`mad.lo.u32 ${row}, ${wm}, 8, ${row};`);
+    P(`shl.b32 ${col}, ${t1}, 4;`);
+    aAt = lanes(gA, row, col, 32, sa, () => sm);
+  }
+  let bAt: ((dr: number, dc: number) => SmemAddr) | undefined;
+  let bLane = '';
+  const pb = gB.rowBytes;
   if (bT) {
     // b^T (ldmatrix): n-row 8*wn + 8*WN*(mi>>1) + (lane&7), byte column 16*(mi&1): matrices
     // (tile j, k 0-7), (tile j, k 8-15), then tile j+1: b0, b1 of two n8 tiles
-    bLane = q();
-    P(`mad.lo.u32 ${t1}, ${t1}, ${WN}, ${wn};`);
-    P(`mad.lo.u32 ${t1}, ${t1}, 8, ${rr};`);
-    P(`mul.lo.u32 ${bLane}, ${t1}, ${pb};`);
-    P(`mad.lo.u32 ${bLane}, ${t0}, 16, ${bLane};`);
-    P(`add.u32 ${bLane}, ${bLane}, ${bBase()};`);
-  } else if (kind.bytes === 2) {
+    const row = q(), col = q();
+    P(`mad.lo.u32 ${row}, ${t1}, ${WN}, ${wn};`);
+    P(`mad.lo.u32 ${row}, ${row}, 8, ${rr};`);
+    P(`shl.b32 ${col}, ${t0}, 4;`);
+    bAt = lanes(gB, row, col, 32, sb, bBase);
+  } else if (eb === 2) {
     // b (ldmatrix.trans): k-row (lane&7) + 8*(mi&1), column 8*wn + 8*WN*(mi>>1)
-    bLane = q();
-    P(`mad.lo.u32 ${bLane}, ${t0}, 8, ${rr};`);
-    P(`mul.lo.u32 ${bLane}, ${bLane}, ${pb};`);
-    P(`mad.lo.u32 ${t1}, ${t1}, ${WN}, ${wn};`); // n-tile wn + WN*(mi>>1), in units of 8 columns
-    P(`mad.lo.u32 ${bLane}, ${t1}, 16, ${bLane};`);
-    stageAt(cx, bLane, sb, sm, bOff);
+    const row = q(), col = q();
+    P(`mad.lo.u32 ${row}, ${t0}, 8, ${rr};`);
+    P(`mad.lo.u32 ${col}, ${t1}, ${WN}, ${wn};`); // n-tile wn + WN*(mi>>1), in units of 8 columns
+    P(`shl.b32 ${col}, ${col}, 4;`);
+    bAt = lanes(gB, row, col, 32 * WN, sb, bBase);
   } else {
-    // the pipeliner stages 2-byte operands only: tf32 and 8-bit b come from the scratch
+    // the rings stage 2-byte operands only: tf32 and 8-bit b come from the scratch
     bLane = bScalarLane(cx, kind, lane, wn, pb, bBase());
   }
 
@@ -180,26 +207,26 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
         continue;
       }
       const f = [q(), q(), q(), q()];
-      cx.emit(`ldmatrix.sync.aligned.m8n8.x4.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: aLane, imm: t * 16 * WM * pa + kk * 32 })};`);
+      cx.emit(`ldmatrix.sync.aligned.m8n8.x4.shared.b16 {${f.join(', ')}}, ${addrStr(aAt!(t * 16 * WM, kk * 32))};`);
       // tf32: shared memory holds the f32 inputs; each fragment is rounded (cvt.rna) as it is
       // loaded, so the mma never sees the low 13 bits (and copies into shared stay raw bytes)
       af.push(kind.input === 'tf32' ? tf32Regs(cx, f) : f);
     }
     const bf: string[][] = [];
-    for (let j = 0; j < TN; j += kind.bytes === 2 ? 2 : 1) {
-      if (kind.bytes !== 2) {
+    for (let j = 0; j < TN; j += eb === 2 ? 2 : 1) {
+      if (eb !== 2) {
         bf.push(loadScalarB(cx, kind, bLane, pb, kk, j, WN));
         continue;
       }
-      const imm = bT ? kk * 32 + j * 8 * WN * pb : kk * 16 * pb + j * 8 * WN * 2;
+      const at = bT ? bAt!(j * 8 * WN, kk * 32) : bAt!(kk * 16, j * 8 * WN * 2);
       const tr = bT ? '' : '.trans';
       if (j + 1 < TN) {
         const f = [q(), q(), q(), q()];
-        cx.emit(`ldmatrix.sync.aligned.m8n8.x4${tr}.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
+        cx.emit(`ldmatrix.sync.aligned.m8n8.x4${tr}.shared.b16 {${f.join(', ')}}, ${addrStr(at)};`);
         bf.push([f[0]!, f[1]!], [f[2]!, f[3]!]);
       } else {
         const f = [q(), q()];
-        cx.emit(`ldmatrix.sync.aligned.m8n8.x2${tr}.shared.b16 {${f.join(', ')}}, ${addrStr({ reg: bLane, imm })};`);
+        cx.emit(`ldmatrix.sync.aligned.m8n8.x2${tr}.shared.b16 {${f.join(', ')}}, ${addrStr(at)};`);
         bf.push(f);
       }
     }

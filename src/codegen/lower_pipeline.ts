@@ -1,8 +1,8 @@
 // Lowering of a pipelined `for` (compiler/pipeline.ts decides which loops and loads): the loads
 // become cp.async copies into a ring of S = numStages shared-memory stages, S-1 iterations ahead.
 //
-//   stage:   | 0 | 1 | .. | S-1 |   each stage holds every pipelined tile of one iteration, in the
-//                                  dot's staged layout (rows padded, read with ldmatrix)
+//   stage:   | 0 | 1 | .. | S-1 |   each stage holds every pipelined tile of one iteration, each
+//                                  tile swizzled (smem_swizzle.ts) at a 1024-byte aligned offset
 //   prologue: issue iterations 0..S-2 into stages 0..S-2, one commit group each
 //   iteration i:  cp.async.wait_group S-2   -> this thread's copies for iteration i have landed
 //                 bar.sync                  -> everyone's have, and everyone is done with i-1
@@ -14,13 +14,14 @@
 // in iteration i (read in i-1) safe, and what makes other warps' copies visible.
 import type { Op } from '../ir/ops.js';
 import { byteSize, pointee, type PtrType } from '../ir/types.js';
-import { layoutKey, regSlots, wraps } from '../compiler/layout.js';
+import { layoutKey, regSlots } from '../compiler/layout.js';
 import type { PipelinedLoad, PipelinedLoop, PipelinePlan } from '../compiler/pipeline.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
-import { paddedPitch } from './lower_mma.js';
 import { regKind } from './ptx_types.js';
+import { SWIZZLE_ALIGN, swizzleFor, swizzledTileBytes } from './smem_swizzle.js';
 import { setStaged } from './staged.js';
+import { slotOffsets, type TileGeom } from './swizzle_addr.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -37,7 +38,7 @@ interface Tile {
   readonly c: PipelinedLoad;
   readonly shape: readonly [number, number];
   readonly bytes: number;
-  readonly pitch: number;
+  readonly geom: TileGeom;
   /** Byte offset of the tile inside a stage. */
   readonly offset: number;
 }
@@ -46,18 +47,24 @@ interface Ring {
   readonly stageBytes: number;
 }
 
+const alignUp = (n: number, a: number): number => Math.ceil(n / a) * a;
+
+/** A stage: the tiles one after another, each swizzled (plain rows below 32 bytes), 1024-aligned. */
 function ringOf(l: PipelinedLoop): Ring {
   let offset = 0;
   const tiles = l.loads.map((c): Tile => {
     const ptr = c.load.operands[0]!;
     const shape = ptr.type.shape as [number, number];
     const bytes = byteSize(pointee(ptr.type.elem as PtrType));
-    const pitch = paddedPitch(shape[1] * bytes);
-    const t = { c, shape, bytes, pitch, offset };
-    offset += shape[0] * pitch;
+    const rowBytes = shape[1] * bytes;
+    const geom: TileGeom = { rows: shape[0], rowBytes, swizzle: swizzleFor(rowBytes) };
+    offset = alignUp(offset, geom.swizzle ? SWIZZLE_ALIGN : 16);
+    const t = { c, shape, bytes, geom, offset };
+    offset += alignUp(swizzledTileBytes(shape[0], rowBytes), 16);
     return t;
   });
-  return { tiles, stageBytes: offset };
+  // every stage starts aligned, so every stage's tiles are
+  return { tiles, stageBytes: tiles.some((t) => t.geom.swizzle) ? alignUp(offset, SWIZZLE_ALIGN) : offset };
 }
 
 /** Ops a loop body may hold and still leave the shared scratch alone (no conversion, no staging). */
@@ -118,29 +125,13 @@ interface Copy {
 /** The copies of `t` for this thread, with destinations relative to a stage (computed once, before the loop). */
 function copiesOf(cx: Lowering, t: Tile): Copy[] {
   const { layout, vec } = t.c;
-  const shape = t.shape;
-  const slots = regSlots(layout, shape);
-  const strides = [t.pitch, t.bytes];
-  const wrap = [0, 1].some((d) => wraps(layout, shape, d));
-  let rel: string | undefined;
-  if (!wrap) {
-    const base = cx.base(layout);
-    rel = cx.reg('b32');
-    cx.emit(`mul.lo.u32 ${rel}, ${base[0]}, ${t.pitch};`);
-    cx.emit(`mad.lo.u32 ${rel}, ${base[1]}, ${t.bytes}, ${rel};`);
-  }
+  const slots = regSlots(layout, t.shape);
+  const offs = slotOffsets(cx, layout, t.shape, t.bytes, t.geom);
   const out: Copy[] = [];
   slots.forEach((s, i) => {
     if (s.off[1]! % vec !== 0) return;
-    const only = cx.canonical(layout, shape, s);
-    if (rel) {
-      out.push({ slot: i, reg: rel, imm: t.offset + s.off[0]! * t.pitch + s.off[1]! * t.bytes, ...(only ? { only } : {}) });
-      return;
-    }
-    const r = cx.reg('b32');
-    cx.emit(`mul.lo.u32 ${r}, ${cx.coordReg(layout, shape, s, 0)}, ${t.pitch};`);
-    cx.emit(`mad.lo.u32 ${r}, ${cx.coordReg(layout, shape, s, 1)}, ${t.bytes}, ${r};`);
-    out.push({ slot: i, reg: r, imm: t.offset, ...(only ? { only } : {}) });
+    const only = cx.canonical(layout, t.shape, s);
+    out.push({ slot: i, reg: offs[i]!.reg, imm: t.offset + offs[i]!.imm, ...(only ? { only } : {}) });
   });
   return out;
 }
@@ -241,7 +232,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     for (const t of ring.tiles) {
       const base = cx.reg('b32');
       cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
-      setStaged(cx, t.c.load.results[0]!, { base });
+      setStaged(cx, t.c.load.results[0]!, { base, ...t.geom, transposed: false });
     }
     let out: string[][] = [];
     for (const o of body.ops) {

@@ -84,17 +84,10 @@ function newBarrier(cx: Lowering): { bar: string; phase: string } {
   return { bar, phase };
 }
 
-/** A 1024-aligned tile of `bytes` in the shared scratch (the swizzle pattern repeats every 1 KiB). */
+/** A tile of `bytes` at the start of the shared scratch, which is 1024-aligned (the swizzle repeat). */
 function tileBase(cx: Lowering, bytes: number): string {
-  cx.sharedAlign = Math.max(cx.sharedAlign, 1024);
-  const aligned = cx.smemBase(0) === cx.smemSymbol(); // the scratch starts at the (1024-aligned) symbol
-  const base = cx.smemBase(aligned ? bytes : bytes + 1008);
   const t = cx.reg('b32');
-  cx.emit(`mov.u32 ${t}, ${base};`);
-  if (!aligned) {
-    cx.emit(`add.u32 ${t}, ${t}, 1023;`);
-    cx.emit(`and.b32 ${t}, ${t}, -1024;`);
-  }
+  cx.emit(`mov.u32 ${t}, ${cx.smemBase(bytes)};`);
   return t;
 }
 

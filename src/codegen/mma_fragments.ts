@@ -31,11 +31,8 @@ function scalarPitch(bytes: number, unit: number): number {
   return p * unit;
 }
 
-/** Row pitch in bytes of the staged b [K, N] for this kind (16-bit: the ldmatrix pitch `ldsm`). */
-export function bPitch(kind: MmaKind, N: number, ldsm: (bytes: number) => number): number {
-  if (kind.bytes === 2) return ldsm(N * 2);
-  return kind.bytes === 4 ? scalarPitch(N * 4, 4) : scalarPitch(N, 1);
-}
+/** Row pitch in bytes of the b [K, N] staged for scalar loads (tf32, s8/u8): plain padded rows. */
+export const scalarBPitch = (kind: MmaKind, N: number): number => (kind.bytes === 4 ? scalarPitch(N * 4, 4) : scalarPitch(N, 1));
 
 /** f32 registers rounded to tf32 (cvt.rna: to nearest, ties away from zero; low 13 bits zero). */
 export function tf32Regs(cx: Lowering, regs: string[]): string[] {

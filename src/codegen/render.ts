@@ -16,6 +16,7 @@ import { MEMORY_RULES } from './lower_memory.js';
 import { REDUCE_RULES } from './lower_reduce.js';
 import { SCAN_RULES } from './lower_scan.js';
 import { SHARED_RULES } from './lower_shared.js';
+import { SWIZZLE_ALIGN } from './smem_swizzle.js';
 import { defsOf, makeConvert } from './remat.js';
 import { legalize } from './legalize.js';
 import { lowerPrint } from './lower_print.js';
@@ -153,7 +154,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
     '',
   ];
   for (const [file, i] of files) out.push(`.file ${i} ${JSON.stringify(file)}`);
-  if (cx.usesShared && dynamicShared) out.push(`.extern .shared .align ${cx.sharedAlign} .b8 tessera_smem[];`);
+  if (cx.usesShared && dynamicShared) out.push(`.extern .shared .align ${SWIZZLE_ALIGN} .b8 tessera_smem[];`);
   out.push(...cx.moduleDecls);
   out.push('', `.visible .entry ${f.name}(`);
   const tmaps = maps.place(params.reduce((end, p) => Math.max(end, p.offset + p.size), 0));
@@ -163,7 +164,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   ].join(',\n'));
   out.push(')', `.reqntid ${nthreads}, 1, 1`, '{');
   out.push(...cx.e.declarations());
-  if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align ${cx.sharedAlign} .b8 tessera_smem[${Math.max(16, shared)}];`);
+  if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align ${SWIZZLE_ALIGN} .b8 tessera_smem[${Math.max(16, shared)}];`);
   if (tmaBarrierCount(cx)) out.push(`\t.shared .align 8 .b64 ${TMA_BARRIER_SYMBOL}[${tmaBarrierCount(cx)}];`);
   if (cx.localBytes) out.push(`\t.local .align 8 .b8 tessera_local[${Math.ceil(cx.localBytes / 8) * 8}];`);
   const body = [...cx.e.prologue, ...cx.e.lines];

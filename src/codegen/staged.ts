@@ -1,13 +1,22 @@
-// Dot operands that are already in shared memory in the dot's staged layout (row-major, rows
-// padded to lower_mma's `paddedPitch`): the pipeliner's cp.async ring (lower_pipeline.ts) registers the
-// stage a load's tile sits in, and the tensor-core dot (lower_mma.ts) reads it from there
-// instead of storing registers first.
+// Dot operands that are already in shared memory: a ring that copies loads into shared memory
+// (the cp.async ring of lower_pipeline.ts; on sm_90a a TMA ring) registers the tile a load's
+// value sits in, and the tensor-core dot (lower_mma.ts, wgmma) reads it from there instead of
+// storing registers first. The tile is in the swizzled layout of smem_swizzle.ts; the dot reads
+// only these fields, never the ring's internals.
 import type { Value } from '../ir/ops.js';
 import type { Lowering } from './context.js';
+import type { SwizzleBytes } from './smem_swizzle.js';
 
 export interface StagedTile {
-  /** A b32 register holding the shared-memory address of the tile's first row. */
+  /** A b32 register holding the shared-memory address of the tile (1024-aligned when swizzled). */
   readonly base: string;
+  /** Rows of the stored tile and bytes per row (elements packed, no padding). */
+  readonly rows: number;
+  readonly rowBytes: number;
+  /** Swizzle width (smem_swizzle.ts); 0: plain rows of rowBytes (rows narrower than 32 bytes). */
+  readonly swizzle: SwizzleBytes;
+  /** Stored as the transpose of the IR value (e.g. [N, K] for a [K, N] b). */
+  readonly transposed: boolean;
 }
 
 const tiles = new WeakMap<Lowering, Map<number, StagedTile>>();

@@ -73,18 +73,20 @@ const hasLoop = (b: Block): boolean => b.ops.some((op) => op.kind === 'for' || o
 
 /**
  * The layout cp.async copies are issued in: `vec` elements (one 4..16-byte chunk) per thread,
- * 8 consecutive lanes on 8 consecutive rows at the same chunk (order [0, 1]). With the staged
- * row pitch an odd number of 16-byte chunks, those 8 chunks fall in 8 distinct bank groups (no
- * bank conflicts on the shared side), and a warp still covers whole 64-byte row segments (full
- * sectors on the global side).
+ * consecutive lanes along a row (order [1, 0]), as many as the row has chunks (up to 32). The
+ * staged tile is swizzled (codegen/smem_swizzle.ts): the 128 bytes 8 lanes write (or 16, or 32
+ * lanes of smaller chunks) are one row of a 128-byte swizzle, or 2 or 4 whole rows of a 64- or
+ * 32-byte one, which fill the 32 banks once (no bank conflicts); a warp reads whole rows of
+ * global memory (full sectors). A thread's copies are then whole rows apart, which keeps their
+ * swizzled addresses one register plus immediates (codegen/swizzle_addr.ts).
  */
 export function copyLayout(R: number, C: number, vec: number, numWarps: number): BlockedLayout {
   const chunks = Math.max(1, C / vec);
-  const t1 = Math.min(chunks, 4);
+  const t1 = Math.min(chunks, 32);
   const t0 = 32 / t1;
   const w0 = Math.max(1, Math.min(numWarps, Math.floor(R / t0)));
   const w1 = Math.max(1, Math.min(numWarps / w0, Math.floor(chunks / t1)));
-  return { kind: 'blocked', sizePerThread: [1, vec], threadsPerWarp: [t0, t1], warpsPerCTA: [(numWarps / w1), w1], order: [0, 1] };
+  return { kind: 'blocked', sizePerThread: [1, vec], threadsPerWarp: [t0, t1], warpsPerCTA: [(numWarps / w1), w1], order: [1, 0] };
 }
 
 /** Elements per cp.async for `load` (a power of two, 4..16 bytes), or why there is no such width. */

@@ -1,0 +1,143 @@
+// Per-thread addresses into a swizzled tile (smem_swizzle.ts) for the accesses of one op: the
+// writes of a staging store or a cp.async ring, the row addresses of ldmatrix.
+//
+// The swizzle is an XOR of the 16-byte chunk index with the row's position in its 8-row repeat,
+// so an access (row r + dr, byte column c + dc) is not (r, c) plus an immediate in general. But
+// the pattern repeats every 8 rows and every column block of S bytes:
+//   offset(r + dr, c + dc) = offset(r + dr % 8, c + dc % S) + (dr - dr % 8)·S + ⌊dc / S⌋·R·S
+// so one register per class (dr % 8, dc % S) serves every access, the rest being immediates.
+// An m16 x k16 ldmatrix sweep over a 128-byte swizzle needs 4 classes (k-steps 0..3 of a row's
+// 8 chunks), a 64-byte one 2 (as Triton's MMAv2 lowering precomputes its per-k-step offsets).
+import { blockedOf, parentDim, parentShape, regSlots, wraps, type Layout } from '../compiler/layout.js';
+import type { Lowering, SmemAddr } from './context.js';
+import type { SwizzleBytes } from './smem_swizzle.js';
+
+/** Geometry of a tile in shared memory: R rows of rowBytes, swizzled S bytes wide (0: plain rows). */
+export interface TileGeom {
+  readonly rows: number;
+  readonly rowBytes: number;
+  readonly swizzle: SwizzleBytes;
+}
+
+/** Emits one PTX line (prologue or body) and allocates b32 registers. */
+export interface Sink {
+  emit(line: string): void;
+  reg(): string;
+}
+
+/**
+ * PTX computing the byte offset from the tile base of (row, byte column) held in registers
+ * (smem_swizzle.ts `swizzledOffset`, done at run time). Returns the offset register.
+ */
+export function emitSwizzledOffset(s: Sink, g: TileGeom, row: string, col: string): string {
+  const off = s.reg();
+  if (g.swizzle === 0) {
+    s.emit(`mad.lo.u32 ${off}, ${row}, ${g.rowBytes}, ${col};`);
+    return off;
+  }
+  const S = g.swizzle;
+  const blk = s.reg(), inb = s.reg(), x = s.reg();
+  s.emit(`shr.u32 ${blk}, ${col}, ${Math.log2(S)};`);
+  s.emit(`and.b32 ${inb}, ${col}, ${S - 1};`);
+  // the row's position in its repeat: bits of row·S above 128 bytes, S/16 - 1 of them kept
+  s.emit(`bfe.u32 ${x}, ${row}, ${Math.log2(128 / S)}, ${Math.log2(S / 16)};`);
+  s.emit(`shl.b32 ${x}, ${x}, 4;`);
+  s.emit(`xor.b32 ${inb}, ${inb}, ${x};`);
+  s.emit(`mad.lo.u32 ${off}, ${row}, ${S}, ${inb};`);
+  s.emit(`mad.lo.u32 ${off}, ${blk}, ${g.rows * S}, ${off};`);
+  return off;
+}
+
+/** Offsets (relative to the tile base) of one thread's accesses at (row + dr, col + dc), dr, dc ≥ 0. */
+export class SwizzledLanes {
+  private readonly classes = new Map<string, string>();
+  constructor(
+    private readonly s: Sink,
+    readonly g: TileGeom,
+    private readonly row: string,
+    private readonly col: string,
+    /** Added to every class register (a tile base that does not change: the scratch's). */
+    private readonly bias?: string,
+  ) {}
+
+  at(dr: number, dc: number): SmemAddr {
+    if (dr < 0 || dc < 0) throw new Error(`swizzled access at a negative offset (${dr}, ${dc})`);
+    const { rows, rowBytes, swizzle: S } = this.g;
+    if (S === 0) return { reg: this.cls(0, 0), imm: dr * rowBytes + dc };
+    const ar = dr % 8, ac = dc % S;
+    return { reg: this.cls(ar, ac), imm: (dr - ar) * S + ((dc - ac) / S) * rows * S };
+  }
+
+  /**
+   * The same access as a register, an XOR and an immediate: when every lane's column lies in
+   * [0, colSpan) of its block (colSpan a power of two ≤ S) and dc % S is a multiple of colSpan,
+   * the chunk bits dc adds are bits the lane's column leaves 0, and the swizzle only permutes
+   * bits 4..6, so offset(r, c + dc % S) = offset(r, c) ^ (dc % S). With the tile base 128-byte
+   * aligned the XOR applies to the full address: one xor per k-step instead of a register per
+   * class held across the loop.
+   */
+  atXor(dr: number, dc: number, colSpan: number): SmemAddr & { readonly xor: number } {
+    const { rows, swizzle: S } = this.g;
+    const ac = dc % S;
+    if (S === 0 || colSpan > S || ac % colSpan !== 0) return { ...this.at(dr, dc), xor: 0 };
+    const ar = dr % 8;
+    return { reg: this.cls(ar, 0), imm: (dr - ar) * S + ((dc - ac) / S) * rows * S, xor: ac };
+  }
+
+  /** The register of class (ar, ac): the full swizzled offset of (row + ar, col + ac). */
+  private cls(ar: number, ac: number): string {
+    const key = `${ar},${ac}`;
+    let r = this.classes.get(key);
+    if (r) return r;
+    let row = this.row, col = this.col;
+    if (ar) {
+      row = this.s.reg();
+      this.s.emit(`add.u32 ${row}, ${this.row}, ${ar};`);
+    }
+    if (ac) {
+      col = this.s.reg();
+      this.s.emit(`add.u32 ${col}, ${this.col}, ${ac};`);
+    }
+    r = emitSwizzledOffset(this.s, this.g, row, col);
+    if (this.bias) this.s.emit(`add.u32 ${r}, ${r}, ${this.bias};`);
+    this.classes.set(key, r);
+    return r;
+  }
+}
+
+/** Sinks writing to the function's prologue (computed once) or to the current point of the body. */
+export const prologueSink = (cx: Lowering): Sink => ({ emit: (l) => cx.e.emitPrologue(l), reg: () => cx.reg('b32') });
+export const bodySink = (cx: Lowering): Sink => ({ emit: (l) => cx.emit(l), reg: () => cx.reg('b32') });
+
+/**
+ * Offsets from the tile base, one per register slot of a 2-D tile in layout `l` (elements of
+ * `eb` bytes), for a tile of geometry `g`; `bias` (a register or symbol) is added to every
+ * offset register. Without replication the classes are computed once, in the prologue, from
+ * the thread's base coordinate; a wrapping layout gets each slot's coordinate in the body.
+ */
+export function slotOffsets(cx: Lowering, l: Layout, shape: readonly number[], eb: number, g: TileGeom, bias?: string): SmemAddr[] {
+  const slots = regSlots(l, shape);
+  const b = blockedOf(l);
+  const ps = parentShape(l, shape);
+  const [d0, d1] = [parentDim(l, 0), parentDim(l, 1)];
+  if (b && !wraps(b, ps, d0) && !wraps(b, ps, d1)) {
+    const P = prologueSink(cx);
+    const base = cx.base(b);
+    const col = cx.reg('b32');
+    P.emit(`mul.lo.u32 ${col}, ${base[d1]}, ${eb};`);
+    const lanes = new SwizzledLanes(P, g, base[d0]!, col, bias);
+    return slots.map((s) => lanes.at(s.off[d0]!, s.off[d1]! * eb));
+  }
+  const B = bodySink(cx);
+  return slots.map((s) => {
+    if (!b) {
+      const z = cx.reg('b32');
+      cx.emit(`mov.u32 ${z}, 0;`);
+      return new SwizzledLanes(B, g, z, z, bias).at(0, 0);
+    }
+    const row = cx.coordReg(l, shape, s, d0);
+    const col = cx.reg('b32');
+    cx.emit(`mul.lo.u32 ${col}, ${cx.coordReg(l, shape, s, d1)}, ${eb};`);
+    return new SwizzledLanes(B, g, row, col, bias).at(0, 0);
+  });
+}
