@@ -44,7 +44,7 @@ export const tmaBarrierCount = (cx: Lowering): number => state.get(cx)?.barriers
 export const TMA_BARRIER_SYMBOL = 'tessera_mbar';
 
 /** Predicate: this thread is thread 0 (the one that issues TMA copies). */
-function elected(cx: Lowering): string {
+export function elected(cx: Lowering): string {
   const s = perKernel(cx);
   if (!s.elected) {
     const { tid } = cx.thread();
@@ -55,7 +55,7 @@ function elected(cx: Lowering): string {
 }
 
 /** Generic address of tensor map `i` (a kernel parameter), computed once. */
-function mapAddress(cx: Lowering, i: number): string {
+export function mapAddress(cx: Lowering, i: number): string {
   const s = perKernel(cx);
   let r = s.maps.get(i);
   if (!r) {
@@ -67,8 +67,11 @@ function mapAddress(cx: Lowering, i: number): string {
   return r;
 }
 
-/** A fresh mbarrier (arrival count 1) and its phase register, initialized in the prologue. */
-function newBarrier(cx: Lowering): { bar: string; phase: string } {
+/**
+ * `n` consecutive fresh mbarriers (arrival count 1, 8 bytes apart), initialized in the prologue by
+ * thread 0, and a phase register (0) for them; returns the first one's shared address.
+ */
+export function newBarriers(cx: Lowering, n: number): { bar: string; phase: string } {
   const s = perKernel(cx);
   const p = elected(cx);
   const bar = cx.reg('b32');
@@ -77,11 +80,20 @@ function newBarrier(cx: Lowering): { bar: string; phase: string } {
   P(`mov.u32 ${bar}, ${TMA_BARRIER_SYMBOL};`);
   if (s.barriers) P(`add.u32 ${bar}, ${bar}, ${8 * s.barriers};`);
   P(`mov.u32 ${phase}, 0;`);
-  P(`@${p} mbarrier.init.shared::cta.b64 [${bar}], 1;`);
+  for (let k = 0; k < n; k++) P(`@${p} mbarrier.init.shared::cta.b64 [${bar}${k ? `+${8 * k}` : ''}], 1;`);
   P('fence.mbarrier_init.release.cluster;');
   P('bar.sync 0;');
-  s.barriers++;
+  s.barriers += n;
   return { bar, phase };
+}
+/** Spins until the mbarrier at `bar` completes the phase of parity `parity` (unless sabotaged). */
+export function waitBarrier(cx: Lowering, bar: string, parity: string): void {
+  if (sabotage.get(cx) === 'no-wait') return;
+  const loop = cx.e.label('tma_wait');
+  const done = cx.reg('pred');
+  cx.emit(`${loop}:`);
+  cx.emit(`mbarrier.try_wait.parity.shared::cta.b64 ${done}, [${bar}], ${parity};`);
+  cx.emit(`@!${done} bra.uni ${loop};`);
 }
 
 /** A tile of `bytes` at the start of the shared scratch, which is 1024-aligned (the swizzle repeat). */
@@ -167,7 +179,7 @@ function moveGroup(cx: Lowering, dir: 'ld' | 'st', op: DescOp, addr: string, reg
 }
 
 /** The cp.async.bulk.tensor coordinates of box `j`, innermost first ({c0, c1, ...}). */
-function boxCoords(cx: Lowering, op: DescOp, g: TileGeometry, j: number): string {
+export function boxCoords(cx: Lowering, op: DescOp, g: TileGeometry, j: number): string {
   const offs = descOperands(op).offsets.map((v) => cx.regs(v)[0]!).reverse();
   if (j > 0) {
     const c = cx.reg('b32');
@@ -181,7 +193,7 @@ const descLoad: Rule = (cx, o) => {
   const op = o as Op<'desc_load'>;
   const g = tileGeometry(op);
   const map = mapAddress(cx, tensorMaps(cx).mapFor(op, g));
-  const { bar, phase } = newBarrier(cx);
+  const { bar, phase } = newBarriers(cx, 1);
   const p = elected(cx);
   const rank = g.block.length;
   cx.emit(`// tensor descriptor load: ${g.boxes} TMA box(es) [${g.box.join(', ')}], swizzle ${g.swizzle || 'none'}`);
@@ -193,13 +205,7 @@ const descLoad: Rule = (cx, o) => {
     const dst = j ? `[${tile}+${j * g.rows * g.swizzle}]` : `[${tile}]`;
     cx.emit(`@${p} cp.async.bulk.tensor.${rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes ${dst}, [${map}, ${boxCoords(cx, op, g, j)}], [${bar}];`);
   }
-  if (sabotage.get(cx) !== 'no-wait') {
-    const loop = cx.e.label('tma_wait');
-    const done = cx.reg('pred');
-    cx.emit(`${loop}:`);
-    cx.emit(`mbarrier.try_wait.parity.shared::cta.b64 ${done}, [${bar}], ${phase};`);
-    cx.emit(`@!${done} bra.uni ${loop};`);
-  }
+  waitBarrier(cx, bar, phase);
   cx.emit(`xor.b32 ${phase}, ${phase}, 1;`);
   const v = op.results[0]!;
   const vec = cx.plan.vec.get(op) ?? 1;

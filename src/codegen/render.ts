@@ -23,6 +23,7 @@ import { lowerPrint } from './lower_print.js';
 import { withPipeline, type PipelineSabotage } from './lower_pipeline.js';
 import type { PipelinePlan } from '../compiler/pipeline.js';
 import { dropDeadCode } from './dead_code.js';
+import { withTmaRing } from './lower_tma_ring.js';
 import { setTmaSabotage, TMA_BARRIER_SYMBOL, TMA_RULES, tmaBarrierCount } from './lower_tma.js';
 import { tensorMaps, type TensorMapSpec, type TmaSabotage } from './tensor_map.js';
 
@@ -95,6 +96,8 @@ export interface RenderOptions {
   readonly pipelineSabotage?: PipelineSabotage;
   /** @internal Breaks the TMA lowering on purpose (tests). */
   readonly tmaSabotage?: TmaSabotage;
+  /** Software-pipelining depth for the TMA rings of sm_90a (lower_tma_ring.ts); 1 or absent: none. */
+  readonly numStages?: number;
 }
 export interface RenderResult {
   readonly ptx: string;
@@ -111,6 +114,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   const rules = ruleTable(opts.dot ?? DEFAULT_DOT);
   withPipeline(rules, cx, opts.pipeline, opts.pipelineSabotage);
   setTmaSabotage(cx, opts.tmaSabotage);
+  withTmaRing(rules, cx, opts.numStages ?? 1, (op) => opts.pipeline?.loops.has(op) ?? false);
   const files = new Map<string, number>();
   let lastLoc = '';
   cx.lowerOp = (op: Op): void => {

@@ -135,7 +135,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors); // layouts, vector widths
   stage('layouts', printLayouts(f, plan));
   const r = renderPtx(f, plan, info, {
-    target: options.target, pipeline: pipe,
+    target: options.target, pipeline: pipe, numStages,
     ...(options.specialization ? { specialization: options.specialization } : {}), ...(options.dot ? { dot: options.dot } : {}),
     ...(options.pipelineSabotage ? { pipelineSabotage: options.pipelineSabotage } : {}),
     ...(options.tmaSabotage ? { tmaSabotage: options.tmaSabotage } : {}),

@@ -12,7 +12,7 @@ import { compile, type CompileOptions, type CompileResult } from '../../src/comp
 import type { Func } from '../../src/ir/ops.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
-import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count, gateTargets } from '../codegen/gate.js';
 import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
 
@@ -115,6 +115,24 @@ function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: nu
   }
   return c;
 }
+
+/** Two row blocks per program: the ring loop runs twice (5 k-steps each, not a multiple of the stages). */
+const mmTwice = kernel(
+  { name: 'tma_mm_twice', params: { a: ptr('bf16'), b: ptr('bf16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const dc = makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
+    const on = programId(1).mul(bn);
+    forLoop(0, 2, 1, [], (t) => {
+      const om = programId(0).mul(2).add(t).mul(bm);
+      const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
+      dc.store([om, on], acc!);
+      return [];
+    });
+  },
+);
 
 describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
   it('the sim device compiles for sm_90a', () => {
@@ -237,20 +255,31 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
   });
 
   describe('a matmul through descriptors (f16 in, f32 out)', () => {
-    const M = 64, N = 64, K = 96;
+    const M = 64, N = 64, K = 160; // 5 k-steps: every ring depth wraps
     const af = randF32(M * K, 1), bf = randF32(K * N, 2);
     const a = f16Array(af), b = f16Array(bf);
     const want = matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K);
     const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 32, BN: 32, BK: 32 };
     const grid = [M / 32, N / 32, 1];
 
-    it('sm_90a: TMA loads in the loop, a TMA store after it', async () => {
+    it('sm_90a: a TMA ring of 3 stages feeds the dot, a TMA store after the loop', async () => {
       const ptx = simPtx(mm, args).ptx;
-      expect(count(ptx, TMA_LOAD)).toBe(2);
+      expect(ptx).toContain('// TMA ring: 3 stages of 4096 bytes, 2 tile(s), one mbarrier per stage');
+      expect(count(ptx, TMA_LOAD)).toBe(6); // a and b for 2 prologue issues and the loop's
+      expect(count(ptx, /mbarrier\.init/)).toBe(3);
+      expect(count(ptx, /ldmatrix/)).toBeGreaterThan(0); // the dot reads the stages directly
       expect(count(ptx, TMA_STORE)).toBe(1);
       const r = await runBoth(mm, args, grid);
       expectClose(r.sim.c as Float32Array, want, 1e-4, 'sim (sm_90a) vs reference');
       expectClose(r.interpret.c as Float32Array, want, 1e-4, 'interpreter vs reference');
+    });
+
+    it.each([1, 2, 4])('sm_90a at numStages %i', (numStages) => {
+      const out = runCompiled(mm, args, grid, { target: 'sm_90a', numStages });
+      expectClose(out.c as Float32Array, want, 1e-4, `sim (sm_90a, ${numStages} stages) vs reference`);
+      const { f } = traced(mm, args);
+      const ptx = compile(f, { target: 'sm_90a', numStages, ptxas: true }).ptx;
+      expect(count(ptx, TMA_LOAD)).toBe(numStages === 1 ? 2 : 2 * numStages);
     });
 
     it('sm_80: masked loads pipelined with cp.async, the same result', () => {
@@ -260,6 +289,16 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
       const ptx = compile(f, { target: 'sm_80', ptxas: false, specialization: launchSpecialization(f, positional) }).ptx;
       expect(count(ptx, /cp\.async\.bulk/)).toBe(0);
       expect(count(ptx, /cp\.async\.cg\.shared\.global/)).toBeGreaterThan(0);
+    });
+
+    it('bf16, the ring loop inside another loop (its stages and mbarrier phases reused)', async () => {
+      const a16 = bf16Array(af), b16 = bf16Array(bf);
+      const want16 = matmulRef(bf16ToFloat32(a16), bf16ToFloat32(b16), M, N, K);
+      const margs = { a: a16, b: b16, c: new Float32Array(M * N), M, N, K, BM: 32, BN: 32, BK: 32 };
+      expect(simPtx(mmTwice, margs).ptx).toContain('// TMA ring: 3 stages');
+      const r = await runBoth(mmTwice, margs, [1, 2, 1]);
+      expectClose(r.sim.c as Float32Array, want16, 1e-4, 'sim vs reference');
+      expectClose(r.interpret.c as Float32Array, want16, 1e-4, 'interpreter vs reference');
     });
 
     it("sm_90a with the option tma: false takes sm_80's path", () => {
