@@ -307,4 +307,14 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     });
 
   });
+
+  it('the TMA kernels run clean under racecheck, synccheck and initcheck', async () => {
+    const M = 64, N = 64, K = 160;
+    const a = f16Array(randF32(M * K, 5)), b = f16Array(randF32(K * N, 6));
+    const sanitize = ['racecheck', 'synccheck', 'initcheck'] as const;
+    const run = (k: Kernel, args: Record<string, unknown>, grid: number[]) => k.run(args as never, { grid, device: 'sim', sanitize: [...sanitize] });
+    await run(mm, { a, b, c: new Float32Array(M * N), M, N, K, BM: 32, BN: 32, BK: 32 }, [2, 2]);
+    await run(copy2d('f32'), { x: new Float32Array(40 * 24), y: new Float32Array(40 * 24), M: 40, N: 24, BM: 16, BN: 16 }, [3, 2]);
+    await run(overhang, { x: new Float32Array(20 * 24), out: new Float32Array(2 * 8 * 16), M: 20, N: 24, BM: 8, BN: 16 }, [2]);
+  });
 });
