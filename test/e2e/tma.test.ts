@@ -6,7 +6,7 @@
 // also assembles for sm_90a and sm_80 (where descriptors are masked loads and stores).
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
-import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, arange, store, zeros } from '../../src/lang/index.js';
+import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, arange, store, tensorDesc, zeros } from '../../src/lang/index.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
 import { compile, type CompileOptions, type CompileResult } from '../../src/compile/compile.js';
 import type { Func } from '../../src/ir/ops.js';
@@ -131,6 +131,16 @@ const mmTwice = kernel(
       dc.store([om, on], acc!);
       return [];
     });
+  },
+);
+
+/** The matmul with host-side descriptors (Triton's TensorDescriptor arguments). */
+const mmHost = kernel(
+  { name: 'tma_mm_host', params: { a: tensorDesc('f16', ['BM', 'BK']), b: tensorDesc('f16', ['BK', 'BN']), c: tensorDesc('f32', ['BM', 'BN']), K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, K, BM, BN, BK }) => {
+    const om = programId(0).mul(BM), on = programId(1).mul(BN);
+    const [acc] = forLoop(0, K, BK as number, [zeros([BM as number, BN as number], 'f32')], (k, acc) => [dot(a.load([om, k]), b.load([k, on]), { acc: acc! })]);
+    c.store([om, on], acc!);
   },
 );
 
@@ -299,6 +309,26 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
       const r = await runBoth(mmTwice, margs, [1, 2, 1]);
       expectClose(r.sim.c as Float32Array, want16, 1e-4, 'sim vs reference');
       expectClose(r.interpret.c as Float32Array, want16, 1e-4, 'interpreter vs reference');
+    });
+
+    it('host-side descriptors ({ base, shape, strides } arguments) take the same TMA path', async () => {
+      const hargs = {
+        a: { base: a, shape: [M, K], strides: [K, 1] }, b: { base: b, shape: [K, N], strides: [N, 1] },
+        c: { base: new Float32Array(M * N), shape: [M, N], strides: [N, 1] }, K, BM: 32, BN: 32, BK: 32,
+      };
+      const f = mmHost.trace({ BM: 32, BN: 32, BK: 32 });
+      expect(f.params.map((p) => p.name)).toEqual(['a', 'a_shape0', 'a_shape1', 'a_stride0', 'b', 'b_shape0', 'b_shape1', 'b_stride0', 'c', 'c_shape0', 'c_shape1', 'c_stride0', 'K']);
+      expect(compile(f, { target: 'sm_90a', ptxas: true }).ptx).toContain('// TMA ring: 3 stages');
+      const outs: Float32Array[] = [];
+      for (const device of ['sim', 'interpret'] as const) {
+        const c = new Float32Array(M * N);
+        await mmHost.run({ ...hargs, c: { ...hargs.c, base: c } }, { grid, device });
+        outs.push(c);
+      }
+      expectClose(outs[0]!, want, 1e-4, 'sim vs reference');
+      expectClose(outs[1]!, want, 1e-4, 'interpreter vs reference');
+      const bad = mmHost.run({ ...hargs, a: { base: a, shape: [M, K], strides: [K + 1, 1] } }, { grid, device: 'sim' });
+      await expect(bad).rejects.toMatchObject({ code: 'E_DESCRIPTOR', message: expect.stringMatching(/tensor descriptor 'a': strides\[0\] = 161 elements is 322 bytes, not a multiple of 16/) });
     });
 
     it("sm_90a with the option tma: false takes sm_80's path", () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../src/ir/index.js';
 import { verify } from '../../src/ir/verify.js';
-import { arange, KernelError, makeTensorDescriptor, programId, type Tile } from '../../src/lang/index.js';
+import { arange, constexpr, defineKernel, KernelError, makeTensorDescriptor, programId, tensorDesc, type Tile } from '../../src/lang/index.js';
 import { opsOf, traceBody } from './helpers.js';
 
 function traceErr(body: Parameters<typeof traceBody>[0]): KernelError {
@@ -69,4 +69,29 @@ describe('makeTensorDescriptor', () => {
       expect(e.detail).toMatch(re);
     });
   }
+
+  describe('tensorDesc parameters (host-side descriptors)', () => {
+    it('travel as base, shape and outer strides, and give the kernel a descriptor', () => {
+      const k = defineKernel({ name: 'hd', params: { x: tensorDesc('f32', ['B', 16]), B: constexpr() } }, ({ x }) => {
+        x.store([0, 0], x.load([programId(0), 0]));
+      });
+      expect(k.runtimeParams.map((p) => [p.name, p.type, p.desc?.role])).toEqual([
+        ['x', 'ptr<f32>', 'base'], ['x_shape0', 'i32', 'shape'], ['x_shape1', 'i32', 'shape'], ['x_stride0', 'i32', 'stride'],
+      ]);
+      const f = k.trace({ B: 8 });
+      verify(f);
+      expect(opsOf(f, 'desc_load')[0]!.attrs.block).toEqual([8, 16]);
+    });
+
+    it('reject a block dim naming no constexpr, a clash with a part name, and a bad block shape', () => {
+      const code = (fn: () => unknown): string | undefined => {
+        try { fn(); } catch (e) { return (e as KernelError).code + ': ' + (e as KernelError).detail; }
+        return undefined;
+      };
+      expect(code(() => defineKernel({ name: 'hd', params: { x: tensorDesc('f32', ['B', 16]) } }, () => {}))).toMatch(/E_ARG: tensor descriptor 'x': block dim 'B' is not a constexpr parameter/);
+      expect(code(() => defineKernel({ name: 'hd', params: { x: tensorDesc('f32', [16]), x_shape0: 'i32' } }, () => {}))).toMatch(/collides with a part of tensor descriptor 'x'/);
+      expect(code(() => tensorDesc('bool', [16]))).toMatch(/^E_DESCRIPTOR/);
+      expect(code(() => defineKernel({ name: 'hd', params: { x: tensorDesc('f32', [12]) } }, () => {}).trace({}))).toMatch(/E_DESCRIPTOR: block dim 0 must be a power of two/);
+    });
+  });
 });
