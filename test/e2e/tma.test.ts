@@ -53,6 +53,18 @@ const overhang = kernel(
   },
 );
 
+/** Row sums of x [M, N] over column blocks: one TMA load op runs every iteration (its mbarrier's phase flips). */
+const rowSums = kernel(
+  { name: 'tma_row_sums', params: { x: ptr('f32'), out: ptr('f32'), M: 'i32', N: 'i32', BM: constexpr(), BN: constexpr() } },
+  ({ x, out, M, N, BM, BN }) => {
+    const dx = makeTensorDescriptor(x, [M, N], [N, 1], [BM as number, BN as number]);
+    const dout = makeTensorDescriptor(out, [M, BN], [BN, 1], [BM as number, BN as number]);
+    const om = programId(0).mul(BM);
+    const [acc] = forLoop(0, N, BN as number, [zeros([BM as number, BN as number], 'f32')], (n, acc) => [acc!.add(dx.load([om, n]))]);
+    dout.store([om, 0], acc!);
+  },
+);
+
 /** A matmul whose operands and result all go through descriptors. */
 const mm = kernel(
   { name: 'tma_mm', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
@@ -200,6 +212,26 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     }
     expect(Array.from(r.sim.out as Float32Array)).toEqual(Array.from(want));
     expect(Array.from(r.interpret.out as Float32Array)).toEqual(Array.from(want));
+  });
+
+  it('a TMA load in a loop that feeds no dot reuses its mbarrier every iteration (phase parity)', async () => {
+    const M = 32, N = 160, BM = 16, BN = 32;
+    const x = Float32Array.from({ length: M * N }, (_, i) => (i % 13) - 6);
+    const args = { x, out: new Float32Array(M * BN), M, N, BM, BN };
+    const ptx = simPtx(rowSums, args).ptx;
+    expect(count(ptx, TMA_LOAD)).toBe(1);
+    expect(ptx).not.toContain('TMA ring');
+    const r = await runBoth(rowSums, args, [M / BM]);
+    const want = new Float32Array(M * BN);
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) want[i * BN + (j % BN)] += x[i * N + j]!;
+    expect(Array.from(r.sim.out as Float32Array)).toEqual(Array.from(want));
+    expect(Array.from(r.interpret.out as Float32Array)).toEqual(Array.from(want));
+  });
+
+  it('the interpreter names an in-bounds descriptor element that lies outside its buffer (E_OOB)', async () => {
+    // shape says 40 rows, the buffer holds 32: rows 32.. are inside the tensor but not the buffer
+    const args = { x: new Float32Array(32 * 16), y: new Float32Array(32 * 16), M: 40, N: 16, BM: 16, BN: 16 };
+    await expect(copy2d('f32').run(args, { grid: [3, 1], device: 'interpret' })).rejects.toMatchObject({ code: 'E_OOB', message: expect.stringMatching(/out-of-bounds descriptor load/) });
   });
 
   it('sabotage: without the mbarrier wait a load reads stale shared memory (a wrong copy on the sim)', () => {
