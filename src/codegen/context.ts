@@ -18,7 +18,7 @@ import { regBits, regKind } from './ptx_types.js';
 /**
  * PTX targets. sm_80: Ampere (mma.sync, ldmatrix, cp.async). sm_89: Ada (adds the fp8 `cvt`
  * forms). sm_90: Hopper through the portable mma.sync path. sm_90a: Hopper's arch-specific
- * target (`.target sm_90a`; today the same code as sm_90 — the wgmma/TMA path is issue 17's).
+ * target (`.target sm_90a`: wgmma dots where they fit, TMA for tensor descriptors).
  */
 export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
 /** Compute capability (major*10+minor) of each target. */

@@ -24,6 +24,9 @@ import { withPipeline, type PipelineSabotage } from './lower_pipeline.js';
 import type { PipelinePlan } from '../compiler/pipeline.js';
 import { dropDeadCode } from './dead_code.js';
 import { setWgmmaSabotage, type WgmmaSabotage } from './lower_wgmma.js';
+import { withTmaRing } from './lower_tma_ring.js';
+import { setTmaSabotage, TMA_BARRIER_SYMBOL, TMA_RULES, tmaBarrierCount } from './lower_tma.js';
+import { tensorMaps, type TensorMapSpec, type TmaSabotage } from './tensor_map.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -56,6 +59,7 @@ export function ruleTable(dot: string): Record<OpKind, Rule> {
     select: e.select!, fma: e.fma!, cast: e.cast!, bitcast: e.bitcast!, addptr: e.addptr!, hint: e.hint!,
     reshape: SHARED_RULES.reshape!, trans: SHARED_RULES.trans!, join: SHARED_RULES.join!, split: SHARED_RULES.split!,
     load: m.load!, store: m.store!, atomic_rmw: m.atomic_rmw!, atomic_cas: m.atomic_cas!,
+    desc_load: TMA_RULES.desc_load, desc_store: TMA_RULES.desc_store,
     reduce: REDUCE_RULES.reduce!, scan: SCAN_RULES.scan!, dot: dotRule,
     for: CONTROL_RULES.for!, if: CONTROL_RULES.if!,
     yield: unsupported('a yield outside a region'),
@@ -96,12 +100,18 @@ export interface RenderOptions {
   readonly pipelineSabotage?: PipelineSabotage;
   /** @internal Breaks the wgmma synchronization on purpose (tests). */
   readonly wgmmaSabotage?: WgmmaSabotage;
+  /** @internal Breaks the TMA lowering on purpose (tests). */
+  readonly tmaSabotage?: TmaSabotage;
+  /** Software-pipelining depth for the TMA rings of sm_90a (lower_tma_ring.ts); 1 or absent: none. */
+  readonly numStages?: number;
 }
 export interface RenderResult {
   readonly ptx: string;
   readonly sharedBytes: number;
   readonly dynamicShared: boolean;
   readonly params: ParamInfo[];
+  /** Hidden CUtensorMap parameters (after `params`) the launcher encodes (sm_90a TMA). */
+  readonly tensorMaps: TensorMapSpec[];
 }
 
 export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: RenderOptions): RenderResult {
@@ -110,6 +120,8 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   const rules = ruleTable(opts.dot ?? DEFAULT_DOT);
   withPipeline(rules, cx, opts.pipeline, opts.pipelineSabotage);
   setWgmmaSabotage(cx, opts.wgmmaSabotage);
+  setTmaSabotage(cx, opts.tmaSabotage);
+  withTmaRing(rules, cx, opts.numStages ?? 1, (op) => opts.pipeline?.loops.has(op) ?? false);
   const files = new Map<string, number>();
   let lastLoc = '';
   cx.lowerOp = (op: Op): void => {
@@ -135,6 +147,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   };
 
   const params = paramLayout(f);
+  const maps = tensorMaps(cx);
   const pname = (i: number): string => `${f.name}_param_${i}`;
   f.params.forEach((p, i) => loadParam(cx, f, i, f.body.args[i]!, pname(i), opts.specialization));
   for (const op of f.body.ops) cx.lowerOp(op);
@@ -155,15 +168,20 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   if (cx.usesShared && dynamicShared) out.push(`.extern .shared .align ${SWIZZLE_ALIGN} .b8 tessera_smem[];`);
   out.push(...cx.moduleDecls);
   out.push('', `.visible .entry ${f.name}(`);
-  out.push(f.params.map((p, i) => `\t.param ${PARAM_DECL(p.type)} ${pname(i)}`).join(',\n'));
+  const tmaps = maps.place(params.reduce((end, p) => Math.max(end, p.offset + p.size), 0));
+  out.push([
+    ...f.params.map((p, i) => `\t.param ${PARAM_DECL(p.type)} ${pname(i)}`),
+    ...tmaps.map((m) => `\t.param .align 64 .b8 ${m.name}[128]`),
+  ].join(',\n'));
   out.push(')', `.reqntid ${nthreads}, 1, 1`, '{');
   out.push(...cx.e.declarations());
   if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align ${SWIZZLE_ALIGN} .b8 tessera_smem[${Math.max(16, shared)}];`);
+  if (tmaBarrierCount(cx)) out.push(`\t.shared .align 8 .b64 ${TMA_BARRIER_SYMBOL}[${tmaBarrierCount(cx)}];`);
   if (cx.localBytes) out.push(`\t.local .align 8 .b8 tessera_local[${Math.ceil(cx.localBytes / 8) * 8}];`);
   const body = [...cx.e.prologue, ...cx.e.lines];
   dropDeadCode(body);
   out.push(...body, '}', '');
-  return { ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params };
+  return { ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params, tensorMaps: tmaps };
 }
 
 function loadParam(cx: Lowering, f: Func, i: number, v: Value, sym: string, spec?: Specialization): void {

@@ -16,9 +16,11 @@ import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
 import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
 import { WGMMA_SABOTAGE, type WgmmaSabotage } from '../codegen/lower_wgmma.js';
+import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabotage } from '../codegen/tensor_map.js';
+import { expandDescriptors, tmaEligible } from '../compiler/expand_descriptors.js';
 
 export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
-/** sm_89 adds the fp8 cvt forms; sm_90a is `.target sm_90a` (the same mma.sync code as sm_90 for now). */
+/** sm_89 adds the fp8 cvt forms; sm_90a is `.target sm_90a` with wgmma dots and TMA (docs/compiler.md). */
 export const TARGETS: readonly Target[] = ['sm_80', 'sm_89', 'sm_90', 'sm_90a'];
 
 export interface CompileOptions {
@@ -41,6 +43,13 @@ export interface CompileOptions {
   readonly pipelineSabotage?: PipelineSabotage;
   /** @internal Breaks the wgmma synchronization on purpose (sm_90a), so tests can show the sim catches it. */
   readonly wgmmaSabotage?: WgmmaSabotage;
+  /**
+   * Tensor descriptors through TMA on sm_90a (default true there; other targets never use it):
+   * false lowers them to masked loads and stores, as on sm_80.
+   */
+  readonly tma?: boolean;
+  /** @internal Breaks the TMA lowering on purpose (tests show the sim catches it). */
+  readonly tmaSabotage?: TmaSabotage;
 }
 
 /** numStages when the option is absent, per target (Triton's default for Ampere and Hopper). */
@@ -65,6 +74,8 @@ export interface CompileMetadata {
   readonly sharedBytes: number;
   readonly dynamicShared: boolean;
   readonly params: ParamInfo[];
+  /** The CUtensorMap parameters the launcher encodes from the arguments (sm_90a TMA), after `params`. */
+  readonly tensorMaps?: TensorMapSpec[];
   readonly registers?: number;
   readonly spills?: number;
   readonly ptxasLog?: string;
@@ -89,6 +100,7 @@ function checkOptions(f: Func, o: CompileOptions): number {
     for (const k of Object.keys(spec)) if (!f.params.some((p) => p.name === k)) throw new CompileError(f.name, `specialization names unknown parameter '${k}'`);
   }
   numStagesOf(f.name, o);
+  if (o.tmaSabotage !== undefined && !TMA_SABOTAGE.includes(o.tmaSabotage)) throw new CompileError(f.name, `option 'tmaSabotage' must be one of ${TMA_SABOTAGE.join(', ')}`);
   if (o.pipelineSabotage !== undefined && !PIPELINE_SABOTAGE.includes(o.pipelineSabotage)) throw new CompileError(f.name, `option 'pipelineSabotage' must be one of ${PIPELINE_SABOTAGE.join(', ')}`);
   if (o.wgmmaSabotage !== undefined && !WGMMA_SABOTAGE.includes(o.wgmmaSabotage)) throw new CompileError(f.name, `option 'wgmmaSabotage' must be one of ${WGMMA_SABOTAGE.join(', ')}`);
   return w;
@@ -114,7 +126,9 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
     stages.push({ name, get text() { return (text ??= printFunc(g, { locs: true })); } });
   };
 
-  let f = func;
+  // Tensor descriptors the target does not move with TMA become masked loads and stores.
+  const tma = options.target === 'sm_90a' && options.tma !== false;
+  let f = expandDescriptors(func, (op) => tma && tmaEligible(func, op) && tmaDataType(descElem(op)) !== undefined);
   if (options.skipIRPasses) irStage('input', f);
   else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy
@@ -125,10 +139,11 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors, options.target === 'sm_90a'); // layouts, vector widths
   stage('layouts', printLayouts(f, plan));
   const r = renderPtx(f, plan, info, {
-    target: options.target, pipeline: pipe,
+    target: options.target, pipeline: pipe, numStages,
     ...(options.specialization ? { specialization: options.specialization } : {}), ...(options.dot ? { dot: options.dot } : {}),
     ...(options.pipelineSabotage ? { pipelineSabotage: options.pipelineSabotage } : {}),
     ...(options.wgmmaSabotage ? { wgmmaSabotage: options.wgmmaSabotage } : {}),
+    ...(options.tmaSabotage ? { tmaSabotage: options.tmaSabotage } : {}),
   });
   stage('ptx', r.ptx);
 
@@ -145,7 +160,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const result: CompileResult = {
     ptx: r.ptx,
     ...(cubin ? { cubin } : {}),
-    metadata: { name: f.name, numWarps, numStages, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...extra },
+    metadata: { name: f.name, numWarps, numStages, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...(r.tensorMaps.length ? { tensorMaps: r.tensorMaps } : {}), ...extra },
     stages,
   };
   dump(f.name, options.target, stages);

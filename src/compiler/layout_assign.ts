@@ -31,7 +31,8 @@ export interface LayoutPlan {
   readonly vec: Map<Op, number>;
 }
 
-const isMem = (op: Op): boolean => op.kind === 'load' || op.kind === 'store' || op.kind === 'atomic_rmw' || op.kind === 'atomic_cas';
+const isMem = (op: Op): boolean =>
+  op.kind === 'load' || op.kind === 'store' || op.kind === 'atomic_rmw' || op.kind === 'atomic_cas' || op.kind === 'desc_load' || op.kind === 'desc_store';
 const ELEMENTWISE = new Set(['unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint']);
 
 function* opsOf(b: Block): Generator<Op> {
@@ -44,6 +45,14 @@ function* opsOf(b: Block): Generator<Op> {
 /** Memory anchor: layout + vector width for a global access through `ptr`. */
 function anchorFor(op: Op, info: AxisInfoMap, numWarps: number): { layout: Layout; vec: number } {
   const ptr = op.operands[0]!;
+  if (op.kind === 'desc_load' || op.kind === 'desc_store') {
+    // a TMA tile in shared memory: threads read 16-byte runs of its contiguous last dim
+    const block = (op as Op<'desc_load'>).attrs.block;
+    const bytes = byteSize(pointee(ptr.type.elem as PtrType));
+    let vec = Math.min(16 / bytes, block[block.length - 1]!, Math.max(1, numel(block) / (32 * numWarps)));
+    vec = 2 ** Math.floor(Math.log2(Math.max(1, vec)));
+    return { layout: blockedFor(block, numWarps, rowMajor(block.length), vec), vec };
+  }
   const shape = ptr.type.shape;
   if (shape.length === 0) return { layout: SCALAR, vec: 1 };
   const pi = info.get(ptr);
@@ -92,7 +101,7 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
     const a = fixed?.get(op) ?? anchorFor(op, info, numWarps);
     anchors.set(op, a.layout);
     vec.set(op, a.vec);
-    const key = op.operands[0]!.type.shape.join('x');
+    const key = (op.kind === 'desc_load' || op.kind === 'desc_store' ? (op as Op<'desc_load'>).attrs.block : op.operands[0]!.type.shape).join('x');
     if (a.layout.kind === 'blocked' && !preferred.has(key) && !fixed?.has(op)) preferred.set(key, a.layout);
   }
   const pref = (shape: readonly number[]): Layout => {

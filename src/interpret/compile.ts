@@ -8,6 +8,7 @@ import {
   programIdRule, selectRule, splatRule, unaryRule,
 } from './rules-elementwise.js';
 import { addptrRule, atomicCasRule, atomicRmwRule, loadRule, storeRule } from './rules-memory.js';
+import { descLoadRule, descStoreRule } from './rules-descriptor.js';
 import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
@@ -36,6 +37,8 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   store: storeRule,
   atomic_rmw: atomicRmwRule,
   atomic_cas: atomicCasRule,
+  desc_load: descLoadRule,
+  desc_store: descStoreRule,
   reduce: reduceRule,
   scan: scanRule,
   dot: dotRule,

@@ -18,7 +18,7 @@ const ptrDtype = (op: Op, c: Compiler): DType => {
 };
 
 /** Dtype of the memory view used to move lanes bit-exactly (f32 through its bits). */
-const moveDtype = (d: DType): DType => (d === 'f32' ? 'u32' : d);
+export const moveDtype = (d: DType): DType => (d === 'f32' ? 'u32' : d);
 
 const hex = (a: number) => `0x${a.toString(16)}`;
 
@@ -32,7 +32,7 @@ function locate(cx: RunCtx, c: Compiler, op: Op, what: string, addr: number, siz
   else if (a && addr % size !== 0) why = `is misaligned for a ${size}-byte element`;
   else if (a) why = 'runs past the end of its buffer';
   else why = 'is outside every buffer';
-  const shape = op.operands[0]!.type.shape;
+  const shape = op.kind === 'desc_load' || op.kind === 'desc_store' ? (op as Op<'desc_load'>).attrs.block : op.operands[0]!.type.shape;
   const idx = shape.length ? ` [${indexString(shape, lane)}]` : '';
   throw new InterpretError(
     'E_OOB',
@@ -45,7 +45,7 @@ function locate(cx: RunCtx, c: Compiler, op: Op, what: string, addr: number, siz
  * Remembers the last buffer a memory op touched, so consecutive lanes in the same buffer cost a
  * range check instead of a lookup. One cursor per op execution.
  */
-class Cursor {
+export class Cursor {
   lo = 0;
   hi = -1;
   view: Lanes = new Uint8Array(0);

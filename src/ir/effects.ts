@@ -4,7 +4,7 @@
 import type { Op, OpKind } from './ops.js';
 import { isFloat } from './types.js';
 
-const IMPURE: ReadonlySet<OpKind> = new Set<OpKind>(['load', 'store', 'atomic_rmw', 'atomic_cas', 'print', 'assert', 'yield', 'return']);
+const IMPURE: ReadonlySet<OpKind> = new Set<OpKind>(['load', 'store', 'atomic_rmw', 'atomic_cas', 'desc_load', 'desc_store', 'print', 'assert', 'yield', 'return']);
 
 /** True when `op` and every op in its regions (terminators aside) are pure. */
 export function isPure(op: Op): boolean {

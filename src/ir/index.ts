@@ -16,3 +16,5 @@ export {
   f8e4m3Array, f8e5m2Array, f8e4m3ToFloat32, f8e5m2ToFloat32, FP8_FORMATS, type Fp8DType,
 } from './fp8.js';
 export { roundF16, roundBF16, roundFloat, wrapInt, evalUnary, evalBinary, evalCmp, evalCast, normalizeConst } from './numeric.js';
+export { descOperands, badDescBlock, MAX_DESC_BLOCK_DIM, MAX_DESC_RANK } from './tensor_desc.js';
+export type { DescOperands } from './tensor_desc.js';

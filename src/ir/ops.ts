@@ -92,6 +92,15 @@ export interface OpAttrs {
   /** (ptr, cmp, val) -> old values */
   atomic_cas: { sem: MemSem; scope: MemScope };
   /**
+   * Tensor descriptor load (Triton's `desc.load`): (base ptr scalar, shape_0..shape_{r-1},
+   * stride_0..stride_{r-1}, offset_0..offset_{r-1}; all i32 scalars, strides in elements) ->
+   * tile [block] of the pointee. Element (i_0..) reads base[sum((offset_d + i_d) * stride_d)]
+   * where every 0 <= offset_d + i_d < shape_d; elsewhere zero (as TMA fills out of bounds).
+   */
+  desc_load: { block: number[] };
+  /** Tensor descriptor store: (base, shapes, strides, offsets as desc_load, value [block]) -> (); out-of-bounds elements are not written. */
+  desc_store: { block: number[] };
+  /**
    * (x_0..x_{n-1}) -> n results with `axis` removed. One region: args (acc_0..acc_{n-1}, x_0..x_{n-1})
    * as scalars, terminated by `yield` of n scalars. `kind` names the combiner when it is a known one
    * (lets backends pick fast paths); 'custom' otherwise.

@@ -6,6 +6,7 @@
 // op kind, so a new op kind without rules does not compile.
 import { IRVerifyError } from './errors.js';
 import { intRange } from './numeric.js';
+import { badDescBlock } from './tensor_desc.js';
 import type { Block, Func, Loc, Op, OpKind, Value } from './ops.js';
 import { EVICTIONS, LOAD_CACHE_MODS, STORE_CACHE_MODS } from './ops.js';
 import type { DType, ElemType, PtrType, TileType } from './types.js';
@@ -65,6 +66,21 @@ const numeric = (e: ElemType): boolean => isInt(e) || isFloat(e);
 const FP8_CAST_PEERS: ReadonlySet<ElemType> = new Set(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2']);
 const FLOAT_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'floor', 'ceil']);
 const BITWISE = new Set(['and', 'or', 'xor']);
+
+/** desc_load / desc_store: base pointer, then i32 scalars (shape, strides, offsets), then the value. */
+function descCommon(c: Ctx<'desc_load'> | Ctx<'desc_store'>, store: boolean): void {
+  const block = c.attrs.block;
+  const bad = badDescBlock(block);
+  if (bad) c.fail(bad);
+  const r = block.length;
+  c.counts(1 + 3 * r + (store ? 1 : 0), store ? 0 : 1);
+  const p = c.operand(0);
+  c.check(isPtr(p.elem) && p.shape.length === 0, () => `operand #0 (base) must be a scalar pointer, got ${ts(p)}`);
+  for (let i = 1; i <= 3 * r; i++) c.expectType(c.operand(i), { elem: 'i32', shape: [] }, `operand #${i} (${['shape', 'stride', 'offset'][Math.floor((i - 1) / r)]})`);
+  const value = { elem: pointee(p.elem as PtrType), shape: block };
+  if (store) c.expectType(c.operand(1 + 3 * r), value, 'stored value');
+  else c.expectType(c.result(), value, 'result');
+}
 
 /** A same-type elementwise op: every operand and the result share one type. */
 function sameTypes(c: Ctx, n: number): TileType {
@@ -268,6 +284,8 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.expectType(c.operand(2), value, 'new value');
     c.expectType(c.result(), value, 'result');
   },
+  desc_load: (c) => descCommon(c, false),
+  desc_store: (c) => descCommon(c, true),
   reduce: (c) => combiner(c, false),
   scan: (c) => combiner(c, true),
   dot: (c) => {

@@ -3,8 +3,8 @@ export { KernelError, formatLoc } from './errors.js';
 export type { KernelErrorInfo } from './errors.js';
 export { Tile } from './tile.js';
 export { Trace, activeTrace, runTrace, api } from './trace.js';
-export { defineKernel, ptr, scalar, constexpr } from './kernel.js';
-export type { KernelDef, KernelSpec, KernelParamSpec, PtrSpec, ScalarSpec, ParamFlags, ConstexprSpec, ConstexprValue, KernelArgs, RuntimeParam, TraceSpecialization } from './kernel.js';
+export { defineKernel, ptr, scalar, constexpr, tensorDesc } from './kernel.js';
+export type { KernelDef, KernelSpec, KernelParamSpec, PtrSpec, ScalarSpec, TensorDescSpec, ParamFlags, ConstexprSpec, ConstexprValue, KernelArgs, RuntimeParam, TraceSpecialization } from './kernel.js';
 export { programId, numPrograms, arange, full, zeros } from './creation.js';
 export { load, store, atomicAdd, atomicMax, atomicMin, atomicAnd, atomicOr, atomicXor, atomicXchg, atomicCas } from './memory.js';
 export type { LoadOptions, StoreOptions, AtomicOptions } from './memory.js';
@@ -19,6 +19,7 @@ export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } f
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
 export type { ReduceOptions, ScanOptions } from './reduce.js';
 export { dot } from './dot.js';
+export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';
 export type { DotOptions } from './dot.js';
 export { forLoop, range, ifThenElse } from './control.js';
 export { multipleOf, maxContiguous, devicePrint, deviceAssert } from './hints.js';

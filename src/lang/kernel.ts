@@ -8,6 +8,7 @@ import { KernelError } from './errors.js';
 import { userLoc } from './loc.js';
 import { describe } from './semantic.js';
 import type { Tile } from './tile.js';
+import { makeTensorDescriptor, type TensorDescriptor } from './descriptor.js';
 import { runTrace, Trace } from './trace.js';
 
 export interface PtrSpec<D extends DType = DType> { readonly kind: 'ptr'; readonly dtype: D; readonly doNotSpecialize?: boolean }
@@ -15,7 +16,13 @@ export interface PtrSpec<D extends DType = DType> { readonly kind: 'ptr'; readon
 export interface ScalarSpec<D extends DType = DType> { readonly kind: 'scalar'; readonly dtype: D; readonly doNotSpecialize?: boolean }
 export interface ConstexprSpec<T extends ConstexprValue = ConstexprValue> { readonly kind: 'constexpr'; readonly _t?: T }
 export type ConstexprValue = number | boolean | string;
-export type KernelParamSpec = PtrSpec | DType | ScalarSpec | ConstexprSpec;
+/**
+ * A tensor descriptor made on the host (Triton's host-side `TensorDescriptor`): the kernel gets a
+ * TensorDescriptor (desc.load / desc.store); `run` takes `{ base, shape, strides }`. blockShape
+ * entries are numbers or names of constexpr parameters.
+ */
+export interface TensorDescSpec<D extends DType = DType> { readonly kind: 'tensorDesc'; readonly dtype: D; readonly blockShape: readonly (number | string)[] }
+export type KernelParamSpec = PtrSpec | DType | ScalarSpec | ConstexprSpec | TensorDescSpec;
 
 /** Per-parameter flags. */
 export interface ParamFlags {
@@ -60,6 +67,17 @@ export const scalar = <D extends DType>(dtype: D, flags?: ParamFlags): ScalarSpe
   const f = checkFlags('scalar', flags);
   return f.doNotSpecialize ? { kind: 'scalar', dtype, doNotSpecialize: true } : { kind: 'scalar', dtype };
 };
+/** A host-side tensor descriptor parameter of `dtype` elements and the given block shape. */
+export const tensorDesc = <D extends DType>(dtype: D, blockShape: readonly (number | string)[]): TensorDescSpec<D> => {
+  if (!isDType(dtype) || dtype === 'bool') {
+    throw new KernelError('E_DESCRIPTOR', `tensorDesc() needs an element dtype other than bool, got ${describe(dtype)}`, withLoc({ op: 'tensorDesc' }));
+  }
+  if (!Array.isArray(blockShape) || blockShape.length < 1 || blockShape.length > 5 || blockShape.some((b) => typeof b !== 'number' && typeof b !== 'string')) {
+    throw new KernelError('E_DESCRIPTOR', `tensorDesc() needs a block shape of 1 to 5 numbers or constexpr names, got ${describe(blockShape)}`, withLoc({ op: 'tensorDesc' }));
+  }
+  return { kind: 'tensorDesc', dtype, blockShape: [...blockShape] };
+};
+
 /**
  * A compile-time parameter: the kernel function receives the JS value; each value traces anew.
  * Typed as a number; write `constexpr<boolean>()` or `constexpr<string>()` for other kinds.
@@ -70,7 +88,7 @@ export function constexpr(): ConstexprSpec {
   return { kind: 'constexpr' };
 }
 
-export type ParamValue<S> = S extends ConstexprSpec<infer T> ? T : Tile;
+export type ParamValue<S> = S extends ConstexprSpec<infer T> ? T : S extends TensorDescSpec ? TensorDescriptor : Tile;
 export type KernelArgs<P extends Record<string, KernelParamSpec>> = { [K in keyof P]: ParamValue<P[K]> };
 export type ConstexprArgs<P extends Record<string, KernelParamSpec>> = { [K in keyof P as P[K] extends ConstexprSpec ? K : never]: ParamValue<P[K]> };
 
@@ -98,6 +116,8 @@ export interface RuntimeParam {
   readonly type: ElemType;
   /** Never specialized on its value (KernelSpec.doNotSpecialize or the param's flag). */
   readonly doNotSpecialize: boolean;
+  /** Part of a host-side tensor descriptor parameter: its base, or the shape / stride of one dim. */
+  readonly desc?: { readonly param: string; readonly role: 'base' | 'shape' | 'stride'; readonly dim: number };
 }
 
 export interface KernelDef<P extends Record<string, KernelParamSpec> = Record<string, KernelParamSpec>> {
@@ -135,12 +155,13 @@ export function defineKernel<P extends Record<string, KernelParamSpec>>(spec: Ke
   for (const n of unspecialized) if (!paramNames.includes(n)) fail(`doNotSpecialize names '${n}', which is not a parameter (parameters: ${paramNames.join(', ')})`, name);
   const runtimeParams: RuntimeParam[] = [];
   const constexprNames: string[] = [];
-  const addRuntime = (p: string, type: ElemType, flag: boolean | undefined): void => {
+  const addRuntime = (p: string, type: ElemType, flag: boolean | undefined, desc?: RuntimeParam['desc']): void => {
     const dn = flag === true || unspecialized.has(p);
     // Only integers and pointers are ever specialized; asking for it elsewhere is a mistake.
     if (dn && !isPtr(type) && !isInt(type as DType)) fail(`doNotSpecialize: parameter '${p}' is ${type}; only integer and pointer parameters are specialized`, name);
-    runtimeParams.push({ name: p, type, doNotSpecialize: dn });
+    runtimeParams.push({ name: p, type, doNotSpecialize: dn, ...(desc ? { desc } : {}) });
   };
+  const descs: [string, TensorDescSpec][] = [];
   for (const p of paramNames) {
     if (!IDENT.test(p)) fail(`parameter name '${p}' is not an identifier`, name);
     const s: unknown = spec.params[p];
@@ -154,12 +175,24 @@ export function defineKernel<P extends Record<string, KernelParamSpec>>(spec: Ke
       const d = (s as ScalarSpec).dtype;
       if (isFp8(d)) throw new KernelError('E_TYPE', `parameter '${p}': ${FP8_SCALAR(d)}`, withLoc({ kernel: name, op: 'defineKernel' }));
       addRuntime(p, d, (s as ScalarSpec).doNotSpecialize);
+    } else if (typeof s === 'object' && s !== null && (s as TensorDescSpec).kind === 'tensorDesc' && isDType((s as TensorDescSpec).dtype)) {
+      // the descriptor travels as its base pointer, then one i32 per dim of shape and per outer stride
+      const d = s as TensorDescSpec;
+      const rank = d.blockShape.length;
+      addRuntime(p, ptrOf(d.dtype), undefined, { param: p, role: 'base', dim: 0 });
+      for (let k = 0; k < rank; k++) addRuntime(`${p}_shape${k}`, 'i32', undefined, { param: p, role: 'shape', dim: k });
+      for (let k = 0; k + 1 < rank; k++) addRuntime(`${p}_stride${k}`, 'i32', undefined, { param: p, role: 'stride', dim: k });
+      descs.push([p, d]);
     } else if (typeof s === 'object' && s !== null && (s as ConstexprSpec).kind === 'constexpr') {
       if (unspecialized.has(p)) fail(`doNotSpecialize names '${p}', a constexpr: every constexpr value is its own compile`, name);
       constexprNames.push(p);
     } else {
-      fail(`parameter '${p}' has an invalid spec ${describe(s)}; use ptr('f32'), a scalar dtype like 'i32', scalar('i32', flags) or constexpr()`, name);
+      fail(`parameter '${p}' has an invalid spec ${describe(s)}; use ptr('f32'), a scalar dtype like 'i32', scalar('i32', flags), tensorDesc('f16', [BM, BK]) or constexpr()`, name);
     }
+  }
+  for (const r of runtimeParams) if (r.desc && r.desc.role !== 'base' && paramNames.includes(r.name)) fail(`parameter '${r.name}' collides with a part of tensor descriptor '${r.desc.param}'`, name);
+  for (const [p, d] of descs) {
+    for (const b of d.blockShape) if (typeof b === 'string' && !constexprNames.includes(b)) fail(`tensor descriptor '${p}': block dim '${b}' is not a constexpr parameter`, name);
   }
 
   function trace(constexprs: Record<string, unknown> = {}, opts: { specialization?: TraceSpecialization } = {}): Func {
@@ -201,6 +234,13 @@ export function defineKernel<P extends Record<string, KernelParamSpec>>(spec: Ke
         runtimeParams.forEach((r, i) => {
           kargs[r.name] = ones.has(r.name) ? t.emit('const', [], args[i]!.type, { value: 1 }) : t.wrap(args[i]!);
         });
+        for (const [p, d] of descs) {
+          const part = (role: 'shape' | 'stride'): Tile[] => runtimeParams.filter((r) => r.desc?.param === p && r.desc.role === role).map((r) => kargs[r.name] as Tile);
+          const block = d.blockShape.map((b) => (typeof b === 'string' ? values[b] : b));
+          if (block.some((b) => typeof b !== 'number')) t.fail('E_DESCRIPTOR', `tensor descriptor '${p}': block dims must be numbers, got [${block.join(', ')}]`, 'tensorDesc');
+          kargs[p] = makeTensorDescriptor(kargs[p] as Tile, part('shape'), [...part('stride'), 1], block as number[]);
+          for (const r of runtimeParams) if (r.desc?.param === p && r.desc.role !== 'base') delete kargs[r.name];
+        }
         const ret: unknown = t.user(() => fn(kargs as KernelArgs<P>));
         if (ret !== undefined) {
           const isPromise = typeof ret === 'object' && ret !== null && typeof (ret as { then?: unknown }).then === 'function';

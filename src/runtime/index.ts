@@ -1,6 +1,6 @@
 // The runtime: user-facing kernels, devices and arrays.
 export { kernel, Kernel } from './kernel.js';
-export type { ArgValue, ArgFor, ArgsFor, RunArgs, GridSpec, RunOptions } from './kernel.js';
+export type { ArgValue, ArgFor, ArgsFor, RunArgs, GridSpec, RunOptions, TensorDescArg } from './kernel.js';
 export { HostArray, array, ARRAY_FOR_DTYPE } from './array.js';
 export type { TypedArray, ArrayTypes } from './array.js';
 export { DeviceArray } from './device_array.js';

@@ -4,20 +4,20 @@
 //   await add.run({ x, y, out, n, BLOCK: 256 }, { grid: (a) => cdiv(a.n, a.BLOCK) });
 // `run` queues the launch and returns a future at once; DeviceArrays pass with no copy.
 import type { Func } from '../ir/ops.js';
-import { isFloat, isInt, isPtr, pointee, type DType } from '../ir/types.js';
+import { bitWidth as bitWidthOf, isFloat, isInt, isPtr, pointee, type DType } from '../ir/types.js';
 import { verify } from '../ir/verify.js';
 import { MAX_NUM_STAGES } from '../compile/compile.js';
 import { KernelError } from '../lang/errors.js';
 import {
   defineKernel, type ConstexprSpec, type ConstexprValue, type KernelArgs, type KernelDef, type KernelSpec,
-  type KernelParamSpec as ParamSpec, type PtrSpec, type ScalarSpec,
+  type KernelParamSpec as ParamSpec, type PtrSpec, type RuntimeParam, type ScalarSpec, type TensorDescSpec,
 } from '../lang/index.js';
 import { ARRAY_FOR_DTYPE, HostArray, holdsDType, type ArrayTypes, type TypedArray } from './array.js';
 import { getDevice, type Device, type DeviceKind, type DeviceName, type LaunchArg, type SanitizeCheck, type Stream } from './device.js';
 import { DeviceArray } from './device_array.js';
 import { Future, rejected } from './future.js';
 
-export type ArgValue = TypedArray | HostArray | DeviceArray | number | bigint | boolean | string;
+export type ArgValue = TypedArray | HostArray | DeviceArray | number | bigint | boolean | string | TensorDescArg;
 export type RunArgs = Record<string, ArgValue>;
 
 /**
@@ -29,8 +29,20 @@ export type PtrArg<D extends DType> = ArrayTypes[D] | HostArray<D> | DeviceArray
 /** What a scalar parameter of dtype D takes. */
 export type ScalarArgFor<D> = D extends 'i64' ? number | bigint : D extends 'bool' ? boolean : number;
 
+/**
+ * What a `tensorDesc(dtype, block)` parameter takes (Triton's host-side TensorDescriptor): the
+ * tensor's storage, its shape and its strides in elements (the last 1, the others multiples of 16
+ * bytes; the base 16-byte aligned), checked at run (E_DESCRIPTOR).
+ */
+export interface TensorDescArg<D extends DType = DType> {
+  readonly base: PtrArg<D>;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+}
+
 /** The value `run` takes for one parameter spec. */
-export type ArgFor<S> = S extends PtrSpec<infer D> ? PtrArg<D>
+export type ArgFor<S> = S extends TensorDescSpec<infer D> ? TensorDescArg<D>
+  : S extends PtrSpec<infer D> ? PtrArg<D>
   : S extends ConstexprSpec<infer T> ? T
   : S extends ScalarSpec<infer D> ? ScalarArgFor<D>
   : ScalarArgFor<S>;
@@ -189,8 +201,41 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
     }
     const params = this.def.runtimeParams;
     const out = new Array<LaunchArg>(params.length);
-    for (let i = 0; i < params.length; i++) out[i] = this.checkArg(params[i]!.name, params[i]!.type, args[params[i]!.name]);
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i]!;
+      out[i] = p.desc ? this.descPart(p, args[p.desc.param]) : this.checkArg(p.name, p.type, args[p.name]);
+    }
     return out;
+  }
+
+  /** One launch value of a host-side tensor descriptor: its base, or a shape or stride entry. */
+  private descPart(p: RuntimeParam, v: unknown): LaunchArg {
+    const d = p.desc!;
+    const spec = this.def.params[d.param] as unknown as TensorDescSpec;
+    const rank = spec.blockShape.length;
+    const bad = (detail: string): KernelError => new KernelError('E_DESCRIPTOR', `tensor descriptor '${d.param}': ${detail}`, { kernel: this.def.name, op: 'run' });
+    if (typeof v !== 'object' || v === null || !('base' in v) || !('shape' in v) || !('strides' in v)) {
+      throw bad(`needs { base, shape, strides }, got ${describeValue(v)}`);
+    }
+    const { base, shape, strides } = v as TensorDescArg;
+    if (d.role === 'base') {
+      if (!Array.isArray(shape) || shape.length !== rank || !Array.isArray(strides) || strides.length !== rank) {
+        throw bad(`shape and strides need ${rank} entries each (the block's rank)`);
+      }
+      shape.forEach((n, k) => {
+        if (!Number.isInteger(n) || n < 1 || n > 2 ** 31 - 1) throw bad(`shape[${k}] must be an integer in 1..2^31-1, got ${String(n)}`);
+      });
+      const eb = Math.max(1, bitWidthOf(spec.dtype) / 8);
+      strides.forEach((n, k) => {
+        if (!Number.isInteger(n) || n < 1 || n > 2 ** 31 - 1) throw bad(`strides[${k}] must be a positive i32 integer, got ${String(n)}`);
+        if (k === rank - 1 && n !== 1) throw bad(`the last stride must be 1 (the innermost dim is contiguous), got ${n}`);
+        if (k < rank - 1 && (n * eb) % 16 !== 0) throw bad(`strides[${k}] = ${n} elements is ${n * eb} bytes, not a multiple of 16`);
+      });
+      const a = this.checkArg(d.param, p.type, base);
+      if (a instanceof DeviceArray && BigInt(a.address) % 16n !== 0n) throw bad('the base is not 16-byte aligned');
+      return a;
+    }
+    return (d.role === 'shape' ? shape : strides)[d.dim]!;
   }
 
   /** One runtime argument, checked against its type (no closures: this runs on every launch). */

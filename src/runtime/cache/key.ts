@@ -24,6 +24,9 @@ export interface NormalizedOptions {
   readonly numStages: number;
   /** Only when set (tests). */
   readonly pipelineSabotage?: string;
+  /** Only when set: tensor descriptors without TMA on sm_90a (false), and the TMA sabotage (tests). */
+  readonly tma?: boolean;
+  readonly tmaSabotage?: string;
 }
 
 export interface KeyParts {
@@ -57,6 +60,8 @@ export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptio
   return {
     target: o.target, numWarps, specialization, dot: o.dot ?? DEFAULT_DOT, skipIRPasses: o.skipIRPasses ?? false, numStages,
     ...(o.pipelineSabotage !== undefined ? { pipelineSabotage: o.pipelineSabotage } : {}),
+    ...(o.tma !== undefined ? { tma: o.tma } : {}),
+    ...(o.tmaSabotage !== undefined ? { tmaSabotage: o.tmaSabotage } : {}),
   };
 }
 

@@ -9,6 +9,8 @@ import {
 } from './addon.js';
 import { NativeDeviceError, native, nativeAsync } from './errors.js';
 import { type ParamSpec, packParams } from './params.js';
+import { paramBytesWithMaps, TensorMapCache } from './tensor_maps.js';
+import type { TensorMapSpec } from '../../codegen/tensor_map.js';
 
 export type NativeKind = 'cuda' | 'sim';
 
@@ -20,6 +22,8 @@ export interface KernelMetadata {
   /** Whether sharedBytes is dynamic (`.extern .shared`); when absent, read from the PTX. */
   readonly dynamicShared?: boolean;
   readonly params: readonly ParamSpec[];
+  /** Hidden CUtensorMap parameters encoded at launch (sm_90a TMA; codegen/tensor_map.ts). */
+  readonly tensorMaps?: readonly TensorMapSpec[];
 }
 
 export interface CompiledKernel {
@@ -96,9 +100,12 @@ export class NativeDevice {
   readonly #modules = new Map<string, ModuleHandle>();
   readonly #kernels = new Map<string, LoadedKernel>();
   #closed = false;
+  /** The CUtensorMaps of this device's TMA launches, cached. */
+  readonly tensorMaps: TensorMapCache;
 
   private constructor(readonly kind: NativeKind, readonly driver: Driver, readonly ordinal: number) {
     this.info = native(() => driver.deviceInfo());
+    this.tensorMaps = new TensorMapCache(driver);
   }
 
   /** How many devices the driver library of `kind` reports (no context is created). */
@@ -235,7 +242,14 @@ export class NativeDevice {
       throw new NativeDeviceError('E_RANGE', `kernel '${md.name}': numWarps must be an integer in [1, 32], got ${md.numWarps}`);
     }
     const g = dims(md.name, grid);
-    const packed = packParams(md.name, md.params, args);
+    let packed = packParams(md.name, md.params, args);
+    if (md.tensorMaps?.length) {
+      const bytes = new Uint8Array(paramBytesWithMaps(packed.bytes.length, md.tensorMaps));
+      bytes.set(packed.bytes);
+      const named = !Array.isArray(args) ? (args as Readonly<Record<string, unknown>>) : undefined;
+      this.tensorMaps.write(md.name, md.params, md.tensorMaps, (i) => (named ? named[md.params[i]!.name] : (args as readonly unknown[])[i]), bytes);
+      packed = { bytes, offsets: [...packed.offsets, ...md.tensorMaps.map((m) => m.offset)] };
+    }
     for (const a of Array.isArray(args) ? args : Object.values(args)) {
       if (a instanceof DeviceBuffer) this.#own(a, `kernel '${md.name}'`);
     }

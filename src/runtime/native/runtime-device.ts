@@ -25,6 +25,8 @@ import { NativeDeviceError, native, nativeAsync, rethrow } from './errors.js';
 import { withSourceLocation } from './fault_source.js';
 import { type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, type NativeStream } from './native-device.js';
 import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
+import { paramBytesWithMaps, type TensorMapCache } from './tensor_maps.js';
+import type { TensorMapSpec } from '../../codegen/tensor_map.js';
 import { loadForeignModule, type ForeignModule } from './foreign_module.js';
 
 /** Closes `dev` once the driver has no asynchronous wait in flight (it refuses with E_BUSY until then). */
@@ -68,6 +70,8 @@ interface Plan {
   readonly isPtr: readonly boolean[];
   /** Adds the user's source location to a failure of this kernel (one closure per plan, not per launch). */
   readonly locate: (e: unknown) => void;
+  /** The kernel's CUtensorMaps (sm_90a TMA), encoded from each launch's arguments. */
+  readonly maps?: { readonly cache: TensorMapCache; readonly specs: readonly TensorMapSpec[] };
 }
 
 /** What a capture in progress records (device.capture): see NativeContext.completion. */
@@ -570,12 +574,15 @@ export class NativeRuntimeDevice implements Device {
     }
     const shared = k.dynamicShared ? md.sharedBytes : 0;
     if (shared > MAX_DEFAULT_DYNAMIC_SHARED) native(() => dev.driver.setMaxDynamicShared(k.fn, shared), `kernel '${md.name}'`);
-    const prepared = prepareLaunch(dev.driver, k.fn, md.params.map((q) => q.offset), size, [md.numWarps * 32, 1, 1], shared, md.name);
+    const maps = md.tensorMaps ?? [];
+    const offsets = [...md.params.map((q) => q.offset), ...maps.map((m) => m.offset)];
+    const prepared = prepareLaunch(dev.driver, k.fn, offsets, paramBytesWithMaps(size, maps), [md.numWarps * 32, 1, 1], shared, md.name);
     const p: Plan = {
       name: md.name, ptx: compiled.ptx, params: md.params, prepared,
       view: new DataView(prepared.params.buffer, prepared.params.byteOffset, prepared.params.byteLength),
       isPtr: md.params.map((q) => isPtrType(q.type)),
       locate: (e: unknown) => locateIfNamed(e, p),
+      ...(maps.length ? { maps: { cache: dev.tensorMaps, specs: maps } } : {}),
     };
     ctx.plans.set(compiled, p);
     return p;
@@ -665,6 +672,13 @@ export class NativeRuntimeDevice implements Device {
       // a DeviceArray was checked against its pointer parameter (checkArray): its address goes in as is
       if (a instanceof DeviceArray && plan.isPtr[i]) plan.view.setBigUint64(ps[i]!.offset, BigInt(a.address), true);
       else writeParam(plan.name, plan.view, ps[i]!, a instanceof DeviceArray ? a.address : temps && ArrayBuffer.isView(a) ? temps.get(a)! : a);
+    }
+    if (plan.maps) {
+      const arg = (i: number): unknown => {
+        const a = args[i];
+        return a instanceof DeviceArray ? BigInt(a.address) : temps && ArrayBuffer.isView(a) ? temps.get(a)!.address : a;
+      };
+      plan.maps.cache.write(plan.name, ps, plan.maps.specs, arg, plan.prepared.params);
     }
   }
 

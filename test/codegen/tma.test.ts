@@ -1,0 +1,88 @@
+// The TMA lowering of tensor descriptors on sm_90a (codegen/lower_tma.ts, tensor_map.ts): golden
+// lines for the cp.async.bulk.tensor and mbarrier forms, the hidden CUtensorMap parameters and
+// the recipe the launcher builds them from (metadata.tensorMaps), which descriptors fall back to
+// masked loads, and ptxas for sm_90a on each. Runs on the sim: test/e2e/tma.test.ts.
+import { describe, expect, it } from 'vitest';
+import { constexpr, defineKernel, makeTensorDescriptor, programId, ptr } from '../../src/lang/index.js';
+import { compile } from '../../src/compile/compile.js';
+import { count, gateTargets } from './gate.js';
+
+const copy = defineKernel(
+  { name: 'tcopy', params: { x: ptr('f16'), y: ptr('f16'), M: 'i32', N: 'i32', BM: constexpr(), BN: constexpr() } },
+  ({ x, y, M, N, BM, BN }) => {
+    const dx = makeTensorDescriptor(x, [M, N], [N, 1], [BM as number, BN as number]);
+    const dy = makeTensorDescriptor(y, [M, N], [N, 1], [BM as number, BN as number]);
+    const om = programId(0).mul(BM);
+    // the same descriptor read twice shares one tensor map
+    dy.store([om, 0], dx.load([om, 0]).add(dx.load([om, 64])));
+  },
+);
+
+/** Registers renamed to %R so lines compare whatever the allocation. */
+const lines = (ptx: string): string[] => ptx.split('\n').map((l) => l.trim().replace(/%[a-z]+\d+/g, '%R'));
+
+describe('TMA lowering (sm_90a)', () => {
+  const r = compile(copy.trace({ BM: 32, BN: 64 }), { target: 'sm_90a', ptxas: true });
+  const L = lines(r.ptx);
+
+  it('golden lines: tensor-map params, mbarrier setup, TMA load, wait, TMA store', () => {
+    for (const want of [
+      '.param .align 64 .b8 tcopy_tmap_0[128],',
+      '.param .align 64 .b8 tcopy_tmap_1[128]',
+      '.shared .align 1024 .b8 tessera_smem[4096];',
+      '.shared .align 8 .b64 tessera_mbar[2];',
+      'mov.u64 %R, tcopy_tmap_0;',
+      'cvta.param.u64 %R, %R;',
+      '@%R mbarrier.init.shared::cta.b64 [%R], 1;',
+      'fence.mbarrier_init.release.cluster;',
+      'fence.proxy.async.shared::cta;',
+      '@%R mbarrier.arrive.expect_tx.shared::cta.b64 _, [%R], 4096;',
+      '@%R cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%R], [%R, {%R, %R}], [%R];',
+      'mbarrier.try_wait.parity.shared::cta.b64 %R, [%R], %R;',
+      '@!%R bra.uni $L_tma_wait_0;',
+      'xor.b32 %R, %R, 1;',
+      '@%R cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%R, {%R, %R}], [%R];',
+      '@%R cp.async.bulk.commit_group;',
+      '@%R cp.async.bulk.wait_group.read 0;',
+    ]) expect(L, want).toContain(want);
+    expect(count(r.ptx, /mbarrier\.init/)).toBe(2); // one per load op
+    expect(r.metadata.ptxasLog).toBeDefined();
+  });
+
+  it('records how the launcher builds each map: base, dims and strides from the parameters, innermost first', () => {
+    const maps = r.metadata.tensorMaps!;
+    expect(maps).toHaveLength(2);
+    expect(maps[0]).toEqual({
+      name: 'tcopy_tmap_0', offset: 64, dtype: 'f16', dataType: 6, base: 0,
+      dims: [{ param: 3 }, { param: 2 }], strides: [{ param: 3 }], box: [64, 32], swizzle: 128,
+    });
+    expect(maps[1]).toMatchObject({ name: 'tcopy_tmap_1', offset: 192, base: 1 });
+    expect(r.metadata.params.map((p) => p.name)).toEqual(['x', 'y', 'M', 'N']);
+  });
+
+  it('other targets, and tma: false, lower descriptors to masked global loads and stores', () => {
+    const f = copy.trace({ BM: 16, BN: 64 });
+    const out = gateTargets(f, ['sm_80', 'sm_90']);
+    const off = compile(f, { target: 'sm_90a', tma: false, ptxas: true });
+    for (const c of [out['sm_80']!, out['sm_90']!, off]) {
+      expect(count(c.ptx, /cp\.async\.bulk|mbarrier/)).toBe(0);
+      expect(count(c.ptx, /ld\.global/)).toBeGreaterThan(0);
+      expect(c.metadata.tensorMaps).toBeUndefined();
+    }
+  });
+
+  it('a descriptor whose shape is computed in the kernel falls back to masked loads on sm_90a', () => {
+    const k = defineKernel(
+      { name: 'tcomputed', params: { x: ptr('f32'), y: ptr('f32'), n: 'i32' } },
+      ({ x, y, n }) => {
+        const dx = makeTensorDescriptor(x, [n.sub(1)], [1], [64]); // n - 1 is not known at launch
+        const dy = makeTensorDescriptor(y, [n], [1], [64]);
+        dy.store([0], dx.load([0]));
+      },
+    );
+    const c = compile(k.trace({}), { target: 'sm_90a', ptxas: true });
+    expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d\.shared::cluster/)).toBe(0); // the load: masked ld.global
+    expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d\.global/)).toBe(1); // the store: TMA
+    expect(c.metadata.tensorMaps).toHaveLength(1);
+  });
+});
