@@ -12,6 +12,8 @@ import { swizzledOffset, swizzleFor, type SwizzleBytes } from '../../src/codegen
 import { encodeDesc, sliceOffset, strideBytes, type SwizzledTile } from '../../src/codegen/wgmma_desc.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { matmulAligned } from '../../bench/kernels.js';
+import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
+import { kernel } from '../../src/runtime/kernel.js';
 import type { ParamSpec } from '../../src/compiler/axis_info.js';
 import { randF32, simDevice } from '../e2e/helpers.js';
 import { count, gateTargets } from './gate.js';
@@ -118,6 +120,34 @@ describe('golden PTX: the 64x64x32 f16 matmul on 4 warps', () => {
     for (const l of mma) expect(l).toMatch(/, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 1;$/);
     // tiles 1024-byte aligned
     expect(ptx).toMatch(/\.shared \.align 1024 \.b8 tessera_smem/);
+  });
+});
+
+/** A matmul whose operands and result go through tensor descriptors (TMA on sm_90a). */
+const descMatmul = kernel(
+  { name: 'wg_tma_mm', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const dc = makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
+    const om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
+    dc.store([om, on], acc!);
+  },
+);
+
+describe('golden PTX: wgmma reading the TMA ring (tensor descriptors, sm_90a)', () => {
+  it('64x64x32 f16 at 3 stages: TMA boxes into the stages, 2 wgmma per iteration read them by descriptor, nothing staged from registers', () => {
+    const ptx = gateTargets(descMatmul.trace(TILE), ['sm_90a'], { numWarps: 4, numStages: 3 })['sm_90a']!.ptx;
+    expect(ptx).toContain('// TMA ring: 3 stages');
+    const body = ptx.slice(ptx.indexOf('\n$L_tfor'), ptx.indexOf('\n$L_endtfor'));
+    expect(count(body, /cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global/)).toBe(2); // a, b of iteration i+2
+    expect(count(body, /wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 /)).toBe(2);
+    expect(body).not.toMatch(/st\.shared|ld\.shared|mma\.sync|ldmatrix/);
+    // A [64, 32]: 64B swizzle (SBO 512); B [32, 64]: 128B swizzle, read MN-major
+    expect(lines(body, /^mov\.u32 %r\d+, 0x/)).toEqual(['0x80000020', '0x40000040'].map((h) => expect.stringContaining(h)));
+    expect(body).toContain('wgmma.wait_group.sync.aligned 0;');
   });
 });
 
