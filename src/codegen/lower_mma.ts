@@ -46,12 +46,17 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
   const align = Math.min(16, rowAlign, baseBytes === 0 ? 16 : baseBytes & -baseBytes);
   const v = b && b.order[0] === 1 && cta.every((c, d) => c <= shape[d]!) ? Math.min(align / eb, b.sizePerThread[1]!) : 1;
   const per = 4 / eb; // elements per 32-bit word
-  const addrs = slotOffsets(cx, l, shape, eb, g, bias).map((a) => ({ reg: a.reg, imm: a.imm + baseBytes }));
+  const offs = slotOffsets(cx, l, shape, eb, g, bias);
+  const addr = (i: number): SmemAddr => {
+    const o = offs(i);
+    return { reg: o.reg, imm: o.imm + baseBytes };
+  };
+  const n = regSlots(l, shape).length;
   if (v < per || regs.length === 1) {
-    addrs.forEach((a, i) => cx.emit(`st.shared.b${8 * eb} ${addrStr(a)}, ${regs[regs.length === 1 ? 0 : i]};`));
+    for (let i = 0; i < n; i++) cx.emit(`st.shared.b${8 * eb} ${addrStr(addr(i))}, ${regs[regs.length === 1 ? 0 : i]};`);
     return;
   }
-  for (let i = 0; i < addrs.length; i += v) {
+  for (let i = 0; i < n; i += v) {
     const words: string[] = [];
     for (let k = 0; k < v; k += per) {
       if (per === 1) words.push(regs[i + k]!);
@@ -67,7 +72,7 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
       }
     }
     const st = words.length === 1 ? 'st.shared.b32' : `st.shared.v${words.length}.b32`;
-    cx.emit(`${st} ${addrStr(addrs[i]!)}, ${words.length === 1 ? words[0] : `{${words.join(', ')}}`};`);
+    cx.emit(`${st} ${addrStr(addr(i))}, ${words.length === 1 ? words[0] : `{${words.join(', ')}}`};`);
   }
 }
 
@@ -229,6 +234,11 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
         cx.emit(`ldmatrix.sync.aligned.m8n8.x2${tr}.shared.b16 {${f.join(', ')}}, ${addrStr(at)};`);
         bf.push(f);
       }
+    }
+    // the last k-step's fragments are in registers: a ring may start overwriting the stage
+    if (kk === K / kind.k - 1) {
+      sa?.release?.();
+      sb?.release?.();
     }
     for (let t = 0; t < TM; t++) {
       for (let j = 0; j < TN; j++) {

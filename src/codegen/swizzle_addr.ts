@@ -35,16 +35,18 @@ export function emitSwizzledOffset(s: Sink, g: TileGeom, row: string, col: strin
     s.emit(`mad.lo.u32 ${off}, ${row}, ${g.rowBytes}, ${col};`);
     return off;
   }
+  // fresh registers throughout: an in-place update reads its own destination, which would keep
+  // an unused offset alive through dead_code.ts
   const S = g.swizzle;
-  const blk = s.reg(), inb = s.reg(), x = s.reg();
+  const blk = s.reg(), inb = s.reg(), x = s.reg(), xs = s.reg(), sw = s.reg(), inBlock = s.reg();
   s.emit(`shr.u32 ${blk}, ${col}, ${Math.log2(S)};`);
   s.emit(`and.b32 ${inb}, ${col}, ${S - 1};`);
   // the row's position in its repeat: bits of row·S above 128 bytes, S/16 - 1 of them kept
   s.emit(`bfe.u32 ${x}, ${row}, ${Math.log2(128 / S)}, ${Math.log2(S / 16)};`);
-  s.emit(`shl.b32 ${x}, ${x}, 4;`);
-  s.emit(`xor.b32 ${inb}, ${inb}, ${x};`);
-  s.emit(`mad.lo.u32 ${off}, ${row}, ${S}, ${inb};`);
-  s.emit(`mad.lo.u32 ${off}, ${blk}, ${g.rows * S}, ${off};`);
+  s.emit(`shl.b32 ${xs}, ${x}, 4;`);
+  s.emit(`xor.b32 ${sw}, ${inb}, ${xs};`);
+  s.emit(`mad.lo.u32 ${inBlock}, ${row}, ${S}, ${sw};`);
+  s.emit(`mad.lo.u32 ${off}, ${blk}, ${g.rows * S}, ${inBlock};`);
   return off;
 }
 
@@ -99,7 +101,11 @@ export class SwizzledLanes {
       this.s.emit(`add.u32 ${col}, ${this.col}, ${ac};`);
     }
     r = emitSwizzledOffset(this.s, this.g, row, col);
-    if (this.bias) this.s.emit(`add.u32 ${r}, ${r}, ${this.bias};`);
+    if (this.bias) {
+      const b = this.s.reg();
+      this.s.emit(`add.u32 ${b}, ${r}, ${this.bias};`);
+      r = b;
+    }
     this.classes.set(key, r);
     return r;
   }
@@ -110,12 +116,14 @@ export const prologueSink = (cx: Lowering): Sink => ({ emit: (l) => cx.e.emitPro
 export const bodySink = (cx: Lowering): Sink => ({ emit: (l) => cx.emit(l), reg: () => cx.reg('b32') });
 
 /**
- * Offsets from the tile base, one per register slot of a 2-D tile in layout `l` (elements of
- * `eb` bytes), for a tile of geometry `g`; `bias` (a register or symbol) is added to every
- * offset register. Without replication the classes are computed once, in the prologue, from
- * the thread's base coordinate; a wrapping layout gets each slot's coordinate in the body.
+ * Offsets from the tile base of the register slots of a 2-D tile in layout `l` (elements of
+ * `eb` bytes), for a tile of geometry `g`, by slot index, computed when first asked for (an
+ * access that covers several slots asks for its first only); `bias` (a register or symbol) is
+ * added to every offset register. Without replication the classes are computed once, in the
+ * prologue, from the thread's base coordinate; a wrapping layout gets each slot's coordinate in
+ * the body.
  */
-export function slotOffsets(cx: Lowering, l: Layout, shape: readonly number[], eb: number, g: TileGeom, bias?: string): SmemAddr[] {
+export function slotOffsets(cx: Lowering, l: Layout, shape: readonly number[], eb: number, g: TileGeom, bias?: string): (i: number) => SmemAddr {
   const slots = regSlots(l, shape);
   const b = blockedOf(l);
   const ps = parentShape(l, shape);
@@ -126,10 +134,11 @@ export function slotOffsets(cx: Lowering, l: Layout, shape: readonly number[], e
     const col = cx.reg('b32');
     P.emit(`mul.lo.u32 ${col}, ${base[d1]}, ${eb};`);
     const lanes = new SwizzledLanes(P, g, base[d0]!, col, bias);
-    return slots.map((s) => lanes.at(s.off[d0]!, s.off[d1]! * eb));
+    return (i) => lanes.at(slots[i]!.off[d0]!, slots[i]!.off[d1]! * eb);
   }
   const B = bodySink(cx);
-  return slots.map((s) => {
+  return (i) => {
+    const s = slots[i]!;
     if (!b) {
       const z = cx.reg('b32');
       cx.emit(`mov.u32 ${z}, 0;`);
@@ -139,5 +148,5 @@ export function slotOffsets(cx: Lowering, l: Layout, shape: readonly number[], e
     const col = cx.reg('b32');
     cx.emit(`mul.lo.u32 ${col}, ${cx.coordReg(l, shape, s, d1)}, ${eb};`);
     return new SwizzledLanes(B, g, row, col, bias).at(0, 0);
-  });
+  };
 }
