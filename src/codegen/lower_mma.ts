@@ -149,7 +149,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
    * (swizzle_addr.ts `atXor`), a ring's stage base added once per execution.
    */
   const lanes = (g: TileGeom, row: string, col: string, colSpan: number, staged: StagedTile | undefined, bias: () => string): ((dr: number, dc: number) => SmemAddr) => {
-    const ln = new SwizzledLanes(prologueSink(cx), g, row, col, staged ? undefined : bias());
+    const ln = new SwizzledLanes(prologueSink(cx), g, row, col, { align: 16, span: colSpan }, staged ? undefined : bias());
     const made = new Map<string, string>();
     const once = (key: string, line: (r: string) => string): string => {
       let r = made.get(key);
@@ -161,7 +161,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
       return r;
     };
     return (dr, dc) => {
-      const at = ln.atXor(dr, dc, colSpan);
+      const at = ln.atXor(dr, dc);
       let r = at.reg;
       if (staged) r = once(`${r}+`, (d) => `add.u32 ${d}, ${at.reg}, ${staged.base};`);
       const rb = r;
