@@ -79,6 +79,29 @@ export class Lowering {
   define(v: Value, regs: string[]): void {
     this.vals.set(v.id, regs);
   }
+  /**
+   * Runs `fn`, then gives `vs` back the registers they had before (or none): for lowering ops a
+   * second time with other inputs (a pipelined load's address slice, for a later iteration) in
+   * the middle of a block whose own values must stay as they were.
+   */
+  preserving<T>(vs: readonly Value[], fn: () => T): T {
+    const saved = vs.map((v) => this.vals.get(v.id));
+    const conv = new Map(this.conv);
+    // conversions of the old registers must not be reused for the new ones
+    const ids = new Set(vs.map((v) => `${v.id}`));
+    for (const k of conv.keys()) if (ids.has(k.slice(0, k.indexOf('|')))) this.conv.delete(k);
+    try {
+      return fn();
+    } finally {
+      this.conv.clear();
+      conv.forEach((v, k) => this.conv.set(k, v));
+      vs.forEach((v, i) => {
+        const r = saved[i];
+        if (r) this.vals.set(v.id, r);
+        else this.vals.delete(v.id);
+      });
+    }
+  }
   /** Whether `v` has been lowered already. */
   has(v: Value): boolean {
     return this.vals.has(v.id);
@@ -341,6 +364,10 @@ export class Lowering {
       this.e.emitPrologue(`add.u32 ${this.scratchReg}, ${this.scratchReg}, ${this.reserved};`);
     }
     return this.scratchReg;
+  }
+  /** Scratch bytes the kernel has already (past the reserved region): using no more costs nothing. */
+  get scratchRoom(): number {
+    return this.sharedBytes - this.reserved;
   }
   needShared(bytes: number): void {
     this.smemBase(bytes);

@@ -157,15 +157,21 @@ const ROUND_BYTES = 32 * 1024;
  * Rounds along the outer dim of a padded 2-D plan: R rows at a time, R a multiple of both
  * layouts' CTA tiles along that dim, so whether a slot falls in a round does not depend on the
  * thread (base row < CTA tile <= R) and each round is the full plan's access pattern shifted by
- * whole rows (same conflicts). Halves R until the scratch fits ROUND_BYTES.
+ * whole rows (same conflicts). Halves R until the scratch fits ROUND_BYTES, and further while
+ * that keeps the kernel's shared memory from growing: a conversion after a pipelined loop (the
+ * matmul epilogue) fits in the bytes of the ring it shares, as Triton's does.
  */
-function roundsOf(p: ConvertPlan, from: Layout, to: Layout, shape: readonly number[], size: number): number {
+function roundsOf(p: ConvertPlan, from: Layout, to: Layout, shape: readonly number[], size: number, room: number): number {
   if (p.swizzle || shape.length !== 2 || from.kind !== 'blocked' || to.kind !== 'blocked') return 1;
   const o = 1 - p.inner;
   const unit = Math.max(ctaTile(from)[o]!, ctaTile(to)[o]!);
+  const split = (n: number): boolean => shape[o]! / (2 * n) >= unit;
   let n = 1;
-  while ((numel(shape) * size) / n > ROUND_BYTES && shape[o]! / (2 * n) >= unit) n *= 2;
-  return n;
+  while ((numel(shape) * size) / n > ROUND_BYTES && split(n)) n *= 2;
+  const bytes = (k: number): number => (k === 1 ? p.bytes : Math.ceil(((shape[o]! / k) * p.strides[o]! * size) / 16) * 16);
+  let m = n;
+  while (bytes(m) > room && split(m)) m *= 2;
+  return bytes(m) <= room ? m : n;
 }
 
 /**
@@ -191,7 +197,7 @@ export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout):
     cx.barrier();
     return loadTile(cx, t, to, shape, st);
   }
-  const n = roundsOf(p, from, to, shape, size);
+  const n = roundsOf(p, from, to, shape, size, cx.scratchRoom);
   const o = 1 - p.inner;
   const rows = shape[o]! / n;
   const how = p.swizzle ? `swizzle: ${p.swizzle.granule}-element chunk J at J ^ F(J >> ${p.swizzle.low}), F masks [${p.swizzle.masks}]` : `strides [${p.strides}]`;

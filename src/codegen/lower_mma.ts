@@ -55,12 +55,17 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
     return w;
   });
   const per = 4 / eb; // elements per 32-bit word
-  const addrs = slotOffsets(cx, l, shape, eb, g, bias).map((a) => ({ reg: a.reg, imm: a.imm + baseBytes }));
+  const offs = slotOffsets(cx, l, shape, eb, g, bias);
+  const addr = (i: number): SmemAddr => {
+    const o = offs(i);
+    return { reg: o.reg, imm: o.imm + baseBytes };
+  };
+  const n = regSlots(l, shape).length;
   if (v < per || regs.length === 1) {
-    addrs.forEach((a, i) => cx.emit(`st.shared.b${8 * eb} ${addrStr(a)}, ${regs[regs.length === 1 ? 0 : i]};`));
+    for (let i = 0; i < n; i++) cx.emit(`st.shared.b${8 * eb} ${addrStr(addr(i))}, ${regs[regs.length === 1 ? 0 : i]};`);
     return;
   }
-  for (let i = 0; i < addrs.length; i += v) {
+  for (let i = 0; i < n; i += v) {
     const words: string[] = [];
     for (let k = 0; k < v; k += per) {
       if (per === 1) words.push(regs[i + k]!);
@@ -76,7 +81,7 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
       }
     }
     const st = words.length === 1 ? 'st.shared.b32' : `st.shared.v${words.length}.b32`;
-    cx.emit(`${st} ${addrStr(addrs[i]!)}, ${words.length === 1 ? words[0] : `{${words.join(', ')}}`};`);
+    cx.emit(`${st} ${addrStr(addr(i))}, ${words.length === 1 ? words[0] : `{${words.join(', ')}}`};`);
   }
 }
 
@@ -153,7 +158,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
    * (swizzle_addr.ts `atXor`), a ring's stage base added once per execution.
    */
   const lanes = (g: TileGeom, row: string, col: string, colSpan: number, staged: StagedTile | undefined, bias: () => string): ((dr: number, dc: number) => SmemAddr) => {
-    const ln = new SwizzledLanes(prologueSink(cx), g, row, col, staged ? undefined : bias());
+    const ln = new SwizzledLanes(prologueSink(cx), g, row, col, { align: 16, span: colSpan }, staged ? undefined : bias());
     const made = new Map<string, string>();
     const once = (key: string, line: (r: string) => string): string => {
       let r = made.get(key);
@@ -165,7 +170,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
       return r;
     };
     return (dr, dc) => {
-      const at = ln.atXor(dr, dc, colSpan);
+      const at = ln.atXor(dr, dc);
       let r = at.reg;
       if (staged) r = once(`${r}+`, (d) => `add.u32 ${d}, ${at.reg}, ${staged.base};`);
       const rb = r;
@@ -243,6 +248,11 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
         cx.emit(`ldmatrix.sync.aligned.m8n8.x2${tr}.shared.b16 {${f.join(', ')}}, ${addrStr(at)};`);
         bf.push(f);
       }
+    }
+    // the last k-step's fragments are in registers: a ring may start overwriting the stage
+    if (kk === K / kind.k - 1) {
+      sa?.release?.();
+      sb?.release?.();
     }
     if (f16Steps) {
       const aw = af.map((f) => widen(kind.input, f)), bw = bf.map((f) => widen(kind.inputB ?? kind.input, f));

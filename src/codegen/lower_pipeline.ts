@@ -1,21 +1,28 @@
 // Lowering of a pipelined `for` (compiler/pipeline.ts decides which loops and loads): the loads
-// become cp.async copies into a ring of S = numStages shared-memory stages, S-1 iterations ahead.
+// become cp.async copies into a ring of B = numStages - 1 shared-memory stages, B iterations
+// ahead (Triton's pipeliner allocates the same numStages - 1 buffers).
 //
-//   stage:   | 0 | 1 | .. | S-1 |   each stage holds every pipelined tile of one iteration, each
+//   stage:   | 0 | 1 | .. | B-1 |   each stage holds every pipelined tile of one iteration, each
 //                                  tile swizzled (smem_swizzle.ts) at a 1024-byte aligned offset
-//   prologue: issue iterations 0..S-2 into stages 0..S-2, one commit group each
-//   iteration i:  cp.async.wait_group S-2   -> this thread's copies for iteration i have landed
-//                 bar.sync                  -> everyone's have, and everyone is done with i-1
-//                 issue iteration i+S-1 into stage (i-1)%S (skipped past the end), commit
-//                 the body: dots read their tiles from stage i%S
+//   prologue: issue iterations 0..B-1 into stages 0..B-1, one commit group each
+//   iteration i:  cp.async.wait_group B-1   -> this thread's copies for iteration i have landed
+//                 bar.sync                  -> everyone's have
+//                 the body: dots read their tiles from stage i%B (ldmatrix into registers); once
+//                 the last of them has read (StagedTile.release), before its mma:
+//                   bar.sync                -> every warp is done reading stage i%B
+//                   issue iteration i+B into stage i%B (skipped past the end), commit
+//                 the rest of the body, overlapping the copies
 //   after:        cp.async.wait_group 0
-// Every thread commits exactly one group per issue, empty or not, so "S-2 most recent groups
-// pending" always means "iteration i has landed". The barrier is what makes the stage written
-// in iteration i (read in i-1) safe, and what makes other warps' copies visible.
+// Every thread commits exactly one group per issue, empty or not, so "B-1 most recent groups
+// pending" always means "iteration i has landed". The first barrier makes other warps' copies
+// visible; the second makes overwriting the stage just read safe. With B = 1 (numStages 2) the
+// copy of i+1 still overlaps iteration i's mma.
 // On sm_90a a wgmma dot may stay in flight into the next iteration (lower_wgmma.ts
-// overlappedDot): then copies run D = S-2 iterations ahead (prologue 0..S-3, wait_group S-3,
-// issue i+S-2 into stage (i-2)%S, whose wgmma the dot's wait_group 1 of iteration i-1 completed),
-// and a wgmma.wait_group 0 follows the loop.
+// overlappedDot): its stage is read until the next iteration's wgmma.wait_group 1, so the ring
+// has B = S stages and the copies still run D = S-1 ahead: the prologue issues 0..S-2,
+// iteration i waits with cp.async.wait_group S-2 and, once the dot's wait has completed the
+// wgmma of i-1 (its release), issues i+S-1 into stage (i-1)%S, after the second barrier; a
+// wgmma.wait_group 0 follows the loop.
 import type { Op } from '../ir/ops.js';
 import { byteSize, pointee, type PtrType } from '../ir/types.js';
 import { layoutKey, regSlots } from '../compiler/layout.js';
@@ -36,8 +43,8 @@ type Rule = (cx: Lowering, op: Op) => void;
  *  'no-wait': no cp.async.wait_group in the loop; 'short-wait': wait_group S-1 (one group too
  *  few landed); 'no-barrier': no bar.sync after the wait.
  */
-export type PipelineSabotage = 'no-wait' | 'short-wait' | 'no-barrier';
-export const PIPELINE_SABOTAGE: readonly PipelineSabotage[] = ['no-wait', 'short-wait', 'no-barrier'];
+export type PipelineSabotage = 'no-wait' | 'short-wait' | 'no-barrier' | 'no-release-barrier';
+export const PIPELINE_SABOTAGE: readonly PipelineSabotage[] = ['no-wait', 'short-wait', 'no-barrier', 'no-release-barrier'];
 
 interface Tile {
   readonly c: PipelinedLoad;
@@ -105,7 +112,7 @@ export function withPipeline(rules: Record<string, Rule>, cx: Lowering, plan: Pi
   let own = 0;
   let shared = 0;
   for (const l of plan.loops.values()) {
-    const bytes = l.numStages * ringOf(l).stageBytes;
+    const bytes = stagesOf(cx, l).B * ringOf(l).stageBytes;
     if (bodyUsesScratch(cx, l)) own = Math.max(own, bytes);
     else shared = Math.max(shared, bytes);
   }
@@ -136,9 +143,29 @@ function copiesOf(cx: Lowering, t: Tile): Copy[] {
   slots.forEach((s, i) => {
     if (s.off[1]! % vec !== 0) return;
     const only = cx.canonical(layout, t.shape, s);
-    out.push({ slot: i, reg: offs[i]!.reg, imm: t.offset + offs[i]!.imm, ...(only ? { only } : {}) });
+    const o = offs(i);
+    out.push({ slot: i, reg: o.reg, imm: t.offset + o.imm, ...(only ? { only } : {}) });
   });
   return out;
+}
+
+/** (op, operand) pairs of the body that read a pipelined tile: each reader releases once. */
+function readers(l: PipelinedLoop): number {
+  const staged = new Set(l.loads.map((c) => c.load.results[0]!.id));
+  let n = 0;
+  for (const o of l.loop.regions[0]!.ops) if (!l.skip.has(o)) n += o.operands.filter((v) => staged.has(v.id)).length;
+  return n;
+}
+
+/**
+ * The ring's stages B and how far ahead its copies run (D): B = S-1 and D = B, or, when a wgmma
+ * dot of the loop stays in flight into the next iteration (lower_wgmma.ts overlappedDot), one
+ * stage more for it to keep reading: B = S and D = S-1 (Triton's Hopper ring of S buffers).
+ */
+function stagesOf(cx: Lowering, l: PipelinedLoop): { B: number; D: number; overlapped?: Op } {
+  const overlapped = overlappedDot(cx, l.loop, new Set(l.loads.map((c) => c.load.results[0]!.id)));
+  const S = l.numStages;
+  return overlapped ? { B: S, D: S - 1, overlapped } : { B: S - 1, D: S - 1 };
 }
 
 function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: PipelineSabotage): void {
@@ -146,27 +173,25 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   const ivT = op.operands[0]!.type.elem;
   const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
   const body = op.regions[0]!;
-  const S = l.numStages;
-  // a wgmma dot that stays in flight into the next iteration still reads its stage then: the
-  // copies run S-2 iterations ahead, so the stage they overwrite was read two iterations ago
-  // (lower_wgmma.ts overlappedDot; its wgmma.wait_group 1 completed that one)
-  const overlapped = S >= 3 ? overlappedDot(cx, op, new Set(l.loads.map((c) => c.load.results[0]!.id))) : undefined;
+  const { B, D, overlapped } = stagesOf(cx, l);
   if (overlapped) setWgmmaPending(cx, overlapped, 1);
-  const D = overlapped ? S - 2 : S - 1; // issue distance
   const ring = ringOf(l);
   const SB = ring.stageBytes;
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
-  cx.emit(`// pipelined loop: ${S} stages of ${SB} bytes, ${ring.tiles.length} tile(s) by cp.async`);
+  cx.emit(`// pipelined loop: ${B} stages of ${SB} bytes, ${ring.tiles.length} tile(s) by cp.async`);
   const copies = ring.tiles.map((t) => copiesOf(cx, t));
   const ring0 = cx.reg('b32');
   const ringEnd = cx.reg('b32');
   cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
-  cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${S * SB};`);
+  cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${B * SB};`);
   // a previous pipelined loop (or an earlier run of this one) may still be reading the ring
   cx.barrier();
 
-  /** Issues the copies of the iteration whose induction variable is `iv` into the stage at `stage`; commits. */
+  /**
+   * Issues the copies of the iteration whose induction variable is `iv` into the stage at `stage`;
+   * commits. The address slice is lowered again for `iv`; the body's own values are kept.
+   */
   const issue = (iv: string, stage: string): void => {
     const p = cx.reg('pred');
     const skip = cx.e.label('pipe_skip');
@@ -174,7 +199,8 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     cx.emit(`@${p} bra.uni ${skip};`);
     // the address slice is lowered per element but a copy reads its chunk's first address only:
     // the rest is removed with the function's dead code (dead_code.ts)
-    cx.scope(() => {
+    const redefined = [body.args[0]!, ...l.slice.flatMap((o) => o.results)];
+    cx.preserving(redefined, () => cx.scope(() => {
       cx.define(body.args[0]!, [iv]);
       for (const o of l.slice) cx.lowerOp(o);
       const dst = new Map<string, string>();
@@ -202,7 +228,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
           cx.emit(`${at}cp.async.${n === 16 ? 'cg' : 'ca'}.shared.global ${addr}, [${ptrs[c.slot]}], ${n}${size};`);
         }
       });
-    });
+    }));
     cx.e.placeLabel(skip);
     cx.emit('cp.async.commit_group;');
   };
@@ -216,10 +242,12 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     issue(ivj, st);
   }
 
+  // the stage iteration i reads is the one iteration i + B is copied into; overlapped, i + B - 1
+  // goes into the stage iteration i - 1 read (`prev`)
   const rd = cx.reg('b32');
-  const wr = cx.reg('b32');
   cx.emit(`mov.u32 ${rd}, ${ring0};`);
-  cx.emit(`add.u32 ${wr}, ${ring0}, ${D * SB};`);
+  const prev = overlapped ? cx.reg('b32') : rd;
+  if (overlapped) cx.emit(`add.u32 ${prev}, ${ring0}, ${(B - 1) * SB};`);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
   const top = cx.e.label('pfor');
@@ -230,9 +258,21 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   cx.emit(`@${p} bra.uni ${end};`);
   if (sabotage !== 'no-wait') cx.emit(`cp.async.wait_group ${sabotage === 'short-wait' ? D : D - 1};`);
   if (sabotage !== 'no-barrier') cx.barrier();
-  const ivn = cx.newRegs(ivT, 1)[0]!;
-  cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
-  issue(ivn, wr);
+
+  // the next copies go out once every reader of the stage has read it (or at the end of the body)
+  let pending = readers(l);
+  let issued = false;
+  const issueNext = (): void => {
+    if (issued) return;
+    issued = true;
+    if (sabotage !== 'no-release-barrier') cx.barrier();
+    const ivn = cx.newRegs(ivT, 1)[0]!;
+    cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
+    issue(ivn, prev);
+  };
+  const release = (): void => {
+    if (--pending === 0) issueNext();
+  };
 
   const yields = cx.scope(() => {
     cx.define(body.args[0]!, [iv]);
@@ -243,23 +283,27 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     for (const t of ring.tiles) {
       const base = cx.reg('b32');
       cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
-      setStaged(cx, t.c.load.results[0]!, { base, ...t.geom, transposed: false });
+      setStaged(cx, t.c.load.results[0]!, { base, ...t.geom, transposed: false, release });
     }
     let out: string[][] = [];
     for (const o of body.ops) {
-      if (o.kind === 'yield') out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
-      else if (!l.skip.has(o)) cx.lowerOp(o);
+      if (o.kind === 'yield') {
+        issueNext();
+        out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
+      } else if (!l.skip.has(o)) cx.lowerOp(o);
     }
+    issueNext();
     for (const t of ring.tiles) setStaged(cx, t.c.load.results[0]!, undefined);
     return out;
   });
   backEdge(cx, op, carried, yields);
-  // next stages: rd and wr advance by one stage, wrapping at the end of the ring
-  for (const r of [rd, wr]) {
+  // the next stage, wrapping at the end of the ring
+  if (B > 1) {
     const q = cx.reg('pred');
-    cx.emit(`add.u32 ${r}, ${r}, ${SB};`);
-    cx.emit(`setp.eq.u32 ${q}, ${r}, ${ringEnd};`);
-    cx.emit(`selp.b32 ${r}, ${ring0}, ${r}, ${q};`);
+    if (overlapped) cx.emit(`mov.u32 ${prev}, ${rd};`);
+    cx.emit(`add.u32 ${rd}, ${rd}, ${SB};`);
+    cx.emit(`setp.eq.u32 ${q}, ${rd}, ${ringEnd};`);
+    cx.emit(`selp.b32 ${rd}, ${ring0}, ${rd}, ${q};`);
   }
   cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
   cx.emit(`bra.uni ${top};`);

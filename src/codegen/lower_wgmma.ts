@@ -206,6 +206,10 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   }
   cx.emit('wgmma.commit_group.sync.aligned;');
   if (sabotage !== 'no-wait') cx.emit(`wgmma.wait_group.sync.aligned ${pendingOf.get(cx)?.get(op) ?? 0};`);
+  // the wgmma that read a ring's stage has completed (wait 0; overlapped: wait 1 completed the
+  // previous iteration's, whose stage the ring then refills): the ring may overwrite it
+  sa?.release?.();
+  sb?.release?.();
   cx.define(r, acc.result());
   return true;
 }

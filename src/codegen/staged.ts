@@ -17,6 +17,13 @@ export interface StagedTile {
   readonly swizzle: SwizzleBytes;
   /** Stored as the transpose of the IR value (e.g. [N, K] for a [K, N] b). */
   readonly transposed: boolean;
+  /**
+   * Called by a reader once its reads of the tile are done (ldmatrix results are in registers),
+   * before it computes with them: the ring may then overwrite the stage (after a barrier), so the
+   * next copies overlap the reader's math. A reader that never calls it leaves the ring to do
+   * that at the end of the loop body: later, never wrong.
+   */
+  readonly release?: () => void;
 }
 
 const tiles = new WeakMap<Lowering, Map<number, StagedTile>>();

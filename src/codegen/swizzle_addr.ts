@@ -8,7 +8,7 @@
 // so one register per class (dr % 8, dc % S) serves every access, the rest being immediates.
 // An m16 x k16 ldmatrix sweep over a 128-byte swizzle needs 4 classes (k-steps 0..3 of a row's
 // 8 chunks), a 64-byte one 2 (as Triton's MMAv2 lowering precomputes its per-k-step offsets).
-import { blockedOf, parentDim, parentShape, regSlots, wraps, type Layout } from '../compiler/layout.js';
+import { blockedOf, ctaTile, parentDim, parentShape, regSlots, wraps, type Layout } from '../compiler/layout.js';
 import type { Lowering, SmemAddr } from './context.js';
 import type { SwizzleBytes } from './smem_swizzle.js';
 
@@ -35,20 +35,36 @@ export function emitSwizzledOffset(s: Sink, g: TileGeom, row: string, col: strin
     s.emit(`mad.lo.u32 ${off}, ${row}, ${g.rowBytes}, ${col};`);
     return off;
   }
+  // fresh registers throughout: an in-place update reads its own destination, which would keep
+  // an unused offset alive through dead_code.ts
   const S = g.swizzle;
-  const blk = s.reg(), inb = s.reg(), x = s.reg();
+  const blk = s.reg(), inb = s.reg(), x = s.reg(), xs = s.reg(), sw = s.reg(), inBlock = s.reg();
   s.emit(`shr.u32 ${blk}, ${col}, ${Math.log2(S)};`);
   s.emit(`and.b32 ${inb}, ${col}, ${S - 1};`);
   // the row's position in its repeat: bits of row·S above 128 bytes, S/16 - 1 of them kept
   s.emit(`bfe.u32 ${x}, ${row}, ${Math.log2(128 / S)}, ${Math.log2(S / 16)};`);
-  s.emit(`shl.b32 ${x}, ${x}, 4;`);
-  s.emit(`xor.b32 ${inb}, ${inb}, ${x};`);
-  s.emit(`mad.lo.u32 ${off}, ${row}, ${S}, ${inb};`);
-  s.emit(`mad.lo.u32 ${off}, ${blk}, ${g.rows * S}, ${off};`);
+  s.emit(`shl.b32 ${xs}, ${x}, 4;`);
+  s.emit(`xor.b32 ${sw}, ${inb}, ${xs};`);
+  s.emit(`mad.lo.u32 ${inBlock}, ${row}, ${S}, ${sw};`);
+  s.emit(`mad.lo.u32 ${off}, ${blk}, ${g.rows * S}, ${inBlock};`);
   return off;
 }
 
-/** Offsets (relative to the tile base) of one thread's accesses at (row + dr, col + dc), dr, dc ≥ 0. */
+/** What is known of every lane's byte column: a multiple of `align`, below `span` (powers of two). */
+export interface LaneCols {
+  readonly align: number;
+  readonly span: number;
+}
+const ANY_COL: LaneCols = { align: 1, span: Infinity };
+
+/**
+ * Offsets (relative to the tile base, plus `bias`) of one thread's accesses at (row + dr,
+ * col + dc), dr, dc ≥ 0. Besides the class rule of the header: bytes of dc inside the lane's
+ * 16-byte chunk (below `cols.align`) are immediates, and a class that differs from (dr % 8, 0)
+ * only in chunk bits the lane's column leaves 0 (dc % S a multiple of `cols.span` ≤ S) is that
+ * register XOR dc % S (the swizzle permutes address bits 4..6 only), one `xor` instead of a
+ * class; `bias` must then be 128-byte aligned (tile bases are 1024-aligned).
+ */
 export class SwizzledLanes {
   private readonly classes = new Map<string, string>();
   constructor(
@@ -56,32 +72,49 @@ export class SwizzledLanes {
     readonly g: TileGeom,
     private readonly row: string,
     private readonly col: string,
+    private readonly cols: LaneCols = ANY_COL,
     /** Added to every class register (a tile base that does not change: the scratch's). */
     private readonly bias?: string,
   ) {}
 
-  at(dr: number, dc: number): SmemAddr {
+  private split(dr: number, dc: number): { ar: number; ac: number; imm: number; xorable: boolean } {
     if (dr < 0 || dc < 0) throw new Error(`swizzled access at a negative offset (${dr}, ${dc})`);
-    const { rows, rowBytes, swizzle: S } = this.g;
-    if (S === 0) return { reg: this.cls(0, 0), imm: dr * rowBytes + dc };
-    const ar = dr % 8, ac = dc % S;
-    return { reg: this.cls(ar, ac), imm: (dr - ar) * S + ((dc - ac) / S) * rows * S };
+    const { rows, swizzle: S } = this.g;
+    const dcIn = dc % Math.min(this.cols.align, 16);
+    const rest = dc - dcIn;
+    const ar = dr % 8, ac = rest % S;
+    return { ar, ac, imm: (dr - ar) * S + ((rest - ac) / S) * rows * S + dcIn, xorable: this.cols.span <= S && ac % this.cols.span === 0 };
+  }
+
+  at(dr: number, dc: number): SmemAddr {
+    if (this.g.swizzle === 0) {
+      if (dr < 0 || dc < 0) throw new Error(`swizzled access at a negative offset (${dr}, ${dc})`);
+      return { reg: this.cls(0, 0), imm: dr * this.g.rowBytes + dc };
+    }
+    const { ar, ac, imm, xorable } = this.split(dr, dc);
+    if (!ac) return { reg: this.cls(ar, 0), imm };
+    if (!xorable) return { reg: this.cls(ar, ac), imm };
+    const key = `${ar},0^${ac}`;
+    let r = this.classes.get(key);
+    if (!r) {
+      r = this.s.reg();
+      this.s.emit(`xor.b32 ${r}, ${this.cls(ar, 0)}, ${ac};`);
+      this.classes.set(key, r);
+    }
+    return { reg: r, imm };
   }
 
   /**
-   * The same access as a register, an XOR and an immediate: when every lane's column lies in
-   * [0, colSpan) of its block (colSpan a power of two ≤ S) and dc % S is a multiple of colSpan,
-   * the chunk bits dc adds are bits the lane's column leaves 0, and the swizzle only permutes
-   * bits 4..6, so offset(r, c + dc % S) = offset(r, c) ^ (dc % S). With the tile base 128-byte
-   * aligned the XOR applies to the full address: one xor per k-step instead of a register per
-   * class held across the loop.
+   * The same access as a register, an XOR left to the caller and an immediate, where the XOR
+   * rule applies (else xor 0): for ldmatrix, whose k-steps within a block differ by chunk bits
+   * only, the XOR goes where the tile base is added (per execution for a ring's stage), so the
+   * loop holds one register per 8-row class instead of one per k-step.
    */
-  atXor(dr: number, dc: number, colSpan: number): SmemAddr & { readonly xor: number } {
-    const { rows, swizzle: S } = this.g;
-    const ac = dc % S;
-    if (S === 0 || colSpan > S || ac % colSpan !== 0) return { ...this.at(dr, dc), xor: 0 };
-    const ar = dr % 8;
-    return { reg: this.cls(ar, 0), imm: (dr - ar) * S + ((dc - ac) / S) * rows * S, xor: ac };
+  atXor(dr: number, dc: number): SmemAddr & { readonly xor: number } {
+    if (this.g.swizzle === 0) return { ...this.at(dr, dc), xor: 0 };
+    const { ar, ac, imm, xorable } = this.split(dr, dc);
+    if (!ac || !xorable) return { ...this.at(dr, dc), xor: 0 };
+    return { reg: this.cls(ar, 0), imm, xor: ac };
   }
 
   /** The register of class (ar, ac): the full swizzled offset of (row + ar, col + ac). */
@@ -99,7 +132,11 @@ export class SwizzledLanes {
       this.s.emit(`add.u32 ${col}, ${this.col}, ${ac};`);
     }
     r = emitSwizzledOffset(this.s, this.g, row, col);
-    if (this.bias) this.s.emit(`add.u32 ${r}, ${r}, ${this.bias};`);
+    if (this.bias) {
+      const b = this.s.reg();
+      this.s.emit(`add.u32 ${b}, ${r}, ${this.bias};`);
+      r = b;
+    }
     this.classes.set(key, r);
     return r;
   }
@@ -110,12 +147,14 @@ export const prologueSink = (cx: Lowering): Sink => ({ emit: (l) => cx.e.emitPro
 export const bodySink = (cx: Lowering): Sink => ({ emit: (l) => cx.emit(l), reg: () => cx.reg('b32') });
 
 /**
- * Offsets from the tile base, one per register slot of a 2-D tile in layout `l` (elements of
- * `eb` bytes), for a tile of geometry `g`; `bias` (a register or symbol) is added to every
- * offset register. Without replication the classes are computed once, in the prologue, from
- * the thread's base coordinate; a wrapping layout gets each slot's coordinate in the body.
+ * Offsets from the tile base of the register slots of a 2-D tile in layout `l` (elements of
+ * `eb` bytes), for a tile of geometry `g`, by slot index, computed when first asked for (an
+ * access that covers several slots asks for its first only); `bias` (a register or symbol) is
+ * added to every offset register. Without replication the classes are computed once, in the
+ * prologue, from the thread's base coordinate; a wrapping layout gets each slot's coordinate in
+ * the body.
  */
-export function slotOffsets(cx: Lowering, l: Layout, shape: readonly number[], eb: number, g: TileGeom, bias?: string): SmemAddr[] {
+export function slotOffsets(cx: Lowering, l: Layout, shape: readonly number[], eb: number, g: TileGeom, bias?: string): (i: number) => SmemAddr {
   const slots = regSlots(l, shape);
   const b = blockedOf(l);
   const ps = parentShape(l, shape);
@@ -125,19 +164,23 @@ export function slotOffsets(cx: Lowering, l: Layout, shape: readonly number[], e
     const base = cx.base(b);
     const col = cx.reg('b32');
     P.emit(`mul.lo.u32 ${col}, ${base[d1]}, ${eb};`);
-    const lanes = new SwizzledLanes(P, g, base[d0]!, col, bias);
-    return slots.map((s) => lanes.at(s.off[d0]!, s.off[d1]! * eb));
+    // a thread's column: its coordinate times sizePerThread, below the CTA tile
+    const run = b.sizePerThread[d1]! * eb;
+    const cols = { align: run & -run, span: 2 ** Math.ceil(Math.log2(ctaTile(b)[d1]! * eb)) };
+    const lanes = new SwizzledLanes(P, g, base[d0]!, col, cols, bias);
+    return (i) => lanes.at(slots[i]!.off[d0]!, slots[i]!.off[d1]! * eb);
   }
   const B = bodySink(cx);
-  return slots.map((s) => {
+  return (i) => {
+    const s = slots[i]!;
     if (!b) {
       const z = cx.reg('b32');
       cx.emit(`mov.u32 ${z}, 0;`);
-      return new SwizzledLanes(B, g, z, z, bias).at(0, 0);
+      return new SwizzledLanes(B, g, z, z, ANY_COL, bias).at(0, 0);
     }
     const row = cx.coordReg(l, shape, s, d0);
     const col = cx.reg('b32');
     cx.emit(`mul.lo.u32 ${col}, ${cx.coordReg(l, shape, s, d1)}, ${eb};`);
-    return new SwizzledLanes(B, g, row, col, bias).at(0, 0);
-  });
+    return new SwizzledLanes(B, g, row, col, ANY_COL, bias).at(0, 0);
+  };
 }

@@ -58,11 +58,13 @@ describe('tensor-core epilogue: accumulator -> store layout', () => {
       expect(ptx).not.toMatch(/ld\.shared\.(b16|b32|f32)\s/);
       expect(count(ptx, /st\.global\.v4\.(f32|b32)/)).toBe(perThread / (acc === 'f32' ? 4 : 8));
     }
-    // a 64 KiB f32 tile converts in 2 rounds of 64 rows (34 KiB of scratch, below the operand
-    // staging here): no dynamic shared memory; smaller tiles in one round
-    const big = acc === 'f32' && M === 128;
-    expect(sm80.ptx.includes('2 rounds of 64 rows')).toBe(big);
-    expect(count(sm80.ptx, /bar\.sync/)).toBe(2 + (big ? 4 : 2));
+    // the conversion runs in as many rounds of rows as keep it within the bytes the operand
+    // staging already has (a [M, 64] + b [64, N], f16, unpadded): the f32 64² tile (18400 bytes
+    // padded) in 2 rounds, the f32 128² (68 KiB) in 4, the f16 128² (34 KiB) in 2, the f16 64² in 1
+    const rounds = { f32: { 64: 2, 128: 4 }, f16: { 64: 1, 128: 2 } }[acc][M];
+    expect(sm80.ptx.includes(`${rounds} rounds of ${M / rounds} rows`)).toBe(rounds > 1);
+    expect(count(sm80.ptx, /bar\.sync/)).toBe(2 + 2 * rounds);
+    expect(sm80.metadata.sharedBytes).toBe(M * 64 * 2 + 64 * N * 2);
     expect(sm80.metadata.dynamicShared).toBe(false);
     // small integers: every product and sum is exact, so sim, interpreter and JS agree bit for bit
     const ints = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => ((i * 7 + seed) % 5) - 2);

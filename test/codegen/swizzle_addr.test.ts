@@ -54,16 +54,21 @@ describe('swizzled tile addresses in PTX', () => {
     }
   });
 
-  it.each(GEOMS)('SwizzledLanes.at: a class register plus an immediate reaches every (row + dr, col + dc) (%o)', (g) => {
-    // lanes at rows 0..7 and the first two chunks, like an ldmatrix phase
+  // lanes' columns: anywhere (no facts), or multiples of 16 below 32 (ldmatrix of a), or runs of
+  // 8 halves below 64 bytes (a blocked layout's 4 threads of a row)
+  const COLS = [undefined, { align: 16, span: 32 }, { align: 16, span: 64 }] as const;
+  it.each(GEOMS.flatMap((g) => COLS.map((c) => [g, c] as const)))('SwizzledLanes.at reaches every (row + dr, col + dc) by a register plus an immediate (%o, lanes %o)', (g, cols) => {
+    const base = 5 * 1024;
     for (let r0 = 0; r0 < 8; r0++) {
-      for (const c0 of [0, 16]) {
-        const s = evalSink({ '%row': r0, '%col': c0 });
-        const lanes = new SwizzledLanes(s, g, '%row', '%col');
+      for (let c0 = 0; c0 < Math.min(g.rowBytes, cols?.span ?? 32); c0 += cols?.align ?? 16) {
+        const s = evalSink({ '%row': r0, '%col': c0, '%base': base });
+        const lanes = new SwizzledLanes(s, g, '%row', '%col', cols, '%base');
         for (let dr = 0; r0 + dr < g.rows; dr++) {
-          for (let dc = 0; c0 + dc < g.rowBytes; dc += 32) {
+          for (let dc = 0; c0 + dc < g.rowBytes; dc += 2) {
+            // within the lane's run, or whole runs past it (what a layout's slots are)
+            if (cols && dc % cols.span >= cols.align) continue;
             const a = lanes.at(dr, dc);
-            expect(s.regs.get(a.reg)! + a.imm).toBe(swizzledOffset(r0 + dr, c0 + dc, g.rows, g.rowBytes, g.swizzle));
+            expect(s.regs.get(a.reg)! + a.imm, `lane (${r0}, ${c0}) + (${dr}, ${dc})`).toBe(base + swizzledOffset(r0 + dr, c0 + dc, g.rows, g.rowBytes, g.swizzle));
           }
         }
       }
@@ -75,11 +80,11 @@ describe('swizzled tile addresses in PTX', () => {
     for (let r0 = 0; r0 < 8; r0++) {
       for (const c0 of [0, 16]) {
         const s = evalSink({ '%row': r0, '%col': c0, '%base': base });
-        const lanes = new SwizzledLanes(s, g, '%row', '%col', '%base');
+        const lanes = new SwizzledLanes(s, g, '%row', '%col', { align: 16, span: 32 }, '%base');
         const regs = new Set<string>();
         for (let dr = 0; r0 + dr < g.rows; dr += 8) {
           for (let dc = 0; c0 + dc < g.rowBytes; dc += 32) {
-            const a = lanes.atXor(dr, dc, 32);
+            const a = lanes.atXor(dr, dc);
             regs.add(a.reg);
             expect((s.regs.get(a.reg)! ^ a.xor) + a.imm).toBe(base + swizzledOffset(r0 + dr, c0 + dc, g.rows, g.rowBytes, g.swizzle));
           }

@@ -104,13 +104,14 @@ describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
     expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
     const ptx = expectWgmmaPath(matmulAligned[t] as unknown as KernelDef, args, 2, form, { numStages });
     if (numStages === 3) {
-      // operands from the cp.async ring (no st.shared in the loop); the wgmma of iteration i
-      // stays in flight into i+1 (wait_group 1), copies run S-2 = 1 iteration ahead
+      // operands from the cp.async ring of 3 stages (no st.shared in the loop); the wgmma of
+      // iteration i stays in flight into i+1 (wait_group 1), copies run S-1 = 2 iterations ahead
       const body = ptx.slice(ptx.indexOf('\n$L_pfor'), ptx.indexOf('\n$L_endpfor'));
+      expect(ptx).toContain('// pipelined loop: 3 stages of 8192 bytes');
       expect(body).toMatch(/cp\.async\.cg\.shared\.global/);
       expect(body).not.toMatch(/st\.shared/);
       expect(body).toContain('wgmma.wait_group.sync.aligned 1;');
-      expect(body).toContain('cp.async.wait_group 0;');
+      expect(body).toContain('cp.async.wait_group 1;');
       expect(ptx.slice(ptx.indexOf('\n$L_endpfor'))).toContain('wgmma.wait_group.sync.aligned 0;');
     }
   });

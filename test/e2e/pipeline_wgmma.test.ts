@@ -1,8 +1,9 @@
 // Software-pipelined matmuls on wgmma (sm_90a): the sim pretends to be an sm_90 (set before the
 // sim loads), the runtime compiles for sm_90a. Each case checks the PTX the sim device runs for
-// these arguments — pipelined through the cp.async ring with the wgmma of iteration i in flight
-// into i+1 (copies S-2 ahead: cp.async.wait_group S-3, wgmma.wait_group 1), or at numStages 2
-// with the dot waiting for itself — then compares with the interpreter and an f64 JS reference.
+// these arguments — pipelined through a cp.async ring of S stages with the wgmma of iteration i
+// in flight into i+1 (wgmma.wait_group 1; copies S-1 ahead: cp.async.wait_group S-2; the stage of
+// i-1 refilled once that wait completed its wgmma) — then compares with the interpreter and an
+// f64 JS reference.
 // The nested case reuses the ring after an overlapped loop (the wait after the loop protects it).
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
@@ -76,16 +77,19 @@ function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): 
   return simDevice().compile(k.trace(cx), numWarps, positional, numStages).ptx;
 }
 
-/** The sim's PTX is pipelined on wgmma: overlapped (S >= 3) or waiting for itself (S = 2). */
+/** The sim's PTX is pipelined on wgmma, the dot's wgmma in flight into the next iteration. */
 function expectWgmmaPipeline(ptx: string, S: number, loops = 1): void {
   expect(ptx).toMatch(/cp\.async\.cg\.shared\.global/);
   expect(ptx).not.toMatch(/ld\.global|mma\.sync/);
   expect(count(ptx, /wgmma\.mma_async/)).toBeGreaterThan(0);
-  const overlapped = S >= 3;
-  expect(ptx).toContain(`cp.async.wait_group ${overlapped ? S - 3 : S - 2};`);
-  expect(count(ptx, /wgmma\.wait_group\.sync\.aligned 1;/)).toBe(overlapped ? loops : 0);
-  // the dot's own wait, or the wait after the loop
+  expect(ptx).toContain(`// pipelined loop: ${S} stages`);
+  expect(ptx).toContain(`cp.async.wait_group ${S - 2};`);
+  expect(count(ptx, /wgmma\.wait_group\.sync\.aligned 1;/)).toBe(loops);
+  // the wait after the loop
   expect(count(ptx, /wgmma\.wait_group\.sync\.aligned 0;/)).toBe(loops);
+  // the refill of the stage the previous wgmma read comes after the dot's wait
+  const body = ptx.slice(ptx.indexOf('\n$L_pfor'), ptx.indexOf('\n$L_endpfor'));
+  expect(body.indexOf('wgmma.wait_group.sync.aligned 1;')).toBeLessThan(body.lastIndexOf('cp.async.cg'));
 }
 
 async function check(k: Kernel, t: Half, M: number, N: number, K: number, cx: { BM: number; BN: number; BK: number }, numWarps: number, S: number, seed: number): Promise<void> {

@@ -96,12 +96,12 @@ const expectRace = (e: (Error & { code?: string }) | undefined, name: string): s
 afterEach(() => simDevice().setSanitize([]));
 
 describe('sanitizers on the sim, through the runtime', () => {
-  it('the pipeliner\'s no-wait and no-barrier kernels: racecheck names the lines; the intact kernel runs clean under all three', async () => {
+  it('the pipeliner\'s no-wait, no-barrier and no-release-barrier kernels: racecheck names the lines; the intact kernel runs clean under all three', async () => {
     for (const S of [2, 3]) {
       const opts: CompileOptions = { target: 'sm_80', numWarps: 4, numStages: S, ptxas: false, specialization: [D16, D16, D16, D16] };
       const good = compile(matmul.trace(MM), opts);
       expect(await runPtx(good, good.ptx, mmArgs(), 1, ALL)).toBeUndefined();
-      for (const sabotage of ['no-wait', 'no-barrier'] as const) {
+      for (const sabotage of ['no-wait', 'no-barrier', 'no-release-barrier'] as const) {
         const bad = compile(matmul.trace(MM), { ...opts, pipelineSabotage: sabotage });
         // without the checker the broken kernel runs (to a wrong result) and nothing is said
         expect(await runPtx(bad, bad.ptx, mmArgs(), 1, [])).toBeUndefined();
