@@ -15,7 +15,7 @@
 import type { Op } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import { isPure } from '../ir/effects.js';
-import { isMmaLayout } from '../compiler/layout.js';
+import { isMmaLayout, layoutKey } from '../compiler/layout.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
 import { boxCoords, elected, mapAddress, newBarriers, waitBarrier } from './lower_tma.js';
@@ -129,12 +129,44 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
   return out;
 }
 
-/** `rules.for` lowers the planned loops as TMA rings; their rings are kept out of the scratch. */
+/** Ops a ring loop's body may hold and still leave the shared scratch alone. */
+const REGISTER_ONLY = new Set(['const', 'arange', 'splat', 'broadcast', 'expand_dims', 'unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint', 'program_id', 'num_programs', 'yield']);
+
+/**
+ * Whether the body uses the scratch while the ring is live (a conversion, a staged operand, a
+ * reduction...). When it does not, the ring shares the scratch's bytes, as the cp.async ring
+ * does: the ring's opening barrier and the one every scratch user starts with keep them apart,
+ * and no TMA write is in flight after the loop (every issued stage was waited for).
+ */
+function bodyUsesScratch(cx: Lowering, l: TmaRingLoop): boolean {
+  const staged = new Set(l.tiles.map((t) => t.load.results[0]!.id));
+  const converts = (o: Op, i: number): boolean => {
+    const v = o.operands[i]!;
+    const want = cx.plan.expected.get(o)?.[i];
+    return v.type.shape.length > 0 && want !== undefined && layoutKey(want) !== layoutKey(cx.layoutOf(v));
+  };
+  return l.loop.regions[0]!.ops.some((o) => {
+    if (l.skip.has(o)) return false;
+    if (o.kind === 'dot') return !staged.has(o.operands[0]!.id) || !staged.has(o.operands[1]!.id) || converts(o, 2);
+    if (!REGISTER_ONLY.has(o.kind)) return true;
+    return o.operands.some((_, i) => converts(o, i));
+  });
+}
+
+/** `rules.for` lowers the planned loops as TMA rings, at the start of shared memory. */
 export function withTmaRing(rules: Record<string, Rule>, cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean): void {
   const plan = planTmaRings(cx, numStages, skipLoops);
   if (!plan.size) return;
-  const bytes = Math.max(...[...plan.values()].map((l) => l.numStages * l.stageBytes));
-  cx.reserveShared(Math.max(bytes, cx.sharedBytes)); // a cp.async ring, if any, fits in it too
+  let own = 0;
+  let shared = 0;
+  for (const l of plan.values()) {
+    const bytes = l.numStages * l.stageBytes;
+    if (bodyUsesScratch(cx, l)) own = Math.max(own, bytes);
+    else shared = Math.max(shared, bytes);
+  }
+  // a cp.async ring reserved before (withPipeline) lies within sharedBytes: keep it reserved too
+  if (own) cx.reserveShared(Math.max(own, cx.sharedBytes));
+  cx.sharedBytes = Math.max(cx.sharedBytes, shared);
   const plain = rules.for!;
   rules.for = (c, op) => {
     const l = plan.get(op);
