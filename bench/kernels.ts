@@ -391,5 +391,47 @@ export const TC_KERNELS: readonly BenchKernel[] = HALVES.flatMap((t): BenchKerne
   },
 ]);
 
+/** C = A @ B on f8e4m3 inputs (f32 accumulator), aligned tiles: the fp8 row of `bench:tc --target sm_90a`. */
+export const matmulFp8 = defineKernel(
+  { name: 'mm_aligned_f8e4m3', params: { a: ptr('f8e4m3'), b: ptr('f8e4m3'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, N, K, BM, BN, BK }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const [acc] = forLoop(0, K, BK, [zeros([BM, BN], 'f32')], (k, acc) => {
+      const ka = k.add(rk);
+      const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))));
+      const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))));
+      return [dot(ta, tb, { acc: acc! })];
+    });
+    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
+  },
+);
+
+/**
+ * fp8 tensor-core kernels with their Triton twins (Triton's e4m3 is `fp8e4nv`, which it compiles
+ * for cc >= 89 only, so these rows are in the sm_90a comparison). k-steps of 64 bytes, as for f16.
+ */
+export const TC_FP8_KERNELS: readonly BenchKernel[] = [
+  {
+    def: matmulFp8 as unknown as KernelDef, constexprs: { BM: 64, BN: 64, BK: 64 }, options: { numWarps: 4, numStages: 3 }, divisible: ['a', 'b', 'c', 'M', 'N', 'K'],
+    triton: {
+      src: `${TRITON_HEADER}def mm_aligned_f8e4m3(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        ka = k + rk
+        ta = tl.load(a + rm[:, None] * K + ka[None, :])
+        tb = tl.load(b + ka[:, None] * N + rn[None, :])
+        acc = tl.dot(ta, tb, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc)
+`,
+      signature: { a: '*fp8e4nv', b: '*fp8e4nv', c: '*fp32', M: 'i32', N: 'i32', K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr' },
+    },
+  },
+];
+
 /** Every benchmark kernel: the FMA-path kernels above, then the tensor-core ones. */
 export const BENCH_KERNELS: readonly BenchKernel[] = [...FMA_KERNELS, ...TC_KERNELS];

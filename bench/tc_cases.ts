@@ -3,9 +3,11 @@
 // `size(s)` scales the main loop: s = 2 runs twice the k-steps (key blocks) of s = 1, so the
 // difference of two one-program runs isolates what one loop iteration costs.
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../src/ir/half.js';
-import { TC_KERNELS, type BenchKernel, type Half } from './kernels.js';
+import { f8e4m3Value } from '../src/ir/fp8.js';
+import { TC_FP8_KERNELS, TC_KERNELS, type BenchKernel, type Half } from './kernels.js';
 
-export type TcArg = Uint16Array | Float32Array | number;
+/** Runtime arguments: half bit patterns, fp8 codes, f32 arrays, scalars. */
+export type TcArg = Uint16Array | Uint8Array | Float32Array | number;
 
 export interface TcProblem {
   /** Runtime arguments by parameter name: half inputs as bit patterns, f32 outputs, scalars. */
@@ -24,7 +26,7 @@ export interface TcCase {
   /** Unique row name (kernel name, with the stage count when a kernel has several rows). */
   readonly label: string;
   readonly kernel: BenchKernel;
-  readonly dtype: Half;
+  readonly dtype: Half | 'f8e4m3';
   readonly numWarps: number;
   readonly numStages: number;
   size(s: number): TcProblem;
@@ -91,14 +93,39 @@ function flashProblem(t: Half, L: number, D: number, BM: number, BN: number): Tc
   };
 }
 
+/** e4m3 codes of values in [-2, 2) (exponent field <= 7), the same LCG as `halves`. */
+function fp8Codes(n: number, seed: number): Uint8Array {
+  let x = seed >>> 0;
+  return Uint8Array.from({ length: n }, () => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return (x >>> 24) & 0xbf; // clear exponent bit 3: |v| < 2, never the NaN code
+  });
+}
+
+function fp8MatmulProblem(M: number, N: number, K: number, BM: number, BN: number, BK: number): TcProblem {
+  const a = fp8Codes(M * K, 31 + K), b = fp8Codes(K * N, 32 + K);
+  const dec = (x: Uint8Array): Float32Array => Float32Array.from(x, f8e4m3Value);
+  return {
+    args: { a, b, c: new Float32Array(M * N), M, N, K },
+    grid: [Math.ceil(M / BM), Math.ceil(N / BN), 1],
+    iterations: Math.ceil(K / BK),
+    out: 'c',
+    reference: () => matmulRef(dec(a), dec(b), M, N, K, 1),
+    tol: 1e-5, // products of fp8 values are exact in f32; sums differ in order only
+  };
+}
+
 const byName = (name: string): BenchKernel => {
-  const k = TC_KERNELS.find((x) => x.def.name === name);
+  const k = [...TC_KERNELS, ...TC_FP8_KERNELS].find((x) => x.def.name === name);
   if (!k) throw new Error(`no tensor-core bench kernel '${name}'`);
   return k;
 };
 
-/** The rows of the comparison: every TC kernel at its numStages, plus the aligned matmul at 1 (no pipelining). */
-export function tcCases(): TcCase[] {
+/**
+ * The rows of the comparison: every TC kernel at its numStages, plus the aligned matmul at 1 (no
+ * pipelining); for sm_90a also the fp8 matmul (Triton has e4m3 dots from cc 89 on).
+ */
+export function tcCases(target: 'sm_80' | 'sm_90a' = 'sm_80'): TcCase[] {
   const out: TcCase[] = [];
   for (const t of ['f16', 'bf16'] as const) {
     const row = (name: string, size: (s: number) => TcProblem, stages?: number, label = name): void => {
@@ -113,6 +140,11 @@ export function tcCases(): TcCase[] {
     row(`mm_batched_${t}`, (s) => matmulProblem(t, 128, 128, 128 * s, 2, BM, BN, BK));
     const fa = byName(`flash_fwd_${t}`).constexprs as { BM: number; BN: number; D: number };
     row(`flash_fwd_${t}`, (s) => flashProblem(t, 256 * s, fa.D, fa.BM, fa.BN));
+  }
+  if (target === 'sm_90a') {
+    const kernel = byName('mm_aligned_f8e4m3');
+    const { BM, BN, BK } = kernel.constexprs as { BM: number; BN: number; BK: number };
+    out.push({ label: 'mm_aligned_f8e4m3', kernel, dtype: 'f8e4m3', numWarps: 4, numStages: kernel.options?.numStages ?? 3, size: (s) => fp8MatmulProblem(128, 128, 128 * s, BM, BN, BK) });
   }
   return out;
 }

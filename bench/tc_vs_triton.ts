@@ -1,11 +1,13 @@
 // `npm run bench:tc` (node dist/bench/tc_vs_triton.js): code quality of the tensor-core kernels
-// (bench/kernels.ts TC_KERNELS) against Triton 3.8 (.venv), same tile sizes, numWarps and
-// numStages; both PTX assembled by the same ptxas for sm_80. No GPU: static figures (registers,
-// spills, shared memory, SASS instruction count) and, running both PTX on the sim with the same
-// inputs, dynamic ones (warp instructions, global sectors, bank conflicts). Each kernel's outputs
-// from the two PTX are compared with each other and with an f64 JS reference first: a mismatch
-// prints MISMATCH and the process exits 1.
-// Options: --stages N (every row at numStages N), --only SUBSTRING (rows whose label contains it).
+// (bench/kernels.ts TC_KERNELS, plus an fp8 matmul on sm_90a) against Triton 3.8 (.venv), same tile
+// sizes, numWarps and numStages; both PTX assembled by the same ptxas for the target (sm_80, or
+// sm_90a with Triton's GPUTarget('cuda', 90, 32)). No GPU: static figures (registers, spills, shared
+// memory, SASS instruction count, tensor-core instructions in the PTX) and, running both PTX on the
+// sim with the same inputs (as an sm_90 for sm_90a), dynamic ones (warp instructions, global
+// sectors, bank conflicts). Each kernel's outputs from the two PTX are compared with each other and
+// with an f64 JS reference first: a mismatch prints MISMATCH and the process exits 1.
+// Options: --target sm_80|sm_90a (default sm_80), --stages N (every row at numStages N),
+// --only SUBSTRING (rows whose label contains it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +25,9 @@ import '../src/runtime/index.js'; // registers the native devices (cuda, sim)
 import { tesseraPipelines, withStages } from './stages.js';
 import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
 
-const TARGET = 'sm_80';
+/** The targets the comparison knows, with Triton's compute capability for each. */
+export const TC_TARGETS = { sm_80: 80, sm_90a: 90 } as const;
+export type TcTarget = keyof typeof TC_TARGETS;
 const ROOT = (() => {
   let d = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(d, 'package.json'))) d = dirname(d);
@@ -54,12 +58,12 @@ function sassCount(tool: NonNullable<ReturnType<typeof sassTool>>, cubin: string
   return r.stdout.split('\n').filter((l) => /^\s+\/\*[0-9a-f]{4,}\*\/\s+\S/.test(l) && !/\/\*[0-9a-f]+\*\/\s+NOP\b/.test(l)).length;
 }
 
-interface Static { registers: number; spills: number; shared: number; sass?: number; mma: number; ldmatrix: number; cpAsync: number }
+interface Static { registers: number; spills: number; shared: number; sass?: number; mma: number; wgmma: number; tma: number; ldmatrix: number; cpAsync: number }
 
-function staticFigures(ptx: string, shared: number, file: string, ptxas: string, sass: ReturnType<typeof sassTool>): Static {
+function staticFigures(ptx: string, shared: number, file: string, ptxas: string, sass: ReturnType<typeof sassTool>, target: TcTarget): Static {
   const p = `${file}.ptx`, o = `${file}.cubin`;
   writeFileSync(p, ptx);
-  const r = spawnSync(ptxas, [`-arch=${TARGET}`, '-v', p, '-o', o], { encoding: 'utf8' });
+  const r = spawnSync(ptxas, [`-arch=${target}`, '-v', p, '-o', o], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`ptxas failed on ${p}:\n${r.stderr}`);
   const log = r.stderr + r.stdout;
   const num = (re: RegExp): number => Number(re.exec(log)?.[1] ?? 0);
@@ -70,7 +74,8 @@ function staticFigures(ptx: string, shared: number, file: string, ptxas: string,
     spills: num(/(\d+) bytes spill stores/) + num(/(\d+) bytes spill loads/),
     shared,
     ...(sass ? { sass: sassCount(sass, o) } : {}),
-    mma: n(/\bmma\.sync/), ldmatrix: n(/\bldmatrix/), cpAsync: n(/\bcp\.async\.(ca|cg)/),
+    mma: n(/\bmma\.sync/), wgmma: n(/\bwgmma\.mma_async/), tma: n(/\bcp\.async\.bulk\.tensor/),
+    ldmatrix: n(/\bldmatrix/), cpAsync: n(/\bcp\.async\.(ca|cg)/),
   };
 }
 
@@ -88,10 +93,11 @@ const NO_TRITON = 'Triton not installed: no .venv (bash scripts/setup-python.sh 
 
 interface TritonOut { version: string; ptx: Record<string, string>; shared: Record<string, number> }
 
-function tritonCompile(rows: { c: TcCase; stages: number; div: string[] }[]): TritonOut {
+function tritonCompile(rows: { c: TcCase; stages: number; div: string[] }[], target: TcTarget): TritonOut {
   const py = join(ROOT, '.venv', 'bin', 'python');
   if (!existsSync(py)) throw new Error(NO_TRITON);
   const req = {
+    cc: TC_TARGETS[target],
     kernels: rows.map(({ c, stages, div }) => ({
       key: c.label.replace(/\W+/g, '_'), name: c.kernel.def.name, src: c.kernel.triton.src, signature: c.kernel.triton.signature,
       constexprs: c.kernel.constexprs, num_warps: c.numWarps, num_stages: stages, divisible: div,
@@ -112,7 +118,7 @@ async function simRun(sim: NativeRuntimeDevice, ptx: string, name: string, share
   const arrays: DeviceArray[] = [];
   const toArg = (v: TcArg): unknown => {
     if (typeof v === 'number') return v;
-    const a = DeviceArray.from(v, v instanceof Float32Array ? 'f32' : 'f16' /* half bits, f16 or bf16 */, { device: sim });
+    const a = DeviceArray.from(v, v instanceof Float32Array ? 'f32' : v instanceof Uint8Array ? 'u8' /* fp8 codes */ : 'f16' /* half bits, f16 or bf16 */, { device: sim });
     arrays.push(a);
     return a;
   };
@@ -174,7 +180,9 @@ const FIGURES: [string, (f: Static & Dynamic) => number | undefined, string, (x:
   ['registers', (f) => f.registers, '<= 1.1x', (x, y) => x <= 1.1 * y],
   ['spills (bytes)', (f) => f.spills, '0', (x) => x === 0],
   ['SASS instrs', (f) => f.sass, '<= 1.1x', (x, y) => x <= 1.1 * y],
-  ['shared bytes', (f) => f.shared, '', () => true],
+  ['shared bytes', (f) => f.shared, '<= 1.0x', (x, y) => x <= y],
+  ['wgmma (PTX)', (f) => f.wgmma, '', () => true],
+  ['TMA (PTX)', (f) => f.tma, '', () => true],
   ['mma.sync (PTX)', (f) => f.mma, '', () => true],
   ['ldmatrix (PTX)', (f) => f.ldmatrix, '', () => true],
   ['cp.async (PTX)', (f) => f.cpAsync, '', () => true],
@@ -203,16 +211,19 @@ function printRow(r: Row, out: (s: string) => void): void {
 
 /** One line per kernel: the ratios the issue sets aims for (markdown, for docs/compiler.md). */
 function printSummary(rows: Row[], out: (s: string) => void): void {
-  out('\n| kernel | stages | regs T/Tr | spills | SASS T/Tr | smem B T/Tr | warp instrs T/Tr | instrs/iter T/Tr | gld sectors T/Tr | conflicts/iter T/Tr |\n');
-  out('|---|---|---|---|---|---|---|---|---|---|\n');
+  out('\n| kernel | stages | wgmma/TMA/mma.sync T, Tr | regs T/Tr | spills | SASS T/Tr | smem B T/Tr | warp instrs T/Tr | instrs/iter T/Tr | gld sectors T/Tr | conflicts/iter T/Tr |\n');
+  out('|---|---|---|---|---|---|---|---|---|---|---|\n');
   for (const r of rows) {
     const a = r.ours, b = r.tri;
     const pair = (x: number | undefined, y: number | undefined, rat = true): string => `${fmt(x)}/${fmt(y)}${rat ? ` (${ratio(x, y)})` : ''}`;
-    out(`| ${r.c.label} | ${r.stages} | ${pair(a.registers, b.registers)} | ${a.spills}/${b.spills} | ${pair(a.sass, b.sass)} | ${pair(a.shared, b.shared, false)} | ${pair(a.warpInstrs, b.warpInstrs)} | ${pair(a.iterInstrs, b.iterInstrs)} | ${pair(a.gldSectors, b.gldSectors)} | ${pair(a.iterConflicts, b.iterConflicts, false)} |\n`);
+    const tc = (f: Static): string => `${f.wgmma}/${f.tma}/${f.mma}`;
+    out(`| ${r.c.label} | ${r.stages} | ${tc(a)}, ${tc(b)} | ${pair(a.registers, b.registers)} | ${a.spills}/${b.spills} | ${pair(a.sass, b.sass)} | ${pair(a.shared, b.shared)} | ${pair(a.warpInstrs, b.warpInstrs)} | ${pair(a.iterInstrs, b.iterInstrs)} | ${pair(a.gldSectors, b.gldSectors)} | ${pair(a.iterConflicts, b.iterConflicts, false)} |\n`);
   }
 }
 
 export interface TcOptions {
+  /** The target both compilers emit PTX for (default sm_80); sm_90a needs the sim running as an sm_90. */
+  readonly target?: TcTarget;
   /** Every row at this numStages (both compilers). */
   readonly stages?: number;
   /** Only rows whose label contains this text. */
@@ -223,28 +234,36 @@ export interface TcOptions {
 export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): Promise<void> {
   const forced = opts.stages;
   const only = opts.only;
+  const target = opts.target ?? 'sm_80';
+  if (!(target in TC_TARGETS)) throw new Error(`bench tc: --target must be one of ${Object.keys(TC_TARGETS).join(', ')}, got '${target}'`);
   const ptxas = findPtxas();
   if (!ptxas) return void out('bench tc skipped: ptxas not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)\n');
   if (!existsSync(join(ROOT, '.venv', 'bin', 'python'))) return void out(`bench tc skipped: ${NO_TRITON}\n`);
   const sass = sassTool();
   const pipelines = tesseraPipelines();
   // without a pipeliner every row runs at 1 stage and the explicit numStages-1 row would repeat one
-  const cases = tcCases().filter((c) => (!only || c.label.includes(only)) && (pipelines || forced !== undefined || c.numStages !== 1));
+  const cases = tcCases(target).filter((c) => (!only || c.label.includes(only)) && (pipelines || forced !== undefined || c.numStages !== 1));
   // Both compilers get the same numStages: what the row asks for when Tessera pipelines, else 1.
   const rows0 = cases.map((c) => {
     const stages = forced ?? (pipelines ? c.numStages : 1);
     return { c, stages, div: divisible(c, c.size(1)) };
   });
-  const tri = tritonCompile(rows0);
   let sim: NativeRuntimeDevice;
   try {
     sim = getDevice('sim') as NativeRuntimeDevice;
   } catch (e) {
     return void out(`bench tc skipped: no sim device (${(e as Error).message})\n`);
   }
-  out(`tensor-core kernels, Tessera vs Triton ${tri.version}, ${TARGET}; ptxas ${ptxas}\n`);
-  out('No GPU: registers, spills, SASS and shared memory are static (ptxas -v, the cubin); warp instructions,\n');
-  out('sectors and bank conflicts are counted by the sim running each PTX on the same inputs.\n');
+  // the sim pretends to be one GPU per process (TESSERA_SIM_ARCH, read when it loads)
+  const simArch = target === 'sm_90a' ? 'sm_90' : 'sm_80';
+  if (sim.target !== (target === 'sm_90a' ? 'sm_90a' : 'sm_80')) {
+    return void out(`bench tc skipped: the sim runs as a GPU for ${sim.target}; ${target} needs TESSERA_SIM_ARCH=${simArch} set before the sim loads\n`);
+  }
+  const tri = tritonCompile(rows0, target);
+  out(`tensor-core kernels, Tessera (target ${target}) vs Triton ${tri.version} (GPUTarget('cuda', ${TC_TARGETS[target]}, 32)); both PTX through ptxas -arch ${target} (${ptxas})\n`);
+  out('No GPU was used: every figure comes from ptxas and the sim. Registers, spills, SASS, shared memory and the\n');
+  out('tensor-core instruction counts (wgmma.mma_async, TMA cp.async.bulk.tensor, mma.sync in the PTX) are static;\n');
+  out(`warp instructions, sectors and bank conflicts are counted by the sim (as an ${simArch}) running each PTX on the same inputs.\n`);
   out(`SASS: ${sass ? `${sass.kind} at ${sass.path} (instructions without the NOP padding)` : 'n/a: no cuobjdump or nvdisasm in $CUDA_HOME/bin, /usr/local/cuda/bin, PATH or the Triton wheel'}\n`);
   out(pipelines
     ? 'numStages: passed to both compilers as each row asks.\n'
@@ -260,11 +279,11 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
     for (const { c, stages, div } of rows0) {
       const key = c.label.replace(/\W+/g, '_');
       const spec = Object.fromEntries(div.map((n): [string, ParamSpec] => [n, { divisibleBy16: true }]));
-      const ours: CompileResult = compile(c.kernel.def.trace(c.kernel.constexprs), withStages({ target: TARGET, numWarps: c.numWarps, ptxas: false, specialization: spec }, stages));
+      const ours: CompileResult = compile(c.kernel.def.trace(c.kernel.constexprs), withStages({ target, numWarps: c.numWarps, ptxas: false, specialization: spec }, stages));
       const tptx = tri.ptx[key]!, tshared = tri.shared[key]!;
       const name = c.kernel.def.name;
-      const sOurs = staticFigures(ours.ptx, ours.metadata.sharedBytes, join(dir, `${key}.tessera`), ptxas, sass);
-      const sTri = staticFigures(tptx, tshared, join(dir, `${key}.triton`), ptxas, sass);
+      const sOurs = staticFigures(ours.ptx, ours.metadata.sharedBytes, join(dir, `${key}.tessera`), ptxas, sass, target);
+      const sTri = staticFigures(tptx, tshared, join(dir, `${key}.triton`), ptxas, sass, target);
       const a = await dynamicFigures(sim, ours.ptx, name, ours.metadata.dynamicShared ? ours.metadata.sharedBytes : 0, c);
       const b = await dynamicFigures(sim, tptx, name, tshared, c);
       const p = c.size(1);
@@ -291,7 +310,10 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   };
   const stages = arg('--stages');
   const only = arg('--only');
-  benchTc((s) => process.stdout.write(s), { ...(stages !== undefined ? { stages: Number(stages) } : {}), ...(only !== undefined ? { only } : {}) }).catch((e: unknown) => {
+  const target = arg('--target') as TcTarget | undefined;
+  // the sim reads TESSERA_SIM_ARCH when it loads (at the first getDevice('sim')): sm_90a runs it as an sm_90
+  if (target === 'sm_90a') process.env.TESSERA_SIM_ARCH ??= 'sm_90';
+  benchTc((s) => process.stdout.write(s), { ...(stages !== undefined ? { stages: Number(stages) } : {}), ...(only !== undefined ? { only } : {}), ...(target !== undefined ? { target } : {}) }).catch((e: unknown) => {
     process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
     process.exitCode = 1;
   });

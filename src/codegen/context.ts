@@ -7,7 +7,7 @@ import type { ElemType } from '../ir/types.js';
 import { CompileError } from '../compiler/errors.js';
 import type { LayoutPlan } from '../compiler/layout_assign.js';
 import {
-  blockedOf, ctaTile, layoutKey, parentShape, regSlots, SCALAR, threadShifts, wraps,
+  blockedOf, ctaTile, laneRep, layoutKey, parentShape, regSlots, SCALAR, threadShifts, wraps,
   type BlockedLayout, type Layout, type RegSlot,
 } from '../compiler/layout.js';
 import type { AxisInfoMap } from '../compiler/axis_info.js';
@@ -18,7 +18,7 @@ import { regBits, regKind } from './ptx_types.js';
 /**
  * PTX targets. sm_80: Ampere (mma.sync, ldmatrix, cp.async). sm_89: Ada (adds the fp8 `cvt`
  * forms). sm_90: Hopper through the portable mma.sync path. sm_90a: Hopper's arch-specific
- * target (`.target sm_90a`; today the same code as sm_90 — the wgmma/TMA path is issue 17's).
+ * target (`.target sm_90a`: wgmma dots where they fit, TMA for tensor descriptors).
  */
 export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
 /** Compute capability (major*10+minor) of each target. */
@@ -188,7 +188,7 @@ export class Lowering {
       const P = (s: string): void => this.e.emitPrologue(s);
       P(`bfe.u32 ${r}, ${lane}, ${sh.lane[d]}, ${Math.log2(b.threadsPerWarp[d]!)};`);
       P(`bfe.u32 ${t}, ${warp}, ${sh.warp[d]}, ${Math.log2(b.warpsPerCTA[d]!)};`);
-      P(`mad.lo.u32 ${r}, ${t}, ${b.threadsPerWarp[d]}, ${r};`);
+      P(`mad.lo.u32 ${r}, ${t}, ${b.threadsPerWarp[d]! * laneRep(b, d)}, ${r};`);
       P(`mul.lo.u32 ${r}, ${r}, ${b.sizePerThread[d]};`);
       out[d] = r;
     }
@@ -276,6 +276,12 @@ export class Lowering {
 
   /** Module-scope declarations (vprintf, format strings). */
   readonly moduleDecls: string[] = [];
+  /** The lowest PTX ISA version (x10, e.g. 84) the instructions emitted so far need; 0: the target's own. */
+  ptxVersionFloor = 0;
+  /** Notes that an emitted instruction needs PTX ISA `v` (ptxas refuses it below: fp8 mma.sync 8.4, ...). */
+  requirePtxVersion(v: number): void {
+    this.ptxVersionFloor = Math.max(this.ptxVersionFloor, Math.round(v * 10));
+  }
   private strings = 0;
   private local?: { local: string; generic: string; bytes: number };
   /** A global constant string; returns its symbol. */
@@ -306,6 +312,7 @@ export class Lowering {
 
   /** Bytes at the start of shared memory kept out of the scratch (the pipeliner's ring). */
   private reserved = 0;
+
   private scratchReg?: string;
   /**
    * Keeps the first `bytes` of shared memory for one owner; call before anything is lowered. The

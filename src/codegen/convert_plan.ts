@@ -5,7 +5,7 @@
 // served in phases of 128 bytes (B <= 4: the whole warp; 8: half-warps; 16: quarter-warps), each
 // phase taking as many wavefronts as its busiest bank has distinct 4-byte words.
 import {
-  blockedOf, layoutKey, parentDim, parentShape, regSlots, threadShifts, wraps, type BlockedLayout, type Layout,
+  blockedOf, laneRep, layoutKey, parentDim, parentShape, regSlots, threadShifts, wraps, type BlockedLayout, type Layout,
 } from '../compiler/layout.js';
 import { numel } from '../ir/types.js';
 import { searchSwizzle, type Swizzle } from './convert_swizzle.js';
@@ -85,7 +85,7 @@ export function coordsOf(b: BlockedLayout, ps: readonly number[], sh: { lane: nu
   return off.map((o, d) => {
     const t = (lane >> sh.lane[d]!) & (b.threadsPerWarp[d]! - 1);
     const w = (warp >> sh.warp[d]!) & (b.warpsPerCTA[d]! - 1);
-    const c = (w * b.threadsPerWarp[d]! + t) * b.sizePerThread[d]! + o;
+    const c = (w * b.threadsPerWarp[d]! * laneRep(b, d) + t) * b.sizePerThread[d]! + o;
     return c & (ps[d]! - 1); // the wrap; a no-op when the layout does not wrap (c < ps[d])
   });
 }

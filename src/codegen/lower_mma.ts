@@ -1,4 +1,4 @@
-// dot on tensor cores: mma.sync m16n8k16 (f16/bf16), m16n8k8 (tf32), m16n8k32 (s8/u8); the
+// dot on tensor cores: mma.sync m16n8k16 (f16/bf16), m16n8k8 (tf32), m16n8k32 (s8/u8, fp8: mma_fp8.ts); the
 // form per dtype is the table in compiler/mma_kinds.ts. The accumulator lives in the mma layout
 // (compiler/layout.ts `mmaLayout`, warp grid from compiler/mma_warps.ts: a blocked layout whose per-thread pairs are the c0..c3
 // fragment registers). a and b are staged in shared memory as swizzled tiles (smem_swizzle.ts, the
@@ -14,6 +14,7 @@
 // (mma_a_regs.ts).
 import type { Op, Value } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
+import type { MmaKind } from '../compiler/mma_kinds.js';
 import { ctaTile, isMmaLayout, permuteBlocked, regSlots, type Layout } from '../compiler/layout.js';
 import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering, type SmemAddr } from './context.js';
@@ -23,6 +24,8 @@ import { bScalarLane, loadScalarB, packBytes, scalarBPitch, stagedBytes, tf32Reg
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { stagedTile, type StagedTile } from './staged.js';
 import { prologueSink, slotOffsets, SwizzledLanes, type TileGeom } from './swizzle_addr.js';
+import { fp8MmaInstr, fp8StepAsF16, fp8WordToF16x2, hasFp8Mma, isFp8Kind } from './mma_fp8.js';
+import { isFp8 } from '../ir/types.js';
 
 const stagedDesc = (t: StagedTile): string => `${t.transposed ? 'transposed ' : ''}${t.rows} rows of ${t.rowBytes} bytes`;
 
@@ -45,6 +48,12 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
   const rowAlign = g.swizzle ? 16 : g.rowBytes & -g.rowBytes;
   const align = Math.min(16, rowAlign, baseBytes === 0 ? 16 : baseBytes & -baseBytes);
   const v = b && b.order[0] === 1 && cta.every((c, d) => c <= shape[d]!) ? Math.min(align / eb, b.sizePerThread[1]!) : 1;
+  // fp8 lives in 16-bit registers; the byte packing below works on b32 words
+  if (isFp8(t)) regs = regs.map((r) => {
+    const w = cx.reg('b32');
+    cx.emit(`cvt.u32.u16 ${w}, ${r};`);
+    return w;
+  });
   const per = 4 / eb; // elements per 32-bit word
   const addrs = slotOffsets(cx, l, shape, eb, g, bias).map((a) => ({ reg: a.reg, imm: a.imm + baseBytes }));
   if (v < per || regs.length === 1) {
@@ -198,7 +207,12 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
 
   // a carried accumulator used by this dot only is accumulated in place (no copy in, none out)
   const acc = mmaAccum(cx, kind, tc, regSlots(L, [M, N]), accIn, cx.mayClobber(op, 2));
-  const instr = mmaInstr(kind);
+  // fp8: the fp8 form on sm_89+; on sm_80 each k32 step becomes two f16 mmas (mma_fp8.ts)
+  const fp8 = isFp8Kind(kind);
+  const f16Steps = fp8 && !hasFp8Mma(cx);
+  const instr = !fp8 ? mmaInstr(kind) : f16Steps ? mmaInstr({ input: 'f16', k: 16, bytes: 2, acc: kind.acc }) : fp8MmaInstr(cx, kind);
+  const widen = (fmt: MmaKind['input'], regs: string[]): (readonly [string, string])[] =>
+    regs.map((w) => fp8WordToF16x2(cx, fmt as 'e4m3' | 'e5m2', w));
   for (let kk = 0; kk < K / kind.k; kk++) {
     const af: string[][] = [];
     for (let t = 0; t < TM; t++) {
@@ -229,6 +243,16 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
         cx.emit(`ldmatrix.sync.aligned.m8n8.x2${tr}.shared.b16 {${f.join(', ')}}, ${addrStr(at)};`);
         bf.push(f);
       }
+    }
+    if (f16Steps) {
+      const aw = af.map((f) => widen(kind.input, f)), bw = bf.map((f) => widen(kind.inputB ?? kind.input, f));
+      for (let t = 0; t < TM; t++) {
+        for (let j = 0; j < TN; j++) {
+          const d = acc.frag(2 * t * 8 * WM, (2 * t + 1) * 8 * WM, j * 8 * WN);
+          for (const h of fp8StepAsF16(aw[t]!, bw[j]!)) cx.emit(`${instr} {${d}}, {${h.a.join(', ')}}, {${h.b.join(', ')}}, {${d}};`);
+        }
+      }
+      continue;
     }
     for (let t = 0; t < TM; t++) {
       for (let j = 0; j < TN; j++) {

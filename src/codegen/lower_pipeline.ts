@@ -12,6 +12,10 @@
 // Every thread commits exactly one group per issue, empty or not, so "S-2 most recent groups
 // pending" always means "iteration i has landed". The barrier is what makes the stage written
 // in iteration i (read in i-1) safe, and what makes other warps' copies visible.
+// On sm_90a a wgmma dot may stay in flight into the next iteration (lower_wgmma.ts
+// overlappedDot): then copies run D = S-2 iterations ahead (prologue 0..S-3, wait_group S-3,
+// issue i+S-2 into stage (i-2)%S, whose wgmma the dot's wait_group 1 of iteration i-1 completed),
+// and a wgmma.wait_group 0 follows the loop.
 import type { Op } from '../ir/ops.js';
 import { byteSize, pointee, type PtrType } from '../ir/types.js';
 import { layoutKey, regSlots } from '../compiler/layout.js';
@@ -21,6 +25,7 @@ import { backEdge, hoistConversions } from './lower_control.js';
 import { regKind } from './ptx_types.js';
 import { SWIZZLE_ALIGN, swizzleFor, swizzledTileBytes } from './smem_swizzle.js';
 import { setStaged } from './staged.js';
+import { overlappedDot, setWgmmaPending } from './lower_wgmma.js';
 import { slotOffsets, type TileGeom } from './swizzle_addr.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -142,6 +147,12 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
   const body = op.regions[0]!;
   const S = l.numStages;
+  // a wgmma dot that stays in flight into the next iteration still reads its stage then: the
+  // copies run S-2 iterations ahead, so the stage they overwrite was read two iterations ago
+  // (lower_wgmma.ts overlappedDot; its wgmma.wait_group 1 completed that one)
+  const overlapped = S >= 3 ? overlappedDot(cx, op, new Set(l.loads.map((c) => c.load.results[0]!.id))) : undefined;
+  if (overlapped) setWgmmaPending(cx, overlapped, 1);
+  const D = overlapped ? S - 2 : S - 1; // issue distance
   const ring = ringOf(l);
   const SB = ring.stageBytes;
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
@@ -196,8 +207,8 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     cx.emit('cp.async.commit_group;');
   };
 
-  // prologue: iterations 0..S-2 into stages 0..S-2
-  for (let j = 0; j < S - 1; j++) {
+  // prologue: iterations 0..D-1 into stages 0..D-1
+  for (let j = 0; j < D; j++) {
     const ivj = cx.newRegs(ivT, 1)[0]!;
     const st = cx.reg('b32');
     cx.emit(`add.${ty} ${ivj}, ${lb}, ${j * l.step};`);
@@ -208,7 +219,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   const rd = cx.reg('b32');
   const wr = cx.reg('b32');
   cx.emit(`mov.u32 ${rd}, ${ring0};`);
-  cx.emit(`add.u32 ${wr}, ${ring0}, ${(S - 1) * SB};`);
+  cx.emit(`add.u32 ${wr}, ${ring0}, ${D * SB};`);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
   const top = cx.e.label('pfor');
@@ -217,10 +228,10 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   cx.e.placeLabel(top);
   cx.emit(`setp.ge.${ty} ${p}, ${iv}, ${ub};`);
   cx.emit(`@${p} bra.uni ${end};`);
-  if (sabotage !== 'no-wait') cx.emit(`cp.async.wait_group ${sabotage === 'short-wait' ? S - 1 : S - 2};`);
+  if (sabotage !== 'no-wait') cx.emit(`cp.async.wait_group ${sabotage === 'short-wait' ? D : D - 1};`);
   if (sabotage !== 'no-barrier') cx.barrier();
   const ivn = cx.newRegs(ivT, 1)[0]!;
-  cx.emit(`add.${ty} ${ivn}, ${iv}, ${(S - 1) * l.step};`);
+  cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
   issue(ivn, wr);
 
   const yields = cx.scope(() => {
@@ -254,5 +265,6 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
   cx.emit('cp.async.wait_group 0;');
+  if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 }

@@ -3,7 +3,7 @@
 // warps that hold it. The combiner region is inlined on scalars each time it is applied.
 import type { Op } from '../ir/ops.js';
 import type { ElemType } from '../ir/types.js';
-import { layoutKey, threadShifts, type BlockedLayout, type Layout } from '../compiler/layout.js';
+import { laneRep, layoutKey, threadShifts, type BlockedLayout, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering } from './context.js';
 import { regKind } from './ptx_types.js';
 import { smemBytesOf } from './lower_shared.js';
@@ -51,7 +51,7 @@ export function axisBits(b: BlockedLayout, size: number, axis: number): { lane: 
   const spt = b.sizePerThread[axis]!;
   const tpw = b.threadsPerWarp[axis]!;
   for (let j = 0; 1 << j < tpw; j++) if ((1 << j) * spt < size) lane.push(sh.lane[axis]! + j);
-  for (let j = 0; 1 << j < b.warpsPerCTA[axis]!; j++) if ((1 << j) * spt * tpw < size) warp.push(sh.warp[axis]! + j);
+  for (let j = 0; 1 << j < b.warpsPerCTA[axis]!; j++) if ((1 << j) * spt * tpw * laneRep(b, axis) < size) warp.push(sh.warp[axis]! + j);
   return { lane, warp };
 }
 

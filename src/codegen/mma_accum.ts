@@ -15,7 +15,7 @@ import { isHalf, regKind } from './ptx_types.js';
 
 /** The mma.sync instruction (without operands) for `kind`. */
 export const mmaInstr = (kind: MmaKind): string =>
-  `mma.sync.aligned.m16n8k${kind.k}.row.col.${kind.acc}.${kind.input}.${kind.input}.${kind.acc}`;
+  `mma.sync.aligned.m16n8k${kind.k}.row.col.${kind.acc}.${kind.input}.${kind.inputB ?? kind.input}.${kind.acc}`;
 
 export interface MmaAccum {
   /** The C/D operand list of the m16n8 tile with fragment rows r0 (g) and r1 (g+8), columns c, c+1. */

@@ -17,12 +17,12 @@
 //   the same t read one word (g = 0..3 or 4..7), so a warp touches 8 words at t*P + {0,1}
 //   (P in bytes); P % 32 in {8, 24} keeps them in 8 distinct banks.
 // Staging b row-major keeps its stores vectorized along n (st.shared.v4/v2.b32).
-import type { ElemType } from '../ir/types.js';
+import { isFp8, type ElemType } from '../ir/types.js';
 import type { MmaKind } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering } from './context.js';
 
-/** Bytes of an element staged for the mma (packed: 1 for i8/u8, 2 for f16/bf16, 4 for tf32). */
-export const stagedBytes = (t: ElemType): number => (t === 'i8' || t === 'u8' ? 1 : t === 'f32' ? 4 : 2);
+/** Bytes of an element staged for the mma (packed: 1 for i8/u8/fp8, 2 for f16/bf16, 4 for tf32). */
+export const stagedBytes = (t: ElemType): number => (t === 'i8' || t === 'u8' || isFp8(t) ? 1 : t === 'f32' ? 4 : 2);
 
 /** Smallest pitch >= `bytes` whose value mod 32 `unit`s is 8 or 24 (see the header). */
 function scalarPitch(bytes: number, unit: number): number {

@@ -15,11 +15,12 @@ import { runIRPasses } from '../compiler/ir_passes.js';
 import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
 import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
+import { WGMMA_SABOTAGE, type WgmmaSabotage } from '../codegen/lower_wgmma.js';
 import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabotage } from '../codegen/tensor_map.js';
 import { expandDescriptors, tmaEligible } from '../compiler/expand_descriptors.js';
 
 export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
-/** sm_89 adds the fp8 cvt forms; sm_90a is `.target sm_90a` (the same mma.sync code as sm_90 for now). */
+/** sm_89 adds the fp8 cvt forms; sm_90a is `.target sm_90a` with wgmma dots and TMA (docs/compiler.md). */
 export const TARGETS: readonly Target[] = ['sm_80', 'sm_89', 'sm_90', 'sm_90a'];
 
 export interface CompileOptions {
@@ -40,6 +41,8 @@ export interface CompileOptions {
   readonly numStages?: number;
   /** @internal Breaks the pipeline on purpose, so tests can show the sim catches it. */
   readonly pipelineSabotage?: PipelineSabotage;
+  /** @internal Breaks the wgmma synchronization on purpose (sm_90a), so tests can show the sim catches it. */
+  readonly wgmmaSabotage?: WgmmaSabotage;
   /**
    * Tensor descriptors through TMA on sm_90a (default true there; other targets never use it):
    * false lowers them to masked loads and stores, as on sm_80.
@@ -99,6 +102,7 @@ function checkOptions(f: Func, o: CompileOptions): number {
   numStagesOf(f.name, o);
   if (o.tmaSabotage !== undefined && !TMA_SABOTAGE.includes(o.tmaSabotage)) throw new CompileError(f.name, `option 'tmaSabotage' must be one of ${TMA_SABOTAGE.join(', ')}`);
   if (o.pipelineSabotage !== undefined && !PIPELINE_SABOTAGE.includes(o.pipelineSabotage)) throw new CompileError(f.name, `option 'pipelineSabotage' must be one of ${PIPELINE_SABOTAGE.join(', ')}`);
+  if (o.wgmmaSabotage !== undefined && !WGMMA_SABOTAGE.includes(o.wgmmaSabotage)) throw new CompileError(f.name, `option 'wgmmaSabotage' must be one of ${WGMMA_SABOTAGE.join(', ')}`);
   return w;
 }
 
@@ -132,12 +136,13 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const numStages = numStagesOf(f.name, options);
   const pipe = planPipelines(f, info, { numWarps, numStages, dot: options.dot ?? DEFAULT_DOT }); // loops to pipeline
   stage('pipeline', printPipelinePlan(f, pipe));
-  const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors); // layouts, vector widths
+  const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors, options.target === 'sm_90a'); // layouts, vector widths
   stage('layouts', printLayouts(f, plan));
   const r = renderPtx(f, plan, info, {
     target: options.target, pipeline: pipe, numStages,
     ...(options.specialization ? { specialization: options.specialization } : {}), ...(options.dot ? { dot: options.dot } : {}),
     ...(options.pipelineSabotage ? { pipelineSabotage: options.pipelineSabotage } : {}),
+    ...(options.wgmmaSabotage ? { wgmmaSabotage: options.wgmmaSabotage } : {}),
     ...(options.tmaSabotage ? { tmaSabotage: options.tmaSabotage } : {}),
   });
   stage('ptx', r.ptx);

@@ -3,6 +3,7 @@
 // removed (what a reduction produces, what expand_dims consumes for free); `scalar` is one value
 // held by every thread. All sizes are powers of two.
 import { mmaKindOf } from './mma_kinds.js';
+import { wgmmaKindOf, wgmmaN } from './wgmma_kinds.js';
 import { isPow2 } from '../ir/types.js';
 
 export interface BlockedLayout {
@@ -12,6 +13,13 @@ export interface BlockedLayout {
   readonly warpsPerCTA: readonly number[];
   /** Dims from fastest-varying to slowest. */
   readonly order: readonly number[];
+  /**
+   * Per dim, how many times the lanes' tile repeats inside one warp's tile before the next warp
+   * (absent: 1 everywhere). Along a dim with repeat R a thread holds R runs spaced spt*tpw apart
+   * and warps are spaced spt*tpw*R apart: the wgmma accumulator (wgmmaLayout) has R = 2 along M
+   * (warp w owns rows 16w..16w+15, lane g rows g and g+8), which no plain blocked layout gives.
+   */
+  readonly laneRepeat?: readonly number[];
 }
 export interface SliceLayout {
   readonly kind: 'slice';
@@ -33,7 +41,7 @@ export function layoutKey(l: Layout): string {
     k = l.kind === 'scalar'
       ? 'scalar'
       : l.kind === 'blocked'
-        ? `blocked<spt=[${l.sizePerThread}],tpw=[${l.threadsPerWarp}],wpc=[${l.warpsPerCTA}],order=[${l.order}]>`
+        ? `blocked<spt=[${l.sizePerThread}],tpw=[${l.threadsPerWarp}],wpc=[${l.warpsPerCTA}],order=[${l.order}]${l.laneRepeat ? `,rep=[${l.laneRepeat}]` : ''}>`
         : `slice<dim=${l.dim},parent=${layoutKey(l.parent)}>`;
     keys.set(l, k);
   }
@@ -41,9 +49,16 @@ export function layoutKey(l: Layout): string {
 }
 export const sameLayout = (a: Layout, b: Layout): boolean => layoutKey(a) === layoutKey(b);
 
-/** Elements one CTA covers per dim before repeating (spt * tpw * wpc). */
+/** The lane repeat along dim `d` (laneRepeat; 1 when absent). */
+export const laneRep = (b: BlockedLayout, d: number): number => b.laneRepeat?.[d] ?? 1;
+
+/** Elements one warp covers per dim (spt * tpw * laneRepeat). */
+export const warpTile = (b: BlockedLayout): number[] =>
+  b.sizePerThread.map((s, d) => s * b.threadsPerWarp[d]! * laneRep(b, d));
+
+/** Elements one CTA covers per dim before repeating (spt * tpw * laneRepeat * wpc). */
 export const ctaTile = (b: BlockedLayout): number[] =>
-  b.sizePerThread.map((s, d) => s * b.threadsPerWarp[d]! * b.warpsPerCTA[d]!);
+  b.sizePerThread.map((s, d) => s * b.threadsPerWarp[d]! * laneRep(b, d) * b.warpsPerCTA[d]!);
 
 /**
  * Blocked layout for `shape` with `numWarps` warps: `vec` contiguous elements per thread along
@@ -98,6 +113,7 @@ export function permuteBlocked(b: BlockedLayout, perm: readonly number[]): Block
     threadsPerWarp: perm.map((p) => b.threadsPerWarp[p]!),
     warpsPerCTA: perm.map((p) => b.warpsPerCTA[p]!),
     order: b.order.map((d) => perm.indexOf(d)),
+    ...(b.laneRepeat ? { laneRepeat: perm.map((p) => b.laneRepeat![p]!) } : {}),
   };
 }
 
@@ -124,7 +140,9 @@ export const parentDim = (l: Layout, d: number): number => (l.kind === 'slice' &
 /** Registers per dim in the parent rank. */
 export function regsPerDim(b: BlockedLayout, pshape: readonly number[]): number[] {
   const cta = ctaTile(b);
-  return pshape.map((s, d) => Math.min(b.sizePerThread[d]!, s) * Math.max(1, s / cta[d]!));
+  const lanes = b.sizePerThread.map((x, d) => x * b.threadsPerWarp[d]!);
+  // lane repeats a tile smaller than the warp's tile does not reach are not held
+  return pshape.map((s, d) => Math.min(b.sizePerThread[d]!, s) * Math.min(laneRep(b, d), Math.max(1, s / lanes[d]!)) * Math.max(1, s / cta[d]!));
 }
 
 const slotCache = new Map<string, RegSlot[]>();
@@ -154,7 +172,10 @@ function computeSlots(l: Layout, shape: readonly number[]): RegSlot[] {
       const i = rem % n[d]!;
       rem = Math.floor(rem / n[d]!);
       const sptEff = Math.min(b.sizePerThread[d]!, ps[d]!);
-      off[d] = Math.floor(i / sptEff) * cta[d]! + (i % sptEff);
+      const lanes = b.sizePerThread[d]! * b.threadsPerWarp[d]!;
+      const repEff = Math.min(laneRep(b, d), Math.max(1, ps[d]! / lanes));
+      const run = Math.floor(i / sptEff);
+      off[d] = Math.floor(run / repEff) * cta[d]! + (run % repEff) * lanes + (i % sptEff);
     }
     out.push({ off });
   }
@@ -200,7 +221,7 @@ export function layoutToString(l: Layout): string {
     case 'scalar':
       return '#scalar';
     case 'blocked':
-      return `#blocked{spt=[${l.sizePerThread.join(',')}] tpw=[${l.threadsPerWarp.join(',')}] wpc=[${l.warpsPerCTA.join(',')}] order=[${l.order.join(',')}]}`;
+      return `#blocked{spt=[${l.sizePerThread.join(',')}] tpw=[${l.threadsPerWarp.join(',')}] wpc=[${l.warpsPerCTA.join(',')}] order=[${l.order.join(',')}]${l.laneRepeat ? ` rep=[${l.laneRepeat.join(',')}]` : ''}}`;
     case 'slice':
       return `#slice{dim=${l.dim}, parent=${layoutToString(l.parent)}}`;
   }
@@ -247,7 +268,7 @@ function fewestLdmatrix(M: number, N: number, numWarps: number, grids: readonly 
 
 /** Whether `l` is an mma accumulator layout (any warp grid) that tiles [M, N] with `numWarps`. */
 export function isMmaLayout(l: Layout, M: number, N: number, numWarps: number): l is BlockedLayout {
-  if (l.kind !== 'blocked' || l.order.length !== 2) return false;
+  if (l.kind !== 'blocked' || l.order.length !== 2 || l.laneRepeat) return false;
   const [WM, WN] = l.warpsPerCTA as [number, number];
   return l.sizePerThread[0] === 1 && l.sizePerThread[1] === 2 && l.threadsPerWarp[0] === 8 && l.threadsPerWarp[1] === 4
     && l.order[0] === 1 && WM * WN === numWarps && M % (16 * WM) === 0 && N % (8 * WN) === 0;
@@ -264,4 +285,38 @@ export function mmaLayoutForDot(M: number, N: number, K: number, ta: string, tb:
   const kind = mmaKindOf(ta, tb, tc, inputPrecision);
   if (!kind || K % kind.k !== 0) return undefined;
   return mmaLayout(M, N, numWarps, pref);
+}
+
+/**
+ * The wgmma accumulator (sm_90a) as a blocked layout: spt [1,2], tpw [8,4], laneRepeat [2,1],
+ * wpc [numWarps,1]. PTX ISA (wgmma D fragments): warp w of a warpgroup owns rows 16w..16w+15 of
+ * each m64 block; lane 4g+t holds rows g and g+8, columns 8j+2t, 8j+2t+1 - the mma.sync m16n8 C
+ * fragment repeated along N. Rows of one m64 instruction are consecutive rows of the A tile in
+ * shared memory (a descriptor cannot permute them, unlike ldmatrix's per-lane rows), so the plain
+ * mma layout (warp w on rows 8w+g+8W*i) does not describe it: laneRepeat 2 along M does. With 8
+ * warps, warpgroup 1 takes rows 64..127 of every 128. Undefined when M does not tile (M a
+ * multiple of 16*numWarps) or numWarps is not 4 or 8 (one or two warpgroups).
+ */
+export function wgmmaLayout(M: number, numWarps: number): BlockedLayout | undefined {
+  if ((numWarps !== 4 && numWarps !== 8) || M % (16 * numWarps) !== 0) return undefined;
+  return { kind: 'blocked', sizePerThread: [1, 2], threadsPerWarp: [8, 4], warpsPerCTA: [numWarps, 1], order: [1, 0], laneRepeat: [2, 1] };
+}
+
+/** Whether `l` is the wgmma accumulator layout for an [M, N] tile with `numWarps`. */
+export function isWgmmaLayout(l: Layout, M: number, numWarps: number): l is BlockedLayout {
+  const w = wgmmaLayout(M, numWarps);
+  return !!w && layoutKey(l) === layoutKey(w);
+}
+
+/**
+ * The wgmma accumulator layout for a dot a[M,K] x b[K,N] -> [M,N], or undefined when the dot
+ * stays on mma.sync (or FMA): no wgmma form for the dtypes (wgmma_kinds.ts), K not a multiple
+ * of the instruction's k, M not a multiple of 64 per warpgroup (wgmmaLayout), no instruction N
+ * (wgmmaN), or operand rows narrower than the 32-byte swizzle (a's K, a 16-bit b's N).
+ */
+export function wgmmaLayoutForDot(M: number, N: number, K: number, ta: string, tb: string, tc: string, numWarps: number, inputPrecision = 'ieee'): BlockedLayout | undefined {
+  const kind = wgmmaKindOf(ta, tb, tc, inputPrecision);
+  if (!kind || K % kind.k !== 0 || !wgmmaN(N, kind)) return undefined;
+  if ((K * kind.bytes) % 32 !== 0 || (kind.transposable && (N * kind.bytes) % 32 !== 0)) return undefined;
+  return wgmmaLayout(M, numWarps);
 }

@@ -19,7 +19,7 @@ import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
 import { dotInputPrecision } from './mma_kinds.js';
 import { dotWarpPrefs, type WarpPref } from './mma_warps.js';
-import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
+import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, wgmmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
   readonly numWarps: number;
@@ -73,20 +73,26 @@ function anchorFor(op: Op, info: AxisInfoMap, numWarps: number): { layout: Layou
   return { layout: blockedFor(shape, numWarps, order, vec), vec };
 }
 
-/** The mma accumulator layout a dot gets (tensor cores), or undefined for FMA; `pref` orients its warp grid (mma_warps.ts). */
-export function mmaLayoutOf(op: Op, numWarps: number, pref: WarpPref = 'balanced'): BlockedLayout | undefined {
+/**
+ * The tensor-core accumulator layout a dot gets, or undefined for FMA: with `wgmma` (target
+ * sm_90a) the wgmma layout where the dot fits wgmma, else the mma.sync layout, whose warp grid
+ * `pref` orients (mma_warps.ts).
+ */
+export function mmaLayoutOf(op: Op, numWarps: number, pref: WarpPref = 'balanced', wgmma = false): BlockedLayout | undefined {
   const [a, b] = op.operands as [Value, Value];
   const [M, K] = a.type.shape as [number, number];
-  return mmaLayoutForDot(M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps, dotInputPrecision(op), pref);
+  const args = [M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps, dotInputPrecision(op)] as const;
+  return (wgmma ? wgmmaLayoutForDot(...args) : undefined) ?? mmaLayoutForDot(...args, pref);
 }
 
 /**
  * `dot`: the dot lowering by name ('fma' keeps every dot off tensor cores). `fixed`: memory ops
  * whose anchor is decided elsewhere (the pipeliner's cp.async layouts, compiler/pipeline.ts).
+ * `wgmma`: dots that fit wgmma (sm_90a) get its accumulator layout.
  */
-export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma', fixed?: ReadonlyMap<Op, { layout: Layout; vec: number }>): LayoutPlan {
+export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma', fixed?: ReadonlyMap<Op, { layout: Layout; vec: number }>, wgmma = false): LayoutPlan {
   const prefs = dotWarpPrefs(f);
-  const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps, prefs.get(op)));
+  const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps, prefs.get(op), wgmma));
   const vec = new Map<Op, number>();
   const anchors = new Map<Op, Layout>();
   const preferred = new Map<string, BlockedLayout>();

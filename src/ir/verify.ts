@@ -295,8 +295,14 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const [m, k] = a.shape as [number, number];
     const [k2, n] = b.shape as [number, number];
     c.check(k === k2 && acc.shape[0] === m && acc.shape[1] === n, () => `dot shapes must be [M,K] x [K,N] + [M,N], got ${shapeStr(a.shape)} x ${shapeStr(b.shape)} + ${shapeStr(acc.shape)}`);
-    c.check(a.elem === b.elem, () => `dot operands must have one element type, got ${a.elem} and ${b.elem}`);
-    c.check(numeric(a.elem) && numeric(acc.elem), () => `dot needs numeric operands, got ${a.elem} and ${acc.elem}`);
+    if (isFp8(a.elem) || isFp8(b.elem)) {
+      // fp8 dots: both inputs fp8 (same type or e4m3 x e5m2), f32 or f16 accumulator (the mma forms)
+      c.check(isFp8(a.elem) && isFp8(b.elem), () => `dot of ${a.elem} and ${b.elem}: fp8 operands go with fp8 operands`);
+      c.check(acc.elem === 'f32' || acc.elem === 'f16', () => `dot of fp8 operands accumulates in f32 or f16, got ${acc.elem}`);
+    } else {
+      c.check(a.elem === b.elem, () => `dot operands must have one element type, got ${a.elem} and ${b.elem}`);
+      c.check(numeric(a.elem) && numeric(acc.elem), () => `dot needs numeric operands, got ${a.elem} and ${acc.elem}`);
+    }
     c.expectType(c.result(), acc, 'result');
   },
   for: (c) => {

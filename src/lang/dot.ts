@@ -1,8 +1,8 @@
 // dot: 2-D matrix product with an accumulator.
 import type { DType } from '../ir/types.js';
-import { isBool, isFloat, isInt, isPtr, sameShape } from '../ir/types.js';
+import { isBool, isFloat, isFp8, isInt, isPtr, sameShape } from '../ir/types.js';
 import { promoteInts } from './promote.js';
-import { broadcastToIn, castIn, checkDType, constantIn, describe, rejectFp8, toTileIn, type TileLike } from './semantic.js';
+import { broadcastToIn, castIn, checkDType, constantIn, describe, toTileIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
@@ -38,12 +38,17 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
     for (const [name, x] of [['a', at], ['b', bt]] as const) {
       if (x.rank !== 2) t.fail('E_SHAPE', `dot needs 2-D tiles; ${name} has shape [${x.shape.join(', ')}]`);
       if (isPtr(x.dtype) || isBool(x.dtype)) t.fail('E_TYPE', `dot does not take ${x.dtype} tiles (${name})`);
-      rejectFp8(t, x.dtype, 'dot'); // fp8 dots (wgmma / mma e4m3/e5m2) are issue 17's tensor-core work
+    }
+    // fp8 dots: both inputs fp8 (the same type or e4m3 x e5m2, as the mma instructions take them),
+    // never promoted, accumulating in f32 or f16 (docs/semantics.md)
+    const fp8 = isFp8(at.dtype as DType) || isFp8(bt.dtype as DType);
+    if (fp8 && !(isFp8(at.dtype as DType) && isFp8(bt.dtype as DType))) {
+      t.fail('E_TYPE', `dot of ${at.dtype} and ${bt.dtype}: an fp8 dot takes two fp8 operands (f8e4m3 or f8e5m2); cast the other operand to fp8, or both with .to('f16')`);
     }
     const [m, k] = at.shape as [number, number];
     const [k2, n] = bt.shape as [number, number];
     if (k !== k2) return t.fail('E_SHAPE', `dot shape mismatch: a is [${m}, ${k}] and b is [${k2}, ${n}]; a's dim 1 must equal b's dim 0`);
-    const inT = inputDType(t, at.dtype as DType, bt.dtype as DType);
+    const inT = fp8 ? (at.dtype as DType) : inputDType(t, at.dtype as DType, bt.dtype as DType);
     const prec = opts.inputPrecision ?? (inT === 'f32' ? 'tf32' : 'ieee');
     if (prec !== 'ieee' && prec !== 'tf32') return t.fail('E_ARG', `inputPrecision must be 'ieee' or 'tf32', got ${describe(prec)}`);
     let acc: Tile;
@@ -60,5 +65,9 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
     }
     if (isBool(acc.dtype) || isPtr(acc.dtype)) return t.fail('E_TYPE', `dot accumulator cannot be ${acc.dtype}`);
     if (isFloat(inT) !== isFloat(acc.dtype)) return t.fail('E_TYPE', `dot of ${inT} inputs cannot accumulate in ${acc.dtype}`);
+    if (fp8) {
+      if (acc.dtype !== 'f32' && acc.dtype !== 'f16') return t.fail('E_TYPE', `dot of ${at.dtype} x ${bt.dtype} accumulates in f32 or f16, not ${acc.dtype}`);
+      return t.emit('dot', [at, bt, acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: 'ieee' });
+    }
     return t.emit('dot', [castIn(t, at, inT), castIn(t, bt, inT), acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: prec });
   });

@@ -1,6 +1,7 @@
 // fp8 in the language: a storage type. Loads, stores, casts (fp8 <-> f32/f16/bf16 as one cast op,
-// anything else composed through f32), bitcasts to 8-bit integers; every arithmetic, comparison,
-// math, reduction, dot, atomic or print on fp8 is an E_TYPE error that says to cast first.
+// anything else composed through f32), bitcasts to 8-bit integers, and dots of two fp8 tiles into
+// f32 or f16; every other arithmetic, comparison, math, reduction, atomic or print on fp8 is an
+// E_TYPE error that says to cast first.
 import { describe, expect, it } from 'vitest';
 import * as L from '../../src/lang/index.js';
 import { defineKernel, ptr, type KernelParamSpec } from '../../src/lang/index.js';
@@ -57,7 +58,7 @@ describe('fp8 in kernels', () => {
     expect(() => trace(({ e4 }) => L.load(e4).bitcast('f16'))).toThrow(/same bit width/);
   });
 
-  it('arithmetic, comparisons, math, reductions, dots, atomics and prints on fp8 are E_TYPE errors', () => {
+  it('arithmetic, comparisons, math, reductions, atomics and prints on fp8 are E_TYPE errors', () => {
     const bad: [string, (a: Args) => void][] = [
       ['add', ({ e4 }) => L.load(e4).add(L.load(e4))],
       ['mul with a literal', ({ e4 }) => L.load(e4).mul(2)],
@@ -67,7 +68,6 @@ describe('fp8 in kernels', () => {
       ['lt', ({ e4 }) => L.load(e4).lt(0)],
       ['where', ({ e4, xi }) => L.where(L.load(xi).lt(0), L.load(e4), L.load(e4))],
       ['sum', ({ e4 }) => L.sum(L.load(e4.add(L.arange(0, 16))), 0)],
-      ['dot', ({ e4 }) => { const o = L.arange(0, 16); const t = L.load(e4.add(o.reshape([16, 1]).mul(16).add(o.reshape([1, 16])))); L.dot(t, t); }],
       ['atomicAdd', ({ e4 }) => L.atomicAdd(e4, 1)],
       ['atomicXchg', ({ e4 }) => L.atomicXchg(e4, 1)],
       ['devicePrint', ({ e4 }) => L.devicePrint('x', L.load(e4))],
@@ -112,5 +112,51 @@ describe('fp8 in kernels', () => {
       at.b.op('atomic_rmw', [p!, at.load(p!)], [{ elem: 'f8e5m2', shape: [] }], { op: 'xchg', hasMask: false, sem: 'relaxed', scope: 'gpu' });
     });
     expect(() => verify(f5)).toThrow(/atomic_rmw on ptr<f8e5m2> is not allowed/);
+  });
+
+  describe('dots of fp8 tiles', () => {
+    const tile = (p: L.Tile): L.Tile => { const o = L.arange(0, 32); return L.load(p.add(o.reshape([32, 1]).mul(32).add(o.reshape([1, 32])))); };
+
+    it('take two fp8 tiles (same type or e4m3 x e5m2) unconverted, into f32 (default) or f16', () => {
+      const f = trace(({ e4, e5, xf, xh }) => {
+        const a = tile(e4), b = tile(e5);
+        L.store(xf, L.sum(L.sum(L.dot(a, a), 1), 0));
+        L.store(xf, L.sum(L.sum(L.dot(a, b), 1), 0));
+        L.store(xh, L.sum(L.sum(L.dot(b, a, { outDtype: 'f16' }), 1), 0));
+      });
+      verify(f);
+      expect(opsOf(f, 'dot').map((d) => `${d.operands[0]!.type.elem}x${d.operands[1]!.type.elem}->${d.results[0]!.type.elem}`))
+        .toEqual(['f8e4m3xf8e4m3->f32', 'f8e4m3xf8e5m2->f32', 'f8e5m2xf8e4m3->f16']);
+      expect(casts(f).filter((c) => c.startsWith('f8'))).toEqual([]);
+    });
+
+    it('other combinations are E_TYPE errors naming the dtypes', () => {
+      const bad: [string, (a: Args) => void, RegExp][] = [
+        ['fp8 x f16', ({ e4, xh }) => L.dot(tile(e4), tile(xh)), /dot of f8e4m3 and f16: an fp8 dot takes two fp8 operands/],
+        ['f32 x fp8', ({ e5, xf }) => L.dot(tile(xf), tile(e5)), /dot of f32 and f8e5m2: an fp8 dot takes two fp8 operands/],
+        ['bf16 accumulator', ({ e4 }) => L.dot(tile(e4), tile(e4), { outDtype: 'bf16' }), /f8e4m3 x f8e4m3 accumulates in f32 or f16, not bf16/],
+        ['f64 accumulator', ({ e4, e5 }) => L.dot(tile(e4), tile(e5), { outDtype: 'f64' }), /accumulates in f32 or f16, not f64/],
+        ['i32 accumulator', ({ e4 }) => L.dot(tile(e4), tile(e4), { outDtype: 'i32' }), /cannot accumulate in i32/],
+      ];
+      for (const [what, body, msg] of bad) {
+        let err: unknown;
+        try { trace(body); } catch (e) { err = e; }
+        expect(err, what).toMatchObject({ code: 'E_TYPE', op: 'dot', message: expect.stringMatching(msg) });
+      }
+    });
+
+    it('the verifier takes fp8 x fp8 into f32/f16 only', () => {
+      const mk = (ta: 'f8e4m3' | 'f8e5m2' | 'f16', tc: 'f32' | 'f16' | 'bf16') => {
+        const tb = new TB();
+        return tb.func('d', [{ name: 'p', type: 'ptr<f8e4m3>' }, { name: 'q', type: `ptr<${ta}>` }, { name: 'r', type: `ptr<${tc}>` }], ([p, q, r]) => {
+          const a = tb.splat(tb.load(p!), [16, 32]), b = tb.splat(tb.load(q!), [32, 8]), c = tb.splat(tb.load(r!), [16, 8]);
+          tb.b.op('dot', [a, b, c], [{ elem: tc, shape: [16, 8] }], { inputPrecision: 'ieee' });
+        });
+      };
+      expect(() => verify(mk('f8e5m2', 'f32'))).not.toThrow();
+      expect(() => verify(mk('f8e4m3', 'f16'))).not.toThrow();
+      expect(() => verify(mk('f16', 'f32'))).toThrow(/dot of f8e4m3 and f16: fp8 operands go with fp8 operands/);
+      expect(() => verify(mk('f8e5m2', 'bf16'))).toThrow(/dot of fp8 operands accumulates in f32 or f16, got bf16/);
+    });
   });
 });

@@ -8,6 +8,8 @@
 
 namespace tsim {
 
+bool mmaFp8Decode(Decoder& dc, const Stmt& st, Inst& in);
+
 namespace {
 
 enum AbType : uint8_t { kAbF16, kAbBF16, kAbTF32 };
@@ -169,6 +171,7 @@ bool mmaOperands(Decoder& dc, const Stmt& st, Inst& in, const unsigned (&counts)
 bool mmaDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (!st.has("sync") || !st.has("aligned") || !st.has("row") || !st.has("col"))
     return dc.fail("expected mma.sync.aligned.<shape>.row.col");
+  if (st.has("e4m3") || st.has("e5m2")) return mmaFp8Decode(dc, st, in);  // exec_mma_fp8.cpp
   Ty t0 = st.type(0), t1 = st.type(1), t2 = st.type(2), t3 = st.type(3);
   bool int8 = (t1 == Ty::S8 || t1 == Ty::U8) && (t2 == Ty::S8 || t2 == Ty::U8);
   if (st.has("satfinite") && !int8) return dc.fail(".satfinite is implemented for integer mma only");
@@ -429,8 +432,8 @@ bool cpAsyncDecode(Decoder& dc, const Stmt& stIn, Inst& in) {
 }  // namespace
 
 void registerTensorOps(DecodeTable& t) {
-  addOp(t, "mma", mmaDecode, "sync aligned m16n8k16 m16n8k8 m16n8k32 m8n8k4 row col satfinite rn f32 f16 bf16 tf32 s8 u8 s32 f64",
-        "ISA fragment layouts; float sums exact, rounded once; s8/u8 with s32 (wrapping, or clamped with `.satfinite`); f64 m8n8k4 as fma chains");
+  addOp(t, "mma", mmaDecode, "sync aligned m16n8k16 m16n8k8 m16n8k32 m8n8k4 row col satfinite rn f32 f16 bf16 tf32 e4m3 e5m2 s8 u8 s32 f64",
+        "ISA fragment layouts; float sums exact, rounded once; e4m3/e5m2 m16n8k32 (sm_89) with f32 or f16; s8/u8 with s32 (wrapping, or clamped with `.satfinite`); f64 m8n8k4 as fma chains");
   const std::string ldm = "sync aligned m8n8 x1 x2 x4 trans shared shared::cta b16";
   addOp(t, "ldmatrix", ldmatrixDecode, ldm, "");
   addOp(t, "stmatrix", ldmatrixDecode, ldm, "the inverse of `ldmatrix` (sm_90)");

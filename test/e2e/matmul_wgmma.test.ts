@@ -1,0 +1,346 @@
+// The matmul-class kernels on wgmma (target sm_90a): the sim pretends to be an sm_90
+// (TESSERA_SIM_ARCH, read at cuInit, so it is set before anything opens the sim) and the runtime
+// then compiles for sm_90a. Each kernel runs on the interpreter and the sim and is compared with
+// a plain-JS reference; the PTX the sim ran (generic and specialized) is assembled by ptxas for
+// sm_90a and checked to take the wgmma path (a silent fall back to mma.sync would compute the
+// same numbers), with the expected count of wgmma.mma_async per tile.
+process.env['TESSERA_SIM_ARCH'] = 'sm_90';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../../src/compile/compile.js';
+import type { DType } from '../../src/ir/types.js';
+import type { KernelDef } from '../../src/lang/index.js';
+import { arange, constexpr, dot, forLoop, load, max, programId, ptr, store, sum } from '../../src/lang/index.js';
+import { Kernel, kernel, type RunArgs } from '../../src/runtime/kernel.js';
+import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { roundTF32 } from '../../src/ir/numeric.js';
+import { flashAttention, matmulAligned, matmulBatched, matmulMasked, type Half } from '../../bench/kernels.js';
+import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
+import { HostArray } from '../../src/runtime/array.js';
+import type { LaunchArg } from '../../src/runtime/device.js';
+import { count, gateTargets } from '../codegen/gate.js';
+import { expectBitwise, expectClose, lcg, randF32, runBoth, simDevice } from './helpers.js';
+import { cdiv, expectWithin as expectFp8Within, fp8Codes, fp8Matmul, reference, U_F16, U_F32 } from './fp8_matmul_cases.js';
+import type { Fp8 } from '../ir/fp8_ref.js';
+
+const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
+const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
+
+function matmulRef(a: ArrayLike<number>, b: ArrayLike<number>, M: number, N: number, K: number, batch = 1, c?: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(batch * M * N);
+  for (let z = 0; z < batch; z++) for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+    let s = c ? c[z * M * N + i * N + j]! : 0;
+    for (let k = 0; k < K; k++) s += a[z * M * K + i * K + k]! * b[z * K * N + k * N + j]!;
+    out[z * M * N + i * N + j] = s;
+  }
+  return out;
+}
+
+function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number): Float64Array {
+  const o = new Float64Array(L * D);
+  for (let i = 0; i < L; i++) {
+    const s = Array.from({ length: L }, (_, j) => {
+      let d = 0;
+      for (let x = 0; x < D; x++) d += q[i * D + x]! * k[j * D + x]!;
+      return d * scale;
+    });
+    const mx = Math.max(...s);
+    const e = s.map((x) => Math.exp(x - mx));
+    const sum = e.reduce((x, y) => x + y, 0);
+    for (let x = 0; x < D; x++) o[i * D + x] = e.reduce((acc, p, j) => acc + p * v[j * D + x]!, 0) / sum;
+  }
+  return o;
+}
+
+/**
+ * The PTX of `def` for sm_90a — generic, and specialized for `args` as the sim device compiles
+ * it — assembles with ptxas and has `wgmmas` wgmma.mma_async (matching `form`), one
+ * commit_group per dot, and no mma.sync. Returns the specialized PTX.
+ */
+function expectWgmmaPath(def: KernelDef, args: RunArgs, wgmmas: number, form: RegExp, opts: { numWarps?: number; numStages?: number; dots?: number } = {}): string {
+  const cx: Record<string, number> = {};
+  for (const n of def.constexprNames) cx[n] = args[n] as number;
+  const f = def.trace(cx);
+  const positional = def.runtimeParams.map((p) => {
+    const v = args[p.name];
+    return (v instanceof HostArray ? v.data : v) as LaunchArg;
+  });
+  const o = { numWarps: opts.numWarps ?? 4, numStages: opts.numStages ?? 1 };
+  gateTargets(f, ['sm_90a'], o);
+  const r = gateTargets(f, ['sm_90a'], { ...o, specialization: launchSpecialization(f, positional) })['sm_90a']!;
+  const ptx = r.ptx;
+  expect(count(ptx, /wgmma\.mma_async/), `${def.name}: wgmma.mma_async`).toBe(wgmmas);
+  expect(count(ptx, form), `${def.name}: the wgmma form`).toBe(wgmmas);
+  expect(count(ptx, /wgmma\.commit_group\.sync\.aligned;/), `${def.name}: commit_group`).toBe(opts.dots ?? 1);
+  expect(ptx, `${def.name}: mma.sync`).not.toMatch(/mma\.sync/);
+  return ptx;
+}
+
+describe('the sim as an sm_90', () => {
+  it('compiles for sm_90a (compute 9.0)', () => {
+    expect(simDevice().target).toBe('sm_90a');
+  });
+});
+
+describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
+  const form = new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n(\\d+)k16\\.f32\\.${t}\\.${t} `);
+
+  it('masked matmul, ragged in M, N and K (72 x 40 x 56; BM 64, BN 32, BK 32; 4 warps): m64n32k16, 2 per tile', async () => {
+    const M = 72, N = 40, K = 56;
+    const a = enc(t, randF32(M * K, 31)), b = enc(t, randF32(K * N, 32));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 32, BK: 32 };
+    const r = await runBoth(new Kernel(matmulMasked[t]), args, [2, 2]);
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    const ptx = expectWgmmaPath(matmulMasked[t] as unknown as KernelDef, args, 2, form, { numStages: 3 });
+    expect(ptx).toMatch(/m64n32k16/);
+  });
+
+  it.each([1, 3])('aligned matmul (128 x 64 x 96; BM = BN = 64, BK = 32; 4 warps; numStages %i): 2 wgmma per tile, as Triton 3.8 for cc 90', async (numStages) => {
+    const M = 128, N = 64, K = 96;
+    const a = enc(t, randF32(M * K, 38)), b = enc(t, randF32(K * N, 39));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(new Kernel(matmulAligned[t]), args, [2, 1], { numStages });
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    const ptx = expectWgmmaPath(matmulAligned[t] as unknown as KernelDef, args, 2, form, { numStages });
+    if (numStages === 3) {
+      // operands from the cp.async ring (no st.shared in the loop); the wgmma of iteration i
+      // stays in flight into i+1 (wait_group 1), copies run S-2 = 1 iteration ahead
+      const body = ptx.slice(ptx.indexOf('\n$L_pfor'), ptx.indexOf('\n$L_endpfor'));
+      expect(body).toMatch(/cp\.async\.cg\.shared\.global/);
+      expect(body).not.toMatch(/st\.shared/);
+      expect(body).toContain('wgmma.wait_group.sync.aligned 1;');
+      expect(body).toContain('cp.async.wait_group 0;');
+      expect(ptx.slice(ptx.indexOf('\n$L_endpfor'))).toContain('wgmma.wait_group.sync.aligned 0;');
+    }
+  });
+
+  it('batched matmul, batch = programId(2) (3 x 64 x 64 x 64; BM = BN = 64, BK = 32; 4 warps)', async () => {
+    const B = 3, M = 64, N = 64, K = 64;
+    const a = enc(t, randF32(B * M * K, 33)), b = enc(t, randF32(B * K * N, 34));
+    const args = { a, b, c: new Float32Array(B * M * N), M, N, K, BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(new Kernel(matmulBatched[t]), args, [1, 1, B], { numStages: 1 });
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K, B), 1e-4, 'sim vs JS');
+    expectWgmmaPath(matmulBatched[t] as unknown as KernelDef, args, 2, form);
+  });
+
+  // BM 128 on one warpgroup: two m64 instructions per k-step; on two warpgroups: one each
+  it.each([[4, 2], [8, 1]] as const)('BM = 128, BN = 128 (%i warps): %i wgmma.m64n128k16 per k-step and warpgroup', async (numWarps, perStep) => {
+    const M = 128, N = 128, K = 64;
+    const a = enc(t, randF32(M * K, 44)), b = enc(t, randF32(K * N, 45));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 128, BN: 128, BK: 32 };
+    const r = await runBoth(new Kernel(matmulMasked[t]), args, [1, 1], { numWarps, numStages: 1 });
+    expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    const ptx = expectWgmmaPath(matmulMasked[t] as unknown as KernelDef, args, 2 * perStep, form, { numWarps });
+    expect(ptx).toMatch(/m64n128k16/);
+  });
+
+  it('flash-attention forward (L = 128, BM = BN = 64, D = 32, 4 warps): S = Q K^T from shared memory, P V with A = P from registers', async () => {
+    const L = 128, D = 32, scale = 1 / Math.sqrt(D);
+    const q = enc(t, randF32(L * D, 41)), k = enc(t, randF32(L * D, 42)), v = enc(t, randF32(L * D, 43));
+    const args = { q, k, v, o: new Float32Array(L * D), L, scale, BM: 64, BN: 64, D };
+    const r = await runBoth(new Kernel(flashAttention[t]), args, L / 64, { numStages: 1 });
+    const tol = t === 'bf16' ? 2e-2 : 4e-3;
+    expectClose(r.sim.o, r.interpret.o, tol / 4, 'sim vs interpreter');
+    expectClose(r.sim.o, attentionRef(dec(t, q), dec(t, k), dec(t, v), L, D, scale), tol, 'sim vs JS');
+    // S: K = D = 32, two m64n64k16; P V: K = BN = 64, four m64n32k16
+    const ptx = expectWgmmaPath(flashAttention[t] as unknown as KernelDef, args, 6, form, { dots: 2 });
+    // P V reads A from four registers ({...}) and V MN-major (trans-b 1); K^T is staged as
+    // [BN, D] and read K-major (trans-b 0)
+    expect(count(ptx, /wgmma\.mma_async\S*m64n32k16\S* \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, %p\d+, 1, 1, 1;/)).toBe(4);
+    expect(count(ptx, /wgmma\.mma_async\S*m64n64k16\S* \{[^}]*\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 0;/)).toBe(2);
+  });
+});
+
+describe.each(['f16', 'bf16'] as const)('flash attention at the bench tiles in %s', (t) => {
+  it('BM = BN = D = 64, 4 warps, 3 stages (L = 256): V through the cp.async ring, K^T staged [BN, D], P from registers; 8 wgmma per iteration', async () => {
+    const L = 256, D = 64, scale = 1 / Math.sqrt(D);
+    const q = enc(t, randF32(L * D, 51)), k = enc(t, randF32(L * D, 52)), v = enc(t, randF32(L * D, 53));
+    const args = { q, k, v, o: new Float32Array(L * D), L, scale, BM: 64, BN: 64, D };
+    const r = await runBoth(new Kernel(flashAttention[t]), args, L / 64, { numStages: 3 });
+    const tol = t === 'bf16' ? 2e-2 : 4e-3;
+    expectClose(r.sim.o, r.interpret.o, tol / 4, 'sim vs interpreter');
+    expectClose(r.sim.o, attentionRef(dec(t, q), dec(t, k), dec(t, v), L, D, scale), tol, 'sim vs JS');
+    const ptx = expectWgmmaPath(flashAttention[t] as unknown as KernelDef, args, 8, new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n64k16\\.f32\\.${t}\\.${t} `), { numStages: 3, dots: 2 });
+    const body = ptx.slice(ptx.indexOf('\n$L_pfor'), ptx.indexOf('\n$L_endpfor'));
+    expect(body).toMatch(/cp\.async\.cg\.shared\.global/);
+    // both dots' results are read in the iteration (softmax, acc update): each waits for itself
+    expect(count(body, /wgmma\.wait_group\.sync\.aligned 0;/)).toBe(2);
+  });
+});
+
+type Prec = 'tf32' | undefined;
+/** c[M,N] = c + a[M,K] @ b[K,N] (masked tiles, k-loop); c is both the initial accumulator and the output. */
+const matmulAcc = (ta: DType, tc: DType, prec: Prec) => kernel(
+  { name: `mm_wg_${ta}_${tc}`, params: { a: ptr(ta), b: ptr(ta), c: ptr(tc), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const cMask = rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N));
+    const pc = c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0)));
+    const [acc] = forLoop(0, K, BK, [load(pc, { mask: cMask, other: 0 })], (k, acc) => {
+      const ka = k.add(rk);
+      const ta_ = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))), { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
+      const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))), { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
+      return [dot(ta_, tb, prec === undefined ? { acc: acc! } : { acc: acc!, inputPrecision: prec })];
+    });
+    store(pc, acc!, { mask: cMask });
+  },
+);
+
+/** |got - want| <= tol * mag, element by element (a rounding-error bound). */
+function expectWithin(got: ArrayLike<number>, want: ArrayLike<number>, mag: ArrayLike<number>, tol: number, what: string): void {
+  for (let i = 0; i < want.length; i++) {
+    const err = Math.abs(got[i]! - want[i]!);
+    if (!(err <= tol * mag[i]!)) expect.fail(`${what}: element ${i}: got ${got[i]}, want ${want[i]} (bound ${tol * mag[i]!})`);
+  }
+}
+const magnitude = (a: ArrayLike<number>, b: ArrayLike<number>, c: ArrayLike<number>, M: number, N: number, K: number): Float64Array =>
+  matmulRef(Array.from(a, Math.abs), Array.from(b, Math.abs), M, N, K, 1, Array.from(c, Math.abs));
+
+describe('wgmma beyond f16/bf16 with f32 accumulators', () => {
+  const M = 72, N = 40, K = 56;
+
+  it('tf32 (f32 inputs, default precision): m64n32k8.f32.tf32.tf32, B staged K-major; sim = JS on tf32-rounded inputs', async () => {
+    const a = randF32(M * K, 41), b = randF32(K * N, 42), c0 = randF32(M * N, 43);
+    const u = new Uint32Array(a.buffer);
+    for (let i = 0; i < u.length; i += 5) u[i] = (u[i]! & 0xffffe000) | 0x1000; // ties: rounding shows
+    const args = { a, b, c: c0.slice(), M, N, K, BM: 64, BN: 32, BK: 32 };
+    const r = await runBoth(matmulAcc('f32', 'f32', undefined), args, [2, 2], { numStages: 1 });
+    const want = matmulRef(a.map(roundTF32), b.map(roundTF32), M, N, K, 1, c0);
+    const mag = magnitude(a, b, c0, M, N, K);
+    expectWithin(r.sim.c, want, mag, 2 * (K + 1) * 2 ** -24, 'sim vs JS (tf32 inputs)');
+    expectWithin(r.interpret.c, want, mag, 2 * (K + 1) * 2 ** -24, 'interpreter vs JS');
+    const ptx = expectWgmmaPath(matmulAcc('f32', 'f32', undefined).def, args, 4, /wgmma\.mma_async\.sync\.aligned\.m64n32k8\.f32\.tf32\.tf32 /);
+    expect(ptx).toMatch(/cvt\.rna\.tf32\.f32/);
+  });
+
+  it('f16 inputs with an f16 accumulator: m64n64k16.f16.f16.f16 (packed pairs)', async () => {
+    const M2 = 64, N2 = 64, K2 = 64;
+    const a = f16Array(randF32(M2 * K2, 61, -1, 1)), b = f16Array(randF32(K2 * N2, 62, -1, 1)), c = f16Array(randF32(M2 * N2, 63, -1, 1));
+    const args = { a, b, c: c.slice(), M: M2, N: N2, K: K2, BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(matmulAcc('f16', 'f16', undefined), args, [1, 1], { numStages: 1 });
+    const fa = f16ToFloat32(a), fb = f16ToFloat32(b), fc = f16ToFloat32(c);
+    const bound = (K2 + 1) * 2 ** -11;
+    expectWithin(f16ToFloat32(r.sim.c as Uint16Array), matmulRef(fa, fb, M2, N2, K2, 1, fc), magnitude(fa, fb, fc, M2, N2, K2), bound, 'sim vs JS');
+    expectWgmmaPath(matmulAcc('f16', 'f16', undefined).def, args, 2, /wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f16\.f16\.f16 /);
+  });
+});
+
+describe('wgmma on 8-bit integers (i32 accumulator, wrapping)', () => {
+  const M = 72, N = 40, K = 80;
+  const ints = (t: 'i8' | 'u8', n: number, seed: number): Int8Array | Uint8Array => {
+    const r = lcg(seed);
+    const out = t === 'i8' ? new Int8Array(n) : new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = Math.floor(r() * 256) - (t === 'i8' ? 128 : 0);
+    return out;
+  };
+  const cInit = (n: number): Int32Array => {
+    const r = lcg(7), c = new Int32Array(n);
+    for (let i = 0; i < n; i++) c[i] = i % 2 === 0 ? 2 ** 31 - 1 - Math.floor(r() * 1000) : Math.floor(r() * 2000) - 1000;
+    return c;
+  };
+
+  it.each([['i8', 's8'], ['u8', 'u8']] as const)('%s: m64n32k32.s32.%s, B staged K-major; sim, interpreter and JS bit for bit', async (t, ptxT) => {
+    const a = ints(t, M * K, 51), b = ints(t, K * N, 52), c = cInit(M * N);
+    const args = { a, b, c: c.slice(), M, N, K, BM: 64, BN: 32, BK: 32 };
+    const r = await runBoth(matmulAcc(t, 'i32', undefined), args, [2, 2], { numStages: 1 });
+    const want = new Int32Array(M * N);
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+      let s = c[i * N + j]!;
+      for (let k = 0; k < K; k++) s = (s + a[i * K + k]! * b[k * N + j]!) | 0;
+      want[i * N + j] = s;
+    }
+    expectBitwise(r.sim.c, want, 'sim vs JS');
+    expectBitwise(r.interpret.c, want, 'interpreter vs JS');
+    expectWgmmaPath(matmulAcc(t, 'i32', undefined).def, args, 1, new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n32k32\\.s32\\.${ptxT}\\.${ptxT} `));
+  });
+});
+
+// The accumulator layout is a blocked layout with a lane repeat along M (compiler/layout.ts): the
+// reductions (in-thread, shuffles, across warps), conversions and stores of the epilogue read it
+// like any other layout.
+const dotReduce = kernel(
+  { name: 'mm_wg_reduce', params: { a: ptr('f16'), b: ptr('f16'), rows: ptr('f32'), cols: ptr('f32'), mx: ptr('f32'), BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, rows, cols, mx, BM, BN, BK }) => {
+    const rm = arange(0, BM), rn = arange(0, BN), rk = arange(0, BK);
+    const c = dot(load(a.add(rm.expandDims(1).mul(BK).add(rk.expandDims(0)))), load(b.add(rk.expandDims(1).mul(BN).add(rn.expandDims(0)))));
+    store(rows.add(rm), sum(c, 1));
+    store(cols.add(rn), sum(c, 0));
+    store(mx.add(rn), max(c, 0));
+  },
+);
+
+describe('reductions of the wgmma accumulator', () => {
+  it.each([[64, 64, 4], [128, 32, 8]] as const)('row sums, column sums and column maxima of a [%i, %i] dot on %i warps', async (BM, BN, numWarps) => {
+    const BK = 32;
+    const a = f16Array(randF32(BM * BK, 81)), b = f16Array(randF32(BK * BN, 82));
+    const args = { a, b, rows: new Float32Array(BM), cols: new Float32Array(BN), mx: new Float32Array(BN), BM, BN, BK };
+    const r = await runBoth(dotReduce, args, 1, { numWarps, numStages: 1 });
+    const c = matmulRef(f16ToFloat32(a), f16ToFloat32(b), BM, BN, BK);
+    const rows = Array.from({ length: BM }, (_, i) => c.subarray(i * BN, (i + 1) * BN).reduce((x, y) => x + y, 0));
+    const cols = Array.from({ length: BN }, (_, j) => Array.from({ length: BM }, (_, i) => c[i * BN + j]!));
+    expectClose(r.sim.rows, rows, 1e-4, 'row sums');
+    expectClose(r.sim.cols, cols.map((x) => x.reduce((p, q) => p + q, 0)), 1e-4, 'column sums');
+    expectClose(r.sim.mx, cols.map((x) => Math.max(...x)), 1e-5, 'column maxima');
+    expectWgmmaPath(dotReduce.def, args, BK / 16 * (BM / (16 * numWarps)), /wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.f16\.f16 /, { numWarps });
+  });
+});
+
+describe('wgmma on fp8 (e4m3, e5m2; same or mixed)', () => {
+  const PAIRS: [Fp8, Fp8][] = [['f8e4m3', 'f8e4m3'], ['f8e5m2', 'f8e5m2'], ['f8e4m3', 'f8e5m2'], ['f8e5m2', 'f8e4m3']];
+  it.each(PAIRS)('%s x %s -> f32, masked 72 x 40 x 56 (BM 64, BN 32, BK 32): m64n32k32, B staged K-major; within the f32 bound of the exact sum', async (ta, tb) => {
+    const M = 72, N = 40, K = 56, BM = 64, BN = 32, BK = 32;
+    const a = fp8Codes(ta, M * K, 71), b = fp8Codes(tb, K * N, 72), c = randF32(M * N, 73);
+    const GN = cdiv(N, BN);
+    const args = { a, b, c: c.slice(), M, N, K, GN, BM, BN, BK };
+    const r = await runBoth(fp8Matmul(ta, tb, 'f32'), args, cdiv(M, BM) * GN, { numStages: 1 });
+    const ref = reference(ta, tb, a, b, c, M, N, K);
+    expectFp8Within(r.sim.c as Float32Array, ref, K, U_F32, 'sim (wgmma) vs JS');
+    expectFp8Within(r.interpret.c as Float32Array, ref, K, U_F32, 'interpreter vs JS');
+    const pa = ta.slice(2), pb = tb.slice(2);
+    expectWgmmaPath(fp8Matmul(ta, tb, 'f32').def, args, 1, new RegExp(`wgmma\\.mma_async\\.sync\\.aligned\\.m64n32k32\\.f32\\.${pa}\\.${pb} .*, 1, 1;`));
+  });
+
+  it('e4m3 into an f16 accumulator (the .f16 form), 64 x 64 x 64: within the f16 bound', async () => {
+    const M = 64, N = 64, K = 64;
+    const a = fp8Codes('f8e4m3', M * K, 91), b = fp8Codes('f8e4m3', K * N, 92), c = f16Array(randF32(M * N, 93));
+    const args = { a, b, c: c.slice(), M, N, K, GN: 1, BM: 64, BN: 64, BK: 32 };
+    const r = await runBoth(fp8Matmul('f8e4m3', 'f8e4m3', 'f16'), args, 1, { numStages: 1 });
+    const ref = reference('f8e4m3', 'f8e4m3', a, b, f16ToFloat32(c), M, N, K);
+    expectFp8Within(f16ToFloat32(r.sim.c as Uint16Array), ref, K, U_F16, 'sim (wgmma) vs JS');
+    expectWgmmaPath(fp8Matmul('f8e4m3', 'f8e4m3', 'f16').def, args, 1, /wgmma\.mma_async\.sync\.aligned\.m64n64k32\.f16\.e4m3\.e4m3 /);
+  });
+});
+
+describe('the sanitizers (racecheck, synccheck, initcheck) find nothing in the wgmma kernels', () => {
+  const ALL = ['racecheck', 'synccheck', 'initcheck'] as const;
+  it('masked (staged from registers), aligned at 3 stages (ring, overlapped wgmma) and flash attention (A from registers)', async () => {
+    const M = 128, N = 64, K = 96;
+    const a = f16Array(randF32(M * K, 91)), b = f16Array(randF32(K * N, 92));
+    const want = matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K);
+    for (const [def, numStages] of [[matmulMasked.f16, 1], [matmulAligned.f16, 3]] as const) {
+      const c = new Float32Array(M * N);
+      await new Kernel(def).run({ a, b, c, M, N, K, BM: 64, BN: 64, BK: 32 }, { grid: [2, 1], device: 'sim', numStages, sanitize: [...ALL] });
+      expectClose(c, want, 1e-4, `${def.name} under the sanitizers`);
+    }
+    const L = 128, D = 64;
+    const q = f16Array(randF32(L * D, 93)), k = f16Array(randF32(L * D, 94)), v = f16Array(randF32(L * D, 95));
+    const o = new Float32Array(L * D);
+    await new Kernel(flashAttention.f16).run({ q, k, v, o, L, scale: 0.125, BM: 64, BN: 64, D }, { grid: L / 64, device: 'sim', numStages: 3, sanitize: [...ALL] });
+    expectClose(o, attentionRef(f16ToFloat32(q), f16ToFloat32(k), f16ToFloat32(v), L, D, 0.125), 4e-3, 'flash under the sanitizers');
+  });
+});
+
+describe('dots that do not fit wgmma stay on mma.sync', () => {
+  it('BM 32 (less than 64 rows per warpgroup) and 2 warps compile to mma.sync for sm_90a', () => {
+    for (const [BM, numWarps] of [[32, 4], [64, 2]] as const) {
+      const { ptx } = compile(matmulMasked.f16.trace({ BM, BN: 32, BK: 32 }), { target: 'sm_90a', numWarps, ptxas: false });
+      expect(ptx).toMatch(/mma\.sync\.aligned\.m16n8k16/);
+      expect(ptx).not.toMatch(/wgmma\./);
+    }
+  });
+});
