@@ -15,7 +15,7 @@
 import type { Op } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import { isPure } from '../ir/effects.js';
-import { isMmaLayout, layoutKey } from '../compiler/layout.js';
+import { isMmaLayout, isWgmmaLayout, layoutKey } from '../compiler/layout.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
 import { boxCoords, elected, mapAddress, newBarriers, waitBarrier } from './lower_tma.js';
@@ -57,7 +57,8 @@ function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][numbe
   for (const u of users) {
     if (u.kind !== 'dot' || !body.ops.includes(u) || u.operands[2]!.id === load.results[0]!.id) return 'used by something other than a dot operand a/b in the loop';
     const [M, N] = u.results[0]!.type.shape as [number, number];
-    if (!isMmaLayout(cx.layoutOf(u.results[0]!), M, N, cx.numWarps)) return 'its dot is not on tensor cores';
+    const L = cx.layoutOf(u.results[0]!);
+    if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps)) return 'its dot is not on tensor cores (mma.sync or wgmma)';
   }
   if (!users.length) return 'unused';
   // the offsets: pure ops of the body on the induction variable and values from outside

@@ -363,6 +363,17 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
       await expect(bad).rejects.toMatchObject({ code: 'E_DESCRIPTOR', message: expect.stringMatching(/tensor descriptor 'a': strides\[0\] = 161 elements is 322 bytes, not a multiple of 16/) });
     });
 
+    it('BM = 64: the dot is a wgmma reading both operands from the TMA ring', async () => {
+      const wargs = { ...args, c: new Float32Array(M * N), BM: 64, BN: 64 };
+      const ptx = simPtx(mm, wargs).ptx;
+      expect(ptx).toContain('// TMA ring: 3 stages');
+      expect(count(ptx, /wgmma\.mma_async/)).toBeGreaterThan(0);
+      expect(count(ptx, /ldmatrix|st\.shared\.v4\.b32/)).toBe(0); // no staging: wgmma descriptors point into the stages
+      const r = await runBoth(mm, wargs, [1, 1, 1]);
+      expectClose(r.sim.c as Float32Array, want, 1e-4, 'sim (wgmma + TMA ring) vs reference');
+      expectClose(r.interpret.c as Float32Array, want, 1e-4, 'interpreter vs reference');
+    });
+
     it("sm_90a with the option tma: false takes sm_80's path", () => {
       const out = runCompiled(mm, args, grid, { target: 'sm_90a', tma: false });
       expectClose(out.c as Float32Array, want, 1e-4, 'sim (sm_90a, tma off) vs reference');
