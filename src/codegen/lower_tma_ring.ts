@@ -4,11 +4,12 @@
 // warp-specialization-free Hopper pipeline does. The dot reads its stage directly (StagedTile,
 // staged.ts): each tile is in the swizzled layout of smem_swizzle.ts, one TMA box per column block.
 //
-//   prologue:    bar.sync; issue iterations 0..S-2 into stages 0..S-2
+//   prologue:    bar.sync; issue iterations 0..D-1 into stages 0..D-1   (D = S-1)
 //   iteration i: wait stage i%S's mbarrier (parity: bit i%S of `phases`, flipped after the wait)
 //                bar.sync                        -> every warp is done with stage (i-1)%S
-//                issue iteration i+S-1 into stage (i-1)%S (skipped past the end)
+//                issue iteration i+D into stage (i+D)%S (skipped past the end)
 //                the body: dots read stage i%S
+// A wgmma dot left in flight across iterations (overlapped) makes D = S-2 (see tmaRingFor).
 //   issue:       thread 0: mbarrier.arrive.expect_tx [bar], stage bytes; a cp.async.bulk.tensor per box
 // Every issued stage is consumed before the loop ends, so each stage's parity bit stays in step
 // with its mbarrier across runs of the loop (a ring loop inside another loop).
@@ -19,6 +20,7 @@ import { isMmaLayout, isWgmmaLayout, layoutKey } from '../compiler/layout.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
 import { boxCoords, elected, mapAddress, newBarriers, waitBarrier } from './lower_tma.js';
+import { overlappedDot, setWgmmaPending } from './lower_wgmma.js';
 import { regKind } from './ptx_types.js';
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { setStaged } from './staged.js';
@@ -183,9 +185,15 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   const body = op.regions[0]!;
   const S = l.numStages;
   const SB = l.stageBytes;
+  // a wgmma dot may stay in flight into the next iteration (lower_wgmma.ts overlappedDot), still
+  // reading its stage: then tiles are issued S-2 iterations ahead, into the stage read two
+  // iterations ago, whose wgmma the dot's wait_group 1 of the last iteration completed
+  const overlapped = S >= 3 ? overlappedDot(cx, op, new Set(l.tiles.map((t) => t.load.results[0]!.id))) : undefined;
+  if (overlapped) setWgmmaPending(cx, overlapped, 1);
+  const D = overlapped ? S - 2 : S - 1; // issue distance
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
-  cx.emit(`// TMA ring: ${S} stages of ${SB} bytes, ${l.tiles.length} tile(s), one mbarrier per stage`);
+  cx.emit(`// TMA ring: ${S} stages of ${SB} bytes, ${l.tiles.length} tile(s), one mbarrier per stage, issued ${D} ahead`);
   const maps = l.tiles.map((t) => mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)));
   const { bar: bar0, phase: phases } = newBarriers(cx, S); // phases: bit k = parity stage k waits for next
   const p = elected(cx);
@@ -215,7 +223,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
     cx.e.placeLabel(skip);
   };
 
-  for (let j = 0; j < S - 1; j++) {
+  for (let j = 0; j < D; j++) {
     const ivj = cx.newRegs(ivT, 1)[0]!;
     const st = cx.reg('b32');
     const bj = cx.reg('b32');
@@ -227,9 +235,9 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
 
   const [rd, wr, rdBar, wrBar, rdIdx] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
   cx.emit(`mov.u32 ${rd}, ${ring0};`);
-  cx.emit(`add.u32 ${wr}, ${ring0}, ${(S - 1) * SB};`);
+  cx.emit(`add.u32 ${wr}, ${ring0}, ${D * SB};`);
   cx.emit(`mov.u32 ${rdBar}, ${bar0};`);
-  cx.emit(`add.u32 ${wrBar}, ${bar0}, ${8 * (S - 1)};`);
+  cx.emit(`add.u32 ${wrBar}, ${bar0}, ${8 * D};`);
   cx.emit(`mov.u32 ${rdIdx}, 0;`);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
@@ -247,7 +255,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.emit(`xor.b32 ${phases}, ${phases}, ${bit};`);
   cx.barrier();
   const ivn = cx.newRegs(ivT, 1)[0]!;
-  cx.emit(`add.${ty} ${ivn}, ${iv}, ${(S - 1) * l.step};`);
+  cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
   issue(ivn, wr, wrBar);
 
   const yields = cx.scope(() => {
@@ -291,5 +299,6 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
+  if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 }

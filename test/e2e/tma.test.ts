@@ -366,12 +366,18 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     it('BM = 64: the dot is a wgmma reading both operands from the TMA ring', async () => {
       const wargs = { ...args, c: new Float32Array(M * N), BM: 64, BN: 64 };
       const ptx = simPtx(mm, wargs).ptx;
-      expect(ptx).toContain('// TMA ring: 3 stages');
+      // the wgmma stays in flight into the next iteration (wait_group 1), so tiles go 1 ahead, not 2
+      expect(ptx).toContain('one mbarrier per stage, issued 1 ahead');
+      expect(count(ptx, /wgmma\.wait_group\.sync\.aligned 1;/)).toBe(1);
       expect(count(ptx, /wgmma\.mma_async/)).toBeGreaterThan(0);
       expect(count(ptx, /ldmatrix|st\.shared\.v4\.b32/)).toBe(0); // no staging: wgmma descriptors point into the stages
       const r = await runBoth(mm, wargs, [1, 1, 1]);
       expectClose(r.sim.c as Float32Array, want, 1e-4, 'sim (wgmma + TMA ring) vs reference');
       expectClose(r.interpret.c as Float32Array, want, 1e-4, 'interpreter vs reference');
+      for (const numStages of [2, 4]) {
+        const out = runCompiled(mm, wargs, [1, 1, 1], { target: 'sm_90a', numStages });
+        expectClose(out.c as Float32Array, want, 1e-4, `sim (wgmma + TMA ring, ${numStages} stages) vs reference`);
+      }
     });
 
     it("sm_90a with the option tma: false takes sm_80's path", () => {
@@ -387,6 +393,7 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     const sanitize = ['racecheck', 'synccheck', 'initcheck'] as const;
     const run = (k: Kernel, args: Record<string, unknown>, grid: number[]) => k.run(args as never, { grid, device: 'sim', sanitize: [...sanitize] });
     await run(mm, { a, b, c: new Float32Array(M * N), M, N, K, BM: 32, BN: 32, BK: 32 }, [2, 2]);
+    await run(mm, { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 64, BK: 32 }, [1, 1]); // wgmma, overlapped
     await run(copy2d('f32'), { x: new Float32Array(40 * 24), y: new Float32Array(40 * 24), M: 40, N: 24, BM: 16, BN: 16 }, [3, 2]);
     await run(overhang, { x: new Float32Array(20 * 24), out: new Float32Array(2 * 8 * 16), M: 20, N: 24, BM: 8, BN: 16 }, [2]);
   });
