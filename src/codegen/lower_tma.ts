@@ -152,8 +152,9 @@ function slotAddresses(cx: Lowering, v: Value, l: Layout, g: TileGeometry, tile:
 }
 
 /** ld/st.shared of one group of registers: 16-bit pairs as b32 words, wider types as vectors, bytes one by one. */
-function moveGroup(cx: Lowering, dir: 'ld' | 'st', op: DescOp, at: SmemAddr, regs: string[]): void {
+function moveGroup(cx: Lowering, dir: 'ld' | 'st', op: DescOp, at: SmemAddr, regs: string[], guard?: string): void {
   const addr = at.imm ? `${at.reg}+${at.imm}` : at.reg;
+  const g = guard ? `@${guard} ` : '';
   const t = descElem(op);
   const eb = byteSize(t);
   if ((t === 'f16' || t === 'bf16') && regs.length >= 2) {
@@ -171,19 +172,19 @@ function moveGroup(cx: Lowering, dir: 'ld' | 'st', op: DescOp, at: SmemAddr, reg
         cx.emit(`mov.b32 {${regs[2 * k]}, ${regs[2 * k + 1]}}, ${w};`);
         cx.noteWord(regs[2 * k]!, regs[2 * k + 1]!, w);
       });
-    } else cx.emit(`st.shared${v}.b32 [${addr}], ${list};`);
+    } else cx.emit(`${g}st.shared${v}.b32 [${addr}], ${list};`);
     return;
   }
   if (eb >= 4 && regs.length > 1) {
     const list = `{${regs.join(', ')}}`;
     if (dir === 'ld') cx.emit(`ld.shared.v${regs.length}.${MEM_TYPE[t]} ${list}, [${addr}];`);
-    else cx.emit(`st.shared.v${regs.length}.${MEM_TYPE[t]} [${addr}], ${list};`);
+    else cx.emit(`${g}st.shared.v${regs.length}.${MEM_TYPE[t]} [${addr}], ${list};`);
     return;
   }
   regs.forEach((r, k) => {
     const a = at.imm + k * eb ? `[${at.reg}+${at.imm + k * eb}]` : `[${at.reg}]`;
     if (dir === 'ld') cx.emit(`ld.shared.${MEM_TYPE[t]} ${r}, ${a};`);
-    else cx.emit(`st.shared.${MEM_TYPE[t]} ${a}, ${r};`);
+    else cx.emit(`${g}st.shared.${MEM_TYPE[t]} ${a}, ${r};`);
   });
 }
 
@@ -243,7 +244,9 @@ const descStore: Rule = (cx, o) => {
   cx.barrier();
   const tile = tileBase(cx, g.bytes);
   const addrs = slotAddresses(cx, d.value!, layout, g, tile, vec); // in the registers' layout
-  addrs.forEach((a, k) => moveGroup(cx, 'st', op, a, regs.slice(k * vec, (k + 1) * vec)));
+  // a layout larger than the block holds replicas: only the first copy of each element writes
+  const slots = cx.slots(d.value!, layout);
+  addrs.forEach((a, k) => moveGroup(cx, 'st', op, a, regs.slice(k * vec, (k + 1) * vec), cx.canonical(layout, g.block, slots[k * vec]!)));
   cx.emit('fence.proxy.async.shared::cta;'); // the generic-proxy writes, seen by the async proxy
   cx.barrier();
   for (let j = 0; j < g.boxes; j++) {

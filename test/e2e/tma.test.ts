@@ -53,6 +53,16 @@ const overhang = kernel(
   },
 );
 
+/** A 1-D copy of blocks smaller than the CTA (64 f32 on 128 threads: replicated lanes). */
+const copy1d = kernel(
+  { name: 'tma_copy1d', params: { x: ptr('f32'), y: ptr('f32'), n: 'i32', B: constexpr() } },
+  ({ x, y, n, B }) => {
+    const dx = makeTensorDescriptor(x, [n], [1], [B as number]);
+    const dy = makeTensorDescriptor(y, [n], [1], [B as number]);
+    dy.store([programId(0).mul(B)], dx.load([programId(0).mul(B)]).add(1));
+  },
+);
+
 /** Row sums of x [M, N] over column blocks: one TMA load op runs every iteration (its mbarrier's phase flips). */
 const rowSums = kernel(
   { name: 'tma_row_sums', params: { x: ptr('f32'), out: ptr('f32'), M: 'i32', N: 'i32', BM: constexpr(), BN: constexpr() } },
@@ -198,6 +208,18 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     for (let i = 0; i < D0; i++) for (let j = 0; j < D1; j++) for (let k = 0; k < D2; k++) want[i * S0 + j * S1 + k] = 2 * x[i * S0 + j * S1 + k]!;
     expect(Array.from(r.sim.y as Float32Array)).toEqual(Array.from(want));
     expect(Array.from(r.interpret.y as Float32Array)).toEqual(Array.from(want));
+  });
+
+  it('copies a 1-D tensor in blocks smaller than the CTA (replicated lanes store once)', async () => {
+    const n = 150, B = 64;
+    const x = Float32Array.from({ length: n }, (_, i) => i * 3);
+    const args = { x, y: new Float32Array(n), n, B };
+    expect(count(simPtx(copy1d, args).ptx, /cp\.async\.bulk\.tensor\.1d/)).toBe(2);
+    const r = await runBoth(copy1d, args, [3]);
+    const want = Array.from(x, (v) => v + 1);
+    expect(Array.from(r.sim.y as Float32Array)).toEqual(want);
+    expect(Array.from(r.interpret.y as Float32Array)).toEqual(want);
+    await copy1d.run({ ...args, y: new Float32Array(n) }, { grid: [3], device: 'sim', sanitize: ['racecheck', 'synccheck', 'initcheck'] });
   });
 
   it('reads zeros outside the tensor (negative offsets and past the end), as TMA fills', async () => {
