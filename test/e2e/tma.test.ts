@@ -14,6 +14,11 @@ import type { LaunchArg } from '../../src/runtime/device.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count, gateTargets } from '../codegen/gate.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CompileCache } from '../../src/runtime/cache/compile_cache.js';
+import { compileCached } from '../../src/runtime/cache/compile_cached.js';
 import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
 
 const TMA_LOAD = /cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes/;
@@ -290,6 +295,35 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
       expect(Array.from(dev.download(bz, new Float32Array(M * N)))).toEqual(Array.from(x));
     } finally {
       for (const b of [bx, by, bz]) dev.free(b);
+    }
+  });
+
+  it('a kernel read back from the persistent cache carries its tensor-map recipes and launches', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-tma-cache-'));
+    try {
+      const M = 32, N = 32;
+      const { f } = traced(copy2d('f32'), { x: new Float32Array(M * N), y: new Float32Array(M * N), M, N, BM: 16, BN: 16 });
+      const opts = { target: 'sm_90a' as const, ptxas: false };
+      const first = compileCached(f, opts, { cache: new CompileCache({ dir, disk: true }) });
+      let compiles = 0;
+      const fromDisk = compileCached(f, opts, { cache: new CompileCache({ dir, disk: true }), compile: (g, o) => (compiles++, compile(g, o)) });
+      expect(compiles).toBe(0);
+      expect(fromDisk).not.toBe(first);
+      expect(fromDisk.metadata.tensorMaps).toEqual(first.metadata.tensorMaps);
+      const dev = simDevice().native;
+      const x = Float32Array.from({ length: M * N }, (_, i) => i - 3);
+      const [bx, by] = [dev.alloc(x.byteLength), dev.alloc(x.byteLength)];
+      try {
+        dev.upload(bx, x);
+        dev.launch(fromDisk, [bx, by, M, N], [2, 2, 1]);
+        dev.synchronize();
+        expect(Array.from(dev.download(by, new Float32Array(M * N)))).toEqual(Array.from(x));
+      } finally {
+        dev.free(bx);
+        dev.free(by);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
