@@ -15,7 +15,8 @@
 import type { Op, Value } from '../ir/ops.js';
 import type { Layout } from '../compiler/layout.js';
 import { descOperands } from '../ir/tensor_desc.js';
-import type { Lowering } from './context.js';
+import type { Lowering, SmemAddr } from './context.js';
+import { slotOffsets } from './swizzle_addr.js';
 import { byteSize } from '../ir/types.js';
 import { MEM_TYPE } from './ptx_types.js';
 import { chunkMask } from './smem_swizzle.js';
@@ -107,10 +108,19 @@ function tileBase(cx: Lowering, bytes: number): string {
  * Shared address of the first element of each group of `vec` slots of the op's value, in the
  * swizzled tile at `tile`: element (row, col) is at swizzledOffset(row, col * eb) (smem_swizzle.ts).
  */
-function slotAddresses(cx: Lowering, v: Value, l: Layout, g: TileGeometry, tile: string, vec: number): string[] {
+function slotAddresses(cx: Lowering, v: Value, l: Layout, g: TileGeometry, tile: string, vec: number): SmemAddr[] {
   const slots = cx.slots(v, l);
   const rank = g.block.length;
-  const out: string[] = [];
+  if (rank === 2) {
+    // 2-D: per-thread classes computed once (swizzle_addr.ts), each access a register + immediate
+    const base = cx.reg('b32');
+    cx.e.emitPrologue(`mov.u32 ${base}, ${cx.smemBase(g.bytes)};`); // the tile's address (the scratch start) as a register
+    const at = slotOffsets(cx, l, g.block, g.eb, { rows: g.rows, rowBytes: g.rowBytes, swizzle: g.swizzle }, base);
+    const out: SmemAddr[] = [];
+    for (let i = 0; i < slots.length; i += vec) out.push(at(i)); // the first slot of each vec group
+    return out;
+  }
+  const out: SmemAddr[] = [];
   for (let i = 0; i < slots.length; i += vec) {
     const s = slots[i]!;
     const row = cx.reg('b32');
@@ -138,13 +148,15 @@ function slotAddresses(cx: Lowering, v: Value, l: Layout, g: TileGeometry, tile:
       cx.emit(`mad.lo.u32 ${a}, ${blk}, ${g.rows * S}, ${a};`);
     }
     cx.emit(`add.u32 ${a}, ${a}, ${tile};`);
-    out.push(a);
+    out.push({ reg: a, imm: 0 });
   }
   return out;
 }
 
 /** ld/st.shared of one group of registers: 16-bit pairs as b32 words, wider types as vectors, bytes one by one. */
-function moveGroup(cx: Lowering, dir: 'ld' | 'st', op: DescOp, addr: string, regs: string[]): void {
+function moveGroup(cx: Lowering, dir: 'ld' | 'st', op: DescOp, at: SmemAddr, regs: string[], guard?: string): void {
+  const addr = at.imm ? `${at.reg}+${at.imm}` : at.reg;
+  const g = guard ? `@${guard} ` : '';
   const t = descElem(op);
   const eb = byteSize(t);
   if ((t === 'f16' || t === 'bf16') && regs.length >= 2) {
@@ -162,19 +174,19 @@ function moveGroup(cx: Lowering, dir: 'ld' | 'st', op: DescOp, addr: string, reg
         cx.emit(`mov.b32 {${regs[2 * k]}, ${regs[2 * k + 1]}}, ${w};`);
         cx.noteWord(regs[2 * k]!, regs[2 * k + 1]!, w);
       });
-    } else cx.emit(`st.shared${v}.b32 [${addr}], ${list};`);
+    } else cx.emit(`${g}st.shared${v}.b32 [${addr}], ${list};`);
     return;
   }
   if (eb >= 4 && regs.length > 1) {
     const list = `{${regs.join(', ')}}`;
     if (dir === 'ld') cx.emit(`ld.shared.v${regs.length}.${MEM_TYPE[t]} ${list}, [${addr}];`);
-    else cx.emit(`st.shared.v${regs.length}.${MEM_TYPE[t]} [${addr}], ${list};`);
+    else cx.emit(`${g}st.shared.v${regs.length}.${MEM_TYPE[t]} [${addr}], ${list};`);
     return;
   }
   regs.forEach((r, k) => {
-    const at = k ? `[${addr}+${k * eb}]` : `[${addr}]`;
-    if (dir === 'ld') cx.emit(`ld.shared.${MEM_TYPE[t]} ${r}, ${at};`);
-    else cx.emit(`st.shared.${MEM_TYPE[t]} ${at}, ${r};`);
+    const a = at.imm + k * eb ? `[${at.reg}+${at.imm + k * eb}]` : `[${at.reg}]`;
+    if (dir === 'ld') cx.emit(`ld.shared.${MEM_TYPE[t]} ${r}, ${a};`);
+    else cx.emit(`${g}st.shared.${MEM_TYPE[t]} ${a}, ${r};`);
   });
 }
 
@@ -223,13 +235,20 @@ const descStore: Rule = (cx, o) => {
   const rank = g.block.length;
   const d = descOperands(op);
   const vi = op.operands.indexOf(d.value!);
+  // The value comes in the store's own blocked layout (16-byte runs along rows), converted through
+  // the scratch if need be: measured on the sim for a 64x64 f32 mma epilogue, writing the swizzled
+  // tile straight from the accumulator layout costs more (8-byte stores, 2-way bank conflicts,
+  // twice the address math) than the conflict-free conversion does.
   const regs = cx.operand(op, vi);
+  const layout = cx.plan.expected.get(op)?.[vi] ?? cx.layoutOf(d.value!);
+  const vec = cx.plan.vec.get(op) ?? 1;
   cx.emit(`// tensor descriptor store: ${g.boxes} TMA box(es) [${g.box.join(', ')}], swizzle ${g.swizzle || 'none'}`);
   cx.barrier();
   const tile = tileBase(cx, g.bytes);
-  const vec = cx.plan.vec.get(op) ?? 1;
-  const addrs = slotAddresses(cx, d.value!, cx.plan.expected.get(op)?.[vi] ?? cx.layoutOf(d.value!), g, tile, vec); // the registers' layout
-  addrs.forEach((a, k) => moveGroup(cx, 'st', op, a, regs.slice(k * vec, (k + 1) * vec)));
+  const addrs = slotAddresses(cx, d.value!, layout, g, tile, vec); // in the registers' layout
+  // a layout larger than the block holds replicas: only the first copy of each element writes
+  const slots = cx.slots(d.value!, layout);
+  addrs.forEach((a, k) => moveGroup(cx, 'st', op, a, regs.slice(k * vec, (k + 1) * vec), cx.canonical(layout, g.block, slots[k * vec]!)));
   cx.emit('fence.proxy.async.shared::cta;'); // the generic-proxy writes, seen by the async proxy
   cx.barrier();
   for (let j = 0; j < g.boxes; j++) {

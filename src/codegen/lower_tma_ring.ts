@@ -4,21 +4,23 @@
 // warp-specialization-free Hopper pipeline does. The dot reads its stage directly (StagedTile,
 // staged.ts): each tile is in the swizzled layout of smem_swizzle.ts, one TMA box per column block.
 //
-//   prologue:    bar.sync; issue iterations 0..S-2 into stages 0..S-2
+//   prologue:    bar.sync; issue iterations 0..D-1 into stages 0..D-1   (D = S-1)
 //   iteration i: wait stage i%S's mbarrier (parity: bit i%S of `phases`, flipped after the wait)
 //                bar.sync                        -> every warp is done with stage (i-1)%S
-//                issue iteration i+S-1 into stage (i-1)%S (skipped past the end)
+//                issue iteration i+D into stage (i+D)%S (skipped past the end)
 //                the body: dots read stage i%S
+// A wgmma dot left in flight across iterations (overlapped) makes D = S-2 (see tmaRingFor).
 //   issue:       thread 0: mbarrier.arrive.expect_tx [bar], stage bytes; a cp.async.bulk.tensor per box
 // Every issued stage is consumed before the loop ends, so each stage's parity bit stays in step
 // with its mbarrier across runs of the loop (a ring loop inside another loop).
 import type { Op } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import { isPure } from '../ir/effects.js';
-import { isMmaLayout, isWgmmaLayout } from '../compiler/layout.js';
+import { isMmaLayout, isWgmmaLayout, layoutKey } from '../compiler/layout.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
 import { boxCoords, elected, mapAddress, newBarriers, waitBarrier } from './lower_tma.js';
+import { overlappedDot, setWgmmaPending } from './lower_wgmma.js';
 import { regKind } from './ptx_types.js';
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { setStaged } from './staged.js';
@@ -58,7 +60,7 @@ function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][numbe
     if (u.kind !== 'dot' || !body.ops.includes(u) || u.operands[2]!.id === load.results[0]!.id) return 'used by something other than a dot operand a/b in the loop';
     const [M, N] = u.results[0]!.type.shape as [number, number];
     const L = cx.layoutOf(u.results[0]!);
-    if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps)) return 'its dot is not on tensor cores';
+    if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps)) return 'its dot is not on tensor cores (mma.sync or wgmma)';
   }
   if (!users.length) return 'unused';
   // the offsets: pure ops of the body on the induction variable and values from outside
@@ -130,12 +132,44 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
   return out;
 }
 
-/** `rules.for` lowers the planned loops as TMA rings; their rings are kept out of the scratch. */
+/** Ops a ring loop's body may hold and still leave the shared scratch alone. */
+const REGISTER_ONLY = new Set(['const', 'arange', 'splat', 'broadcast', 'expand_dims', 'unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint', 'program_id', 'num_programs', 'yield']);
+
+/**
+ * Whether the body uses the scratch while the ring is live (a conversion, a staged operand, a
+ * reduction...). When it does not, the ring shares the scratch's bytes, as the cp.async ring
+ * does: the ring's opening barrier and the one every scratch user starts with keep them apart,
+ * and no TMA write is in flight after the loop (every issued stage was waited for).
+ */
+function bodyUsesScratch(cx: Lowering, l: TmaRingLoop): boolean {
+  const staged = new Set(l.tiles.map((t) => t.load.results[0]!.id));
+  const converts = (o: Op, i: number): boolean => {
+    const v = o.operands[i]!;
+    const want = cx.plan.expected.get(o)?.[i];
+    return v.type.shape.length > 0 && want !== undefined && layoutKey(want) !== layoutKey(cx.layoutOf(v));
+  };
+  return l.loop.regions[0]!.ops.some((o) => {
+    if (l.skip.has(o)) return false;
+    if (o.kind === 'dot') return !staged.has(o.operands[0]!.id) || !staged.has(o.operands[1]!.id) || converts(o, 2);
+    if (!REGISTER_ONLY.has(o.kind)) return true;
+    return o.operands.some((_, i) => converts(o, i));
+  });
+}
+
+/** `rules.for` lowers the planned loops as TMA rings, at the start of shared memory. */
 export function withTmaRing(rules: Record<string, Rule>, cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean): void {
   const plan = planTmaRings(cx, numStages, skipLoops);
   if (!plan.size) return;
-  const bytes = Math.max(...[...plan.values()].map((l) => l.numStages * l.stageBytes));
-  cx.reserveShared(Math.max(bytes, cx.sharedBytes)); // a cp.async ring, if any, fits in it too
+  let own = 0;
+  let shared = 0;
+  for (const l of plan.values()) {
+    const bytes = l.numStages * l.stageBytes;
+    if (bodyUsesScratch(cx, l)) own = Math.max(own, bytes);
+    else shared = Math.max(shared, bytes);
+  }
+  // a cp.async ring reserved before (withPipeline) lies within sharedBytes: keep it reserved too
+  if (own) cx.reserveShared(Math.max(own, cx.sharedBytes));
+  cx.sharedBytes = Math.max(cx.sharedBytes, shared);
   const plain = rules.for!;
   rules.for = (c, op) => {
     const l = plan.get(op);
@@ -151,9 +185,15 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   const body = op.regions[0]!;
   const S = l.numStages;
   const SB = l.stageBytes;
+  // a wgmma dot may stay in flight into the next iteration (lower_wgmma.ts overlappedDot), still
+  // reading its stage: then tiles are issued S-2 iterations ahead, into the stage read two
+  // iterations ago, whose wgmma the dot's wait_group 1 of the last iteration completed
+  const overlapped = S >= 3 ? overlappedDot(cx, op, new Set(l.tiles.map((t) => t.load.results[0]!.id))) : undefined;
+  if (overlapped) setWgmmaPending(cx, overlapped, 1);
+  const D = overlapped ? S - 2 : S - 1; // issue distance
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
-  cx.emit(`// TMA ring: ${S} stages of ${SB} bytes, ${l.tiles.length} tile(s), one mbarrier per stage`);
+  cx.emit(`// TMA ring: ${S} stages of ${SB} bytes, ${l.tiles.length} tile(s), one mbarrier per stage, issued ${D} ahead`);
   const maps = l.tiles.map((t) => mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)));
   const { bar: bar0, phase: phases } = newBarriers(cx, S); // phases: bit k = parity stage k waits for next
   const p = elected(cx);
@@ -183,7 +223,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
     cx.e.placeLabel(skip);
   };
 
-  for (let j = 0; j < S - 1; j++) {
+  for (let j = 0; j < D; j++) {
     const ivj = cx.newRegs(ivT, 1)[0]!;
     const st = cx.reg('b32');
     const bj = cx.reg('b32');
@@ -195,9 +235,9 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
 
   const [rd, wr, rdBar, wrBar, rdIdx] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
   cx.emit(`mov.u32 ${rd}, ${ring0};`);
-  cx.emit(`add.u32 ${wr}, ${ring0}, ${(S - 1) * SB};`);
+  cx.emit(`add.u32 ${wr}, ${ring0}, ${D * SB};`);
   cx.emit(`mov.u32 ${rdBar}, ${bar0};`);
-  cx.emit(`add.u32 ${wrBar}, ${bar0}, ${8 * (S - 1)};`);
+  cx.emit(`add.u32 ${wrBar}, ${bar0}, ${8 * D};`);
   cx.emit(`mov.u32 ${rdIdx}, 0;`);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
@@ -215,7 +255,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.emit(`xor.b32 ${phases}, ${phases}, ${bit};`);
   cx.barrier();
   const ivn = cx.newRegs(ivT, 1)[0]!;
-  cx.emit(`add.${ty} ${ivn}, ${iv}, ${(S - 1) * l.step};`);
+  cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
   issue(ivn, wr, wrBar);
 
   const yields = cx.scope(() => {
@@ -259,5 +299,6 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
+  if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 }

@@ -16,7 +16,8 @@ export interface KernelErrorInfo {
  * An error in a kernel definition or trace. The message reads
  * `kernel 'add', op 'store': <what went wrong> (at file:line:col)`.
  * Codes: E_ARG (bad argument/spec), E_TYPE (dtype), E_SHAPE (shape/broadcast/pow2),
- * E_AXIS (bad axis), E_TRACE (misuse of tracing: outside a kernel, tile from another trace).
+ * E_AXIS (bad axis), E_TRACE (misuse of tracing: outside a kernel, tile from another trace),
+ * E_DESCRIPTOR (a tensor descriptor TMA could not take: see docs/language.md).
  */
 export class KernelError extends TesseraError {
   readonly kernel?: string;

@@ -3,7 +3,7 @@
 // the recipe the launcher builds them from (metadata.tensorMaps), which descriptors fall back to
 // masked loads, and ptxas for sm_90a on each. Runs on the sim: test/e2e/tma.test.ts.
 import { describe, expect, it } from 'vitest';
-import { constexpr, defineKernel, makeTensorDescriptor, programId, ptr } from '../../src/lang/index.js';
+import { constexpr, defineKernel, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
 import { compile } from '../../src/compile/compile.js';
 import { count, gateTargets } from './gate.js';
 
@@ -84,5 +84,41 @@ describe('TMA lowering (sm_90a)', () => {
     expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d\.shared::cluster/)).toBe(0); // the load: masked ld.global
     expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d\.global/)).toBe(1); // the store: TMA
     expect(c.metadata.tensorMaps).toHaveLength(1);
+  });
+
+  describe('the TMA ring (numStages 3)', () => {
+    const mm = defineKernel(
+      { name: 'tring', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+      ({ a, b, c, M, N, K, BM, BN, BK }) => {
+        const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+        const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+        const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+        const om = programId(0).mul(bm), on = programId(1).mul(bn);
+        const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
+        makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+      },
+    );
+
+    it.each([[32, 'mma.sync', 2], [64, 'wgmma (in flight across iterations)', 1]] as const)('BM = %i, %s: golden lines, issue distance %i', (BM, _, D) => {
+      const r = compile(mm.trace({ BM, BN: 64, BK: 32 }), { target: 'sm_90a', numStages: 3, ptxas: true });
+      const L = lines(r.ptx);
+      const stage = BM * 32 * 2 + 32 * 64 * 2;
+      for (const want of [
+        `// TMA ring: 3 stages of ${stage} bytes, 2 tile(s), one mbarrier per stage, issued ${D} ahead`,
+        '@%R mbarrier.init.shared::cta.b64 [%R], 1;',
+        '@%R mbarrier.init.shared::cta.b64 [%R+8], 1;',
+        '@%R mbarrier.init.shared::cta.b64 [%R+16], 1;',
+        `@%R mbarrier.arrive.expect_tx.shared::cta.b64 _, [%R], ${stage};`,
+        '@%R cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%R], [%R, {%R, %R}], [%R];',
+        `@%R cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%R+${BM * 64}], [%R, {%R, %R}], [%R];`,
+        'bfe.u32 %R, %R, %R, 1;',
+        'mbarrier.try_wait.parity.shared::cta.b64 %R, [%R], %R;',
+        'shl.b32 %R, 1, %R;',
+        'xor.b32 %R, %R, %R;',
+      ]) expect(L, want).toContain(want);
+      // the prologue issues D iterations, the loop one: 2 tiles each
+      expect(count(r.ptx, /cp\.async\.bulk\.tensor\.2d\.shared::cluster/)).toBe(2 * (D + 1));
+      expect(r.metadata.tensorMaps).toHaveLength(3);
+    });
   });
 });

@@ -138,7 +138,7 @@ const descMatmul = kernel(
 );
 
 describe('golden PTX: wgmma reading the TMA ring (tensor descriptors, sm_90a)', () => {
-  it('64x64x32 f16 at 3 stages: TMA boxes into the stages, 2 wgmma per iteration read them by descriptor, nothing staged from registers', () => {
+  it('64x64x32 f16 at 3 stages: TMA boxes into the stages, 2 wgmma per iteration read them by descriptor and stay in flight into the next, nothing staged from registers', () => {
     const ptx = gateTargets(descMatmul.trace(TILE), ['sm_90a'], { numWarps: 4, numStages: 3 })['sm_90a']!.ptx;
     expect(ptx).toContain('// TMA ring: 3 stages');
     const body = ptx.slice(ptx.indexOf('\n$L_tfor'), ptx.indexOf('\n$L_endtfor'));
@@ -147,7 +147,10 @@ describe('golden PTX: wgmma reading the TMA ring (tensor descriptors, sm_90a)', 
     expect(body).not.toMatch(/st\.shared|ld\.shared|mma\.sync|ldmatrix/);
     // A [64, 32]: 64B swizzle (SBO 512); B [32, 64]: 128B swizzle, read MN-major
     expect(lines(body, /^mov\.u32 %r\d+, 0x/)).toEqual(['0x80000020', '0x40000040'].map((h) => expect.stringContaining(h)));
-    expect(body).toContain('wgmma.wait_group.sync.aligned 0;');
+    // the wgmma stays in flight into the next iteration (the TMA ring then issues S-2 ahead)
+    expect(body).toContain('wgmma.wait_group.sync.aligned 1;');
+    expect(ptx).toContain('issued 1 ahead');
+    expect(ptx.slice(ptx.indexOf('\n$L_endtfor'))).toContain('wgmma.wait_group.sync.aligned 0;');
   });
 });
 

@@ -14,6 +14,11 @@ import type { LaunchArg } from '../../src/runtime/device.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count, gateTargets } from '../codegen/gate.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CompileCache } from '../../src/runtime/cache/compile_cache.js';
+import { compileCached } from '../../src/runtime/cache/compile_cached.js';
 import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
 
 const TMA_LOAD = /cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes/;
@@ -50,6 +55,16 @@ const overhang = kernel(
     const v = dx.load([programId(0).mul(M).sub(3), N.sub(5)]); // program 0: rows -3.., program 1: rows M-3..
     const rm = arange(0, BM as number).expandDims(1), rn = arange(0, BN as number).expandDims(0);
     store(out.add(programId(0).mul((BM as number) * (BN as number)).add(rm.mul(BN).add(rn))), v);
+  },
+);
+
+/** A 1-D copy of blocks smaller than the CTA (64 f32 on 128 threads: replicated lanes). */
+const copy1d = kernel(
+  { name: 'tma_copy1d', params: { x: ptr('f32'), y: ptr('f32'), n: 'i32', B: constexpr() } },
+  ({ x, y, n, B }) => {
+    const dx = makeTensorDescriptor(x, [n], [1], [B as number]);
+    const dy = makeTensorDescriptor(y, [n], [1], [B as number]);
+    dy.store([programId(0).mul(B)], dx.load([programId(0).mul(B)]).add(1));
   },
 );
 
@@ -200,6 +215,18 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     expect(Array.from(r.interpret.y as Float32Array)).toEqual(Array.from(want));
   });
 
+  it('copies a 1-D tensor in blocks smaller than the CTA (replicated lanes store once)', async () => {
+    const n = 150, B = 64;
+    const x = Float32Array.from({ length: n }, (_, i) => i * 3);
+    const args = { x, y: new Float32Array(n), n, B };
+    expect(count(simPtx(copy1d, args).ptx, /cp\.async\.bulk\.tensor\.1d/)).toBe(2);
+    const r = await runBoth(copy1d, args, [3]);
+    const want = Array.from(x, (v) => v + 1);
+    expect(Array.from(r.sim.y as Float32Array)).toEqual(want);
+    expect(Array.from(r.interpret.y as Float32Array)).toEqual(want);
+    await copy1d.run({ ...args, y: new Float32Array(n) }, { grid: [3], device: 'sim', sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+  });
+
   it('reads zeros outside the tensor (negative offsets and past the end), as TMA fills', async () => {
     const M = 20, N = 24, BM = 8, BN = 16;
     const x = Float32Array.from({ length: M * N }, (_, i) => i + 1);
@@ -268,6 +295,35 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
       expect(Array.from(dev.download(bz, new Float32Array(M * N)))).toEqual(Array.from(x));
     } finally {
       for (const b of [bx, by, bz]) dev.free(b);
+    }
+  });
+
+  it('a kernel read back from the persistent cache carries its tensor-map recipes and launches', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-tma-cache-'));
+    try {
+      const M = 32, N = 32;
+      const { f } = traced(copy2d('f32'), { x: new Float32Array(M * N), y: new Float32Array(M * N), M, N, BM: 16, BN: 16 });
+      const opts = { target: 'sm_90a' as const, ptxas: false };
+      const first = compileCached(f, opts, { cache: new CompileCache({ dir, disk: true }) });
+      let compiles = 0;
+      const fromDisk = compileCached(f, opts, { cache: new CompileCache({ dir, disk: true }), compile: (g, o) => (compiles++, compile(g, o)) });
+      expect(compiles).toBe(0);
+      expect(fromDisk).not.toBe(first);
+      expect(fromDisk.metadata.tensorMaps).toEqual(first.metadata.tensorMaps);
+      const dev = simDevice().native;
+      const x = Float32Array.from({ length: M * N }, (_, i) => i - 3);
+      const [bx, by] = [dev.alloc(x.byteLength), dev.alloc(x.byteLength)];
+      try {
+        dev.upload(bx, x);
+        dev.launch(fromDisk, [bx, by, M, N], [2, 2, 1]);
+        dev.synchronize();
+        expect(Array.from(dev.download(by, new Float32Array(M * N)))).toEqual(Array.from(x));
+      } finally {
+        dev.free(bx);
+        dev.free(by);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -363,6 +419,23 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
       await expect(bad).rejects.toMatchObject({ code: 'E_DESCRIPTOR', message: expect.stringMatching(/tensor descriptor 'a': strides\[0\] = 161 elements is 322 bytes, not a multiple of 16/) });
     });
 
+    it('BM = 64: the dot is a wgmma reading both operands from the TMA ring', async () => {
+      const wargs = { ...args, c: new Float32Array(M * N), BM: 64, BN: 64 };
+      const ptx = simPtx(mm, wargs).ptx;
+      // the wgmma stays in flight into the next iteration (wait_group 1), so tiles go 1 ahead, not 2
+      expect(ptx).toContain('one mbarrier per stage, issued 1 ahead');
+      expect(count(ptx, /wgmma\.wait_group\.sync\.aligned 1;/)).toBe(1);
+      expect(count(ptx, /wgmma\.mma_async/)).toBeGreaterThan(0);
+      expect(count(ptx, /ldmatrix|st\.shared\.v4\.b32/)).toBe(0); // no staging: wgmma descriptors point into the stages
+      const r = await runBoth(mm, wargs, [1, 1, 1]);
+      expectClose(r.sim.c as Float32Array, want, 1e-4, 'sim (wgmma + TMA ring) vs reference');
+      expectClose(r.interpret.c as Float32Array, want, 1e-4, 'interpreter vs reference');
+      for (const numStages of [2, 4]) {
+        const out = runCompiled(mm, wargs, [1, 1, 1], { target: 'sm_90a', numStages });
+        expectClose(out.c as Float32Array, want, 1e-4, `sim (wgmma + TMA ring, ${numStages} stages) vs reference`);
+      }
+    });
+
     it("sm_90a with the option tma: false takes sm_80's path", () => {
       const out = runCompiled(mm, args, grid, { target: 'sm_90a', tma: false });
       expectClose(out.c as Float32Array, want, 1e-4, 'sim (sm_90a, tma off) vs reference');
@@ -376,6 +449,7 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     const sanitize = ['racecheck', 'synccheck', 'initcheck'] as const;
     const run = (k: Kernel, args: Record<string, unknown>, grid: number[]) => k.run(args as never, { grid, device: 'sim', sanitize: [...sanitize] });
     await run(mm, { a, b, c: new Float32Array(M * N), M, N, K, BM: 32, BN: 32, BK: 32 }, [2, 2]);
+    await run(mm, { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN: 64, BK: 32 }, [1, 1]); // wgmma, overlapped
     await run(copy2d('f32'), { x: new Float32Array(40 * 24), y: new Float32Array(40 * 24), M: 40, N: 24, BM: 16, BN: 16 }, [3, 2]);
     await run(overhang, { x: new Float32Array(20 * 24), out: new Float32Array(2 * 8 * 16), M: 20, N: 24, BM: 8, BN: 16 }, [2]);
   });
