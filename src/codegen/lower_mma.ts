@@ -56,22 +56,27 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
   const align = Math.min(16, pitch & -pitch, baseBytes === 0 ? 16 : baseBytes & -baseBytes);
   const v = b && b.order[0] === 1 && cta.every((c, d) => c <= shape[d]!) ? Math.min(align / eb, b.sizePerThread[1]!) : 1;
   // fp8 lives in 16-bit registers; the byte packing below works on b32 words
-  if (isFp8(t)) regs = regs.map((r) => {
+  const byte32 = (r: string): string => {
+    if (!isFp8(t)) return r;
     const w = cx.reg('b32');
     cx.emit(`cvt.u32.u16 ${w}, ${r};`);
     return w;
-  });
+  };
   const per = 4 / eb; // elements per 32-bit word
   const addrs = cx.linearAddrs(l, shape, eb, strides, baseBytes);
   if (v < per || regs.length === 1) {
-    addrs.forEach((a, i) => cx.emit(`st.shared.b${8 * eb} ${addrStr(a)}, ${regs[regs.length === 1 ? 0 : i]};`));
+    addrs.forEach((a, i) => cx.emit(`st.shared.b${8 * eb} ${addrStr(a)}, ${byte32(regs[regs.length === 1 ? 0 : i]!)};`));
     return;
   }
   for (let i = 0; i < addrs.length; i += v) {
     const words: string[] = [];
     for (let k = 0; k < v; k += per) {
       if (per === 1) words.push(regs[i + k]!);
-      else if (per === 4) words.push(packBytes(cx, regs.slice(i + k, i + k + 4)));
+      else if (per === 4) {
+        // bytes just unpacked from a loaded word go back as that word
+        const b = regs.slice(i + k, i + k + 4);
+        words.push(cx.byteWordOf(b) ?? packBytes(cx, b.map(byte32)));
+      }
       else {
         // halves just unpacked from a loaded word go back as that word
         let w = cx.wordOf(regs[i + k]!, regs[i + k + 1]!);
