@@ -10,17 +10,15 @@
 // already in the accumulator layout with warps along M (P in attention) stays in registers
 // (mma_a_regs.ts).
 import type { Op, Value } from '../ir/ops.js';
-import type { ElemType } from '../ir/types.js';
-import type { MmaKind } from '../compiler/mma_kinds.js';
+import { isFp8, type ElemType } from '../ir/types.js';
 import { ctaTile, isMmaLayout, permuteBlocked, regSlots, type Layout } from '../compiler/layout.js';
-import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
+import { dotInputPrecision, mmaKindOf, type MmaKind } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
 import { aFragsInRegs } from './mma_a_regs.js';
 import { bPitch, bScalarLane, loadScalarB, packBytes, stagedBytes, tf32Regs } from './mma_fragments.js';
 import { stagedTile, type StagedTile } from './staged.js';
 import { fp8MmaInstr, fp8StepAsF16, fp8WordToF16x2, hasFp8Mma, isFp8Kind } from './mma_fp8.js';
-import { isFp8 } from '../ir/types.js';
 
 /**
  * Adds the tile's shared address to the lane offset `lane`: once, in the prologue, for the
