@@ -133,6 +133,14 @@ export class Lowering {
     }
     return this.useCounts.get(v.id) === 1;
   }
+  /** Records that the four byte registers `b` (lowest byte first) were unpacked from `word`. */
+  noteByteWord(b: readonly string[], word: string): void {
+    this.words.set(b.join(','), word);
+  }
+  /** The 32-bit register the byte registers `b` were unpacked from, in order, if any (as wordOf). */
+  byteWordOf(b: readonly string[]): string | undefined {
+    return b.length === 4 ? this.words.get(b.join(',')) : undefined;
+  }
   /** Records that 16-bit registers `lo`, `hi` were unpacked from the 32-bit `word`. */
   noteWord(lo: string, hi: string, word: string): void {
     this.words.set(`${lo},${hi}`, word);

@@ -85,6 +85,8 @@ function unpack(cx: Lowering, t: DType, w: string, rs: string[]): void {
       cx.emit(`cvt.u16.u32 ${r}, ${b};`);
     } else cx.emit(`bfe.${t === 'i8' || t === 'i16' ? 's32' : 'u32'} ${r}, ${w}, ${bits * j}, ${bits};`);
   });
+  // four bytes staged for the mma again go back as this word (lower_mma.ts storeStaged)
+  if (rs.length === 4 && t !== 'bool') cx.noteByteWord(rs, w);
 }
 
 const load: Rule = (cx, op) => {

@@ -13,10 +13,9 @@
 // already in the accumulator layout with warps along M (P in attention) stays in registers
 // (mma_a_regs.ts).
 import type { Op, Value } from '../ir/ops.js';
-import type { ElemType } from '../ir/types.js';
-import type { MmaKind } from '../compiler/mma_kinds.js';
+import { isFp8, type ElemType } from '../ir/types.js';
 import { ctaTile, isMmaLayout, permuteBlocked, regSlots, type Layout } from '../compiler/layout.js';
-import { dotInputPrecision, mmaKindOf } from '../compiler/mma_kinds.js';
+import { dotInputPrecision, mmaKindOf, type MmaKind } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering, type SmemAddr } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
 import { aFragsInRegs } from './mma_a_regs.js';
@@ -25,7 +24,6 @@ import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { stagedTile, type StagedTile } from './staged.js';
 import { prologueSink, slotOffsets, SwizzledLanes, type TileGeom } from './swizzle_addr.js';
 import { fp8MmaInstr, fp8StepAsF16, fp8WordToF16x2, hasFp8Mma, isFp8Kind } from './mma_fp8.js';
-import { isFp8 } from '../ir/types.js';
 
 const stagedDesc = (t: StagedTile): string => `${t.transposed ? 'transposed ' : ''}${t.rows} rows of ${t.rowBytes} bytes`;
 
@@ -49,11 +47,12 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
   const align = Math.min(16, rowAlign, baseBytes === 0 ? 16 : baseBytes & -baseBytes);
   const v = b && b.order[0] === 1 && cta.every((c, d) => c <= shape[d]!) ? Math.min(align / eb, b.sizePerThread[1]!) : 1;
   // fp8 lives in 16-bit registers; the byte packing below works on b32 words
-  if (isFp8(t)) regs = regs.map((r) => {
+  const byte32 = (r: string): string => {
+    if (!isFp8(t)) return r;
     const w = cx.reg('b32');
     cx.emit(`cvt.u32.u16 ${w}, ${r};`);
     return w;
-  });
+  };
   const per = 4 / eb; // elements per 32-bit word
   const offs = slotOffsets(cx, l, shape, eb, g, bias);
   const addr = (i: number): SmemAddr => {
@@ -62,14 +61,18 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
   };
   const n = regSlots(l, shape).length;
   if (v < per || regs.length === 1) {
-    for (let i = 0; i < n; i++) cx.emit(`st.shared.b${8 * eb} ${addrStr(addr(i))}, ${regs[regs.length === 1 ? 0 : i]};`);
+    for (let i = 0; i < n; i++) cx.emit(`st.shared.b${8 * eb} ${addrStr(addr(i))}, ${byte32(regs[regs.length === 1 ? 0 : i]!)};`);
     return;
   }
   for (let i = 0; i < n; i += v) {
     const words: string[] = [];
     for (let k = 0; k < v; k += per) {
       if (per === 1) words.push(regs[i + k]!);
-      else if (per === 4) words.push(packBytes(cx, regs.slice(i + k, i + k + 4)));
+      else if (per === 4) {
+        // bytes just unpacked from a loaded word go back as that word
+        const b = regs.slice(i + k, i + k + 4);
+        words.push(cx.byteWordOf(b) ?? packBytes(cx, b.map(byte32)));
+      }
       else {
         // halves just unpacked from a loaded word go back as that word
         let w = cx.wordOf(regs[i + k]!, regs[i + k + 1]!);

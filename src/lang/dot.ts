@@ -6,6 +6,10 @@ import { broadcastToIn, castIn, checkDType, constantIn, describe, toTileIn, type
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
+/**
+ * Options of `dot`. Inputs: any numeric dtypes (promoted to one), or two fp8 tiles — the same
+ * format or f8e4m3 with f8e5m2, not promoted — into an f32 or f16 accumulator.
+ */
 export interface DotOptions {
   /** Accumulator [M, N]; its dtype is the result dtype. */
   acc?: TileLike;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { simDevice, expectBitwise, expectSame, randF32, runBoth } from './helpers.js';
 import { cdiv, expectWithin, fp8Codes, fp8Matmul, reference, U_F16, U_F32 } from './fp8_matmul_cases.js';
-import type { Fp8 } from '../ir/fp8_ref.js';
+import { refDecode, type Fp8 } from '../ir/fp8_ref.js';
 
 const PAIRS: [Fp8, Fp8][] = [['f8e4m3', 'f8e4m3'], ['f8e5m2', 'f8e5m2'], ['f8e4m3', 'f8e5m2'], ['f8e5m2', 'f8e4m3']];
 
@@ -54,6 +54,26 @@ describe('fp8 dots on sm_80 (f16 mma on widened fragments)', () => {
     const ref = reference(t, t, a, b, f16ToFloat32(c), M, N, K);
     expectWithin(f16ToFloat32(r.sim.c as Uint16Array), ref, K, U_F16, 'sim vs JS');
     expectWithin(f16ToFloat32(r.interpret.c as Uint16Array), ref, K, U_F16, 'interpreter vs JS');
+  });
+
+  it.each([['f8e4m3', 'f8e4m3'], ['f8e5m2', 'f8e5m2'], ['f8e5m2', 'f8e4m3']] as const)('every %s code survives the widening exactly (a = all 256 codes, b = %s identity): sim = interpreter = JS', async (ta, tb) => {
+    // subnormals, the largest finite values, signed zeros, infinities and NaNs all go through the
+    // e4m3 rebias / e5m2 byte move; with b = I each output is one exact product plus zeros
+    const M = 64, N = 32, K = 32;
+    const a = Uint8Array.from({ length: M * K }, (_, i) => i % 256);
+    const one = tb === 'f8e4m3' ? 0x38 : 0x3c;
+    const b = Uint8Array.from({ length: K * N }, (_, i) => (Math.floor(i / N) === i % N ? one : 0));
+    const c = new Float32Array(M * N);
+    const r = await runBoth(fp8Matmul(ta, tb, 'f32'), { a, b, c, M, N, K, GN: 1, BM: 64, BN: 32, BK: 32 }, 1);
+    const ref = Float32Array.from(reference(ta, tb, a, b, c, M, N, K).value);
+    expectSame('f32', r.sim.c as Float32Array, ref, 'sim vs JS');
+    expectSame('f32', r.interpret.c as Float32Array, ref, 'interpreter vs JS');
+    // the diagonal-adjacent outputs are the codes themselves: a[m, n] * 1
+    const sim = r.sim.c as Float32Array;
+    for (let m = 0; m < 8; m++) for (let n = 0; n < N; n++) {
+      const x = refDecode(ta, (m * K + n) % 256);
+      if (Number.isFinite(x) && (a.subarray(m * K, m * K + K).every((q) => Number.isFinite(refDecode(ta, q))))) expect(sim[m * N + n], `code ${(m * K + n) % 256}`).toBe(x === 0 ? 0 : x);
+    }
   });
 
   it('BK 16 (not a multiple of 32) stays on FMA: products exact, summed in k order like the interpreter, bit for bit', async () => {

@@ -58,6 +58,17 @@ describe('fp8 dots on the fp8 mma.sync (the sim as sm_90)', () => {
     expect(Number.isNaN(ref[5 * N]!) && Number.isNaN(ref[3]!) && !Number.isNaN(ref[0]!)).toBe(true);
   });
 
+  it.each([['f8e4m3', 'f8e4m3'], ['f8e5m2', 'f8e4m3']] as const)('every %s code times a %s identity on sm_89 and sm_90a: the exact JS products bit for bit (any NaN for a NaN)', async (ta, tb) => {
+    const M = 64, N = 32, K = 32;
+    const a = Uint8Array.from({ length: M * K }, (_, i) => i % 256);
+    const b = Uint8Array.from({ length: K * N }, (_, i) => (Math.floor(i / N) === i % N ? (tb === 'f8e4m3' ? 0x38 : 0x3c) : 0));
+    const c = new Float32Array(M * N);
+    const ref = Float32Array.from(reference(ta, tb, a, b, c, M, N, K).value);
+    const r = await runBoth(fp8Matmul(ta, tb, 'f32'), { a, b, c, M, N, K, GN: 1, BM: 64, BN: 32, BK: 32 }, 1);
+    expectSame('f32', r.sim.c as Float32Array, ref, 'sim (sm_90a) vs JS');
+    expectSame('f32', onTarget('sm_89', ta, tb, 'f32', a, b, c, M, N, K, 64, 32, 32), ref, 'sim (sm_89) vs JS');
+  });
+
   it.each([['f8e4m3'], ['f8e5m2']] as const)('%s into an f16 accumulator (the .f16 form), 64 x 64 x 64: within the f16 bound', async (t) => {
     const M = 64, N = 64, K = 64;
     const a = fp8Codes(t, M * K, 91), b = fp8Codes(t, K * N, 92), c = f16Array(randF32(M * N, 93));
