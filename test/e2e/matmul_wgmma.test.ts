@@ -155,6 +155,43 @@ describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
   });
 });
 
+describe('chained dots with two m64 blocks per warpgroup', () => {
+  it('flash attention with BM = 128 on 4 warps (L = 256, BN = 32, D = 16): P (two m64 blocks of rows per warp) is the A of P V from registers', async () => {
+    const L = 256, D = 16, scale = 1 / Math.sqrt(D);
+    const q = enc('f16', randF32(L * D, 61)), k = enc('f16', randF32(L * D, 62)), v = enc('f16', randF32(L * D, 63));
+    const args = { q, k, v, o: new Float32Array(L * D), L, scale, BM: 128, BN: 32, D };
+    const r = await runBoth(new Kernel(flashAttention.f16), args, L / 128, { numStages: 1 });
+    expectClose(r.sim.o, r.interpret.o, 1e-3, 'sim vs interpreter');
+    expectClose(r.sim.o, attentionRef(dec('f16', q), dec('f16', k), dec('f16', v), L, D, scale), 4e-3, 'sim vs JS');
+    // S: 2 m64 blocks x 1 k-step (m64n32k16); P V: 2 m64 blocks x 2 k-steps (m64n16k16), A from registers
+    const ptx = expectWgmmaPath(flashAttention.f16 as unknown as KernelDef, args, 6, /wgmma\.mma_async\.sync\.aligned\.m64n(32|16)k16\.f32\.f16\.f16 /, { dots: 2 });
+    expect(count(ptx, /wgmma\.mma_async\S*m64n16k16\S* \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}/)).toBe(4);
+  });
+});
+
+const transStore = kernel(
+  { name: 'mm_wg_trans_store', params: { a: ptr('f16'), b: ptr('f16'), ct: ptr('f32'), BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, ct, BM, BN, BK }) => {
+    const rm = arange(0, BM), rn = arange(0, BN), rk = arange(0, BK);
+    const c = dot(load(a.add(rm.expandDims(1).mul(BK).add(rk.expandDims(0)))), load(b.add(rk.expandDims(1).mul(BN).add(rn.expandDims(0)))));
+    // c^T stored row-major [BN, BM]: the accumulator's layout transposed, then converted for the store
+    store(ct.add(rn.expandDims(1).mul(BM).add(rm.expandDims(0))), c.trans([1, 0]));
+  },
+);
+
+describe('the accumulator transposed', () => {
+  it('c^T of a [64, 128] wgmma dot stored row-major: trans relabels the layout, the store converts it', async () => {
+    const BM = 64, BN = 128, BK = 32;
+    const a = f16Array(randF32(BM * BK, 71)), b = f16Array(randF32(BK * BN, 72));
+    const args = { a, b, ct: new Float32Array(BM * BN), BM, BN, BK };
+    const r = await runBoth(transStore, args, 1, { numStages: 1 });
+    const c = matmulRef(f16ToFloat32(a), f16ToFloat32(b), BM, BN, BK);
+    const want = Float64Array.from({ length: BM * BN }, (_, i) => c[(i % BM) * BN + Math.floor(i / BM)]!);
+    expectClose(r.sim.ct, want, 1e-4, 'sim vs JS');
+    expectWgmmaPath(transStore.def, args, 2, /wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.f16\.f16 /);
+  });
+});
+
 describe.each(['f16', 'bf16'] as const)('flash attention at the bench tiles in %s', (t) => {
   it('BM = BN = D = 64, 4 warps, 3 stages (L = 256): V through the cp.async ring, K^T staged [BN, D], P from registers; 8 wgmma per iteration', async () => {
     const L = 256, D = 64, scale = 1 / Math.sqrt(D);
