@@ -23,6 +23,7 @@ import { dotInputPrecision } from '../compiler/mma_kinds.js';
 import { wgmmaKindOf, wgmmaN, type WgmmaKind } from '../compiler/wgmma_kinds.js';
 import type { Lowering } from './context.js';
 import { mmaAccum } from './mma_accum.js';
+import { defsOf } from './remat.js';
 import { stagedBytes, tf32Regs } from './mma_fragments.js';
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { stagedTile, type StagedTile } from './staged.js';
@@ -183,9 +184,13 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   }
   const descB = emitDesc(cx, B.tile!.base, B.tile!, B.mnMajor);
 
-  const acc = mmaAccum(cx, kind, r.type.elem, regSlots(L, [M, N]), accIn, cx.mayClobber(op, 2));
+  // a zero accumulator is not materialized: each fragment's first wgmma has scale-d 0 (D = A*B)
+  const zero = zeroConst(cx, op.operands[2]!);
+  const acc = mmaAccum(cx, kind, r.type.elem, regSlots(L, [M, N]), accIn, cx.mayClobber(op, 2), zero);
   const scale = cx.reg('pred');
   cx.emit(`setp.ne.b32 ${scale}, 1, 0;`);
+  const noScale = zero ? cx.reg('pred') : scale;
+  if (zero) cx.emit(`setp.ne.b32 ${noScale}, 0, 0;`);
   const aFrags: string[][][] = [];
   const MI = M / (16 * W); // m64 blocks per warpgroup
   if (aRegs) for (let i = 0; i < MI; i++) aFrags.push(Array.from({ length: K / kind.k }, (_, kk) => aRegs(i, kk)));
@@ -200,7 +205,7 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
       for (let kk = 0; kk < K / kind.k; kk++) {
         const aOp = aRegs ? `{${aFrags[i]![kk]!.join(', ')}}` : descPlus(cx, descA!, sliceOffset(A.tile!, A.mnMajor, r0, kk * kind.k, eb));
         const bOp = descPlus(cx, descB, sliceOffset(B.tile!, B.mnMajor, nb * NI, kk * kind.k, eb));
-        cx.emit(`${instr} {${d.join(', ')}}, ${aOp}, ${bOp}, ${scale}${imm};`);
+        cx.emit(`${instr} {${d.join(', ')}}, ${aOp}, ${bOp}, ${kk === 0 ? noScale : scale}${imm};`);
       }
     }
   }
@@ -212,6 +217,17 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   sb?.release?.();
   cx.define(r, acc.result());
   return true;
+}
+
+const defs = new WeakMap<Lowering, Map<number, Op>>();
+/** Whether `v` is a constant +0 tile (zeros(...)): its value never needs to be in registers. */
+function zeroConst(cx: Lowering, v: Value): boolean {
+  let m = defs.get(cx);
+  if (!m) defs.set(cx, (m = defsOf(cx.func)));
+  const d = m.get(v.id);
+  if (d?.kind !== 'const') return false;
+  const x = (d as Op<'const'>).attrs.value;
+  return (x === 0 && !Object.is(x, -0)) || x === 0n;
 }
 
 /**

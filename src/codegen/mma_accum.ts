@@ -29,7 +29,11 @@ export interface MmaAccum {
  * instruction's type (f32 or s32 accumulating into f32 or 32-bit integer tiles) the mma then
  * reads and writes them directly.
  */
-export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: readonly RegSlot[], accIn: string[], inPlace = false): MmaAccum {
+/**
+ * `fresh`: the registers are left unwritten (wgmma's first instruction per fragment reads none of
+ * them: scale-d 0, for a zero accumulator); accIn is then not read.
+ */
+export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: readonly RegSlot[], accIn: string[], inPlace = false, fresh = false): MmaAccum {
   const src = (i: number): string => accIn[accIn.length === 1 ? 0 : i]!;
   const at = new Map(slots.map((s, i) => [`${s.off[0]},${s.off[1]}`, i]));
   const idx = (row: number, col: number): number => at.get(`${row},${col}`)!;
@@ -39,7 +43,7 @@ export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: reado
     slots.forEach((s, i) => {
       if (s.off[1]! % 2 !== 0) return;
       const p = cx.reg('b32');
-      cx.emit(`mov.b32 ${p}, {${src(i)}, ${src(idx(s.off[0]!, s.off[1]! + 1))}};`);
+      if (!fresh) cx.emit(`mov.b32 ${p}, {${src(i)}, ${src(idx(s.off[0]!, s.off[1]! + 1))}};`);
       packed.set(i, p);
     });
     return {
@@ -64,7 +68,7 @@ export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: reado
   }
   const acc = slots.map((_, i) => {
     const d = cx.reg(f32 ? 'f32' : 'b32');
-    cx.emit(f32 ? `mov.f32 ${d}, ${isHalf(tc) ? toF32(cx, tc, src(i)) : src(i)};` : `mov.b32 ${d}, ${src(i)};`);
+    if (!fresh) cx.emit(f32 ? `mov.f32 ${d}, ${isHalf(tc) ? toF32(cx, tc, src(i)) : src(i)};` : `mov.b32 ${d}, ${src(i)};`);
     return d;
   });
   return {

@@ -12,7 +12,7 @@ import { swizzledOffset, swizzleFor, type SwizzleBytes } from '../../src/codegen
 import { encodeDesc, sliceOffset, strideBytes, type SwizzledTile } from '../../src/codegen/wgmma_desc.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { matmulAligned } from '../../bench/kernels.js';
-import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
+import { arange, constexpr, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import type { ParamSpec } from '../../src/compiler/axis_info.js';
 import { randF32, simDevice } from '../e2e/helpers.js';
@@ -136,6 +136,27 @@ const descMatmul = kernel(
     dc.store([om, on], acc!);
   },
 );
+
+/** c = a @ b with no accumulator operand (a zero one). */
+const plainDot = kernel(
+  { name: 'wg_plain_dot', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, BM, BN, BK }) => {
+    const rm = arange(0, BM), rn = arange(0, BN), rk = arange(0, BK);
+    const d = dot(load(a.add(rm.expandDims(1).mul(BK).add(rk.expandDims(0)))), load(b.add(rk.expandDims(1).mul(BN).add(rn.expandDims(0)))));
+    store(c.add(rm.expandDims(1).mul(BN).add(rn.expandDims(0))), d);
+  },
+);
+
+describe('golden PTX: a zero accumulator', () => {
+  it('is never materialized: the first k-step of each fragment has scale-d 0, the next ones 1', () => {
+    const ptx = gateTargets(plainDot.trace(TILE), ['sm_90a'], { numWarps: 4 })['sm_90a']!.ptx;
+    const p0 = /setp\.ne\.b32 (%p\d+), 0, 0;/.exec(ptx)?.[1], p1 = /setp\.ne\.b32 (%p\d+), 1, 0;/.exec(ptx)?.[1];
+    expect(p0 && p1).toBeTruthy();
+    const mma = lines(ptx, /wgmma\.mma_async/);
+    expect(mma.map((l) => /, (%p\d+), 1, 1, 0, 1;$/.exec(l)?.[1])).toEqual([p0, p1]);
+    expect(ptx).not.toMatch(/mov\.f32 %f\d+, 0f00000000;/);
+  });
+});
 
 describe('golden PTX: wgmma reading the TMA ring (tensor descriptors, sm_90a)', () => {
   it('64x64x32 f16 at 3 stages: TMA boxes into the stages, 2 wgmma per iteration read them by descriptor and stay in flight into the next, nothing staged from registers', () => {

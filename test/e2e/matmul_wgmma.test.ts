@@ -175,7 +175,7 @@ const transStore = kernel(
     const rm = arange(0, BM), rn = arange(0, BN), rk = arange(0, BK);
     const c = dot(load(a.add(rm.expandDims(1).mul(BK).add(rk.expandDims(0)))), load(b.add(rk.expandDims(1).mul(BN).add(rn.expandDims(0)))));
     // c^T stored row-major [BN, BM]: the accumulator's layout transposed, then converted for the store
-    store(ct.add(rn.expandDims(1).mul(BM).add(rm.expandDims(0))), c.trans([1, 0]));
+    store(ct.add(rn.expandDims(1).mul(BM).add(rm.expandDims(0))), c.trans(1, 0));
   },
 );
 
