@@ -160,11 +160,11 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
       const lb = bT ? permuteBlocked(Lb as BlockedLayout, [1, 0]) : Lb;
       storeStaged(cx, b.type.elem, input(b), lb, bT ? [N, K] : [K, N], bTile, sm, aBytes);
     }
-    B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, sb!, false);
-    if (sa) A = stagedOperand(cx, sa, true);
+    B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, sb!, false, [K, N], eb);
+    if (sa) A = stagedOperand(cx, sa, true, [M, K], eb);
   } else {
-    B = stagedOperand(cx, sb!, false);
-    if (sa) A = stagedOperand(cx, sa, true);
+    B = stagedOperand(cx, sb!, false, [K, N], eb);
+    if (sa) A = stagedOperand(cx, sa, true, [M, K], eb);
   }
   if (B.mnMajor && !kind.transposable) cx.fail(`wgmma ${kind.input} reads B K-major only, but the staged b is [K, N]`);
   if (A.mnMajor && !kind.transposable) cx.fail(`wgmma ${kind.input} reads A K-major only, but the staged a is [K, M]`);
@@ -234,8 +234,10 @@ function zeroConst(cx: Lowering, v: Value): boolean {
  * A staged tile (the pipeliner's ring) as wgmma reads it: A ([M, K] as loaded) is K-major unless
  * stored transposed; B ([K, N] as loaded) is MN-major unless stored transposed ([N, K]).
  */
-function stagedOperand(cx: Lowering, t: StagedTile, isA: boolean): Operand {
+function stagedOperand(cx: Lowering, t: StagedTile, isA: boolean, shape: readonly [number, number], eb: number): Operand {
   if (!t.swizzle) cx.fail(`wgmma reads swizzled tiles only; the staged tile's ${t.rowBytes}-byte rows are not`);
+  const [R, C] = t.transposed ? [shape[1], shape[0]] : shape;
+  if (t.rows !== R || t.rowBytes !== C * eb) cx.fail(`wgmma: operand ${isA ? 'a' : 'b'} staged as ${t.rows} rows of ${t.rowBytes} bytes, expected [${R}, ${C}] of ${eb}-byte elements`);
   return { tile: { rows: t.rows, rowBytes: t.rowBytes, swizzle: t.swizzle, base: t.base }, mnMajor: isA ? t.transposed : !t.transposed };
 }
 
