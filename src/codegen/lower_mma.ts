@@ -242,8 +242,8 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     }
     for (let t = 0; t < TM; t++) {
       for (let j = 0; j < TN; j++) {
-        const d = acc.frag(2 * t * 8 * WM, (2 * t + 1) * 8 * WM, j * 8 * WN);
-        cx.emit(`${instr} {${d}}, {${af[t]!.join(', ')}}, {${bf[j]!.join(', ')}}, {${d}};`);
+        const f = acc.frag(2 * t * 8 * WM, (2 * t + 1) * 8 * WM, j * 8 * WN);
+        cx.emit(`${instr} {${f.d}}, {${af[t]!.join(', ')}}, {${bf[j]!.join(', ')}}, {${f.c}};`);
       }
     }
   }
