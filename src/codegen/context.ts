@@ -363,9 +363,13 @@ export class Lowering {
    * holding the address past the reserved region; `need` bytes must fit.
    */
   smemBase(need = 0): string {
-    this.sharedBytes = Math.max(this.sharedBytes, this.reserved + need);
     const sym = this.smemSymbol();
-    if (!this.reserved) return sym;
+    // outside the loops whose ring is reserved, the scratch may use the ring's bytes too
+    if (!this.reserved || !this.ringLive) {
+      this.sharedBytes = Math.max(this.sharedBytes, need);
+      return sym;
+    }
+    this.sharedBytes = Math.max(this.sharedBytes, this.reserved + need);
     if (!this.scratchReg) {
       this.scratchReg = this.e.reg('b32');
       this.e.emitPrologue(`mov.u32 ${this.scratchReg}, ${sym};`);
@@ -373,9 +377,24 @@ export class Lowering {
     }
     return this.scratchReg;
   }
-  /** Scratch bytes the kernel has already (past the reserved region): using no more costs nothing. */
+  /** Scratch bytes the kernel has already (past the reserved region where it is live): using no more costs nothing. */
   get scratchRoom(): number {
-    return this.sharedBytes - this.reserved;
+    return this.sharedBytes - (this.ringLive ? this.reserved : 0);
+  }
+  private ringLive = 0;
+  /**
+   * Lowers `fn` with the reserved region live (a pipelined loop whose body uses the scratch):
+   * the scratch starts after it. Elsewhere the scratch starts at 0 and may overlap the ring,
+   * which is idle there (every scratch user and every ring prologue starts with a barrier, and
+   * a ring's copies have all landed when its loop ends).
+   */
+  withRingLive<T>(fn: () => T): T {
+    this.ringLive++;
+    try {
+      return fn();
+    } finally {
+      this.ringLive--;
+    }
   }
   needShared(bytes: number): void {
     this.smemBase(bytes);

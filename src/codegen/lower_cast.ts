@@ -3,6 +3,7 @@
 // f16/bf16 go through f32, bool is 0/1; fp8 in lower_fp8.ts).
 import type { Op } from '../ir/ops.js';
 import { bitWidth, isFloat, isPtr, isSigned, type DType, type ElemType } from '../ir/types.js';
+import { blockedOf } from '../compiler/layout.js';
 import { movFor, type Lowering } from './context.js';
 import { fromF32, normalize, perElem, toF32 } from './lower_elementwise.js';
 import { bitcastFp8, castFp8, involvesFp8 } from './lower_fp8.js';
@@ -78,8 +79,51 @@ function movHalfFromPred(cx: Lowering, t: ElemType, d: string, a: string): void 
 const cast: Rule = (cx, op) => {
   const to = (op as Op<'cast'>).attrs.to;
   const from = elemOf(op);
+  if (from === 'f32' && (to === 'f16' || to === 'bf16') && castPairs(cx, op, to)) return;
   perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!));
 };
+
+/**
+ * f32 -> f16/bf16 two elements at a time where a thread holds neighbours along the fastest dim:
+ * one `cvt.rn.{f16,bf16}x2.f32` (the same rounding as two scalar cvt) whose word is remembered
+ * (Lowering.noteWord), so packing the pair again (an mma A fragment, a 32-bit store) is free and
+ * the halves' unpack is dead code when nothing else reads them. False: no pairs.
+ */
+function castPairs(cx: Lowering, op: Op, to: 'f16' | 'bf16'): boolean {
+  const r = op.results[0]!;
+  const src = cx.operand(op, 0);
+  const l = cx.layoutOf(r);
+  const b = blockedOf(l);
+  if (!b || src.length === 1) return false;
+  const slots = cx.slots(r);
+  const d = b.order[0]!;
+  const at = new Map(slots.map((s, i) => [s.off.join(','), i]));
+  const partner = (i: number): number | undefined => {
+    const off = slots[i]!.off;
+    if (off[d]! % 2 !== 0) return undefined;
+    return at.get(off.map((o, k) => (k === d ? o + 1 : o)).join(','));
+  };
+  if (!slots.some((_, i) => partner(i) !== undefined)) return false;
+  const out = cx.newRegs(to, slots.length);
+  const done = new Set<number>();
+  slots.forEach((_, i) => {
+    if (done.has(i)) return;
+    const j = partner(i);
+    if (j === undefined || done.has(j)) {
+      castOne(cx, 'f32', to, out[i]!, src[i]!);
+      done.add(i);
+      return;
+    }
+    // the first operand goes to the upper half
+    const w = cx.reg('b32');
+    cx.emit(`cvt.rn.${to}x2.f32 ${w}, ${src[j]}, ${src[i]};`);
+    cx.emit(`mov.b32 {${out[i]}, ${out[j]}}, ${w};`);
+    cx.noteWord(out[i]!, out[j]!, w);
+    done.add(i).add(j);
+  });
+  cx.define(r, out);
+  return true;
+}
 const bitcast: Rule = (cx, op) => {
   const to = (op as Op<'bitcast'>).attrs.to;
   const from = elemOf(op);

@@ -261,16 +261,17 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
       const aw = af.map((f) => widen(kind.input, f)), bw = bf.map((f) => widen(kind.inputB ?? kind.input, f));
       for (let t = 0; t < TM; t++) {
         for (let j = 0; j < TN; j++) {
-          const d = acc.frag(2 * t * 8 * WM, (2 * t + 1) * 8 * WM, j * 8 * WN);
-          for (const h of fp8StepAsF16(aw[t]!, bw[j]!)) cx.emit(`${instr} {${d}}, {${h.a.join(', ')}}, {${h.b.join(', ')}}, {${d}};`);
+          // the first of the two f16 mmas reads C from the fragment's input, the second its own D
+          const f = acc.frag(2 * t * 8 * WM, (2 * t + 1) * 8 * WM, j * 8 * WN);
+          fp8StepAsF16(aw[t]!, bw[j]!).forEach((h, n) => cx.emit(`${instr} {${f.d}}, {${h.a.join(', ')}}, {${h.b.join(', ')}}, {${n === 0 ? f.c : f.d}};`));
         }
       }
       continue;
     }
     for (let t = 0; t < TM; t++) {
       for (let j = 0; j < TN; j++) {
-        const d = acc.frag(2 * t * 8 * WM, (2 * t + 1) * 8 * WM, j * 8 * WN);
-        cx.emit(`${instr} {${d}}, {${af[t]!.join(', ')}}, {${bf[j]!.join(', ')}}, {${d}};`);
+        const f = acc.frag(2 * t * 8 * WM, (2 * t + 1) * 8 * WM, j * 8 * WN);
+        cx.emit(`${instr} {${f.d}}, {${af[t]!.join(', ')}}, {${bf[j]!.join(', ')}}, {${f.c}};`);
       }
     }
   }

@@ -25,7 +25,7 @@
 // wgmma.wait_group 0 follows the loop.
 import type { Op } from '../ir/ops.js';
 import { byteSize, pointee, type PtrType } from '../ir/types.js';
-import { layoutKey, regSlots } from '../compiler/layout.js';
+import { layoutKey, permuteBlocked, regSlots } from '../compiler/layout.js';
 import type { PipelinedLoad, PipelinedLoop, PipelinePlan } from '../compiler/pipeline.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
@@ -66,7 +66,8 @@ function ringOf(l: PipelinedLoop): Ring {
   let offset = 0;
   const tiles = l.loads.map((c): Tile => {
     const ptr = c.load.operands[0]!;
-    const shape = ptr.type.shape as [number, number];
+    // a transposed load's tile is stored [C, R]: its copies run along the stored rows
+    const shape = (c.transposed ? [ptr.type.shape[1], ptr.type.shape[0]] : ptr.type.shape) as [number, number];
     const bytes = byteSize(pointee(ptr.type.elem as PtrType));
     const rowBytes = shape[1] * bytes;
     const geom: TileGeom = { rows: shape[0], rowBytes, swizzle: swizzleFor(rowBytes) };
@@ -104,25 +105,30 @@ function converts(cx: Lowering, o: Op, i: number): boolean {
 
 /**
  * `rules` with `for` lowered by the pipeliner where the plan says so. A ring lives at the start
- * of shared memory: reserved (kept out of the scratch) when its loop body uses the scratch, else
- * overlapping it. Loops run one after another, so their rings overlap each other.
+ * of shared memory: reserved (kept out of the scratch) while its loop runs when its body uses the
+ * scratch, else overlapping it. Loops run one after another, so their rings overlap each other,
+ * and the scratch outside them (an epilogue) overlaps every ring.
  */
 export function withPipeline(rules: Record<string, Rule>, cx: Lowering, plan: PipelinePlan | undefined, sabotage?: PipelineSabotage): void {
   if (!plan?.loops.size) return;
   let own = 0;
   let shared = 0;
+  const owners = new Set<Op>();
   for (const l of plan.loops.values()) {
     const bytes = stagesOf(cx, l).B * ringOf(l).stageBytes;
-    if (bodyUsesScratch(cx, l)) own = Math.max(own, bytes);
-    else shared = Math.max(shared, bytes);
+    if (bodyUsesScratch(cx, l)) {
+      own = Math.max(own, bytes);
+      owners.add(l.loop);
+    } else shared = Math.max(shared, bytes);
   }
   cx.reserveShared(own);
   cx.sharedBytes = Math.max(cx.sharedBytes, shared);
   const plain = rules.for!;
   rules.for = (c, op) => {
     const l = plan.loops.get(op);
-    if (l) pipelinedFor(c, op, l, sabotage);
-    else plain(c, op);
+    if (!l) plain(c, op);
+    else if (owners.has(op)) c.withRingLive(() => pipelinedFor(c, op, l, sabotage));
+    else pipelinedFor(c, op, l, sabotage);
   };
 }
 
@@ -136,13 +142,15 @@ interface Copy {
 
 /** The copies of `t` for this thread, with destinations relative to a stage (computed once, before the loop). */
 function copiesOf(cx: Lowering, t: Tile): Copy[] {
-  const { layout, vec } = t.c;
-  const slots = regSlots(layout, t.shape);
-  const offs = slotOffsets(cx, layout, t.shape, t.bytes, t.geom);
+  const { layout, vec, transposed } = t.c;
+  // in the stored tile's terms (a transposed load's registers relabeled, as lower_mma stages b^T)
+  const stored = transposed ? permuteBlocked(layout, [1, 0]) : layout;
+  const slots = regSlots(stored, t.shape);
+  const offs = slotOffsets(cx, stored, t.shape, t.bytes, t.geom);
   const out: Copy[] = [];
   slots.forEach((s, i) => {
     if (s.off[1]! % vec !== 0) return;
-    const only = cx.canonical(layout, t.shape, s);
+    const only = cx.canonical(stored, t.shape, s);
     const o = offs(i);
     out.push({ slot: i, reg: o.reg, imm: t.offset + o.imm, ...(only ? { only } : {}) });
   });
@@ -283,7 +291,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     for (const t of ring.tiles) {
       const base = cx.reg('b32');
       cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
-      setStaged(cx, t.c.load.results[0]!, { base, ...t.geom, transposed: false, release });
+      setStaged(cx, t.c.load.results[0]!, { base, ...t.geom, transposed: t.c.transposed, release });
     }
     let out: string[][] = [];
     for (const o of body.ops) {

@@ -186,13 +186,27 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
 
   // a zero accumulator is not materialized: each fragment's first wgmma has scale-d 0 (D = A*B)
   const zero = zeroConst(cx, op.operands[2]!);
-  const acc = mmaAccum(cx, kind, r.type.elem, regSlots(L, [M, N]), accIn, cx.mayClobber(op, 2), zero);
+  const acc = mmaAccum(cx, kind, r.type.elem, regSlots(L, [M, N]), accIn, cx.mayClobber(op, 2));
   const scale = cx.reg('pred');
   cx.emit(`setp.ne.b32 ${scale}, 1, 0;`);
   const noScale = zero ? cx.reg('pred') : scale;
   if (zero) cx.emit(`setp.ne.b32 ${noScale}, 0, 0;`);
-  const aFrags: string[][][] = [];
   const MI = M / (16 * W); // m64 blocks per warpgroup
+  // D lists per (m block, n block); wgmma reads and writes D (no separate C): where the fragment's
+  // input is another register (a fresh accumulator), it is copied in first, unless scale-d 0
+  const dOf: string[][] = [];
+  for (let i = 0; i < MI; i++) for (let nb = 0; nb < N / NI; nb++) {
+    const d: string[] = [];
+    for (let j = 0; j < NI / 8; j++) {
+      const f = acc.frag(i * 16 * W, i * 16 * W + 8, nb * NI + 8 * j);
+      d.push(f.d);
+      if (zero || f.c === f.d) continue;
+      const cs = f.c.split(', ');
+      f.d.split(', ').forEach((x, k) => x !== cs[k] && cx.emit(`mov.b32 ${x}, ${cs[k]};`));
+    }
+    dOf.push(d);
+  }
+  const aFrags: string[][][] = [];
   if (aRegs) for (let i = 0; i < MI; i++) aFrags.push(Array.from({ length: K / kind.k }, (_, kk) => aRegs(i, kk)));
   cx.emit('wgmma.fence.sync.aligned;');
   const instr = wgmmaInstr(kind, NI);
@@ -200,8 +214,7 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   for (let i = 0; i < MI; i++) {
     const r0 = i * 16 * W;
     for (let nb = 0; nb < N / NI; nb++) {
-      const d: string[] = [];
-      for (let j = 0; j < NI / 8; j++) d.push(acc.frag(r0, r0 + 8, nb * NI + 8 * j));
+      const d = dOf[i * (N / NI) + nb]!;
       for (let kk = 0; kk < K / kind.k; kk++) {
         const aOp = aRegs ? `{${aFrags[i]![kk]!.join(', ')}}` : descPlus(cx, descA!, sliceOffset(A.tile!, A.mnMajor, r0, kk * kind.k, eb));
         const bOp = descPlus(cx, descB, sliceOffset(B.tile!, B.mnMajor, nb * NI, kk * kind.k, eb));

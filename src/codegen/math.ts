@@ -421,9 +421,15 @@ export const FLOAT_UNARY_FNS: readonly UnaryFn[] = [
  */
 export function emitUnaryMath(e: PtxEmitter, fn: UnaryFn, dtype: FloatDType, dst: string, src: string, precise: boolean): void {
   if (dtype !== 'f32' && dtype !== 'f64') throw new MathLoweringError(fn, String(dtype));
-  const q = new Seq(e, dtype);
+  const lines: string[] = [];
+  const q = new Seq({ reg: (k) => e.reg(k), emit: (l) => lines.push(l) }, dtype);
   const v = (dtype === 'f32' && !precise ? fastF32(q, fn, src) : undefined) ?? preciseSeq(q, fn, src);
-  e.emit(`mov.${dtype} ${dst}, ${v};`);
+  // the sequence's last instruction writes dst itself when it computes the result (no copy)
+  const last = lines.length - 1;
+  const writesV = last >= 0 && new RegExp(`^\\S+ ${v.replace(/[%$]/g, '\\$&')},`).test(lines[last]!) && !lines.some((l, i) => i < last && l.includes(v));
+  if (writesV) lines[last] = lines[last]!.replace(`${v},`, `${dst},`);
+  for (const l of lines) e.emit(l);
+  if (!writesV) e.emit(`mov.${dtype} ${dst}, ${v};`);
 }
 
 /** No sequence here needs a `.func` helper: every sequence is emitted inline. */

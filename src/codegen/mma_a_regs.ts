@@ -27,8 +27,12 @@ export function aFragsInRegs(cx: Lowering, kind: MmaKind, a: Value, WM: number):
   const at = new Map(regSlots(L, [M, K]).map((s, i) => [`${s.off[0]},${s.off[1]}`, i]));
   // columns c, c+1 of local row r, packed (first in the low half); sizePerThread [1, 2] keeps both in the thread
   const pack = (r: number, c: number): string => {
+    const lo = reg(at.get(`${r},${c}`)!), hi = reg(at.get(`${r},${c + 1}`)!);
+    // a pair converted together (lower_cast.ts castPairs) is already that word
+    const had = cx.wordOf(lo, hi);
+    if (had) return had;
     const w = cx.reg('b32');
-    cx.emit(`mov.b32 ${w}, {${reg(at.get(`${r},${c}`)!)}, ${reg(at.get(`${r},${c + 1}`)!)}};`);
+    cx.emit(`mov.b32 ${w}, {${lo}, ${hi}};`);
     return w;
   };
   return (t, kk) => {

@@ -15,11 +15,15 @@ import { isHalf, regKind } from './ptx_types.js';
 
 /** The mma.sync instruction (without operands) for `kind`. */
 export const mmaInstr = (kind: MmaKind): string =>
-  `mma.sync.aligned.m16n8k${kind.k}.row.col.${kind.acc}.${kind.input}.${kind.inputB ?? kind.input}.${kind.acc}`;
+  `mma.sync.aligned.m16n8k${kind.k}.row.col.${kind.acc}.${kind.input}.${kind.input}.${kind.acc}`;
 
 export interface MmaAccum {
-  /** The C/D operand list of the m16n8 tile with fragment rows r0 (g) and r1 (g+8), columns c, c+1. */
-  frag(r0: number, r1: number, c: number): string;
+  /**
+   * The D and C operand lists of the next mma on the m16n8 tile with fragment rows r0 (g) and
+   * r1 (g+8), columns c, c+1: the same registers, but a tile's first mma may read C from the
+   * accumulator's input directly (a zero tile's one register), saving a copy per element.
+   */
+  frag(r0: number, r1: number, c: number): { readonly d: string; readonly c: string };
   /** The dot's result registers (dtype tc), one per slot. */
   result(): string[];
 }
@@ -29,11 +33,7 @@ export interface MmaAccum {
  * instruction's type (f32 or s32 accumulating into f32 or 32-bit integer tiles) the mma then
  * reads and writes them directly.
  */
-/**
- * `fresh`: the registers are left unwritten (wgmma's first instruction per fragment reads none of
- * them: scale-d 0, for a zero accumulator); accIn is then not read.
- */
-export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: readonly RegSlot[], accIn: string[], inPlace = false, fresh = false): MmaAccum {
+export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: readonly RegSlot[], accIn: string[], inPlace = false): MmaAccum {
   const src = (i: number): string => accIn[accIn.length === 1 ? 0 : i]!;
   const at = new Map(slots.map((s, i) => [`${s.off[0]},${s.off[1]}`, i]));
   const idx = (row: number, col: number): number => at.get(`${row},${col}`)!;
@@ -43,11 +43,14 @@ export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: reado
     slots.forEach((s, i) => {
       if (s.off[1]! % 2 !== 0) return;
       const p = cx.reg('b32');
-      if (!fresh) cx.emit(`mov.b32 ${p}, {${src(i)}, ${src(idx(s.off[0]!, s.off[1]! + 1))}};`);
+      cx.emit(`mov.b32 ${p}, {${src(i)}, ${src(idx(s.off[0]!, s.off[1]! + 1))}};`);
       packed.set(i, p);
     });
     return {
-      frag: (r0, r1, c) => `${packed.get(idx(r0, c))}, ${packed.get(idx(r1, c))}`,
+      frag: (r0, r1, c) => {
+        const d = `${packed.get(idx(r0, c))}, ${packed.get(idx(r1, c))}`;
+        return { d, c: d };
+      },
       result: () => {
         const out = cx.newRegs(tc, slots.length);
         packed.forEach((p, i) => {
@@ -62,17 +65,24 @@ export function mmaAccum(cx: Lowering, kind: MmaKind, tc: ElemType, slots: reado
   const same = f32 ? tc === 'f32' : regKind(tc) === 'b32';
   if (inPlace && same && accIn.length === slots.length && new Set(accIn).size === accIn.length) {
     return {
-      frag: (r0, r1, c) => [accIn[idx(r0, c)], accIn[idx(r0, c + 1)], accIn[idx(r1, c)], accIn[idx(r1, c + 1)]].join(', '),
+      frag: (r0, r1, c) => {
+        const d = [accIn[idx(r0, c)], accIn[idx(r0, c + 1)], accIn[idx(r1, c)], accIn[idx(r1, c + 1)]].join(', ');
+        return { d, c: d };
+      },
       result: () => accIn,
     };
   }
-  const acc = slots.map((_, i) => {
-    const d = cx.reg(f32 ? 'f32' : 'b32');
-    if (!fresh) cx.emit(f32 ? `mov.f32 ${d}, ${isHalf(tc) ? toF32(cx, tc, src(i)) : src(i)};` : `mov.b32 ${d}, ${src(i)};`);
-    return d;
-  });
+  // fresh D registers; a tile's first mma reads C from the input (widened once if half)
+  const acc = slots.map(() => cx.reg(f32 ? 'f32' : 'b32'));
+  const cIn = slots.map((_, i) => (f32 && isHalf(tc) ? toF32(cx, tc, src(i)) : src(i)));
+  const written = new Set<number>();
   return {
-    frag: (r0, r1, c) => [acc[idx(r0, c)], acc[idx(r0, c + 1)], acc[idx(r1, c)], acc[idx(r1, c + 1)]].join(', '),
+    frag: (r0, r1, c) => {
+      const ids = [idx(r0, c), idx(r0, c + 1), idx(r1, c), idx(r1, c + 1)];
+      const cs = ids.map((i) => (written.has(i) ? acc[i] : cIn[i])).join(', ');
+      ids.forEach((i) => written.add(i));
+      return { d: ids.map((i) => acc[i]).join(', '), c: cs };
+    },
     result: () => {
       if (!isHalf(tc)) return acc;
       const out = cx.newRegs(tc, acc.length);

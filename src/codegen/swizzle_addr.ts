@@ -25,29 +25,49 @@ export interface Sink {
   reg(): string;
 }
 
-/**
- * PTX computing the byte offset from the tile base of (row, byte column) held in registers
- * (smem_swizzle.ts `swizzledOffset`, done at run time). Returns the offset register.
- */
-export function emitSwizzledOffset(s: Sink, g: TileGeom, row: string, col: string): string {
-  const off = s.reg();
-  if (g.swizzle === 0) {
-    s.emit(`mad.lo.u32 ${off}, ${row}, ${g.rowBytes}, ${col};`);
-    return off;
-  }
-  // fresh registers throughout: an in-place update reads its own destination, which would keep
-  // an unused offset alive through dead_code.ts
+/** The column's share of a swizzled offset: its in-block bytes and its block's offset (+ bias). */
+interface ColPart {
+  readonly inb: string;
+  readonly base?: string;
+}
+
+function colPart(s: Sink, g: TileGeom, col: string, bias?: string): ColPart {
   const S = g.swizzle;
-  const blk = s.reg(), inb = s.reg(), x = s.reg(), xs = s.reg(), sw = s.reg(), inBlock = s.reg();
+  if (S === 0 || g.rowBytes <= S) return { inb: col, ...(bias ? { base: bias } : {}) };
+  const blk = s.reg(), inb = s.reg(), base = s.reg();
   s.emit(`shr.u32 ${blk}, ${col}, ${Math.log2(S)};`);
   s.emit(`and.b32 ${inb}, ${col}, ${S - 1};`);
-  // the row's position in its repeat: bits of row·S above 128 bytes, S/16 - 1 of them kept
-  s.emit(`bfe.u32 ${x}, ${row}, ${Math.log2(128 / S)}, ${Math.log2(S / 16)};`);
-  s.emit(`shl.b32 ${xs}, ${x}, 4;`);
-  s.emit(`xor.b32 ${sw}, ${inb}, ${xs};`);
-  s.emit(`mad.lo.u32 ${inBlock}, ${row}, ${S}, ${sw};`);
-  s.emit(`mad.lo.u32 ${off}, ${blk}, ${g.rows * S}, ${inBlock};`);
+  if (bias) s.emit(`mad.lo.u32 ${base}, ${blk}, ${g.rows * S}, ${bias};`);
+  else s.emit(`mul.lo.u32 ${base}, ${blk}, ${g.rows * S};`);
+  return { inb, base };
+}
+
+// fresh registers throughout: an in-place update reads its own destination, which would keep
+// an unused offset alive through dead_code.ts
+function rowPart(s: Sink, g: TileGeom, row: string, c: ColPart): string {
+  const S = g.swizzle;
+  const t = s.reg();
+  if (S === 0) s.emit(`mad.lo.u32 ${t}, ${row}, ${g.rowBytes}, ${c.inb};`);
+  else {
+    const x = s.reg(), xs = s.reg(), sw = s.reg();
+    // the row's position in its repeat: bits of row·S above 128 bytes, S/16 - 1 of them kept
+    s.emit(`bfe.u32 ${x}, ${row}, ${Math.log2(128 / S)}, ${Math.log2(S / 16)};`);
+    s.emit(`shl.b32 ${xs}, ${x}, 4;`);
+    s.emit(`xor.b32 ${sw}, ${c.inb}, ${xs};`);
+    s.emit(`mad.lo.u32 ${t}, ${row}, ${S}, ${sw};`);
+  }
+  if (!c.base) return t;
+  const off = s.reg();
+  s.emit(`add.u32 ${off}, ${t}, ${c.base};`);
   return off;
+}
+
+/**
+ * PTX computing the byte offset from the tile base (plus `bias`) of (row, byte column) held in
+ * registers (smem_swizzle.ts `swizzledOffset`, done at run time). Returns the offset register.
+ */
+export function emitSwizzledOffset(s: Sink, g: TileGeom, row: string, col: string, bias?: string): string {
+  return rowPart(s, g, row, colPart(s, g, col, bias));
 }
 
 /** What is known of every lane's byte column: a multiple of `align`, below `span` (powers of two). */
@@ -67,6 +87,7 @@ const ANY_COL: LaneCols = { align: 1, span: Infinity };
  */
 export class SwizzledLanes {
   private readonly classes = new Map<string, string>();
+  private readonly colParts = new Map<number, ColPart>();
   constructor(
     private readonly s: Sink,
     readonly g: TileGeom,
@@ -117,26 +138,27 @@ export class SwizzledLanes {
     return { reg: this.cls(ar, 0), imm, xor: ac };
   }
 
-  /** The register of class (ar, ac): the full swizzled offset of (row + ar, col + ac). */
+  /** The register of class (ar, ac): the full swizzled offset of (row + ar, col + ac); column parts shared. */
   private cls(ar: number, ac: number): string {
     const key = `${ar},${ac}`;
     let r = this.classes.get(key);
     if (r) return r;
-    let row = this.row, col = this.col;
+    let c = this.colParts.get(ac);
+    if (!c) {
+      let col = this.col;
+      if (ac) {
+        col = this.s.reg();
+        this.s.emit(`add.u32 ${col}, ${this.col}, ${ac};`);
+      }
+      c = colPart(this.s, this.g, col, this.bias);
+      this.colParts.set(ac, c);
+    }
+    let row = this.row;
     if (ar) {
       row = this.s.reg();
       this.s.emit(`add.u32 ${row}, ${this.row}, ${ar};`);
     }
-    if (ac) {
-      col = this.s.reg();
-      this.s.emit(`add.u32 ${col}, ${this.col}, ${ac};`);
-    }
-    r = emitSwizzledOffset(this.s, this.g, row, col);
-    if (this.bias) {
-      const b = this.s.reg();
-      this.s.emit(`add.u32 ${b}, ${r}, ${this.bias};`);
-      r = b;
-    }
+    r = rowPart(this.s, this.g, row, c);
     this.classes.set(key, r);
     return r;
   }

@@ -6,9 +6,9 @@
 // The rule (docs/compiler.md, "Software pipelining"): in an innermost `for` with a constant
 // positive step, a top-level load is pipelined when
 //   - its value feeds only dots on tensor cores (mma layout), as operand a or b, in the same body;
-//   - its pointee is 2 bytes (f16/bf16), its tile is 2-D and contiguous along dim 1, and AxisInfo
-//     proves runs of >= 2 elements aligned, contiguous and uniformly masked (cp.async moves 4, 8
-//     or 16 bytes);
+//   - its pointee is 2 bytes (f16/bf16), its tile is 2-D and contiguous along dim 1 (or along dim
+//     0 for a b operand, staged transposed), and AxisInfo proves runs of >= 2 elements aligned,
+//     contiguous and uniformly masked (cp.async moves 4, 8 or 16 bytes);
 //   - it is not volatile, and `other` is absent or the constant +0 (masked copies zero-fill);
 //   - its address and mask are computed in the body from the induction variable and values
 //     defined before the loop only (pure index math: no loop-carried value, no load).
@@ -24,6 +24,12 @@ export interface PipelinedLoad {
   /** The layout the copies are issued in (see copyLayout) and elements per copy. */
   readonly layout: BlockedLayout;
   readonly vec: number;
+  /**
+   * Contiguous along dim 0, not 1 (K^T in attention, a b loaded k-fastest): the copies run
+   * along dim 0 and the tile is staged as its transpose, which the dot reads as it reads any b
+   * whose layout runs along k (plain ldmatrix of [N, K] rows).
+   */
+  readonly transposed: boolean;
 }
 
 export interface PipelinedLoop {
@@ -89,16 +95,23 @@ export function copyLayout(R: number, C: number, vec: number, numWarps: number):
   return { kind: 'blocked', sizePerThread: [1, vec], threadsPerWarp: [t0, t1], warpsPerCTA: [(numWarps / w1), w1], order: [1, 0] };
 }
 
-/** Elements per cp.async for `load` (a power of two, 4..16 bytes), or why there is no such width. */
-function copyVec(load: Op<'load'>, info: AxisInfoMap): number | string {
+/** The copy layout of a transposed load: copyLayout of the [C, R] transpose, permuted back. */
+function transposedCopyLayout(R: number, C: number, vec: number, numWarps: number): BlockedLayout {
+  const t = copyLayout(C, R, vec, numWarps);
+  const sw = <T>(a: readonly T[]): T[] => [a[1]!, a[0]!];
+  return { kind: 'blocked', sizePerThread: sw(t.sizePerThread), threadsPerWarp: sw(t.threadsPerWarp), warpsPerCTA: sw(t.warpsPerCTA), order: [0, 1] };
+}
+
+/** Elements per cp.async for `load` along `dim` (a power of two, 4..16 bytes), or why there is no such width. */
+function copyVec(load: Op<'load'>, info: AxisInfoMap, dim: 0 | 1): number | string {
   const ptr = load.operands[0]!;
   const bytes = byteSize(pointee(ptr.type.elem as PtrType));
   const pi = info.get(ptr);
-  if (pi.contiguity[1]! < 2 || pi.contiguity[1]! < pi.contiguity[0]!) return 'not contiguous along dim 1 (the staged rows)';
-  let vec = Math.min(pi.contiguity[1]!, Math.max(1, Math.floor(pi.divisibility[1]! / bytes)), 16 / bytes, ptr.type.shape[1]!);
-  if (load.attrs.hasMask) vec = Math.min(vec, info.get(load.operands[1]!).constancy[1]!);
+  if (pi.contiguity[dim]! < 2 || pi.contiguity[dim]! < pi.contiguity[1 - dim]!) return `not contiguous along dim ${dim} (the staged rows)`;
+  let vec = Math.min(pi.contiguity[dim]!, Math.max(1, Math.floor(pi.divisibility[dim]! / bytes)), 16 / bytes, ptr.type.shape[dim]!);
+  if (load.attrs.hasMask) vec = Math.min(vec, info.get(load.operands[1]!).constancy[dim]!);
   vec = 2 ** Math.floor(Math.log2(Math.max(1, vec)));
-  return vec * bytes >= 4 ? vec : 'AxisInfo proves no 4-byte aligned, uniformly masked runs along dim 1';
+  return vec * bytes >= 4 ? vec : `AxisInfo proves no 4-byte aligned, uniformly masked runs along dim ${dim}`;
 }
 
 /** Why `load` cannot be pipelined in `body` (undefined: it can); fills `slice` with its address ops. */
@@ -174,14 +187,22 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
       const chosen: PipelinedLoad[] = [];
       for (const load of loads) {
         const own = new Set<Op>();
-        const why = reject(load, body, inBody, uses, info, o.numWarps, own) ?? copyVec(load, info);
+        let why = reject(load, body, inBody, uses, info, o.numWarps, own) ?? copyVec(load, info, 1);
+        // a b contiguous along k only (dim 0) is copied as its transpose
+        const onlyB = (uses.get(load.results[0]!.id) ?? []).every((u) => u.index === 1);
+        let transposed = false;
+        if (typeof why === 'string' && why.startsWith('not contiguous along dim 1') && onlyB) {
+          const t = copyVec(load, info, 0);
+          if (typeof t === 'number') [why, transposed] = [t, true];
+        }
         if (typeof why === 'string') {
           notes.push(`${name}: load %${load.results[0]!.id} not pipelined: ${why}`);
           continue;
         }
         own.forEach((x) => slice.add(x));
         const [R, C] = load.operands[0]!.type.shape as [number, number];
-        chosen.push({ load, layout: copyLayout(R, C, why, o.numWarps), vec: why });
+        const layout = transposed ? transposedCopyLayout(R, C, why, o.numWarps) : copyLayout(R, C, why, o.numWarps);
+        chosen.push({ load, layout, vec: why, transposed });
       }
       if (!chosen.length) continue;
       // ops the body no longer needs: the loads, and slice ops whose every user is skipped
@@ -206,7 +227,7 @@ export function printPipelinePlan(f: Func, p: PipelinePlan): string {
     out.push(`  loop %${l.loop.regions[0]!.args[0]!.id}: ${l.numStages} stages, step ${l.step}, ${l.slice.length} address ops, ${l.skip.size} ops moved out of the body`);
     for (const c of l.loads) {
       const r = c.load.results[0]!;
-      out.push(`    load %${r.id}: ${typeToString(r.type)} cp.async ${c.vec * byteSize(r.type.elem)} bytes${c.load.attrs.hasMask ? ' zero-fill' : ''} ${layoutToString(c.layout)}`);
+      out.push(`    load %${r.id}: ${typeToString(r.type)} cp.async ${c.vec * byteSize(r.type.elem)} bytes${c.load.attrs.hasMask ? ' zero-fill' : ''}${c.transposed ? ' staged transposed' : ''} ${layoutToString(c.layout)}`);
     }
   }
   for (const n of p.notes) out.push(`  note: ${n}`);

@@ -148,8 +148,11 @@ describe('A operand of a chained dot from registers', () => {
       // 16-bit stores without specialization); P's f16x2 words are not
       expect(count(body, /st\.shared\.b16/)).toBe(3 * 32);
       expect(count(body, /st\.shared\.(b32|v2|v4)/)).toBe(0);
-      // one b32 per A register: 4 k-steps x 4 registers, each packing two rounded halves
-      expect(count(body, /mov\.b32 %r\d+, \{%(h|rs)\d+, %(h|rs)\d+\};/)).toBe(16);
+      // one b32 per A register: 4 k-steps x 4 registers, each the word one cvt.rn.{f16,bf16}x2.f32
+      // rounded two elements of P into (no packing of halves, no scalar cvt to f16)
+      expect(count(body, new RegExp(`cvt\\.rn\\.${t}x2\\.f32 %r\\d+, %f\\d+, %f\\d+;`))).toBe(16);
+      expect(count(body, /mov\.b32 %r\d+, \{%(h|rs)\d+, %(h|rs)\d+\};/)).toBe(0);
+      expect(body).not.toMatch(new RegExp(`cvt\\.rn\\.${t}\\.f32`));
     }
   });
 

@@ -229,3 +229,55 @@ describe('software pipelining on the sim', () => {
     expect(r.conflicts).toBe(0);
   });
 });
+
+/** c = a @ b with b given as bt [N, K] row-major: the b tile [BK, BN] is contiguous along k (dim 0). */
+const matmulNT = defineKernel(
+  { name: 'mm_nt_f16', params: { a: ptr('f16'), bt: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, bt, c, N, K, BM, BN, BK }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
+      const ka = k.add(rk);
+      const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))));
+      const tb = load(bt.add(rn.expandDims(0).mul(K).add(ka.expandDims(1))));
+      return [dot(ta, tb, { acc: acc! })];
+    });
+    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
+  },
+);
+
+describe('software pipelining of a b contiguous along k (staged transposed)', () => {
+  it.each([2, 3])('numStages %i: both tiles by cp.async, b^T read with plain ldmatrix, the product right, no bank conflict', (S) => {
+    const f = matmulNT.trace(TILE);
+    const { sm80 } = gate(f, { numWarps: 4, numStages: S, specialization: ALIGNED });
+    expect(stageText(sm80, 'pipeline')).toMatch(/load %\d+: f16\[32x64\] cp\.async 16 bytes staged transposed/);
+    const body = sm80.ptx.slice(sm80.ptx.indexOf('\n$L_pfor'), sm80.ptx.indexOf('\n$L_endpfor'));
+    expect(body).not.toMatch(/st\.shared|ld\.shared|ld\.global/);
+    expect(count(body, /cp\.async\.cg\.shared\.global/)).toBe(4);
+    expect(body).not.toMatch(/ldmatrix[^\n]*\.trans/);
+    const M = 64, N = 64, K = 128;
+    const dev = simDevice().native;
+    const a = f16Array(randF32(M * K, 71)), bt = f16Array(randF32(N * K, 72));
+    const bufs = [dev.alloc(a.byteLength), dev.alloc(bt.byteLength), dev.alloc(M * N * 4)];
+    try {
+      dev.upload(bufs[0]!, a);
+      dev.upload(bufs[1]!, bt);
+      dev.launch(compile(f, { target: 'sm_80', numWarps: 4, numStages: S, ptxas: false, specialization: ALIGNED }), [...bufs, M, N, K], 1);
+      dev.synchronize();
+      const cnt = dev.simCounters()!;
+      const c = dev.download(bufs[2]!, new Float32Array(M * N)) as Float32Array;
+      const af = f16ToFloat32(a), bf = f16ToFloat32(bt);
+      let err = 0;
+      for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+        let s = 0;
+        for (let k = 0; k < K; k++) s += af[i * K + k]! * bf[j * K + k]!;
+        err = Math.max(err, Math.abs(s - c[i * N + j]!));
+      }
+      expect(err).toBeLessThan(1e-4);
+      expect(cnt.sharedBankConflicts).toBe(0);
+    } finally {
+      for (const x of bufs) dev.free(x);
+    }
+  });
+});

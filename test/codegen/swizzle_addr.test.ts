@@ -27,6 +27,7 @@ function evalSink(init: Record<string, number>): Sink & { regs: Map<string, numb
         'add.u32': () => a[0]! + a[1]!,
         'bfe.u32': () => (a[0]! >>> a[1]!) & ((1 << a[2]!) - 1),
         'mad.lo.u32': () => a[0]! * a[1]! + a[2]!,
+        'mul.lo.u32': () => a[0]! * a[1]!,
       }[op];
       if (!r) throw new Error(`unexpected op ${op}`);
       regs.set(d, r() >>> 0);
