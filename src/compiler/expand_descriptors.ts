@@ -9,7 +9,7 @@
 // `keep` names the desc ops the target lowers itself (TMA on sm_90a: tmaEligible).
 import type { Block, ConstValue, Func, Op, OpAttrs, OpKind, Value } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
-import { ptrOf, pointee, type DType, type PtrType, type TileType } from '../ir/types.js';
+import { isInt, ptrOf, pointee, type DType, type PtrType, type TileType } from '../ir/types.js';
 import { maxValueId } from '../ir/walk.js';
 
 /**
@@ -20,15 +20,17 @@ export function tmaEligible(f: Func, op: Op): boolean {
   if (op.kind !== 'desc_load' && op.kind !== 'desc_store') return false;
   const params = new Set(f.body.args.map((a) => a.id));
   const consts = new Set<number>();
+  const casts = new Set<number>(); // an integer parameter cast to i32 (an i64 shape, say)
   const see = (b: Block): void => {
     for (const o of b.ops) {
       if (o.kind === 'const') consts.add(o.results[0]!.id);
+      if (o.kind === 'cast' && params.has(o.operands[0]!.id) && isInt(o.operands[0]!.type.elem)) casts.add(o.results[0]!.id);
       o.regions.forEach(see);
     }
   };
   see(f.body);
   const d = descOperands(op as Op<'desc_load'>);
-  const known = (v: Value): boolean => params.has(v.id) || consts.has(v.id);
+  const known = (v: Value): boolean => params.has(v.id) || consts.has(v.id) || casts.has(v.id);
   return params.has(d.base.id) && d.shape.every(known) && d.strides.every(known);
 }
 

@@ -121,4 +121,17 @@ describe('TMA lowering (sm_90a)', () => {
       expect(r.metadata.tensorMaps).toHaveLength(3);
     });
   });
+
+  it('an i64 shape parameter (cast to i32 in the kernel) still builds its map from the parameter', () => {
+    const k = defineKernel(
+      { name: 'ti64', params: { x: ptr('f32'), y: ptr('f32'), n: 'i64' } },
+      ({ x, y, n }) => {
+        const dx = makeTensorDescriptor(x, [n], [1], [64]);
+        makeTensorDescriptor(y, [n], [1], [64]).store([0], dx.load([0]));
+      },
+    );
+    const c = compile(k.trace({}), { target: 'sm_90a', ptxas: true });
+    expect(c.metadata.tensorMaps!.map((m) => m.dims)).toEqual([[{ param: 2 }], [{ param: 2 }]]);
+    expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d/)).toBe(2);
+  });
 });

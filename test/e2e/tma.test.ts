@@ -68,6 +68,16 @@ const copy1d = kernel(
   },
 );
 
+/** The 1-D copy with an i64 length (cast to i32 in the kernel; the map is built from the i64 argument). */
+const copy1dI64 = kernel(
+  { name: 'tma_copy1d_i64', params: { x: ptr('f32'), y: ptr('f32'), n: 'i64', B: constexpr() } },
+  ({ x, y, n, B }) => {
+    const dx = makeTensorDescriptor(x, [n], [1], [B as number]);
+    const dy = makeTensorDescriptor(y, [n], [1], [B as number]);
+    dy.store([programId(0).mul(B)], dx.load([programId(0).mul(B)]));
+  },
+);
+
 /** Row sums of x [M, N] over column blocks: one TMA load op runs every iteration (its mbarrier's phase flips). */
 const rowSums = kernel(
   { name: 'tma_row_sums', params: { x: ptr('f32'), out: ptr('f32'), M: 'i32', N: 'i32', BM: constexpr(), BN: constexpr() } },
@@ -225,6 +235,18 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     expect(Array.from(r.sim.y as Float32Array)).toEqual(want);
     expect(Array.from(r.interpret.y as Float32Array)).toEqual(want);
     await copy1d.run({ ...args, y: new Float32Array(n) }, { grid: [3], device: 'sim', sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+  });
+
+  it('an i64 length builds the map from the argument (bigint or number)', async () => {
+    const n = 100, B = 32;
+    const x = Float32Array.from({ length: n }, (_, i) => i + 0.5);
+    expect(count(simPtx(copy1dI64, { x, y: new Float32Array(n), n, B }).ptx, /cp\.async\.bulk\.tensor\.1d/)).toBe(2);
+    for (const len of [BigInt(n), n]) {
+      const y = new Float32Array(n + 8).fill(-1);
+      await copy1dI64.run({ x, y, n: len, B }, { grid: [4], device: 'sim' });
+      expect(Array.from(y.subarray(0, n))).toEqual(Array.from(x));
+      expect(Array.from(y.subarray(n))).toEqual(new Array(8).fill(-1));
+    }
   });
 
   it('reads zeros outside the tensor (negative offsets and past the end), as TMA fills', async () => {
