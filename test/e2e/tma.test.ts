@@ -153,6 +153,25 @@ function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: nu
   return c;
 }
 
+/** Batched C[z] = A[z] @ B[z] through 3-D descriptors: blocks [1, R, C] reshaped to 2-D for the dot. */
+const mmBatched = kernel(
+  {
+    name: 'tma_mm_batched',
+    params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), Z: 'i32', M: 'i32', N: 'i32', K: 'i32', SA: 'i32', SB: 'i32', SC: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() },
+  },
+  ({ a, b, c, Z, M, N, K, SA, SB, SC, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    // batch strides are parameters: a stride computed in the kernel would leave the launcher unable to build the map
+    const da = makeTensorDescriptor(a, [Z, M, K], [SA, K, 1], [1, bm, bk]);
+    const db = makeTensorDescriptor(b, [Z, K, N], [SB, N, 1], [1, bk, bn]);
+    const dc = makeTensorDescriptor(c, [Z, M, N], [SC, N, 1], [1, bm, bn]);
+    const z = programId(2), om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) =>
+      [dot(da.load([z, om, k]).reshape([bm, bk]), db.load([z, k, on]).reshape([bk, bn]), { acc: acc! })]);
+    dc.store([z, om, on], acc!.reshape([1, bm, bn]));
+  },
+);
+
 /** Two row blocks per program: the ring loop runs twice (5 k-steps each, not a multiple of the stages). */
 const mmTwice = kernel(
   { name: 'tma_mm_twice', params: { a: ptr('bf16'), b: ptr('bf16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
@@ -455,6 +474,22 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
       for (const numStages of [2, 4]) {
         const out = runCompiled(mm, wargs, [1, 1, 1], { target: 'sm_90a', numStages });
         expectClose(out.c as Float32Array, want, 1e-4, `sim (wgmma + TMA ring, ${numStages} stages) vs reference`);
+      }
+    });
+
+    it('batched through 3-D descriptors: [1, R, C] blocks reshaped for the dot ride the ring', async () => {
+      const Z = 2;
+      const az = f16Array(randF32(Z * M * K, 7)), bz = f16Array(randF32(Z * K * N, 8));
+      const [af32, bf32] = [f16ToFloat32(az), f16ToFloat32(bz)];
+      const bargs = { a: az, b: bz, c: new Float32Array(Z * M * N), Z, M, N, K, SA: M * K, SB: K * N, SC: M * N, BM: 32, BN: 32, BK: 32 };
+      const ptx = simPtx(mmBatched, bargs).ptx;
+      expect(ptx).toContain('// TMA ring: 3 stages');
+      expect(count(ptx, /cp\.async\.bulk\.tensor\.3d\.shared::cluster/)).toBe(6);
+      const r = await runBoth(mmBatched, bargs, [M / 32, N / 32, Z]);
+      for (let zi = 0; zi < Z; zi++) {
+        const wz = matmulRef(af32.subarray(zi * M * K, (zi + 1) * M * K), bf32.subarray(zi * K * N, (zi + 1) * K * N), M, N, K);
+        expectClose((r.sim.c as Float32Array).subarray(zi * M * N, (zi + 1) * M * N), wz, 1e-4, `sim, batch ${zi}`);
+        expectClose((r.interpret.c as Float32Array).subarray(zi * M * N, (zi + 1) * M * N), wz, 1e-4, `interpreter, batch ${zi}`);
       }
     });
 
