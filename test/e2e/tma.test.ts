@@ -493,6 +493,16 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
       }
     });
 
+    it('8 warps (two warpgroups, BM = 128) and 1 warp (BM = 32, mma.sync) read the same ring', () => {
+      const M2 = 128;
+      const a2 = f16Array(randF32(M2 * K, 9));
+      const want2 = matmulRef(f16ToFloat32(a2), f16ToFloat32(b), M2, N, K);
+      const big = runCompiled(mm, { ...args, a: a2, c: new Float32Array(M2 * N), M: M2, BM: 128, BN: 64 }, [1, 1, 1], { target: 'sm_90a', numWarps: 8 });
+      expectClose(big.c as Float32Array, want2, 1e-4, 'sim, 8 warps, BM 128');
+      const one = runCompiled(mm, { ...args, c: new Float32Array(M * N) }, grid, { target: 'sm_90a', numWarps: 1 });
+      expectClose(one.c as Float32Array, want, 1e-4, 'sim, 1 warp');
+    });
+
     it("sm_90a with the option tma: false takes sm_80's path", () => {
       const out = runCompiled(mm, args, grid, { target: 'sm_90a', tma: false });
       expectClose(out.c as Float32Array, want, 1e-4, 'sim (sm_90a, tma off) vs reference');
