@@ -104,6 +104,9 @@ function tileBase(cx: Lowering, bytes: number): string {
   return t;
 }
 
+/** Slot i's offset, whether swizzle_addr.ts hands the offsets back as an array or as an accessor. */
+const perSlot = (o: readonly SmemAddr[] | ((i: number) => SmemAddr)) => (i: number): SmemAddr => (typeof o === 'function' ? o(i) : o[i]!);
+
 /**
  * Shared address of the first element of each group of `vec` slots of the op's value, in the
  * swizzled tile at `tile`: element (row, col) is at swizzledOffset(row, col * eb) (smem_swizzle.ts).
@@ -115,10 +118,8 @@ function slotAddresses(cx: Lowering, v: Value, l: Layout, g: TileGeometry, tile:
     // 2-D: per-thread classes computed once (swizzle_addr.ts), each access a register + immediate
     const base = cx.reg('b32');
     cx.e.emitPrologue(`mov.u32 ${base}, ${cx.smemBase(g.bytes)};`); // the tile's address (the scratch start) as a register
-    const at = slotOffsets(cx, l, g.block, g.eb, { rows: g.rows, rowBytes: g.rowBytes, swizzle: g.swizzle }, base);
-    const out: SmemAddr[] = [];
-    for (let i = 0; i < slots.length; i += vec) out.push(at(i)); // the first slot of each vec group
-    return out;
+    const at = perSlot(slotOffsets(cx, l, g.block, g.eb, { rows: g.rows, rowBytes: g.rowBytes, swizzle: g.swizzle }, base));
+    return slots.map((_, i) => i).filter((i) => i % vec === 0).map(at);
   }
   const out: SmemAddr[] = [];
   for (let i = 0; i < slots.length; i += vec) {

@@ -13,7 +13,7 @@
 //   issue:       thread 0: mbarrier.arrive.expect_tx [bar], stage bytes; a cp.async.bulk.tensor per box
 // Every issued stage is consumed before the loop ends, so each stage's parity bit stays in step
 // with its mbarrier across runs of the loop (a ring loop inside another loop).
-import type { Op } from '../ir/ops.js';
+import type { Op, Value } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import { isPure } from '../ir/effects.js';
 import { isMmaLayout, isWgmmaLayout, layoutKey } from '../compiler/layout.js';
@@ -30,9 +30,12 @@ type Rule = (cx: Lowering, op: Op) => void;
 
 interface RingTile {
   readonly load: Op<'desc_load'>;
+  /** What the dots read: the load's value, or its reshape to 2-D (a [1, .., R, C] block). */
+  readonly value: Value;
   readonly g: TileGeometry;
   /** Byte offset in a stage (1024-aligned). */
   readonly offset: number;
+  readonly reshape?: Op;
 }
 export interface TmaRingLoop {
   readonly loop: Op;
@@ -48,16 +51,30 @@ export interface TmaRingLoop {
 
 const alignUp = (n: number, a: number): number => Math.ceil(n / a) * a;
 
-/** Why `load` cannot ride a ring in `body`, or its offset slice (ops of the body it needs). */
-function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][number], uses: Map<number, Op[]>): string | Set<Op> {
+/**
+ * Why `load` cannot ride a ring in `body`, or its offset slice (ops of the body it needs), the
+ * value the dots read and the reshape that drops a [1, .., R, C] block's unit dims (batched
+ * tensors: `desc.load([z, m, k]).reshape([R, C])`).
+ */
+function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][number], uses: Map<number, Op[]>): string | { slice: Set<Op>; value: Value; reshape?: Op } {
   const t = descElem(load);
   if (t !== 'f16' && t !== 'bf16') return 'not a 16-bit dtype';
-  if (load.attrs.block.length !== 2) return 'not a 2-D block';
+  const block = load.attrs.block;
+  if (block.length < 2 || block.slice(0, -2).some((b) => b !== 1)) return 'not a 2-D block (or one with leading unit dims)';
   const g = tileGeometry(load);
   if (!g.swizzle || g.swizzle !== swizzleFor(g.rowBytes)) return 'its tile cannot be swizzled (rows not a multiple of 8, or rows under 32 bytes)';
-  const users = uses.get(load.results[0]!.id) ?? [];
+  let value = load.results[0]!;
+  let reshape: Op | undefined;
+  if (block.length > 2) {
+    const us = uses.get(value.id) ?? [];
+    const r = us[0];
+    if (us.length !== 1 || r!.kind !== 'reshape' || !body.ops.includes(r!) || r!.results[0]!.type.shape.length !== 2) return 'a block with unit dims not reshaped to 2-D in the loop';
+    reshape = r;
+    value = r!.results[0]!;
+  }
+  const users = uses.get(value.id) ?? [];
   for (const u of users) {
-    if (u.kind !== 'dot' || !body.ops.includes(u) || u.operands[2]!.id === load.results[0]!.id) return 'used by something other than a dot operand a/b in the loop';
+    if (u.kind !== 'dot' || !body.ops.includes(u) || u.operands[2]!.id === value.id) return 'used by something other than a dot operand a/b in the loop';
     const [M, N] = u.results[0]!.type.shape as [number, number];
     const L = cx.layoutOf(u.results[0]!);
     if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps)) return 'its dot is not on tensor cores (mma.sync or wgmma)';
@@ -84,7 +101,7 @@ function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][numbe
     const why = visit(o.id);
     if (why) return why;
   }
-  return slice;
+  return { slice, value, ...(reshape ? { reshape } : {}) };
 }
 
 /** The loops to ring: innermost `for`s with a constant positive step and ringable descriptor loads. */
@@ -114,13 +131,13 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
         if (o.kind !== 'desc_load') continue;
         const r = ringable(cx, o as Op<'desc_load'>, body, uses);
         if (typeof r === 'string') continue;
-        r.forEach((x) => slice.add(x));
+        r.slice.forEach((x) => slice.add(x));
         const g = tileGeometry(o as Op<'desc_load'>);
-        tiles.push({ load: o as Op<'desc_load'>, g, offset });
+        tiles.push({ load: o as Op<'desc_load'>, value: r.value, ...(r.reshape ? { reshape: r.reshape } : {}), g, offset });
         offset = alignUp(offset + g.bytes, SWIZZLE_ALIGN);
       }
       if (!tiles.length) continue;
-      const skip = new Set<Op>(tiles.map((t) => t.load));
+      const skip = new Set<Op>(tiles.flatMap((t) => (t.reshape ? [t.load, t.reshape] : [t.load])));
       for (let i = body.ops.length - 1; i >= 0; i--) {
         const x = body.ops[i]!;
         if (slice.has(x) && x.results.every((r) => (uses.get(r.id) ?? []).every((u) => skip.has(u)))) skip.add(x);
@@ -142,7 +159,7 @@ const REGISTER_ONLY = new Set(['const', 'arange', 'splat', 'broadcast', 'expand_
  * and no TMA write is in flight after the loop (every issued stage was waited for).
  */
 function bodyUsesScratch(cx: Lowering, l: TmaRingLoop): boolean {
-  const staged = new Set(l.tiles.map((t) => t.load.results[0]!.id));
+  const staged = new Set(l.tiles.map((t) => t.value.id));
   const converts = (o: Op, i: number): boolean => {
     const v = o.operands[i]!;
     const want = cx.plan.expected.get(o)?.[i];
@@ -188,7 +205,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   // a wgmma dot may stay in flight into the next iteration (lower_wgmma.ts overlappedDot), still
   // reading its stage: then tiles are issued S-2 iterations ahead, into the stage read two
   // iterations ago, whose wgmma the dot's wait_group 1 of the last iteration completed
-  const overlapped = S >= 3 ? overlappedDot(cx, op, new Set(l.tiles.map((t) => t.load.results[0]!.id))) : undefined;
+  const overlapped = S >= 3 ? overlappedDot(cx, op, new Set(l.tiles.map((t) => t.value.id))) : undefined;
   if (overlapped) setWgmmaPending(cx, overlapped, 1);
   const D = overlapped ? S - 2 : S - 1; // issue distance
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
@@ -216,7 +233,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
       l.tiles.forEach((t, k) => {
         for (let j = 0; j < t.g.boxes; j++) {
           const off = t.offset + j * t.g.rows * t.g.swizzle;
-          cx.emit(`@${p} cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${stage}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${bar}];`);
+          cx.emit(`@${p} cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${stage}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${bar}];`);
         }
       });
     });
@@ -267,14 +284,14 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
     for (const t of l.tiles) {
       const base = cx.reg('b32');
       cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
-      setStaged(cx, t.load.results[0]!, { base, rows: t.g.rows, rowBytes: t.g.rowBytes, swizzle: t.g.swizzle, transposed: false });
+      setStaged(cx, t.value, { base, rows: t.g.rows, rowBytes: t.g.rowBytes, swizzle: t.g.swizzle, transposed: false });
     }
     let out: string[][] = [];
     for (const o of body.ops) {
       if (o.kind === 'yield') out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
       else if (!l.skip.has(o)) cx.lowerOp(o);
     }
-    for (const t of l.tiles) setStaged(cx, t.load.results[0]!, undefined);
+    for (const t of l.tiles) setStaged(cx, t.value, undefined);
     return out;
   });
   backEdge(cx, op, carried, yields);

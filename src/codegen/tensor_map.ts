@@ -5,7 +5,7 @@
 // in the persistent cache) next to its other launch facts.
 import type { Func, Op, Value } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
-import { byteSize, pointee, type DType, type PtrType } from '../ir/types.js';
+import { byteSize, isInt, pointee, type DType, type PtrType } from '../ir/types.js';
 import { swizzleFor, type SwizzleBytes } from './smem_swizzle.js';
 
 /** A launch-time scalar: a kernel parameter (by index) or a constant. */
@@ -76,11 +76,15 @@ export class TensorMapTable {
   readonly specs: Omit<TensorMapSpec, 'offset'>[] = [];
   private readonly byKey = new Map<string, number>();
   private readonly consts = new Map<number, number>();
+  /** i32 casts of integer parameters: the parameter's value is the launch value. */
+  private readonly casts = new Map<number, number>();
 
   constructor(private readonly f: Func) {
     const see = (ops: readonly Op[]): void => {
       for (const o of ops) {
         if (o.kind === 'const') this.consts.set(o.results[0]!.id, Number((o as Op<'const'>).attrs.value));
+        const p = o.kind === 'cast' ? f.body.args.findIndex((a) => a.id === o.operands[0]!.id) : -1;
+        if (p >= 0 && isInt(f.body.args[p]!.type.elem)) this.casts.set(o.results[0]!.id, p);
         o.regions.forEach((r) => see(r.ops));
       }
     };
@@ -90,6 +94,8 @@ export class TensorMapTable {
   private source(v: Value, what: string): ScalarSource {
     const p = this.f.body.args.findIndex((a) => a.id === v.id);
     if (p >= 0) return { param: p };
+    const q = this.casts.get(v.id);
+    if (q !== undefined) return { param: q };
     const c = this.consts.get(v.id);
     if (c === undefined) throw new Error(`a TMA descriptor's ${what} is computed in the kernel (only parameters and constants can build a tensor map at launch)`);
     return { value: c };

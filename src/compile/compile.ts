@@ -3,7 +3,7 @@
 // TESSERA_DUMP_DIR is set, written to $TESSERA_DUMP_DIR/<kernel>/<n>-<stage>.txt.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Func } from '../ir/ops.js';
+import type { Func, Op } from '../ir/ops.js';
 import { printFunc } from '../ir/print.js';
 import { renderPtx, type ParamInfo } from '../codegen/render.js';
 import { findPtxas, runPtxas } from '../codegen/ptxas.js';
@@ -17,7 +17,7 @@ import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
 import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
 import { WGMMA_SABOTAGE, type WgmmaSabotage } from '../codegen/lower_wgmma.js';
 import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabotage } from '../codegen/tensor_map.js';
-import { expandDescriptors, tmaEligible } from '../compiler/expand_descriptors.js';
+import { descriptorPlan, expandDescriptors, whyNotLaunchMap } from '../compiler/expand_descriptors.js';
 
 export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
 /** sm_89 adds the fp8 cvt forms; sm_90a is `.target sm_90a` with wgmma dots and TMA (docs/compiler.md). */
@@ -127,8 +127,14 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   };
 
   // Tensor descriptors the target does not move with TMA become masked loads and stores.
-  const tma = options.target === 'sm_90a' && options.tma !== false;
-  let f = expandDescriptors(func, (op) => tma && tmaEligible(func, op) && tmaDataType(descElem(op)) !== undefined);
+  const whyNot = (op: Op): string | undefined =>
+    options.target !== 'sm_90a' ? `no TMA on ${options.target}`
+    : options.tma === false ? 'option tma: false'
+    : tmaDataType(descElem(op)) === undefined ? `TMA has no ${descElem(op)} type`
+    : whyNotLaunchMap(func, op);
+  const descs = descriptorPlan(func, whyNot);
+  if (descs) stage('descriptors', descs);
+  let f = expandDescriptors(func, (op) => whyNot(op) === undefined);
   if (options.skipIRPasses) irStage('input', f);
   else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy

@@ -6,30 +6,55 @@
 //   load(ptrs, mask, other = 0) / store(ptrs, value, mask)
 // It runs before the IR passes, so the index math is folded, CSE'd and hoisted like any other,
 // and a load in a loop feeding a dot is pipelined with cp.async as any masked load is.
-// `keep` names the desc ops the target lowers itself (TMA on sm_90a: tmaEligible).
+// `keep` names the desc ops the target lowers itself (TMA on sm_90a: whyNotLaunchMap finds none).
 import type { Block, ConstValue, Func, Op, OpAttrs, OpKind, Value } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
-import { ptrOf, pointee, type DType, type PtrType, type TileType } from '../ir/types.js';
+import { isInt, ptrOf, pointee, type DType, type PtrType, type TileType } from '../ir/types.js';
 import { maxValueId } from '../ir/walk.js';
 
 /**
- * Whether a desc op can use a tensor map the runtime builds at launch: its base, shape and
- * strides are kernel parameters or constants (the launcher reads them from the arguments).
+ * Why a desc op cannot use a tensor map the runtime builds at launch, or undefined when it can:
+ * its base must be a pointer parameter, its shape and strides parameters (an integer parameter
+ * cast to i32 counts) or constants, so that the launcher can read them from the arguments.
  */
-export function tmaEligible(f: Func, op: Op): boolean {
-  if (op.kind !== 'desc_load' && op.kind !== 'desc_store') return false;
+export function whyNotLaunchMap(f: Func, op: Op): string | undefined {
+  if (op.kind !== 'desc_load' && op.kind !== 'desc_store') return `not a descriptor op ('${op.kind}')`;
   const params = new Set(f.body.args.map((a) => a.id));
   const consts = new Set<number>();
+  const casts = new Set<number>(); // an integer parameter cast to i32 (an i64 shape, say)
   const see = (b: Block): void => {
     for (const o of b.ops) {
       if (o.kind === 'const') consts.add(o.results[0]!.id);
+      if (o.kind === 'cast' && params.has(o.operands[0]!.id) && isInt(o.operands[0]!.type.elem)) casts.add(o.results[0]!.id);
       o.regions.forEach(see);
     }
   };
   see(f.body);
   const d = descOperands(op as Op<'desc_load'>);
-  const known = (v: Value): boolean => params.has(v.id) || consts.has(v.id);
-  return params.has(d.base.id) && d.shape.every(known) && d.strides.every(known);
+  const known = (v: Value): boolean => params.has(v.id) || consts.has(v.id) || casts.has(v.id);
+  if (!params.has(d.base.id)) return 'its base is computed in the kernel (not a pointer parameter)';
+  const r = d.shape.length;
+  for (let k = 0; k < r; k++) if (!known(d.shape[k]!)) return `shape[${k}] is computed in the kernel`;
+  for (let k = 0; k < r; k++) if (!known(d.strides[k]!)) return `strides[${k}] is computed in the kernel`;
+  return undefined;
+}
+
+/** The 'descriptors' stage: each desc op and how it is lowered (TMA, or masked loads and why); '' when none. */
+export function descriptorPlan(f: Func, whyNot: (op: Op) => string | undefined): string {
+  const out: string[] = [];
+  const see = (b: Block): void => {
+    for (const o of b.ops) {
+      if (o.kind === 'desc_load' || o.kind === 'desc_store') {
+        const why = whyNot(o);
+        const at = o.loc ? ` (${o.loc.file.split('/').pop()}:${o.loc.line})` : '';
+        const what = o.kind === 'desc_load' ? `%${o.results[0]!.id} = desc_load` : 'desc_store';
+        out.push(`${what} [${(o as Op<'desc_load'>).attrs.block.join(', ')}]${at}: ${why ? `masked ${o.kind === 'desc_load' ? 'loads' : 'stores'} (${why})` : 'TMA, tensor map built at launch'}`);
+      }
+      o.regions.forEach(see);
+    }
+  };
+  see(f.body);
+  return out.join('\n');
 }
 
 /** `f` with every desc op for which `keep` is false rewritten into ordinary ops. */

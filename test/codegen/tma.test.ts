@@ -81,6 +81,11 @@ describe('TMA lowering (sm_90a)', () => {
       },
     );
     const c = compile(k.trace({}), { target: 'sm_90a', ptxas: true });
+    // the 'descriptors' stage says what each became and why
+    const stage = c.stages.find((s) => s.name === 'descriptors')!.text.split('\n');
+    expect(stage[0]).toMatch(/^%\d+ = desc_load \[64\] \(tma\.test\.ts:\d+\): masked loads \(shape\[0\] is computed in the kernel\)$/);
+    expect(stage[1]).toMatch(/^desc_store \[64\] \(tma\.test\.ts:\d+\): TMA, tensor map built at launch$/);
+    expect(compile(k.trace({}), { target: 'sm_80', ptxas: false }).stages.find((s) => s.name === 'descriptors')!.text).toMatch(/masked loads \(no TMA on sm_80\)/);
     expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d\.shared::cluster/)).toBe(0); // the load: masked ld.global
     expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d\.global/)).toBe(1); // the store: TMA
     expect(c.metadata.tensorMaps).toHaveLength(1);
@@ -120,5 +125,18 @@ describe('TMA lowering (sm_90a)', () => {
       expect(count(r.ptx, /cp\.async\.bulk\.tensor\.2d\.shared::cluster/)).toBe(2 * (D + 1));
       expect(r.metadata.tensorMaps).toHaveLength(3);
     });
+  });
+
+  it('an i64 shape parameter (cast to i32 in the kernel) still builds its map from the parameter', () => {
+    const k = defineKernel(
+      { name: 'ti64', params: { x: ptr('f32'), y: ptr('f32'), n: 'i64' } },
+      ({ x, y, n }) => {
+        const dx = makeTensorDescriptor(x, [n], [1], [64]);
+        makeTensorDescriptor(y, [n], [1], [64]).store([0], dx.load([0]));
+      },
+    );
+    const c = compile(k.trace({}), { target: 'sm_90a', ptxas: true });
+    expect(c.metadata.tensorMaps!.map((m) => m.dims)).toEqual([[{ param: 2 }], [{ param: 2 }]]);
+    expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d/)).toBe(2);
   });
 });

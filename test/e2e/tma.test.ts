@@ -68,6 +68,16 @@ const copy1d = kernel(
   },
 );
 
+/** The 1-D copy with an i64 length (cast to i32 in the kernel; the map is built from the i64 argument). */
+const copy1dI64 = kernel(
+  { name: 'tma_copy1d_i64', params: { x: ptr('f32'), y: ptr('f32'), n: 'i64', B: constexpr() } },
+  ({ x, y, n, B }) => {
+    const dx = makeTensorDescriptor(x, [n], [1], [B as number]);
+    const dy = makeTensorDescriptor(y, [n], [1], [B as number]);
+    dy.store([programId(0).mul(B)], dx.load([programId(0).mul(B)]));
+  },
+);
+
 /** Row sums of x [M, N] over column blocks: one TMA load op runs every iteration (its mbarrier's phase flips). */
 const rowSums = kernel(
   { name: 'tma_row_sums', params: { x: ptr('f32'), out: ptr('f32'), M: 'i32', N: 'i32', BM: constexpr(), BN: constexpr() } },
@@ -142,6 +152,25 @@ function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: nu
   }
   return c;
 }
+
+/** Batched C[z] = A[z] @ B[z] through 3-D descriptors: blocks [1, R, C] reshaped to 2-D for the dot. */
+const mmBatched = kernel(
+  {
+    name: 'tma_mm_batched',
+    params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), Z: 'i32', M: 'i32', N: 'i32', K: 'i32', SA: 'i32', SB: 'i32', SC: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() },
+  },
+  ({ a, b, c, Z, M, N, K, SA, SB, SC, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    // batch strides are parameters: a stride computed in the kernel would leave the launcher unable to build the map
+    const da = makeTensorDescriptor(a, [Z, M, K], [SA, K, 1], [1, bm, bk]);
+    const db = makeTensorDescriptor(b, [Z, K, N], [SB, N, 1], [1, bk, bn]);
+    const dc = makeTensorDescriptor(c, [Z, M, N], [SC, N, 1], [1, bm, bn]);
+    const z = programId(2), om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) =>
+      [dot(da.load([z, om, k]).reshape([bm, bk]), db.load([z, k, on]).reshape([bk, bn]), { acc: acc! })]);
+    dc.store([z, om, on], acc!.reshape([1, bm, bn]));
+  },
+);
 
 /** Two row blocks per program: the ring loop runs twice (5 k-steps each, not a multiple of the stages). */
 const mmTwice = kernel(
@@ -225,6 +254,18 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
     expect(Array.from(r.sim.y as Float32Array)).toEqual(want);
     expect(Array.from(r.interpret.y as Float32Array)).toEqual(want);
     await copy1d.run({ ...args, y: new Float32Array(n) }, { grid: [3], device: 'sim', sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+  });
+
+  it('an i64 length builds the map from the argument (bigint or number)', async () => {
+    const n = 100, B = 32;
+    const x = Float32Array.from({ length: n }, (_, i) => i + 0.5);
+    expect(count(simPtx(copy1dI64, { x, y: new Float32Array(n), n, B }).ptx, /cp\.async\.bulk\.tensor\.1d/)).toBe(2);
+    for (const len of [BigInt(n), n]) {
+      const y = new Float32Array(n + 8).fill(-1);
+      await copy1dI64.run({ x, y, n: len, B }, { grid: [4], device: 'sim' });
+      expect(Array.from(y.subarray(0, n))).toEqual(Array.from(x));
+      expect(Array.from(y.subarray(n))).toEqual(new Array(8).fill(-1));
+    }
   });
 
   it('reads zeros outside the tensor (negative offsets and past the end), as TMA fills', async () => {
@@ -434,6 +475,32 @@ describe('tensor descriptors on the sim as sm_90 (TMA)', () => {
         const out = runCompiled(mm, wargs, [1, 1, 1], { target: 'sm_90a', numStages });
         expectClose(out.c as Float32Array, want, 1e-4, `sim (wgmma + TMA ring, ${numStages} stages) vs reference`);
       }
+    });
+
+    it('batched through 3-D descriptors: [1, R, C] blocks reshaped for the dot ride the ring', async () => {
+      const Z = 2;
+      const az = f16Array(randF32(Z * M * K, 7)), bz = f16Array(randF32(Z * K * N, 8));
+      const [af32, bf32] = [f16ToFloat32(az), f16ToFloat32(bz)];
+      const bargs = { a: az, b: bz, c: new Float32Array(Z * M * N), Z, M, N, K, SA: M * K, SB: K * N, SC: M * N, BM: 32, BN: 32, BK: 32 };
+      const ptx = simPtx(mmBatched, bargs).ptx;
+      expect(ptx).toContain('// TMA ring: 3 stages');
+      expect(count(ptx, /cp\.async\.bulk\.tensor\.3d\.shared::cluster/)).toBe(6);
+      const r = await runBoth(mmBatched, bargs, [M / 32, N / 32, Z]);
+      for (let zi = 0; zi < Z; zi++) {
+        const wz = matmulRef(af32.subarray(zi * M * K, (zi + 1) * M * K), bf32.subarray(zi * K * N, (zi + 1) * K * N), M, N, K);
+        expectClose((r.sim.c as Float32Array).subarray(zi * M * N, (zi + 1) * M * N), wz, 1e-4, `sim, batch ${zi}`);
+        expectClose((r.interpret.c as Float32Array).subarray(zi * M * N, (zi + 1) * M * N), wz, 1e-4, `interpreter, batch ${zi}`);
+      }
+    });
+
+    it('8 warps (two warpgroups, BM = 128) and 1 warp (BM = 32, mma.sync) read the same ring', () => {
+      const M2 = 128;
+      const a2 = f16Array(randF32(M2 * K, 9));
+      const want2 = matmulRef(f16ToFloat32(a2), f16ToFloat32(b), M2, N, K);
+      const big = runCompiled(mm, { ...args, a: a2, c: new Float32Array(M2 * N), M: M2, BM: 128, BN: 64 }, [1, 1, 1], { target: 'sm_90a', numWarps: 8 });
+      expectClose(big.c as Float32Array, want2, 1e-4, 'sim, 8 warps, BM 128');
+      const one = runCompiled(mm, { ...args, c: new Float32Array(M * N) }, grid, { target: 'sm_90a', numWarps: 1 });
+      expectClose(one.c as Float32Array, want, 1e-4, 'sim, 1 warp');
     });
 
     it("sm_90a with the option tma: false takes sm_80's path", () => {

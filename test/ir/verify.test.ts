@@ -203,3 +203,27 @@ describe('verify rejects invalid IR with a precise message', () => {
     expect(verifyError(typed).message).toMatch(/body arg #3 has type i32, param 'n' is i64/);
   });
 });
+
+describe('verify: tensor descriptor ops', () => {
+  const desc = (t: TB, p: Value, n: Value, block: number[], over: { offset?: Value; store?: Value; resultShape?: number[] } = {}): void => {
+    const b = t.b;
+    const ints = block.flatMap(() => [n]);
+    const offs = block.map(() => over.offset ?? t.const(0, 'i32'));
+    if (over.store) b.op('desc_store', [p, ...ints, ...ints, ...offs, over.store], [], { block });
+    else b.op('desc_load', [p, ...ints, ...ints, ...offs], [tile('f32', over.resultShape ?? block)], { block });
+  };
+
+  test('accepts a load and a store of the block', () => {
+    expect(() => verify(build((t, p, n) => {
+      desc(t, p, n, [16, 32]);
+      desc(t, p, n, [16, 32], { store: t.const(1, 'f32', [16, 32]) });
+    }))).not.toThrow();
+  });
+
+  test('rejects a bad block, operand types and result shape, naming them', () => {
+    expect(verifyError(build((t, p, n) => desc(t, p, n, [12, 32]))).message).toMatch(/block dim 0 must be a power of two in 1\.\.256/);
+    expect(verifyError(build((t, p, n) => desc(t, p, n, [16], { offset: t.const(0, 'i64') }))).message).toMatch(/operand #3 \(offset\) must be i32, got i64/);
+    expect(verifyError(build((t, p, n) => desc(t, p, n, [16], { resultShape: [32] }))).message).toMatch(/result must be f32\[16\], got f32\[32\]/);
+    expect(verifyError(build((t, p, n) => desc(t, p, n, [16], { store: t.const(1, 'f32', [8]) }))).message).toMatch(/stored value must be f32\[16\]/);
+  });
+});

@@ -50,12 +50,15 @@ export class TensorMapCache {
     };
     const dims = s.dims.map((d, i) => {
       const n = value(d, `shape (dim ${s.dims.length - 1 - i})`);
-      if (n < 1 || n > 2 ** 32) bad(kernel, `tensor descriptor on '${pname}': shape dim ${s.dims.length - 1 - i} is ${n}, outside 1..2^32 (TMA)`);
+      // the descriptor's index math is i32 (docs/language.md), so is the shape it may describe
+      if (n < 1 || n > 2 ** 31 - 1) bad(kernel, `tensor descriptor on '${pname}': shape dim ${s.dims.length - 1 - i} is ${n}, outside 1..2^31-1`);
       return n;
     });
     const strides = s.strides.map((d, i) => {
       const dim = s.dims.length - 2 - i;
-      const n = value(d, `stride (dim ${dim})`) * eb;
+      const e = value(d, `stride (dim ${dim})`);
+      if (e > 2 ** 31 - 1) bad(kernel, `tensor descriptor on '${pname}': stride of dim ${dim} is ${e} elements, above 2^31-1`);
+      const n = e * eb;
       if (n <= 0 || n % 16 !== 0) bad(kernel, `tensor descriptor on '${pname}': stride of dim ${dim} is ${n} bytes, not a positive multiple of 16 (TMA)`);
       return n;
     });
