@@ -7,6 +7,7 @@ import { definedInside, walkOps } from '../ir/walk.js';
 import type { Lowering } from './context.js';
 import { movFor } from './context.js';
 import { regKind } from './ptx_types.js';
+import { hoistAFragments } from './mma_a_hoist.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -17,6 +18,7 @@ const forLoop: Rule = (cx, op) => {
   const body = op.regions[0]!;
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
+  hoistAFragments(cx, op);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
   const top = cx.e.label('for');

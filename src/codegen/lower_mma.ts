@@ -18,7 +18,7 @@ import { ctaTile, isMmaLayout, permuteBlocked, regSlots, type Layout } from '../
 import { dotInputPrecision, mmaKindOf, type MmaKind } from '../compiler/mma_kinds.js';
 import { addrStr, type Lowering, type SmemAddr } from './context.js';
 import { mmaAccum, mmaInstr } from './mma_accum.js';
-import { aFragsInRegs } from './mma_a_regs.js';
+import { aFragsInRegs, preloadedA } from './mma_a_regs.js';
 import { bScalarLane, loadScalarB, packBytes, scalarBPitch, stagedBytes, tf32Regs } from './mma_fragments.js';
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { stagedTile, type StagedTile } from './staged.js';
@@ -88,6 +88,68 @@ export function storeStaged(cx: Lowering, t: ElemType, regs: string[], l: Layout
   }
 }
 
+/** The lane's coordinates for ldmatrix addressing (prologue): warp (wm, wn), lane&7, bits 3 and 4. */
+export function laneCoords(cx: Lowering, WN: number): { wm: string; wn: string; rr: string; t0: string; t1: string } {
+  const { lane, warp } = cx.thread();
+  const P = (s: string): void => cx.e.emitPrologue(s);
+  const q = (): string => cx.reg('b32');
+  const wm = q(), wn = q(), mi = q(), rr = q(), t0 = q(), t1 = q();
+  P(`shr.u32 ${wm}, ${warp}, ${Math.log2(WN)};`);
+  P(`and.b32 ${wn}, ${warp}, ${WN - 1};`);
+  P(`shr.u32 ${mi}, ${lane}, 3;`);
+  P(`and.b32 ${rr}, ${lane}, 7;`);
+  P(`and.b32 ${t0}, ${mi}, 1;`);
+  P(`shr.u32 ${t1}, ${mi}, 1;`);
+  return { wm, wn, rr, t0, t1 };
+}
+
+/**
+ * Lane (row, byte column < colSpan) registers -> addresses at (row + dr, column + dc) in a tile
+ * read by ldmatrix: a register per 8-row class, the k-step's chunk bits XORed in once per
+ * execution (swizzle_addr.ts `atXor`), a ring's stage base added once per execution.
+ */
+export function ldmatrixLanes(cx: Lowering, g: TileGeom, row: string, col: string, colSpan: number, staged: StagedTile | undefined, bias: () => string): (dr: number, dc: number) => SmemAddr {
+  const ln = new SwizzledLanes(prologueSink(cx), g, row, col, { align: 16, span: colSpan }, staged ? undefined : bias());
+  const made = new Map<string, string>();
+  const once = (key: string, line: (r: string) => string): string => {
+    let r = made.get(key);
+    if (!r) {
+      r = cx.reg('b32');
+      cx.emit(line(r));
+      made.set(key, r);
+    }
+    return r;
+  };
+  return (dr, dc) => {
+    const at = ln.atXor(dr, dc);
+    let r = at.reg;
+    if (staged) r = once(`${r}+`, (d) => `add.u32 ${d}, ${at.reg}, ${staged.base};`);
+    const rb = r;
+    if (at.xor) r = once(`${rb}^${at.xor}`, (d) => `xor.b32 ${d}, ${rb}, ${at.xor};`);
+    return { reg: r, imm: at.imm };
+  };
+}
+
+/** a's ldmatrix.x4 addresses: lane row 8*wm + (lane&7) + 8*WM*(lane>>3 & 1), byte column 16*(lane>>4). */
+export function aLanes(cx: Lowering, WM: number, WN: number, gA: TileGeom, staged: StagedTile | undefined, bias: () => string): (dr: number, dc: number) => SmemAddr {
+  const { wm, rr, t0, t1 } = laneCoords(cx, WN);
+  const P = (s: string): void => cx.e.emitPrologue(s);
+  const row = cx.reg('b32'), row1 = cx.reg('b32'), col = cx.reg('b32');
+  P(`mad.lo.u32 ${row}, ${t0}, ${8 * WM}, ${rr};`);
+  P(`mad.lo.u32 ${row1}, ${wm}, 8, ${row};`);
+  P(`shl.b32 ${col}, ${t1}, 4;`);
+  return ldmatrixLanes(cx, gA, row1, col, 32, staged, bias);
+}
+
+/** The a fragments of m16 tile t at k-step kk: one ldmatrix.x4 (tf32: rounded as loaded). */
+export function loadAFrag(cx: Lowering, kind: MmaKind, at: (dr: number, dc: number) => SmemAddr, WM: number, t: number, kk: number): string[] {
+  const f = [0, 1, 2, 3].map(() => cx.reg('b32'));
+  cx.emit(`ldmatrix.sync.aligned.m8n8.x4.shared.b16 {${f.join(', ')}}, ${addrStr(at(t * 16 * WM, kk * 32))};`);
+  // tf32: shared memory holds the f32 inputs; each fragment is rounded (cvt.rna) as it is
+  // loaded, so the mma never sees the low 13 bits (and copies into shared stay raw bytes)
+  return kind.input === 'tf32' ? tf32Regs(cx, f) : f;
+}
+
 /** Lowers `op` on tensor cores; false when the dot is not in the mma layout (caller uses FMA). */
 export function mmaDot(cx: Lowering, op: Op): boolean {
   const [a, b] = op.operands as [Value, Value];
@@ -106,8 +168,9 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const TN = N / (8 * WN); // n8 tiles per warp
   const eb = kind.bytes;
   // where each operand comes from: a from registers (already in a matching accumulator layout,
-  // mma_a_regs.ts), an operand a ring staged (stagedTile), or the scratch
-  const aRegs = aFragsInRegs(cx, kind, a, WM);
+  // mma_a_regs.ts, or loaded before the loop: mma_a_hoist.ts), an operand a ring staged
+  // (stagedTile), or the scratch
+  const aRegs = preloadedA(cx, op) ?? aFragsInRegs(cx, kind, a, WM);
   const sa = aRegs ? undefined : stagedTile(cx, a);
   const sb = stagedTile(cx, b);
   if (sa && (sa.transposed || sa.rows !== M || sa.rowBytes !== K * eb)) cx.fail(`dot: operand a staged as ${stagedDesc(sa)}, expected [${M}, ${K}] of ${eb}-byte elements`);
@@ -127,7 +190,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
   const bOff = stageA ? alignUp(M * K * eb, gB.swizzle ? SWIZZLE_ALIGN : 16) : 0;
 
   // per-lane ldmatrix row addresses (lane l feeds row l&7 of matrix l>>3), computed once
-  const { lane, warp } = cx.thread();
+  const { lane } = cx.thread();
   const P = (s: string): void => cx.e.emitPrologue(s);
   const q = (): string => cx.reg('b32');
   const sm = q();
@@ -148,48 +211,8 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     return r;
   };
 
-  const wm = q(), wn = q(), mi = q(), rr = q(), t0 = q(), t1 = q();
-  P(`shr.u32 ${wm}, ${warp}, ${Math.log2(WN)};`);
-  P(`and.b32 ${wn}, ${warp}, ${WN - 1};`);
-  P(`shr.u32 ${mi}, ${lane}, 3;`);
-  P(`and.b32 ${rr}, ${lane}, 7;`);
-  P(`and.b32 ${t0}, ${mi}, 1;`);
-  P(`shr.u32 ${t1}, ${mi}, 1;`);
-  /**
-   * Lane (row, byte column < colSpan) registers -> addresses at (row + dr, column + dc) in the
-   * tile: a register per 8-row class, the k-step's chunk bits XORed in once per execution
-   * (swizzle_addr.ts `atXor`), a ring's stage base added once per execution.
-   */
-  const lanes = (g: TileGeom, row: string, col: string, colSpan: number, staged: StagedTile | undefined, bias: () => string): ((dr: number, dc: number) => SmemAddr) => {
-    const ln = new SwizzledLanes(prologueSink(cx), g, row, col, { align: 16, span: colSpan }, staged ? undefined : bias());
-    const made = new Map<string, string>();
-    const once = (key: string, line: (r: string) => string): string => {
-      let r = made.get(key);
-      if (!r) {
-        r = q();
-        cx.emit(line(r));
-        made.set(key, r);
-      }
-      return r;
-    };
-    return (dr, dc) => {
-      const at = ln.atXor(dr, dc);
-      let r = at.reg;
-      if (staged) r = once(`${r}+`, (d) => `add.u32 ${d}, ${at.reg}, ${staged.base};`);
-      const rb = r;
-      if (at.xor) r = once(`${rb}^${at.xor}`, (d) => `xor.b32 ${d}, ${rb}, ${at.xor};`);
-      return { reg: r, imm: at.imm };
-    };
-  };
-  let aAt: ((dr: number, dc: number) => SmemAddr) | undefined;
-  if (!aRegs) {
-    // a: row 8*wm + (lane&7) + 8*WM*(mi&1), byte column 16*(mi>>1)
-    const row = q(), col = q();
-    P(`mad.lo.u32 ${row}, ${t0}, ${8 * WM}, ${rr};`);
-    P(`mad.lo.u32 ${row}, ${wm}, 8, ${row};`);
-    P(`shl.b32 ${col}, ${t1}, 4;`);
-    aAt = lanes(gA, row, col, 32, sa, () => sm);
-  }
+  const { wm, wn, rr, t0, t1 } = laneCoords(cx, WN);
+  const aAt = aRegs ? undefined : aLanes(cx, WM, WN, gA, sa, () => sm);
   let bAt: ((dr: number, dc: number) => SmemAddr) | undefined;
   let bLane = '';
   const pb = gB.rowBytes;
@@ -200,14 +223,14 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
     P(`mad.lo.u32 ${row}, ${t1}, ${WN}, ${wn};`);
     P(`mad.lo.u32 ${row}, ${row}, 8, ${rr};`);
     P(`shl.b32 ${col}, ${t0}, 4;`);
-    bAt = lanes(gB, row, col, 32, sb, bBase);
+    bAt = ldmatrixLanes(cx, gB, row, col, 32, sb, bBase);
   } else if (eb === 2) {
     // b (ldmatrix.trans): k-row (lane&7) + 8*(mi&1), column 8*wn + 8*WN*(mi>>1)
     const row = q(), col = q();
     P(`mad.lo.u32 ${row}, ${t0}, 8, ${rr};`);
     P(`mad.lo.u32 ${col}, ${t1}, ${WN}, ${wn};`); // n-tile wn + WN*(mi>>1), in units of 8 columns
     P(`shl.b32 ${col}, ${col}, 4;`);
-    bAt = lanes(gB, row, col, 32 * WN, sb, bBase);
+    bAt = ldmatrixLanes(cx, gB, row, col, 32 * WN, sb, bBase);
   } else {
     // the rings stage 2-byte operands only: tf32 and 8-bit b come from the scratch
     bLane = bScalarLane(cx, kind, lane, wn, pb, bBase());
@@ -228,11 +251,7 @@ export function mmaDot(cx: Lowering, op: Op): boolean {
         af.push(aRegs(t, kk));
         continue;
       }
-      const f = [q(), q(), q(), q()];
-      cx.emit(`ldmatrix.sync.aligned.m8n8.x4.shared.b16 {${f.join(', ')}}, ${addrStr(aAt!(t * 16 * WM, kk * 32))};`);
-      // tf32: shared memory holds the f32 inputs; each fragment is rounded (cvt.rna) as it is
-      // loaded, so the mma never sees the low 13 bits (and copies into shared stay raw bytes)
-      af.push(kind.input === 'tf32' ? tf32Regs(cx, f) : f);
+      af.push(loadAFrag(cx, kind, aAt!, WM, t, kk));
     }
     const bf: string[][] = [];
     for (let j = 0; j < TN; j += eb === 2 ? 2 : 1) {

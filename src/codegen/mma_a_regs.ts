@@ -9,7 +9,7 @@
 // 2kk+1, each pair packed into one b32. That holds when the warp owns whole rows of the operand
 // (warp grid WM x 1, the same WM as the dot: then m16 tile t of both covers the same rows, local
 // offsets 16*WM*t and 16*WM*t + 8*WM) - compiler/mma_warps.ts puts chained dots' warps along M.
-import type { Value } from '../ir/ops.js';
+import type { Op, Value } from '../ir/ops.js';
 import type { MmaKind } from '../compiler/mma_kinds.js';
 import { isMmaLayout, regSlots } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
@@ -39,4 +39,17 @@ export function aFragsInRegs(cx: Lowering, kind: MmaKind, a: Value, WM: number):
     const r0 = 2 * t * 8 * WM, r1 = (2 * t + 1) * 8 * WM;
     return [pack(r0, 16 * kk), pack(r1, 16 * kk), pack(r0, 16 * kk + 8), pack(r1, 16 * kk + 8)];
   };
+}
+
+const preloaded = new WeakMap<Lowering, Map<Op, string[][][]>>();
+/** Records a dot's a fragments, loaded before its loop (mma_a_hoist.ts): frags[t][kk]. */
+export function setPreloadedA(cx: Lowering, op: Op, frags: string[][][]): void {
+  let m = preloaded.get(cx);
+  if (!m) preloaded.set(cx, (m = new Map()));
+  m.set(op, frags);
+}
+/** The a fragments of `op` loaded before its loop, if any, as aFragsInRegs gives them. */
+export function preloadedA(cx: Lowering, op: Op): ((t: number, kk: number) => string[]) | undefined {
+  const f = preloaded.get(cx)?.get(op);
+  return f ? (t, kk) => f[t]![kk]! : undefined;
 }

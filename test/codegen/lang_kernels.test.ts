@@ -109,11 +109,12 @@ describe('front-end kernels through the whole pipeline and ptxas', () => {
   it('layernorm (f16 in, f32 math)', () => {
     const { sm80 } = gate(layernorm.trace({ BLOCK: 2048 }), { specialization: ALIGNED('x', 'w', 'out', 'n'), numWarps: 8 });
     expect(sm80.ptx).toMatch(/ld\.global\.v4\.b32/);
-    expect(sm80.ptx).toMatch(/cvt\.rn\.f16\.f32/);
+    // neighbouring elements rounded two at a time (lower_cast.ts castPairs)
+    expect(sm80.ptx).toMatch(/cvt\.rn\.f16x2\.f32/);
   });
   it('rmsnorm (bf16, 2-D rows)', () => {
     const { sm80 } = gate(rmsnorm.trace({ ROWS: 4, BLOCK: 256 }), { specialization: ALIGNED('x', 'out', 'n') });
-    expect(sm80.ptx).toMatch(/cvt\.rn\.bf16\.f32/);
+    expect(sm80.ptx).toMatch(/cvt\.rn\.bf16x2\.f32/);
     expect(sm80.ptx).not.toMatch(/convert_layout/);
   });
   it('cumsum', () => {

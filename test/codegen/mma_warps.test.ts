@@ -103,10 +103,11 @@ describe('warp grids of mma layouts', () => {
     }
   });
 
-  // specialized, V's 16-byte rows are pipelined (a cp.async ring: two barriers per iteration, one
-  // after the copies land and one before they overwrite the stage just read, none for V's
-  // staging); unspecialized, both dots stage from registers (two barriers each)
-  it.each([[false, 4], [true, 4]] as const)('flash attention on the sim (specialized %s): %i barriers and no bank conflicts per loop iteration, output right', (specialized, barriers) => {
+  // Q's fragments are loaded once, before the loop (mma_a_hoist.ts). Specialized, K^T and V are
+  // pipelined (a cp.async ring: two barriers per iteration, one after the copies land and one
+  // before they overwrite the stage just read); unspecialized, K^T and V stage from registers
+  // (two barriers each)
+  it.each([[false, 4], [true, 2]] as const)('flash attention on the sim (specialized %s): %i barriers and no bank conflicts per loop iteration, output right', (specialized, barriers) => {
     const dev = simDevice().native;
     // specialized as the launcher does for aligned inputs (the bench's PTX): 16-byte K^T rows
     const spec = specialized ? Object.fromEntries(['q', 'k', 'v', 'o', 'L'].map((n) => [n, { divisibleBy16: true }])) : undefined;
@@ -140,13 +141,15 @@ describe('A operand of a chained dot from registers', () => {
     const { sm80, sm90 } = gate(flash(t), { numWarps: 4 });
     for (const r of [sm80, sm90]) {
       const body = loopBody(r.ptx);
-      // non-.trans ldmatrix: Q (4 k-steps, one m16 tile a warp) and K^T (staged as [BN, D], 4 pairs
-      // of n8 tiles a k-step); dot 2 reads no a fragment (P staged would add 4), V with .trans
-      expect(count(body, /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe(4 + 16);
+      // non-.trans ldmatrix: K^T (staged as [BN, D], 4 pairs of n8 tiles a k-step); Q's 4 are
+      // before the loop; dot 2 reads no a fragment (P staged would add 4), V with .trans
+      expect(count(body, /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe(16);
+      expect(count(r.ptx, /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe(4 + 16);
       expect(count(body, /ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16/)).toBe(16);
-      // what is stored to shared memory is Q, K^T and V (64 x 64 halves each over 128 threads,
-      // 16-bit stores without specialization); P's f16x2 words are not
-      expect(count(body, /st\.shared\.b16/)).toBe(3 * 32);
+      // what the loop stores to shared memory is K^T and V (64 x 64 halves each over 128 threads,
+      // 16-bit stores without specialization); Q once before the loop; P's f16x2 words not at all
+      expect(count(body, /st\.shared\.b16/)).toBe(2 * 32);
+      expect(count(r.ptx, /st\.shared\.b16/)).toBe(3 * 32);
       expect(count(body, /st\.shared\.(b32|v2|v4)/)).toBe(0);
       // one b32 per A register: 4 k-steps x 4 registers, each the word one cvt.rn.{f16,bf16}x2.f32
       // rounded two elements of P into (no packing of halves, no scalar cvt to f16)
@@ -159,8 +162,8 @@ describe('A operand of a chained dot from registers', () => {
   it('a dot whose a is in a 2 x 2 accumulator layout still stages it (BM = 32 on 4 warps)', () => {
     const r = compile(flash('f16', { BM: 32, BN: 32, D: 32 }), { target: 'sm_80', numWarps: 4, ptxas: false });
     // 32 rows fit two m16 warps only: the grid is 2 x 2, P goes through shared memory; per k-step
-    // (2) one ldmatrix each for Q, K^T (one pair of n8 tiles a warp) and P
-    expect(count(loopBody(r.ptx), /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe(2 * 3);
+    // (2) one ldmatrix each for K^T (one pair of n8 tiles a warp) and P (Q's before the loop)
+    expect(count(loopBody(r.ptx), /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe(2 * 2);
   });
 
   it('b = trans(a [N, K] tile) is staged as [N, K] and read with plain ldmatrix (x2 for one n8 tile), right on the sim', async () => {
