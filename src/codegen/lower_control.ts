@@ -7,6 +7,7 @@ import { definedInside, walkOps } from '../ir/walk.js';
 import type { Lowering } from './context.js';
 import { movFor } from './context.js';
 import { regKind } from './ptx_types.js';
+import { hoistWgmmaA } from './wgmma_a_hoist.js';
 import { hoistAFragments } from './mma_a_hoist.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -19,6 +20,7 @@ const forLoop: Rule = (cx, op) => {
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
   hoistAFragments(cx, op);
+  hoistWgmmaA(cx, op);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
   const top = cx.e.label('for');

@@ -29,6 +29,7 @@ import { layoutKey, permuteBlocked, regSlots } from '../compiler/layout.js';
 import type { PipelinedLoad, PipelinedLoop, PipelinePlan } from '../compiler/pipeline.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
+import { hoistWgmmaA, hoistsWgmmaA } from './wgmma_a_hoist.js';
 import { hoistAFragments, hoistsA } from './mma_a_hoist.js';
 import { regKind } from './ptx_types.js';
 import { SWIZZLE_ALIGN, swizzleFor, swizzledTileBytes } from './smem_swizzle.js';
@@ -93,7 +94,7 @@ function bodyUsesScratch(cx: Lowering, l: PipelinedLoop): boolean {
   const staged = new Set(l.loads.map((c) => c.load.results[0]!.id));
   return l.loop.regions[0]!.ops.some((o) => {
     if (l.skip.has(o)) return false;
-    if (o.kind === 'dot') return (!staged.has(o.operands[0]!.id) && !hoistsA(cx, o, l.loop)) || !staged.has(o.operands[1]!.id) || converts(cx, o, 2);
+    if (o.kind === 'dot') return (!staged.has(o.operands[0]!.id) && !hoistsA(cx, o, l.loop) && !hoistsWgmmaA(cx, o, l.loop)) || !staged.has(o.operands[1]!.id) || converts(cx, o, 2);
     if (!REGISTER_ONLY.has(o.kind)) return true;
     return o.operands.some((_, i) => converts(cx, o, i));
   });
@@ -189,6 +190,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
   hoistAFragments(cx, op);
+  hoistWgmmaA(cx, op);
   cx.emit(`// pipelined loop: ${B} stages of ${SB} bytes, ${ring.tiles.length} tile(s) by cp.async`);
   const copies = ring.tiles.map((t) => copiesOf(cx, t));
   const ring0 = cx.reg('b32');

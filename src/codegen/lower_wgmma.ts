@@ -29,6 +29,7 @@ import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { stagedTile, type StagedTile } from './staged.js';
 import { descPlus, emitDesc, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 import { storeStaged } from './lower_mma.js';
+import { preloadedWgmmaA } from './wgmma_a_hoist.js';
 
 /**
  * Ways to break the wgmma synchronization on purpose (tests show the sim catches each):
@@ -119,7 +120,8 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   const eb = stagedBytes(a.type.elem);
   const sabotage = sabotageOf.get(cx);
 
-  const aRegs = aFragsFromAcc(cx, kind, a, W);
+  const pre = preloadedWgmmaA(cx, op);
+  const aRegs = pre ? (i: number, kk: number): string[] => pre[i]![kk]! : aFragsFromAcc(cx, kind, a, W);
   const sa = aRegs ? undefined : stagedTile(cx, a);
   const sb = stagedTile(cx, b);
   const Lb = cx.layoutOf(b);

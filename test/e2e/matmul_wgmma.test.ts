@@ -138,7 +138,7 @@ describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
     expect(ptx).toMatch(/m64n128k16/);
   });
 
-  it('flash-attention forward (L = 128, BM = BN = 64, D = 32, 4 warps): S = Q K^T from shared memory, P V with A = P from registers', async () => {
+  it('flash-attention forward (L = 128, BM = BN = 64, D = 32, 4 warps): A from registers in both dots (Q loaded once before the loop, P)', async () => {
     const L = 128, D = 32, scale = 1 / Math.sqrt(D);
     const q = enc(t, randF32(L * D, 41)), k = enc(t, randF32(L * D, 42)), v = enc(t, randF32(L * D, 43));
     const args = { q, k, v, o: new Float32Array(L * D), L, scale, BM: 64, BN: 64, D };
@@ -148,10 +148,15 @@ describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
     expectClose(r.sim.o, attentionRef(dec(t, q), dec(t, k), dec(t, v), L, D, scale), tol, 'sim vs JS');
     // S: K = D = 32, two m64n64k16; P V: K = BN = 64, four m64n32k16
     const ptx = expectWgmmaPath(flashAttention[t] as unknown as KernelDef, args, 6, form, { dots: 2 });
-    // P V reads A from four registers ({...}) and V MN-major (trans-b 1); K^T is staged as
-    // [BN, D] and read K-major (trans-b 0)
+    // P V reads A from four registers ({...}) and V MN-major (trans-b 1); S = Q K^T reads Q's
+    // fragments, loaded once before the loop (wgmma_a_hoist.ts), and K^T staged as [BN, D],
+    // K-major (trans-b 0)
     expect(count(ptx, /wgmma\.mma_async\S*m64n32k16\S* \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, %p\d+, 1, 1, 1;/)).toBe(4);
-    expect(count(ptx, /wgmma\.mma_async\S*m64n64k16\S* \{[^}]*\}, %rd\d+, %rd\d+, %p\d+, 1, 1, 0, 0;/)).toBe(2);
+    expect(count(ptx, /wgmma\.mma_async\S*m64n64k16\S* \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, %p\d+, 1, 1, 0;/)).toBe(2);
+    expect(ptx.indexOf('\n$L_for')).toBeGreaterThan(0);
+    const loop = ptx.slice(ptx.indexOf('\n$L_for'), ptx.lastIndexOf('wgmma.wait_group'));
+    expect(ptx.slice(0, ptx.indexOf('\n$L_for'))).toMatch(/ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/);
+    expect(loop).not.toMatch(/ldmatrix/);
   });
 });
 
