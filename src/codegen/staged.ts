@@ -18,10 +18,12 @@ export interface StagedTile {
   /** Stored as the transpose of the IR value (e.g. [N, K] for a [K, N] b). */
   readonly transposed: boolean;
   /**
-   * Called by a reader once its reads of the tile are done (ldmatrix results are in registers),
-   * before it computes with them: the ring may then overwrite the stage (after a barrier), so the
-   * next copies overlap the reader's math. A reader that never calls it leaves the ring to do
-   * that at the end of the loop body: later, never wrong.
+   * Called by a reader once its reads of the tile are done (ldmatrix results are in registers;
+   * for an asynchronous reader such as wgmma, once its wait_group covers them), before it
+   * computes with them: the ring may then overwrite the stage (after a barrier), so the next
+   * copies overlap the reader's math. Each (op, operand) that reads a ring tile calls it at
+   * most once; a reader that never calls it leaves the ring to do that at the end of the loop
+   * body: later, never wrong.
    */
   readonly release?: () => void;
 }

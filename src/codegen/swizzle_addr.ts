@@ -6,8 +6,10 @@
 // the pattern repeats every 8 rows and every column block of S bytes:
 //   offset(r + dr, c + dc) = offset(r + dr % 8, c + dc % S) + (dr - dr % 8)·S + ⌊dc / S⌋·R·S
 // so one register per class (dr % 8, dc % S) serves every access, the rest being immediates.
-// An m16 x k16 ldmatrix sweep over a 128-byte swizzle needs 4 classes (k-steps 0..3 of a row's
-// 8 chunks), a 64-byte one 2 (as Triton's MMAv2 lowering precomputes its per-k-step offsets).
+// Fewer still where the lane's column is known (LaneCols): bytes inside its chunk are
+// immediates, and chunk bits it leaves 0 are an XOR of the row class (the swizzle permutes
+// address bits 4..6 only), so an ldmatrix sweep over a 128-byte swizzle holds one register and
+// XORs its k-steps 1..3 in (as Triton's MMAv2 lowering derives its per-k-step offsets).
 import { blockedOf, ctaTile, parentDim, parentShape, regSlots, wraps, type Layout } from '../compiler/layout.js';
 import type { Lowering, SmemAddr } from './context.js';
 import type { SwizzleBytes } from './smem_swizzle.js';
