@@ -26,7 +26,10 @@
 //     swz:   start + (k%8)*R  + (k/8)*SBO + (mb%R) + (mb/R)*LBO
 // then the swizzle XORs address bits [4, 4+b) with bits [7, 7+b), b = 1, 2, 3 for 32B/64B/128B
 // (the address is the shared-memory address itself, so start addresses advanced inside a swizzle
-// atom, as compilers do for successive K slices, read what hardware reads).
+// atom, as compilers do for successive K slices, read what hardware reads). The pattern repeats
+// every 256/512/1024 bytes; one that starts off that boundary is named by the descriptor's base
+// offset, (pattern start >> 7) & 7, and the row phase XORed in is then ((a >> 7) - base) & mask
+// (the ISA: the base offset is valid for the swizzling modes only; without swizzle it is ignored).
 #include <cmath>
 
 #include "exec_core.h"
@@ -87,19 +90,16 @@ double elemValue(uint32_t bits, WgTy t) {
 
 struct Desc {
   uint32_t start, lbo, sbo, swz;  // swz: 0 none, else R = 32/64/128
+  uint32_t base;                  // the swizzle pattern's row phase at its start (base offset)
 };
 
-bool decodeDesc(Ctx& c, uint64_t d, Desc& out, const char* which) {
+bool decodeDesc(Ctx&, uint64_t d, Desc& out, const char*) {
   out.start = (uint32_t)(d & 0x3fff) << 4;
   out.lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
   out.sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
-  unsigned base = (unsigned)((d >> 49) & 7), mode = (unsigned)(d >> 62);
+  unsigned mode = (unsigned)(d >> 62);
   out.swz = mode == 0 ? 0 : mode == 1 ? 128 : mode == 2 ? 64 : 32;
-  if (base != 0) {
-    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
-          std::string("wgmma: matrix descriptor of ") + which + " has a nonzero base offset (not implemented)");
-    return false;
-  }
+  out.base = out.swz ? (uint32_t)((d >> 49) & 7) : 0;
   return true;
 }
 
@@ -117,7 +117,7 @@ inline uint32_t elemAddr(const Desc& d, bool mnMajor, unsigned mn, unsigned k, u
   }
   if (d.swz) {
     unsigned b = d.swz == 128 ? 3 : d.swz == 64 ? 2 : 1;
-    a ^= ((a >> 7) & ((1u << b) - 1)) << 4;
+    a ^= (((a >> 7) - d.base) & ((1u << b) - 1)) << 4;
   }
   return a;
 }
@@ -502,7 +502,7 @@ void registerWgmmaOps(DecodeTable& t) {
     for (unsigned k : {8u, 16u, 32u}) shapes += " m64n" + std::to_string(n) + "k" + std::to_string(k);
   addOp(t, "wgmma", wgmmaDecode,
         "fence commit_group wait_group mma_async sync aligned satfinite f32 f16 bf16 tf32 e4m3 e5m2 s8 u8 s32" + shapes,
-        "asynchronous: computed at the covering `wait_group` (shared operands read then); accumulators in flight read as a poison NaN (0x7ff0dead; s32 0xdeadbeef); A from registers or descriptor, B from descriptor, swizzle none/32B/64B/128B, transposes for f16/bf16; exact sums rounded once; needs full warps of a complete warpgroup; no nonzero descriptor base offset");
+        "asynchronous: computed at the covering `wait_group` (shared operands read then); accumulators in flight read as a poison NaN (0x7ff0dead; s32 0xdeadbeef); A from registers or descriptor, B from descriptor, swizzle none/32B/64B/128B, transposes for f16/bf16; exact sums rounded once; needs full warps of a complete warpgroup; descriptor base offsets for patterns off their boundary");
 }
 
 }  // namespace tsim

@@ -94,6 +94,10 @@ struct Case {
   unsigned swzA = 0, swzB = 0;
   unsigned lboA = 1024, sboA = 128, lboB = 2048, sboB = 128;  // for no swizzle
   unsigned sliceA = 0;  // K-major swizzled A: start address advanced by 32 * sliceA bytes
+  // B's swizzle pattern starts baseB 128-byte rows past a pattern boundary (1024/512/256 bytes):
+  // the descriptor's base offset (bits 49-51) is (start >> 7) & 7 when descBase, else left 0
+  unsigned baseB = 0;
+  bool descBase = true;
   unsigned waitN = 0;
   bool overwriteB = false;  // zero B's shared memory between commit and wait
   bool noFence = false;     // leave out the fence.proxy.async after the generic writes
@@ -211,11 +215,13 @@ void runCase(const Case& c, std::function<void(const tsim::Fault&)> onFault = nu
   for (unsigned k = 0; k < K; k++)
     for (unsigned n = 0; n < N; n++) {
       size_t at = c.transB ? mnMajorAt(n * eb, k, c.swzB, c.lboB, c.sboB) : kMajorAt(n, k * eb, c.swzB, c.lboB, c.swzB ? 8 * c.swzB : c.sboB);
-      put(8192 + at, encode(c.b, B[k * N + n]), eb);
+      put(8192 + 128 * c.baseB + at, encode(c.b, B[k * N + n]), eb);
     }
   // descriptors: K-major swizzled use SBO = 8 rows of R bytes (LBO unused: give it garbage)
   uint64_t dA = c.transA ? desc(0, c.lboA, c.sboA, c.swzA) : desc(32 * c.sliceA, c.swzA ? 0x3ff0 : c.lboA, c.swzA ? 8 * c.swzA : c.sboA, c.swzA);
-  uint64_t dB = c.transB ? desc(8192, c.lboB, c.sboB, c.swzB) : desc(8192, c.swzB ? 0x3ff0 : c.lboB, c.swzB ? 8 * c.swzB : c.sboB, c.swzB);
+  const unsigned startB = 8192 + 128 * c.baseB;
+  uint64_t dB = c.transB ? desc(startB, c.lboB, c.sboB, c.swzB) : desc(startB, c.swzB ? 0x3ff0 : c.lboB, c.swzB ? 8 * c.swzB : c.sboB, c.swzB);
+  if (c.descBase) dB |= (uint64_t)((startB >> 7) & 7) << 49;
   // C: initial accumulators, per thread, in fragment order
   std::vector<uint32_t> C(128 * nacc), Areg(128 * 4, 0);
   std::vector<double> Cv(M * N, 0);
@@ -295,6 +301,27 @@ int main() {
   { Case c; c.name = "f16 K-major none, other offsets"; c.lboA = 128; c.sboA = 256; c.lboB = 128; c.sboB = 256; c.n = 24; runCase(c); }
   for (unsigned s : {32u, 64u, 128u}) {
     Case c; c.name = "f16 K-major swizzle " + std::to_string(s); c.swzA = s; c.swzB = s; c.n = 32; runCase(c);
+  }
+  // a swizzle pattern that starts off its boundary: the base offset names the pattern's phase
+  for (unsigned s : {32u, 64u, 128u}) {
+    Case c; c.name = "f16 B pattern 3 rows off its boundary, swizzle " + std::to_string(s); c.swzA = 128; c.swzB = s;
+    c.baseB = 3; c.n = 32; runCase(c);
+    c.name = "f16 B MN-major pattern 5 rows off, swizzle " + std::to_string(s); c.transB = true; c.baseB = 5;
+    c.lboB = 8 * s; c.sboB = 8 * s * (32 * 2 / s + 1); runCase(c);
+  }
+  {
+    // the same layout with the base offset left 0 reads the rows in the wrong phase
+    Case c; c.name = "base offset left out"; c.swzB = 128; c.baseB = 3; c.descBase = false; c.n = 32;
+    unsigned wrong = 0;
+    Case r = c;
+    r.descBase = true;
+    std::vector<uint32_t> good, bad;
+    runCase(r, nullptr, [&](const std::vector<uint32_t>& v) { good = v; });
+    runCase(c, nullptr, [&](const std::vector<uint32_t>& v) { bad = v; });
+    for (size_t i = 0; i < good.size() && i < bad.size(); i++) wrong += good[i] != bad[i];
+    CHECK(!good.empty() && wrong > good.size() / 2);
+    // no swizzle: the base offset does not apply (the ISA: valid for the swizzling modes only)
+    Case n; n.name = "base offset ignored without swizzle"; n.baseB = 2; n.n = 24; runCase(n);
   }
   { Case c; c.name = "f16 A slice 1 of a 64B-swizzled row"; c.swzA = 64; c.sliceA = 1; runCase(c); }
   { Case c; c.name = "f16 A slice 3 of a 128B-swizzled row"; c.swzA = 128; c.sliceA = 3; c.swzB = 128; runCase(c); }
