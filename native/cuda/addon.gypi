@@ -23,7 +23,8 @@
         "src/module.cc",
         "src/serve.cc",
         "src/sim_ext.cc",
-        "src/stream.cc"
+        "src/stream.cc",
+        "src/tensormap.cc"
       ],
       "include_dirs": ["<!(node -p \"require('path').resolve(require('node-addon-api').include_dir)\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED",

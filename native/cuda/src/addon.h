@@ -23,7 +23,8 @@ namespace tcu {
   X(eventSynchronizeAsync) X(streamDone) X(createLaunchPlan) X(callCustomCall)              \
   X(memAllocAsync) X(memFreeAsync) X(memPoolTrim) X(memPoolStats) X(canAccessPeer)         \
   X(memcpyPeerAsync) X(streamBeginCapture) X(streamEndCapture) X(streamIsCapturing)        \
-  X(graphLaunch) X(graphDestroy) X(simDeviceSyncs) X(ordinal) X(simSetSanitize)
+  X(graphLaunch) X(graphDestroy) X(simDeviceSyncs) X(ordinal) X(simSetSanitize)      \
+  X(tensorMapEncodeTiled)
 
 // A prototype method of wrapper class W that checks `this` by its type tag before unwrapping it
 // (ObjectWrap's own InstanceMethod would unwrap any wrapped object as a W), then runs the member

@@ -139,6 +139,10 @@ using PFN_cuGraphInstantiateWithFlags = CUresult (*)(CUgraphExec*, CUgraph, unsi
 using PFN_cuGraphLaunch = CUresult (*)(CUgraphExec, CUstream);
 using PFN_cuGraphExecDestroy = CUresult (*)(CUgraphExec);
 using PFN_cuGraphDestroy = CUresult (*)(CUgraph);
+// cuTensorMapEncodeTiled (cuda.h 12+): CUtensorMap is 128 bytes, 64-aligned; the enums as unsigned.
+using PFN_cuTensorMapEncodeTiled = CUresult (*)(void*, unsigned, unsigned, void*, const unsigned long long*,
+                                                const unsigned long long*, const unsigned*, const unsigned*,
+                                                unsigned, unsigned, unsigned, unsigned);
 using PFN_tesseraSimGetDeviceSyncCount = int (*)(unsigned long long*);
 using PFN_tesseraSimGetLastFault = int (*)(char*, size_t);
 using PFN_tesseraSimGetLaunchCounters = int (*)(void*, size_t);

@@ -77,6 +77,7 @@ void resolveAll(void* lib, Api& a) {
   resolve(lib, a.cuGraphLaunch, {"cuGraphLaunch"});
   resolve(lib, a.cuGraphExecDestroy, {"cuGraphExecDestroy"});
   resolve(lib, a.cuGraphDestroy, {"cuGraphDestroy"});
+  resolve(lib, a.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"});
   resolve(lib, a.tesseraSimGetDeviceSyncCount, {"tesseraSimGetDeviceSyncCount"});
   resolve(lib, a.tesseraSimGetLastFault, {"tesseraSimGetLastFault"});
   resolve(lib, a.tesseraSimGetLaunchCounters, {"tesseraSimGetLaunchCounters"});

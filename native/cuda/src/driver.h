@@ -68,6 +68,7 @@ struct Api {
   PFN_cuGraphLaunch cuGraphLaunch = nullptr;
   PFN_cuGraphExecDestroy cuGraphExecDestroy = nullptr;
   PFN_cuGraphDestroy cuGraphDestroy = nullptr;
+  PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled = nullptr;
   PFN_tesseraSimGetDeviceSyncCount tesseraSimGetDeviceSyncCount = nullptr;
   PFN_tesseraSimGetLastFault tesseraSimGetLastFault = nullptr;
   PFN_tesseraSimGetLaunchCounters tesseraSimGetLaunchCounters = nullptr;

@@ -106,6 +106,12 @@ export interface Driver {
   simSetInstructionBudget(threadInstructions: number | bigint): void;
   /** The sim's sanitizers for later launches: bit 0 racecheck, 1 synccheck, 2 initcheck. */
   simSetSanitize(flags: number): void;
+  /**
+   * cuTensorMapEncodeTiled: the 128-byte CUtensorMap (dims, box, elementStrides innermost first,
+   * strides in bytes for dims 1..rank-1). Absent on addons built before it (E_NO_SYMBOL-like TypeError).
+   */
+  tensorMapEncodeTiled?(dataType: number, rank: number, address: bigint, dims: readonly number[], strides: readonly number[], box: readonly number[],
+    elementStrides: readonly number[], interleave: number, swizzle: number, l2Promotion: number, oobFill: number): Uint8Array;
   close(): void;
 
   // --- launch path and stream-ordered work (issue 10) ---
