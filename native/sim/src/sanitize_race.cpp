@@ -59,29 +59,40 @@ inline SanAcc now(Ctx& c, const SanCta& s, unsigned tid, uint32_t pc, uint8_t ki
   return a;
 }
 
-// Made in the cluster being run (not left over from an earlier one on this worker)?
-inline bool live(const SanState& S, const SanAcc& p) { return p.valid && p.fe >= S.ctaStartFe; }
+// Made in the cluster being run (not left over from an earlier one on this worker), whose epochs
+// start at base?
+inline bool live(uint32_t base, const SanAcc& p) { return p.valid && p.fe >= base; }
 
-// Is access p (earlier) ordered before the current point of thread b of the CTA of rank rb?
-inline bool ordered(const SanState& S, const SanAcc& p, unsigned rb, unsigned b) {
+// Is access p (earlier) ordered before the current point of thread b of the CTA of rank rb (whose
+// state is B)?
+inline bool ordered(const SanCta& B, const SanAcc& p, unsigned rb, unsigned b) {
   if (p.kind == kSanLanded) return true;
-  const SanCta& B = S.ranks[rb];
-  if (p.ca < B.clWait[b] || p.stamp < B.acq[b]) return true;  // barrier.cluster, mbarrier wait
-  if ((unsigned)(p.tid >> kSanRankShift) != rb) return false;  // another CTA's thread: nothing else orders it
-  unsigned pt = p.tid & kSanTidMask;
-  if (pt == b || p.fe < B.fe) return true;
-  unsigned wa = pt / kWarp, wb = b / kWarp;
-  if (wa != wb) return B.wvc[(size_t)wb * B.nwarps + wa] >= p.wclk;
-  const SanWarp& w = B.warps[wa];
-  return p.wse < w.wse || w.lvc[b % kWarp][pt % kWarp] >= p.lclk;
+  if ((unsigned)(p.tid >> kSanRankShift) == rb) {  // a thread of the same CTA: its clocks first
+    unsigned pt = p.tid & kSanTidMask;
+    if (pt == b || p.fe < B.fe) return true;
+    unsigned wa = pt / kWarp, wb = b / kWarp;
+    if (wa != wb) {
+      if (B.wvc[(size_t)wb * B.nwarps + wa] >= p.wclk) return true;
+    } else {
+      const SanWarp& w = B.warps[wa];
+      if (p.wse < w.wse || w.lvc[b % kWarp][pt % kWarp] >= p.lclk) return true;
+    }
+  }
+  return p.ca < B.clWait[b] || p.stamp < B.acq[b];  // barrier.cluster, a completed mbarrier wait
 }
 
 // Records are made once per access (a lane of one instruction instance, `stamp`) and copied
 // whole, so two cells holding records of the same instances are in the same state.
-inline bool sameRecord(const SanAcc& a, const SanAcc& b) {
-  return a.stamp == b.stamp && a.tid == b.tid && a.valid == b.valid && a.kind == b.kind;
-}
-inline bool sameState(const SanCell& a, const SanCell& b) { return sameRecord(a.w, b.w) && sameRecord(a.r, b.r); }
+// A cell's state in brief (the instances of its two records), to compare without copying cells.
+struct CellKey {
+  uint32_t ws, rs;
+  uint16_t wt, rt;
+  uint8_t wv, wk, rv, rk;
+  bool operator==(const CellKey& o) const {
+    return ws == o.ws && rs == o.rs && wt == o.wt && rt == o.rt && wv == o.wv && wk == o.wk && rv == o.rv && rk == o.rk;
+  }
+};
+inline CellKey keyOf(const SanCell& c) { return {c.w.stamp, c.r.stamp, c.w.tid, c.r.tid, c.w.valid, c.w.kind, c.r.valid, c.r.kind}; }
 
 const char* accName(uint8_t kind, bool write) {
   if (kind == kSanAsync) return "cp.async write";
@@ -218,17 +229,17 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* addr, uns
   if (!race && !init) return;
   uint8_t kind = (in.flags & kfSanAtomic) ? kSanAtomic : (in.flags & kfSanAsync) ? kSanAsync : kSanPlain;
   const unsigned wid = c.w->id, rank = c.cta->rank;
-  const SanCta& self = S.ranks[rank];
+  SanCta& self = S.ranks[rank];
   Cluster& cl = *c.cta->cluster;
-  S.stamp++;
+  const uint32_t stamp = ++S.stamp, base = S.ctaStartFe;
   uint32_t pc = c.curPc;
   FOR_LANES(lanes) {
     unsigned tid = wid * kWarp + l;
     // the CTA whose shared memory this is: the address's rank tag (mapa), else the own CTA
     uint64_t tag = addr[l] >> kClusterRankShift;
     unsigned trank = tag ? (unsigned)tag - 1 : rank;
-    if (trank >= S.ranks.size() || trank >= cl.size) continue;
-    SanCta& t = S.ranks[trank];
+    if (tag && (trank >= S.ranks.size() || trank >= cl.size)) continue;
+    SanCta& t = tag ? S.ranks[trank] : self;
     Cta* tcta = tag ? &cl.ctas[trank] : c.cta;
     uint64_t o = addr[l] & ((1ull << kClusterRankShift) - 1);
     if (o + bytes > t.cells.size()) continue;
@@ -247,32 +258,32 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* addr, uns
         continue;
       }
       bool uninit = false;
-      for (unsigned k = 0; k < bytes; k++) uninit |= !live(S, t.cells[o + k].w);
+      for (unsigned k = 0; k < bytes; k++) uninit |= !live(base, t.cells[o + k].w);
       if (uninit) sanRecord(c, 2, 1, pc, pc, uninitText());
       continue;
     }
     bool reported = false, uninit = false;
-    SanCell firstPre, firstPost;  // byte 0 before and after: later bytes in the same state end the same
+    // byte 0's state before the access: a later byte in the same state ends as byte 0 did
+    const CellKey firstPre = keyOf(t.cells[o]);
     for (unsigned k = 0; k < bytes; k++) {
       SanCell& cell = t.cells[o + k];
-      if (k && sameState(cell, firstPre)) {
-        cell = firstPost;
+      if (k && keyOf(cell) == firstPre) {
+        cell = t.cells[o];
         continue;
       }
-      if (!k) firstPre = cell;
       if (!reported) {
         const SanAcc* other = nullptr;
         int hk = 0;
         bool otherWrite = false;
-        if (live(S, cell.w) && cell.w.stamp != S.stamp) {
+        if (live(base, cell.w) && cell.w.stamp != stamp) {
           if (cell.w.kind == kSanAsync && kind != kSanAsync) {
             other = &cell.w; hk = write ? 4 : 3; otherWrite = true;  // cp.async destination used before its wait
-          } else if (!(cell.w.kind == kSanAtomic && kind == kSanAtomic) && !ordered(S, cell.w, rank, tid)) {
+          } else if (!(cell.w.kind == kSanAtomic && kind == kSanAtomic) && !ordered(self, cell.w, rank, tid)) {
             other = &cell.w; hk = write ? 1 : 0; otherWrite = true;  // W->W, W->R
           }
         }
-        if (!other && write && live(S, cell.r) && cell.r.stamp != S.stamp &&
-            !(cell.r.kind == kSanAtomic && kind == kSanAtomic) && !ordered(S, cell.r, rank, tid)) {
+        if (!other && write && live(base, cell.r) && cell.r.stamp != stamp &&
+            !(cell.r.kind == kSanAtomic && kind == kSanAtomic) && !ordered(self, cell.r, rank, tid)) {
           other = &cell.r; hk = 2;  // R->W
         }
         if (other) {
@@ -299,14 +310,13 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* addr, uns
           reported = true;
         }
       }
-      if (init && !write && !live(S, cell.w)) uninit = true;
+      if (init && !write && !live(base, cell.w)) uninit = true;
       if (write) {
         cell.w = me;
         cell.r.valid = 0;
-      } else if (!live(S, cell.r) || ordered(S, cell.r, rank, tid)) {
+      } else if (!live(base, cell.r) || ordered(self, cell.r, rank, tid)) {
         cell.r = me;
       }
-      if (!k) firstPost = cell;
     }
     if (uninit) sanRecord(c, 2, 1, pc, pc, uninitText());
   }

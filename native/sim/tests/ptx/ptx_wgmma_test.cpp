@@ -293,9 +293,49 @@ void runCase(const Case& c, std::function<void(const tsim::Fault&)> onFault = nu
   if (bad) { std::printf("%s: %u wrong\n", c.name.c_str(), bad); failures++; }
 }
 
+// The summation's precision: D = C + A*B in k order with a 64-bit mantissa, rounded once. Row 0,
+// column 0: 2^20 + 2^-20 * 2^-20 - 1024 * 1024 = 2^-40 (the partial sum 2^20 + 2^-40 needs 61
+// bits: exact in long double, not in double, so a double sum would give 0). Row 1, column 2:
+// 2^20 + 2^-24 * 2^-24 - 2^20 = 0, as 2^20 + 2^-48 needs 69 bits and rounds to 2^20.
+void precisionCase() {
+  std::vector<uint8_t> img(8192 + 32768, 0);
+  auto putH = [&](size_t at, uint16_t bits) { memcpy(img.data() + at, &bits, 2); };
+  const unsigned lboA = 1024, sboA = 128, lboB = 2048, sboB = 128;
+  putH(kMajorAt(0, 0, 0, lboA, sboA), 0x0010);  // A[0][0] = 2^-20 (subnormal)
+  putH(kMajorAt(0, 2, 0, lboA, sboA), 0xe400);  // A[0][1] = -1024
+  putH(kMajorAt(1, 0, 0, lboA, sboA), 0x0001);  // A[1][0] = 2^-24
+  putH(kMajorAt(1, 2, 0, lboA, sboA), 0xe400);  // A[1][1] = -1024
+  putH(8192 + kMajorAt(0, 0, 0, lboB, sboB), 0x0010);  // B[0][0] = 2^-20
+  putH(8192 + kMajorAt(0, 2, 0, lboB, sboB), 0x6400);  // B[1][0] = 1024
+  putH(8192 + kMajorAt(2, 0, 0, lboB, sboB), 0x0001);  // B[0][2] = 2^-24
+  putH(8192 + kMajorAt(2, 2, 0, lboB, sboB), 0x6400);  // B[1][2] = 1024
+  const unsigned nacc = 8;  // m64n16 f32
+  std::vector<uint32_t> C(128 * nacc, 0), Areg(128 * 4, 0);
+  C[0 * nacc + 0] = 0x49800000;  // C[0][0] = 2^20: thread 0, register 0
+  C[5 * nacc + 0] = 0x49800000;  // C[1][2] = 2^20: lane 1 * 4 + 1, register 0
+  Arena mem;
+  uint64_t in = mem.alloc(img.size()), out = mem.alloc(C.size() * 4), cbuf = mem.alloc(C.size() * 4), abuf = mem.alloc(Areg.size() * 4);
+  std::vector<uint32_t> words(img.size() / 4);
+  memcpy(words.data(), img.data(), img.size());
+  mem.put(in, words);
+  mem.put(cbuf, C);
+  mem.put(abuf, Areg);
+  Case c;
+  Kernel k(kernelText(c, nacc));
+  CHECK(k.ok());
+  tsim::Fault f = k.run(mem, "k", {in, out, desc(0, lboA, sboA, 0), desc(8192, lboB, sboB, 0), (uint64_t)img.size(), cbuf, abuf}, 1,
+                        128, nullptr, (unsigned)img.size());
+  CHECK_EQ((int)f.kind, 0);
+  auto got = mem.get<uint32_t>(out, C.size());
+  CHECK_EQ(got[0 * nacc + 0], 0x2b800000u);  // 2^-40
+  CHECK_EQ(got[5 * nacc + 0], 0u);
+  CHECK_EQ(got[0 * nacc + 1], 0u);  // C[0][1] = 0 + 2^-20 * 0 ...: nothing else is touched
+}
+
 }  // namespace
 
 int main() {
+  precisionCase();
   // layouts: K-major without swizzle (explicit LBO/SBO), each swizzle, MN-major, both operands
   { Case c; c.name = "f16 K-major none"; runCase(c); }
   { Case c; c.name = "f16 K-major none, other offsets"; c.lboA = 128; c.sboA = 256; c.lboB = 128; c.sboB = 256; c.n = 24; runCase(c); }
