@@ -4,6 +4,7 @@
 //   build/bin/sim_bench [--json]
 #include <cuda.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -290,6 +291,7 @@ struct Result {
   double seconds = 0;
   uint64_t threadInstructions = 0, warpInstructions = 0;
   double flops = 0;  // matmul rows: 2*M*N*K
+  unsigned reps = 0;  // matmul rows: the median of this many interleaved launches
 };
 
 // Runs one launch `reps` times and keeps the fastest.
@@ -315,9 +317,17 @@ bool measure(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by, v
 struct MatmulRow {
   std::string name, ptx;
   unsigned grid = 1, block = 128, shared = 0, m = 0, n = 0, k = 0;
+  // set up by loadMatmul
+  CUmodule mod = nullptr;
+  CUfunction fn = nullptr;
+  CUdeviceptr da = 0, db = 0, dc = 0, none = 0;
+  unsigned sam = 0, sak = 1, sbk = 0, sbn = 1, scm = 0, scn = 1;
+  void* args[14] = {};
+  std::vector<double> seconds;
+  tsim::Counters counters;  // of its last launch
 };
 
-bool runMatmul(const MatmulRow& row, Result& r) {
+bool loadMatmul(MatmulRow& row) {
   std::FILE* f = std::fopen(row.ptx.c_str(), "rb");
   if (!f) { std::fprintf(stderr, "sim_bench: cannot read %s\n", row.ptx.c_str()); return false; }
   std::string text;
@@ -325,51 +335,64 @@ bool runMatmul(const MatmulRow& row, Result& r) {
   size_t got;
   while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
   std::fclose(f);
-  CUmodule mod;
-  CUfunction fn;
-  if (!ok(cuModuleLoadData(&mod, text.c_str()), "matmul module load") || !ok(cuModuleGetFunction(&fn, mod, "matmul"), "matmul"))
+  if (!ok(cuModuleLoadData(&row.mod, text.c_str()), "matmul module load") || !ok(cuModuleGetFunction(&row.fn, row.mod, "matmul"), "matmul"))
     return false;
-  if (row.shared > 48 * 1024 && !ok(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)row.shared), "shared"))
+  if (row.shared > 48 * 1024 && !ok(cuFuncSetAttribute(row.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)row.shared), "shared"))
     return false;
   const unsigned M = row.m, N = row.n, K = row.k;
   std::vector<uint16_t> a(M * K, 0x3c00), b(K * N, 0x3800);  // 1.0 and 0.5
-  CUdeviceptr da, db, dc;
-  if (!ok(cuMemAlloc(&da, a.size() * 2), "alloc") || !ok(cuMemAlloc(&db, b.size() * 2), "alloc") ||
-      !ok(cuMemAlloc(&dc, (size_t)M * N * 4), "alloc") || !ok(cuMemcpyHtoD(da, a.data(), a.size() * 2), "copy") ||
-      !ok(cuMemcpyHtoD(db, b.data(), b.size() * 2), "copy"))
+  if (!ok(cuMemAlloc(&row.da, a.size() * 2), "alloc") || !ok(cuMemAlloc(&row.db, b.size() * 2), "alloc") ||
+      !ok(cuMemAlloc(&row.dc, (size_t)M * N * 4), "alloc") || !ok(cuMemcpyHtoD(row.da, a.data(), a.size() * 2), "copy") ||
+      !ok(cuMemcpyHtoD(row.db, b.data(), b.size() * 2), "copy"))
     return false;
-  unsigned sam = K, sak = 1, sbk = N, sbn = 1, scm = N, scn = 1;
-  CUdeviceptr none = 0;
-  void* args[] = {&da, &db, &dc, (void*)&M, (void*)&N, (void*)&K, &sam, &sak, &sbk, &sbn, &scm, &scn, &none, &none};
-  r.name = row.name;
-  for (int i = 0; i < 3; i++) {
-    auto t0 = std::chrono::steady_clock::now();
-    if (!ok(cuLaunchKernel(fn, row.grid, 1, 1, row.block, 1, 1, row.shared, nullptr, args, nullptr), "cuLaunchKernel") ||
-        !ok(cuCtxSynchronize(), "cuCtxSynchronize"))
-      return false;
-    double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (i == 0 || sec < r.seconds) r.seconds = sec;
-  }
-  std::vector<float> c((size_t)M * N);
-  if (!ok(cuMemcpyDtoH(c.data(), dc, c.size() * 4), "copy back")) return false;
+  row.sam = K;
+  row.sbk = N;
+  row.scm = N;
+  void* args[] = {&row.da, &row.db, &row.dc, &row.m, &row.n, &row.k, &row.sam, &row.sak, &row.sbk, &row.sbn, &row.scm, &row.scn, &row.none, &row.none};
+  std::memcpy(row.args, args, sizeof args);
+  return true;
+}
+
+bool launchMatmul(MatmulRow& row) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (!ok(cuLaunchKernel(row.fn, row.grid, 1, 1, row.block, 1, 1, row.shared, nullptr, row.args, nullptr), "cuLaunchKernel") ||
+      !ok(cuCtxSynchronize(), "cuCtxSynchronize"))
+    return false;
+  row.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return ok(tesseraSimGetLaunchCounters(&row.counters, sizeof row.counters), "tesseraSimGetLaunchCounters");
+}
+
+// Checks the product and reports the median launch time.
+bool finishMatmul(MatmulRow& row, Result& r) {
+  std::vector<float> c((size_t)row.m * row.n);
+  if (!ok(cuMemcpyDtoH(c.data(), row.dc, c.size() * 4), "copy back")) return false;
   for (float x : c)
-    if (x != 0.5f * K) { std::fprintf(stderr, "sim_bench: %s computed %g, not %g\n", row.name.c_str(), x, 0.5 * K); return false; }
-  tsim::Counters ctr;
-  if (!ok(tesseraSimGetLaunchCounters(&ctr, sizeof ctr), "tesseraSimGetLaunchCounters")) return false;
-  r.threadInstructions = ctr.threadInstructions;
-  r.warpInstructions = ctr.warpInstructions;
-  r.flops = 2.0 * M * N * K;
-  cuMemFree(da);
-  cuMemFree(db);
-  cuMemFree(dc);
-  cuModuleUnload(mod);
+    if (x != 0.5f * row.k) { std::fprintf(stderr, "sim_bench: %s computed %g, not %g\n", row.name.c_str(), x, 0.5 * row.k); return false; }
+  r.name = row.name;
+  r.threadInstructions = row.counters.threadInstructions;
+  r.warpInstructions = row.counters.warpInstructions;
+  r.flops = 2.0 * row.m * row.n * row.k;
+  std::vector<double> t = row.seconds;
+  std::sort(t.begin(), t.end());
+  r.seconds = t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+  r.reps = (unsigned)t.size();
+  cuMemFree(row.da);
+  cuMemFree(row.db);
+  cuMemFree(row.dc);
+  cuModuleUnload(row.mod);
   return true;
 }
 
 int main(int argc, char** argv) {
   const bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
   std::vector<MatmulRow> matmuls;
+  bool matmulsOnly = false;
+  int reps = 7;
+  const char* onlyChecker = nullptr;  // --checkers NAME: the fixed rows with that setting only (profiling)
   for (int i = 1; i < argc; i++) {
+    if (std::strcmp(argv[i], "--matmuls-only") == 0) matmulsOnly = true;
+    if (std::strcmp(argv[i], "--checkers") == 0 && i + 1 < argc) onlyChecker = argv[++i];
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     if (std::strcmp(argv[i], "--matmul") != 0) continue;
     if (i + 8 >= argc) { std::fprintf(stderr, "sim_bench: --matmul NAME PTX GRID BLOCK SHARED M N K\n"); return 2; }
     MatmulRow m;
@@ -400,6 +423,8 @@ int main(int argc, char** argv) {
   const struct { const char* name; unsigned flags; } configs[] = {
       {"off", 0}, {"racecheck", 1}, {"synccheck", 2}, {"initcheck", 4}, {"all three", 7}};
   for (const auto& cfg : configs) {
+  if (matmulsOnly) break;
+  if (onlyChecker && std::strcmp(onlyChecker, cfg.name) != 0) continue;
   if (!ok(tesseraSimSetSanitize(cfg.flags), "tesseraSimSetSanitize")) return 1;
   {
     const unsigned n = 1 << 22, blocks = 256, threads = 256;
@@ -453,9 +478,20 @@ int main(int argc, char** argv) {
   }
   tesseraSimSetSanitize(0);
 
-  for (const MatmulRow& m : matmuls) {
+  // The matmul rows are compared with each other: their launches are interleaved (one of each per
+  // round, after a warm-up round) and each reports its median, so a change in the machine's load
+  // during the run moves them alike.
+  for (MatmulRow& m : matmuls)
+    if (!loadMatmul(m)) return 1;
+  for (int i = 0; i <= reps; i++) {
+    for (MatmulRow& m : matmuls) {
+      if (!launchMatmul(m)) return 1;
+      if (i == 0) m.seconds.clear();  // warm-up
+    }
+  }
+  for (MatmulRow& m : matmuls) {
     Result r;
-    if (!runMatmul(m, r)) return 1;
+    if (!finishMatmul(m, r)) return 1;
     results.push_back(r);
   }
 
@@ -469,9 +505,9 @@ int main(int argc, char** argv) {
     double rate = r.threadInstructions / r.seconds;
     if (json)
       std::printf("%s{\"name\":\"%s\",\"checkers\":\"%s\",\"seconds\":%.6f,\"threadInstructions\":%llu,\"threadInstrPerSec\":%.0f,"
-                  "\"threadInstrPerSecPerCore\":%.0f,\"flopPerSecPerCore\":%.0f}",
+                  "\"threadInstrPerSecPerCore\":%.0f,\"flopPerSecPerCore\":%.0f,\"reps\":%u}",
                   i ? "," : "", r.name.c_str(), r.checkers.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate,
-                  rate / cores, r.flops / r.seconds / cores);
+                  rate / cores, r.flops / r.seconds / cores, r.reps);
     else
       std::printf("  %-48s %-10s %8.3f s  %12llu thread-instr  %8.1f M/s  (%6.1f M/s per core)\n", r.name.c_str(),
                   r.checkers.c_str(), r.seconds, static_cast<unsigned long long>(r.threadInstructions), rate / 1e6, rate / 1e6 / cores);

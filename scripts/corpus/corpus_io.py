@@ -42,6 +42,20 @@ class Buf:
         self.tol = tol
 
 
+class TMap:
+    """A CUtensorMap passed by value (`.param .align 64 .b8 [128]`), as Triton's launcher makes one
+    for a host-side TensorDescriptor: the test harness allocates `buf` and encodes the map over it
+    with the driver's cuTensorMapEncodeTiled and these arguments (cuda.h's order: dims, box and
+    element strides innermost first, strides in bytes for dims 1..rank-1, enums as numbers)."""
+
+    def __init__(self, buf, data_type, dims, strides, box, element_strides, interleave, swizzle, l2_promotion, oob_fill):
+        self.buf = buf
+        self.map = {'dataType': int(data_type), 'dims': [int(x) for x in dims], 'strides': [int(x) for x in strides],
+                    'box': [int(x) for x in box], 'elementStrides': [int(x) for x in element_strides],
+                    'interleave': int(interleave), 'swizzle': int(swizzle), 'l2Promotion': int(l2_promotion),
+                    'oobFill': int(oob_fill)}
+
+
 class Scalar:
     def __init__(self, value):
         self.value = value
@@ -68,15 +82,23 @@ def write_case(name, source, ptx, entry, grid, block, shared, args, note=''):
         blob.extend(arr.tobytes())
         return off
 
+    def buffer(a):
+        j = {'kind': 'buffer', 'dtype': a.dtype, 'count': int(a.count)}
+        if a.data is not None:
+            j['input'] = put(a.data)
+        if a.expect is not None:
+            j['expect'] = put(a.expect)
+            j['tol'] = list(a.tol)
+        return j
+
     out = []
     for a in args:
         if isinstance(a, Buf):
-            j = {'kind': 'buffer', 'dtype': a.dtype, 'count': int(a.count)}
-            if a.data is not None:
-                j['input'] = put(a.data)
-            if a.expect is not None:
-                j['expect'] = put(a.expect)
-                j['tol'] = list(a.tol)
+            out.append(buffer(a))
+        elif isinstance(a, TMap):
+            j = buffer(a.buf)
+            j['kind'] = 'tensormap'
+            j['map'] = a.map
             out.append(j)
         elif isinstance(a, Scratch):
             out.append({'kind': 'scratch', 'bytes': int(a.nbytes)})

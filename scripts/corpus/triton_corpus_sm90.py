@@ -16,13 +16,36 @@ from triton.compiler import ASTSource  # noqa: E402
 
 import triton_kernels as K  # noqa: E402
 import triton_kernels_sm90 as K90  # noqa: E402
-from corpus_io import Buf, Scalar, Scratch, bf16_bits, bf16_float, write_case  # noqa: E402
+from corpus_io import Buf, Scalar, Scratch, TMap, bf16_bits, bf16_float, write_case  # noqa: E402
+from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST  # noqa: E402
 
 TARGET = GPUTarget('cuda', 90, 32)
 rng = np.random.default_rng(9090)
 failures = []
 TY = {'fp8e5': 'fp8e5', 'fp8e4nv': 'fp8e4nv', 'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i8': 'i8', 'u8': 'u8',
       'i32': 'i32', 'u32': 'u32'}
+
+
+class HostDesc:
+    """A host-side TensorDescriptor argument (triton.tools.tensor_descriptor.TensorDescriptor over
+    `buf`, row-major `shape`): once the kernel is compiled it becomes what Triton's launcher passes
+    (make_tensordesc_arg / fill_tma_descriptor_tiled): the CUtensorMap by value, then the shape and
+    the strides."""
+
+    def __init__(self, buf, shape, padding='zero'):
+        self.buf, self.shape, self.padding = buf, list(shape), padding
+        self.strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+
+    def expand(self, meta):
+        rank, elem = len(self.shape), meta['elem_size']
+        assert not meta['fp4_padded'] and not meta.get('is_im2col', False)
+        m = TMap(self.buf, TMA_DTYPE_DEVICE_TO_HOST[meta['elem_type']], reversed(self.shape),
+                 [elem * s for s in reversed(self.strides[:-1])], reversed(meta['block_size']), [1] * rank,
+                 0,  # CU_TENSOR_MAP_INTERLEAVE_NONE
+                 meta['swizzle'],
+                 2,  # CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                 1 if self.padding == 'nan' else 0)  # CU_TENSOR_MAP_FLOAT_OOB_FILL_{NAN_REQUEST_ZERO_FMA,NONE}
+        return [m] + [Scalar(x) for x in self.shape] + [Scalar(x) for x in self.strides]
 
 
 def case(name, fn, args, sig, grid, constexprs=None, num_warps=4, num_stages=3, need=None):
@@ -47,6 +70,8 @@ def case(name, fn, args, sig, grid, constexprs=None, num_warps=4, num_stages=3, 
         failures.append(f'{name}: the PTX has no {need}')
         return
     md = k.metadata
+    metas = iter(getattr(md, 'tensordesc_meta', None) or [])
+    args = [x for a in args for x in (a.expand(next(metas)) if isinstance(a, HostDesc) else [a])]
     nprog = grid[0] * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
     extra = [Scratch(md.global_scratch_size * nprog), Scratch(getattr(md, 'profile_scratch_size', 0) * nprog)]
     g = list(grid) + [1] * (3 - len(grid))
@@ -178,6 +203,51 @@ p_ = np.exp(s_ - s_.max(1, keepdims=True))
 o_ = (p_ / p_.sum(1, keepdims=True)) @ v.astype(np.float64)
 case('tt90_attention_fwd_d128_w8', K.attention_fwd, [Buf('f16', q), Buf('f16', k), Buf('f16', v), Buf('f16', count=L * D, expect=o_.astype(np.float16), tol=close(1e-2, 2e-3)), Scalar(0.088)],
      ['*f16'] * 4 + ['f32'], [L // 128], {'L': L, 'D': D, 'BM': 128, 'BN': 64}, num_warps=8, need='wgmma.mma_async')
+
+# host-side tensor descriptors: the launcher encodes each CUtensorMap (cuTensorMapEncodeTiled) and
+# passes it by value; odd sizes, so the edge boxes are partly out of bounds (zero-filled loads,
+# clipped stores)
+M, N = 80, 72
+x = f32(M * N, -8, 8)
+case('tt90_host_desc_scale', K90.host_desc_scale,
+     [HostDesc(Buf('f32', x), [M, N]), HostDesc(Buf('f32', count=M * N, expect=x * 2 + 1), [M, N])],
+     ['tensordesc<fp32[32, 32]>', 'tensordesc<fp32[32, 32]>'], [3, 3], {'BM': 32, 'BN': 32}, need='cp.async.bulk.tensor')
+M, N, Kd = 96, 80, 96
+A, B = f32(M * Kd).reshape(M, Kd).astype(np.float16), f32(Kd * N).reshape(Kd, N).astype(np.float16)
+ref = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float16)
+case('tt90_host_desc_matmul', K90.host_desc_matmul,
+     [HostDesc(Buf('f16', A), [M, Kd]), HostDesc(Buf('f16', B), [Kd, N]),
+      HostDesc(Buf('f16', count=M * N, expect=ref, tol=close(2e-3, 2e-3)), [M, N]), Scalar(Kd)],
+     ['tensordesc<fp16[64, 32]>', 'tensordesc<fp16[32, 64]>', 'tensordesc<fp16[64, 64]>', 'i32'], [2, 2],
+     {'BM': 64, 'BN': 64, 'BK': 32}, need='wgmma.mma_async')
+
+# flash attention backward (non-causal): Delta, then dK/dV and dQ on wgmma, against the float64
+# gradients of softmax(Q K^T * scale) V
+L, D, scale = 128, 64, 0.125
+q, k, v, do = (f32(L * D).reshape(L, D).astype(np.float16) for _ in range(4))
+q64, k64, v64, do64 = (t.astype(np.float64) for t in (q, k, v, do))
+S = q64 @ k64.T * scale
+P = np.exp(S - S.max(1, keepdims=True))
+P /= P.sum(1, keepdims=True)
+o = (P @ v64).astype(np.float16)
+lse2 = ((S.max(1) + np.log(np.exp(S - S.max(1, keepdims=True)).sum(1))) * np.log2(np.e)).astype(np.float32)
+delta = (o.astype(np.float64) * do64).sum(1)
+dP = do64 @ v64.T
+dS = P * (dP - delta[:, None])
+dq, dk, dv = dS @ k64 * scale, dS.T @ q64 * scale, P.T @ do64
+case('tt90_attention_bwd_pre', K90.attention_bwd_pre,
+     [Buf('f16', o), Buf('f16', do), Buf('f32', count=L, expect=delta.astype(np.float32), tol=close(1e-5, 1e-5))],
+     ['*f16', '*f16', '*f32'], [L // 64], {'D': D, 'BM': 64})
+bwd_in = [Buf('f16', q), Buf('f16', k), Buf('f16', v), Buf('f16', do), Buf('f32', lse2), Buf('f32', delta.astype(np.float32))]
+case('tt90_attention_bwd_dkdv', K90.attention_bwd_dkdv,
+     bwd_in + [Buf('f16', count=L * D, expect=dk.astype(np.float16), tol=close(1e-2, 1e-4)),
+               Buf('f16', count=L * D, expect=dv.astype(np.float16), tol=close(1e-2, 1e-4)), Scalar(scale)],
+     ['*f16'] * 4 + ['*f32'] * 2 + ['*f16'] * 2 + ['f32'], [L // 64], {'L': L, 'D': D, 'BM': 64, 'BN': 64},
+     need='wgmma.mma_async')
+case('tt90_attention_bwd_dq', K90.attention_bwd_dq,
+     bwd_in + [Buf('f16', count=L * D, expect=dq.astype(np.float16), tol=close(1e-2, 1e-4)), Scalar(scale)],
+     ['*f16'] * 4 + ['*f32'] * 2 + ['*f16', 'f32'], [L // 64], {'L': L, 'D': D, 'BM': 64, 'BN': 64},
+     need='wgmma.mma_async')
 
 for f in failures:
     print('NOT IN CORPUS:', f)

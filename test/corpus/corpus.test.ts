@@ -13,11 +13,21 @@ import { ptxEntries } from '../../src/runtime/native/ptx_signature.js';
 import { knownFailures, type KnownFailure } from './known-failures.js';
 
 interface BufferArg { kind: 'buffer'; dtype: string; count: number; input?: number; expect?: number; tol?: Tolerance }
+/**
+ * A CUtensorMap passed by value (`.param .align 64 .b8 [128]`), as Triton's launcher passes a host
+ * TensorDescriptor: the buffer it describes is allocated like a buffer arg, and the map over it is
+ * encoded through the driver's cuTensorMapEncodeTiled with these arguments (cuda.h's order).
+ */
+interface TensorMapArg extends Omit<BufferArg, 'kind'> {
+  kind: 'tensormap';
+  map: { dataType: number; dims: number[]; strides: number[]; box: number[]; elementStrides: number[];
+    interleave: number; swizzle: number; l2Promotion: number; oobFill: number };
+}
 interface ScratchArg { kind: 'scratch'; bytes: number }
 interface ScalarArg { kind: 'scalar'; value: string | number }
 interface Case {
   name: string; source: string; entry: string; grid: number[]; block: number[]; shared: number;
-  args: (BufferArg | ScratchArg | ScalarArg)[];
+  args: (BufferArg | TensorMapArg | ScratchArg | ScalarArg)[];
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -87,7 +97,21 @@ function run(c: Case, ptx: string, data: Uint8Array): Outcome {
         bufs.push(null);
         return;
       }
-      const n = a.kind === 'buffer' ? a.count * elementBytes(a.dtype) : a.bytes;
+      const n = a.kind === 'scratch' ? a.bytes : a.count * elementBytes(a.dtype);
+      if (a.kind === 'tensormap') {
+        if (p.size !== 128) throw new Error(`${c.name}: param ${p.name} is not a 128-byte tensor map`);
+        if (!drv.tensorMapEncodeTiled) throw new Error('the addon has no tensorMapEncodeTiled (rebuild it: npm install)');
+        const ptr = drv.memAlloc(n);
+        allocs.push(ptr);
+        drv.memsetD8(ptr, 0);
+        if (a.input !== undefined) drv.memcpyHtoD(ptr, data.subarray(a.input, a.input + n));
+        const m = a.map;
+        const map = drv.tensorMapEncodeTiled(m.dataType, m.dims.length, ptr.address, m.dims, m.strides, m.box, m.elementStrides,
+          m.interleave, m.swizzle, m.l2Promotion, m.oobFill);
+        bytes.set(map, p.offset);
+        bufs.push(ptr);
+        return;
+      }
       if (p.size !== 8) throw new Error(`${c.name}: param ${p.name} is not a pointer`);
       if (n === 0) {
         view.setBigUint64(p.offset, 0n, true);
@@ -109,7 +133,7 @@ function run(c: Case, ptx: string, data: Uint8Array): Outcome {
     }
     const problems: string[] = [];
     c.args.forEach((a, i) => {
-      if (a.kind !== 'buffer' || a.expect === undefined) return;
+      if ((a.kind !== 'buffer' && a.kind !== 'tensormap') || a.expect === undefined) return;
       const n = a.count * elementBytes(a.dtype);
       const got = new Uint8Array(n);
       drv.memcpyDtoH(got, bufs[i]!);

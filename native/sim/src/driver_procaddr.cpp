@@ -193,6 +193,8 @@ const std::unordered_map<std::string, Proc>& table() {
       P("cuStreamAddCallback", cuStreamAddCallback, 5000),
       P("cuOccupancyMaxActiveBlocksPerMultiprocessor", cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050),
       P("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000),
+      P("cuOccupancyMaxActiveClusters", cuOccupancyMaxActiveClusters, 11070),
+      P("cuOccupancyMaxPotentialClusterSize", cuOccupancyMaxPotentialClusterSize, 11070),
       P("cuGetErrorName", cuGetErrorName, 6000),
       P("cuGetErrorString", cuGetErrorString, 6000),
       P("cuMemcpyHtoD_v2_ptds", cuMemcpyHtoD_v2_ptds, 7000),

@@ -32,6 +32,7 @@ void clusterArriveOp(Ctx& c, const Inst&, uint32_t exec) {
     }
     w.clArr[l] = cl.phase + 1;
   }
+  if (c.san) sanClusterArrive(c, exec, cl.phase + 1);
   advanceWarp(w);
 }
 
@@ -46,8 +47,12 @@ void clusterWaitOp(Ctx& c, const Inst&, uint32_t exec) {
             "barrier.cluster.wait without a preceding barrier.cluster.arrive");
       return;
     }
-    if (cl.phase >= w.clArr[l]) w.clArr[l] = 0;  // that phase has completed
-    else park |= 1u << l;
+    if (cl.phase >= w.clArr[l]) {  // that phase has completed
+      if (c.san) sanClusterWait(c, *c.cta, w.id, l, w.clArr[l]);
+      w.clArr[l] = 0;
+    } else {
+      park |= 1u << l;
+    }
   }
   if (!park) return advanceWarp(w);
   FOR_LANES(park) {
@@ -143,17 +148,16 @@ bool releaseClusterBarrier(Ctx& c, Cluster& cl) {
   }
   if (!anyArrived) return false;
   cl.phase++;
-  // racecheck (launches without clusters only; see exec_launch.cpp): a completed phase orders
-  // what every thread of the CTA did before it against what follows, as bar.sync does (lenient:
-  // accesses between a thread's arrive and wait count as before it)
-  if (c.san && cl.size == 1 && (c.san->flags & kSanRace)) c.san->fe++;
   for (unsigned k = 0; k < cl.size; k++) {
     Cta& cta = cl.ctas[k];
     for (auto& w : cta.warps) {
       uint32_t rel = 0;
       FOR_LANES(w.waiting) if (w.barId[l] == kClusterBarId) rel |= 1u << l;
       if (!rel) continue;
-      FOR_LANES(rel) w.clArr[l] = 0;
+      FOR_LANES(rel) {
+        if (c.san) sanClusterWait(c, cta, w.id, l, w.clArr[l]);  // racecheck: the phase orders (sanitize_race.cpp)
+        w.clArr[l] = 0;
+      }
       w.waiting &= ~rel;
       reschedule(w);
     }

@@ -218,7 +218,10 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (dInt && !aInt && ir < 0) return dc.fail("float to int needs .rni/.rzi/.rmi/.rpi");
   if (!dInt && aInt && fr < 0) return dc.fail("int to float needs a rounding mode");
   if (!dInt && !aInt) {
-    bool narrowing = tySize(dt) < tySize(at) || dt == Ty::TF32 || (dt == Ty::BF16 && at == Ty::F16) || (dt == Ty::F16 && at == Ty::BF16);
+    // The ISA makes the rounding modifier mandatory for float-to-float conversions to a smaller
+    // type only: cvt.bf16.f16 / cvt.f16.bf16 (same size, sm_90) may omit it, and ptxas then emits
+    // the same code as for .rn (the default below).
+    bool narrowing = tySize(dt) < tySize(at) || dt == Ty::TF32;
     if (narrowing && fr < 0) return dc.fail("narrowing cvt needs a rounding mode");
     if (ir >= 0 && dt != at) return dc.fail("integer rounding between different float types");
   }

@@ -6,16 +6,6 @@
 
 namespace tsim {
 
-float f16ToF32(uint16_t h) {
-  uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
-  if (e == 31) return bitsf32(s | 0x7f800000u | (m << 13));
-  if (e == 0) {
-    float v = std::ldexp((float)m, -24);
-    return s ? -v : v;
-  }
-  return bitsf32(s | ((e + 112) << 23) | (m << 13));
-}
-
 namespace {
 struct FmtInfo { int p, emin, emax; };
 FmtInfo fmtInfo(Ty t) {

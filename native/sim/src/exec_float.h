@@ -16,7 +16,15 @@ inline float flushF32(float x) {
 }
 inline uint32_t f32bits(float x) { uint32_t b; memcpy(&b, &x, 4); return b; }
 inline float bitsf32(uint32_t b) { float x; memcpy(&x, &b, 4); return x; }
-float f16ToF32(uint16_t h);
+inline float f16ToF32(uint16_t h) {  // inline: the tensor-core handlers convert every operand
+  uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
+  if (e == 31) return bitsf32(s | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    float v = std::ldexp((float)m, -24);
+    return s ? -v : v;
+  }
+  return bitsf32(s | ((e + 112) << 23) | (m << 13));
+}
 inline float bf16ToF32(uint16_t h) { return bitsf32((uint32_t)h << 16); }
 // Rounds an exact value to fmt (F16, BF16, TF32, F32, F64) with mode r; returns the bits.
 // NaN -> the canonical NaN of fmt.

@@ -382,12 +382,6 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
     return result;
   }
   const unsigned csize = (unsigned)csize64;
-  if (csize > 1 && cfg.sanitize) {
-    result.kind = Fault::IllegalInstruction;
-    result.kernel = kernel.name;
-    result.detail = "racecheck/synccheck/initcheck are not supported with clusters of more than one CTA";
-    return result;
-  }
   const uint64_t nclusters = nctas / csize;
   workers = (unsigned)std::min<uint64_t>(workers, nclusters);
   std::atomic<uint64_t> next{0};

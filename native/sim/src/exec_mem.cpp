@@ -191,6 +191,7 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
     }
     exec = shr | loc;
     if (!exec) return true;
+    const uint32_t shrAll = shr;  // own and (through mapa) other CTAs' shared memory, for the sanitizers
     FOR_LANES(exec) {
       bool isShared = shr >> l & 1;
       if (addr[l] & (bytes - 1)) {
@@ -215,7 +216,7 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
       }
     }
     if (count && shr) countBanks(c, shr, addr, bytes);
-    if (c.san && shr) sanShared(c, in, shr, addr, bytes, write);
+    if (c.san && shrAll) sanShared(c, in, shrAll, addr, bytes, write);
     return true;
   }
   if (space == kGlobal || space == kConst) {
@@ -231,7 +232,7 @@ bool resolve(Ctx& c, const Inst& in, uint32_t exec, unsigned bytes, bool write, 
       if (!(addr[l] >> kClusterRankShift)) own |= 1u << l;
     }
     if (count && own) countBanks(c, own, addr, bytes);
-    if (c.san && own) sanShared(c, in, own, addr, bytes, write);
+    if (c.san) sanShared(c, in, exec, addr, bytes, write);
     return true;
   }
   FOR_LANES(exec) {

@@ -26,7 +26,10 @@
 //     swz:   start + (k%8)*R  + (k/8)*SBO + (mb%R) + (mb/R)*LBO
 // then the swizzle XORs address bits [4, 4+b) with bits [7, 7+b), b = 1, 2, 3 for 32B/64B/128B
 // (the address is the shared-memory address itself, so start addresses advanced inside a swizzle
-// atom, as compilers do for successive K slices, read what hardware reads).
+// atom, as compilers do for successive K slices, read what hardware reads). The pattern repeats
+// every 256/512/1024 bytes; one that starts off that boundary is named by the descriptor's base
+// offset, (pattern start >> 7) & 7, and the row phase XORed in is then ((a >> 7) - base) & mask
+// (the ISA: the base offset is valid for the swizzling modes only; without swizzle it is ignored).
 #include <cmath>
 
 #include "exec_core.h"
@@ -72,7 +75,7 @@ WgShape shapeOf(const Inst& in) {
 }
 
 // Value of one element of type t from its bits.
-double elemValue(uint32_t bits, WgTy t) {
+__attribute__((always_inline)) inline double elemValue(uint32_t bits, WgTy t) {
   switch (t) {
     case kWF16: return f16ToF32((uint16_t)bits);
     case kWBF16: return bf16ToF32((uint16_t)bits);
@@ -87,19 +90,16 @@ double elemValue(uint32_t bits, WgTy t) {
 
 struct Desc {
   uint32_t start, lbo, sbo, swz;  // swz: 0 none, else R = 32/64/128
+  uint32_t base;                  // the swizzle pattern's row phase at its start (base offset)
 };
 
-bool decodeDesc(Ctx& c, uint64_t d, Desc& out, const char* which) {
+bool decodeDesc(Ctx&, uint64_t d, Desc& out, const char*) {
   out.start = (uint32_t)(d & 0x3fff) << 4;
   out.lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
   out.sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
-  unsigned base = (unsigned)((d >> 49) & 7), mode = (unsigned)(d >> 62);
+  unsigned mode = (unsigned)(d >> 62);
   out.swz = mode == 0 ? 0 : mode == 1 ? 128 : mode == 2 ? 64 : 32;
-  if (base != 0) {
-    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
-          std::string("wgmma: matrix descriptor of ") + which + " has a nonzero base offset (not implemented)");
-    return false;
-  }
+  out.base = out.swz ? (uint32_t)((d >> 49) & 7) : 0;
   return true;
 }
 
@@ -117,19 +117,30 @@ inline uint32_t elemAddr(const Desc& d, bool mnMajor, unsigned mn, unsigned k, u
   }
   if (d.swz) {
     unsigned b = d.swz == 128 ? 3 : d.swz == 64 ? 2 : 1;
-    a ^= ((a >> 7) & ((1u << b) - 1)) << 4;
+    a ^= (((a >> 7) - d.base) & ((1u << b) - 1)) << 4;
   }
   return a;
 }
 
-bool readSmem(Ctx& c, uint32_t addr, unsigned esize, uint32_t& bits, const char* which) {
-  if ((uint64_t)addr + esize > c.cta->shared.size()) {
-    raise(c, Fault::SharedOutOfBounds, 0, addr, esize, false,
-          std::string("wgmma: ") + which + " element outside shared memory (window is " + std::to_string(c.cta->shared.size()) + " bytes)");
-    return false;
-  }
-  bits = 0;
-  memcpy(&bits, asyncShared(c) + addr, esize);  // the async proxy's view: generic writes need fence.proxy.async
+// The shared-memory bytes an operand is read from: the async proxy's view (generic writes need
+// fence.proxy.async), with the window's size for the bounds check of each element.
+struct SmemView {
+  const uint8_t* p;
+  size_t size;
+};
+
+__attribute__((noinline, cold)) bool smemFault(Ctx& c, const SmemView& v, uint32_t addr, unsigned esize, const char* which) {
+  raise(c, Fault::SharedOutOfBounds, 0, addr, esize, false,
+        std::string("wgmma: ") + which + " element outside shared memory (window is " + std::to_string(v.size) + " bytes)");
+  return false;
+}
+
+inline bool readSmem(Ctx& c, const SmemView& v, uint32_t addr, unsigned esize, uint32_t& bits, const char* which) {
+  if ((uint64_t)addr + esize > v.size) return smemFault(c, v, addr, esize, which);
+  // fixed-size copies (a runtime-sized memcpy per element was a library call)
+  if (esize == 2) { uint16_t x; memcpy(&x, v.p + addr, 2); bits = x; }
+  else if (esize == 4) memcpy(&bits, v.p + addr, 4);
+  else bits = v.p[addr];
   return true;
 }
 
@@ -141,6 +152,10 @@ std::vector<uint64_t>* shadowOf(WgmmaInFlight& f, uint32_t s) {
 }
 
 // Computes op (this warp's 16 rows) from its operands and the shadow accumulators.
+//
+// Each float result is the accumulator input plus the K products, summed in k order in long double
+// (64-bit mantissa; every product of two f16/bf16/tf32/fp8 values is exact, in double too) and
+// rounded once.
 bool complete(Ctx& c, const WgmmaOp& op) {
   const Inst& in = c.prog->code[op.pc];
   WgShape s = shapeOf(in);
@@ -149,6 +164,7 @@ bool complete(Ctx& c, const WgmmaOp& op) {
   unsigned row0 = 16 * (c.w->id % 4);
   const unsigned K = s.k, N = s.n;
   std::vector<double> A(16 * K), B((size_t)K * N);
+  const SmemView view{asyncShared(c), c.cta->shared.size()};
   if (s.aReg) {
     for (unsigned l = 0; l < 32; l++) {
       unsigned g = l >> 2, t = l & 3;
@@ -170,7 +186,7 @@ bool complete(Ctx& c, const WgmmaOp& op) {
     for (unsigned m = 0; m < 16; m++)
       for (unsigned k = 0; k < K; k++) {
         uint32_t bits;
-        if (!readSmem(c, elemAddr(d, s.transA, row0 + m, k, s.esize), s.esize, bits, "A")) return false;
+        if (!readSmem(c, view, elemAddr(d, s.transA, row0 + m, k, s.esize), s.esize, bits, "A")) return false;
         A[m * K + k] = elemValue(bits, s.a);
       }
   }
@@ -180,52 +196,93 @@ bool complete(Ctx& c, const WgmmaOp& op) {
     for (unsigned k = 0; k < K; k++)
       for (unsigned n = 0; n < N; n++) {
         uint32_t bits;
-        if (!readSmem(c, elemAddr(d, s.transB, n, k, s.esize), s.esize, bits, "B")) return false;
-        B[(size_t)n * K + k] = elemValue(bits, s.b);  // stored transposed: column n is contiguous
+        if (!readSmem(c, view, elemAddr(d, s.transB, n, k, s.esize), s.esize, bits, "B")) return false;
+        B[(size_t)k * N + n] = elemValue(bits, s.b);
       }
   }
   if (s.negA) for (auto& x : A) x = -x;
   if (s.negB) for (auto& x : B) x = -x;
-  std::vector<std::vector<uint64_t>*> regs(s.nAcc);
+  std::vector<uint64_t*> regs(s.nAcc);
   for (unsigned i = 0; i < s.nAcc; i++) {
-    regs[i] = shadowOf(f, acc[i]);
-    if (!regs[i]) {
+    std::vector<uint64_t>* r = shadowOf(f, acc[i]);
+    if (!r) {
       raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "wgmma: internal: accumulator shadow missing");
       return false;
     }
+    regs[i] = r->data();
   }
-  for (unsigned l = 0; l < 32; l++) {
-    unsigned g = l >> 2, t = l & 3;
-    for (unsigned j = 0; j < N / 8; j++)
-      for (unsigned i = 0; i < 4; i++) {
-        unsigned m = g + 8 * (i >> 1), n = 8 * j + 2 * t + (i & 1);
-        unsigned ri = s.acc == kAccF16 ? 2 * j + (i >> 1) : 4 * j + i;
-        uint64_t& reg = (*regs[ri])[l];
-        if (s.acc == kAccS32) {
-          int64_t sum = op.scaleD ? (int64_t)(int32_t)(uint32_t)reg : 0;
-          for (unsigned k = 0; k < K; k++) sum += (int64_t)A[m * K + k] * (int64_t)B[(size_t)n * K + k];
-          int32_t r;
-          if (s.satf) r = (int32_t)std::min<int64_t>(std::max<int64_t>(sum, INT32_MIN), INT32_MAX);
-          else r = (int32_t)(uint32_t)(uint64_t)sum;  // wraps
-          reg = (uint32_t)r;
+  // Element (m, n) of this warp's 16 x N share: lane (m % 8) * 4 + (n % 8) / 2, index
+  // i = 2 * (m / 8) + n % 2 of column block j = n / 8; register 4j + i (f32/s32) or 2j + i / 2
+  // (f16 pairs, half i % 2).
+  auto lane = [](unsigned m, unsigned n) { return (m % 8) * 4 + (n % 8) / 2; };
+  auto regOf = [&](unsigned m, unsigned n) -> uint64_t& {
+    unsigned i = 2 * (m / 8) + n % 2, j = n / 8;
+    return regs[s.acc == kAccF16 ? 2 * j + i / 2 : 4 * j + i][lane(m, n)];
+  };
+  if (s.acc == kAccS32) {
+    for (unsigned m = 0; m < 16; m++)
+      for (unsigned n = 0; n < N; n++) {
+        uint64_t& reg = regOf(m, n);
+        int64_t sum = op.scaleD ? (int64_t)(int32_t)(uint32_t)reg : 0;
+        const double* a = &A[m * K];
+        for (unsigned k = 0; k < K; k++) sum += (int64_t)a[k] * (int64_t)B[(size_t)k * N + n];
+        int32_t r;
+        if (s.satf) r = (int32_t)std::min<int64_t>(std::max<int64_t>(sum, INT32_MIN), INT32_MAX);
+        else r = (int32_t)(uint32_t)(uint64_t)sum;  // wraps
+        reg = (uint32_t)r;
+      }
+    return true;
+  }
+  const bool f16acc = s.acc == kAccF16;
+  auto input = [&](unsigned m, unsigned n) -> double {
+    if (!op.scaleD) return 0;
+    uint64_t reg = regOf(m, n);
+    return f16acc ? (double)f16ToF32((uint16_t)(reg >> (16 * (n % 2)))) : (double)bitsf32((uint32_t)reg);
+  };
+  auto store = [&](unsigned m, unsigned n, long double sum) {
+    uint64_t& reg = regOf(m, n);
+    if (f16acc) {
+      uint64_t h = roundTo(sum, Ty::F16, kRn);
+      unsigned sh = 16 * (n % 2);
+      reg = ((reg & ~(0xffffull << sh)) | (h << sh)) & 0xffffffffull;
+    } else {
+      // the conversion rounds to nearest even (the sim runs in that host mode); NaN canonical
+      float r = (float)sum;
+      reg = r != r ? 0x7fffffffu : f32bits(r);
+    }
+  };
+  // Fast path: the sums in double, four columns at a time, with the rounding error of every
+  // addition (TwoSum). When none has any, every partial sum was exact, so the long double sum has
+  // the same value and the result is the same; otherwise (or for inf/NaN) the column is summed
+  // again in long double.
+  for (unsigned m = 0; m < 16; m++) {
+    const double* a = &A[m * K];
+    for (unsigned n = 0; n < N; n += 4) {  // N is a multiple of 8
+      const double in[4] = {input(m, n), input(m, n + 1), input(m, n + 2), input(m, n + 3)};
+      double s0 = in[0], s1 = in[1], s2 = in[2], s3 = in[3], e0 = 0, e1 = 0, e2 = 0, e3 = 0;
+      auto add = [](double& s, double& e, double p) {
+        double t = s + p, z = t - s;
+        e += std::fabs((s - (t - z)) + (p - z));
+        s = t;
+      };
+      for (unsigned k = 0; k < K; k++) {
+        const double x = a[k], *b = &B[(size_t)k * N + n];
+        add(s0, e0, x * b[0]);
+        add(s1, e1, x * b[1]);
+        add(s2, e2, x * b[2]);
+        add(s3, e3, x * b[3]);
+      }
+      const double sum[4] = {s0, s1, s2, s3}, err[4] = {e0, e1, e2, e3};
+      for (unsigned j = 0; j < 4; j++) {
+        if (err[j] == 0) {
+          store(m, n + j, sum[j]);
           continue;
         }
-        long double sum = 0;
-        if (op.scaleD) sum = s.acc == kAccF16 ? (long double)f16ToF32((uint16_t)(reg >> (16 * (i & 1)))) : (long double)bitsf32((uint32_t)reg);
-        const double* a = &A[m * K];
-        const double* b = &B[(size_t)n * K];
-        for (unsigned k = 0; k < K; k++) sum += (long double)(a[k] * b[k]);  // each product is exact in double
-        if (s.acc == kAccF16) {
-          uint64_t h = roundTo(sum, Ty::F16, kRn);
-          unsigned sh = 16 * (i & 1);
-          reg = (reg & ~(0xffffull << sh)) | (h << sh);
-          reg &= 0xffffffffull;
-        } else {
-          // the conversion rounds to nearest even (the sim runs in that host mode); NaN canonical
-          float r = (float)sum;
-          reg = r != r ? 0x7fffffffu : f32bits(r);
-        }
+        long double ld = in[j];
+        for (unsigned k = 0; k < K; k++) ld += (long double)a[k] * B[(size_t)k * N + n + j];  // exact products
+        store(m, n + j, ld);
       }
+    }
   }
   return true;
 }
@@ -502,7 +559,7 @@ void registerWgmmaOps(DecodeTable& t) {
     for (unsigned k : {8u, 16u, 32u}) shapes += " m64n" + std::to_string(n) + "k" + std::to_string(k);
   addOp(t, "wgmma", wgmmaDecode,
         "fence commit_group wait_group mma_async sync aligned satfinite f32 f16 bf16 tf32 e4m3 e5m2 s8 u8 s32" + shapes,
-        "asynchronous: computed at the covering `wait_group` (shared operands read then); accumulators in flight read as a poison NaN (0x7ff0dead; s32 0xdeadbeef); A from registers or descriptor, B from descriptor, swizzle none/32B/64B/128B, transposes for f16/bf16; exact sums rounded once; needs full warps of a complete warpgroup; no nonzero descriptor base offset");
+        "asynchronous: computed at the covering `wait_group` (shared operands read then); accumulators in flight read as a poison NaN (0x7ff0dead; s32 0xdeadbeef); A from registers or descriptor, B from descriptor, swizzle none/32B/64B/128B, transposes for f16/bf16; exact sums rounded once; needs full warps of a complete warpgroup; descriptor base offsets for patterns off their boundary");
 }
 
 }  // namespace tsim

@@ -15,21 +15,26 @@ struct Cta;
 struct Inst;
 struct Launch;
 
-// One shared-memory access as remembered in the shadow: who (thread of the CTA), when (the clocks
-// below), where in the program (pc), and what kind.
+// One shared-memory access as remembered in the shadow: who (thread of the cluster), when (the
+// clocks below), where in the program (pc), and what kind. The clocks fe/wclk/wse/lclk are those
+// of the accessing thread's own CTA, which may differ from the CTA whose shared byte this is
+// (distributed shared memory).
 struct SanAcc {
   uint32_t fe = 0;     // CTA-wide barrier epoch (monotonic over the worker's CTAs)
   uint32_t wclk = 0;   // the warp's clock (advances when the warp passes a barrier)
   uint32_t wse = 0;    // the warp's full-warp sync epoch
   uint32_t lclk = 0;   // the lane's clock (advances at partial-warp syncs)
   uint32_t pc = 0;
-  uint32_t stamp = 0;  // dynamic instruction instance (lanes of one instruction never race)
-  uint16_t tid = 0;
+  uint32_t stamp = 0;  // dynamic instruction instance, cluster-wide (lanes of one instruction never race)
+  uint32_t ca = 0;     // barrier.cluster arrivals of the thread before the access
+  uint16_t tid = 0;    // cluster rank << kSanRankShift | thread index in its CTA
   uint8_t kind = 0;    // SanKind
   uint8_t valid = 0;
 };
 struct SanCell { SanAcc w, r; };  // no padding: compared with memcmp
-static_assert(sizeof(SanAcc) == 28 && sizeof(SanCell) == 56, "SanCell must have no padding");
+static_assert(sizeof(SanAcc) == 32 && sizeof(SanCell) == 64, "SanCell must have no padding");
+constexpr unsigned kSanRankShift = 10;  // 1024 threads per CTA, 16 CTAs per cluster fit 16 bits
+constexpr unsigned kSanTidMask = (1u << kSanRankShift) - 1;
 
 enum SanKind : uint8_t { kSanPlain = 0, kSanAtomic = 1, kSanAsync = 2, kSanLanded = 3 };
 
@@ -45,10 +50,9 @@ struct SanHazard {
   std::string text;  // the first instance, fully described
 };
 
-struct SanState {
-  unsigned flags = 0;  // LaunchConfig::sanitize
-  bool trackInit = false;
-  uint32_t fe = 0, ctaStartFe = 0, stamp = 0;
+// The racecheck/synccheck state of one CTA of the cluster being run (index: its cluster rank).
+struct SanCta {
+  uint32_t fe = 0;
   unsigned nthreads = 0, nwarps = 0;
   std::vector<SanCell> cells;  // one per shared byte
   std::vector<SanWarp> warps;
@@ -63,11 +67,25 @@ struct SanState {
     bool aligned = true;
     bool any = false;
   } bars[16];
+  // Per thread: barrier.cluster arrivals so far, and the arrivals whose phase a completed
+  // barrier.cluster.wait has seen (an access made before arrival k is ordered before the accesses
+  // of a thread whose wait count is above k); the cluster-wide stamp at its last completed
+  // mbarrier wait (accesses of any CTA stamped below it are ordered before it: conservative).
+  std::vector<uint32_t> clArr, clWait, acq;
+};
+
+struct SanState {
+  unsigned flags = 0;  // LaunchConfig::sanitize
+  bool trackInit = false;
+  // Epoch base of the cluster being run: records with fe below it belong to an earlier one.
+  uint32_t ctaStartFe = 0, stamp = 0;
+  std::vector<SanCta> ranks;  // one per CTA of the cluster
   std::map<std::tuple<int, int, uint32_t, uint32_t>, SanHazard> hazards;
   uint64_t total = 0;
   // Write-after-write candidates, decided once the store is done: a write of the bytes already
   // there (replicated data stored by several warps) changes nothing and is not reported.
   struct PendingWaw {
+    Cta* cta;  // whose shared memory
     uint32_t off, pc1, pc2;
     uint8_t bytes;
     uint8_t old[16];
@@ -83,13 +101,14 @@ struct SanState {
 enum SanFlag : unsigned { kSanRace = 1, kSanSync = 2, kSanInit = 4 };
 
 // Launch/CTA lifetime (sanitize_race.cpp).
-void sanBeginCta(Ctx& c, Cta& cta, unsigned sharedBytes);
+void sanBeginCta(Ctx& c, Cta& cta, unsigned sharedBytes);  // in rank order, rank 0 first
 // Merges a worker's hazards into the launch (caller holds L.mu).
 void sanMerge(Launch& L, SanState& s);
 // The launch's report ("" when clean).
 std::string sanReport(const Launch& L);
 
 // Hooks.
+// off: shared::cluster addresses (the CTA's own offsets, or mapa's (rank + 1) << 24 | offset).
 void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsigned bytes, bool write);
 void sanGlobal(Ctx& c, uint32_t lanes, const uint64_t* addr, unsigned bytes, bool write);
 void sanFlush(Ctx& c);  // decides pending write-after-write candidates (end of a warp's turn)
@@ -100,6 +119,12 @@ void sanBarArrive(Ctx& c, const Inst& in, uint32_t exec, unsigned id, unsigned c
 void sanBarRelease(Ctx& c, Cta& cta, unsigned id);
 void sanWarpCheck(Ctx& c, uint32_t exec, const uint64_t* masks);
 void sanWarpSync(Ctx& c, uint32_t exec, uint32_t ready, const uint32_t* grp, const uint64_t* masks);
+// barrier.cluster: lanes of the current warp arrive (at phase+1), or a lane of warp w of cta
+// finishes a wait that saw the phase of its arrival `arrival` complete.
+void sanClusterArrive(Ctx& c, uint32_t lanes, uint32_t arrival);
+void sanClusterWait(Ctx& c, const Cta& cta, unsigned warp, unsigned lane, uint32_t arrival);
+// The state of the CTA being run.
+SanCta& sanCta(Ctx& c);
 
 // Recording (sanitize_race.cpp): checker 0 racecheck, 1 synccheck, 2 initcheck.
 void sanRecord(Ctx& c, int checker, int kind, uint32_t pc1, uint32_t pc2, const std::string& text);

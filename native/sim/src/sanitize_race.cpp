@@ -1,5 +1,6 @@
-// racecheck (shared-memory hazards between threads of a CTA) and the sanitizers' shared parts:
-// per-worker state, the happens-before clocks, hazard records and the launch report.
+// racecheck (shared-memory hazards between threads of a CTA, or of a cluster through distributed
+// shared memory) and the sanitizers' shared parts: per-worker state, the happens-before clocks,
+// hazard records and the launch report.
 //
 // Ordering model. Two accesses of different threads to the same shared byte, at least one a
 // write (and not both atomic), are a hazard unless one is ordered before the other by:
@@ -10,10 +11,19 @@
 //  - within a warp (independent thread scheduling: lanes are not ordered by program order), a
 //    .sync collective or bar.warp.sync over the whole warp (the warp's epoch `wse` advances) or
 //    over part of it (lane vector clocks), or any CTA barrier the warp passed;
-//  - a completed mbarrier wait orders everything before it (conservatively: no false positive).
+//  - a barrier.cluster phase: an access made before the thread's k-th arrival is ordered before
+//    whatever a thread does after a wait that saw the phase of its own k-th (or later) arrival
+//    complete; accesses between a thread's arrive and its wait are not (the only ordering between
+//    threads of different CTAs besides mbarriers);
+//  - a completed mbarrier wait orders everything before it, by any thread of the cluster
+//    (conservatively: no false positive, and remote arrivals need no model of their own).
 // cp.async destinations are "in flight" from issue to the wait that covers them: any access to
 // those bytes before then is a hazard; at the wait they become a write of the issuing thread.
 // Lanes of one instruction never race with each other (the hardware serialises them).
+//
+// Each CTA of the cluster has its own shadow (SanCta, by rank); a record names the thread by its
+// rank and index, and carries the clocks of that thread's CTA, so two accesses from one CTA
+// (to its own or another CTA's shared memory) are compared with that CTA's clocks.
 #include <algorithm>
 #include <cstdio>
 
@@ -30,8 +40,10 @@ inline void tidXYZ(const Ctx& c, unsigned t, unsigned* xyz) {
   xyz[2] = t / (b[0] * b[1]);
 }
 
-inline SanAcc now(Ctx& c, unsigned tid, uint32_t pc, uint8_t kind) {
-  SanState& s = *c.san;
+inline uint16_t tagged(unsigned rank, unsigned tid) { return (uint16_t)(rank << kSanRankShift | tid); }
+
+// A record of thread tid (of the CTA being run) now.
+inline SanAcc now(Ctx& c, const SanCta& s, unsigned tid, uint32_t pc, uint8_t kind) {
   SanAcc a;
   unsigned w = tid / kWarp, l = tid % kWarp;
   a.fe = s.fe;
@@ -39,28 +51,48 @@ inline SanAcc now(Ctx& c, unsigned tid, uint32_t pc, uint8_t kind) {
   a.wse = s.warps[w].wse;
   a.lclk = s.warps[w].lclk[l];
   a.pc = pc;
-  a.stamp = s.stamp;
-  a.tid = (uint16_t)tid;
+  a.stamp = c.san->stamp;
+  a.ca = s.clArr[tid];
+  a.tid = tagged(c.cta->rank, tid);
   a.kind = kind;
   a.valid = 1;
   return a;
 }
 
-// Is access p (earlier) ordered before the current point of thread b?
-inline bool ordered(const SanState& s, const SanAcc& p, unsigned b) {
-  if (p.tid == b || p.fe < s.fe || p.kind == kSanLanded) return true;
-  unsigned wa = p.tid / kWarp, wb = b / kWarp;
-  if (wa != wb) return s.wvc[(size_t)wb * s.nwarps + wa] >= p.wclk;
-  const SanWarp& w = s.warps[wa];
-  return p.wse < w.wse || w.lvc[b % kWarp][p.tid % kWarp] >= p.lclk;
+// Made in the cluster being run (not left over from an earlier one on this worker), whose epochs
+// start at base?
+inline bool live(uint32_t base, const SanAcc& p) { return p.valid && p.fe >= base; }
+
+// Is access p (earlier) ordered before the current point of thread b of the CTA of rank rb (whose
+// state is B)?
+inline bool ordered(const SanCta& B, const SanAcc& p, unsigned rb, unsigned b) {
+  if (p.kind == kSanLanded) return true;
+  if ((unsigned)(p.tid >> kSanRankShift) == rb) {  // a thread of the same CTA: its clocks first
+    unsigned pt = p.tid & kSanTidMask;
+    if (pt == b || p.fe < B.fe) return true;
+    unsigned wa = pt / kWarp, wb = b / kWarp;
+    if (wa != wb) {
+      if (B.wvc[(size_t)wb * B.nwarps + wa] >= p.wclk) return true;
+    } else {
+      const SanWarp& w = B.warps[wa];
+      if (p.wse < w.wse || w.lvc[b % kWarp][pt % kWarp] >= p.lclk) return true;
+    }
+  }
+  return p.ca < B.clWait[b] || p.stamp < B.acq[b];  // barrier.cluster, a completed mbarrier wait
 }
 
 // Records are made once per access (a lane of one instruction instance, `stamp`) and copied
 // whole, so two cells holding records of the same instances are in the same state.
-inline bool sameRecord(const SanAcc& a, const SanAcc& b) {
-  return a.stamp == b.stamp && a.tid == b.tid && a.valid == b.valid && a.kind == b.kind;
-}
-inline bool sameState(const SanCell& a, const SanCell& b) { return sameRecord(a.w, b.w) && sameRecord(a.r, b.r); }
+// A cell's state in brief (the instances of its two records), to compare without copying cells.
+struct CellKey {
+  uint32_t ws, rs;
+  uint16_t wt, rt;
+  uint8_t wv, wk, rv, rk;
+  bool operator==(const CellKey& o) const {
+    return ws == o.ws && rs == o.rs && wt == o.wt && rt == o.rt && wv == o.wv && wk == o.wk && rv == o.rv && rk == o.rk;
+  }
+};
+inline CellKey keyOf(const SanCell& c) { return {c.w.stamp, c.r.stamp, c.w.tid, c.r.tid, c.w.valid, c.w.kind, c.r.valid, c.r.kind}; }
 
 const char* accName(uint8_t kind, bool write) {
   if (kind == kSanAsync) return "cp.async write";
@@ -68,15 +100,26 @@ const char* accName(uint8_t kind, bool write) {
   return write ? "write" : "read";
 }
 
+// Where a record's access was made: its thread and CTA (any CTA of the cluster).
+std::string whereRec(Ctx& c, const SanAcc& p) {
+  unsigned rank = p.tid >> kSanRankShift, t[3];
+  tidXYZ(c, p.tid & kSanTidMask, t);
+  const Cta& cta = rank < c.cta->cluster->size ? c.cta->cluster->ctas[rank] : *c.cta;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "at PTX line %d by thread (%u,%u,%u) CTA (%u,%u,%u)", c.prog->code[p.pc].line, t[0], t[1],
+                t[2], cta.ctaid[0], cta.ctaid[1], cta.ctaid[2]);
+  return buf;
+}
+
 }  // namespace
 
+SanCta& sanCta(Ctx& c) { return c.san->ranks[c.cta->rank]; }
+
 std::string sanWhere(Ctx& c, unsigned tid, uint32_t pc) {
-  unsigned t[3];
-  tidXYZ(c, tid, t);
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "at PTX line %d by thread (%u,%u,%u) CTA (%u,%u,%u)", c.prog->code[pc].line, t[0], t[1],
-                t[2], c.cta->ctaid[0], c.cta->ctaid[1], c.cta->ctaid[2]);
-  return buf;
+  SanAcc p;
+  p.tid = tagged(c.cta->rank, tid);
+  p.pc = pc;
+  return whereRec(c, p);
 }
 
 void sanRecord(Ctx& c, int checker, int kind, uint32_t pc1, uint32_t pc2, const std::string& text) {
@@ -87,7 +130,17 @@ void sanRecord(Ctx& c, int checker, int kind, uint32_t pc1, uint32_t pc2, const 
 }
 
 void sanBeginCta(Ctx& c, Cta& cta, unsigned sharedBytes) {
-  SanState& s = *c.san;
+  SanState& S = *c.san;
+  if (S.ranks.size() <= cta.rank) S.ranks.resize(cta.rank + 1);
+  if (cta.rank == 0) {
+    // A new cluster starts a new epoch, common to its CTAs: every record of an earlier cluster is
+    // older than it. The cluster-wide stamp starts over (records are compared only within one).
+    uint32_t base = 0;
+    for (auto& r : S.ranks) base = std::max(base, r.fe);
+    S.ctaStartFe = base + 1;
+    S.stamp = 0;
+  }
+  SanCta& s = S.ranks[cta.rank];
   unsigned nthreads = cta.nthreads, nwarps = (nthreads + kWarp - 1) / kWarp;
   if (s.nthreads != nthreads || s.cells.size() < sharedBytes) {
     s.nthreads = nthreads;
@@ -101,10 +154,26 @@ void sanBeginCta(Ctx& c, Cta& cta, unsigned sharedBytes) {
     s.wclk.assign(nwarps, 1);
     s.wvc.assign((size_t)nwarps * nwarps, 0);
   }
-  // A new CTA starts a new epoch: every record of the previous one is ordered before it.
-  s.fe++;
-  s.ctaStartFe = s.fe;
-  for (auto& b : s.bars) b = SanState::Bar{};
+  s.fe = S.ctaStartFe;
+  s.clArr.assign(nthreads, 0);
+  s.clWait.assign(nthreads, 0);
+  s.acq.assign(nthreads, 0);
+  for (auto& b : s.bars) b = SanCta::Bar{};
+}
+
+void sanClusterArrive(Ctx& c, uint32_t lanes, uint32_t arrival) {
+  SanCta& s = sanCta(c);
+  FOR_LANES(lanes) {
+    unsigned t = c.w->id * kWarp + l;
+    if (t < s.clArr.size()) s.clArr[t] = arrival;
+  }
+}
+
+void sanClusterWait(Ctx& c, const Cta& cta, unsigned warp, unsigned lane, uint32_t arrival) {
+  if (cta.rank >= c.san->ranks.size()) return;
+  SanCta& s = c.san->ranks[cta.rank];
+  unsigned t = warp * kWarp + lane;
+  if (t < s.clWait.size()) s.clWait[t] = std::max(s.clWait[t], arrival);
 }
 
 void sanMerge(Launch& L, SanState& s) {
@@ -146,124 +215,125 @@ std::string sanReport(const Launch& L) {
 void sanFlush(Ctx& c) {
   SanState& s = *c.san;
   for (auto& p : s.pending) {
-    if (p.off + p.bytes <= c.cta->shared.size() && memcmp(c.cta->shared.data() + p.off, p.old, p.bytes) != 0)
+    const auto& sh = p.cta->shared;
+    if (p.off + p.bytes <= sh.size() && memcmp(sh.data() + p.off, p.old, p.bytes) != 0)
       sanRecord(c, 0, 1, p.pc1, p.pc2, p.text);
   }
   s.pending.clear();
 }
 
-void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* off, unsigned bytes, bool write) {
-  SanState& s = *c.san;
-  if (!s.pending.empty()) sanFlush(c);
-  bool race = s.flags & kSanRace, init = s.flags & kSanInit;
+void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* addr, unsigned bytes, bool write) {
+  SanState& S = *c.san;
+  if (!S.pending.empty()) sanFlush(c);
+  bool race = S.flags & kSanRace, init = S.flags & kSanInit;
   if (!race && !init) return;
   uint8_t kind = (in.flags & kfSanAtomic) ? kSanAtomic : (in.flags & kfSanAsync) ? kSanAsync : kSanPlain;
-  unsigned wid = c.w->id;
-  s.stamp++;
+  const unsigned wid = c.w->id, rank = c.cta->rank;
+  SanCta& self = S.ranks[rank];
+  Cluster& cl = *c.cta->cluster;
+  const uint32_t stamp = ++S.stamp, base = S.ctaStartFe;
   uint32_t pc = c.curPc;
-  if (!race) {  // initcheck alone: only whether this CTA wrote the bytes
-    FOR_LANES(lanes) {
-      uint64_t o = off[l];
-      if (o + bytes > s.cells.size()) continue;
-      unsigned tid = wid * kWarp + l;
+  FOR_LANES(lanes) {
+    unsigned tid = wid * kWarp + l;
+    // the CTA whose shared memory this is: the address's rank tag (mapa), else the own CTA
+    uint64_t tag = addr[l] >> kClusterRankShift;
+    unsigned trank = tag ? (unsigned)tag - 1 : rank;
+    if (tag && (trank >= S.ranks.size() || trank >= cl.size)) continue;
+    SanCta& t = tag ? S.ranks[trank] : self;
+    Cta* tcta = tag ? &cl.ctas[trank] : c.cta;
+    uint64_t o = addr[l] & ((1ull << kClusterRankShift) - 1);
+    if (o + bytes > t.cells.size()) continue;
+    const char* whose = trank == rank ? "this CTA" : "the cluster";
+    auto uninitText = [&] {
+      char head[200];
+      std::snprintf(head, sizeof head, "read of uninitialised shared memory [0x%llx, +%u)%s: ", (unsigned long long)o,
+                    bytes, trank == rank ? "" : (" of cluster rank " + std::to_string(trank)).c_str());
+      return std::string(head) + std::to_string(bytes) + "-byte read " + sanWhere(c, tid, pc) + " of bytes no thread of " +
+             whose + " has written";
+    };
+    SanAcc me = now(c, self, tid, pc, kind);
+    if (!race) {  // initcheck alone: only whether a thread of the cluster wrote the bytes
       if (write) {
-        SanAcc me = now(c, tid, pc, kind);
-        for (unsigned k = 0; k < bytes; k++) s.cells[o + k].w = me;
+        for (unsigned k = 0; k < bytes; k++) t.cells[o + k].w = me;
         continue;
       }
       bool uninit = false;
-      for (unsigned k = 0; k < bytes; k++) {
-        const SanAcc& w = s.cells[o + k].w;
-        uninit |= !(w.valid && w.fe >= s.ctaStartFe);
-      }
-      if (uninit) {
-        char head[160];
-        std::snprintf(head, sizeof head, "read of uninitialised shared memory [0x%llx, +%u): ", (unsigned long long)o, bytes);
-        sanRecord(c, 2, 1, pc, pc, std::string(head) + std::to_string(bytes) + "-byte read " + sanWhere(c, tid, pc) +
-                                       " of bytes no thread of this CTA has written");
-      }
+      for (unsigned k = 0; k < bytes; k++) uninit |= !live(base, t.cells[o + k].w);
+      if (uninit) sanRecord(c, 2, 1, pc, pc, uninitText());
+      continue;
     }
-    return;
-  }
-  FOR_LANES(lanes) {
-    unsigned tid = wid * kWarp + l;
-    uint64_t o = off[l];
-    if (o + bytes > s.cells.size()) continue;
-    SanAcc me = now(c, tid, pc, kind);
     bool reported = false, uninit = false;
-    SanCell firstPre, firstPost;  // byte 0 before and after: later bytes in the same state end the same
+    // byte 0's state before the access: a later byte in the same state ends as byte 0 did
+    const CellKey firstPre = keyOf(t.cells[o]);
     for (unsigned k = 0; k < bytes; k++) {
-      SanCell& cell = s.cells[o + k];
-      if (k && sameState(cell, firstPre)) {
-        cell = firstPost;
+      SanCell& cell = t.cells[o + k];
+      if (k && keyOf(cell) == firstPre) {
+        cell = t.cells[o];
         continue;
       }
-      if (!k) firstPre = cell;
-      if (race && !reported) {
+      if (!reported) {
         const SanAcc* other = nullptr;
         int hk = 0;
         bool otherWrite = false;
-        if (cell.w.valid && cell.w.fe >= s.ctaStartFe && cell.w.stamp != s.stamp) {
+        if (live(base, cell.w) && cell.w.stamp != stamp) {
           if (cell.w.kind == kSanAsync && kind != kSanAsync) {
             other = &cell.w; hk = write ? 4 : 3; otherWrite = true;  // cp.async destination used before its wait
-          } else if (!(cell.w.kind == kSanAtomic && kind == kSanAtomic) && !ordered(s, cell.w, tid)) {
+          } else if (!(cell.w.kind == kSanAtomic && kind == kSanAtomic) && !ordered(self, cell.w, rank, tid)) {
             other = &cell.w; hk = write ? 1 : 0; otherWrite = true;  // W->W, W->R
           }
         }
-        if (!other && write && cell.r.valid && cell.r.stamp != s.stamp &&
-            !(cell.r.kind == kSanAtomic && kind == kSanAtomic) && !ordered(s, cell.r, tid)) {
+        if (!other && write && live(base, cell.r) && cell.r.stamp != stamp &&
+            !(cell.r.kind == kSanAtomic && kind == kSanAtomic) && !ordered(self, cell.r, rank, tid)) {
           other = &cell.r; hk = 2;  // R->W
         }
         if (other) {
           static const char* kinds[] = {"read-after-write", "write-after-write", "write-after-read",
                                         "read of a cp.async destination before the wait that covers it",
                                         "overwrite of a cp.async destination before the wait that covers it"};
-          char head[200];
-          std::snprintf(head, sizeof head, "%s hazard on shared memory [0x%llx, +%u): ", kinds[hk],
-                        (unsigned long long)o, bytes);
+          char head[240];
+          std::snprintf(head, sizeof head, "%s hazard on shared memory [0x%llx, +%u)%s: ", kinds[hk],
+                        (unsigned long long)o, bytes,
+                        trank == rank && (other->tid >> kSanRankShift) == rank
+                            ? ""
+                            : (" of cluster rank " + std::to_string(trank)).c_str());
           std::string text = std::string(head) + std::to_string(bytes) + "-byte " + accName(kind, write) + " " +
                              sanWhere(c, tid, pc) + " conflicts with " + accName(other->kind, otherWrite) + " " +
-                             sanWhere(c, other->tid, other->pc) +
+                             whereRec(c, *other) +
                              (hk >= 3 ? "" : ", with no barrier or .sync between them");
-          if (hk == 1 && kind == kSanPlain && bytes <= 16 && o + bytes <= c.cta->shared.size()) {
-            SanState::PendingWaw p{(uint32_t)o, other->pc, pc, (uint8_t)bytes, {}, text};
-            memcpy(p.old, c.cta->shared.data() + o, bytes);
-            s.pending.push_back(std::move(p));
+          if (hk == 1 && kind == kSanPlain && bytes <= 16 && o + bytes <= tcta->shared.size()) {
+            SanState::PendingWaw p{tcta, (uint32_t)o, other->pc, pc, (uint8_t)bytes, {}, text};
+            memcpy(p.old, tcta->shared.data() + o, bytes);
+            S.pending.push_back(std::move(p));
           } else {
             sanRecord(c, 0, hk, other->pc, pc, text);
           }
           reported = true;
         }
       }
-      if (init && !write && !(cell.w.valid && cell.w.fe >= s.ctaStartFe)) uninit = true;
+      if (init && !write && !live(base, cell.w)) uninit = true;
       if (write) {
         cell.w = me;
         cell.r.valid = 0;
-      } else if (!cell.r.valid || cell.r.fe < s.ctaStartFe || ordered(s, cell.r, tid)) {
+      } else if (!live(base, cell.r) || ordered(self, cell.r, rank, tid)) {
         cell.r = me;
       }
-      if (!k) firstPost = cell;
     }
-    if (uninit) {
-      char head[160];
-      std::snprintf(head, sizeof head, "read of uninitialised shared memory [0x%llx, +%u): ", (unsigned long long)o, bytes);
-      sanRecord(c, 2, 1, pc, pc, std::string(head) + std::to_string(bytes) + "-byte read " + sanWhere(c, tid, pc) +
-                                     " of bytes no thread of this CTA has written");
-    }
+    if (uninit) sanRecord(c, 2, 1, pc, pc, uninitText());
   }
 }
 
 void sanLand(Ctx& c, unsigned warp, unsigned lane, uint32_t off, unsigned bytes, bool viaMbarrier) {
-  SanState& s = *c.san;
-  if (!(s.flags & (kSanRace | kSanInit))) return;
-  if (!s.pending.empty()) sanFlush(c);
+  SanState& S = *c.san;
+  if (!(S.flags & (kSanRace | kSanInit))) return;
+  if (!S.pending.empty()) sanFlush(c);
+  SanCta& s = sanCta(c);
   unsigned tid = warp * kWarp + lane;
   if (off + bytes > s.cells.size() || warp >= s.nwarps) return;
-  s.stamp++;
-  SanAcc a = now(c, tid, c.curPc, viaMbarrier ? kSanLanded : kSanPlain);
+  S.stamp++;
+  SanAcc a = now(c, s, tid, c.curPc, viaMbarrier ? kSanLanded : kSanPlain);
   for (unsigned k = 0; k < bytes; k++) {
     SanCell& cell = s.cells[off + k];
-    if (cell.w.valid && cell.w.kind == kSanAsync && cell.w.tid == tid) {
+    if (cell.w.valid && cell.w.kind == kSanAsync && cell.w.tid == a.tid) {
       a.pc = cell.w.pc;  // the copy's own instruction
       cell.w = a;
       cell.r.valid = 0;
@@ -275,14 +345,15 @@ void sanLand(Ctx& c, unsigned warp, unsigned lane, uint32_t off, unsigned bytes,
 // tracks them completes: written (initcheck) and ordered before every later access, since a reader
 // either waited on that mbarrier or reads stale data (the sim lands them only then).
 void sanBulkLand(Ctx& c, uint32_t off, unsigned bytes) {
-  SanState& s = *c.san;
-  if (!(s.flags & (kSanRace | kSanInit))) return;
-  if (!s.pending.empty()) sanFlush(c);
+  SanState& S = *c.san;
+  if (!(S.flags & (kSanRace | kSanInit))) return;
+  if (!S.pending.empty()) sanFlush(c);
+  SanCta& s = sanCta(c);
   if (off >= s.cells.size()) return;
   bytes = (unsigned)std::min<uint64_t>(bytes, s.cells.size() - off);
   unsigned tid = c.w && c.w->id < s.nwarps ? c.w->id * kWarp : 0;
-  s.stamp++;
-  SanAcc a = now(c, tid, c.curPc, kSanLanded);
+  S.stamp++;
+  SanAcc a = now(c, s, tid, c.curPc, kSanLanded);
   for (unsigned k = 0; k < bytes; k++) {
     s.cells[off + k].w = a;
     s.cells[off + k].r.valid = 0;
@@ -290,8 +361,9 @@ void sanBulkLand(Ctx& c, uint32_t off, unsigned bytes) {
 }
 
 void sanAcquireAll(Ctx& c, unsigned lane) {
-  SanState& s = *c.san;
-  if (!(s.flags & kSanRace)) return;
+  SanState& S = *c.san;
+  if (!(S.flags & kSanRace)) return;
+  SanCta& s = sanCta(c);
   unsigned wb = c.w->id;
   for (unsigned wa = 0; wa < s.nwarps; wa++) {
     uint32_t& v = s.wvc[(size_t)wb * s.nwarps + wa];
@@ -303,11 +375,15 @@ void sanAcquireAll(Ctx& c, unsigned lane) {
     w.lvc[lane][a] = std::max(w.lvc[lane][a], w.lclk[a]);
     w.lclk[a]++;
   }
+  // accesses of other CTAs of the cluster: everything stamped so far
+  unsigned t = wb * kWarp + lane;
+  if (t < s.acq.size()) s.acq[t] = S.stamp + 1;
+  S.stamp++;
 }
 
 // Lanes of each ready group meet: join their lane clocks (a whole warp: the warp's epoch).
 void sanWarpSyncRace(Ctx& c, uint32_t ready, const uint32_t* grp) {
-  SanState& s = *c.san;
+  SanCta& s = sanCta(c);
   Warp& w = *c.w;
   SanWarp& sw = s.warps[w.id];
   uint32_t done = 0;

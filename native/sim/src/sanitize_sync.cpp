@@ -21,7 +21,7 @@ std::string hex(uint32_t m) {
 
 void sanBarArrive(Ctx& c, const Inst& in, uint32_t exec, unsigned id, unsigned count, bool arriveOnly) {
   SanState& s = *c.san;
-  SanState::Bar& b = s.bars[id & 15];
+  SanCta::Bar& b = sanCta(c).bars[id & 15];
   unsigned wid = c.w->id, first = __builtin_ctz(exec);
   unsigned tid = wid * kWarp + first;
   if (s.flags & kSanSync) {
@@ -63,15 +63,16 @@ void sanBarArrive(Ctx& c, const Inst& in, uint32_t exec, unsigned id, unsigned c
 }
 
 void sanBarRelease(Ctx& c, Cta& cta, unsigned id) {
-  SanState& s = *c.san;
-  SanState::Bar& b = s.bars[id & 15];
+  const unsigned flags = c.san->flags;
+  SanCta& s = c.san->ranks[cta.rank];
+  SanCta::Bar& b = s.bars[id & 15];
   if (!b.any) return;
   unsigned arrived = 0;
   for (unsigned w = 0; w < s.nwarps && w < 32; w++) {
     if (!(b.warps >> w & 1)) continue;
     arrived += (unsigned)__builtin_popcount(b.lanes[w]);
     uint32_t live = cta.warps[w].live;
-    if ((s.flags & kSanSync) && b.aligned && (b.lanes[w] & live) != live) {
+    if ((flags & kSanSync) && b.aligned && (b.lanes[w] & live) != live) {
       unsigned t = w * kWarp + __builtin_ctz(b.lanes[w]);
       sanRecord(c, 1, 2, b.pc[w], b.pc[w],
                 "barrier " + std::to_string(id) + " in divergent code: of warp " + std::to_string(w) + "'s live lanes " +
@@ -79,7 +80,7 @@ void sanBarRelease(Ctx& c, Cta& cta, unsigned id) {
                     " (bar.sync and barrier.sync.aligned need every thread of the warp)");
     }
   }
-  if (s.flags & kSanRace) {
+  if (flags & kSanRace) {
     if (arrived >= cta.liveThreads && b.syncWarps == b.warps) {
       s.fe++;  // every live thread waited: everything before is ordered before everything after
     } else {
@@ -102,7 +103,7 @@ void sanBarRelease(Ctx& c, Cta& cta, unsigned id) {
       }
     }
   }
-  b = SanState::Bar{};
+  b = SanCta::Bar{};
 }
 
 // At the start of a .sync collective's rendezvous: the executing lanes and their membermasks.

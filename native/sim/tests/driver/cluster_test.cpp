@@ -169,6 +169,67 @@ int main() {
   CHECK_OK(launchEx(maxr, 4, 2, 1, 1, args));
   CHECK_OK(cuCtxSynchronize());
 
+  // occupancy of clusters: 132 SMs in 8 GPCs (two of 18 SMs, six of 16); a GPC holds
+  // floor(SMs * CTAs per SM / cluster size) clusters
+  auto occ = [&](CUfunction f, unsigned block, unsigned shared, unsigned cx, int* n) {
+    CUlaunchAttribute attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cx;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    CUlaunchConfig cfg;
+    std::memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = 64; cfg.gridDimY = 1; cfg.gridDimZ = 1;
+    cfg.blockDimX = block; cfg.blockDimY = 1; cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = shared;
+    cfg.attrs = cx ? &attr : nullptr;
+    cfg.numAttrs = cx ? 1 : 0;
+    return cuOccupancyMaxActiveClusters(n, f, &cfg);
+  };
+  int nc = -1;
+  CHECK_OK(occ(rank, 128, 0, 4, &nc));  // 16 CTAs per SM: 2 * (18*16/4) + 6 * (16*16/4)
+  CHECK(nc == 2 * 72 + 6 * 64);
+  CHECK_OK(occ(rank, 1024, 0, 8, &nc));  // 2 CTAs per SM: 36/8 and 32/8 per GPC
+  CHECK(nc == 8 * 4);
+  CHECK_OK(occ(rank, 1024, 0, 16, &nc));  // non-portable (allowed above): 2 per GPC
+  CHECK(nc == 8 * 2);
+  CHECK_OK(cuFuncSetAttribute(rank, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 200 * 1024));
+  CHECK_OK(occ(rank, 128, 200 * 1024, 8, &nc));  // 1 CTA per SM (shared memory): 18/8 and 16/8
+  CHECK(nc == 8 * 2);
+  CHECK_OK(occ(req, 32, 0, 0, &nc));  // the kernel's 2x1x1; 32 CTAs per SM
+  CHECK(nc == 2 * (18 * 32 / 2) + 6 * (16 * 32 / 2));
+  CHECK_OK(occ(req, 32, 0, 2, &nc));
+  CHECK(nc == 2 * (18 * 32 / 2) + 6 * (16 * 32 / 2));
+  CHECK_CU(occ(req, 32, 0, 4, &nc), CUDA_ERROR_INVALID_CLUSTER_SIZE);   // not the kernel's shape
+  CHECK_CU(occ(rank, 32, 0, 0, &nc), CUDA_ERROR_INVALID_CLUSTER_SIZE);  // no shape at all
+  CHECK_CU(occ(maxr, 32, 0, 4, &nc), CUDA_ERROR_INVALID_CLUSTER_SIZE);  // over .maxclusterrank
+  CHECK_CU(occ(rank, 32, 0, 32, &nc), CUDA_ERROR_INVALID_CLUSTER_SIZE); // over 16
+  CHECK_CU(occ(rank, 0, 0, 4, &nc), CUDA_ERROR_INVALID_VALUE);          // no threads
+  CHECK_CU(occ(rank, 32, 0, 4, nullptr), CUDA_ERROR_INVALID_VALUE);
+  CHECK_CU(cuOccupancyMaxActiveClusters(&nc, rank, nullptr), CUDA_ERROR_INVALID_VALUE);
+  CHECK_CU(cuOccupancyMaxActiveClusters(&nc, reinterpret_cast<CUfunction>(&nc), nullptr), CUDA_ERROR_INVALID_VALUE);
+  CUlaunchConfig plain;
+  std::memset(&plain, 0, sizeof plain);
+  plain.blockDimX = plain.blockDimY = plain.blockDimZ = 1;
+  CHECK_CU(cuOccupancyMaxActiveClusters(&nc, reinterpret_cast<CUfunction>(&nc), &plain), CUDA_ERROR_INVALID_HANDLE);
+  // the largest cluster: the kernel's required size, else 8 (16 when non-portable is allowed),
+  // capped by .maxclusterrank
+  int cs = -1;
+  plain.blockDimX = 128;
+  CHECK_OK(cuOccupancyMaxPotentialClusterSize(&cs, rank, &plain));
+  CHECK(cs == 16);
+  CHECK_OK(cuOccupancyMaxPotentialClusterSize(&cs, req, &plain));
+  CHECK(cs == 2);
+  CHECK_OK(cuOccupancyMaxPotentialClusterSize(&cs, maxr, &plain));
+  CHECK(cs == 2);
+  CHECK_OK(cuOccupancyMaxPotentialClusterSize(&cs, expl, &plain));
+  CHECK(cs == 8);
+  void* viaProc = nullptr;
+  CUdriverProcAddressQueryResult st;
+  CHECK_OK(cuGetProcAddress("cuOccupancyMaxActiveClusters", &viaProc, 12000, 0, &st));
+  CHECK(viaProc == reinterpret_cast<void*>(&cuOccupancyMaxActiveClusters));
+
   CHECK_OK(cuMemFree(out));
   CHECK_OK(cuModuleUnload(mod));
   CHECK_OK(cuDevicePrimaryCtxRelease(dev));

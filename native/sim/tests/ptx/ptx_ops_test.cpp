@@ -292,6 +292,17 @@ int main() {
       {"cvt.f32.bf16 %fo, %ha;", 'f', 0x3fc0, 0, 0, F(1.5f)},
       {"cvt.rn.bf16.f32 %ho, %fa;", 'h', F(1.00390625f), 0, 0, 0x3f80},
       {"cvt.rn.bf16.f32 %ho, %fa;", 'h', F(1.01171875f), 0, 0, 0x3f82},
+      // f16 <-> bf16 (sm_90): same size, so the ISA makes the rounding modifier optional, and
+      // ptxas emits the same code for none as for .rn: nearest even (1 + 3*2^-8 is a tie)
+      {"cvt.bf16.f16 %ho, %ha;", 'h', 0x3c0c, 0, 0, 0x3f82},
+      {"cvt.rn.bf16.f16 %ho, %ha;", 'h', 0x3c0c, 0, 0, 0x3f82},
+      {"cvt.rz.bf16.f16 %ho, %ha;", 'h', 0x3c0c, 0, 0, 0x3f81},
+      {"cvt.bf16.f16 %ho, %ha;", 'h', 0x3c04, 0, 0, 0x3f80},
+      {"cvt.bf16.f16 %ho, %ha;", 'h', 0x8001, 0, 0, 0xb380},
+      {"cvt.f16.bf16 %ho, %ha;", 'h', 0x3f81, 0, 0, 0x3c08},
+      {"cvt.f16.bf16 %ho, %ha;", 'h', 0x4780, 0, 0, 0x7c00},
+      {"cvt.rz.f16.bf16 %ho, %ha;", 'h', 0x4780, 0, 0, 0x7bff},
+      {"cvt.f16.bf16 %ho, %ha;", 'h', 0x3381, 0, 0, 0x0001},
       {"cvt.rna.tf32.f32 %ro, %fa;", 'r', F(1 + ldexpf(1, -11)), 0, 0, 0x3f802000},
       {"cvt.rn.f32.f64 %fo, %da;", 'f', D(NAN), 0, 0, CANON},
       {"cvt.rn.f32.f64 %fo, %da;", 'f', D(1e300), 0, 0, F(INFINITY)},

@@ -94,6 +94,10 @@ struct Case {
   unsigned swzA = 0, swzB = 0;
   unsigned lboA = 1024, sboA = 128, lboB = 2048, sboB = 128;  // for no swizzle
   unsigned sliceA = 0;  // K-major swizzled A: start address advanced by 32 * sliceA bytes
+  // B's swizzle pattern starts baseB 128-byte rows past a pattern boundary (1024/512/256 bytes):
+  // the descriptor's base offset (bits 49-51) is (start >> 7) & 7 when descBase, else left 0
+  unsigned baseB = 0;
+  bool descBase = true;
   unsigned waitN = 0;
   bool overwriteB = false;  // zero B's shared memory between commit and wait
   bool noFence = false;     // leave out the fence.proxy.async after the generic writes
@@ -211,11 +215,13 @@ void runCase(const Case& c, std::function<void(const tsim::Fault&)> onFault = nu
   for (unsigned k = 0; k < K; k++)
     for (unsigned n = 0; n < N; n++) {
       size_t at = c.transB ? mnMajorAt(n * eb, k, c.swzB, c.lboB, c.sboB) : kMajorAt(n, k * eb, c.swzB, c.lboB, c.swzB ? 8 * c.swzB : c.sboB);
-      put(8192 + at, encode(c.b, B[k * N + n]), eb);
+      put(8192 + 128 * c.baseB + at, encode(c.b, B[k * N + n]), eb);
     }
   // descriptors: K-major swizzled use SBO = 8 rows of R bytes (LBO unused: give it garbage)
   uint64_t dA = c.transA ? desc(0, c.lboA, c.sboA, c.swzA) : desc(32 * c.sliceA, c.swzA ? 0x3ff0 : c.lboA, c.swzA ? 8 * c.swzA : c.sboA, c.swzA);
-  uint64_t dB = c.transB ? desc(8192, c.lboB, c.sboB, c.swzB) : desc(8192, c.swzB ? 0x3ff0 : c.lboB, c.swzB ? 8 * c.swzB : c.sboB, c.swzB);
+  const unsigned startB = 8192 + 128 * c.baseB;
+  uint64_t dB = c.transB ? desc(startB, c.lboB, c.sboB, c.swzB) : desc(startB, c.swzB ? 0x3ff0 : c.lboB, c.swzB ? 8 * c.swzB : c.sboB, c.swzB);
+  if (c.descBase) dB |= (uint64_t)((startB >> 7) & 7) << 49;
   // C: initial accumulators, per thread, in fragment order
   std::vector<uint32_t> C(128 * nacc), Areg(128 * 4, 0);
   std::vector<double> Cv(M * N, 0);
@@ -287,14 +293,75 @@ void runCase(const Case& c, std::function<void(const tsim::Fault&)> onFault = nu
   if (bad) { std::printf("%s: %u wrong\n", c.name.c_str(), bad); failures++; }
 }
 
+// The summation's precision: D = C + A*B in k order with a 64-bit mantissa, rounded once. Row 0,
+// column 0: 2^20 + 2^-20 * 2^-20 - 1024 * 1024 = 2^-40 (the partial sum 2^20 + 2^-40 needs 61
+// bits: exact in long double, not in double, so a double sum would give 0). Row 1, column 2:
+// 2^20 + 2^-24 * 2^-24 - 2^20 = 0, as 2^20 + 2^-48 needs 69 bits and rounds to 2^20.
+void precisionCase() {
+  std::vector<uint8_t> img(8192 + 32768, 0);
+  auto putH = [&](size_t at, uint16_t bits) { memcpy(img.data() + at, &bits, 2); };
+  const unsigned lboA = 1024, sboA = 128, lboB = 2048, sboB = 128;
+  putH(kMajorAt(0, 0, 0, lboA, sboA), 0x0010);  // A[0][0] = 2^-20 (subnormal)
+  putH(kMajorAt(0, 2, 0, lboA, sboA), 0xe400);  // A[0][1] = -1024
+  putH(kMajorAt(1, 0, 0, lboA, sboA), 0x0001);  // A[1][0] = 2^-24
+  putH(kMajorAt(1, 2, 0, lboA, sboA), 0xe400);  // A[1][1] = -1024
+  putH(8192 + kMajorAt(0, 0, 0, lboB, sboB), 0x0010);  // B[0][0] = 2^-20
+  putH(8192 + kMajorAt(0, 2, 0, lboB, sboB), 0x6400);  // B[1][0] = 1024
+  putH(8192 + kMajorAt(2, 0, 0, lboB, sboB), 0x0001);  // B[0][2] = 2^-24
+  putH(8192 + kMajorAt(2, 2, 0, lboB, sboB), 0x6400);  // B[1][2] = 1024
+  const unsigned nacc = 8;  // m64n16 f32
+  std::vector<uint32_t> C(128 * nacc, 0), Areg(128 * 4, 0);
+  C[0 * nacc + 0] = 0x49800000;  // C[0][0] = 2^20: thread 0, register 0
+  C[5 * nacc + 0] = 0x49800000;  // C[1][2] = 2^20: lane 1 * 4 + 1, register 0
+  Arena mem;
+  uint64_t in = mem.alloc(img.size()), out = mem.alloc(C.size() * 4), cbuf = mem.alloc(C.size() * 4), abuf = mem.alloc(Areg.size() * 4);
+  std::vector<uint32_t> words(img.size() / 4);
+  memcpy(words.data(), img.data(), img.size());
+  mem.put(in, words);
+  mem.put(cbuf, C);
+  mem.put(abuf, Areg);
+  Case c;
+  Kernel k(kernelText(c, nacc));
+  CHECK(k.ok());
+  tsim::Fault f = k.run(mem, "k", {in, out, desc(0, lboA, sboA, 0), desc(8192, lboB, sboB, 0), (uint64_t)img.size(), cbuf, abuf}, 1,
+                        128, nullptr, (unsigned)img.size());
+  CHECK_EQ((int)f.kind, 0);
+  auto got = mem.get<uint32_t>(out, C.size());
+  CHECK_EQ(got[0 * nacc + 0], 0x2b800000u);  // 2^-40
+  CHECK_EQ(got[5 * nacc + 0], 0u);
+  CHECK_EQ(got[0 * nacc + 1], 0u);  // C[0][1] = 0 + 2^-20 * 0 ...: nothing else is touched
+}
+
 }  // namespace
 
 int main() {
+  precisionCase();
   // layouts: K-major without swizzle (explicit LBO/SBO), each swizzle, MN-major, both operands
   { Case c; c.name = "f16 K-major none"; runCase(c); }
   { Case c; c.name = "f16 K-major none, other offsets"; c.lboA = 128; c.sboA = 256; c.lboB = 128; c.sboB = 256; c.n = 24; runCase(c); }
   for (unsigned s : {32u, 64u, 128u}) {
     Case c; c.name = "f16 K-major swizzle " + std::to_string(s); c.swzA = s; c.swzB = s; c.n = 32; runCase(c);
+  }
+  // a swizzle pattern that starts off its boundary: the base offset names the pattern's phase
+  for (unsigned s : {32u, 64u, 128u}) {
+    Case c; c.name = "f16 B pattern 3 rows off its boundary, swizzle " + std::to_string(s); c.swzA = 128; c.swzB = s;
+    c.baseB = 3; c.n = 32; runCase(c);
+    c.name = "f16 B MN-major pattern 5 rows off, swizzle " + std::to_string(s); c.transB = true; c.baseB = 5;
+    c.lboB = 8 * s; c.sboB = 8 * s * (32 * 2 / s + 1); runCase(c);
+  }
+  {
+    // the same layout with the base offset left 0 reads the rows in the wrong phase
+    Case c; c.name = "base offset left out"; c.swzB = 128; c.baseB = 3; c.descBase = false; c.n = 32;
+    unsigned wrong = 0;
+    Case r = c;
+    r.descBase = true;
+    std::vector<uint32_t> good, bad;
+    runCase(r, nullptr, [&](const std::vector<uint32_t>& v) { good = v; });
+    runCase(c, nullptr, [&](const std::vector<uint32_t>& v) { bad = v; });
+    for (size_t i = 0; i < good.size() && i < bad.size(); i++) wrong += good[i] != bad[i];
+    CHECK(!good.empty() && wrong > good.size() / 2);
+    // no swizzle: the base offset does not apply (the ISA: valid for the swizzling modes only)
+    Case n; n.name = "base offset ignored without swizzle"; n.baseB = 2; n.n = 24; runCase(n);
   }
   { Case c; c.name = "f16 A slice 1 of a 64B-swizzled row"; c.swzA = 64; c.sliceA = 1; runCase(c); }
   { Case c; c.name = "f16 A slice 3 of a 128B-swizzled row"; c.swzA = 128; c.sliceA = 3; c.swzB = 128; runCase(c); }
