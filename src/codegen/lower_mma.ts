@@ -8,10 +8,10 @@
 // fragment), 16-bit b with ldmatrix.x4.trans (two n8k16 fragments; a b whose layout runs along k
 // is staged transposed, [N, K], and read with plain ldmatrix.x4), tf32 and 8-bit b with scalar
 // loads from plain padded rows (mma_fragments.ts); mma_accum.ts holds the C/D fragments in the
-// instruction's type. Lane addresses are one register per swizzle class (swizzle_addr.ts), the
-// k-loop's other offsets immediates. An a
-// already in the accumulator layout with warps along M (P in attention) stays in registers
-// (mma_a_regs.ts).
+// instruction's type. Lane addresses are one register per 8-row swizzle class (swizzle_addr.ts),
+// the k-loop's other offsets immediates or XORs. An a already in the accumulator layout with
+// warps along M (P in attention) stays in registers (mma_a_regs.ts); a loop-invariant a (Q) is
+// read into fragments once, before its loop (mma_a_hoist.ts).
 import type { Op, Value } from '../ir/ops.js';
 import { isFp8, type ElemType } from '../ir/types.js';
 import { ctaTile, isMmaLayout, permuteBlocked, regSlots, type Layout } from '../compiler/layout.js';

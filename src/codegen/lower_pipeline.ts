@@ -41,9 +41,12 @@ type Rule = (cx: Lowering, op: Op) => void;
 
 /**
  * Ways to break the pipeline on purpose (an internal compile option): tests show the sim, which
- * lands cp.async data only at the covering wait, then computes a wrong result.
- *  'no-wait': no cp.async.wait_group in the loop; 'short-wait': wait_group S-1 (one group too
- *  few landed); 'no-barrier': no bar.sync after the wait.
+ * lands cp.async data only at the covering wait, then computes a wrong result (racecheck
+ * reports no-wait, no-barrier and no-release-barrier: test/e2e/sanitize.test.ts).
+ *  'no-wait': no cp.async.wait_group in the loop; 'short-wait': wait_group B (one group too
+ *  few landed); 'no-barrier': no bar.sync after the wait; 'no-release-barrier': no bar.sync
+ *  between the last read of a stage and the copies that overwrite it (a wrong result on the sim
+ *  with one stage only: with more, the copies land after the next barrier).
  */
 export type PipelineSabotage = 'no-wait' | 'short-wait' | 'no-barrier' | 'no-release-barrier';
 export const PIPELINE_SABOTAGE: readonly PipelineSabotage[] = ['no-wait', 'short-wait', 'no-barrier', 'no-release-barrier'];
