@@ -5,8 +5,9 @@
 // CUDA_ERROR_LAUNCH_FAILED on the raw driver API) and its report, so the child run passes only when
 // no kernel has one. Left out: this directory, the sanitizer tests themselves (they cause hazards
 // on purpose), the pipeliner's sabotage test (broken kernels: test/e2e/sanitize.test.ts checks that
-// racecheck catches them), the corpus's sabotaged sm_90a kernels (broken on purpose; under the
-// checkers a skipped mbarrier wait is an initcheck report instead of a wrong result), timing and
+// racecheck catches them), the corpus's sabotaged sm_90a kernels and the TMA sabotage tests
+// (broken on purpose; under the checkers a skipped mbarrier wait is an initcheck report instead
+// of a wrong result or a fault), timing and
 // GC tests (no kernels of their own), and the XLA tests (jax). The corpus's cluster kernel
 // (cu90_cluster_dsmem: distributed shared memory and barrier.cluster) is checked like the rest.
 import { spawnSync } from 'node:child_process';
@@ -21,7 +22,8 @@ it('the suite\'s sim kernels are free of races, barrier misuse and uninitialised
     join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run',
     'test/e2e', 'test/codegen', 'test/corpus', 'test/fuzz', 'test/native', 'test/runtime', 'test/pallas',
     '--exclude', 'test/e2e/sanitize.test.ts', '--exclude', 'test/e2e/futures.test.ts', '--exclude', 'test/e2e/gc.test.ts',
-    '-t', '^(?!.*(each way of breaking the wait or the barrier does not|sabotaged sm_90a kernels fail on the sim)).*$',
+    '--exclude', 'test/e2e/tma_sabotage.test.ts',
+    '-t', '^(?!.*(each way of breaking the wait or the barrier does not|sabotaged sm_90a kernels fail on the sim|sabotage: without the mbarrier wait)).*$',
   ];
   const r = spawnSync(process.execPath, args, {
     cwd: root,
