@@ -11,8 +11,8 @@
 // To global memory: the destination is checked at issue; shared memory is read and global memory
 // written when a cp.async.bulk.wait_group of the issuing thread covers the bulk group (or when the
 // CTA's threads have all exited), so overwriting the source before the wait changes what is stored.
-// Clusters have one CTA here (cluster launches are refused), so a .shared::cluster address is one
-// of the executing CTA's shared memory.
+// A .shared::cluster destination may be another CTA's of the cluster (a mapa address): the bytes
+// land in that CTA, with the complete_tx on its mbarrier, when that CTA tests it.
 #include <climits>
 #include <cmath>
 
@@ -28,8 +28,6 @@ namespace {
 
 // cp.reduce.async.bulk (global destination, bulk group): each element of the destination is
 // updated atomically (a compare-and-swap on its aligned 32/64-bit word) with the source element.
-enum RedOp : uint8_t { kRNone, kRAnd, kROr, kRXor, kRAdd, kRInc, kRDec, kRMin, kRMax };
-enum RedTy : uint8_t { kTU32, kTS32, kTU64, kTS64, kTB32, kTB64, kTF32, kTF64, kTF16, kTBF16 };
 
 unsigned redBytes(uint8_t t) { return t == kTF16 || t == kTBF16 ? 2 : (t == kTU64 || t == kTS64 || t == kTB64 || t == kTF64) ? 8 : 4; }
 
@@ -135,34 +133,38 @@ uint8_t* globalRange(Ctx& c, uint64_t a, uint64_t size, int lane, bool write) {
   return p;
 }
 
+}  // namespace
+
 // The CTA whose shared memory a bulk copy's shared::cluster destination names (the executing
 // CTA's for an own offset; another's for a mapa address, whose mbarrier must be in that CTA too,
 // as the ISA requires); null after a fault.
-Cta* remoteBulkTarget(Ctx& c, int lane, uint64_t dst, uint64_t mb) {
+Cta* remoteBulkTarget(Ctx& c, int lane, uint64_t dst, uint64_t mb, const char* what) {
   Cluster& cl = *c.cta->cluster;
   uint64_t dt = dst >> kClusterRankShift, mt = mb >> kClusterRankShift;
   if (!dt && !mt) return c.cta;
   unsigned own = c.cta->rank + 1;
   if ((dt ? dt : own) != (mt ? mt : own)) {
     raise(c, Fault::IllegalInstruction, lane, dst, 0, true,
-          "cp.async.bulk: the destination and the mbarrier are in different CTAs of the cluster");
+          std::string(what) + ": the destination and the mbarrier are in different CTAs of the cluster");
     return nullptr;
   }
   uint64_t t = dt ? dt : mt;
   if (t > cl.size) {
     raise(c, Fault::SharedOutOfBounds, lane, dst, 0, true,
-          "cp.async.bulk: shared::cluster address names rank " + std::to_string(t - 1) + " of a cluster of " +
+          std::string(what) + ": shared::cluster address names rank " + std::to_string(t - 1) + " of a cluster of " +
               std::to_string(cl.size) + " CTAs");
     return nullptr;
   }
   Cta* to = &cl.ctas[t - 1];
   if (to != c.cta && to->liveThreads == 0) {
     raise(c, Fault::SharedOutOfBounds, lane, dst, 0, true,
-          "cp.async.bulk into the shared memory of cluster rank " + std::to_string(to->rank) + ", whose CTA has exited");
+          std::string(what) + " into the shared memory of cluster rank " + std::to_string(to->rank) + ", whose CTA has exited");
     return nullptr;
   }
   return to;
 }
+
+namespace {
 
 // mode: 0 global->shared, 1 shared->shared (to this or another CTA of the cluster), 2
 // shared->global bulk_group.
@@ -193,7 +195,7 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
     uint64_t mb = M[l] + (uint64_t)in.target;  // target: the mbarrier's constant offset
     // the destination (and its mbarrier, in the same CTA) may be another CTA's of the cluster
     Cta* self = c.cta;
-    Cta* to = remoteBulkTarget(c, (int)l, dst, mb);
+    Cta* to = remoteBulkTarget(c, (int)l, dst, mb, "cp.async.bulk");
     if (!to) return;
     c.cta = to;
     const uint64_t low = (1ull << kClusterRankShift) - 1;
@@ -302,7 +304,11 @@ bool settleBulkCopies(Ctx& c, uint32_t off) {
       continue;
     }
     BulkCopy& b = v[i];
-    if (!b.swizzle) {
+    if (b.redOp) {  // red.async: the reduction with what is there when it lands (both views agree)
+      reduceElements(c.cta->shared.data() + b.dstOff, b.data.data(), (uint32_t)b.data.size(), b.redOp, b.redTy);
+      memcpy(asyncShared(c) + b.dstOff, c.cta->shared.data() + b.dstOff, b.data.size());
+      if (c.san) sanBulkLand(c, b.dstOff, (unsigned)b.data.size());
+    } else if (!b.swizzle) {
       memcpy(c.cta->shared.data() + b.dstOff, b.data.data(), b.data.size());
       memcpy(asyncShared(c) + b.dstOff, b.data.data(), b.data.size());  // written by the async proxy
       if (c.san) sanBulkLand(c, b.dstOff, (unsigned)b.data.size());
