@@ -587,7 +587,7 @@ bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.type() == Ty::B128) return decodeAtom128(dc, st, in);
-  if (st.has("v2") || st.has("v4")) return decodeAtomVec(dc, st, in);
+  if (st.has("v2") || st.has("v4") || st.has("v8")) return decodeAtomVec(dc, st, in);
   static const char* ops[] = {"add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor"};
   int op = -1;
   for (int i = 0; i < 10; i++) if (st.has(ops[i])) op = i;
@@ -704,7 +704,7 @@ void registerMemOps(DecodeTable& t) {
   addOp(t, "st", stDecode, mem + " " + types + " async mbarrier::complete_tx::bytes",
         "`st.async` (sm_90): a store into another CTA of the cluster that lands, with complete_tx on its mbarrier, when that CTA tests it");
   const std::string atomic = "global shared shared::cta shared::cluster cluster relaxed acquire release acq_rel sys gpu cta noftz L2::cache_hint "
-                             "v2 v4 add min max inc dec cas exch and or xor b16 b32 b64 b128 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+                             "v2 v4 v8 add min max inc dec cas exch and or xor b16 b32 b64 b128 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "atom", atomDecode, atomic, "a CAS loop on the host bytes");
   addOp(t, "red", atomDecode, atomic + " async mbarrier::complete_tx::bytes",
         "`red.async` (sm_90): as `st.async`, the reduction applied as it lands");
