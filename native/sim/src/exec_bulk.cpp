@@ -223,6 +223,8 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
       if (!sharedOff(c, src, false, (int)l, (unsigned)size, false, so, "cp.async.bulk source")) return;
       const uint8_t* v = asyncShared(c);  // read by the async proxy
       bc.data.assign(v + so, v + so + size);
+      bc.redOp = in.size;  // cp.reduce.async.bulk into shared::cluster (0: a plain copy)
+      bc.redTy = in.size ? in.vec : 0;
     }
     if (to->bulkCopies.size() >= (1u << 20)) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "cp.async.bulk: more than 2^20 copies in flight (is the mbarrier ever tested?)");
@@ -472,8 +474,39 @@ bool decodeCpReduceBulk(Decoder& dc, const Stmt& st, Inst& in) {
     in.size = (uint8_t)op;
     return true;
   }
-  if (!st.has("global") || !st.has("shared::cta") || !st.has("bulk_group") || st.has("shared::cluster"))
-    return dc.fail("cp.reduce.async.bulk is implemented for .global.shared::cta.bulk_group");
+  if (st.has("shared::cluster")) {
+    // cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.<op>.<type>:
+    // a shared-to-shared bulk copy (this or another CTA of the cluster) whose elements are reduced
+    // into the destination as they land (settleBulkCopies)
+    if (!onlyMods(dc, st, "reduce async bulk shared::cluster shared::cta mbarrier::complete_tx::bytes and or xor add inc dec min max u32 s32 u64 b32"))
+      return false;
+    static const char* cops[] = {"and", "or", "xor", "add", "inc", "dec", "min", "max"};
+    int op = -1, nop = 0;
+    for (int i = 0; i < 8; i++) if (st.has(cops[i])) { op = i + 1; nop++; }
+    Ty t = st.type();
+    if (nop != 1 || t == Ty::None) return dc.fail("expected one reduction and one type");
+    int ty = t == Ty::U32 ? kTU32 : t == Ty::S32 ? kTS32 : t == Ty::U64 ? kTU64 : t == Ty::B32 ? kTB32 : -1;
+    // the ISA's valid combinations for a .shared::cluster destination
+    bool ok = false;
+    switch (op) {
+      case kRAdd: ok = ty == kTU32 || ty == kTS32 || ty == kTU64; break;
+      case kRMin: case kRMax: ok = ty == kTU32 || ty == kTS32; break;
+      case kRInc: case kRDec: ok = ty == kTU32; break;
+      default: ok = ty == kTB32; break;
+    }
+    if (!ok) return dc.fail("." + std::string(cops[op - 1]) + " on this type is not a reduction into shared::cluster");
+    Stmt plain = st;
+    plain.mods.clear();
+    for (auto& m : st.mods)
+      if (m != "reduce" && m != cops[op - 1] && m != "u32" && m != "s32" && m != "u64" && m != "b32") plain.mods.push_back(m);
+    if (!decodeCpAsyncBulk(dc, plain, in)) return false;
+    if (in.mode != 1) return dc.fail("cp.reduce.async.bulk into shared::cluster reads .shared::cta");
+    in.size = (uint8_t)op;
+    in.vec = (uint8_t)ty;
+    return true;
+  }
+  if (!st.has("global") || !st.has("shared::cta") || !st.has("bulk_group"))
+    return dc.fail("cp.reduce.async.bulk is implemented for .global.shared::cta.bulk_group and .shared::cluster.shared::cta.mbarrier::complete_tx::bytes");
   if (!onlyMods(dc, st, "reduce async bulk global shared::cta bulk_group L2::cache_hint and or xor add inc dec min max noftz "
                         "u32 s32 u64 s64 b32 b64 f32 f64 f16 bf16"))
     return false;

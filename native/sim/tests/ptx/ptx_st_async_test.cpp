@@ -2,8 +2,9 @@
 // with complete_tx of their bytes on that CTA's mbarrier, when it is tested. Exact expected values
 // (a v4 store, add/min/xor reductions from three ranks, repeated over 4 clusters and 2 workers);
 // the consumer that skips the mbarrier wait reads stale shared memory (a wrong result, never a
-// silent pass); racecheck is clean with the wait; a store to the executing CTA's own memory and a
-// malformed form are refused by name.
+// silent pass); racecheck is clean with the wait; cp.reduce.async.bulk into another CTA's shared
+// memory (.add.u32, .min.s32) reduces as it lands; a store to the executing CTA's own memory and
+// malformed forms are refused by name.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -106,6 +107,64 @@ END:
   st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%r3], 7, [%r5];
   ret;
 }
+
+// cp.reduce.async.bulk into shared::cluster: clusters of 2; rank 0 holds dst = {10, 20, 30, 40 |
+// 5, -5, 7, 0} and an mbarrier expecting 32 bytes; rank 1 (thread 0) reduces its src = {1, 2, 3,
+// 4 | 3, 3, -9, 0} into them (.add.u32 on the first 16 bytes, .min.s32 on the next 16); rank 0
+// waits and copies dst to out[0..8).
+.visible .entry credu(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<8>;
+  .shared .align 8 .b64 bar;
+  .shared .align 16 .b32 dst[8];
+  .shared .align 16 .b32 src[8];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  setp.eq.u32 %p1, %r1, 0;
+  @!%p1 bra SYNC;
+  setp.eq.u32 %p2, %r2, 0;
+  @!%p2 bra FILLSRC;
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  st.shared.v4.u32 [dst], {10, 20, 30, 40};
+  st.shared.v4.u32 [dst+16], {5, -5, 7, 0};
+  bra SYNC;
+FILLSRC:
+  st.shared.v4.u32 [src], {1, 2, 3, 4};
+  st.shared.v4.u32 [src+16], {3, 3, -9, 0};
+  fence.proxy.async.shared::cta;
+SYNC:
+  fence.mbarrier_init.release.cluster;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  @!%p1 bra END;
+  @%p2 bra CONSUME;
+  mov.u32 %r3, dst;
+  mapa.shared::cluster.u32 %r4, %r3, 0;
+  mov.u32 %r5, bar;
+  mapa.shared::cluster.u32 %r6, %r5, 0;
+  mov.u32 %r7, src;
+  cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [%r4], [%r7], 16, [%r6];
+  add.u32 %r8, %r4, 16;
+  add.u32 %r9, %r7, 16;
+  cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.min.s32 [%r8], [%r9], 16, [%r6];
+  bra END;
+CONSUME:
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd5, [bar], 32;
+WAIT:
+  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p3, [bar], 0;
+  @!%p3 bra WAIT;
+  ld.param.u64 %rd1, [out];
+  ld.shared.v4.u32 {%r10, %r11, %r12, %r13}, [dst];
+  ld.shared.v4.u32 {%r14, %r15, %r16, %r17}, [dst+16];
+  st.global.v4.u32 [%rd1], {%r10, %r11, %r12, %r13};
+  st.global.v4.u32 [%rd1+16], {%r14, %r15, %r16, %r17};
+END:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
 )";
 
 tsim::Fault runC(Kernel& k, Arena& mem, const char* name, std::vector<uint64_t> args, unsigned grid, unsigned block,
@@ -164,6 +223,17 @@ int main() {
     CHECK_EQ(v[12], 0u);
     CHECK_EQ(v[13], 1000u);
   }
+  // cp.reduce.async.bulk into another CTA's shared memory: reduced as it lands
+  {
+    uint64_t o = mem.alloc(32);
+    mem.put(o, std::vector<uint32_t>(8, 0xdead));
+    tsim::Fault f = runC(k, mem, "credu", {o}, 4, 32, 2, 1);  // racecheck on: clean
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind != tsim::Fault::None) std::printf("%s\n", f.detail.c_str());
+    auto v = mem.get<uint32_t>(o, 8);
+    const uint32_t want[8] = {11, 22, 33, 44, 3, (uint32_t)-5, (uint32_t)-9, 0};
+    for (int i = 0; i < 8; i++) CHECK_EQ(v[i], want[i]);
+  }
   // the ISA requires another CTA's memory: the sim faults, saying so
   {
     tsim::Fault f = runC(k, mem, "staself", {out}, 2, 32, 2);
@@ -177,6 +247,8 @@ int main() {
       "red.async.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r1], %r1, [%r1];",
       "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.f32 [%r1], %r1, [%r1];",
       "atom.async.shared::cluster.add.u32 %r1, [%r1], %r1;",
+      "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.min.u64 [%r1], [%r1], 16, [%r1];",
+      "cp.reduce.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.add.u32 [%r1], [%rd1], 16, [%r1];",
   };
   for (const char* b : bad) {
     std::string text = std::string(".version 8.1\n.target sm_90a\n.address_size 64\n.visible .entry t()\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n  ") + b + "\n  ret;\n}\n";
