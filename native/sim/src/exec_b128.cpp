@@ -73,32 +73,52 @@ void atom128(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
-// in.vec elements of in.size (4) bytes; mode 0 f32, 1 f16x2, 2 bf16x2. ext: d slots, b slots.
+// One 16-bit element of a vector atomic: op 0 add (computed exactly, rounded once to nearest
+// even), 1 min, 2 max (as the non-atomic min/max: a NaN operand gives the other, two NaNs the
+// canonical NaN, -0 below +0).
+uint16_t halfAtomOp(unsigned op, bool bf, uint16_t o, uint16_t b) {
+  double x = bf ? bf16ToF32(o) : f16ToF32(o), y = bf ? bf16ToF32(b) : f16ToF32(b);
+  if (op == 0) return (uint16_t)roundTo(x + y, bf ? Ty::BF16 : Ty::F16, kRn);
+  if (x != x && y != y) return 0x7fff;
+  if (x != x) return b;
+  if (y != y) return o;
+  if (x == y) {  // equal, or +0 and -0: min takes the negative sign, max the positive one
+    bool neg = (o >> 15) && (b >> 15) ? true : !((o >> 15) || (b >> 15)) ? false : op == 1;
+    return neg ? ((o >> 15) ? o : b) : ((o >> 15) ? b : o);
+  }
+  return (op == 1) == (y < x) ? b : o;
+}
+
+// in.vec elements; mode 0 f32, 1 f16x2, 2 bf16x2 (4-byte elements), 3 f16, 4 bf16 (2-byte
+// elements, each updated atomically inside its aligned 4-byte word); target: op 0 add, 1 min,
+// 2 max. ext: d slots, b slots.
 void atomVec(Ctx& c, const Inst& in, uint32_t exec) {
   uint8_t* p[kWarp];
-  unsigned n = in.vec;
-  if (!resolve(c, in, exec, 4 * n, true, p, true)) return;
+  const unsigned n = in.vec, es = in.mode >= 3 ? 2 : 4, op = in.target;
+  if (!resolve(c, in, exec, es * n, true, p, true)) return;
   const uint32_t* e = &c.prog->ext[in.ext];
+  const bool bf = in.mode == 2 || in.mode == 4;
   FOR_LANES(exec) {
     for (unsigned k = 0; k < n; k++) {
-      uint32_t* q = reinterpret_cast<uint32_t*>(p[l] + 4 * k);
+      uintptr_t at = (uintptr_t)(p[l] + es * k);
+      uint32_t* q = reinterpret_cast<uint32_t*>(at & ~(uintptr_t)3);
+      const unsigned sh = es == 2 ? (unsigned)(at & 2) * 8 : 0;
       uint32_t b = (uint32_t)slot(c, e[n + k])[l];
       uint32_t old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
       do {
         if (in.mode == 0) {
           nv = f32bits(bitsf32(old) + bitsf32(b));
+        } else if (es == 2) {
+          uint16_t r = halfAtomOp(op, bf, (uint16_t)(old >> sh), (uint16_t)b);
+          nv = (old & ~(0xffffu << sh)) | ((uint32_t)r << sh);
         } else {
           nv = 0;
-          for (unsigned h = 0; h < 2; h++) {
-            uint16_t o = (uint16_t)(old >> (16 * h)), a = (uint16_t)(b >> (16 * h));
-            bool bf = in.mode == 2;
-            double s = bf ? (double)bf16ToF32(o) + bf16ToF32(a) : (double)f16ToF32(o) + f16ToF32(a);
-            nv |= (uint32_t)roundTo(s, bf ? Ty::BF16 : Ty::F16, kRn) << (16 * h);
-          }
+          for (unsigned h = 0; h < 2; h++)
+            nv |= (uint32_t)halfAtomOp(op, bf, (uint16_t)(old >> (16 * h)), (uint16_t)(b >> (16 * h))) << (16 * h);
         }
       } while (!__atomic_compare_exchange_n(q, &old, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
       uint32_t ds = e[k];
-      if (ds != kSlotSink) slot(c, ds)[l] = old;
+      if (ds != kSlotSink) slot(c, ds)[l] = es == 2 ? (old >> sh) & 0xffff : old;
     }
   }
 }
@@ -182,13 +202,19 @@ bool decodeAtom128(Decoder& dc, const Stmt& st, Inst& in) {
   return true;
 }
 
+// The ISA's vector atomics (.global): .add on .v2/.v4 .f32; .add/.min/.max .noftz on .v2/.v4
+// .f16x2/.bf16x2 and on .v2/.v4/.v8 .f16/.bf16.
 bool decodeAtomVec(Decoder& dc, const Stmt& st, Inst& in) {
-  unsigned n = st.has("v4") ? 4 : 2;
+  unsigned n = st.has("v8") ? 8 : st.has("v4") ? 4 : 2;
   Ty t = st.type();
-  if (!st.has("add")) return dc.fail("vector atomics implemented: add");
   if (!st.has("global")) return dc.fail("vector atomics are .global");
-  if (t != Ty::F32 && t != Ty::F16x2 && t != Ty::BF16x2) return dc.fail("vector atomics implemented on .f32, .f16x2, .bf16x2");
+  unsigned op = st.has("add") ? 0 : st.has("min") ? 1 : st.has("max") ? 2 : 3;
+  if (op == 3) return dc.fail("vector atomics are .add, .min or .max");
+  const bool half = t == Ty::F16 || t == Ty::BF16;
+  if (t != Ty::F32 && t != Ty::F16x2 && t != Ty::BF16x2 && !half) return dc.fail("vector atomics are on .f32, .f16x2, .bf16x2, .f16 and .bf16");
+  if (t == Ty::F32 && op != 0) return dc.fail("vector .f32 atomics are .add only");
   if (t != Ty::F32 && !st.has("noftz")) return dc.fail("half-precision vector atomics need .noftz");
+  if (n == 8 && !half) return dc.fail(".v8 needs a 16-bit type (.f16, .bf16)");
   bool red = st.op == "red";
   if (st.ops.size() != (red ? 2u : 3u)) return dc.fail("wrong operand count");
   const Operand* dv = red ? nullptr : &st.ops[0];
@@ -198,11 +224,12 @@ bool decodeAtomVec(Decoder& dc, const Stmt& st, Inst& in) {
   if (!memAddr(dc, st, st.ops[red ? 0 : 1], in)) return false;
   std::vector<uint32_t> e;
   for (unsigned k = 0; k < n; k++) e.push_back(dv ? dc.dst(dv->elems[k]) : kSlotSink);
-  for (unsigned k = 0; k < n; k++) e.push_back(dc.src(bv.elems[k], Ty::B32));
+  for (unsigned k = 0; k < n; k++) e.push_back(dc.src(bv.elems[k], half ? Ty::B16 : Ty::B32));
   in.ext = dc.ext(e);
   in.vec = (uint8_t)n;
-  in.size = 4;
-  in.mode = t == Ty::F32 ? 0 : t == Ty::F16x2 ? 1 : 2;
+  in.size = half ? 2 : 4;
+  in.mode = t == Ty::F32 ? 0 : t == Ty::F16x2 ? 1 : t == Ty::BF16x2 ? 2 : t == Ty::F16 ? 3 : 4;
+  in.target = op;
   in.fn = &atomVec;
   return true;
 }

@@ -11,8 +11,8 @@
 // To global memory: the destination is checked at issue; shared memory is read and global memory
 // written when a cp.async.bulk.wait_group of the issuing thread covers the bulk group (or when the
 // CTA's threads have all exited), so overwriting the source before the wait changes what is stored.
-// Clusters have one CTA here (cluster launches are refused), so a .shared::cluster address is one
-// of the executing CTA's shared memory.
+// A .shared::cluster destination may be another CTA's of the cluster (a mapa address): the bytes
+// land in that CTA, with the complete_tx on its mbarrier, when that CTA tests it.
 #include <climits>
 #include <cmath>
 
@@ -28,8 +28,6 @@ namespace {
 
 // cp.reduce.async.bulk (global destination, bulk group): each element of the destination is
 // updated atomically (a compare-and-swap on its aligned 32/64-bit word) with the source element.
-enum RedOp : uint8_t { kRNone, kRAnd, kROr, kRXor, kRAdd, kRInc, kRDec, kRMin, kRMax };
-enum RedTy : uint8_t { kTU32, kTS32, kTU64, kTS64, kTB32, kTB64, kTF32, kTF64, kTF16, kTBF16 };
 
 unsigned redBytes(uint8_t t) { return t == kTF16 || t == kTBF16 ? 2 : (t == kTU64 || t == kTS64 || t == kTB64 || t == kTF64) ? 8 : 4; }
 
@@ -135,34 +133,38 @@ uint8_t* globalRange(Ctx& c, uint64_t a, uint64_t size, int lane, bool write) {
   return p;
 }
 
+}  // namespace
+
 // The CTA whose shared memory a bulk copy's shared::cluster destination names (the executing
 // CTA's for an own offset; another's for a mapa address, whose mbarrier must be in that CTA too,
 // as the ISA requires); null after a fault.
-Cta* remoteBulkTarget(Ctx& c, int lane, uint64_t dst, uint64_t mb) {
+Cta* remoteBulkTarget(Ctx& c, int lane, uint64_t dst, uint64_t mb, const char* what) {
   Cluster& cl = *c.cta->cluster;
   uint64_t dt = dst >> kClusterRankShift, mt = mb >> kClusterRankShift;
   if (!dt && !mt) return c.cta;
   unsigned own = c.cta->rank + 1;
   if ((dt ? dt : own) != (mt ? mt : own)) {
     raise(c, Fault::IllegalInstruction, lane, dst, 0, true,
-          "cp.async.bulk: the destination and the mbarrier are in different CTAs of the cluster");
+          std::string(what) + ": the destination and the mbarrier are in different CTAs of the cluster");
     return nullptr;
   }
   uint64_t t = dt ? dt : mt;
   if (t > cl.size) {
     raise(c, Fault::SharedOutOfBounds, lane, dst, 0, true,
-          "cp.async.bulk: shared::cluster address names rank " + std::to_string(t - 1) + " of a cluster of " +
+          std::string(what) + ": shared::cluster address names rank " + std::to_string(t - 1) + " of a cluster of " +
               std::to_string(cl.size) + " CTAs");
     return nullptr;
   }
   Cta* to = &cl.ctas[t - 1];
   if (to != c.cta && to->liveThreads == 0) {
     raise(c, Fault::SharedOutOfBounds, lane, dst, 0, true,
-          "cp.async.bulk into the shared memory of cluster rank " + std::to_string(to->rank) + ", whose CTA has exited");
+          std::string(what) + " into the shared memory of cluster rank " + std::to_string(to->rank) + ", whose CTA has exited");
     return nullptr;
   }
   return to;
 }
+
+namespace {
 
 // mode: 0 global->shared, 1 shared->shared (to this or another CTA of the cluster), 2
 // shared->global bulk_group.
@@ -193,7 +195,7 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
     uint64_t mb = M[l] + (uint64_t)in.target;  // target: the mbarrier's constant offset
     // the destination (and its mbarrier, in the same CTA) may be another CTA's of the cluster
     Cta* self = c.cta;
-    Cta* to = remoteBulkTarget(c, (int)l, dst, mb);
+    Cta* to = remoteBulkTarget(c, (int)l, dst, mb, "cp.async.bulk");
     if (!to) return;
     c.cta = to;
     const uint64_t low = (1ull << kClusterRankShift) - 1;
@@ -221,6 +223,8 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
       if (!sharedOff(c, src, false, (int)l, (unsigned)size, false, so, "cp.async.bulk source")) return;
       const uint8_t* v = asyncShared(c);  // read by the async proxy
       bc.data.assign(v + so, v + so + size);
+      bc.redOp = in.size;  // cp.reduce.async.bulk into shared::cluster (0: a plain copy)
+      bc.redTy = in.size ? in.vec : 0;
     }
     if (to->bulkCopies.size() >= (1u << 20)) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "cp.async.bulk: more than 2^20 copies in flight (is the mbarrier ever tested?)");
@@ -302,7 +306,11 @@ bool settleBulkCopies(Ctx& c, uint32_t off) {
       continue;
     }
     BulkCopy& b = v[i];
-    if (!b.swizzle) {
+    if (b.redOp) {  // red.async: the reduction with what is there when it lands (both views agree)
+      reduceElements(c.cta->shared.data() + b.dstOff, b.data.data(), (uint32_t)b.data.size(), b.redOp, b.redTy);
+      memcpy(asyncShared(c) + b.dstOff, c.cta->shared.data() + b.dstOff, b.data.size());
+      if (c.san) sanBulkLand(c, b.dstOff, (unsigned)b.data.size());
+    } else if (!b.swizzle) {
       memcpy(c.cta->shared.data() + b.dstOff, b.data.data(), b.data.size());
       memcpy(asyncShared(c) + b.dstOff, b.data.data(), b.data.size());  // written by the async proxy
       if (c.san) sanBulkLand(c, b.dstOff, (unsigned)b.data.size());
@@ -466,8 +474,39 @@ bool decodeCpReduceBulk(Decoder& dc, const Stmt& st, Inst& in) {
     in.size = (uint8_t)op;
     return true;
   }
-  if (!st.has("global") || !st.has("shared::cta") || !st.has("bulk_group") || st.has("shared::cluster"))
-    return dc.fail("cp.reduce.async.bulk is implemented for .global.shared::cta.bulk_group");
+  if (st.has("shared::cluster")) {
+    // cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.<op>.<type>:
+    // a shared-to-shared bulk copy (this or another CTA of the cluster) whose elements are reduced
+    // into the destination as they land (settleBulkCopies)
+    if (!onlyMods(dc, st, "reduce async bulk shared::cluster shared::cta mbarrier::complete_tx::bytes and or xor add inc dec min max u32 s32 u64 b32"))
+      return false;
+    static const char* cops[] = {"and", "or", "xor", "add", "inc", "dec", "min", "max"};
+    int op = -1, nop = 0;
+    for (int i = 0; i < 8; i++) if (st.has(cops[i])) { op = i + 1; nop++; }
+    Ty t = st.type();
+    if (nop != 1 || t == Ty::None) return dc.fail("expected one reduction and one type");
+    int ty = t == Ty::U32 ? kTU32 : t == Ty::S32 ? kTS32 : t == Ty::U64 ? kTU64 : t == Ty::B32 ? kTB32 : -1;
+    // the ISA's valid combinations for a .shared::cluster destination
+    bool ok = false;
+    switch (op) {
+      case kRAdd: ok = ty == kTU32 || ty == kTS32 || ty == kTU64; break;
+      case kRMin: case kRMax: ok = ty == kTU32 || ty == kTS32; break;
+      case kRInc: case kRDec: ok = ty == kTU32; break;
+      default: ok = ty == kTB32; break;
+    }
+    if (!ok) return dc.fail("." + std::string(cops[op - 1]) + " on this type is not a reduction into shared::cluster");
+    Stmt plain = st;
+    plain.mods.clear();
+    for (auto& m : st.mods)
+      if (m != "reduce" && m != cops[op - 1] && m != "u32" && m != "s32" && m != "u64" && m != "b32") plain.mods.push_back(m);
+    if (!decodeCpAsyncBulk(dc, plain, in)) return false;
+    if (in.mode != 1) return dc.fail("cp.reduce.async.bulk into shared::cluster reads .shared::cta");
+    in.size = (uint8_t)op;
+    in.vec = (uint8_t)ty;
+    return true;
+  }
+  if (!st.has("global") || !st.has("shared::cta") || !st.has("bulk_group"))
+    return dc.fail("cp.reduce.async.bulk is implemented for .global.shared::cta.bulk_group and .shared::cluster.shared::cta.mbarrier::complete_tx::bytes");
   if (!onlyMods(dc, st, "reduce async bulk global shared::cta bulk_group L2::cache_hint and or xor add inc dec min max noftz "
                         "u32 s32 u64 s64 b32 b64 f32 f64 f16 bf16"))
     return false;

@@ -47,12 +47,17 @@ struct WgmmaInFlight {
 // Another instruction reading an accumulator register of a wgmma in flight: a named fault
 // (exec_wgmma.cpp). Called by the scheduler only while the warp has wgmma in flight.
 bool wgmmaReadsInFlight(Ctx& c, const Inst& in, uint32_t exec);
-// A cp.async.bulk global->shared copy in flight: the source is read at issue, the bytes land (and
-// complete_tx on the mbarrier) when that mbarrier is next tested.
+// The reductions of cp.reduce.async.bulk and red.async, and their element types (exec_bulk.cpp).
+enum RedOp : uint8_t { kRNone, kRAnd, kROr, kRXor, kRAdd, kRInc, kRDec, kRMin, kRMax };
+enum RedTy : uint8_t { kTU32, kTS32, kTU64, kTS64, kTB32, kTB64, kTF32, kTF64, kTF16, kTBF16 };
+
+// A cp.async.bulk global->shared copy (or an st.async / red.async) in flight: the source is read
+// at issue, the bytes land (and complete_tx on the mbarrier) when that mbarrier is next tested.
 struct BulkCopy {
   uint32_t dstOff, barOff;
   std::vector<uint8_t> data;
   uint8_t swizzle = 0;         // TMA: 16-byte chunks land at address bits 4.. XOR bits 7.. (1-3 bits)
+  uint8_t redOp = 0, redTy = 0;  // red.async: the reduction (RedOp, RedTy) applied as it lands
 };
 // A cp.async.bulk shared->global store of a bulk group: shared memory is read and global memory
 // written when a cp.async.bulk.wait_group covers the group (or the thread exits).
@@ -242,6 +247,10 @@ void reduceElements(uint8_t* dst, const uint8_t* src, uint32_t bytes, uint8_t op
 int reduceTypeOfTensorMap(unsigned dtype, uint8_t op);
 // cp.async.bulk.tensor store of a settled bulk group (exec_tma.cpp); false after a fault.
 bool tmaStore(Ctx& c, const BulkStore& s);
+// The CTA a shared::cluster destination dst and its mbarrier mb name (the executing CTA's for own
+// offsets, another's for mapa addresses; both must be in the same CTA, alive); null after a fault
+// whose text starts with `what` (exec_bulk.cpp).
+Cta* remoteBulkTarget(Ctx& c, int lane, uint64_t dst, uint64_t mb, const char* what);
 // cp.async.bulk.tensor (exec_tma.cpp), decoded through decodeCpAsyncBulk.
 bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in);
 // False (with the decoder's error set) when st has a modifier outside `allowed` (space-separated):

@@ -512,6 +512,8 @@ bool ldstDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
 bool decodeLdSt128(Decoder& dc, const Stmt& st, Inst& in);  // exec_b128.cpp
 bool decodeAtom128(Decoder& dc, const Stmt& st, Inst& in);
 bool decodeAtomVec(Decoder& dc, const Stmt& st, Inst& in);
+bool decodeStAsync(Decoder& dc, const Stmt& st, Inst& in);  // exec_st_async.cpp
+bool decodeRedAsync(Decoder& dc, const Stmt& st, Inst& in);
 namespace {
 bool ldstDecode(Decoder& dc, const Stmt& st, Inst& in) { return ldstDecodeStmt(dc, withoutCacheHint(dc, st), in); }
 
@@ -556,7 +558,10 @@ void stV4Op(Ctx& c, const Inst& in, uint32_t exec) {
 }
 
 bool stDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
-bool stDecode(Decoder& dc, const Stmt& st, Inst& in) { return stDecodeStmt(dc, withoutCacheHint(dc, st), in); }
+bool stDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.has("async")) return decodeStAsync(dc, st, in);  // exec_st_async.cpp
+  return stDecodeStmt(dc, withoutCacheHint(dc, st), in);
+}
 
 bool stDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   if (!(st.has("v4"))) return ldstDecodeStmt(dc, st, in);
@@ -574,11 +579,15 @@ bool stDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in);
-bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) { return atomDecodeStmt(dc, withoutCacheHint(dc, st), in); }
+bool atomDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.op == "red" && st.has("async")) return decodeRedAsync(dc, st, in);  // exec_st_async.cpp
+  if (st.has("async")) return dc.fail("atom has no .async form");
+  return atomDecodeStmt(dc, withoutCacheHint(dc, st), in);
+}
 
 bool atomDecodeStmt(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.type() == Ty::B128) return decodeAtom128(dc, st, in);
-  if (st.has("v2") || st.has("v4")) return decodeAtomVec(dc, st, in);
+  if (st.has("v2") || st.has("v4") || st.has("v8")) return decodeAtomVec(dc, st, in);
   static const char* ops[] = {"add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor"};
   int op = -1;
   for (int i = 0; i < 10; i++) if (st.has(ops[i])) op = i;
@@ -692,11 +701,13 @@ void registerMemOps(DecodeTable& t) {
   const std::string mem = "global shared shared::cta shared::cluster cluster local param const volatile relaxed acquire release weak sys gpu cta ca cg cs lu cv wb wt nc v2 v4 L1::evict_normal L1::evict_unchanged L1::evict_first L1::evict_last L1::no_allocate L2::evict_normal L2::evict_first L2::evict_last L2::64B L2::128B L2::256B L2::cache_hint mmio", types = "b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "ld", ldstDecode, mem + " " + types, "cache operators, eviction hints and `.L2::cache_hint` policies have no effect");
   addOp(t, "ldu", ldstDecode, mem + " " + types, "");
-  addOp(t, "st", stDecode, mem + " " + types, "");
+  addOp(t, "st", stDecode, mem + " " + types + " async mbarrier::complete_tx::bytes",
+        "`st.async` (sm_90): a store into another CTA of the cluster that lands, with complete_tx on its mbarrier, when that CTA tests it");
   const std::string atomic = "global shared shared::cta shared::cluster cluster relaxed acquire release acq_rel sys gpu cta noftz L2::cache_hint "
-                             "v2 v4 add min max inc dec cas exch and or xor b16 b32 b64 b128 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
+                             "v2 v4 v8 add min max inc dec cas exch and or xor b16 b32 b64 b128 u32 u64 s32 s64 f16 f16x2 bf16 bf16x2 f32 f64";
   addOp(t, "atom", atomDecode, atomic, "a CAS loop on the host bytes");
-  addOp(t, "red", atomDecode, atomic, "");
+  addOp(t, "red", atomDecode, atomic + " async mbarrier::complete_tx::bytes",
+        "`red.async` (sm_90): as `st.async`, the reduction applied as it lands");
   addOp(t, "createpolicy", createpolicyDecode,
         "fractional range cvt global L2 L2::evict_last L2::evict_normal L2::evict_first L2::evict_unchanged b64",
         "an opaque policy for `.L2::cache_hint` operands (hints have no effect)");

@@ -251,9 +251,9 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* addr, uns
       return std::string(head) + std::to_string(bytes) + "-byte read " + sanWhere(c, tid, pc) + " of bytes no thread of " +
              whose + " has written";
     };
-    SanAcc me = now(c, self, tid, pc, kind);
     if (!race) {  // initcheck alone: only whether a thread of the cluster wrote the bytes
       if (write) {
+        const SanAcc me = now(c, self, tid, pc, kind);
         for (unsigned k = 0; k < bytes; k++) t.cells[o + k].w = me;
         continue;
       }
@@ -262,6 +262,7 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* addr, uns
       if (uninit) sanRecord(c, 2, 1, pc, pc, uninitText());
       continue;
     }
+    const SanAcc me = now(c, self, tid, pc, kind);
     bool reported = false, uninit = false;
     // byte 0's state before the access: a later byte in the same state ends as byte 0 did
     const CellKey firstPre = keyOf(t.cells[o]);

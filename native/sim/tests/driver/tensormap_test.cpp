@@ -131,5 +131,44 @@ int main() {
   CHECK_OK(cuMemFree(g));
   CHECK_OK(cuMemFree(out));
   CHECK_OK(cuDevicePrimaryCtxRelease(dev));
+  // cuTensorMapEncodeIm2col: NHWC f16 (C 64, W 10, H 9, N 2), every documented check is
+  // CUDA_ERROR_INVALID_VALUE; a valid map is CUDA_ERROR_NOT_SUPPORTED (im2col copies are not
+  // simulated), never a map that would be run wrong
+  {
+    cuuint64_t idim[4] = {64, 10, 9, 2}, istr[3] = {128, 1280, 11520};
+    int lo[2] = {-1, -1}, hi[2] = {-1, -1};
+    cuuint32_t ies[4] = {1, 1, 1, 1};
+    auto im = [&](cuuint32_t rank, void* a, const cuuint64_t* d, const cuuint64_t* s, const int* l, const int* h, cuuint32_t cpp,
+                  cuuint32_t ppc, CUtensorMapDataType t = CU_TENSOR_MAP_DATA_TYPE_FLOAT16, CUtensorMapSwizzle sw = CU_TENSOR_MAP_SWIZZLE_128B,
+                  CUtensorMapInterleave il = CU_TENSOR_MAP_INTERLEAVE_NONE, CUtensorMapFloatOOBfill f = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) {
+      return cuTensorMapEncodeIm2col(&map, t, rank, a, d, s, l, h, cpp, ppc, ies, il, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, f);
+    };
+    CHECK_CU(im(4, ga, idim, istr, lo, hi, 64, 128), CUDA_ERROR_NOT_SUPPORTED);  // valid
+    CHECK_CU(im(2, ga, idim, istr, lo, hi, 64, 128), CUDA_ERROR_INVALID_VALUE);  // rank below 3
+    CHECK_CU(im(4, static_cast<char*>(ga) + 8, idim, istr, lo, hi, 64, 128), CUDA_ERROR_INVALID_VALUE);
+    cuuint64_t badStr[3] = {120, 1280, 11520};
+    CHECK_CU(im(4, ga, idim, badStr, lo, hi, 64, 128), CUDA_ERROR_INVALID_VALUE);  // stride not a multiple of 16
+    int farLo[2] = {-129, 0}, farHi3[1] = {40000};
+    CHECK_CU(im(4, ga, idim, istr, farLo, hi, 64, 128), CUDA_ERROR_INVALID_VALUE);  // rank 4: offsets in [-128, 127]
+    int lo3[1] = {-300}, hi3[1] = {200};
+    CHECK_CU(im(3, ga, idim, istr, lo3, hi3, 64, 128), CUDA_ERROR_NOT_SUPPORTED);   // rank 3: [-32768, 32767]
+    CHECK_CU(im(3, ga, idim, istr, lo3, farHi3, 64, 128), CUDA_ERROR_INVALID_VALUE);
+    int emptyLo[2] = {5, 0}, emptyHi[2] = {-5, 0};  // W box [5, 10 - 1 - 5]: empty
+    CHECK_CU(im(4, ga, idim, istr, emptyLo, emptyHi, 64, 128), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU(im(4, ga, idim, istr, lo, hi, 257, 128), CUDA_ERROR_INVALID_VALUE);   // channelsPerPixel over 256
+    CHECK_CU(im(4, ga, idim, istr, lo, hi, 64, 1025), CUDA_ERROR_INVALID_VALUE);   // pixelsPerColumn over 1024
+    CHECK_CU(im(4, ga, idim, istr, lo, hi, 128, 128), CUDA_ERROR_INVALID_VALUE);   // 256 bytes of channels > 128B swizzle
+    CHECK_CU(im(4, ga, idim, istr, lo, hi, 64, 128, CU_TENSOR_MAP_DATA_TYPE_INT32, CU_TENSOR_MAP_SWIZZLE_NONE,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA),
+             CUDA_ERROR_INVALID_VALUE);  // NaN fill on an integer type
+    CHECK_CU(im(4, ga, idim, istr, lo, hi, 64, 128, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, CU_TENSOR_MAP_SWIZZLE_64B,
+                CU_TENSOR_MAP_INTERLEAVE_32B),
+             CUDA_ERROR_INVALID_VALUE);  // 32B interleave needs the 32B swizzle
+    CHECK_CU(im(4, ga, idim, istr, nullptr, hi, 64, 128), CUDA_ERROR_INVALID_VALUE);
+    void* viaProc = nullptr;
+    CUdriverProcAddressQueryResult st;
+    CHECK_OK(cuGetProcAddress("cuTensorMapEncodeIm2col", &viaProc, 12000, 0, &st));
+    CHECK(viaProc == reinterpret_cast<void*>(&cuTensorMapEncodeIm2col));
+  }
   return tcheck::finish("tensormap_test");
 }

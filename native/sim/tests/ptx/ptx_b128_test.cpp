@@ -59,6 +59,54 @@ static const char* kPtx = R"(
   ret;
 }
 
+// 16-bit vector atomics (128 threads): every thread adds (j + 1) / 4 to f16 element j of a .v8;
+// .v4.bf16 max of {tid, -tid, NaN or tid, -1}; .v2.f16x2 min of {tid, -tid} pairs
+.visible .entry vec16(.param .u64 buf)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b16 %h<16>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [buf];
+  mov.u32 %r1, %tid.x;
+  mov.b16 %h1, 0x3400;
+  mov.b16 %h2, 0x3800;
+  mov.b16 %h3, 0x3a00;
+  mov.b16 %h4, 0x3c00;
+  mov.b16 %h5, 0x3d00;
+  mov.b16 %h6, 0x3e00;
+  mov.b16 %h7, 0x3f00;
+  mov.b16 %h8, 0x4000;
+  red.global.v8.f16.add.noftz [%rd1], {%h1, %h2, %h3, %h4, %h5, %h6, %h7, %h8};
+  cvt.rn.f32.u32 %f1, %r1;
+  cvt.rn.bf16.f32 %h9, %f1;
+  neg.f32 %f2, %f1;
+  cvt.rn.bf16.f32 %h10, %f2;
+  and.b32 %r2, %r1, 1;
+  setp.eq.u32 %p1, %r2, 0;
+  mov.b16 %h11, 0x7fc0;
+  @!%p1 mov.b16 %h11, %h9;
+  mov.b16 %h12, 0xbf80;
+  atom.global.v4.bf16.max.noftz {%h13, %h14, %h15, %h0}, [%rd1+16], {%h9, %h10, %h11, %h12};
+  cvt.rn.f16.f32 %h1, %f1;
+  cvt.rn.f16.f32 %h2, %f2;
+  mov.b32 %r3, {%h1, %h2};
+  red.global.v2.f16x2.min.noftz [%rd1+24], {%r3, %r3};
+  ret;
+}
+
+// a .v8 of f16 (16 bytes) at an 8-byte boundary
+.visible .entry vmis(.param .u64 buf)
+{
+  .reg .b16 %h<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [buf];
+  mov.b16 %h1, 0x3c00;
+  red.global.v8.f16.add.noftz [%rd1+8], {%h1, %h1, %h1, %h1, %h1, %h1, %h1, %h1};
+  ret;
+}
+
 .visible .entry mis(.param .u64 buf)
 {
   .reg .b64 %rd<4>;
@@ -115,7 +163,27 @@ int main() {
   }
   {
     uint64_t b = mem.alloc(64);
+    mem.put(b, std::vector<uint32_t>(16, 0));
+    tsim::Fault f = k.run(mem, "vec16", {b}, 2, 64);
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind) std::printf("%s\n", f.detail.c_str());
+    auto r = mem.get<uint32_t>(b, 8);
+    // f16 .v8 add: 128 x (j + 1) / 4 = 32 (j + 1): 32, 64, ..., 256 (every partial sum exact)
+    CHECK_EQ(r[0], 0x54005000u);
+    CHECK_EQ(r[1], 0x58005600u);
+    CHECK_EQ(r[2], 0x5a005900u);
+    CHECK_EQ(r[3], 0x5c005b00u);
+    // bf16 .v4 max from 0: {63, +0 (max of +0 and -0), 63 (NaN operands ignored), +0}
+    CHECK_EQ(r[4], 0x0000427cu);
+    CHECK_EQ(r[5], 0x0000427cu);
+    // f16x2 .v2 min from 0: low halves 0, high halves -63
+    CHECK_EQ(r[6], 0xd3e00000u);
+    CHECK_EQ(r[7], 0xd3e00000u);
+  }
+  {
+    uint64_t b = mem.alloc(64);
     CHECK_EQ((int)k.run(mem, "mis", {b}, 1, 1).kind, (int)tsim::Fault::Misaligned);
+    CHECK_EQ((int)k.run(mem, "vmis", {b}, 1, 1).kind, (int)tsim::Fault::Misaligned);
   }
   const char* refused[] = {
       "red.global.cas.b128 [%rd1], %q1, %q1;",
@@ -125,6 +193,10 @@ int main() {
       "atom.global.add.v2.f16x2 {%r1, %r1}, [%rd1], {%r1, %r1};",
       "atom.global.min.v2.f32 {%r1, %r1}, [%rd1], {%r1, %r1};",
       "atom.shared.add.v2.f32 {%r1, %r1}, [%rd1], {%r1, %r1};",
+      "atom.global.add.v8.f32 {%r1, %r1, %r1, %r1, %r1, %r1, %r1, %r1}, [%rd1], {%r1, %r1, %r1, %r1, %r1, %r1, %r1, %r1};",
+      "red.global.add.noftz.v8.f16x2 [%rd1], {%r1, %r1, %r1, %r1, %r1, %r1, %r1, %r1};",
+      "red.global.exch.noftz.v2.f16 [%rd1], {%r1, %r1};",
+      "red.global.add.v2.f16 [%rd1], {%r1, %r1};",
       "ld.global.v2.b128 {%q1, %q1}, [%rd1];",
   };
   for (const char* b : refused) {

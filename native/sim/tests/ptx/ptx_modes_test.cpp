@@ -115,7 +115,7 @@ int main() {
   expectRefused("add.relu.s32 %ro, %ra, %rb;", "modifier .relu is not implemented for add");
   expectRefused("min.relu.u32 %ro, %ra, %rb;", ".relu exists only on min/max.s32");
   expectRefused("mad.hi.sat.s32 %ro, %ra, %rb, %rc;", ".sat exists only on add/sub.s32");
-  expectRefused("red.global.min.v2.f32 [%x2], {%fa, %fb};", "vector atomics implemented: add");  // .v2 add: ptx_b128_test
+  expectRefused("red.global.min.v2.f32 [%x2], {%fa, %fb};", "vector .f32 atomics are .add only");  // .v2 add: ptx_b128_test
   expectRefused("ld.global.L2::evict_first.L2::cache_hint.v8.b32 %ro, [%x1], %la;", "modifier .v8");
   expectRefused("min.xorsign.f16 %ho, %ha, %hb;", ".xorsign and .abs go together");  // .xorsign.abs: ptx_hopper_small_test
   expectRefused("add.cc.f32 %fo, %fa, %fb;", ".cc on a float type");
