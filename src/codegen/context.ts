@@ -12,7 +12,7 @@ import {
 } from '../compiler/layout.js';
 import type { AxisInfoMap } from '../compiler/axis_info.js';
 import { PtxBuilder, type RegKind } from './emitter.js';
-import { operandLayout } from './remat.js';
+import { operandLayout, rematAfterLoop } from './remat.js';
 import { regBits, regKind } from './ptx_types.js';
 
 /**
@@ -78,6 +78,12 @@ export class Lowering {
   }
   define(v: Value, regs: string[]): void {
     this.vals.set(v.id, regs);
+  }
+  /** Lowers `ops` again (already lowered once): later uses read the new registers; conversions of the old are dropped. */
+  relower(ops: readonly Op[]): void {
+    const ids = new Set(ops.flatMap((op) => op.results.map((r) => `${r.id}`)));
+    for (const k of this.conv.keys()) if (ids.has(k.slice(0, k.indexOf('|')))) this.conv.delete(k);
+    for (const op of ops) this.lowerOp(op);
   }
   /**
    * Runs `fn`, then gives `vs` back the registers they had before (or none): for lowering ops a
@@ -448,6 +454,7 @@ export class Lowering {
         continue;
       }
       lowerOp(op);
+      if (op.kind === 'for') rematAfterLoop(this, b.ops, b.ops.indexOf(op));
     }
     return out;
   }

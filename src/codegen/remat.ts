@@ -3,6 +3,7 @@
 // through shared memory. CSE merges e.g. two `arange(0, 64)` that the layouts then want in
 // different forms; this undoes that at no cost.
 import type { Block, Func, Op, Value } from '../ir/ops.js';
+import { walkOps } from '../ir/walk.js';
 import { isFloat } from '../ir/types.js';
 import { layoutKey, type Layout } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
@@ -49,4 +50,44 @@ export function makeConvert(defs: Map<number, Op>): (cx: Lowering, v: Value, fro
     const op = defs.get(v.id)!;
     return cx.recompute(op, to);
   };
+}
+
+/**
+ * Index tensors (addresses, masks: integer, pointer or bool results of cheap ops) defined in
+ * `ops` before the loop `ops[i]` and used after it are lowered again after the loop, from the
+ * scalars they derive from, so they are not live through it: a matmul's output pointers and
+ * masks (a 64x32 f32 tile on 4 warps: 16 64-bit pointers and 16 predicates a thread) would
+ * otherwise hold registers across the whole k-loop, beside its operand tiles.
+ */
+export function rematAfterLoop(cx: Lowering, ops: readonly Op[], i: number): void {
+  const before = new Map<number, number>();
+  for (let k = 0; k < i; k++) for (const r of ops[k]!.results) before.set(r.id, k);
+  const memo = new Map<number, boolean>();
+  const cheapHere = (v: Value, depth: number): boolean => {
+    if (v.type.shape.length === 0) return true; // scalars stay live: one register
+    const k = before.get(v.id);
+    if (k === undefined || depth > MAX_DEPTH) return false;
+    let ok = memo.get(v.id);
+    if (ok === undefined) {
+      const op = ops[k]!;
+      ok = CHEAP.has(op.kind) && op.results.length === 1 && !isFloat(v.type.elem) && op.operands.every((o) => cheapHere(o, depth + 1));
+      memo.set(v.id, ok);
+    }
+    return ok;
+  };
+  const redo = new Set<number>();
+  const take = (v: Value): void => {
+    const k = before.get(v.id);
+    if (v.type.shape.length === 0 || k === undefined || redo.has(k)) return;
+    redo.add(k);
+    ops[k]!.operands.forEach(take);
+  };
+  const use = (op: Op): void => {
+    for (const v of op.operands) if (cheapHere(v, 0)) take(v);
+  };
+  for (const op of ops.slice(i + 1)) {
+    use(op);
+    op.regions.forEach((r) => walkOps(r, use));
+  }
+  cx.relower([...redo].sort((x, y) => x - y).map((k) => ops[k]!));
 }

@@ -17,7 +17,7 @@ import { REDUCE_RULES } from './lower_reduce.js';
 import { SCAN_RULES } from './lower_scan.js';
 import { SHARED_RULES } from './lower_shared.js';
 import { SWIZZLE_ALIGN } from './smem_swizzle.js';
-import { defsOf, makeConvert } from './remat.js';
+import { defsOf, makeConvert, rematAfterLoop } from './remat.js';
 import { legalize } from './legalize.js';
 import { lowerPrint } from './lower_print.js';
 import { withPipeline, type PipelineSabotage } from './lower_pipeline.js';
@@ -150,7 +150,10 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   const maps = tensorMaps(cx);
   const pname = (i: number): string => `${f.name}_param_${i}`;
   f.params.forEach((p, i) => loadParam(cx, f, i, f.body.args[i]!, pname(i), opts.specialization));
-  for (const op of f.body.ops) cx.lowerOp(op);
+  f.body.ops.forEach((op, i) => {
+    cx.lowerOp(op);
+    if (op.kind === 'for') rematAfterLoop(cx, f.body.ops, i);
+  });
 
   const nthreads = 32 * plan.numWarps;
   const shared = Math.ceil(cx.sharedBytes / 16) * 16;

@@ -238,7 +238,9 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
           }
           case 'for': {
             const body = op.regions[0]!;
-            const carried = ops.slice(3).map(lay);
+            // a carried value the body yields in a dot-born layout (step 4) crosses the back edge in
+            // it even when its init cannot be born in it (a load): the init is converted once, before the loop
+            const carried = ops.slice(3).map((v, k) => carriedWish.get(op.results[k]!.id) ?? lay(v));
             set(body.args[0]!, SCALAR);
             body.args.slice(1).forEach((a, k) => set(a, carried[k]!));
             op.results.forEach((r, k) => set(r, carried[k]!));

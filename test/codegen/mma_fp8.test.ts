@@ -30,6 +30,13 @@ describe('fp8 dots in PTX', () => {
       expect(count(r.ptx, /mma\.sync/), target).toBe(8);
       expect(count(r.ptx, /ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/), target).toBe(4); // a: one per m16 tile and step
       expect(r.ptx, target).not.toMatch(/f16x2|fma\.rn|cvt\.rn\.f16x2\.e[45]m[23]x2/); // fragments go in as bytes
+      // the accumulator crosses the k-loop in the mma layout (its only barriers: the operand
+      // staging's two), and c's 16 pointers are computed again after the loop, not kept live
+      // through it: 149 registers on sm_89 and a spill on sm_90 before
+      const [, body, after] = r.ptx.split(/^\$L_(?:for|endfor)_\d+:$/m);
+      expect(count(body!, /bar\.sync/), target).toBe(2);
+      expect(count(after!, /mad\.wide\.s32 %rd\d+, %r\d+, 4, %rd\d+;/), target).toBe(16);
+      expect(r.metadata.registers, target).toBeLessThan(120);
     }
   });
 
