@@ -4,7 +4,7 @@
 // with the widest st.shared the plan allows, barrier, every thread reads its target runs.
 import type { Value } from '../ir/ops.js';
 import { numel, type ElemType } from '../ir/types.js';
-import { blockedOf, ctaTile, layoutKey, parentDim, parentShape, regSlots, wraps, type Layout } from '../compiler/layout.js';
+import { blockedOf, ctaTile, laneRep, layoutKey, parentDim, parentShape, regSlots, wraps, type BlockedLayout, type Layout } from '../compiler/layout.js';
 import { addrStr, rowMajorStrides, type Lowering, type SmemAddr } from './context.js';
 import { planConversion, vecGroups, type ConvertPlan } from './convert_plan.js';
 import { chunkXor } from './convert_swizzle.js';
@@ -175,6 +175,100 @@ function roundsOf(p: ConvertPlan, from: Layout, to: Layout, shape: readonly numb
 }
 
 /**
+ * `b` on a tile of `shape` with bit `bit` of dim `d`'s coordinate squeezed out, when that bit is
+ * a register bit (a lane repeat or CTA repeat bit, never a lane, warp or in-run bit): thread
+ * (warp, lane)'s slot at c holds, in the result on half the tile, the slot at squeeze(c).
+ */
+function withoutBit(b: BlockedLayout, shape: readonly number[], d: number, bit: number): BlockedLayout | undefined {
+  if (shape.some((_, k) => wraps(b, shape, k))) return undefined;
+  const lanes = b.sizePerThread[d]! * b.threadsPerWarp[d]!;
+  const lr = laneRep(b, d);
+  if (2 ** bit >= ctaTile(b)[d]!) return b;
+  if (2 ** bit < lanes || 2 ** bit >= lanes * lr) return undefined;
+  const rep = b.laneRepeat!.map((r, k) => (k === d ? r / 2 : r));
+  const { laneRepeat: _lr, ...rest } = b;
+  return rep.every((r) => r === 1) ? rest : { ...rest, laneRepeat: rep };
+}
+const squeeze = (x: number, bit: number): number => (x & (2 ** bit - 1)) | ((x >> (bit + 1)) << bit);
+
+/** Rounds by register bits: each round converts the slots whose squeezed coordinate bits equal its index. */
+interface BitRounds { readonly steps: readonly (readonly [number, number])[]; readonly from: BlockedLayout; readonly to: BlockedLayout; readonly shape: readonly number[]; readonly plan: ConvertPlan }
+
+const planOf = (cx: Lowering, from: Layout, to: Layout, shape: readonly number[], size: number): ConvertPlan =>
+  planConversion(from, to, shape, size, cx.numWarps, `${layoutKey(from)}|${layoutKey(to)}|${shape.join('x')}|${size}|${cx.numWarps}`);
+
+/**
+ * When a plan does not fit the shared bytes the kernel has and its rows cannot be split in
+ * ranges (the wgmma accumulator: warp w owns rows 16w.., its lane repeat is row bit 3), split
+ * it by coordinate bits that are register bits in both layouts: 2^k rounds on a tile 2^k times
+ * smaller, each no costlier in wavefronts and accesses per slot than the whole. Taken when the
+ * tile's data then fits `room`; the rows stay padded (an unpadded swizzle would fit exactly but
+ * costs ~20 address instructions per thread, more than the padding's few hundred bytes are worth).
+ */
+function bitRounds(cx: Lowering, from: Layout, to: Layout, shape: readonly number[], size: number, room: number, p: ConvertPlan): BitRounds | undefined {
+  if (from.kind !== 'blocked' || to.kind !== 'blocked') return undefined;
+  let cur: BitRounds = { steps: [], from, to, shape, plan: p };
+  while (numel(cur.shape) * size > room) {
+    let next: BitRounds | undefined;
+    cur.shape.forEach((n, d) => {
+      for (let bit = 0; 2 ** bit < n; bit++) {
+        const f = withoutBit(cur.from, cur.shape, d, bit), t = withoutBit(cur.to, cur.shape, d, bit);
+        if (!f || !t) continue;
+        const shape2 = cur.shape.map((x, j) => (j === d ? x / 2 : x));
+        const plan = planOf(cx, f, t, shape2, size);
+        const rounds = 2 ** (cur.steps.length + 1);
+        if (plan.wavefronts * rounds > p.wavefronts || plan.accesses * rounds > p.accesses) continue;
+        const b = next?.plan;
+        if (!b || plan.bytes < b.bytes || (plan.bytes === b.bytes && plan.wavefronts < b.wavefronts)) {
+          next = { steps: [...cur.steps, [d, bit] as const], from: f, to: t, shape: shape2, plan };
+        }
+      }
+    });
+    if (!next) return undefined;
+    cur = next;
+  }
+  return cur.steps.length ? cur : undefined;
+}
+
+/** Round and slot index in the squeezed layout of each slot of `l` (the full tile's). */
+function roundSlots(l: Layout, shape: readonly number[], r: BitRounds, small: Layout): { q: number; i: number }[] {
+  const index = new Map(regSlots(small, r.shape).map((s, i) => [s.off.join(','), i]));
+  return regSlots(l, shape).map((s) => {
+    const off = [...s.off];
+    let q = 0;
+    r.steps.forEach(([d, bit], k) => {
+      q |= ((off[d]! >> bit) & 1) << k;
+      off[d] = squeeze(off[d]!, bit);
+    });
+    return { q, i: index.get(off.join(','))! };
+  });
+}
+
+/** The conversion in rounds by register bits: the squeezed layouts' plan once per round, on the same scratch. */
+function convertByBits(cx: Lowering, t: ElemType, regs: string[], from: Layout, to: Layout, shape: readonly number[], r: BitRounds): string[] {
+  const p = r.plan;
+  const n = 2 ** r.steps.length;
+  const how = p.swizzle ? `swizzle: ${p.swizzle.granule}-element chunk J at J ^ F(J >> ${p.swizzle.low}), F masks [${p.swizzle.masks}]` : `strides [${p.strides}]`;
+  cx.emit(`// ${how}, ${p.writeVec}-element writes, ${p.readVec}-element reads, ${p.conflicts * n} bank conflicts (model), ${n} rounds by coordinate bits [${r.steps.map(([d, b]) => `${d}:${b}`)}] of [${r.shape}] tiles`);
+  cx.needShared(p.bytes);
+  const w = sideOf(cx, t, r.from, r.shape, p, p.writeVec);
+  const rd = sideOf(cx, t, r.to, r.shape, p, p.readVec);
+  const ins = roundSlots(from, shape, r, r.from), outs = roundSlots(to, shape, r, r.to);
+  const out = new Array<string>(outs.length);
+  for (let q = 0; q < n; q++) {
+    const src = new Array<string>(regSlots(r.from, r.shape).length);
+    ins.forEach((s, i) => { if (s.q === q) src[s.i] = regs[regs.length === 1 ? 0 : i]!; });
+    const dst = cx.newRegs(t, regSlots(r.to, r.shape).length);
+    cx.barrier();
+    storeVec(cx, t, src, w, w.groups.map((_, k) => k), 0);
+    cx.barrier();
+    loadVec(cx, t, dst, rd, rd.groups.map((_, k) => k), 0);
+    outs.forEach((s, i) => { if (s.q === q) out[i] = dst[s.i]!; });
+  }
+  return out;
+}
+
+/**
  * Layout conversion of `v` from `from` to `to` through shared memory. `planConversion` picks the
  * contiguous dim, the row padding or XOR swizzle, and the access widths with the fewest
  * wavefronts (convert_plan.ts); each thread writes its runs with the widest st.shared the plan
@@ -198,6 +292,8 @@ export function convertLayout(cx: Lowering, v: Value, from: Layout, to: Layout):
     return loadTile(cx, t, to, shape, st);
   }
   const n = roundsOf(p, from, to, shape, size, cx.scratchRoom);
+  const byBits = n === 1 && p.bytes > cx.scratchRoom ? bitRounds(cx, from, to, shape, size, cx.scratchRoom, p) : undefined;
+  if (byBits) return convertByBits(cx, t, cx.regs(v), from, to, shape, byBits);
   const o = 1 - p.inner;
   const rows = shape[o]! / n;
   const how = p.swizzle ? `swizzle: ${p.swizzle.granule}-element chunk J at J ^ F(J >> ${p.swizzle.low}), F masks [${p.swizzle.masks}]` : `strides [${p.strides}]`;

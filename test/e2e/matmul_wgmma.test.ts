@@ -160,6 +160,29 @@ describe.each(['f16', 'bf16'] as const)('wgmma matmuls in %s', (t) => {
   });
 });
 
+describe('the 64 x 64 f32 epilogue out of the wgmma layout', () => {
+  // warp w owns rows 16w.. of the accumulator, so no range of rows is a round; row bit 3 (the
+  // lane repeat) is a register bit of both layouts: 2 rounds of 32 rows, each padded to 72 words
+  it('converts in 2 rounds by row bit 3 within the 8 KiB of operands plus padding, conflict-free, exact', async () => {
+    const M = 128, N = 64, K = 64, BM = 64, BN = 64, BK = 32;
+    const a = enc('f16', randF32(M * K, 51)), b = enc('f16', randF32(K * N, 52));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM, BN, BK };
+    const r = await runBoth(new Kernel(matmulAligned.f16), args, [M / BM, N / BN], { numStages: 1 });
+    expect(simDevice().native.simCounters()!.sharedBankConflicts).toBe(0);
+    expectClose(r.sim.c, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'sim vs JS');
+    const ptx = expectWgmmaPath(matmulAligned.f16 as unknown as KernelDef, args, 2, /wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 /);
+    expect(ptx).toMatch(/0 bank conflicts \(model\), 2 rounds by coordinate bits \[0:3\] of \[32,64\] tiles/);
+    const f = matmulAligned.f16.trace({ BM, BN, BK });
+    const positional = matmulAligned.f16.runtimeParams.map((p) => args[p.name as keyof typeof args] as LaunchArg);
+    const shared = compile(f, { target: 'sm_90a', numWarps: 4, numStages: 1, specialization: launchSpecialization(f, positional) }).metadata.sharedBytes;
+    const operands = (BM * BK + BK * BN) * 2;
+    const round = ((BM / 2 - 1) * (BN + 8) + BN) * 4;
+    expect(shared).toBe(Math.max(operands, round));
+    // Triton 3.8 takes 16384 (the whole tile unpadded); one round took 64 padded rows
+    expect(shared).toBeLessThan(BM * BN * 4);
+  });
+});
+
 describe('chained dots with two m64 blocks per warpgroup', () => {
   it('flash attention with BM = 128 on 4 warps (L = 256, BN = 32, D = 16): P (two m64 blocks of rows per warp) is the A of P V from registers', async () => {
     const L = 256, D = 16, scale = 1 / Math.sqrt(D);
