@@ -37,6 +37,7 @@ struct WgmmaOp {
   uint64_t descA, descB;       // matrix descriptors (warp-uniform)
   bool scaleD;                 // false: D = A*B (the accumulator input is ignored)
   std::vector<uint32_t> aRegs; // A from registers: 4 registers x 32 lanes
+  uint32_t san = 0;            // racecheck's record of its operand bytes (0: none)
 };
 struct WgmmaInFlight {
   std::vector<WgmmaOp> ops;    // oldest first

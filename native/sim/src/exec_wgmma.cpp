@@ -314,6 +314,22 @@ bool uniform64(Ctx& c, uint32_t s, uint64_t& v, const char* what) {
   return true;
 }
 
+// racecheck: the shared bytes op reads through its descriptors (this warp's A rows, all of B).
+std::vector<uint32_t> operandBytes(Ctx& c, const WgShape& s, const WgmmaOp& op, unsigned row0) {
+  std::vector<uint32_t> out;
+  auto add = [&](uint32_t a) { for (unsigned k = 0; k < s.esize; k++) out.push_back(a + k); };
+  Desc d;
+  if (!s.aReg) {
+    decodeDesc(c, op.descA, d, "A");
+    for (unsigned m = 0; m < 16; m++)
+      for (unsigned k = 0; k < s.k; k++) add(elemAddr(d, s.transA, row0 + m, k, s.esize));
+  }
+  decodeDesc(c, op.descB, d, "B");
+  for (unsigned k = 0; k < s.k; k++)
+    for (unsigned n = 0; n < s.n; n++) add(elemAddr(d, s.transB, n, k, s.esize));
+  return out;
+}
+
 uint64_t poisonOf(WgAcc a) { return a == kAccF32 ? kPoisonF32 : a == kAccF16 ? kPoisonF16x2 : kPoisonS32; }
 
 void mmaAsyncOp(Ctx& c, const Inst& in, uint32_t exec) {
@@ -347,6 +363,7 @@ void mmaAsyncOp(Ctx& c, const Inst& in, uint32_t exec) {
     if (!shadowOf(f, e[i])) f.shadow.emplace_back(e[i], std::vector<uint64_t>(r, r + 32));
     for (unsigned l = 0; l < 32; l++) r[l] = poison;
   }
+  if (c.san && (c.san->flags & kSanRace)) op.san = sanWgmmaIssue(c, operandBytes(c, s, op, 16 * (c.w->id % 4)));
   f.ops.push_back(std::move(op));
 }
 
@@ -374,6 +391,7 @@ void waitOp(Ctx& c, const Inst& in, uint32_t exec) {
   for (auto& op : f.ops) {
     if (op.group != kOpenGroup && op.group < upto) {
       if (!complete(c, op)) return;
+      if (op.san) sanWgmmaDone(c, op.san);  // read: later writes no longer race with it
     } else {
       rest.push_back(std::move(op));
     }

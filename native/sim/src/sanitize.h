@@ -72,6 +72,16 @@ struct SanCta {
   // of a thread whose wait count is above k); the cluster-wide stamp at its last completed
   // mbarrier wait (accesses of any CTA stamped below it are ordered before it: conservative).
   std::vector<uint32_t> clArr, clWait, acq;
+  // wgmma.mma_async operands in flight: the async proxy may read them until the wgmma.wait_group
+  // that covers the op, so a write to them before then is a hazard. Per shared byte, how many ops
+  // read it (sized at the first op); per op, its bytes (sorted) and who issued it.
+  struct WgRead {
+    uint32_t id, pc;
+    uint16_t tid;  // tagged like SanAcc::tid
+    std::vector<uint32_t> bytes;
+  };
+  std::vector<uint16_t> wgCount;
+  std::vector<WgRead> wgReads;
 };
 
 struct SanState {
@@ -79,6 +89,7 @@ struct SanState {
   bool trackInit = false;
   // Epoch base of the cluster being run: records with fe below it belong to an earlier one.
   uint32_t ctaStartFe = 0, stamp = 0;
+  uint32_t wgId = 0;  // the last SanCta::WgRead id
   std::vector<SanCta> ranks;  // one per CTA of the cluster
   std::map<std::tuple<int, int, uint32_t, uint32_t>, SanHazard> hazards;
   uint64_t total = 0;
@@ -115,6 +126,10 @@ void sanFlush(Ctx& c);  // decides pending write-after-write candidates (end of 
 void sanLand(Ctx& c, unsigned warp, unsigned lane, uint32_t off, unsigned bytes, bool viaMbarrier);
 void sanBulkLand(Ctx& c, uint32_t off, unsigned bytes);  // cp.async.bulk / TMA bytes landing
 void sanAcquireAll(Ctx& c, unsigned lane);  // a completed mbarrier wait
+// racecheck: a wgmma.mma_async of the current warp reads these shared bytes until its wait
+// (returns the record's id, never 0), and the wgmma.wait_group that covered record id.
+uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes);
+void sanWgmmaDone(Ctx& c, uint32_t id);
 void sanBarArrive(Ctx& c, const Inst& in, uint32_t exec, unsigned id, unsigned count, bool arriveOnly);
 void sanBarRelease(Ctx& c, Cta& cta, unsigned id);
 void sanWarpCheck(Ctx& c, uint32_t exec, const uint64_t* masks);

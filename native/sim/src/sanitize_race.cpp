@@ -111,7 +111,55 @@ std::string whereRec(Ctx& c, const SanAcc& p) {
   return buf;
 }
 
+// The in-flight wgmma whose operands include a byte of [o, o + bytes) of t, if any.
+const SanCta::WgRead* wgReader(const SanCta& t, uint64_t o, unsigned bytes) {
+  if (o + bytes > t.wgCount.size()) return nullptr;
+  for (unsigned k = 0; k < bytes; k++) {
+    if (!t.wgCount[o + k]) continue;
+    for (auto& r : t.wgReads)
+      if (std::binary_search(r.bytes.begin(), r.bytes.end(), (uint32_t)(o + k))) return &r;
+  }
+  return nullptr;
+}
+
+// A write (described by `what`, e.g. "4-byte write at PTX line ...") to the operands of wgmma r.
+void wgHazard(Ctx& c, const SanCta::WgRead& r, uint64_t o, unsigned bytes, unsigned trank, uint32_t pc,
+              const std::string& what) {
+  SanAcc p;
+  p.tid = r.tid;
+  p.pc = r.pc;
+  char head[200];
+  std::snprintf(head, sizeof head, "write-after-read hazard on shared memory [0x%llx, +%u)%s: ", (unsigned long long)o,
+                bytes, trank == c.cta->rank ? "" : (" of cluster rank " + std::to_string(trank)).c_str());
+  sanRecord(c, 0, 5, r.pc, pc,
+            std::string(head) + what + " conflicts with wgmma operand read " + whereRec(c, p) +
+                ", before the wgmma.wait_group that covers it");
+}
+
 }  // namespace
+
+uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes) {
+  SanState& S = *c.san;
+  SanCta& s = sanCta(c);
+  if (s.wgCount.size() < s.cells.size()) s.wgCount.assign(s.cells.size(), 0);
+  std::sort(bytes.begin(), bytes.end());
+  bytes.erase(std::unique(bytes.begin(), bytes.end()), bytes.end());
+  while (!bytes.empty() && bytes.back() >= s.wgCount.size()) bytes.pop_back();  // out of bounds: faults at the wait
+  for (uint32_t b : bytes) s.wgCount[b]++;
+  uint32_t id = ++S.wgId ? S.wgId : ++S.wgId;
+  s.wgReads.push_back({id, c.curPc, tagged(c.cta->rank, c.w->id * kWarp), std::move(bytes)});
+  return id;
+}
+
+void sanWgmmaDone(Ctx& c, uint32_t id) {
+  SanCta& s = sanCta(c);
+  for (size_t i = 0; i < s.wgReads.size(); i++) {
+    if (s.wgReads[i].id != id) continue;
+    for (uint32_t b : s.wgReads[i].bytes) s.wgCount[b]--;
+    s.wgReads.erase(s.wgReads.begin() + (long)i);
+    return;
+  }
+}
 
 SanCta& sanCta(Ctx& c) { return c.san->ranks[c.cta->rank]; }
 
@@ -158,6 +206,8 @@ void sanBeginCta(Ctx& c, Cta& cta, unsigned sharedBytes) {
   s.clArr.assign(nthreads, 0);
   s.clWait.assign(nthreads, 0);
   s.acq.assign(nthreads, 0);
+  s.wgReads.clear();  // ops left in flight by the previous CTA
+  s.wgCount.clear();
   for (auto& b : s.bars) b = SanCta::Bar{};
 }
 
@@ -263,6 +313,9 @@ void sanShared(Ctx& c, const Inst& in, uint32_t lanes, const uint64_t* addr, uns
       continue;
     }
     const SanAcc me = now(c, self, tid, pc, kind);
+    if (write && !t.wgReads.empty())
+      if (const SanCta::WgRead* r = wgReader(t, o, bytes))
+        wgHazard(c, *r, o, bytes, trank, pc, std::to_string(bytes) + "-byte " + accName(kind, true) + " " + sanWhere(c, tid, pc));
     bool reported = false, uninit = false;
     // byte 0's state before the access: a later byte in the same state ends as byte 0 did
     const CellKey firstPre = keyOf(t.cells[o]);
@@ -353,6 +406,11 @@ void sanBulkLand(Ctx& c, uint32_t off, unsigned bytes) {
   if (off >= s.cells.size()) return;
   bytes = (unsigned)std::min<uint64_t>(bytes, s.cells.size() - off);
   unsigned tid = c.w && c.w->id < s.nwarps ? c.w->id * kWarp : 0;
+  if ((S.flags & kSanRace) && !s.wgReads.empty())
+    if (const SanCta::WgRead* r = wgReader(s, off, bytes))
+      wgHazard(c, *r, off, bytes, c.cta->rank, c.curPc,
+               std::to_string(bytes) + "-byte async-proxy write (cp.async.bulk/TMA landing, at the mbarrier test) " +
+                   sanWhere(c, tid, c.curPc));
   S.stamp++;
   SanAcc a = now(c, s, tid, c.curPc, kSanLanded);
   for (unsigned k = 0; k < bytes; k++) {
