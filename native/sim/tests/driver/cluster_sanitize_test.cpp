@@ -214,8 +214,9 @@ int main() {
   Env e;
   e.open();
 
-  // no barrier.cluster between the stores and the other CTA's reads: both directions race
-  expectHazard(e, "dsm", kRace, 4, 64, 0,
+  // no barrier.cluster between the stores and the other CTA's reads: both directions race (one
+  // cluster: with several, the report's first instance may come from any of them)
+  expectHazard(e, "dsm", kRace, 2, 64, 0,
                {"tessera-sim: racecheck hazard in kernel ", "hazard on shared memory", "of cluster rank 1", lineOf("dsm-st"),
                 lineOf("dsm-ld"), "CTA (1,0,0)", "CTA (0,0,0)", "no barrier or .sync"});
   // a store between this thread's arrive and its wait is not ordered by that phase
