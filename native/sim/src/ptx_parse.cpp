@@ -84,8 +84,8 @@ constexpr unsigned kMaxLocalBytes = 512u << 10;  // per thread
 constexpr uint32_t kMaxSlots = 1u << 16;         // registers + constants per module
 
 struct Sym {
-  enum Kind { Reg, Shared, Global, Local, KParam, Func } kind = Reg;
-  uint32_t idx = 0;  // Reg: slot; Shared/Global: var index; Local/KParam: offset; Func: index
+  enum Kind { Reg, Shared, Global, Local, KParam, Func, Label } kind = Reg;
+  uint32_t idx = 0;  // Reg: slot; Shared/Global: var index; Local/KParam: offset; Func: index; Label: pc
   Ty ty = Ty::None;
   unsigned size = 0;
 };
@@ -240,7 +240,8 @@ class Parser : public Decoder {
   uint32_t dst(const Operand& o) override {
     if (o.kind == Operand::Sink) return kSlotSink;
     const Sym* s = lookup(o.name);
-    if (!s || s->kind != Sym::Reg) throw ParseError{line_, "'" + o.name + "' is not a register"};
+    if (!s) throw ParseError{line_, "unknown symbol '" + o.name + "'"};
+    if (s->kind != Sym::Reg) throw ParseError{line_, "'" + o.name + "' is not a register"};
     return s->idx;
   }
   uint32_t src(const Operand& o, Ty t) override {
@@ -291,14 +292,20 @@ class Parser : public Decoder {
       case Sym::Local: space = kLocal; break;
       case Sym::KParam: space = kParam; break;
       case Sym::Func: return fail("function used as an address");
+      case Sym::Label: return fail("label '" + b.name + "' used as an address");
     }
     base = symSlot(*s, 0);
     return true;
   }
+  // A branch target is resolved when its { } block closes (labelTarget): a label later in the
+  // same block wins over one of the same name in an enclosing block. A name that is already
+  // visible as something other than a label is refused here, as ptxas refuses it.
   bool label(const Operand& o, Inst& in) override {
     (void)in;
     if (o.kind != Operand::Sym && o.kind != Operand::Reg) return fail("expected a label");
-    fixups_.push_back({(uint32_t)m_.prog.code.size(), o.name, line_});
+    const Sym* s = lookup(o.name);
+    if (s && s->kind != Sym::Label) return fail("'" + o.name + "' is not a label");
+    scopes_.back().pending.push_back({(uint32_t)m_.prog.code.size(), o.name, line_});
     return true;
   }
   int func(const std::string& name) override {
@@ -322,12 +329,19 @@ class Parser : public Decoder {
   std::vector<Tok> toks_;
   size_t p_ = 0;
   int line_ = 0;
-  std::vector<std::map<std::string, Sym>> scopes_;
+  // One scope per { } block (PTX ISA 9.7.12.1: a name declared in a block is not visible outside
+  // it); [0] is the module, [1] a function's parameters and outermost body. Labels and variables
+  // share a scope's names, as in ptxas. `pending` holds the branches of this block whose label is
+  // not resolved yet.
+  struct Fixup { uint32_t pc; std::string label; int line; };
+  struct Scope {
+    std::map<std::string, Sym> syms;
+    std::vector<Fixup> pending;
+  };
+  std::vector<Scope> scopes_;
   std::map<std::tuple<int, uint64_t, unsigned>, uint32_t> constIndex_;
   int curFunc_ = -1;
-  struct Fixup { uint32_t pc; std::string label; int line; };
-  std::vector<Fixup> fixups_;
-  std::map<std::string, uint32_t> labels_;
+  std::set<std::string> funcLabels_;  // every label of the current function, for the error message
   std::vector<uint32_t> callSites_;
 
   const Tok& cur() const { return toks_[std::min(p_, toks_.size() - 1)]; }
@@ -355,12 +369,51 @@ class Parser : public Decoder {
 
   const Sym* lookup(const std::string& n) const {
     for (size_t i = scopes_.size(); i-- > 0;) {
-      auto it = scopes_[i].find(n);
-      if (it != scopes_[i].end()) return &it->second;
+      auto it = scopes_[i].syms.find(n);
+      if (it != scopes_[i].syms.end()) return &it->second;
     }
     return nullptr;
   }
-  void declare(const std::string& n, const Sym& s) { scopes_.back()[n] = s; }
+  // Inside a function a name is declared once per block (ptxas: "Duplicate definition"); an inner
+  // block may shadow it. A variable may not take the name a branch of this block already used as
+  // a forward label (ptxas: "Label expected for forward reference").
+  void declare(const std::string& n, const Sym& s) {
+    Scope& sc = scopes_.back();
+    if (scopes_.size() > 1) {
+      // the declaration's line: a label's own token, else the last token read (the name or ';')
+      int line = s.kind == Sym::Label ? cur().line : toks_[p_ ? p_ - 1 : 0].line;
+      if (sc.syms.count(n))
+        throw ParseError{line, "duplicate definition of '" + n + "' in one { } block (a " +
+                                   (sc.syms[n].kind == Sym::Label ? "label" : "variable") + " of this name is declared there already)"};
+      if (s.kind != Sym::Label)
+        for (const Fixup& f : sc.pending)
+          if (f.label == n)
+            throw ParseError{line, "'" + n + "' is declared as a variable, but a branch at line " + std::to_string(f.line) +
+                                       " of this block names it as a label"};
+    }
+    sc.syms[n] = s;
+  }
+  // Closing a block: its pending branches go to the block's own label of that name, else on to
+  // the enclosing block. The function's outermost block resolves what is left or fails.
+  void closeScope(bool functionBody) {
+    Scope& sc = scopes_.back();
+    std::vector<Fixup> up;
+    for (const Fixup& f : sc.pending) {
+      auto it = sc.syms.find(f.label);
+      if (it != sc.syms.end()) {
+        if (it->second.kind != Sym::Label) throw ParseError{f.line, "'" + f.label + "' is not a label"};
+        m_.prog.code[f.pc].target = it->second.idx;
+      } else if (functionBody) {
+        throw ParseError{f.line, "unknown label '" + f.label + "'" +
+                                     (funcLabels_.count(f.label) ? " (a label is visible only in its own { } block and the blocks inside it)" : "")};
+      } else {
+        up.push_back(f);
+      }
+    }
+    scopes_.pop_back();
+    if (!functionBody)
+      for (Fixup& f : up) scopes_.back().pending.push_back(std::move(f));
+  }
 
   uint32_t constSlot(ConstSlot::Kind k, uint64_t v, unsigned var) {
     if (m_.prog.numSlots >= kMaxSlots) bad("too many registers and constants");
@@ -386,6 +439,7 @@ class Parser : public Decoder {
       case Sym::Local:
       case Sym::KParam: return constSlot(ConstSlot::Value, s.idx + off, 0);
       case Sym::Func: throw ParseError{line_, "function name used as a value"};
+      case Sym::Label: throw ParseError{line_, "label used as a value"};
     }
     return 0;
   }
@@ -630,10 +684,8 @@ class Parser : public Decoder {
       s.ty = rets[i].ty;
       declare(rets[i].name, s);
     }
-    labels_.clear();
-    fixups_.clear();
+    funcLabels_.clear();
     body();
-    scopes_.pop_back();
     // an implicit ret/exit at the end keeps lanes from running into the next function
     Inst end;
     end.line = line_;
@@ -641,11 +693,7 @@ class Parser : public Decoder {
     st.op = entry ? "exit" : "ret";
     st.line = line_;
     decodeInto(st, end);
-    for (auto& fx : fixups_) {
-      auto it = labels_.find(fx.label);
-      if (it == labels_.end()) throw ParseError{fx.line, "unknown label '" + fx.label + "'"};
-      m_.prog.code[fx.pc].target = it->second;
-    }
+    closeScope(true);
     curFunc_ = -1;
   }
 
@@ -656,9 +704,13 @@ class Parser : public Decoder {
       const Tok& t = cur();
       if (t.kind == Tok::End) bad("unexpected end of input in function body");
       if (is("{")) { p_++; depth++; scopes_.emplace_back(); continue; }
-      if (is("}")) { p_++; depth--; if (depth > 0) scopes_.pop_back(); continue; }
+      if (is("}")) { p_++; depth--; if (depth > 0) closeScope(false); continue; }
       if (t.kind == Tok::Ident && peek().s == ":" && peek().kind == Tok::Punct) {
-        labels_[t.s] = (uint32_t)m_.prog.code.size();
+        Sym s;
+        s.kind = Sym::Label;
+        s.idx = (uint32_t)m_.prog.code.size();
+        declare(t.s, s);
+        funcLabels_.insert(t.s);
         p_ += 2;
         continue;
       }
