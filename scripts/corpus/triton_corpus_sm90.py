@@ -69,14 +69,14 @@ def case(name, fn, args, sig, grid, constexprs=None, num_warps=4, num_stages=3, 
     if need and need not in ptx:
         failures.append(f'{name}: the PTX has no {need}')
         return
-    md = k.metadata
+    md = k.metadata  # md.num_warps counts a warp-specialized kernel's producer warps too (its .reqntid)
     metas = iter(getattr(md, 'tensordesc_meta', None) or [])
     args = [x for a in args for x in (a.expand(next(metas)) if isinstance(a, HostDesc) else [a])]
     nprog = grid[0] * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
     extra = [Scratch(md.global_scratch_size * nprog), Scratch(getattr(md, 'profile_scratch_size', 0) * nprog)]
     g = list(grid) + [1] * (3 - len(grid))
     write_case(name, f'triton {triton.__version__} cc 90: {fn.__name__} num_warps={num_warps} num_stages={num_stages}',
-               ptx.replace(os.path.dirname(os.path.abspath(__file__)) + '/', 'scripts/corpus/'), md.name, g, [32 * num_warps, 1, 1], md.shared, list(args) + extra)
+               ptx.replace(os.path.dirname(os.path.abspath(__file__)) + '/', 'scripts/corpus/'), md.name, g, [32 * md.num_warps, 1, 1], md.shared, list(args) + extra)
 
 
 def f32(n, lo=-1.0, hi=1.0):
@@ -248,6 +248,17 @@ case('tt90_attention_bwd_dq', K90.attention_bwd_dq,
      bwd_in + [Buf('f16', count=L * D, expect=dq.astype(np.float16), tol=close(1e-2, 1e-4)), Scalar(scale)],
      ['*f16'] * 4 + ['*f32'] * 2 + ['*f16', 'f32'], [L // 64], {'L': L, 'D': D, 'BM': 64, 'BN': 64},
      need='wgmma.mma_async')
+
+# warp-specialized host-descriptor matmul: the producer and consumer warps spin in mbarrier waits
+# that share one label name in sibling { } blocks (waitLoop:), 4 k-steps over 3 stages
+M, N, Kd = 96, 80, 128
+A, B = f32(M * Kd).reshape(M, Kd).astype(np.float16), f32(Kd * N).reshape(Kd, N).astype(np.float16)
+ref = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float16)
+case('tt90_host_desc_matmul_ws', K90.host_desc_matmul_ws,
+     [HostDesc(Buf('f16', A), [M, Kd]), HostDesc(Buf('f16', B), [Kd, N]),
+      HostDesc(Buf('f16', count=M * N, expect=ref, tol=close(2e-3, 2e-3)), [M, N]), Scalar(Kd)],
+     ['tensordesc<fp16[64, 32]>', 'tensordesc<fp16[32, 64]>', 'tensordesc<fp16[64, 64]>', 'i32'], [2, 2],
+     {'BM': 64, 'BN': 64, 'BK': 32}, need='setmaxnreg')
 
 for f in failures:
     print('NOT IN CORPUS:', f)

@@ -151,3 +151,19 @@ def attention_bwd_dq(Q, K, V, DO, LSE2, Delta, DQ, sm_scale, L: tl.constexpr, D:
         ds = p * (dp - delta[:, None])
         dq = tl.dot(ds.to(tl.float16), tl.trans(kT), dq)
     tl.store(DQ + offm[:, None] * D + offd[None, :], (dq * sm_scale).to(tl.float16))
+
+
+# Warp-specialized (tl.range(..., warp_specialize=True)): a producer warp issues the TMA loads and
+# the consumer warpgroup runs wgmma, handing stages over through mbarriers. The PTX has several
+# inline-asm mbarrier waits, each a `{ waitLoop: ... @!complete bra.uni waitLoop; }` block with the
+# same label, and here the waits do spin (each side waits for the other).
+@triton.jit
+def host_desc_matmul_ws(ad, bd, cd, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        av = ad.load([pid_m * BM, k * BK])
+        bv = bd.load([k * BK, pid_n * BN])
+        acc = tl.dot(av, bv, acc)
+    cd.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
