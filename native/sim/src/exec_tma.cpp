@@ -7,7 +7,8 @@
 // shared-memory swizzle. The box is laid into shared memory densely, dimension 0 fastest, with
 // ceil(boxDim[i] / elementStrides[i]) elements along dimension i > 0 (boxDim[0] along dimension 0)
 // taken at coordinates c_i + j * elementStrides[i]; elements outside the tensor (coordinates are
-// signed) read as zero on loads and are not written on stores. With a 32B/64B/128B swizzle the
+// signed) read as zero on loads (as NaN with the map's NaN fill: oobNaN below) and are not written
+// on stores. With a 32B/64B/128B swizzle the
 // 16-byte chunk at shared address a is placed at a ^ (((a >> 7) & m) << 4), m = 1/3/7: the pattern
 // wgmma's descriptors read. A load signals complete_tx(box bytes) on its mbarrier and lands as the
 // plain bulk copies do (when the mbarrier is tested); a store reads shared memory when its bulk
@@ -15,7 +16,7 @@
 // destination) or .multicast::cluster (every CTA of ctaMask) lands in those CTAs' shared memory
 // when each tests its mbarrier.
 // Not implemented (a fault naming it): im2col, interleaved maps, the 128B_ATOM swizzles, a swizzled
-// box whose inner dimension is narrower than the swizzle span, NaN out-of-bounds fill.
+// box whose inner dimension is narrower than the swizzle span.
 #include <climits>
 
 #include "exec_core.h"
@@ -29,6 +30,20 @@ namespace {
 // ext: [tmap base slot, tmap offset (int32), tmap space, coord slots...]; in.vec = rank;
 // in.mode: 0 load, 1 store. Load: s[0]+imm = dst shared address, s[3]+target = mbarrier.
 // Store: s[0]+imm = src shared address.
+
+// CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA: out-of-bounds elements of a load are the
+// ISA's "OOB-NaN" (5.5.3.3). Its bit pattern is not documented; the sim writes the canonical NaN of
+// the element type, the NaN its own arithmetic produces (exec_float.cpp). Returns the element's
+// bits, or false for an element type without NaN (the driver refuses NaN fill on those at encode;
+// a device-side tensormap.replace can still combine them).
+bool oobNaN(unsigned dtype, uint64_t& bits) {
+  switch (dtype) {
+    case 6: case 9: bits = 0x7fff; return true;                              // FLOAT16, BFLOAT16
+    case 7: case 10: case 11: case 12: bits = 0x7fffffffu; return true;      // FLOAT32(_FTZ), TFLOAT32(_FTZ)
+    case 8: bits = 0x7fffffffffffffffull; return true;                       // FLOAT64
+    default: return false;
+  }
+}
 
 bool readTensorMap(Ctx& c, const Inst& in, int lane, TensorMapBits& m, uint8_t raw[128]) {
   const uint32_t* e = &c.prog->ext[in.ext];
@@ -68,7 +83,14 @@ bool readTensorMap(Ctx& c, const Inst& in, int lane, TensorMapBits& m, uint8_t r
     raise(c, Fault::IllegalInstruction, lane, a, 128, false, "cp.async.bulk.tensor." + std::to_string(in.vec) + "d with a tensor map of rank " + std::to_string(m.rank));
     return false;
   }
-  const char* unsupported = m.interleave ? "interleaved tensor maps" : m.swizzle > 3 ? "the 128B_ATOM swizzle modes" : m.oobFill ? "NaN out-of-bounds fill" : nullptr;
+  uint64_t nan;
+  if (in.mode == 0 && m.oobFill && !oobNaN(m.dtype, nan)) {  // fill concerns loads only
+    raise(c, Fault::IllegalInstruction, lane, a, 128, false,
+          "cp.async.bulk.tensor: the tensor map asks for NaN out-of-bounds fill on an element type without NaN "
+          "(CUtensorMapDataType " + std::to_string(m.dtype) + ")");
+    return false;
+  }
+  const char* unsupported = m.interleave ? "interleaved tensor maps" : m.swizzle > 3 ? "the 128B_ATOM swizzle modes" : nullptr;
   if (!unsupported && m.swizzle) {
     unsigned span = 16u << m.swizzle;
     if (m.box[0] * m.esize != span) unsupported = "a swizzled box whose inner dimension is narrower than the swizzle span";
@@ -233,8 +255,14 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
     bc.barOff = (uint32_t)mb;
     bc.swizzle = m.swizzle;  // 1, 2, 3 bits for 32B, 64B, 128B
     bc.data.assign(b.bytes, 0);
+    uint64_t nan = 0;
+    const bool nanFill = m.oobFill && oobNaN(m.dtype, nan);
     bool ok = walkBox(m, b, coord, [&](uint64_t idx, uint64_t ga, unsigned n) {
-      if (ga == ~0ull) return true;  // out of bounds: zero
+      if (ga == ~0ull) {  // out of bounds: zero, or NaN
+        if (nanFill)
+          for (unsigned k = 0; k < n; k++) memcpy(bc.data.data() + (idx + k) * m.esize, &nan, m.esize);
+        return true;
+      }
       Fault f;
       uint8_t* p = translateRange(c, ga, (uint64_t)n * m.esize, false, f);
       if (!p) {
