@@ -85,12 +85,13 @@ export function relErr(got: ArrayLike<number>, want: ArrayLike<number>): number 
 }
 
 /**
- * Problem size for a tile: two tiles in M and N, the second partial (masked edges), and four
- * k-steps with a partial last one (every ring of 2 to 4 stages wraps); the aligned kernel gets
- * whole tiles (one in M, two in N). Sizes stay multiples of 8 (16-byte descriptor strides).
+ * Problem size for a tile: one partial tile in M, two in N with the second partial (masked edges
+ * inside and at the grid's end), and four k-steps with a partial last one (every ring of 2 to 4
+ * stages wraps); the aligned kernel gets whole tiles (one in M, two in N). Sizes stay multiples of
+ * 8 (16-byte descriptor strides).
  */
 export function tileProblem(t: Tile, aligned: boolean): { M: number; N: number; K: number } {
-  return aligned ? { M: t.BM, N: 2 * t.BN, K: 4 * t.BK } : { M: 2 * t.BM - 40, N: 2 * t.BN - 24, K: 4 * t.BK - 24 };
+  return aligned ? { M: t.BM, N: 2 * t.BN, K: 4 * t.BK } : { M: t.BM - 40, N: 2 * t.BN - 24, K: 4 * t.BK - 24 };
 }
 
 /** The traced kernel of `which` at tile `t` (for PTX checks and the ptxas gate). */
@@ -141,14 +142,21 @@ const KNOWN_SPILLS: readonly { target: Target; kernels: 'pointers' | 'all'; tile
   { target: 'sm_80', kernels: 'all', tile: '128x256x64, 8 warps' },
 ];
 
-/** The PTX for `target` takes the path the target promises, and ptxas assembles it (without spills, but for KNOWN_SPILLS). */
+/**
+ * The PTX for `target` takes the path the target promises; at 3 stages (Triton's default; the
+ * other counts change constants of the same code, and ptxas on these tiles takes seconds) ptxas
+ * assembles it, without spills but for KNOWN_SPILLS.
+ */
 export function checkTilePtx(which: TileKernel, t: Tile, numStages: number, target: Target): string {
   const f = tileFunc(which, t);
-  const r = compile(f, { target, numWarps: t.numWarps, numStages, ptxas: true });
-  expect(r.cubin?.length ?? 0, `cubin for ${target}`).toBeGreaterThan(0);
-  const spills = KNOWN_SPILLS.some((k) => k.target === target && k.tile === tileName(t) && (k.kernels === 'all' || which.startsWith('pointers')));
-  if (spills) expect(r.metadata.spills, `${which}, ${tileName(t)} on ${target}: the known spills are gone, drop the KNOWN_SPILLS entry`).toBeGreaterThan(0);
-  else expect(r.metadata.spills, `spills in ${which}, ${tileName(t)} (${target}):\n${r.metadata.ptxasLog}`).toBe(0);
+  const assemble = numStages === 3;
+  const r = compile(f, { target, numWarps: t.numWarps, numStages, ptxas: assemble });
+  if (assemble) {
+    expect(r.cubin?.length ?? 0, `cubin for ${target}`).toBeGreaterThan(0);
+    const spills = KNOWN_SPILLS.some((k) => k.target === target && k.tile === tileName(t) && (k.kernels === 'all' || which.startsWith('pointers')));
+    if (spills) expect(r.metadata.spills, `${which}, ${tileName(t)} on ${target}: the known spills are gone, drop the KNOWN_SPILLS entry`).toBeGreaterThan(0);
+    else expect(r.metadata.spills, `spills in ${which}, ${tileName(t)} (${target}):\n${r.metadata.ptxasLog}`).toBe(0);
+  }
   const ptx = r.ptx;
   const desc = which.endsWith('descriptors');
   if (target === 'sm_90a') {
