@@ -110,13 +110,13 @@ export function tileFunc(which: TileKernel, t: Tile): Func {
  * compile for the sim's target, its launch and its shared-memory opt-in); checks the result
  * against the JS reference.
  */
-export async function runTile(which: TileKernel, t: Tile, numStages: number): Promise<void> {
+export async function runTile(which: TileKernel, t: Tile, numStages: number, sanitize?: readonly ('racecheck' | 'synccheck' | 'initcheck')[]): Promise<void> {
   const { M, N, K } = tileProblem(t, which === 'pointers, aligned');
   const seed = t.BM + 3 * t.BN + 7 * t.BK + numStages;
   const a = f16Array(randF32(M * K, seed)), b = f16Array(randF32(K * N, seed + 1));
   const c = new Float32Array(M * N).fill(Number.NaN); // every element must be written
   const cx = { BM: t.BM, BN: t.BN, BK: t.BK };
-  const opts = { grid: [Math.ceil(M / t.BM), Math.ceil(N / t.BN)], device: 'sim' as const, numWarps: t.numWarps, numStages };
+  const opts = { grid: [Math.ceil(M / t.BM), Math.ceil(N / t.BN)], device: 'sim' as const, numWarps: t.numWarps, numStages, ...(sanitize ? { sanitize: [...sanitize] } : {}) };
   if (which === 'host descriptors') {
     await mmHostDesc.run({ a: { base: a, shape: [M, K], strides: [K, 1] }, b: { base: b, shape: [K, N], strides: [N, 1] }, c: { base: c, shape: [M, N], strides: [N, 1] }, K, ...cx }, opts);
   } else {

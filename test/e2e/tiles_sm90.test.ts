@@ -18,6 +18,10 @@ describe('production tiles on the sim as sm_90 (sm_90a PTX)', () => {
     });
   });
 
+  it.each(TILES.slice(0, 4).map((t) => [tileName(t), t] as const))('%s, host descriptors at 3 stages, runs clean under racecheck, synccheck and initcheck', async (_, t) => {
+    await runTile('host descriptors', t, 3, ['racecheck', 'synccheck', 'initcheck']);
+  });
+
   it('a ring past the device\'s opt-in maximum (128x256x64 at 5 stages: 240 KB of 227) is refused by name, before anything runs', async () => {
     const [BM, BN, BK] = [128, 256, 64], M = BM, N = BN, K = 6 * BK;
     const a = f16Array(new Float32Array(M * K).fill(1)), b = f16Array(new Float32Array(K * N).fill(1));
