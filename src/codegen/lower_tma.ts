@@ -40,8 +40,12 @@ const perKernel = (cx: Lowering): PerKernel => {
   if (!s) state.set(cx, (s = { maps: new Map(), barriers: 0 }));
   return s;
 };
-/** mbarriers the kernel declared (the renderer sizes `tessera_mbar` with it). */
+/** mbarriers the kernel declared (the renderer places them in the shared buffer, past the scratch). */
 export const tmaBarrierCount = (cx: Lowering): number => state.get(cx)?.barriers ?? 0;
+/**
+ * Where the mbarriers start, as the lowering writes it: the scratch's size is known only once the
+ * whole kernel is lowered, so the renderer rewrites this name to `tessera_smem+<scratch bytes>`.
+ */
 export const TMA_BARRIER_SYMBOL = 'tessera_mbar';
 
 /** Predicate: this thread is thread 0 (the one that issues TMA copies). */

@@ -156,7 +156,15 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   });
 
   const nthreads = 32 * plan.numWarps;
-  const shared = Math.ceil(cx.sharedBytes / 16) * 16;
+  // One shared buffer holds everything: the scratch (1024-aligned at its start, as swizzled tiles
+  // need), then the TMA mbarriers. A second .shared variable next to an `.extern` one would leave
+  // where the dynamic buffer starts to the driver (a real GPU ignores its 1024 alignment; the sim
+  // honours it but does not grow the window), so boxes near the end would leave shared memory.
+  const barriers = tmaBarrierCount(cx);
+  if (barriers) cx.smemSymbol();
+  const scratch = Math.ceil(cx.sharedBytes / 16) * 16;
+  const shared = Math.ceil((scratch + 8 * barriers) / 16) * 16;
+  // over the static limit (the barriers counted): dynamic, which the launcher opts in to past 48 KB
   const dynamicShared = shared > STATIC_SHARED_MAX;
   const out: string[] = [
     '//',
@@ -179,12 +187,18 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   out.push(')', `.reqntid ${nthreads}, 1, 1`, '{');
   out.push(...cx.e.declarations());
   if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align ${SWIZZLE_ALIGN} .b8 tessera_smem[${Math.max(16, shared)}];`);
-  if (tmaBarrierCount(cx)) out.push(`\t.shared .align 8 .b64 ${TMA_BARRIER_SYMBOL}[${tmaBarrierCount(cx)}];`);
   if (cx.localBytes) out.push(`\t.local .align 8 .b8 tessera_local[${Math.ceil(cx.localBytes / 8) * 8}];`);
   const body = [...cx.e.prologue, ...cx.e.lines];
+  if (barriers) placeBarriers(body, `${cx.smemSymbol()}+${scratch}`);
   dropDeadCode(body);
   out.push(...body, '}', '');
   return { ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params, tensorMaps: tmaps };
+}
+
+/** Points the mbarrier symbol of lower_tma.ts at its place in the shared buffer, past the scratch. */
+function placeBarriers(body: string[], at: string): void {
+  const sym = new RegExp(`\\b${TMA_BARRIER_SYMBOL}\\b`, 'g');
+  for (let i = 0; i < body.length; i++) if (body[i]!.includes(TMA_BARRIER_SYMBOL)) body[i] = body[i]!.replace(sym, at);
 }
 
 function loadParam(cx: Lowering, f: Func, i: number, v: Value, sym: string, spec?: Specialization): void {

@@ -84,7 +84,6 @@ export interface LoadedKernel {
   readonly dynamicShared: boolean;
 }
 
-const MAX_DEFAULT_DYNAMIC_SHARED = 48 * 1024;
 
 function dims(kernel: string, grid: Grid): number[] {
   const g = typeof grid === 'number' ? [grid] : [...grid];
@@ -218,6 +217,26 @@ export class NativeDevice {
     return m;
   }
 
+  /**
+   * Readies `k` for `shared` bytes of dynamic shared memory: past the default per-block size (less
+   * the function's static shared memory) the function must opt in (cuFuncSetAttribute
+   * MAX_DYNAMIC_SHARED_SIZE_BYTES, once per size); past the device's opt-in maximum no launch can
+   * run, which is said by name here, before anything runs (not as the driver's bare INVALID_VALUE).
+   */
+  optInShared(k: LoadedKernel, shared: number): void {
+    const name = k.metadata.name;
+    const stat = k.fn.sharedBytes;
+    const { maxSharedPerBlock, maxSharedOptin } = this.info;
+    if (shared + stat > maxSharedOptin) {
+      throw new NativeDeviceError('E_RANGE', `kernel '${name}' needs ${shared + stat} bytes of shared memory per block (${shared} dynamic${stat ? ` + ${stat} static` : ''}); `
+        + `the device (${this.info.name}) allows ${maxSharedOptin}: use fewer stages (numStages) or smaller tiles`);
+    }
+    if (shared <= maxSharedPerBlock - stat || shared <= (this.#optedIn.get(k) ?? 0)) return;
+    native(() => this.driver.setMaxDynamicShared(k.fn, shared), `kernel '${name}'`);
+    this.#optedIn.set(k, shared);
+  }
+  readonly #optedIn = new WeakMap<LoadedKernel, number>();
+
   /** Loads `compiled` and looks its kernel up (cached). */
   kernel(compiled: CompiledKernel): LoadedKernel {
     const { ptx, metadata } = compiled;
@@ -255,9 +274,7 @@ export class NativeDevice {
     }
     const k = this.kernel(compiled);
     const shared = options.sharedBytes ?? (k.dynamicShared ? md.sharedBytes : 0);
-    if (shared > MAX_DEFAULT_DYNAMIC_SHARED) {
-      native(() => this.driver.setMaxDynamicShared(k.fn, shared), `kernel '${md.name}'`);
-    }
+    this.optInShared(k, shared);
     native(
       () => this.driver.launch(k.fn, g, [md.numWarps * 32, 1, 1], shared, options.stream?.handle ?? null, packed.bytes),
       `kernel '${md.name}'`,

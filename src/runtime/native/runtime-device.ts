@@ -48,8 +48,6 @@ const STICKY = new Set([
 ]);
 const isSticky = (e: unknown): boolean => STICKY.has((e as { code?: string })?.code ?? '');
 
-const MAX_DEFAULT_DYNAMIC_SHARED = 48 * 1024;
-
 /** The sanitizer flags each sim library holds (set by #applySanitize). */
 const appliedSanitize = new Map<string, number>();
 
@@ -573,7 +571,7 @@ export class NativeRuntimeDevice implements Device {
       size = Math.max(size, q.offset + q.size);
     }
     const shared = k.dynamicShared ? md.sharedBytes : 0;
-    if (shared > MAX_DEFAULT_DYNAMIC_SHARED) native(() => dev.driver.setMaxDynamicShared(k.fn, shared), `kernel '${md.name}'`);
+    dev.optInShared(k, shared);
     const maps = md.tensorMaps ?? [];
     const offsets = [...md.params.map((q) => q.offset), ...maps.map((m) => m.offset)];
     const prepared = prepareLaunch(dev.driver, k.fn, offsets, paramBytesWithMaps(size, maps), [md.numWarps * 32, 1, 1], shared, md.name);
