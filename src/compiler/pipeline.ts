@@ -166,7 +166,8 @@ function reject(load: Op<'load'>, body: Block, inBody: Map<number, Op>, uses: Ma
  */
 function noteTmaLoads(body: Block, name: string, writer: Op, uses: Map<number, Use[]>, notes: string[]): void {
   for (const x of body.ops) {
-    if (x.kind !== 'desc_load') continue;
+    const elem = x.results[0]?.type.elem;
+    if (x.kind !== 'desc_load' || (elem !== 'f16' && elem !== 'bf16')) continue; // the ring takes 16-bit tiles only
     const feedsDot = (v: Value): boolean => (uses.get(v.id) ?? []).some((u) => u.op.kind === 'dot' || (u.op.kind === 'reshape' && feedsDot(u.op.results[0]!)));
     if (feedsDot(x.results[0]!)) notes.push(`${name}: desc_load %${x.results[0]!.id} not on a TMA ring: ${describeWriter(writer)}`);
   }
