@@ -13,10 +13,13 @@
 //   issue:       thread 0: mbarrier.arrive.expect_tx [bar], stage bytes; a cp.async.bulk.tensor per box
 // Every issued stage is consumed before the loop ends, so each stage's parity bit stays in step
 // with its mbarrier across runs of the loop (a ring loop inside another loop).
+// A loop that writes global memory (a store, atomic or descriptor store) gets no ring: its loads
+// may read what an earlier iteration wrote (compiler/loop_writers.ts).
 import type { Op, Value } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import { isPure } from '../ir/effects.js';
 import { isMmaLayout, isWgmmaLayout, layoutKey } from '../compiler/layout.js';
+import { loopWriter } from '../compiler/loop_writers.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
 import { boxCoords, elected, mapAddress, newBarriers, waitBarrier } from './lower_tma.js';
@@ -122,6 +125,9 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
       if (op.kind !== 'for' || skipLoops(op)) continue;
       const body = op.regions[0]!;
       if (body.ops.some((o) => o.regions.length)) continue; // innermost, straight-line bodies only
+      // a loop that writes memory keeps its loads in program order: a TMA copy of iteration i+D
+      // would run before the writes of i..i+D (compiler/loop_writers.ts; noted in the 'pipeline' stage)
+      if (loopWriter(body)) continue;
       const step = cx.info.get(op.operands[2]!).constant;
       if (step === undefined || !Number.isInteger(step) || step <= 0) continue;
       const tiles: RingTile[] = [];

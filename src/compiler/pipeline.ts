@@ -11,13 +11,17 @@
 //     contiguous and uniformly masked (cp.async moves 4, 8 or 16 bytes);
 //   - it is not volatile, and `other` is absent or the constant +0 (masked copies zero-fill);
 //   - its address and mask are computed in the body from the induction variable and values
-//     defined before the loop only (pure index math: no loop-carried value, no load).
+//     defined before the loop only (pure index math: no loop-carried value, no load);
+//   - the loop writes no global memory (no store, atomic or descriptor store, in any region of
+//     the body): the copy of iteration i+D runs before the writes of iterations i..i+D, and
+//     Tessera cannot prove a write misses what the load reads (loop_writers.ts).
 // This pass decides what; the codegen decides where (the ring's geometry is the dot's staging).
 import type { Block, Func, Op, Value } from '../ir/ops.js';
 import { byteSize, pointee, typeToString, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
 import { layoutToString, type BlockedLayout } from './layout.js';
 import { mmaLayoutOf } from './layout_assign.js';
+import { describeWriter, loopWriter } from './loop_writers.js';
 
 export interface PipelinedLoad {
   readonly load: Op<'load'>;
@@ -156,6 +160,19 @@ function reject(load: Op<'load'>, body: Block, inBody: Map<number, Op>, uses: Ma
   return undefined;
 }
 
+/**
+ * The TMA ring (sm_90a, codegen/lower_tma_ring.ts) takes the descriptor loads that feed dots and
+ * leaves a loop that writes memory alone (the same rule): say so in the stage, for each such load.
+ */
+function noteTmaLoads(body: Block, name: string, writer: Op, uses: Map<number, Use[]>, notes: string[]): void {
+  for (const x of body.ops) {
+    const elem = x.results[0]?.type.elem;
+    if (x.kind !== 'desc_load' || (elem !== 'f16' && elem !== 'bf16')) continue; // the ring takes 16-bit tiles only
+    const feedsDot = (v: Value): boolean => (uses.get(v.id) ?? []).some((u) => u.op.kind === 'dot' || (u.op.kind === 'reshape' && feedsDot(u.op.results[0]!)));
+    if (feedsDot(x.results[0]!)) notes.push(`${name}: desc_load %${x.results[0]!.id} not on a TMA ring: ${describeWriter(writer)}`);
+  }
+}
+
 /** Plans the pipelining of every eligible loop of `f` (none when numStages < 2 or dot is not 'mma'). */
 export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number; numStages: number; dot: string }): PipelinePlan {
   if (o.numStages < 2 || o.dot !== 'mma') return { ...EMPTY_PIPELINE, numStages: o.numStages };
@@ -170,8 +187,10 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
       const loop = op as Op<'for'>;
       const body = loop.regions[0]!;
       const loads = body.ops.filter((x): x is Op<'load'> => x.kind === 'load');
-      if (!loads.length) continue;
       const name = `loop %${body.args[0]!.id}`;
+      const writer = loopWriter(body);
+      if (writer && !hasLoop(body)) noteTmaLoads(body, name, writer, uses, notes);
+      if (!loads.length) continue;
       if (hasLoop(body)) {
         notes.push(`${name}: not innermost`);
         continue;
@@ -195,6 +214,7 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
           const t = copyVec(load, info, 0);
           if (typeof t === 'number') [why, transposed] = [t, true];
         }
+        if (typeof why === 'number' && writer) why = describeWriter(writer); // a read-after-write hazard
         if (typeof why === 'string') {
           notes.push(`${name}: load %${load.results[0]!.id} not pipelined: ${why}`);
           continue;
