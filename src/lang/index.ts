@@ -15,6 +15,7 @@ export {
   to, cast, bitcast, cdiv,
 } from './semantic.js';
 export type { Scalar, TileLike } from './semantic.js';
+export { umulhi, truncDiv, truncRem } from './intops.js';
 export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
 export type { ReduceOptions, ScanOptions } from './reduce.js';
