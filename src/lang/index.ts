@@ -16,6 +16,8 @@ export {
 } from './semantic.js';
 export type { Scalar, TileLike } from './semantic.js';
 export { umulhi, truncDiv, truncRem } from './intops.js';
+export { rand, randint, randn, randint4x, rand4x, randn4x } from './random.js';
+export type { RandomOptions } from './random.js';
 export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
 export type { ReduceOptions, ScanOptions } from './reduce.js';
