@@ -18,6 +18,8 @@ export type { Scalar, TileLike } from './semantic.js';
 export { umulhi, truncDiv, truncRem } from './intops.js';
 export { rand, randint, randn, randint4x, rand4x, randn4x } from './random.js';
 export type { RandomOptions } from './random.js';
+export { flip, cat, interleave, swizzle2d } from './rearrange.js';
+export type { CatOptions } from './rearrange.js';
 export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
 export type { ReduceOptions, ScanOptions } from './reduce.js';
