@@ -9,6 +9,8 @@ import { kernel } from '../../src/runtime/kernel.js';
 import type { DType } from '../../src/ir/types.js';
 import { expectBitwise, lcg, simDevice } from './helpers.js';
 import { runEverywhere, SIM_TARGETS } from './lang_targets.js';
+import { compile } from '../../src/compile/compile.js';
+import { count } from '../codegen/gate.js';
 
 const N = 64;
 type IntT = 'i32' | 'u32' | 'i64';
@@ -130,4 +132,11 @@ it('umulhi rejects narrow and float operands, truncDiv/truncRem floats, by name'
   expect(() => bad('f32', (a) => truncDiv(a, 2))).toThrow(/truncDiv needs integer operands/);
   expect(() => bad('f32', (a) => truncRem(a, 2))).toThrow(/truncRem needs integer operands/);
   expect(() => bad('i32', (a) => truncDiv(a, a.to('u32')))).toThrow(/different signedness/);
+});
+
+it('umulhi is one mul.hi.u32 / mul.hi.u64 per element, whatever the sign of the dtype', () => {
+  for (const [t, insn] of [['i32', 'mul.hi.u32'], ['u32', 'mul.hi.u32'], ['i64', 'mul.hi.u64']] as const) {
+    const ptx = compile(ops(t).trace({ BLOCK: 128 }), { target: 'sm_80', ptxas: false, numWarps: 4 }).ptx;
+    expect(count(ptx, new RegExp(`\\b${insn.replace(/\./g, '\\.')}\\b`)), `${t}: ${insn}`).toBe(1); // 128 elements, 128 threads
+  }
 });
