@@ -54,7 +54,7 @@ it('the sim pretends to be an sm_90 (both sm_80 and sm_90a code run on it)', () 
 
 describe('flip', () => {
   const cases: [DType, number[], number | undefined][] = [
-    ['f32', [64], undefined], ['i32', [8, 16], 0], ['f16', [16, 32], undefined], ['i64', [4, 8, 2], 1], ['u8', [32, 4], -2], ['f32', [2, 64], 1],
+    ['f32', [64], undefined], ['i32', [8, 16], 0], ['f16', [16, 32], undefined], ['i64', [4, 8, 2], 1], ['u8', [32, 4], -2], ['f32', [2, 64], 1], ['bool', [8, 32], 1], ['f8e4m3', [64], undefined],
   ];
   it.each(cases)('%s %j dim %s', async (t, shape, dim) => {
     const d = dim === undefined ? shape.length - 1 : dim < 0 ? dim + shape.length : dim;
