@@ -7,7 +7,7 @@ import { checkLayout, SCALAR } from '../compiler/layout.js';
 import type { LayoutPlan } from '../compiler/layout_assign.js';
 
 const FLOAT_ONLY_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'floor', 'ceil']);
-const INT_ONLY_BINARY = new Set(['floordiv', 'and', 'or', 'xor', 'shl', 'shr']);
+const INT_ONLY_BINARY = new Set(['floordiv', 'and', 'or', 'xor', 'shl', 'shr', 'umulhi']);
 
 export function legalize(f: Func, plan: LayoutPlan): void {
   const fail = (op: Op, msg: string): never => {

@@ -68,6 +68,7 @@ const INT_BIN: Partial<Record<BinaryFn, (ty: string, bits: number) => string>> =
   min: (ty) => `min.${ty}`,
   max: (ty) => `max.${ty}`,
   shr: (ty) => `shr.${ty}`,
+  umulhi: (_, b) => `mul.hi.u${b}`, // unsigned whatever the dtype's sign (Triton's umulhi)
 };
 
 function floatBinary(cx: Lowering, fn: BinaryFn, t: 'f32' | 'f64', d: string, a: string, b: string, precise: boolean): void {

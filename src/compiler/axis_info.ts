@@ -236,6 +236,8 @@ function binaryRule(fn: string, a: AxisInfo, b: AxisInfo, op: Op): AxisInfo {
     case 'div':
     case 'floordiv':
     case 'shr': {
+      // signed truncating division: an aligned run crossing zero is not constant (-4..-1 / 4 = -1, 0, 0, 0)
+      if (fn === 'div' && /^i/.test(op.results[0]!.type.elem)) return zip(a, b, (x, y) => [1, 1, gcd(x.k, y.k)]);
       // a contiguous run divided by an aligned constant stays constant over aligned blocks
       const q = fn === 'shr' ? (b.constant !== undefined ? 2 ** b.constant : undefined) : b.constant;
       return zip(a, b, (x, y) => [1, q === 1 ? x.c : 1, Math.max(gcd(x.k, y.k), q !== undefined && q > 0 && isIntOp(op) ? gcds(x.c, x.d, pow2Divisor(q)) : 1)]);

@@ -87,6 +87,8 @@ export function intBinary(fn: BinaryFn, t: DType): NumFn2 | undefined {
     case 'min': return (a, b) => (a < b ? a : b);
     case 'max': return (a, b) => (a > b ? a : b);
     case 'pow': return intPowWrap;
+    // High 32 bits of the 64-bit product of the unsigned bit patterns (mul.hi.u32); exact via BigInt.
+    case 'umulhi': return (a, b) => Number((BigInt(a >>> 0) * BigInt(b >>> 0)) >> 32n);
   }
 }
 
@@ -122,6 +124,8 @@ export const I64_BINARY: Record<BinaryFn, BigFn2> = {
     }
     return r;
   },
+  // High 64 bits of the 128-bit product of the unsigned bit patterns (mul.hi.u64).
+  umulhi: (a, b) => (BigInt.asUintN(64, a) * BigInt.asUintN(64, b)) >> 64n,
 };
 
 export const CMP: Record<CmpPred, (a: number | bigint, b: number | bigint) => boolean> = {

@@ -123,6 +123,7 @@ function evalIntBinary(fn: BinaryFn, d: DType, a: bigint, b: bigint): ConstValue
     case 'min': return fromBigInt(d, a < b ? a : b);
     case 'max': return fromBigInt(d, a > b ? a : b);
     case 'pow': return undefined;
+    case 'umulhi': return fromBigInt(d, (BigInt.asUintN(Number(bits), a) * BigInt.asUintN(Number(bits), b)) >> bits);
   }
 }
 

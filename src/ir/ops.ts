@@ -22,7 +22,8 @@ export type BinaryFn =
   | 'rem'      // int: C remainder (sign of dividend); float: fmod
   | 'and' | 'or' | 'xor' | 'shl' | 'shr' // shr: arithmetic for signed, logical for unsigned
   | 'min' | 'max' // float: NaN-propagating (see docs/semantics.md)
-  | 'pow';
+  | 'pow'
+  | 'umulhi'; // int (32/64-bit) only: high half of the unsigned double-width product of the bit patterns
 
 export type CmpPred = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 export type AtomicOp = 'add' | 'max' | 'min' | 'and' | 'or' | 'xor' | 'xchg';

@@ -195,6 +195,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const fn = c.attrs.fn, e = t.elem;
     if (BITWISE.has(fn)) c.check(isInt(e) || isBool(e), () => `binary.${fn} needs integer or bool operands, got ${e}`);
     else if (fn === 'shl' || fn === 'shr' || fn === 'floordiv') c.check(isInt(e), () => `binary.${fn} needs integer operands, got ${e}`);
+    else if (fn === 'umulhi') c.check(e === 'i32' || e === 'u32' || e === 'i64', () => `binary.umulhi needs i32, u32 or i64 operands, got ${e}`);
     else if (fn === 'pow') c.check(isFloat(e), () => `binary.pow needs float operands, got ${e}`);
     else c.check(numeric(e), () => `binary.${fn} needs numeric operands, got ${e}`);
   },

@@ -15,6 +15,15 @@ export {
   to, cast, bitcast, cdiv,
 } from './semantic.js';
 export type { Scalar, TileLike } from './semantic.js';
+export { umulhi, truncDiv, truncRem } from './intops.js';
+export { rand, randint, randn, randint4x, rand4x, randn4x } from './random.js';
+export type { RandomOptions } from './random.js';
+export { flip, cat, interleave, swizzle2d } from './rearrange.js';
+export type { CatOptions } from './rearrange.js';
+export {
+  trunc, round, rint, isnan, isinf, isfinite, signbit, copysign, log1p, expm1, tan, atan, atan2, asin, acos,
+  sinh, cosh, asinh, acosh, atanh, cbrt, hypot,
+} from './math_extra.js';
 export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
 export type { ReduceOptions, ScanOptions } from './reduce.js';

@@ -127,6 +127,11 @@ describe('constant folding agrees with the interpreter', () => {
     });
 
   }
+  for (const d of ['i32', 'u32', 'i64'] as DType[]) {
+    test(`umulhi on ${d} (unsigned high half) folds as the interpreter computes it`, () => {
+      expect(check(d, pairs(d, 50).map(([a, b]) => ({ resultType: d, build: (t) => t.bin('umulhi', t.const(a, d), t.const(b, d)) })))).toBe(0);
+    });
+  }
   for (const d of [...NUMERIC, 'f8e4m3', 'f8e5m2'] as DType[]) {
     test(`casts from ${d}`, () => {
       const vs = samples(d, 40);

@@ -1,0 +1,209 @@
+// The rest of tl.math / libdevice that Triton users call, as compositions of existing ops (so the
+// interpreter and the compiled code run the same formulas). Every transcendental building block is
+// the accurate (`precise`) variant and divisions and square roots are correctly rounded, so the
+// accuracy is that of the formula; docs/language.md ("More math") states it per function, as
+// measured by test/e2e/lang_math.test.ts against f64 references. f16/bf16 compute in f32 and round
+// once at the end (like the other math ops); f32 and f64 compute in their own type.
+import type { BinaryFn, CmpPred, UnaryFn } from '../ir/ops.js';
+import type { DType } from '../ir/types.js';
+import { isFloat } from '../ir/types.js';
+import { bitcastIn, castIn, cmpIn, constantIn, promoteOperands, toTileIn, whereIn, type TileLike } from './semantic.js';
+import type { Tile } from './tile.js';
+import { api, type Trace } from './trace.js';
+
+/** Emits one formula over tiles of one float type (f32 or f64) and shape. */
+class F {
+  constructor(readonly t: Trace, readonly d: 'f32' | 'f64', readonly shape: number[]) {}
+  c(v: number): Tile {
+    return constantIn(this.t, v, { elem: this.d, shape: this.shape });
+  }
+  private v(x: Tile | number): Tile {
+    return typeof x === 'number' ? this.c(x) : x;
+  }
+  bin(fn: BinaryFn, a: Tile | number, b: Tile | number, precise = false): Tile {
+    return this.t.emit('binary', [this.v(a), this.v(b)], { elem: this.d, shape: this.shape }, { fn, precise });
+  }
+  un(fn: UnaryFn, a: Tile, precise = true): Tile {
+    return this.t.emit('unary', [a], { elem: this.d, shape: this.shape }, { fn, precise });
+  }
+  add = (a: Tile | number, b: Tile | number) => this.bin('add', a, b);
+  sub = (a: Tile | number, b: Tile | number) => this.bin('sub', a, b);
+  mul = (a: Tile | number, b: Tile | number) => this.bin('mul', a, b);
+  div = (a: Tile | number, b: Tile | number) => this.bin('div', a, b, true); // div.rn
+  max = (a: Tile, b: Tile) => this.bin('max', a, b);
+  min = (a: Tile, b: Tile) => this.bin('min', a, b);
+  fma(a: Tile, b: Tile, c: Tile | number): Tile {
+    return this.t.emit('fma', [a, b, this.v(c)], { elem: this.d, shape: this.shape }, {});
+  }
+  abs = (a: Tile) => this.un('abs', a, false);
+  neg = (a: Tile) => this.un('neg', a, false);
+  sqrt = (a: Tile) => this.un('sqrt', a); // sqrt.rn
+  log = (a: Tile) => this.un('log', a);
+  exp = (a: Tile) => this.un('exp', a);
+  cmp(p: CmpPred, a: Tile, b: Tile | number): Tile {
+    return cmpIn(this.t, p, a, this.v(b));
+  }
+  sel(c: Tile, a: Tile | number, b: Tile | number): Tile {
+    return whereIn(this.t, c, this.v(a), this.v(b));
+  }
+  or(a: Tile, b: Tile): Tile {
+    return this.t.emit('binary', [a, b], { elem: 'bool', shape: this.shape }, { fn: 'or', precise: false });
+  }
+  /** Sign bit set (also for -0 and negative NaNs): the bits read as a signed integer are negative. */
+  signbit(a: Tile): Tile {
+    return cmpIn(this.t, 'lt', bitcastIn(this.t, a, this.d === 'f32' ? 'i32' : 'i64'), 0);
+  }
+  /** |a| with the sign of b. */
+  copysign(a: Tile, b: Tile): Tile {
+    const m = this.abs(a);
+    return this.sel(this.signbit(b), this.neg(m), m);
+  }
+  trunc(a: Tile): Tile {
+    return this.sel(this.cmp('lt', a, 0), this.un('ceil', a, false), this.un('floor', a, false));
+  }
+  log1p(x: Tile): Tile {
+    // Goldberg: x * log(u) / (u - 1) with u = 1 + x cancels the rounding of u
+    const u = this.add(1, x);
+    const r = this.mul(this.log(u), this.div(x, this.sub(u, 1)));
+    return this.sel(this.cmp('eq', u, 1), x, this.sel(this.cmp('eq', u, Infinity), u, r));
+  }
+  expm1(x: Tile): Tile {
+    // Kahan: (u - 1) * x / log(u) with u = e^x cancels the rounding of u
+    const u = this.exp(x);
+    const um1 = this.sub(u, 1);
+    const r = this.mul(um1, this.div(x, this.log(u)));
+    return this.sel(this.cmp('eq', u, 1), x, this.sel(this.cmp('eq', um1, -1), -1, this.sel(this.cmp('eq', u, Infinity), u, r)));
+  }
+  /** atan on [0, inf] (NaN passes): reduce to |z| <= tan(pi/12), then the odd Taylor series. */
+  atanPos(a: Tile): Tile {
+    const inv = this.cmp('gt', a, 1);
+    const z = this.sel(inv, this.div(1, a), a);
+    const red = this.cmp('gt', z, 0.2679491924311227); // tan(pi/12)
+    const s3 = Math.sqrt(3);
+    const zr = this.sel(red, this.div(this.fma(z, this.c(s3), -1), this.add(z, s3)), z); // tan(atan z - pi/6)
+    const z2 = this.mul(zr, zr);
+    const terms = this.d === 'f32' ? 7 : 15; // |z|^2 <= 0.0718: the next term is below the ulp
+    let p = this.c(((terms - 1) % 2 === 0 ? 1 : -1) / (2 * terms - 1));
+    for (let k = terms - 2; k >= 0; k--) p = this.fma(p, z2, (k % 2 === 0 ? 1 : -1) / (2 * k + 1));
+    let r = this.mul(p, zr);
+    r = this.sel(red, this.add(r, Math.PI / 6), r);
+    return this.sel(inv, this.sub(Math.PI / 2, r), r);
+  }
+  atan2(y: Tile, x: Tile): Tile {
+    const ax = this.abs(x), ay = this.abs(y);
+    const hi = this.max(ax, ay), lo = this.min(ax, ay);
+    // 0/0 (both zero) gives 0, inf/inf (both infinite) gives 1
+    const ratio = this.sel(this.cmp('eq', hi, 0), 0, this.sel(this.cmp('eq', lo, Infinity), 1, this.div(lo, hi)));
+    let r = this.atanPos(ratio);
+    r = this.sel(this.cmp('gt', ay, ax), this.sub(Math.PI / 2, r), r);
+    r = this.sel(this.signbit(x), this.sub(Math.PI, r), r);
+    return this.copysign(r, y);
+  }
+  /** (1 - x)(1 + x): 1 - x^2 without cancellation near |x| = 1. */
+  oneMinusSq(x: Tile): Tile {
+    return this.mul(this.sub(1, x), this.add(1, x));
+  }
+}
+
+type Body = (f: F, xs: Tile[]) => Tile;
+
+/** Runs `body` on float operands promoted together (f16/bf16 in f32), then rounds back. */
+function floatFn(name: string, xs: TileLike[], body: Body, result: 'same' | 'bool' = 'same'): Tile {
+  return api(name, (t) => {
+    const { tiles, dtype, shape } = xs.length === 1 ? (() => { const x = toTileIn(t, xs[0], 'input'); return { tiles: [x], dtype: x.dtype as DType, shape: [...x.shape] }; })() : promoteOperands(t, xs, name);
+    if (!isFloat(dtype) || dtype === 'f8e4m3' || dtype === 'f8e5m2') return t.fail('E_TYPE', `${name} needs floating-point operands, got ${dtype} (cast with .to('f32') first)`);
+    const d = dtype === 'f64' ? 'f64' : 'f32';
+    const f = new F(t, d, shape);
+    const r = body(f, tiles.map((x) => castIn(t, x, d)));
+    return result === 'bool' || dtype === d ? r : castIn(t, r, dtype);
+  });
+}
+
+// ---- exact ones ----
+/** Rounds toward zero. */
+export const trunc = (x: TileLike): Tile => floatFn('trunc', [x], (f, [a]) => f.trunc(a!));
+/** Rounds to the nearest integer, halves away from zero (C round). */
+export const round = (x: TileLike): Tile =>
+  floatFn('round', [x], (f, [a]) => {
+    const t = f.trunc(a!);
+    return f.sel(f.cmp('ge', f.abs(f.sub(a!, t)), 0.5), f.add(t, f.copysign(f.c(1), a!)), t);
+  });
+/** Rounds to the nearest integer, halves to even (C rint / nearbyint). */
+export const rint = (x: TileLike): Tile =>
+  floatFn('rint', [x], (f, [a]) => {
+    const big = f.d === 'f32' ? 2 ** 23 : 2 ** 52; // from here on every value is an integer
+    const m = f.abs(a!);
+    return f.sel(f.cmp('lt', m, big), f.copysign(f.sub(f.add(m, big), big), a!), a!);
+  });
+export const isnan = (x: TileLike): Tile => floatFn('isnan', [x], (f, [a]) => f.cmp('ne', a!, a!), 'bool');
+export const isinf = (x: TileLike): Tile => floatFn('isinf', [x], (f, [a]) => f.cmp('eq', f.abs(a!), Infinity), 'bool');
+export const isfinite = (x: TileLike): Tile => floatFn('isfinite', [x], (f, [a]) => f.cmp('lt', f.abs(a!), Infinity), 'bool');
+/** The sign bit (true for -0 and -inf; for NaN, the NaN's sign bit, which arithmetic leaves unspecified). */
+export const signbit = (x: TileLike): Tile => floatFn('signbit', [x], (f, [a]) => f.signbit(a!), 'bool');
+/** |x| with the sign of y. */
+export const copysign = (x: TileLike, y: TileLike): Tile => floatFn('copysign', [x, y], (f, [a, b]) => f.copysign(a!, b!));
+
+// ---- approximate ones ----
+export const log1p = (x: TileLike): Tile => floatFn('log1p', [x], (f, [a]) => f.log1p(a!));
+export const expm1 = (x: TileLike): Tile => floatFn('expm1', [x], (f, [a]) => f.expm1(a!));
+export const tan = (x: TileLike): Tile => floatFn('tan', [x], (f, [a]) => f.div(f.un('sin', a!), f.un('cos', a!)));
+export const atan = (x: TileLike): Tile => floatFn('atan', [x], (f, [a]) => f.copysign(f.atanPos(f.abs(a!)), a!));
+export const atan2 = (y: TileLike, x: TileLike): Tile => floatFn('atan2', [y, x], (f, [b, a]) => f.atan2(b!, a!));
+export const asin = (x: TileLike): Tile => floatFn('asin', [x], (f, [a]) => f.atan2(a!, f.sqrt(f.oneMinusSq(a!))));
+export const acos = (x: TileLike): Tile => floatFn('acos', [x], (f, [a]) => f.atan2(f.sqrt(f.oneMinusSq(a!)), a!));
+export const sinh = (x: TileLike): Tile =>
+  floatFn('sinh', [x], (f, [a]) => {
+    const m = f.abs(a!);
+    const e = f.expm1(m);
+    const small = f.mul(f.add(e, f.div(e, f.add(e, 1))), 0.5); // (e^m - e^-m) / 2 without cancellation
+    const h = f.exp(f.mul(m, 0.5));
+    const big = f.mul(f.mul(h, 0.5), h); // e^m / 2 without overflowing before sinh does
+    return f.copysign(f.sel(f.cmp('gt', m, f.d === 'f32' ? 20 : 40), big, small), a!);
+  });
+export const cosh = (x: TileLike): Tile =>
+  floatFn('cosh', [x], (f, [a]) => {
+    const m = f.abs(a!);
+    const e = f.exp(m);
+    const small = f.add(f.mul(e, 0.5), f.div(0.5, e));
+    const h = f.exp(f.mul(m, 0.5));
+    return f.sel(f.cmp('gt', m, f.d === 'f32' ? 20 : 40), f.mul(f.mul(h, 0.5), h), small);
+  });
+const LARGE = (f: F) => (f.d === 'f32' ? 2 ** 12 : 2 ** 28); // beyond: sqrt(x^2 +- 1) rounds to x
+export const asinh = (x: TileLike): Tile =>
+  floatFn('asinh', [x], (f, [a]) => {
+    const m = f.abs(a!);
+    const m2 = f.mul(m, m);
+    const small = f.log1p(f.add(m, f.div(m2, f.add(1, f.sqrt(f.add(1, m2))))));
+    const big = f.add(f.log(m), Math.LN2);
+    return f.copysign(f.sel(f.cmp('gt', m, LARGE(f)), big, small), a!);
+  });
+export const acosh = (x: TileLike): Tile =>
+  floatFn('acosh', [x], (f, [a]) => {
+    const t = f.sub(a!, 1);
+    const small = f.log1p(f.add(t, f.sqrt(f.fma(t, t, f.add(t, t)))));
+    const r = f.sel(f.cmp('gt', a!, LARGE(f)), f.add(f.log(a!), Math.LN2), small);
+    return f.sel(f.cmp('lt', a!, 1), NaN, r); // the formula is not NaN for every x < 1
+  });
+export const atanh = (x: TileLike): Tile =>
+  floatFn('atanh', [x], (f, [a]) => {
+    const m = f.abs(a!);
+    return f.copysign(f.mul(f.log1p(f.div(f.add(m, m), f.sub(1, m))), 0.5), a!);
+  });
+export const cbrt = (x: TileLike): Tile =>
+  floatFn('cbrt', [x], (f, [a]) => {
+    const m = f.abs(a!);
+    let r = f.un('exp2', f.div(f.un('log2', m), 3));
+    for (let k = 0; k < 2; k++) r = f.sub(r, f.div(f.sub(r, f.div(m, f.mul(r, r))), 3)); // Newton on r^3 = m
+    const special = f.or(f.cmp('eq', m, 0), f.cmp('eq', m, Infinity));
+    return f.copysign(f.sel(special, m, r), a!);
+  });
+/** sqrt(x^2 + y^2) without overflow or underflow in between; inf if either is infinite (even with a NaN). */
+export const hypot = (x: TileLike, y: TileLike): Tile =>
+  floatFn('hypot', [x, y], (f, [a, b]) => {
+    const ax = f.abs(a!), ay = f.abs(b!);
+    const hi = f.max(ax, ay), lo = f.min(ax, ay);
+    const r = f.div(lo, hi);
+    const h = f.mul(hi, f.sqrt(f.fma(r, r, 1)));
+    const inf = f.or(f.cmp('eq', ax, Infinity), f.cmp('eq', ay, Infinity));
+    return f.sel(inf, Infinity, f.sel(f.cmp('eq', hi, 0), 0, h));
+  });
