@@ -6,7 +6,7 @@
 // run on the sim, must agree: bit for bit (any NaN for any NaN after arithmetic or a cast; bitcasts
 // keep the payload), approximate transcendentals within one ulp of the dtype (four for f64).
 import { expect } from 'vitest';
-import { tile, ptrOf, bitWidth, type DType } from '../../src/ir/types.js';
+import { bitWidth, isRtzCast, ptrOf, tile, type DType } from '../../src/ir/types.js';
 import type { BinaryFn, Func, UnaryFn, Value } from '../../src/ir/ops.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
 import type { Target } from '../../src/compile/compile.js';
@@ -115,17 +115,21 @@ const f64NaNs = (a: ArrayBufferView, t: DType): void => {
   for (let i = 7, k = 0; i < view.length; i += 41, k++) (view as unknown as { [i: number]: number | bigint })[i] = nans[k % nans.length]!;
 };
 
-/** x[i] -> cast to every dtype, and bitcast to every other dtype of the same width. */
-export function castFunc(from: DType): { func: Func; outs: { to: DType; bitcast: boolean }[] } {
-  const outs: { to: DType; bitcast: boolean }[] = [
+interface CastOut { readonly to: DType; readonly bitcast: boolean; readonly rtz?: boolean }
+
+/** x[i] -> cast to every dtype (float downcasts also toward zero), and bitcast to every other dtype of the same width. */
+export function castFunc(from: DType): { func: Func; outs: CastOut[] } {
+  const outs: CastOut[] = [
     ...CAST_DTYPES.map((to) => ({ to, bitcast: false })),
+    ...CAST_DTYPES.filter((to) => isRtzCast(from, to)).map((to) => ({ to, bitcast: false, rtz: true })),
     ...CAST_DTYPES.filter((to) => to !== from && to !== 'bool' && from !== 'bool' && bitWidth(to) === bitWidth(from)).map((to) => ({ to, bitcast: true })),
   ];
   const params: [string, ReturnType<typeof ptrOf>][] = [['x', ptrOf(from)], ...outs.map((o, i): [string, ReturnType<typeof ptrOf>] => [`o${i}`, ptrOf(o.to)])];
   const func = kernel(`casts_from_${from}`, params, (k, [x, ...os]) => {
     const i = offsets(k, CAST_BLOCK);
     const v = k.load(k.addptr(x!, i));
-    outs.forEach((o, j) => k.store(k.addptr(os[j]!, i), o.bitcast ? bitcastOf(k, v, o.to) : k.cast(v, o.to)));
+    const rtz = (to: DType): Value => k.b.op('cast', [v], [tile(to, v.type.shape)], { to, rounding: 'rtz' }).results[0]!;
+    outs.forEach((o, j) => k.store(k.addptr(os[j]!, i), o.bitcast ? bitcastOf(k, v, o.to) : o.rtz ? rtz(o.to) : k.cast(v, o.to)));
   });
   return { func, outs };
 }
@@ -196,7 +200,7 @@ const copy = (args: readonly LaunchArg[]): LaunchArg[] => args.map((a) => (Array
 
 /** Runs `func` on the interpreter and, compiled for `target`, on the sim; returns both outputs. */
 async function both(func: Func, args: LaunchArg[], target: Target, block: number): Promise<{ interp: LaunchArg[]; sim: LaunchArg[] }> {
-  const grid = (args[0] as { length: number }).length / block;
+  const grid = (args[0] as unknown as { length: number }).length / block;
   const interp = copy(args);
   await runOn('interpret', func, interp, grid);
   const sim = runSimCompiled(func, args, grid, { target });
@@ -213,7 +217,7 @@ export async function checkCasts(from: DType, target: Target): Promise<void> {
   const args: LaunchArg[] = [x as LaunchArg, ...outs.map((o) => new CTOR[o.to](N) as unknown as LaunchArg)];
   const { interp, sim } = await both(func, args, target, CAST_BLOCK);
   outs.forEach((o, j) => {
-    const what = `${o.bitcast ? 'bitcast' : 'cast'} ${from} -> ${o.to} on ${target}`;
+    const what = `${o.bitcast ? 'bitcast' : o.rtz ? 'cast (rtz)' : 'cast'} ${from} -> ${o.to} on ${target}`;
     const s = sim[j + 1] as ArrayBufferView, w = interp[j + 1] as ArrayBufferView;
     if (o.bitcast) expectBitwise(s, w, what);
     else expectSame(o.to, s, w, `${what} (input at the first difference: ${firstDiff(s as never, w as never, [x], from, o.to)})`);
