@@ -1,20 +1,23 @@
 // Casts and bitcasts, one register at a time: the conversion table of docs/semantics.md
 // (float->int truncates and saturates, int->int wraps or extends by the source's signedness,
-// f16/bf16 go through f32, bool is 0/1; fp8 in lower_fp8.ts).
+// f16/bf16 go through f32 where that rounds once (lower_round_once.ts where it would not), bool is
+// 0/1; fp8 in lower_fp8.ts).
 import type { Op } from '../ir/ops.js';
-import { bitWidth, isFloat, isPtr, isSigned, type DType, type ElemType } from '../ir/types.js';
+import { bitWidth, isFloat, isPtr, isRtzCast, isSigned, type DType, type ElemType } from '../ir/types.js';
 import { blockedOf } from '../compiler/layout.js';
-import { movFor, type Lowering } from './context.js';
+import { movFor, TARGET_SM, type Lowering } from './context.js';
 import { fromF32, normalize, perElem, toF32 } from './lower_elementwise.js';
 import { bitcastFp8, castFp8, involvesFp8 } from './lower_fp8.js';
+import { bf16NeedsOnce, castToBf16Once } from './lower_round_once.js';
 import { CVT_TYPE, halfBits, immediate, INT_OP_TYPE, isHalf, isNarrowInt, regKind } from './ptx_types.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 const elemOf = (op: Op, i = 0): ElemType => op.operands[i]!.type.elem;
 
-/** Element conversion `from` -> `to` of one register. */
-export function castOne(cx: Lowering, from: ElemType, to: ElemType, d: string, a: string): void {
+/** Element conversion `from` -> `to` of one register (`rtz`: a float downcast toward zero). */
+export function castOne(cx: Lowering, from: ElemType, to: ElemType, d: string, a: string, rounding?: 'rtz'): void {
   if (from === to) return cx.emit(`${movFor(to)} ${d}, ${a};`);
+  if (rounding === 'rtz') return castTowardZero(cx, from, to, d, a);
   if (involvesFp8(from, to)) return castFp8(cx, from, to, d, a);
   if (isPtr(from) || isPtr(to)) {
     if (to === 'i64' || from === 'i64' || isPtr(to)) return cx.emit(`mov.b64 ${d}, ${a};`);
@@ -41,15 +44,13 @@ export function castOne(cx: Lowering, from: ElemType, to: ElemType, d: string, a
       if (to === 'f64' && isHalf(from)) return cx.emit(`cvt.f64.f32 ${d}, ${toF32(cx, from, a)};`);
       return cx.emit(`cvt.${tT}.${fT} ${d}, ${a};`);
     }
-    if (to === 'bf16' && from === 'f64') {
-      const f = cx.reg('f32');
-      cx.emit(`cvt.rn.f32.f64 ${f}, ${a};`);
-      return fromF32(cx, to, f, d);
-    }
+    if (to === 'bf16' && from === 'f64') return castToBf16Once(cx, from, d, a);
     return cx.emit(`cvt.rn.${tT}.${fT} ${d}, ${a};`);
   }
   if (isFloat(to)) {
+    if (to === 'bf16' && bf16NeedsOnce(from)) return castToBf16Once(cx, from, d, a);
     if (to === 'bf16') {
+      // i8, u8, i16: exact in f32, then one rounding
       const f = cx.reg('f32');
       cx.emit(`cvt.rn.f32.${fT} ${f}, ${a};`);
       return fromF32(cx, to, f, d);
@@ -72,6 +73,25 @@ export function castOne(cx: Lowering, from: ElemType, to: ElemType, d: string, a
   else cx.emit(`cvt.u32.u64 ${d}, ${a};`);
   normalize(cx, to, d);
 }
+/**
+ * Float downcast toward zero: one cvt.rz, except f64 -> bf16 before sm_90 (no such cvt), which
+ * truncates twice, to f32 and on to bf16: truncations compose (each keeps a prefix of the bits).
+ */
+function castTowardZero(cx: Lowering, from: ElemType, to: ElemType, d: string, a: string): void {
+  if (!isRtzCast(from, to)) cx.fail(`cast ${from} -> ${to} toward zero: only float downcasts round toward zero`);
+  const src = isHalf(from) ? toF32(cx, from, a) : a;
+  const sT = isHalf(from) ? 'f32' : CVT_TYPE[from as DType]!;
+  if (from === 'f64' && to === 'bf16') {
+    if (TARGET_SM[cx.target] >= 90) {
+      cx.requirePtxVersion(7.8);
+      return cx.emit(`cvt.rz.bf16.f64 ${d}, ${a};`);
+    }
+    const f = cx.reg('f32');
+    cx.emit(`cvt.rz.f32.f64 ${f}, ${a};`);
+    return cx.emit(`cvt.rz.bf16.f32 ${d}, ${f};`);
+  }
+  cx.emit(`cvt.rz.${CVT_TYPE[to as DType]!}.${sT} ${d}, ${src};`);
+}
 function movHalfFromPred(cx: Lowering, t: ElemType, d: string, a: string): void {
   cx.emit(`selp.b16 ${d}, 0x${halfBits(t as 'f16', 1).toString(16)}, 0x0000, ${a};`);
 }
@@ -79,8 +99,9 @@ function movHalfFromPred(cx: Lowering, t: ElemType, d: string, a: string): void 
 const cast: Rule = (cx, op) => {
   const to = (op as Op<'cast'>).attrs.to;
   const from = elemOf(op);
-  if (from === 'f32' && (to === 'f16' || to === 'bf16') && castPairs(cx, op, to)) return;
-  perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!));
+  const rounding = (op as Op<'cast'>).attrs.rounding;
+  if (!rounding && from === 'f32' && (to === 'f16' || to === 'bf16') && castPairs(cx, op, to)) return;
+  perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!, rounding));
 };
 
 /**
@@ -131,6 +152,10 @@ const bitcast: Rule = (cx, op) => {
     if (bitWidth(from) !== bitWidth(to)) cx.fail(`bitcast ${from} -> ${to} changes the width`);
     return perElem(cx, op, (d, [a]) => bitcastFp8(cx, from, to, d, a!));
   }
+  // i16 lives sign-extended in a 32-bit register, f16/bf16 in a 16-bit one: move the bits across
+  // (a value conversion here would turn f16 103.375 into 103)
+  if (from === 'i16' && isHalf(to)) return perElem(cx, op, (d, [a]) => cx.emit(`cvt.u16.u32 ${d}, ${a};`));
+  if (isHalf(from) && to === 'i16') return perElem(cx, op, (d, [a]) => cx.emit(`cvt.s32.s16 ${d}, ${a};`));
   if (from === 'bool' || to === 'bool' || isNarrowInt(from) || isNarrowInt(to)) {
     if (bitWidth(from) !== bitWidth(to)) cx.fail(`bitcast ${from} -> ${to} changes the width`);
     return perElem(cx, op, (d, [a]) => castOne(cx, from, to, d, a!));

@@ -13,6 +13,7 @@ export { castOne };
 import { unaryMath } from './math_select.js';
 import { emitFmod } from './lower_fmod.js';
 import { emitPow } from './lower_pow.js';
+import { fmaBf16Once } from './lower_round_once.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 const elemOf = (op: Op, i = 0): ElemType => op.operands[i]!.type.elem;
@@ -209,11 +210,9 @@ const fma: Rule = (cx, op) => {
   const t = elemOf(op);
   perElem(cx, op, (d, [a, b, c]) => {
     if (t === 'f32' || t === 'f64') return cx.emit(`fma.rn.${t} ${d}, ${a}, ${b}, ${c};`);
-    if (isHalf(t)) {
-      const f = cx.reg('f32');
-      cx.emit(`fma.rn.f32 ${f}, ${toF32(cx, t, a!)}, ${toF32(cx, t, b!)}, ${toF32(cx, t, c!)};`);
-      return fromF32(cx, t, f, d);
-    }
+    // one rounding of the exact a*b + c (fma.rn.f32 then cvt.rn would round twice)
+    if (t === 'f16') return cx.emit(`fma.rn.f16 ${d}, ${a}, ${b}, ${c};`);
+    if (t === 'bf16') return fmaBf16Once(cx, d, a!, b!, c!);
     cx.fail(`fma is only defined for floats, got ${t}`);
   });
 };

@@ -380,8 +380,13 @@ function fastF32(q: Seq, fn: UnaryFn, x: string): string | undefined {
     case 'tanh':
       return q.f('tanh.approx', x);
     case 'sigmoid': {
-      const ex = q.f('ex2.approx', q.mul(x, q.c(-Math.LOG2E)));
-      return q.f('div.full', q.c(1), q.add(q.c(1), ex));
+      // e = exp(-|x|) never overflows (exp(-x) did below x = -88.7, giving 0 for a subnormal);
+      // x < 0: e/(1+e), which rounds to e itself once x < -32 (and e is taken directly there, so
+      // subnormal results do not depend on how div.full treats them)
+      const e = q.f('ex2.approx', q.mul(q.abs(x), q.c(-Math.LOG2E)));
+      const num = q.selp(e, q.c(1), q.setp('lt', x, q.c(0)));
+      const v = q.f('div.full', num, q.add(q.c(1), e));
+      return q.selp(e, v, q.setp('lt', x, q.c(-32)));
     }
     default:
       return undefined;

@@ -94,7 +94,8 @@ const FOLDERS: Partial<{ [K in OpKind]: Folder<K> }> = {
     if (!from) return undefined;
     if (from === op.attrs.to) return replace(x);
     const a = env.constOf(x);
-    return a === undefined ? undefined : fold(evalCast(from, op.attrs.to, a));
+    // evalCast rounds to nearest; a cast toward zero stays for the backends (and the interpreter)
+    return a === undefined || op.attrs.rounding ? undefined : fold(evalCast(from, op.attrs.to, a));
   },
   addptr: (op, env) => {
     const off = op.operands[1]!, d = elemOf(off);

@@ -202,7 +202,7 @@ export const fmaRule: Rule<'fma'> = (op, c) => {
 
 export const castRule: Rule<'cast'> = (op, c) => {
   const from = op.operands[0]!.type.elem;
-  const f = castFn(from, op.attrs.to);
+  const f = castFn(from, op.attrs.to, op.attrs.rounding);
   if (!f) throw unsupported(c.kernel, op, `cannot cast ${from} to ${op.attrs.to}`);
   return lanewise(op, f as never);
 };

@@ -203,8 +203,33 @@ function floatToI64(x: number): bigint {
 
 export type CastFn = (x: number | bigint) => number | bigint;
 
+const f32Bits = new Float32Array(1);
+const f32Word = new Uint32Array(f32Bits.buffer);
+
+/**
+ * Float -> f32/f16/bf16 lane rounded toward zero: round to nearest, then step the magnitude down
+ * one code where that went past x (the codes of a sign-magnitude format are ordered by magnitude,
+ * and inf - 1 code is the largest finite value, where rtz saturates). NaN and inf stay.
+ */
+function towardZero(to: DType): NumFn1 | undefined {
+  if (to === 'f32') {
+    return (x) => {
+      f32Bits[0] = x;
+      if (Number.isFinite(x) && Math.abs(f32Bits[0]!) > Math.abs(x)) f32Word[0] = f32Word[0]! - 1;
+      return f32Bits[0]!;
+    };
+  }
+  const enc = to === 'f16' || to === 'bf16' ? floatEncoder(to)! : undefined;
+  const dec = enc ? floatDecoder(to)! : undefined;
+  if (!enc || !dec) return undefined;
+  return (x) => {
+    const b = enc(x);
+    return Number.isFinite(x) && Math.abs(dec(b)) > Math.abs(x) ? b - 1 : b;
+  };
+}
+
 /** The lane conversion for a cast, or undefined when it is not supported. */
-export function castFn(from: ElemType, to: DType): CastFn | undefined {
+export function castFn(from: ElemType, to: DType, rounding?: 'rtz'): CastFn | undefined {
   if (isPtr(from)) {
     if (to === 'i64') return (x) => BigInt(x as number);
     return undefined;
@@ -213,6 +238,10 @@ export function castFn(from: ElemType, to: DType): CastFn | undefined {
   // Step 1: lane -> JS value (number, or bigint for i64).
   const dec = floatDecoder(src);
   const read: (x: number | bigint) => number | bigint = dec ? (x) => dec(x as number) : (x) => x;
+  if (rounding === 'rtz') {
+    const enc = towardZero(to);
+    return enc ? (x) => enc(read(x) as number) : undefined;
+  }
   // Step 2: JS value -> lane of `to`.
   let write: (v: number | bigint) => number | bigint;
   if (to === 'bool') write = (v) => (typeof v === 'bigint' ? (v !== 0n ? 1 : 0) : v !== 0 ? 1 : 0); // NaN -> 1

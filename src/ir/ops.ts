@@ -78,8 +78,11 @@ export interface OpAttrs {
   select: Record<string, never>;
   /** (a, b, c) -> a*b+c, float, single rounding */
   fma: Record<string, never>;
-  /** (x) -> tile of dtype `to`; float->int truncates toward zero; to f16/bf16 rounds to nearest even */
-  cast: { to: DType };
+  /**
+   * (x) -> tile of dtype `to`; float->int truncates toward zero; to a float rounds to nearest even,
+   * or toward zero with `rounding: 'rtz'` (float -> narrower float, fp8 excepted)
+   */
+  cast: { to: DType; rounding?: 'rtz' };
   /** (x) -> same-width reinterpretation */
   bitcast: { to: DType };
   /** (ptr tile, int tile offset in elements) -> ptr tile */

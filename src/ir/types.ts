@@ -43,6 +43,10 @@ export function bitWidth(t: ElemType): number {
   throw new Error(`unknown element type ${String(t)}`);
 }
 
+/** Whether a cast may round toward zero (`rounding: 'rtz'`): a float to a narrower float, fp8 excepted. */
+export const isRtzCast = (from: ElemType, to: ElemType): boolean =>
+  isFloat(from) && isFloat(to) && !isFp8(from) && !isFp8(to) && bitWidth(to) < bitWidth(from);
+
 /** Bytes one element occupies in memory (bool is stored as one byte). */
 export const byteSize = (t: ElemType): number => Math.max(1, bitWidth(t) / 8);
 

@@ -10,7 +10,7 @@ import { badDescBlock } from './tensor_desc.js';
 import type { Block, Func, Loc, Op, OpKind, Value } from './ops.js';
 import { EVICTIONS, LOAD_CACHE_MODS, STORE_CACHE_MODS } from './ops.js';
 import type { DType, ElemType, PtrType, TileType } from './types.js';
-import { bitWidth, isBool, isDType, isFloat as isAnyFloat, isFp8, isInt, isPow2, isPtr, numel, pointee, sameShape, sameType, typeToString } from './types.js';
+import { bitWidth, isBool, isDType, isFloat as isAnyFloat, isFp8, isInt, isPow2, isPtr, isRtzCast, numel, pointee, sameShape, sameType, typeToString } from './types.js';
 
 const ts = typeToString;
 const shapeStr = (s: readonly number[]): string => `[${s.join(', ')}]`;
@@ -222,6 +222,8 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const from = c.operand(0).elem, to = c.attrs.to;
     c.check(!(isFp8(from) || isFp8(to)) || (FP8_CAST_PEERS.has(from) && FP8_CAST_PEERS.has(to)),
       () => `cast ${from} -> ${to} is not allowed: fp8 converts only to and from f32, f16, bf16 and fp8`);
+    const r: unknown = c.attrs.rounding;
+    c.check(r === undefined || (r === 'rtz' && isRtzCast(from, to)), () => `cast ${from} -> ${to}: rounding ${String(r)} is not allowed (only 'rtz', from a float to a narrower non-fp8 float)`);
     c.expectType(c.result(), { elem: c.attrs.to, shape: c.operand(0).shape }, 'result');
   },
   bitcast: (c) => {

@@ -3,6 +3,7 @@ import { isBool } from '../ir/types.js';
 import { describe, rejectFp8, toTileIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
+import { checkOptionNames } from './options.js';
 
 /**
  * Per-dimension hint values; a single number applies to every dim. A scalar takes one value
@@ -40,8 +41,9 @@ export const devicePrint = (prefix: string, ...tiles: (TileLike | { hex: boolean
     let hex = false;
     const last = tiles[tiles.length - 1];
     const args = [...tiles];
-    if (last !== null && typeof last === 'object' && !('trace' in last) && 'hex' in last) {
-      hex = last.hex === true;
+    if (last !== null && typeof last === 'object' && !('trace' in last) && !Array.isArray(last)) {
+      // a trailing plain object is devicePrint's options
+      hex = checkOptionNames(t, 'devicePrint', last, ['hex'])['hex'] === true;
       args.pop();
     }
     const vals = args.map((v, i) => toTileIn(t, v, `argument ${i + 1}`));

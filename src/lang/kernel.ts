@@ -143,6 +143,9 @@ export function defineKernel<P extends Record<string, KernelParamSpec>>(spec: Ke
   };
   if (typeof spec !== 'object' || spec === null) fail(`defineKernel needs a spec { name, params }, got ${describe(spec)}`);
   const name = spec.name;
+  for (const k of Object.keys(spec)) {
+    if (!['name', 'params', 'doNotSpecialize'].includes(k)) fail(`defineKernel: unknown spec field '${k}' (defineKernel takes: name, params, doNotSpecialize)`, typeof name === 'string' ? name : undefined);
+  }
   if (typeof name !== 'string' || !IDENT.test(name)) fail(`kernel name must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got ${describe(name)}`);
   if (typeof spec.params !== 'object' || spec.params === null || Array.isArray(spec.params)) fail(`params must be an object of parameter specs, got ${describe(spec.params)}`, name);
   if (typeof fn !== 'function') fail(`the kernel body must be a function, got ${describe(fn)}`, name);

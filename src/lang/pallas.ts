@@ -13,6 +13,7 @@ import { add, logicalAnd, lt, mul } from './semantic.js';
 import { broadcastTo, expandDims, reshape } from './shape.js';
 import { Tile } from './tile.js';
 import { api, runTrace, Trace } from './trace.js';
+import { checkOptionNames } from './options.js';
 
 /** Shape and dtype of an array (JAX's ShapeDtypeStruct). */
 export interface ShapeDtype {
@@ -81,6 +82,7 @@ export class Ref {
   /** Reads the block (or an indexed part of it). Masked lanes read `other` (default 0). */
   load(index?: readonly RefIndexEntry[], opts: { mask?: Tile; other?: number | boolean | Tile } = {}): Tile {
     return api('ref.load', (t) => {
+      checkOptionNames(t, 'ref.load', opts, ['mask', 'other']);
       const { ptrs, mask } = this.address(t, index);
       const m = combineMasks(mask, opts.mask);
       if (m === undefined) return load(ptrs);
@@ -91,6 +93,7 @@ export class Ref {
   /** Writes `value` (broadcast to the indexed shape; dtype must match) into the block. */
   store(value: Tile | number | boolean, index?: readonly RefIndexEntry[], opts: { mask?: Tile } = {}): void {
     api('ref.store', (t) => {
+      checkOptionNames(t, 'ref.store', opts, ['mask']);
       const { ptrs, mask } = this.address(t, index);
       const m = combineMasks(mask, opts.mask);
       if (m === undefined) store(ptrs, value);

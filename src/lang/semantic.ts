@@ -4,11 +4,12 @@
 // are what other ops (and the Pallas front end) build on.
 import type { BinaryFn, CmpPred, ConstValue, UnaryFn } from '../ir/ops.js';
 import type { DType, ElemType, TileType } from '../ir/types.js';
-import { bitWidth, DTYPES, isBool, isDType, isFloat, isFp8, isInt, isPow2, isPtr, sameShape, typeToString } from '../ir/types.js';
+import { bitWidth, DTYPES, isBool, isDType, isFloat, isFp8, isInt, isPow2, isPtr, isRtzCast, sameShape, typeToString } from '../ir/types.js';
 import { KernelError } from './errors.js';
 import { computationType, literalDType } from './promote.js';
 import { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
+import { checkOptionNames } from './options.js';
 
 /** A JS literal usable where a tile is expected. */
 export type Scalar = number | bigint | boolean;
@@ -129,7 +130,7 @@ export function rejectFp8(t: Trace, dtype: ElemType, opName: string): void {
 const FP8_PEERS: ReadonlySet<DType> = new Set<DType>(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2']);
 
 /** Value cast to `to` (float->int truncates; ->bool is `!= 0`). No op when already `to`. */
-export function castIn(t: Trace, x: Tile, to: DType): Tile {
+export function castIn(t: Trace, x: Tile, to: DType, rounding?: 'rtz'): Tile {
   t.use(x);
   if (x.dtype === to) return x;
   if (isPtr(x.dtype)) return t.fail('E_TYPE', `cannot cast a pointer tile (${x.dtype}) to ${to}`);
@@ -150,7 +151,7 @@ export function castIn(t: Trace, x: Tile, to: DType): Tile {
     const zero = constantIn(t, 0, { elem: x.dtype, shape: [...x.shape] });
     return t.emit('cmp', [x, zero], { elem: 'bool', shape: [...x.shape] }, { pred: 'ne' });
   }
-  return t.emit('cast', [x], { elem: to, shape: [...x.shape] }, { to });
+  return t.emit('cast', [x], { elem: to, shape: [...x.shape] }, rounding ? { to, rounding } : { to });
 }
 
 export function bitcastIn(t: Trace, x: Tile, to: DType): Tile {
@@ -168,11 +169,28 @@ export function checkDType(t: Trace, d: unknown, what: string): DType {
   return d;
 }
 
-export const to = (x: Tile, dtype: DType, opts: { bitcast?: boolean } = {}): Tile =>
-  api(opts.bitcast ? 'bitcast' : 'to', (t) => {
+/** Options of `x.to(dtype, opts)`. */
+export interface ToOptions {
+  /** Reinterpret the bits (same width) instead of converting the value. */
+  readonly bitcast?: boolean;
+  /** Float downcasts (to a narrower float, fp8 excepted): 'rtne' (default) or 'rtz' (toward zero). */
+  readonly rounding?: 'rtne' | 'rtz';
+}
+
+export const to = (x: Tile, dtype: DType, opts: ToOptions = {}): Tile =>
+  api((opts as ToOptions | undefined)?.bitcast ? 'bitcast' : 'to', (t) => {
+    const o = checkOptionNames(t, 'to', opts, ['bitcast', 'rounding']);
     const d = checkDType(t, dtype, 'target dtype');
     const xt = toTileIn(t, x, 'input');
-    return opts.bitcast ? bitcastIn(t, xt, d) : castIn(t, xt, d);
+    if (o['bitcast'] !== undefined && typeof o['bitcast'] !== 'boolean') return t.fail('E_ARG', `to: bitcast must be a boolean, got ${describe(o['bitcast'])}`);
+    const r = o['rounding'];
+    if (r === undefined) return o['bitcast'] ? bitcastIn(t, xt, d) : castIn(t, xt, d);
+    if (r !== 'rtne' && r !== 'rtz') return t.fail('E_ARG', `to: rounding must be 'rtne' or 'rtz', got ${describe(r)}`);
+    if (o['bitcast']) return t.fail('E_ARG', `to: rounding applies to value casts, not to a bitcast`);
+    if (!isRtzCast(xt.dtype, d)) {
+      return t.fail('E_TYPE', `to: rounding '${r}' is only for float downcasts (to a narrower float, fp8 excepted), not ${xt.dtype} -> ${d}`);
+    }
+    return castIn(t, xt, d, r === 'rtz' ? 'rtz' : undefined);
   });
 export const cast = to;
 export const bitcast = (x: Tile, dtype: DType): Tile => to(x, dtype, { bitcast: true });

@@ -3,6 +3,7 @@ import { numel } from '../ir/types.js';
 import { broadcastToIn, checkShape, describe, promoteOperands, toTileIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
+import { checkOptionNames } from './options.js';
 
 /** Normalizes an axis in [-rank, rank) (or [-(rank+1), rank] when inserting), else E_AXIS. */
 export function normAxis(t: Trace, axis: unknown, rank: number, what = 'axis', inserting = false): number {
@@ -51,7 +52,7 @@ function reshapeIn(t: Trace, x: Tile, shape: number[], allowReorder: boolean, na
 
 /** Row-major reshape. `canReorder: true` lets the compiler reorder elements (like view). */
 export const reshape = (x: Tile, shape: number[], opts: { canReorder?: boolean } = {}): Tile =>
-  api('reshape', (t) => reshapeIn(t, toTileIn(t, x, 'input'), shape, opts.canReorder === true, 'reshape'));
+  api('reshape', (t) => reshapeIn(t, toTileIn(t, x, 'input'), shape, checkOptionNames(t, 'reshape', opts, ['canReorder'])['canReorder'] === true, 'reshape'));
 
 /** Reshape where the order of elements is unspecified (compiler's choice). */
 export const view = (x: Tile, shape: number[]): Tile => api('view', (t) => reshapeIn(t, toTileIn(t, x, 'input'), shape, true, 'view'));

@@ -87,7 +87,7 @@ export class Tile {
   ceil(): Tile { return S.ceil(this); }
 
   // casts
-  to(dtype: DType, opts?: { bitcast?: boolean }): Tile { return S.to(this, dtype, opts); }
+  to(dtype: DType, opts?: S.ToOptions): Tile { return S.to(this, dtype, opts); }
   bitcast(dtype: DType): Tile { return S.bitcast(this, dtype); }
 
   // shapes

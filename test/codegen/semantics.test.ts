@@ -1,7 +1,7 @@
 // Golden checks that the emitted PTX implements the corner cases docs/semantics.md defines.
 import { describe, expect, it } from 'vitest';
 import type { BinaryFn } from '../../src/ir/ops.js';
-import type { DType } from '../../src/ir/types.js';
+import { tile, type DType } from '../../src/ir/types.js';
 import { kernel, P } from './dsl.js';
 import { count, gate } from './gate.js';
 
@@ -45,6 +45,39 @@ describe('integer and float corner cases in PTX', () => {
       expect(ptx).toMatch(new RegExp(`cvt\\.f32\\.${t}`));
       expect(ptx).toMatch(new RegExp(`cvt\\.rn\\.${t}\\.f32`));
     }
+  });
+  it('casts round once and bitcasts move bits (cast_diff.test.ts runs them)', () => {
+    const one = (from: DType, to: DType, kind: 'cast' | 'bitcast' = 'cast') =>
+      kernel(`${kind}_${from}_${to}`, [['x', P(from)], ['o', P(to)]], (k, [x, o]) => {
+        const i = k.arange(128);
+        const v = k.load(k.addptr(x!, i));
+        k.store(k.addptr(o!, i), k.b.op(kind, [v], [tile(to, [128])], { to } as never).results[0]!);
+      });
+    // f16 <-> i16 bitcasts: no value conversion
+    const h2i = gate(one('f16', 'i16', 'bitcast')).sm80.ptx;
+    expect(h2i).toMatch(/cvt\.s32\.s16 %r\d+, %h\d+;/);
+    expect(h2i).not.toMatch(/cvt\.(rzi|f32)/);
+    expect(gate(one('i16', 'bf16', 'bitcast')).sm80.ptx).not.toMatch(/cvt\.rn/);
+    // to bf16 from f64 and wide integers: sm_90's direct cvt; sm_80 rounds to odd in f32 first
+    for (const [from, src] of [['f64', 'f64'], ['i32', 's32'], ['u32', 'u32'], ['i64', 's64']] as const) {
+      const { sm80, sm90 } = gate(one(from, 'bf16'));
+      expect(sm90.ptx).toMatch(new RegExp(`cvt\\.rn\\.bf16\\.${src} `));
+      expect(sm80.ptx).toMatch(new RegExp(`cvt\\.rz\\.f32\\.${src} `));
+      expect(sm80.ptx).toMatch(/or\.b32 %r\d+, %r\d+, 1;/);
+      expect(sm80.ptx).not.toMatch(/cvt\.rn\.f32\./);
+    }
+  });
+  it('fma on f16 is one fma.rn.f16; on bf16 never fma.rn.f32 then cvt', () => {
+    const fmaK = (t: DType) =>
+      kernel(`fma_${t}`, [['x', P(t)], ['o', P(t)]], (k, [x, o]) => {
+        const i = k.arange(128);
+        const v = k.load(k.addptr(x!, i));
+        k.store(k.addptr(o!, i), k.b.op('fma', [v, v, v], [tile(t, [128])], {} as never).results[0]!);
+      });
+    expect(gate(fmaK('f16')).sm80.ptx).toMatch(/fma\.rn\.f16 %h\d+, %h\d+, %h\d+, %h\d+;/);
+    const bf = gate(fmaK('bf16')).sm80.ptx;
+    expect(bf).not.toMatch(/fma\.rn\.f32/);
+    expect(bf).toMatch(/add\.rz\.f64/);
   });
   it('replicated tile elements are stored once', () => {
     // 32 elements over 128 threads: 4 copies of each; the store is predicated to the first

@@ -3,7 +3,7 @@
 // Approximate float ops (transcendentals, float sum/cumsum/cumprod) read only loads or constants,
 // whose values are bounded, and are never read by other nodes: their error is then bounded and
 // stated (check.ts), while everything else must match the interpreter bit for bit.
-import type { DType } from '../../src/ir/types.js';
+import { bitWidth, isRtzCast, type DType } from '../../src/ir/types.js';
 import {
   APPROX_UNARY, ATOMIC, BINARY, CMP, FLOATS, INTS, isFloatT, isIntT, nodeTypes, UNARY,
   type Node, type Output, type Program,
@@ -82,7 +82,18 @@ export function generate(seed: number): Program {
         cand = { op, c: pick(r, conds), a: any(), b: any() };
         break;
       }
-      case 'cast': cand = { op, a: any(), to: pick(r, DTYPES) }; break;
+      case 'cast': {
+        const a = any(), m = r();
+        // bitcasts read loads only: which NaN arithmetic gives is open, and a bitcast would show it
+        // (a bitcast or rtz cast the language refuses for these dtypes fails to trace: dropped)
+        const ta = types[a]!;
+        const same = DTYPES.filter((t) => t !== ta && t !== 'bool' && ta !== 'bool' && bitWidth(t) === bitWidth(ta));
+        const narrower = DTYPES.filter((t) => isRtzCast(ta, t));
+        if (m < 0.2 && nodes[a]!.op === 'load' && same.length > 0) cand = { op, a, to: pick(r, same), mode: 'bitcast' };
+        else if (m < 0.35 && narrower.length > 0) cand = { op, a, to: pick(r, narrower), mode: 'rtz' };
+        else cand = { op, a, to: pick(r, DTYPES) };
+        break;
+      }
       case 'reduce': {
         const fn = pick(r, ['sum', 'max', 'min'] as const);
         const src = fn === 'sum' ? usable.filter((i) => !isFloatT(types[i]!) || bounded(nodes[i]!)) : usable;

@@ -37,7 +37,8 @@ export type Node =
   | { readonly op: 'binary'; readonly fn: BinaryName; readonly a: number; readonly b: number }
   | { readonly op: 'cmp'; readonly fn: CmpName; readonly a: number; readonly b: number }
   | { readonly op: 'where'; readonly c: number; readonly a: number; readonly b: number }
-  | { readonly op: 'cast'; readonly a: number; readonly to: DType }
+  /** `mode`: a bitcast (same width), or a float downcast toward zero (`rounding: 'rtz'`). */
+  | { readonly op: 'cast'; readonly a: number; readonly to: DType; readonly mode?: 'bitcast' | 'rtz' }
   /** Reduce each of `rows` rows of [rows, BLOCK/rows] and broadcast the result back over the row. */
   | { readonly op: 'reduce'; readonly fn: keyof typeof REDUCE; readonly a: number; readonly rows: number }
   | { readonly op: 'scan'; readonly fn: keyof typeof SCAN; readonly a: number; readonly rows: number; readonly reverse: boolean }
@@ -96,7 +97,7 @@ export function emitNodes(p: Program, args: Record<string, Tile>, BLOCK: number)
       case 'binary': v.push(BINARY[n.fn](v[n.a]!, v[n.b]!)); break;
       case 'cmp': v.push(CMP[n.fn](v[n.a]!, v[n.b]!)); break;
       case 'where': v.push(where(v[n.c]!, v[n.a]!, v[n.b]!)); break;
-      case 'cast': v.push(v[n.a]!.to(n.to)); break;
+      case 'cast': v.push(v[n.a]!.to(n.to, n.mode === 'bitcast' ? { bitcast: true } : n.mode === 'rtz' ? { rounding: 'rtz' } : undefined)); break;
       case 'reduce': v.push(back(REDUCE[n.fn](rows2d(v[n.a]!, n.rows), 1), n.rows)); break;
       case 'scan': v.push(reshape(SCAN[n.fn](rows2d(v[n.a]!, n.rows), 1, { reverse: n.reverse }), [BLOCK])); break;
       case 'dot': {

@@ -190,6 +190,13 @@ describe('pallasCall errors', () => {
     expect(() => bad.trace({ shape: [8], dtype: 'f32' })).toThrow(/has 1 dims \[8\] but was indexed with 2 entries/);
   });
 
+  it('ref.load and ref.store refuse option names they do not know, naming both', () => {
+    const ld = pallasCall((x: Ref, o: Ref) => o.store(x.load(undefined, { msk: undefined } as never)), { outShape: { shape: [8], dtype: 'f32' } });
+    expect(() => ld.trace({ shape: [8], dtype: 'f32' })).toThrow(/ref\.load: unknown option 'msk' \(ref\.load takes: mask, other\)/);
+    const st = pallasCall((x: Ref, o: Ref) => o.store(x.load(), undefined, { other: 0 } as never), { outShape: { shape: [8], dtype: 'f32' } });
+    expect(() => st.trace({ shape: [8], dtype: 'f32' })).toThrow(/ref\.store: unknown option 'other' \(ref\.store takes: mask\)/);
+  });
+
   it('rejects a store of the wrong dtype, naming the op', () => {
     const k = pallasCall((x: Ref, o: Ref) => o.store(x.load()), { outShape: { shape: [8], dtype: 'f16' }, name: 'copy' });
     expect(() => k.trace({ shape: [8], dtype: 'f32' })).toThrow(/kernel 'copy'.*store/);
