@@ -172,6 +172,23 @@ template <class Op, class T, int F> void fop(Ctx& c, const Inst& in, uint32_t ex
   }
 }
 
+// a*b+c for halves as a double that rounds to the half correctly: the product of two halves is
+// exact in double, the sum may not be (bf16's exponent range is wide), so the sum is rounded to
+// odd (TwoSum gives its exact error): with 53 >= 11+2 bits, rounding that to the half format
+// once is the single rounding of the exact a*b+c the ISA defines.
+inline double fmaRoundToOdd(double a, double b, double c) {
+  double p = a * b, s = p + c;
+  if (!std::isfinite(s)) return s;
+  double pv = s - c, cv = s - pv;
+  double err = (p - pv) + (c - cv);
+  if (err == 0) return s;
+  double lo = err > 0 ? s : std::nextafter(s, -INFINITY);
+  double hi = err > 0 ? std::nextafter(s, INFINITY) : s;
+  uint64_t bits;
+  memcpy(&bits, &lo, 8);
+  return (bits & 1) ? lo : hi;
+}
+
 // f16/bf16 (x2): each half widened to double, computed, rounded to nearest even.
 template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in, uint32_t exec) {
   uint64_t* d = slot(c, in.d[0]);
@@ -194,7 +211,9 @@ template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in,
           if ((h & 0x7c00) == 0) h &= 0x8000;  // .ftz: a subnormal input is a zero of its sign
         hb = std::is_same_v<Op, FAbs> ? (uint16_t)(h & 0x7fff) : (uint16_t)(h ^ 0x8000);
       } else {
-        double r = Op::f(widen(a[l], k), widen(b[l], k), widen(e[l], k));
+        double r;
+        if constexpr (std::is_same_v<Op, FFma>) r = fmaRoundToOdd(widen(a[l], k), widen(b[l], k), widen(e[l], k));
+        else r = Op::f(widen(a[l], k), widen(b[l], k), widen(e[l], k));
         if constexpr (F & kSat) r = r != r ? 0.0 : r < 0 ? 0.0 : r > 1 ? 1.0 : r;
         // .relu: a negative result becomes +0; NaN stays NaN (canonical, through roundTo)
         if constexpr (F & kRelu) r = r < 0 ? 0.0 : r;

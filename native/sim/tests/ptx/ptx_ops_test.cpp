@@ -247,6 +247,11 @@ int main() {
       {"mul.f16x2 %ro, %ra, %rb;", 'r', 0x40004200, 0xc0003c00, 0, 0xc4004200},
       {"add.bf16 %ho, %ha, %hb;", 'h', 0x3f80, 0x3f80, 0, 0x4000},
       {"fma.rn.bf16x2 %ro, %ra, %rb, %rc;", 'r', 0x3f804000, 0x40004000, 0x3f80bf80, 0x40404040},
+      // one rounding of the exact a*b+c: 1.25*2.40625 = 3.0078125 is a bf16 tie; + or - 2^-100
+      // decides it (a double sum first would erase the 2^-100 and round the tie to even)
+      {"fma.rn.bf16 %ho, %ha, %hb, %hc;", 'h', 0x3fa0, 0x401a, 0x0d80, 0x4041},
+      {"fma.rn.bf16 %ho, %ha, %hb, %hc;", 'h', 0x3f90, 0x402c, 0x8d80, 0x4041},
+      {"fma.rn.bf16x2 %ro, %ra, %rb, %rc;", 'r', 0xbfa03f90, 0x401a402c, 0x8d808d80, 0xc0414041},
       {"neg.bf16x2 %ro, %ra;", 'r', 0x3f80bf80, 0, 0, 0xbf803f80},
       {"abs.f16 %ho, %ha;", 'h', 0xfc00, 0, 0, 0x7c00},
       {"min.f16 %ho, %ha, %hb;", 'h', 0x7e00, 0x3c00, 0, 0x3c00},
