@@ -22,7 +22,7 @@ import { checkArray } from '../device_array.js';
 import { StreamCompletion } from './completion.js';
 import { copyAsync, fillAsync, prepareLaunch, type PreparedLaunch } from './driver_seam.js';
 import { NativeDeviceError, native, nativeAsync, rethrow } from './errors.js';
-import { withSourceLocation } from './fault_source.js';
+import { leadWithSource } from './fault_source.js';
 import { type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, type NativeStream } from './native-device.js';
 import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
 import { paramBytesWithMaps, type TensorMapCache } from './tensor_maps.js';
@@ -854,7 +854,7 @@ function locateIfNamed(e: unknown, plan: Plan): void {
 
 function locate(e: unknown, plan: Plan): unknown {
   if (e instanceof Error && !(e as { located?: boolean }).located) {
-    e.message = withSourceLocation(e.message, plan.ptx);
+    e.message = leadWithSource(e.message, plan.ptx).message;
     (e as { located?: boolean }).located = true;
   }
   return e;
