@@ -48,7 +48,7 @@ const ASSERT_LINE = readFileSync(SELF, 'utf8').split('\n').findIndex((l) => l.in
 
 async function lines(k: Kernel, args: () => RunArgs, opts: { grid: number | number[]; numWarps?: number }, device: 'interpret' | 'sim'): Promise<{ lines: string[]; error: unknown }> {
   const out: string[] = [];
-  const error = await k.run(args(), { ...opts, device, onPrint: (l) => out.push(l) } as never).then(() => undefined, (e: unknown) => e);
+  const error = await k.run(args(), { ...opts, device, onPrint: (l: string) => out.push(l) } as never).then(() => undefined, (e: unknown) => e);
   return { lines: out, error };
 }
 
