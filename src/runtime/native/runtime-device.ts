@@ -245,6 +245,8 @@ export class NativeRuntimeDevice implements Device {
   readonly #compiled = new WeakMap<Func, Map<string, CompileResult>>();
   #ctx: NativeContext;
   #generation = 0;
+  /** False once the sim library turned out to have no vprintf capture (tesseraSimSetPrintCapture). */
+  #printCapture = true;
   /** The last launch's plan and what it was chosen by (a loop launching one kernel skips the lookups). */
   #last: { func: Func; key: string; ctx: NativeContext; numWarps: number; numStages: number | undefined; plan: Plan } | undefined;
   readonly defaultStream: NativeRuntimeStream;
@@ -620,7 +622,7 @@ export class NativeRuntimeDevice implements Device {
       }
       this.applySanitize(ctx, opts.sanitize, func.name);
       // a kernel that prints or asserts: the sim keeps its vprintf calls for the host (device_prints.ts)
-      const tag = plan.sites && this.kind === 'sim' && !ctx.capture ? nextPrintTag++ : 0;
+      const tag = plan.sites && this.kind === 'sim' && !ctx.capture && this.#printCapture ? nextPrintTag++ : 0;
       if (hosts) return this.#withDeviceOutput(this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? [], tag), plan, tag, opts);
       this.#write(plan, args, undefined);
       this.#enqueueTagged(ctx, plan, opts.grid, stream, tag);
@@ -705,7 +707,13 @@ export class NativeRuntimeDevice implements Device {
   /** Queues the launch; with a print tag, the sim keeps its vprintf calls under it (this launch only). */
   #enqueueTagged(ctx: NativeContext, plan: Plan, grid: readonly number[], stream: NativeStream, tag: number): void {
     if (!tag) return this.#enqueue(plan, grid, stream);
-    native(() => ctx.native.driver.simSetPrintCapture(tag), `kernel '${plan.name}'`);
+    try {
+      native(() => ctx.native.driver.simSetPrintCapture(tag), `kernel '${plan.name}'`);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'E_NO_SYMBOL') throw e;
+      this.#printCapture = false; // a sim library older than the capture: its prints go to stdout
+      return this.#enqueue(plan, grid, stream);
+    }
     try {
       this.#enqueue(plan, grid, stream);
     } finally {
@@ -722,7 +730,7 @@ export class NativeRuntimeDevice implements Device {
     const sites = plan.sites;
     if (!sites) return done;
     const take = (): DeviceOutput | undefined => {
-      if (!tag) return undefined;
+      if (!tag || !this.#printCapture) return undefined;
       const { bytes } = native(() => this.#ctx.native.driver.simTakePrints(tag), `kernel '${plan.name}'`);
       return deviceOutput(parseRecords(bytes), sites);
     };
