@@ -731,7 +731,8 @@ export class NativeRuntimeDevice implements Device {
     if (!sites) return done;
     const take = (): DeviceOutput | undefined => {
       if (!tag || !this.#printCapture) return undefined;
-      const { bytes } = native(() => this.#ctx.native.driver.simTakePrints(tag), `kernel '${plan.name}'`);
+      const { bytes, dropped } = native(() => this.#ctx.native.driver.simTakePrints(tag), `kernel '${plan.name}'`);
+      if (dropped) console.warn(`tessera: kernel '${plan.name}': ${dropped} device print calls dropped (the sim keeps 64 MiB of them per launch)`);
       return deviceOutput(parseRecords(bytes), sites);
     };
     const print = opts.onPrint ?? ((line: string) => console.log(line));
