@@ -136,6 +136,14 @@ export function devicePrintCases(arch: string): void {
       // the context was replaced (a failed assert is sticky, as on hardware); a passing launch runs
       const ok = await lines(grid2, () => ({ lim: 64 }), { grid: 1 }, 'sim');
       expect(ok.error).toBeUndefined();
+      // queued behind a failing launch, a passing one fails with the context, not with an E_ASSERT of its own
+      const dev = simDevice();
+      const f = grid2.trace({});
+      const settle = (p: PromiseLike<void>): Promise<unknown> => Promise.resolve(p).then(() => undefined, (e: unknown) => e);
+      const bad = settle(dev.launch(f, [21], { grid: [1, 1, 1], numWarps: 4 }));
+      const after = settle(dev.launch(f, [64], { grid: [1, 1, 1], numWarps: 4 }));
+      expect(((await bad) as Error).message).toBe((ref.error as Error).message);
+      expect(((await after) as { code?: string }).code).toBe('CUDA_ERROR_ASSERT');
     });
   });
 }

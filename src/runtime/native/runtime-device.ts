@@ -748,6 +748,8 @@ export class NativeRuntimeDevice implements Device {
           // the failure is the launch's error, not the records'
         }
         if ((e as { code?: string })?.code !== 'CUDA_ERROR_ASSERT') throw e;
+        // captured without a failing record: another launch of the batch asserted, not this one
+        if (tag && this.#printCapture && !out?.failed) throw e;
         for (const line of out?.lines ?? []) print(line);
         throw assertError(plan.name, sites, out?.failed, e) ?? e;
       },
