@@ -1,6 +1,7 @@
 // State of one lowering: value -> registers, layouts, thread coordinates, shared memory.
 // Every tile value is a list of registers (one per element the thread holds, in the order of
 // `regSlots`); a scalar is one register held by every thread.
+import type { DeviceSite } from './print_sites.js';
 import type { Block, Func, Op, Value } from '../ir/ops.js';
 import { walkOps } from '../ir/walk.js';
 import type { ElemType } from '../ir/types.js';
@@ -47,6 +48,10 @@ export class Lowering {
   private smemSym?: string;
   /** Largest shared-memory scratch any op needs, in bytes. */
   sharedBytes = 0;
+  /** The kernel's print and assert sites, for the host (print_sites.ts). */
+  readonly deviceSites: DeviceSite[] = [];
+  /** The per-thread count of print/assert ops executed (lower_print.ts), once one exists. */
+  printSeq?: string;
   /** The op being lowered (for error messages). */
   current?: Op;
   /** Lowers one op (set by the renderer; used to inline regions). */

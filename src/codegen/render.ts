@@ -19,7 +19,8 @@ import { SHARED_RULES } from './lower_shared.js';
 import { SWIZZLE_ALIGN } from './smem_swizzle.js';
 import { defsOf, makeConvert, rematAfterLoop } from './remat.js';
 import { legalize } from './legalize.js';
-import { lowerPrint } from './lower_print.js';
+import { lowerAssert, lowerPrint } from './lower_print.js';
+import type { DeviceSite } from './print_sites.js';
 import { withPipeline, type PipelineSabotage } from './lower_pipeline.js';
 import type { PipelinePlan } from '../compiler/pipeline.js';
 import { dropDeadCode } from './dead_code.js';
@@ -42,11 +43,6 @@ export const STATIC_SHARED_MAX = 48 * 1024;
 
 const unsupported = (what: string): Rule => (cx) => cx.fail(`${what} is not supported by the PTX backend yet`);
 
-const assertRule: Rule = (cx, op) => {
-  const conds = cx.operand(op, 0);
-  for (const c of new Set(conds)) cx.emit(`@!${c} trap;`);
-};
-
 /** One rule per op kind: the compiler checks this table is exhaustive. */
 export function ruleTable(dot: string): Record<OpKind, Rule> {
   const dotRule = DOT_LOWERINGS[dot];
@@ -64,7 +60,7 @@ export function ruleTable(dot: string): Record<OpKind, Rule> {
     for: CONTROL_RULES.for!, if: CONTROL_RULES.if!,
     yield: unsupported('a yield outside a region'),
     print: lowerPrint,
-    assert: assertRule,
+    assert: lowerAssert,
     return: (cx) => cx.emit('ret;'),
   };
 }
@@ -112,6 +108,8 @@ export interface RenderResult {
   readonly params: ParamInfo[];
   /** Hidden CUtensorMap parameters (after `params`) the launcher encodes (sm_90a TMA). */
   readonly tensorMaps: TensorMapSpec[];
+  /** The print and assert sites (print_sites.ts), in site order. */
+  readonly prints: DeviceSite[];
 }
 
 export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: RenderOptions): RenderResult {
@@ -192,7 +190,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   if (barriers) placeBarriers(body, `${cx.smemSymbol()}+${scratch}`);
   dropDeadCode(body);
   out.push(...body, '}', '');
-  return { ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params, tensorMaps: tmaps };
+  return { ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params, tensorMaps: tmaps, prints: cx.deviceSites };
 }
 
 /** Points the mbarrier symbol of lower_tma.ts at its place in the shared buffer, past the scratch. */

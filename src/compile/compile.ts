@@ -1,6 +1,7 @@
 // compile(func, options): the pipeline from tile IR to PTX (and a cubin when ptxas is there),
 // as a script of named stages. Every stage's text is kept in `stages` and, when
 // TESSERA_DUMP_DIR is set, written to $TESSERA_DUMP_DIR/<kernel>/<n>-<stage>.txt.
+import type { DeviceSite } from '../codegen/print_sites.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Func, Op } from '../ir/ops.js';
@@ -76,6 +77,8 @@ export interface CompileMetadata {
   readonly params: ParamInfo[];
   /** The CUtensorMap parameters the launcher encodes from the arguments (sm_90a TMA), after `params`. */
   readonly tensorMaps?: TensorMapSpec[];
+  /** The print and assert sites, when the kernel has any: how the runtime decodes the device's lines. */
+  readonly prints?: DeviceSite[];
   readonly registers?: number;
   readonly spills?: number;
   readonly ptxasLog?: string;
@@ -166,7 +169,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const result: CompileResult = {
     ptx: r.ptx,
     ...(cubin ? { cubin } : {}),
-    metadata: { name: f.name, numWarps, numStages, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...(r.tensorMaps.length ? { tensorMaps: r.tensorMaps } : {}), ...extra },
+    metadata: { name: f.name, numWarps, numStages, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...(r.tensorMaps.length ? { tensorMaps: r.tensorMaps } : {}), ...(r.prints.length ? { prints: r.prints } : {}), ...extra },
     stages,
   };
   dump(f.name, options.target, stages);

@@ -2,6 +2,7 @@
 // deviceAssert failed), E_INTERPRET (an op the interpreter cannot run, or bad launch input).
 import type { Loc, Op } from '../ir/ops.js';
 import { TesseraError } from '../ir/errors.js';
+import { indexString } from './arrays.js';
 
 export interface InterpretErrorInfo {
   readonly kernel: string;
@@ -27,6 +28,26 @@ export class InterpretError extends TesseraError {
     if (info.lane !== undefined) this.lane = info.lane;
     if (info.address !== undefined) this.address = info.address;
   }
+}
+
+/**
+ * A failed deviceAssert (code E_ASSERT), as the interpreter raises it and as the native devices
+ * report it (runtime/native/device_prints.ts): the same message, program id, lane and source line.
+ * On the real driver the program and lane are not known to the host (`pid`/`lane` absent).
+ */
+export class DeviceAssertError extends InterpretError {
+  readonly assertMessage: string;
+  constructor(detail: string, message: string, info: InterpretErrorInfo, cause?: unknown) {
+    super('E_ASSERT', detail, info);
+    this.assertMessage = message;
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+/** The interpreter's wording of a failed deviceAssert at (pid, lane) of a tile of `shape`. */
+export function assertDetail(pid: readonly number[], lane: number, shape: readonly number[], message: string): string {
+  const idx = shape.length ? ` [${indexString(shape, lane)}]` : '';
+  return `assertion failed in program (${pid.join(', ')}), lane ${lane}${idx}: ${message}`;
 }
 
 export const locString = (loc: Loc): string => `${loc.file}:${loc.line}:${loc.col}`;

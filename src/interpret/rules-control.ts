@@ -3,7 +3,7 @@ import { isPtr, type DType, type ElemType } from '../ir/types.js';
 import { bf16Value, f16Value, toBF16, toF16 } from '../ir/half.js';
 import { indexString, newArray, type Lanes } from './arrays.js';
 import type { Rule } from './context.js';
-import { InterpretError, unsupported } from './errors.js';
+import { DeviceAssertError, InterpretError, assertDetail, unsupported } from './errors.js';
 import { BYTES, type ElemArray } from '../ir/dtype_arrays.js';
 
 export const forRule: Rule<'for'> = (op, c) => {
@@ -62,8 +62,8 @@ export const ifRule: Rule<'if'> = (op, c) => {
 export const yieldRule: Rule<'yield'> = () => () => {};
 export const returnRule: Rule<'return'> = () => () => {};
 
-/** Shortest decimal that reads back as the same value of dtype `t`. */
-function formatFloat(v: number, t: DType): string {
+/** Shortest decimal that reads back as the same value of dtype `t` (also the native devices' print format). */
+export function formatFloat(v: number, t: DType): string {
   if (t === 'f64' || !Number.isFinite(v)) return String(v);
   const round = t === 'f32' ? Math.fround : t === 'f16' ? toF16 : toBF16;
   for (let p = 1; p < 17; p++) {
@@ -119,8 +119,7 @@ export const assertRule: Rule<'assert'> = (op, c) => {
     const v = cx.env[cond]! as Lanes;
     for (let i = 0; i < v.length; i++) {
       if (v[i]) continue;
-      const idx = shape.length ? ` [${indexString(shape, i)}]` : '';
-      throw new InterpretError('E_ASSERT', `assertion failed in program (${cx.pid.join(', ')}), lane ${i}${idx}: ${message}`, {
+      throw new DeviceAssertError(assertDetail(cx.pid, i, shape, message), message, {
         kernel: c.kernel, ...(op.loc ? { loc: op.loc } : {}), pid: [...cx.pid], lane: i,
       });
     }

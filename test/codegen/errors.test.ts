@@ -97,7 +97,7 @@ describe('errors and options', () => {
     expect(sm80.ptx).not.toMatch(/ld\.param\.u32/);
     expect(sm80.metadata.params).toHaveLength(2); // the launcher still passes every argument
   });
-  it('device print goes through vprintf; assert traps', () => {
+  it('device print goes through vprintf; a failed assert prints its lane and calls __assertfail', () => {
     const f = kernel('dbg', [['x', P('i32')]], (k, [x]) => {
       const v = k.load(k.addptr(x!, k.arange(64)));
       k.b.op('print', [v], [], { prefix: 'v=', hex: false });
@@ -106,6 +106,13 @@ describe('errors and options', () => {
     const { sm90 } = gate(f);
     expect(sm90.ptx).toMatch(/call\.uni \(ret\), vprintf/);
     expect(sm90.ptx).toMatch(/\.global \.align 1 \.b8 \$tessera_str_0/);
-    expect(sm90.ptx).toMatch(/@!%p\d+ trap;/);
+    expect(sm90.ptx).not.toMatch(/\btrap;/);
+    expect(sm90.ptx).toMatch(/\.extern \.func __assertfail\(/);
+    expect(sm90.ptx).toMatch(/call\.uni __assertfail, \(a0, a1, a2, a3, a4\);/);
+    // the host decodes the device's lines by these sites (runtime/native/device_prints.ts)
+    expect(sm90.metadata.prints).toEqual([
+      { kind: 'print', prefix: 'v=', hex: false, dtypes: ['i32'], shape: [64] },
+      { kind: 'assert', message: 'negative', shape: [64], loc: expect.objectContaining({ line: expect.any(Number) }) },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 // The memory checker's PTX line -> the user's file:line:col through the `.loc` in force there.
 import { describe, expect, it } from 'vitest';
-import { ptxLineSource, withSourceLocation } from '../../src/runtime/native/fault_source.js';
+import { leadWithSource, ptxLineSource, withSourceLocation } from '../../src/runtime/native/fault_source.js';
 
 const PTX = [
   '.version 8.0',                                   // 1
@@ -38,5 +38,21 @@ describe('ptxLineSource', () => {
       .toBe("fault in kernel 'first' at PTX line 8 (/src/with \"quote\".ts:20:7), CTA (0,0,0)");
     expect(withSourceLocation("fault at PTX line 13, CTA", PTX)).toBe('fault at PTX line 13, CTA');
     expect(withSourceLocation('no line here', PTX)).toBe('no line here');
+  });
+});
+
+describe('leadWithSource', () => {
+  const driver = 'cuEventCreate failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)';
+  it("puts the user's line first, then the report, then the driver call that returned the fault", () => {
+    const r = leadWithSource(`${driver}\ntessera-sim: out-of-bounds global access in kernel 'first' at PTX line 8, CTA (0,0,0) thread (1,0,0): 4-byte write`, PTX);
+    expect(r.message).toBe(
+      `/src/with "quote".ts:20:7: tessera-sim: out-of-bounds global access in kernel 'first' at PTX line 8 (/src/with "quote".ts:20:7), CTA (0,0,0) thread (1,0,0): 4-byte write\n${driver}`,
+    );
+    expect(r.loc).toEqual({ file: '/src/with "quote".ts', line: 20, col: 7 });
+  });
+  it('keeps the order when the report has no source line, and leaves messages without a report alone', () => {
+    const unlocated = `${driver}\ntessera-sim: trap in kernel 'second' at PTX line 13, CTA (0,0,0)`;
+    expect(leadWithSource(unlocated, PTX)).toEqual({ message: unlocated });
+    expect(leadWithSource(driver, PTX)).toEqual({ message: driver });
   });
 });

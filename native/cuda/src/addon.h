@@ -24,7 +24,7 @@ namespace tcu {
   X(memAllocAsync) X(memFreeAsync) X(memPoolTrim) X(memPoolStats) X(canAccessPeer)         \
   X(memcpyPeerAsync) X(streamBeginCapture) X(streamEndCapture) X(streamIsCapturing)        \
   X(graphLaunch) X(graphDestroy) X(simDeviceSyncs) X(ordinal) X(simSetSanitize)      \
-  X(tensorMapEncodeTiled)
+  X(tensorMapEncodeTiled) X(simSetPrintCapture) X(simTakePrints)
 
 // A prototype method of wrapper class W that checks `this` by its type tag before unwrapping it
 // (ObjectWrap's own InstanceMethod would unwrap any wrapped object as a W), then runs the member

@@ -40,6 +40,7 @@ constexpr int kStreamCaptureModeThreadLocal = 1;  // CU_STREAM_CAPTURE_MODE_THRE
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 
 constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 
 // CUdevice_attribute
@@ -148,5 +149,7 @@ using PFN_tesseraSimGetLastFault = int (*)(char*, size_t);
 using PFN_tesseraSimGetLaunchCounters = int (*)(void*, size_t);
 using PFN_tesseraSimSetInstructionBudget = int (*)(uint64_t);
 using PFN_tesseraSimSetSanitize = int (*)(unsigned);
+using PFN_tesseraSimSetPrintCapture = int (*)(unsigned long long);
+using PFN_tesseraSimTakePrints = int (*)(unsigned long long, void*, size_t*, unsigned long long*);
 
 }  // namespace tcu

@@ -83,6 +83,8 @@ void resolveAll(void* lib, Api& a) {
   resolve(lib, a.tesseraSimGetLaunchCounters, {"tesseraSimGetLaunchCounters"});
   resolve(lib, a.tesseraSimSetInstructionBudget, {"tesseraSimSetInstructionBudget"});
   resolve(lib, a.tesseraSimSetSanitize, {"tesseraSimSetSanitize"});
+  resolve(lib, a.tesseraSimSetPrintCapture, {"tesseraSimSetPrintCapture"});
+  resolve(lib, a.tesseraSimTakePrints, {"tesseraSimTakePrints"});
 }
 
 // Errors that a kernel fault produces (ILLEGAL_ADDRESS, LAUNCH_TIMEOUT, ASSERT,

@@ -74,6 +74,8 @@ struct Api {
   PFN_tesseraSimGetLaunchCounters tesseraSimGetLaunchCounters = nullptr;
   PFN_tesseraSimSetInstructionBudget tesseraSimSetInstructionBudget = nullptr;
   PFN_tesseraSimSetSanitize tesseraSimSetSanitize = nullptr;
+  PFN_tesseraSimSetPrintCapture tesseraSimSetPrintCapture = nullptr;
+  PFN_tesseraSimTakePrints tesseraSimTakePrints = nullptr;
 };
 
 class DriverState {

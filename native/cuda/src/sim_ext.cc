@@ -1,5 +1,8 @@
-// Methods over the sim library's extension symbols (absent on the real driver): launch counters
-// and the per-launch instruction budget.
+// Methods over the sim library's extension symbols (absent on the real driver): launch counters,
+// the per-launch instruction budget, sanitizers and the vprintf capture.
+#include <cstring>
+#include <vector>
+
 #include "../../sim/src/sim.h"  // tsim::Counters: the layout tesseraSimGetLaunchCounters fills
 #include "addon.h"
 
@@ -53,6 +56,46 @@ Napi::Value Driver::simSetSanitize(const Napi::CallbackInfo& info) {
   auto set = d->need(d->api().tesseraSimSetSanitize, "tesseraSimSetSanitize");
   d->check(set(static_cast<unsigned>(flags)), "tesseraSimSetSanitize");
   return env.Undefined();
+}
+
+// simSetPrintCapture(tag): vprintf of the launches queued from now on is kept under `tag` (a
+// positive integer) for simTakePrints; 0 writes to stdout again. E_NO_SYMBOL on the real driver.
+Napi::Value Driver::simSetPrintCapture(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Args a(info, "simSetPrintCapture");
+  DriverRef d = state_;
+  uint64_t tag = toU64(a[0], a.where("tag"), (1ull << 53) - 1);
+  auto set = d->need(d->api().tesseraSimSetPrintCapture, "tesseraSimSetPrintCapture");
+  d->check(set(tag), "tesseraSimSetPrintCapture");
+  return env.Undefined();
+}
+
+// simTakePrints(tag) -> { bytes: Uint8Array, dropped } : the records captured under `tag` by
+// completed launches, serialized as tesseraSimTakePrints writes them (docs/sim.md), and taken.
+Napi::Value Driver::simTakePrints(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Args a(info, "simTakePrints");
+  DriverRef d = state_;
+  uint64_t tag = toU64(a[0], a.where("tag"), (1ull << 53) - 1);
+  auto take = d->need(d->api().tesseraSimTakePrints, "tesseraSimTakePrints");
+  std::vector<uint8_t> buf;
+  unsigned long long dropped = 0;
+  for (;;) {  // sized, then taken (the size only grows if a launch of this tag completes meanwhile)
+    size_t size = buf.size();
+    CUresult r = static_cast<CUresult>(take(tag, buf.empty() ? nullptr : buf.data(), &size, &dropped));
+    if (r == CUDA_SUCCESS) {
+      buf.resize(size);
+      break;
+    }
+    if (r != CUDA_ERROR_INVALID_VALUE || size <= buf.size()) d->check(r, "tesseraSimTakePrints");
+    buf.resize(size);
+  }
+  Napi::Uint8Array bytes = Napi::Uint8Array::New(env, buf.size());
+  if (!buf.empty()) std::memcpy(bytes.Data(), buf.data(), buf.size());
+  Napi::Object o = Napi::Object::New(env);
+  setConst(o, "bytes", bytes);
+  setConst(o, "dropped", Napi::Number::New(env, static_cast<double>(dropped)));
+  return o;
 }
 
 }  // namespace tcu

@@ -90,6 +90,20 @@ CUresult packParams(const tsim::KernelInfo& k, void** kernelParams, void** extra
   return k.params.empty() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+// A launch's captured vprintf records, appended to its tag's (a tag may span launches).
+void keepPrints(uint64_t tag, tsim::PrintCapture& c) {
+  Driver& d = Driver::get();
+  std::lock_guard lock(d.printsMu);
+  tsim::PrintCapture& all = d.prints[tag];
+  all.dropped += c.dropped;
+  for (auto& r : c.records) {
+    size_t bytes = r.text.size() + r.args.size() + sizeof r.ctaid + sizeof r.tid;
+    if (all.bytes + bytes > tsim::PrintCapture::kMaxBytes) { all.dropped++; continue; }
+    all.bytes += bytes;
+    all.records.push_back(std::move(r));
+  }
+}
+
 void reportFault(CUctx_st* ctx, const tsim::Fault& f) {
   Driver& d = Driver::get();
   std::string text = tsimdrv::formatFault(f);
@@ -133,10 +147,14 @@ CUresult launch(CUfunction f, const Dims& dims, CUstream s, void** kernelParams,
   cfg.trackInit = d.trackInit.load();
   std::memcpy(cfg.cluster, cluster, sizeof cfg.cluster);
   cfg.explicitCluster = explicitCluster;
-  tsimdrv::enqueueWork(ctx, s, [ctx, module, info, cfg, params]() mutable {
+  const uint64_t printTag = d.printTag.load();
+  tsimdrv::enqueueWork(ctx, s, [ctx, module, info, cfg, params, printTag]() mutable {
     cfg.params = params->data();
+    tsim::PrintCapture capture;
+    if (printTag) cfg.prints = &capture;
     tsim::Counters counters;
     tsim::Fault fault = tsim::launch(*module, *info, cfg, *ctx->memory, counters);
+    if (printTag) keepPrints(printTag, capture);  // before the stream can report the launch done
     if (fault.kind != tsim::Fault::None) {
       if (fault.kernel.empty()) fault.kernel = info->name;
       reportFault(ctx, fault);
@@ -219,6 +237,48 @@ TSIM_API CUresult tesseraSimSetSanitize(unsigned flags) {
   Driver& d = Driver::get();
   if (flags & 4u) d.trackInit = true;
   d.sanitize = flags;
+  return CUDA_SUCCESS;
+}
+
+// vprintf capture for the launches queued from now on: tag 0 (the default) writes to stdout as
+// the driver's printf buffer does; another tag keeps each call for tesseraSimTakePrints.
+TSIM_API CUresult tesseraSimSetPrintCapture(unsigned long long tag) {
+  Driver::get().printTag = tag;
+  return CUDA_SUCCESS;
+}
+
+// Takes the records of tag's completed launches, in the order their threads called vprintf, into
+// buf (*size: its capacity in, the bytes needed out; buf may be null when there is nothing). Per record, little-endian u32s ctaid[3],
+// tid[3], text bytes, argument bytes, then the text and the arguments. *dropped: calls past the
+// capture's limit. buf too small (or null): CUDA_ERROR_INVALID_VALUE with *size set, nothing taken.
+TSIM_API CUresult tesseraSimTakePrints(unsigned long long tag, void* buf, size_t* size, unsigned long long* dropped) {
+  if (!size || !dropped) return CUDA_ERROR_INVALID_VALUE;
+  Driver& d = Driver::get();
+  std::lock_guard lock(d.printsMu);
+  auto it = d.prints.find(tag);
+  size_t need = 0;
+  if (it != d.prints.end())
+    for (auto& r : it->second.records) need += 8 * 4 + r.text.size() + r.args.size();
+  if (need > 0 && (!buf || *size < need)) {
+    *size = need;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *size = need;
+  *dropped = it == d.prints.end() ? 0 : it->second.dropped;
+  if (it == d.prints.end()) return CUDA_SUCCESS;
+  uint8_t* p = static_cast<uint8_t*>(buf);
+  auto u32 = [&](uint32_t v) { std::memcpy(p, &v, 4); p += 4; };
+  for (auto& r : it->second.records) {
+    for (unsigned v : r.ctaid) u32(v);
+    for (unsigned v : r.tid) u32(v);
+    u32(static_cast<uint32_t>(r.text.size()));
+    u32(static_cast<uint32_t>(r.args.size()));
+    std::memcpy(p, r.text.data(), r.text.size());
+    p += r.text.size();
+    std::memcpy(p, r.args.data(), r.args.size());
+    p += r.args.size();
+  }
+  d.prints.erase(it);
   return CUDA_SUCCESS;
 }
 

@@ -47,6 +47,8 @@ extern "C" CUresult tesseraSimGetLaunchCounters(void* out, size_t size);
 extern "C" CUresult tesseraSimSetInstructionBudget(uint64_t threadInstructions);
 extern "C" CUresult tesseraSimGetDeviceSyncCount(unsigned long long* count);  // driver_graph.cpp
 extern "C" CUresult tesseraSimSetSanitize(unsigned flags);
+extern "C" CUresult tesseraSimSetPrintCapture(unsigned long long tag);
+extern "C" CUresult tesseraSimTakePrints(unsigned long long tag, void* buf, size_t* size, unsigned long long* dropped);
 extern "C" CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
                                         CUdriverProcAddressQueryResult* symbolStatus);
 extern "C" CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags);
@@ -243,6 +245,8 @@ const std::unordered_map<std::string, Proc>& table() {
       P("cuGraphExecDestroy", cuGraphExecDestroy, 10000), P("cuGraphDestroy", cuGraphDestroy, 10000),
       P("tesseraSimGetDeviceSyncCount", tesseraSimGetDeviceSyncCount, 2000),
       P("tesseraSimSetSanitize", tesseraSimSetSanitize, 2000),
+      P("tesseraSimSetPrintCapture", tesseraSimSetPrintCapture, 2000),
+      P("tesseraSimTakePrints", tesseraSimTakePrints, 2000),
   };
   return t;
 }

@@ -134,6 +134,12 @@ class Driver {
   std::atomic<unsigned> sanitize{0};    // tesseraSimSetSanitize: added to the environment's
   std::atomic<bool> trackInit{false};   // initcheck was ever on: new allocations get a shadow
 
+  // vprintf capture (tesseraSimSetPrintCapture): the tag copied into each launch queued from now
+  // on (0: stdout), and the records of completed launches per tag until tesseraSimTakePrints.
+  std::atomic<uint64_t> printTag{0};
+  std::mutex printsMu;
+  std::unordered_map<uint64_t, tsim::PrintCapture> prints;
+
   std::mutex reportMu;  // guards the two fields below
   std::string lastFault;
   tsim::Counters lastCounters;

@@ -240,7 +240,26 @@ void vprintfOp(Ctx& c, const Inst& in, uint32_t exec) {
       }
       i = j;
     }
-    {
+    if (PrintCapture* cap = c.L->cfg->prints) {
+      // kept for the host: the consumed argument bytes and the two words after them (see sim.h)
+      PrintRecord r;
+      r.args.assign((off + 3) / 4 * 4 + 8, 0);
+      for (size_t b = 0; b < r.args.size(); b++) readGeneric(c, l, argp + b, &r.args[b], 1);
+      for (int k = 0; k < 3; k++) r.ctaid[k] = c.cta->ctaid[k];
+      const unsigned* blk = c.L->cfg->block;
+      unsigned t = c.w->id * kWarp + l;
+      r.tid[0] = t % blk[0];
+      r.tid[1] = (t / blk[0]) % blk[1];
+      r.tid[2] = t / (blk[0] * blk[1]);
+      r.text = out;
+      std::lock_guard<std::mutex> g(c.L->printMu);
+      size_t bytes = r.text.size() + r.args.size() + sizeof r.ctaid + sizeof r.tid;
+      if (cap->bytes + bytes > PrintCapture::kMaxBytes) cap->dropped++;
+      else {
+        cap->bytes += bytes;
+        cap->records.push_back(std::move(r));
+      }
+    } else {
       std::lock_guard<std::mutex> g(c.L->printMu);
       fwrite(out.data(), 1, out.size(), stdout);
       fflush(stdout);
@@ -253,7 +272,8 @@ void vprintfOp(Ctx& c, const Inst& in, uint32_t exec) {
 }
 
 // __assertfail(message, file, line, function, charSize): what a failed assert() calls. Prints
-// the message as the CUDA runtime does, then stops the launch (CUDA_ERROR_ASSERT).
+// the message as the CUDA runtime does (unless vprintf is captured), then stops the launch
+// (CUDA_ERROR_ASSERT).
 // ext: offsets of the five parameters in the caller's local memory.
 void assertfailOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!exec) return;
@@ -268,7 +288,7 @@ void assertfailOp(Ctx& c, const Inst& in, uint32_t exec) {
   memcpy(&func, base + e[3], 8);
   std::string text = readCString(c, l, file) + ":" + std::to_string(line) + ": " + readCString(c, l, func) +
                      ": Assertion `" + readCString(c, l, msg) + "` failed.";
-  {
+  if (!c.L->cfg->prints) {  // a capturing host reports the failure itself
     std::lock_guard<std::mutex> g(c.L->printMu);
     std::fprintf(stderr, "%s\n", text.c_str());
   }

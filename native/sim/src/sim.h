@@ -109,6 +109,23 @@ class Module {
 // nullptr and writes "line N: <what> (<instruction text>)" lines into `log`.
 std::unique_ptr<Module> parsePtx(const std::string& text, std::string& log);
 
+// vprintf calls kept for the host instead of written to stdout (LaunchConfig::prints): per call,
+// the thread, the formatted text, and the argument bytes the format consumed plus the 8 bytes
+// after them (zero where unreadable): a caller may pass words past its format's arguments (the
+// Tessera runtime's sequence number and print site, docs/sim.md).
+struct PrintRecord {
+  unsigned ctaid[3] = {0, 0, 0};
+  unsigned tid[3] = {0, 0, 0};
+  std::string text;
+  std::vector<uint8_t> args;
+};
+struct PrintCapture {
+  static constexpr size_t kMaxBytes = size_t(64) << 20;  // past this, calls are counted, not kept
+  std::vector<PrintRecord> records;
+  size_t bytes = 0;
+  uint64_t dropped = 0;
+};
+
 struct LaunchConfig {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
@@ -121,6 +138,7 @@ struct LaunchConfig {
   bool trackInit = false;           // mark global bytes written (initcheck's shadow), checks or not
   unsigned cluster[3] = {1, 1, 1};  // CTAs per cluster (exec_cluster.cpp); grid divisible by it
   bool explicitCluster = false;     // launched with a cluster shape (%is_explicit_cluster)
+  PrintCapture* prints = nullptr;   // non-null: vprintf appends here (under Launch::printMu), not stdout
 };
 
 // Runs one kernel to completion. Returns a Fault with kind None on success.

@@ -106,6 +106,10 @@ export interface Driver {
   simSetInstructionBudget(threadInstructions: number | bigint): void;
   /** The sim's sanitizers for later launches: bit 0 racecheck, 1 synccheck, 2 initcheck. */
   simSetSanitize(flags: number): void;
+  /** The sim's vprintf capture for later launches: records kept under `tag` (> 0), or stdout (0). */
+  simSetPrintCapture(tag: number): void;
+  /** Takes the sim's vprintf records of completed launches captured under `tag` (sim_prints.ts parses them). */
+  simTakePrints(tag: number): { readonly bytes: Uint8Array; readonly dropped: number };
   /**
    * cuTensorMapEncodeTiled: the 128-byte CUtensorMap (dims, box, elementStrides innermost first,
    * strides in bytes for dims 1..rank-1). Absent on addons built before it (E_NO_SYMBOL-like TypeError).

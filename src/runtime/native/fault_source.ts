@@ -1,6 +1,7 @@
 // Maps the sim's memory-checker report back to the user's TypeScript: the report names a PTX line,
 // and the `.loc` directive in force at that line (the last one before it in the same function)
-// names the file:line:col of the op that emitted it (see codegen/render.ts).
+// names the file:line:col of the op that emitted it (see codegen/render.ts). The located message
+// leads with that user line; the driver call that returned the fault comes after it.
 export interface SourceLocation {
   readonly file: string;
   readonly line: number;
@@ -41,4 +42,27 @@ export function withSourceLocation(message: string, ptx: string): string {
     const s = ptxLineSource(ptx, Number(n));
     return s ? `${whole} (${s.file}:${s.line}:${s.col})` : whole;
   });
+}
+
+const REPORT = 'tessera-sim: ';
+
+/**
+ * A driver error carrying the sim's report, reordered for the user: the report's first located
+ * line first, prefixed with the user's `file:line:col: `, then the rest of the report, then the
+ * driver call that returned the fault (`cuEventCreate failed: CUDA_ERROR_ILLEGAL_ADDRESS ...`).
+ * A message without a located report only gets its PTX lines located (withSourceLocation).
+ */
+export function leadWithSource(message: string, ptx: string): { message: string; loc?: SourceLocation } {
+  const lines = message.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(REPORT));
+  if (at <= 0) return { message: withSourceLocation(message, ptx) };
+  let loc: SourceLocation | undefined;
+  for (const m of lines[at]!.matchAll(/at PTX line (\d+)(?! \()/g)) {
+    loc = ptxLineSource(ptx, Number(m[1]));
+    if (loc) break;
+  }
+  const report = withSourceLocation(lines.slice(at).join('\n'), ptx);
+  const driver = lines.slice(0, at).join('\n');
+  if (!loc) return { message: `${driver}\n${report}` };
+  return { message: `${loc.file}:${loc.line}:${loc.col}: ${report}\n${driver}`, loc };
 }

@@ -13,7 +13,7 @@ import { future, rejected, type Future } from '../future.js';
 import { bf16Bits, f16Bits } from '../../ir/half.js';
 import type { FunctionHandle, LaunchPlan, ModuleHandle } from './addon.js';
 import { NativeDeviceError, native, rethrow } from './errors.js';
-import { withSourceLocation } from './fault_source.js';
+import { leadWithSource } from './fault_source.js';
 import { explicitSignature, isBinaryImage, layout, ptxEntries, type ForeignParam, type ParamDecl } from './ptx_signature.js';
 import type { NativeContext, NativeRuntimeDevice } from './runtime-device.js';
 
@@ -214,7 +214,7 @@ export class ForeignFunction {
       return ctx.completion(stream).after(storages, ptx === undefined ? undefined : (e: unknown) => {
         // a report naming this kernel gets the source lines of its PTX's .loc directives
         if (e instanceof Error && e.message.includes(`kernel '${name}'`) && !(e as { located?: boolean }).located) {
-          e.message = withSourceLocation(e.message, ptx);
+          e.message = leadWithSource(e.message, ptx).message;
           (e as { located?: boolean }).located = true;
         }
       });

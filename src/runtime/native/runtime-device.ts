@@ -22,7 +22,9 @@ import { checkArray } from '../device_array.js';
 import { StreamCompletion } from './completion.js';
 import { copyAsync, fillAsync, prepareLaunch, type PreparedLaunch } from './driver_seam.js';
 import { NativeDeviceError, native, nativeAsync, rethrow } from './errors.js';
-import { withSourceLocation } from './fault_source.js';
+import { leadWithSource } from './fault_source.js';
+import { assertError, deviceOutput, parseRecords, type DeviceOutput } from './device_prints.js';
+import type { DeviceSite } from '../../codegen/print_sites.js';
 import { type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, type NativeStream } from './native-device.js';
 import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
 import { paramBytesWithMaps, type TensorMapCache } from './tensor_maps.js';
@@ -70,6 +72,8 @@ interface Plan {
   readonly locate: (e: unknown) => void;
   /** The kernel's CUtensorMaps (sm_90a TMA), encoded from each launch's arguments. */
   readonly maps?: { readonly cache: TensorMapCache; readonly specs: readonly TensorMapSpec[] };
+  /** The kernel's print and assert sites (device_prints.ts), when it has any. */
+  readonly sites?: readonly DeviceSite[];
 }
 
 /** What a capture in progress records (device.capture): see NativeContext.completion. */
@@ -239,6 +243,8 @@ export class NativeRuntimeDevice implements Device {
   readonly #compiled = new WeakMap<Func, Map<string, CompileResult>>();
   #ctx: NativeContext;
   #generation = 0;
+  /** False once the sim library turned out to have no vprintf capture (tesseraSimSetPrintCapture). */
+  #printCapture = true;
   /** The last launch's plan and what it was chosen by (a loop launching one kernel skips the lookups). */
   #last: { func: Func; key: string; ctx: NativeContext; numWarps: number; numStages: number | undefined; plan: Plan } | undefined;
   readonly defaultStream: NativeRuntimeStream;
@@ -581,6 +587,7 @@ export class NativeRuntimeDevice implements Device {
       isPtr: md.params.map((q) => isPtrType(q.type)),
       locate: (e: unknown) => locateIfNamed(e, p),
       ...(maps.length ? { maps: { cache: dev.tensorMaps, specs: maps } } : {}),
+      ...(md.prints?.length ? { sites: md.prints } : {}),
     };
     ctx.plans.set(compiled, p);
     return p;
@@ -612,10 +619,12 @@ export class NativeRuntimeDevice implements Device {
         this.#last = { func, key, ctx, numWarps: opts.numWarps, numStages: opts.numStages, plan };
       }
       this.applySanitize(ctx, opts.sanitize, func.name);
-      if (hosts) return this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? []);
+      // a kernel that prints or asserts: the sim keeps its vprintf calls for the host (device_prints.ts)
+      const tag = plan.sites && this.kind === 'sim' && !ctx.capture && this.#printCapture ? nextPrintTag++ : 0;
+      if (hosts) return this.#withDeviceOutput(this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? [], tag), plan, tag, opts);
       this.#write(plan, args, undefined);
-      this.#enqueue(plan, opts.grid, stream);
-      return ctx.completion(stream).after(storages, plan.locate);
+      this.#enqueueTagged(ctx, plan, opts.grid, stream, tag);
+      return this.#withDeviceOutput(ctx.completion(stream).after(storages, plan.locate), plan, tag, opts);
     } catch (e) {
       const err = plan ? locate(e, plan) : e;
       if (isSticky(e)) return future(this.#onError(this.#ctx, e).then(() => Promise.reject(err)));
@@ -693,9 +702,61 @@ export class NativeRuntimeDevice implements Device {
     }
   }
 
+  /** Queues the launch; with a print tag, the sim keeps its vprintf calls under it (this launch only). */
+  #enqueueTagged(ctx: NativeContext, plan: Plan, grid: readonly number[], stream: NativeStream, tag: number): void {
+    if (!tag) return this.#enqueue(plan, grid, stream);
+    try {
+      native(() => ctx.native.driver.simSetPrintCapture(tag), `kernel '${plan.name}'`);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'E_NO_SYMBOL') throw e;
+      this.#printCapture = false; // a sim library older than the capture: its prints go to stdout
+      return this.#enqueue(plan, grid, stream);
+    }
+    try {
+      this.#enqueue(plan, grid, stream);
+    } finally {
+      native(() => ctx.native.driver.simSetPrintCapture(0), `kernel '${plan.name}'`);
+    }
+  }
+
+  /**
+   * Once the launch settled: its prints go to onPrint (default console.log), formatted and ordered
+   * as the interpreter delivers them; a failed deviceAssert (CUDA_ERROR_ASSERT) becomes E_ASSERT.
+   * On the real driver prints went to stdout through its printf buffer; only the assert is mapped.
+   */
+  #withDeviceOutput(done: Future<void>, plan: Plan, tag: number, opts: LaunchOptions): Future<void> {
+    const sites = plan.sites;
+    if (!sites) return done;
+    const take = (): DeviceOutput | undefined => {
+      if (!tag || !this.#printCapture) return undefined;
+      const { bytes, dropped } = native(() => this.#ctx.native.driver.simTakePrints(tag), `kernel '${plan.name}'`);
+      if (dropped) console.warn(`tessera: kernel '${plan.name}': ${dropped} device print calls dropped (the sim keeps 64 MiB of them per launch)`);
+      return deviceOutput(parseRecords(bytes), sites);
+    };
+    const print = opts.onPrint ?? ((line: string) => console.log(line));
+    return future(done.then(
+      () => {
+        for (const line of take()?.lines ?? []) print(line);
+      },
+      (e: unknown) => {
+        let out: DeviceOutput | undefined;
+        try {
+          out = take(); // after a sticky fault, through the fresh context (the records outlive the old one)
+        } catch {
+          // the failure is the launch's error, not the records'
+        }
+        if ((e as { code?: string })?.code !== 'CUDA_ERROR_ASSERT') throw e;
+        // captured without a failing record: another launch of the batch asserted, not this one
+        if (tag && this.#printCapture && !out?.failed) throw e;
+        for (const line of out?.lines ?? []) print(line);
+        throw assertError(plan.name, sites, out?.failed, e) ?? e;
+      },
+    ));
+  }
+
   /** Host arrays: copied into temporary buffers now, back only if everything succeeded, freed after. */
   #launchWithHostArrays(
-    ctx: NativeContext, plan: Plan, args: readonly LaunchArg[], grid: readonly number[], stream: NativeStream, storages: Storage[],
+    ctx: NativeContext, plan: Plan, args: readonly LaunchArg[], grid: readonly number[], stream: NativeStream, storages: Storage[], tag: number,
   ): Future<void> {
     const dev = ctx.native;
     const temps = new Map<ArrayBufferView, DeviceBuffer>();
@@ -717,7 +778,7 @@ export class NativeRuntimeDevice implements Device {
         if (a.byteLength > 0) dev.upload(b, a, 0, stream);
       }
       this.#write(plan, args, temps);
-      this.#enqueue(plan, grid, stream);
+      this.#enqueueTagged(ctx, plan, grid, stream, tag);
     } catch (e) {
       freeTemps();
       throw e;
@@ -852,11 +913,14 @@ function locateIfNamed(e: unknown, plan: Plan): void {
 
 function locate(e: unknown, plan: Plan): unknown {
   if (e instanceof Error && !(e as { located?: boolean }).located) {
-    e.message = withSourceLocation(e.message, plan.ptx);
+    e.message = leadWithSource(e.message, plan.ptx).message;
     (e as { located?: boolean }).located = true;
   }
   return e;
 }
+
+/** Tags of launches whose vprintf calls the sim keeps (tesseraSimSetPrintCapture); 0 is stdout. */
+let nextPrintTag = 1;
 
 const INT_TYPES = new Set(['i32', 'i64', 'u32', 'i16', 'i8', 'u8']);
 
