@@ -4,7 +4,8 @@
 // Content-Length, no header or body deadline (slowloris), a client abort counted as a server error,
 // a SIGTERM drain with no deadline, a non-ASCII x-shape echoed garbled. Beside them the attack
 // classes that already held: malformed headers, smuggling, size mismatches, non-finite values,
-// pipelining, disconnects, bad traffic under load, SIGTERM under load with every answer checked.
+// pipelining, disconnects, bad traffic under load, SIGTERM under load with every answer checked,
+// and the runtime in worker threads (one terminated with its work queued).
 // Bounded: every wait has a generous deadline that only stops a hang; no timing is asserted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +13,12 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Read by the sim at its first cuInit in this process (the worker threads below open it).
+process.env['TESSERA_SIM_DEVICES'] = '2';
 
 const ROOT = resolve(__dirname, '../..');
 const SERVER = join(ROOT, 'dist', 'examples', 'server.js');
@@ -370,4 +376,54 @@ describe('deadlines (a server started with short ones)', () => {
     expect(stopped.abandoned).toBe(1);
     for (const d of stopped.devices) expect(d.memory.inUseBytes).toBe(0);
   }, 120_000);
+});
+
+// The built runtime in worker threads (CommonJS eval source importing dist/src): each worker opens
+// the sim itself (the addon is context-aware), runs `rounds` kernels and checks them; `queueOnly`
+// queues work and reports, to be terminated with it in flight.
+const WORKER = `
+const { workerData, parentPort } = require('node:worker_threads');
+(async () => {
+  const t = await import(workerData.index);
+  t.setDeviceAnnouncer(() => {});
+  const inc = t.kernel({ name: 'worker_inc', params: { x: t.ptr('f32'), n: 'i32', BLOCK: t.constexpr() } }, (a) => {
+    const offs = t.arange(0, a.BLOCK);
+    const mask = offs.lt(a.n);
+    t.store(a.x.add(offs), t.load(a.x.add(offs), { mask }).add(1), { mask });
+  });
+  const device = workerData.device;
+  let wrong = 0;
+  for (let r = 0; r < workerData.rounds; r++) {
+    const x = t.DeviceArray.from(Float32Array.from({ length: 256 }, (_, i) => i * r), 'f32', { device });
+    const runs = [inc.run({ x, n: 256, BLOCK: 256 }, { grid: 1, device }), inc.run({ x, n: 256, BLOCK: 256 }, { grid: 1, device })];
+    x.free(); // deferred behind the queued runs
+    if (workerData.queueOnly) continue;
+    await Promise.all(runs);
+  }
+  if (workerData.queueOnly) { parentPort.postMessage({ queued: true }); return; }
+  for (let r = 0; r < 4; r++) {
+    const x = t.DeviceArray.from(Float32Array.from({ length: 256 }, (_, i) => i * r), 'f32', { device });
+    await inc.run({ x, n: 256, BLOCK: 256 }, { grid: 1, device });
+    const y = await x.toArray();
+    for (let i = 0; i < 256; i++) if (y[i] !== i * r + 1) wrong++;
+    x.free();
+  }
+  parentPort.postMessage({ wrong });
+})().catch((e) => parentPort.postMessage({ error: String((e && e.stack) || e) }));
+`;
+
+describe('the runtime in worker threads', () => {
+  it('workers on both devices at once get right answers; one terminated with work queued harms nobody', async () => {
+    const index = pathToFileURL(join(ROOT, 'dist', 'src', 'index.js')).href;
+    const env = { ...process.env, TESSERA_SIM_DEVICES: '2', TESSERA_CACHE_DIR: cacheDir, TESSERA_SIM_THREADS: '1' };
+    const spawnWorker = (device: string, rounds: number, queueOnly = false) => new Worker(WORKER, { eval: true, env, workerData: { index, device, rounds, queueOnly } });
+    const message = (w: Worker) => new Promise<{ wrong?: number; error?: string; queued?: boolean }>((res, rej) => { w.once('message', res); w.once('error', rej); });
+    const victim = spawnWorker('sim:1', 30, true);
+    expect(await message(victim)).toEqual({ queued: true });
+    await victim.terminate(); // with its launches queued and their arrays' frees deferred
+    const ws = [spawnWorker('sim:0', 10), spawnWorker('sim:1', 10), spawnWorker('sim:0', 10)];
+    const results = await Promise.all(ws.map(message));
+    await Promise.all(ws.map((w) => w.terminate()));
+    for (const r of results) expect(r).toEqual({ wrong: 0 });
+  }, 60_000);
 });
