@@ -177,6 +177,22 @@ describe('attacks on a server with default limits', () => {
     expect(responses(e.data()).map((x) => [x.status, codeOf(x)])).toEqual([[413, 'E_TOO_LARGE']]);
   });
 
+  it('Expect: 100-continue: a refused upload is answered before any 100 Continue; an accepted one gets 100, then 200', async () => {
+    const c = await raw(s.port, head('2,2', 1 << 30, 'expect: 100-continue\r\n'));
+    expect(await within(c.closed)).toBe(true);
+    expect(c.data().toString('latin1')).not.toMatch(/100 Continue/);
+    expect(responses(c.data()).map((r) => r.status)).toEqual([413]);
+    const x = Float32Array.from([0, 1, 2, 3]);
+    const d = await raw(s.port, head('2,2', 16, 'expect: 100-continue\r\nconnection: close\r\n'));
+    for (let i = 0; i < 500 && !/100 Continue/.test(d.data().toString('latin1')); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(d.data().toString('latin1')).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
+    d.socket.write(f32Body(x));
+    expect(await within(d.closed)).toBe(true);
+    const r = responses(d.data().subarray(d.data().indexOf('\r\n\r\n') + 4));
+    expect(r.map((q) => q.status)).toEqual([200]);
+    expectSoftmax(r[0]!.body, x, 2, 2);
+  });
+
   it('defect: a client that aborts mid-body is counted as clientAborted, not as a server error', async () => {
     const before = (await metrics(s.port)).requests;
     const c = await raw(s.port, head('4,4', 64), Buffer.alloc(20));
