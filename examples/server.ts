@@ -6,11 +6,14 @@
 //   POST /v1/softmax   body: rows*cols little-endian f32, header `x-shape: rows,cols`
 //                      -> 200, the row softmax as little-endian f32 (same shape)
 //                      -> 400 {"error","code"} for a missing/bad shape, a body of the wrong size,
-//                         a non-finite value; 413 for a body over the limit; the server keeps serving
+//                         a non-finite value; 413 for a body over the limit (from Content-Length,
+//                         before reading it); 408 when the headers or the body do not arrive in time
+//                         (then the connection is closed); the server keeps serving
 //   GET  /healthz      -> 200 {"ok":true,...} (503 while shutting down)
 //   GET  /metrics      -> request counts, latency quantiles, each device's memoryStats(), process memory
 //
-// SIGTERM/SIGINT: stop accepting, finish the requests in flight, free everything, exit 0.
+// SIGTERM/SIGINT: stop accepting, finish the requests in flight (for at most --drain-timeout-ms, then
+// close what is left), free everything, exit 0. Deadlines: --header-timeout-ms, --body-timeout-ms.
 // It prints one JSON line when it listens ({"event":"listening","port":...}) and one when it stops.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { endianness } from 'node:os';
@@ -36,11 +39,29 @@ export const rowSoftmax = kernel(
 
 export const MAX_COLS = 8192;
 export const MAX_BODY = 16 << 20;
+/** Default deadlines (ms): the headers from a connection's first byte, the body from the end of the headers, the drain at SIGTERM. */
+export const HEADER_TIMEOUT_MS = 5_000;
+export const BODY_TIMEOUT_MS = 10_000;
+export const DRAIN_TIMEOUT_MS = 10_000;
 const pow2 = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
 
 class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  /** `close`: answered without reading the rest of the request, so the connection cannot be reused. */
+  constructor(readonly status: number, readonly code: string, message: string, readonly close = false) {
     super(message);
+  }
+}
+
+/** The client went away mid-request (reset, or closed before its body ended): nothing to answer. */
+class ClientGone extends Error {}
+
+/** A header as the client sent it: Node reads header bytes as latin1; UTF-8 text is shown as such. */
+function headerText(h: string): string {
+  const bytes = Buffer.from(h, 'latin1');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return h; // not UTF-8: the bytes as latin1
   }
 }
 
@@ -48,7 +69,7 @@ class HttpError extends Error {
 export function parseShape(header: string | string[] | undefined): [number, number] {
   if (typeof header !== 'string') throw new HttpError(400, 'E_SHAPE', 'missing x-shape header (rows,cols)');
   const m = /^\s*(\d{1,9})\s*,\s*(\d{1,9})\s*$/.exec(header);
-  if (!m) throw new HttpError(400, 'E_SHAPE', `x-shape must be "rows,cols" (positive integers), got ${JSON.stringify(header)}`);
+  if (!m) throw new HttpError(400, 'E_SHAPE', `x-shape must be "rows,cols" (positive integers), got ${JSON.stringify(headerText(header))}`);
   const rows = Number(m[1]), cols = Number(m[2]);
   if (rows < 1 || cols < 1) throw new HttpError(400, 'E_SHAPE', `x-shape must be positive, got ${rows},${cols}`);
   if (cols > MAX_COLS) throw new HttpError(400, 'E_SHAPE', `cols ${cols} is over the limit of ${MAX_COLS}`);
@@ -56,18 +77,40 @@ export function parseShape(header: string | string[] | undefined): [number, numb
   return [rows, cols];
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * The body, at most `limit` bytes, within `deadlineMs`. Over the limit (a chunked body with no
+ * Content-Length): 413 at once, the rest unread. Past the deadline: 408. Either way the connection
+ * is closed after the answer. A client that resets or closes mid-body: ClientGone.
+ */
+/** Ends a readBody in progress with an error (the request was answered another way). */
+const stopReading = new WeakMap<IncomingMessage, (e: Error) => void>();
+
+function readBody(req: IncomingMessage, limit: number, deadlineMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let n = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
+    let settled = false;
+    const finish = (e: Error | undefined) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      if (e) {
+        req.pause(); // nothing more is read; the connection closes after the answer
+        reject(e);
+      } else resolve(Buffer.concat(chunks, n));
+    };
+    const onData = (c: Buffer) => {
       n += c.length;
-      if (n > limit) over = true; // keep draining so the connection stays usable
+      if (n > limit) finish(new HttpError(413, 'E_TOO_LARGE', `body over the ${limit}-byte limit`, true));
       else chunks.push(c);
-    });
-    req.on('end', () => (over ? reject(new HttpError(413, 'E_TOO_LARGE', `body over the ${limit}-byte limit`)) : resolve(Buffer.concat(chunks, n))));
-    req.on('error', reject);
+    };
+    const timer = setTimeout(() => finish(new HttpError(408, 'E_TIMEOUT', `the body did not arrive within ${deadlineMs} ms (${n} bytes received)`, true)), deadlineMs);
+    stopReading.set(req, finish);
+    req.on('data', onData);
+    req.once('end', () => finish(undefined));
+    req.once('error', () => finish(new ClientGone('the client reset the connection mid-body')));
+    req.once('close', () => finish(req.complete ? undefined : new ClientGone('the client closed the connection mid-body')));
   });
 }
 
@@ -89,6 +132,12 @@ export interface ServerOptions {
   readonly host: string;
   readonly devices: readonly Device[];
   readonly warmup: readonly [number, number] | null;
+  /** Deadline for a request's headers, from its first byte (default HEADER_TIMEOUT_MS): 408, connection closed. */
+  readonly headerTimeoutMs?: number;
+  /** Deadline for a request's body, from the end of its headers (default BODY_TIMEOUT_MS): 408, connection closed. */
+  readonly bodyTimeoutMs?: number;
+  /** At close(): how long the requests in flight may take before their connections are closed (default DRAIN_TIMEOUT_MS). */
+  readonly drainTimeoutMs?: number;
 }
 
 /** Every available device: the GPUs when there are any, else every sim device, else the interpreter. */
@@ -98,11 +147,21 @@ export function defaultDevices(): Device[] {
   return list.filter((d) => d.kind === kind).map((d) => getDevice(d.name as never));
 }
 
-export async function serve(opts: ServerOptions): Promise<{ port: number; close: () => Promise<void> }> {
+const checkMs = (v: number | undefined, name: string, dflt: number): number => {
+  if (v === undefined) return dflt;
+  if (!Number.isInteger(v) || v < 1 || v > 3_600_000) throw new Error(`${name} must be an integer number of ms in 1..3600000, got ${v}`);
+  return v;
+};
+
+export async function serve(opts: ServerOptions): Promise<{ port: number; close: () => Promise<{ abandoned: number }> }> {
   if (endianness() !== 'LE') throw new Error('this example reads and writes little-endian f32 directly');
   const devs = opts.devices;
   if (devs.length === 0) throw new Error('no device to serve on');
-  const counts = { requests: 0, ok: 0, badRequest: 0, tooLarge: 0, notFound: 0, serverError: 0, unavailable: 0 };
+  const headerTimeoutMs = checkMs(opts.headerTimeoutMs, 'headerTimeoutMs', HEADER_TIMEOUT_MS);
+  const bodyTimeoutMs = checkMs(opts.bodyTimeoutMs, 'bodyTimeoutMs', BODY_TIMEOUT_MS);
+  const drainTimeoutMs = checkMs(opts.drainTimeoutMs, 'drainTimeoutMs', DRAIN_TIMEOUT_MS);
+  // clientAborted: the client went away before its answer (not a server error); timedOut: 408s
+  const counts = { requests: 0, ok: 0, badRequest: 0, tooLarge: 0, notFound: 0, serverError: 0, unavailable: 0, clientAborted: 0, timedOut: 0 };
   const perDevice = new Map<Device, number>(devs.map((d) => [d, 0]));
   const lat = new Latencies();
   let next = 0;
@@ -128,11 +187,14 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
     }
   }
 
-  const json = (res: ServerResponse, status: number, body: unknown) => {
+  const json = (res: ServerResponse, status: number, body: unknown, close = false) => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(stopping ? { connection: 'close' } : {}) });
+    // `connection: close` makes Node end the socket once the answer is flushed (an unread body is not read)
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(stopping || close ? { connection: 'close' } : {}) });
     res.end(text);
   };
+  /** The client is gone: its socket was reset or closed (or closed at the drain deadline). */
+  const gone = (req: IncomingMessage, res: ServerResponse): boolean => res.destroyed || !!req.socket?.destroyed;
 
   function metrics(): unknown {
     const mem = process.memoryUsage();
@@ -144,7 +206,7 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
     };
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
     const url = req.url ?? '/';
     if (req.method === 'GET' && url === '/healthz') {
       req.resume();
@@ -175,7 +237,15 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
         throw e;
       }
       const [rows, cols] = shape;
-      const body = await readBody(req, MAX_BODY);
+      // Content-Length decides before a byte of the body is read: too large, or not the shape's size.
+      const declared = req.headers['content-length'];
+      if (declared !== undefined) {
+        const len = Number(declared);
+        if (len > MAX_BODY) throw new HttpError(413, 'E_TOO_LARGE', `content-length ${len} is over the ${MAX_BODY}-byte limit`, true);
+        if (len !== rows * cols * 4) throw new HttpError(400, 'E_SIZE', `x-shape ${rows},${cols} needs ${rows * cols * 4} bytes of f32, content-length is ${len}`, true);
+      }
+      if (expectsContinue) res.writeContinue();
+      const body = await readBody(req, MAX_BODY, bodyTimeoutMs);
       if (body.length !== rows * cols * 4) {
         throw new HttpError(400, 'E_SIZE', `x-shape ${rows},${cols} needs ${rows * cols * 4} bytes of f32, the body has ${body.length}`);
       }
@@ -187,6 +257,7 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
       const device = devs[next++ % devs.length]!;
       perDevice.set(device, perDevice.get(device)! + 1);
       const y = await softmaxOn(device, x, rows, cols);
+      if (gone(req, res)) throw new ClientGone('the client went away while its request ran');
       res.writeHead(200, {
         'content-type': 'application/octet-stream', 'content-length': y.byteLength, 'x-shape': `${rows},${cols}`,
         'x-device': device.name ?? device.kind, ...(stopping ? { connection: 'close' } : {}),
@@ -195,10 +266,18 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
       counts.ok++;
       lat.add(performance.now() - t0);
     } catch (e) {
+      if (answeredByParser.has(res)) return;
+      if (e instanceof ClientGone || gone(req, res)) {
+        // nobody to answer: not a server error, and nothing is written to a dead socket
+        counts.clientAborted++;
+        res.destroy();
+        return;
+      }
       if (e instanceof HttpError) {
         if (e.status === 413) counts.tooLarge++;
+        else if (e.status === 408) counts.timedOut++;
         else counts.badRequest++;
-        return json(res, e.status, { error: e.message, code: e.code });
+        return json(res, e.status, { error: e.message, code: e.code }, e.close);
       }
       const code = (e as { code?: string }).code ?? 'E_INTERNAL';
       const status = code === 'E_OOM' ? 503 : 500;
@@ -208,17 +287,59 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
     }
   }
 
-  const server = createServer((req, res) => {
+  /** Sockets whose request a handler is answering, and its response. */
+  const answering = new WeakMap<object, { req: IncomingMessage; res: ServerResponse }>();
+  /** Responses the clientError handler wrote (the request turned out malformed mid-body): the handler leaves them. */
+  const answeredByParser = new WeakSet<ServerResponse>();
+  const onRequest = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     inflight++;
-    handle(req, res)
+    answering.set(req.socket, { req, res });
+    handle(req, res, expectsContinue)
       .catch((e: unknown) => {
-        if (!res.headersSent) json(res, 500, { error: String(e), code: 'E_INTERNAL' });
+        if (!res.headersSent && !gone(req, res)) json(res, 500, { error: String(e), code: 'E_INTERNAL' });
         else res.destroy();
       })
       .finally(() => {
+        if (answering.get(req.socket)?.res === res) answering.delete(req.socket); // (a pipelined next request may own it now)
         inflight--;
         if (inflight === 0 && drained) drained();
       });
+  };
+  // headersTimeout: Node answers 408 and closes a connection whose request headers are not complete
+  // in time (checked every connectionsCheckingInterval); the body's deadline is readBody's.
+  const server = createServer({
+    headersTimeout: headerTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.max(50, Math.min(1000, headerTimeoutMs >> 2)),
+  }, (req, res) => onRequest(req, res, false));
+  // Expect: 100-continue: the early checks (shape, Content-Length) answer before the client sends its body.
+  server.on('checkContinue', (req, res) => onRequest(req, res, true));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // What Node does by default (408 for a header timeout, 431 for headers too large, else 400,
+    // then close), with a JSON body and counted. A client that went away (reset, or closed
+    // mid-request: HPE_INVALID_EOF_STATE) gets nothing, nor does a request whose answer has begun.
+    const code = err.code ?? '';
+    const owner = answering.get(socket);
+    // the error is in the body of the request a handler has (not in a later pipelined one)
+    const res = owner && !owner.req.complete ? owner.res : undefined;
+    if (code === 'ECONNRESET' || code === 'HPE_INVALID_EOF_STATE' || !socket.writable || owner?.res.headersSent || (owner && !res)) {
+      if (!owner && code === 'HPE_INVALID_EOF_STATE') counts.clientAborted++; // closed mid-request (a handler counts its own)
+      else if (owner && !res && code.startsWith('HPE_')) counts.badRequest++; // garbage pipelined after a request: closed
+      socket.destroy();
+      return;
+    }
+    const [status, reason, ecode] = code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'E_TIMEOUT']
+      : code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'E_HEADERS'] : [400, 'Bad Request', 'E_HTTP'];
+    if (status === 408) counts.timedOut++;
+    else counts.badRequest++;
+    const body = { error: status === 408 ? `the request headers did not arrive within ${headerTimeoutMs} ms` : `malformed request (${code || err.message})`, code: ecode };
+    if (res) {
+      // the headers were fine, the body is not (a bad chunk, an invalid transfer-encoding): answered here
+      answeredByParser.add(res);
+      json(res, status, body, true);
+      stopReading.get(owner!.req)?.(new ClientGone('answered by the parser'));
+      return;
+    }
+    const text = JSON.stringify(body);
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`, () => socket.destroy());
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
@@ -228,19 +349,33 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
 
-  /** Stops accepting, lets the requests in flight finish, frees every device's memory. */
-  async function close(): Promise<void> {
-    if (stopping) return;
+  /**
+   * Stops accepting, lets the requests in flight finish for at most drainTimeoutMs, then closes
+   * every connection left (a client stalled mid-body cannot hold the process), waits for the
+   * device work already queued, frees every device's memory. `abandoned`: requests still in flight
+   * at the deadline (their clients see the connection closed).
+   */
+  async function close(): Promise<{ abandoned: number }> {
+    if (stopping) return { abandoned: 0 };
     stopping = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    if (inflight > 0) await new Promise<void>((resolve) => (drained = resolve));
+    const allDone = new Promise<void>((resolve) => {
+      drained = resolve;
+      if (inflight === 0) resolve();
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([allDone, new Promise<void>((resolve) => (timer = setTimeout(resolve, drainTimeoutMs)))]);
+    clearTimeout(timer);
+    const abandoned = inflight;
     server.closeAllConnections();
+    await allDone; // the closed requests end at once; those running device work finish it first
     await closed;
     for (const d of devs) {
       await d.synchronize?.();
       d.trimMemory?.();
     }
+    return { abandoned };
   }
   return { port, close };
 }
@@ -257,14 +392,23 @@ async function main(): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       device: { type: 'string' },
       warmup: { type: 'string', default: '4,256' },
+      'header-timeout-ms': { type: 'string', default: String(HEADER_TIMEOUT_MS) },
+      'body-timeout-ms': { type: 'string', default: String(BODY_TIMEOUT_MS) },
+      'drain-timeout-ms': { type: 'string', default: String(DRAIN_TIMEOUT_MS) },
     },
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got ${values.port}`);
+  const ms = (flag: 'header-timeout-ms' | 'body-timeout-ms' | 'drain-timeout-ms'): number => {
+    const v = Number(values[flag]);
+    if (!/^\d+$/.test(values[flag]!) || v < 1 || v > 3_600_000) throw new Error(`--${flag} must be an integer number of ms in 1..3600000, got ${values[flag]}`);
+    return v;
+  };
+  const deadlines = { headerTimeoutMs: ms('header-timeout-ms'), bodyTimeoutMs: ms('body-timeout-ms'), drainTimeoutMs: ms('drain-timeout-ms') };
   setDeviceAnnouncer(() => {});
   const devs = parseDevices(values.device);
   const warm = values.warmup === 'none' ? null : (parseShape(values.warmup) as [number, number]);
-  const s = await serve({ port, host: values.host!, devices: devs, warmup: warm });
+  const s = await serve({ port, host: values.host!, devices: devs, warmup: warm, ...deadlines });
   // compileCache: what the warm-up cost this process (misses = compiles; diskHits: another process compiled it)
   const { misses, diskHits } = defaultCompileCache().stats();
   console.log(JSON.stringify({ event: 'listening', port: s.port, pid: process.pid, devices: devs.map((d) => d.name ?? d.kind), compileCache: { misses, diskHits } }));
@@ -273,8 +417,8 @@ async function main(): Promise<void> {
     if (exiting) return;
     exiting = true;
     s.close().then(
-      () => {
-        console.log(JSON.stringify({ event: 'stopped', signal, devices: devs.map((d) => ({ name: d.name ?? d.kind, memory: d.memoryStats?.() ?? null })) }));
+      ({ abandoned }) => {
+        console.log(JSON.stringify({ event: 'stopped', signal, abandoned, devices: devs.map((d) => ({ name: d.name ?? d.kind, memory: d.memoryStats?.() ?? null })) }));
         for (const d of devs) d.close?.();
         process.exit(0);
       },

@@ -94,7 +94,9 @@ export function holdUntil(storages: readonly Storage[], done: PromiseLike<unknow
   const release = () => {
     for (const s of storages) s.release();
   };
-  done.then(release, release);
+  // a Future releases as it settles (synchronously); any other thenable a microtask later
+  if (done instanceof Future) done.whenSettled(release);
+  else done.then(release, release);
 }
 
 const describeShape = (dtype: DType, shape: readonly number[]) => `${dtype}[${shape.join(', ')}]`;

@@ -8,6 +8,7 @@ export class Future<T = void> implements PromiseLike<T> {
   #value: unknown;
   #promise: Promise<T> | undefined;
   #settle: [(v: T) => void, (e: unknown) => void] | undefined;
+  #onSettled: (() => void)[] | undefined;
 
   /** A future settled by `p`. */
   static from<T>(p: PromiseLike<T>): Future<T> {
@@ -40,6 +41,7 @@ export class Future<T = void> implements PromiseLike<T> {
     this.#state = 1;
     this.#value = v;
     this.#settle?.[0](v);
+    this.#runSettled();
   }
 
   /** @internal */
@@ -48,6 +50,24 @@ export class Future<T = void> implements PromiseLike<T> {
     this.#state = 2;
     this.#value = e;
     this.#settle?.[1](e);
+    this.#runSettled();
+  }
+
+  /**
+   * @internal Calls `fn` synchronously when this settles (now if it has), either way. What holds an
+   * array for queued work uses it: the array is released the moment the work is known done, not a
+   * microtask later, so that a synchronous caller (the OOM retry) sees the deferred free happen.
+   */
+  whenSettled(fn: () => void): void {
+    if (this.#state) fn();
+    else (this.#onSettled ??= []).push(fn);
+  }
+
+  #runSettled(): void {
+    const fns = this.#onSettled;
+    if (!fns) return;
+    this.#onSettled = undefined;
+    for (const fn of fns) fn();
   }
 
   then<A = T, B = never>(onFulfilled?: ((v: T) => A | PromiseLike<A>) | null, onRejected?: ((e: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {

@@ -11,6 +11,7 @@ import {
 import { DeviceArray, checkArray, holdUntil, type Storage } from './device_array.js';
 import { Future, future, rejected } from './future.js';
 import { InterpretQueue, type Task } from './interpret_queue.js';
+import { refuseOtherDevice } from './capture_scope.js';
 
 interface HostRaw extends RawBuffer {
   readonly address: number;
@@ -99,8 +100,13 @@ export class InterpretDevice implements Device {
 
   /** @internal The stream to queue on: `s` (checked) or the default. */
   streamOf(s: Stream | undefined): InterpretStream {
+    refuseOtherDevice(this, this.name); // a capture of a cuda/sim device in progress would not record it
     if (s === undefined) return this.defaultStream;
-    if (!(s instanceof InterpretStream) || s.device !== this) throw new DeviceError('E_ARG', `a stream of device '${s.device?.kind}' cannot be used on the interpret device`);
+    if (!(s instanceof InterpretStream) || s.device !== this) {
+      const other = (s as { device?: { kind?: unknown; name?: string } } | null)?.device;
+      if (other && typeof other.kind === 'string') throw new DeviceError('E_DEVICE', `a stream of device '${other.name ?? other.kind}' cannot be used on the interpret device`);
+      throw new DeviceError('E_ARG', `expected a stream of the interpret device, got ${s === null ? 'null' : (s as object)?.constructor?.name ?? typeof s}`);
+    }
     return s;
   }
 

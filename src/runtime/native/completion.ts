@@ -44,6 +44,24 @@ export class StreamCompletion {
     return future;
   }
 
+  /**
+   * Waits (blocking, for this one stream, not the device) until the work queued on it so far is
+   * done and settles that work now: its arrays are released, so the frees deferred behind it are
+   * queued at once. Only the OOM retry calls it (a synchronous allocation cannot wait for the
+   * batch's own wait to return). A failed wait settles nothing: the batch's own wait reports it.
+   */
+  settleNow(): void {
+    if (this.#inWait.length === 0 && this.#pending.length === 0) return;
+    try {
+      this.stream.synchronize();
+    } catch {
+      return;
+    }
+    const done = [...this.#inWait, ...this.#pending];
+    this.#pending = [];
+    for (const x of done) settle(x); // the batch in its wait skips these when it returns
+  }
+
   /** Rejects every unsettled future (the context is gone). */
   failAll(e: unknown): void {
     for (const x of this.#inWait.splice(0)) settle(x, e);

@@ -30,6 +30,7 @@ import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
 import { paramBytesWithMaps, type TensorMapCache } from './tensor_maps.js';
 import type { TensorMapSpec } from '../../codegen/tensor_map.js';
 import { loadForeignModule, type ForeignModule } from './foreign_module.js';
+import { activeCapture, refuseOtherDevice, withinCapture } from '../capture_scope.js';
 
 /** Closes `dev` once the driver has no asynchronous wait in flight (it refuses with E_BUSY until then). */
 function releaseWhenIdle(dev: NativeDevice): void {
@@ -156,6 +157,7 @@ export class NativeRuntimeStream implements Stream {
 
   synchronize(): Future<void> {
     try {
+      refuseOtherDevice(this.device, this.device.name, 'stream.synchronize()');
       const ctx = this.device.context();
       if (ctx.capture) this.device.refuseInCapture('stream.synchronize()');
       return ctx.completion(this.on(ctx)).after();
@@ -215,6 +217,7 @@ class NativeGraph implements DeviceGraph {
       const ctx = this.device.context();
       if (ctx !== this.ctx) throw new DeviceError('E_CONTEXT_LOST', 'graph.launch: the context it was captured on is gone; capture it again');
       if (ctx.capture) this.device.refuseInCapture('graph.launch()');
+      refuseOtherDevice(this.device, this.device.name, 'graph.launch()');
       const ns = (opts.stream === undefined ? this.stream : this.device.streamOf(opts.stream)).on(ctx);
       native(() => ctx.native.driver.graphLaunch(this.handle, ns.handle), 'graph.launch');
       return ctx.completion(ns).after(this.cap.storages);
@@ -337,11 +340,16 @@ export class NativeRuntimeDevice implements Device {
 
   /** @internal The runtime stream to use: `s` (checked) or the default (the capture's stream while capturing). */
   streamOf(s: Stream | undefined): NativeRuntimeStream {
+    refuseOtherDevice(this, this.name);
     const cap = this.#ctx.capture;
     if (s === undefined) return cap ? cap.stream : this.defaultStream;
     if (!(s instanceof NativeRuntimeStream) || s.device !== this) {
-      const other = (s as { device?: Device }).device;
-      throw new DeviceError('E_ARG', `a stream of device '${other?.name ?? other?.kind}' cannot be used on device '${this.name}'`);
+      const other = (s as { device?: Device } | null)?.device;
+      // another device's stream is the same mistake as another device's array: E_DEVICE
+      if (other && typeof other === 'object' && typeof other.kind === 'string') {
+        throw new DeviceError('E_DEVICE', `a stream of device '${other.name ?? other.kind}' cannot be used on device '${this.name}'`);
+      }
+      throw new DeviceError('E_ARG', `expected a stream of device '${this.name}' (device.createStream()), got ${s === null ? 'null' : (s as object)?.constructor?.name ?? typeof s}`);
     }
     if (cap && s !== cap.stream) this.refuseInCapture('work on another stream than the captured one');
     return s;
@@ -366,10 +374,24 @@ export class NativeRuntimeDevice implements Device {
    * captured (a host read or write, a synchronization, an allocation, another stream) is
    * E_CAPTURE: nothing is recorded, nothing ran, and the stream is usable again.
    */
-  async capture(fn: () => void, opts: { stream?: Stream } = {}): Promise<DeviceGraph> {
+  capture(fn: () => void, opts: { stream?: Stream } = {}): Promise<DeviceGraph> {
+    const outer = activeCapture();
+    if (outer) {
+      // Started from inside a capture's callback: the outer capture fails with this error (it
+      // cannot hold a capture of its own), and this promise is marked handled so that a callback
+      // that drops it does not crash the process; awaiting it still rejects.
+      const e = new DeviceError('E_CAPTURE', `capture: a capture is already in progress on device '${outer.deviceName}' (captures do not nest); the outer capture is abandoned`);
+      outer.fail(e);
+      const p = Promise.reject(e);
+      p.catch(() => {});
+      return p;
+    }
+    return this.#capture(fn, opts);
+  }
+
+  async #capture(fn: () => void, opts: { stream?: Stream }): Promise<DeviceGraph> {
     if (typeof fn !== 'function') throw new DeviceError('E_ARG', `capture: expected a function, got ${typeof fn}`);
     const ctx = this.context();
-    if (ctx.capture) throw new DeviceError('E_CAPTURE', `capture: a capture is already in progress on device '${this.name}'`);
     const rs = this.streamOf(opts.stream);
     const ns = rs.on(ctx);
     native(() => ctx.native.driver.streamBeginCapture(ns.handle), 'capture');
@@ -377,7 +399,7 @@ export class NativeRuntimeDevice implements Device {
     ctx.capture = cap;
     let thrown: unknown;
     try {
-      const r: unknown = fn();
+      const r: unknown = withinCapture({ device: this, deviceName: this.name, fail: (e) => { cap.error ??= e; } }, fn);
       if (r && typeof (r as PromiseLike<unknown>).then === 'function') {
         cap.error ??= new DeviceError('E_CAPTURE', 'capture: the callback returned a promise; it must queue its work synchronously (work after an await would escape the capture)');
       }
@@ -469,9 +491,12 @@ export class NativeRuntimeDevice implements Device {
       }
       if (code !== 'CUDA_ERROR_OUT_OF_MEMORY') throw e;
     }
-    // Trim: frees queued on the default stream return their blocks once the stream reaches them
-    // (a wait for that one stream, not the device; only on this rare path), then the pool gives
-    // every unused block back. Then one retry.
+    // Frees deferred behind queued work (an array freed while a launch or copy still held it) are
+    // queued only when that work settles: wait for this context's streams (each one, not the
+    // device; only on this rare path) and settle what they finished, which queues those frees.
+    // Then the default stream reaches every queued free, and the pool gives every unused block
+    // back. Then one retry.
+    for (const c of [...ctx.completions.values()]) c.settleNow();
     ctx.defaultStream.synchronize();
     native(() => ctx.native.driver.memPoolTrim(0), 'alloc');
     try {
@@ -520,6 +545,7 @@ export class NativeRuntimeDevice implements Device {
 
   synchronize(): Future<void> {
     try {
+      refuseOtherDevice(this, this.name, 'device.synchronize()');
       const ctx = this.context();
       if (ctx.capture) this.refuseInCapture('device.synchronize()');
       return future(Promise.all([...ctx.completions.values()].map((c) => c.after())).then(() => undefined));
@@ -889,6 +915,7 @@ export class NativeRuntimeDevice implements Device {
         );
       }),
       readSync: (b, offset, dst) => {
+        refuseOtherDevice(this, this.name, 'a host read (toArraySync)');
         if (raw(b).ctx.capture) this.refuseInCapture('a host read (toArraySync)');
         raw(b).ctx.native.download(raw(b).buf, dst, offset);
       },
