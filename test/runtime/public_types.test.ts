@@ -3,8 +3,8 @@
 // autotune's grid callback sees typed arguments (constexprs included) and `tuned.run` checks its
 // arguments; pallasCall resolves with one array for one output shape and a tuple for a tuple.
 import { describe, expect, it } from 'vitest';
-import { arange, constexpr, load, programId, ptr, store, type Ref } from '../../src/lang/index.js';
-import { array, autotune, HostArray, kernel, pallasCall, setDeviceAnnouncer, TuningStore, type PallasArray } from '../../src/runtime/index.js';
+import { arange, constexpr, defineKernel, load, programId, ptr, store, type Ref } from '../../src/lang/index.js';
+import { array, autotune, HostArray, Kernel, kernel, pallasCall, setDeviceAnnouncer, TuningStore, type PallasArray } from '../../src/runtime/index.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,5 +53,23 @@ describe('pallasCall result types', () => {
     const r = await two(array([1, 2, 3, 4], 'f32'));
     // @ts-expect-error a pair has no third element
     expect(r[2]).toBeUndefined();
+  });
+});
+
+describe('kernel(def) wraps a KernelDef (docs/language.md)', () => {
+  it('runs it, typed by its parameters', async () => {
+    const def = defineKernel({ name: 'relu', params: { x: ptr('f32'), out: ptr('f32'), n: 'i32', B: constexpr() } }, ({ x, out, n, B }) => {
+      const offs = programId(0).mul(B).add(arange(0, B)), mask = offs.lt(n);
+      store(out.add(offs), load(x.add(offs), { mask }).maximum(0), { mask });
+    });
+    const relu = kernel(def);
+    expect(relu).toBeInstanceOf(Kernel);
+    expect(relu.def).toBe(def);
+    const out = new Float32Array(4);
+    await relu.run({ x: new Float32Array([-1, 2, -3, 4]), out, n: 4, B: 4 }, { grid: 1, device: 'interpret' });
+    expect([...out]).toEqual([0, 2, 0, 4]);
+    // @ts-expect-error B is a number
+    const bad = () => relu.run({ x: out, out, n: 4, B: 'four' }, { grid: 1, device: 'interpret' });
+    expect(typeof bad).toBe('function');
   });
 });
