@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE, ROOT, cleanEnv, run } from './helpers.js';
+import { docFiles, moduleSource, unitsOf } from '../docs/blocks.js';
 
 const SKIP_COPY = new Set(['node_modules', 'build', 'dist', '.venv', '.git']);
 const MB = 1024 * 1024;
@@ -132,6 +133,23 @@ console.log(JSON.stringify({ device: dev.kind, description: dev.description, n: 
     const r = run(NODE, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app, env, 300_000);
     const errors = r.stdout.split('\n').filter((l) => /error TS/.test(l));
     expect(errors, r.stdout).toEqual([expect.stringMatching(/^bad\.ts\(2,14\): error TS2322: Type 'number' is not assignable to type 'string'/)]);
+  }, 300_000);
+
+  it('every TypeScript sample of README.md and docs/ type-checks against the installed package\'s types (strict)', () => {
+    // test/docs runs them against src/; here the d.ts a user gets (one tsc run over all of them).
+    const dir = join(app, 'doc-samples');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] },
+      include: ['*.ts'],
+    }));
+    for (const f of docFiles(ROOT)) {
+      for (const u of unitsOf(f, readFileSync(join(ROOT, f), 'utf8'))) writeFileSync(join(dir, `${f.replace(/\W+/g, '_')}_L${u.line}.ts`), moduleSource(u, false).text);
+    }
+    const r = run(NODE, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], dir, env, 300_000);
+    expect(r.stdout.split('\n').filter((l) => /error TS/.test(l)), r.stdout).toEqual([]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
   }, 300_000);
 
   it('npx tessera info --json finds the addon and the sim in the project', () => {
