@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAddon, packageRoot, simLibraryPath, type Driver } from '../src/runtime/native/addon.js';
+import { needsRepoTool } from './availability.js';
 import { EMPTY8_PTX } from './launch_overhead_ptx.js';
 
 /** One timed path: `setup` gets the open sim driver and returns a function doing `n` launches + one wait. */
@@ -34,7 +35,7 @@ const lowLevel: LaunchRow = {
 
 function cLoop(lib: string, n: number): number {
   const exe = join(packageRoot(), 'build', 'bin', 'launch_overhead_bench');
-  if (!existsSync(exe)) throw new Error(`launch benchmark not built (${exe}); run npm install`);
+  if (!existsSync(exe)) throw new Error(`bench: ${needsRepoTool('launch_overhead_bench')}`);
   return (JSON.parse(execFileSync(exe, [lib, String(n)], { encoding: 'utf8' })) as { usPerLaunch: number }).usPerLaunch;
 }
 

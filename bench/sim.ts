@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { needsRepoTool, repoTool } from './availability.js';
 
 interface SimBenchResult {
   readonly name: string;
@@ -26,8 +27,8 @@ const REPS = 9;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export async function benchSim(out: (s: string) => void): Promise<void> {
-  const exe = join(root, 'build', 'bin', 'sim_bench');
-  if (!existsSync(exe)) throw new Error(`sim benchmark not built (${exe}); run npm install`);
+  const exe = repoTool('sim_bench');
+  if (!existsSync(exe)) throw new Error(`bench: ${needsRepoTool('sim_bench')}`);
   const corpus = join(root, 'test', 'corpus', 'kernels');
   const rows: string[] = [];
   // name, corpus case, grid for 256 x 256 (the kernel's block tiles), block, dynamic shared bytes

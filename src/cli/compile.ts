@@ -99,11 +99,19 @@ export class CliInputError extends Error {
   readonly code = 'E_CLI_INPUT';
 }
 
+/** What to do when this Node cannot import a TypeScript FILE. */
+function typeScriptHowTo(file: string): string {
+  return `cannot import ${file}: Node ${process.versions.node} does not run TypeScript files (Node 22.18 and later do). ` +
+    'Compile it to JavaScript first (e.g. `npx tsc`, then `tessera compile` the .js file), or run the CLI under a TypeScript loader: ' +
+    '`npx tsx node_modules/tessera/dist/src/cli/main.js compile FILE.ts ...`';
+}
+
 export async function findKernel(file: string, name: string | undefined): Promise<KernelDef> {
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_UNKNOWN_FILE_EXTENSION' && /\.[cm]?ts$/.test(file)) throw new CliInputError(typeScriptHowTo(file));
     throw new CliInputError(`cannot import ${file}: ${(e as Error).message.split('\n')[0]}`);
   }
   const found = new Map<string, KernelDef>();
@@ -145,6 +153,10 @@ export interface CompileOutcome {
 export async function runCompile(req: CompileRequest): Promise<CompileOutcome> {
   const def = await findKernel(req.file, req.kernel);
   const specialization = checkArgs(def, req.args);
+  const missing = def.constexprNames.filter((n) => !(n in req.constexprs));
+  if (missing.length) {
+    throw new CliInputError(`kernel '${def.name}' needs a value for constexpr ${missing.map((n) => `'${n}'`).join(', ')}: pass ${missing.map((n) => `--constexpr ${n}=VALUE`).join(' ')} (e.g. --constexpr ${missing[0]}=1024)`);
+  }
   const func = def.trace(req.constexprs, { specialization });
   const result = compile(func, {
     target: req.target,

@@ -95,7 +95,12 @@ async function dispatch(command: string, rest: string[], io: CliIO): Promise<num
       } else if (['device', 'out', 'sizes', 'warmup', 'rep'].some((f) => p.flags.has(f))) {
         throw new UsageError(command, 'flags --device, -o, --sizes, --warmup and --rep apply to benchmark definitions; name one');
       }
-      await runBenchmarks(others, (s) => io.out(s));
+      const unavailable = await runBenchmarks(others, (s) => io.out(s));
+      // Named but unavailable here (the reason is listed above): the command did not do what was asked.
+      if (others.length && unavailable.length) {
+        io.err(`tessera bench: ${unavailable.join(', ')} cannot run here (see the reason above)\n`);
+        return 1;
+      }
       return 0;
     }
   }
@@ -136,6 +141,13 @@ const isEntry = (): boolean => {
 };
 
 if (isEntry()) {
+  // `tessera ... | head`: the reader went away; stop quietly, as Unix tools do.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+      process.exit(0);
+    });
+  }
   const io: CliIO = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), cwd: process.cwd(), env: process.env };
   main(process.argv.slice(2), io).then(
     (code) => {

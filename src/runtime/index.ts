@@ -12,7 +12,7 @@ export type {
   SanitizeCheck,
 } from './device.js';
 export { pallasCall, vmap } from './pallas_call.js';
-export type { PallasCall, PallasCallOptions, PallasBody, PallasArray } from './pallas_call.js';
+export type { PallasCall, PallasCallOptions, PallasBody, PallasArray, PallasOutputs } from './pallas_call.js';
 export { NativeDevice, loadModule, ForeignModule, ForeignFunction, ptxEntries } from './native/index.js';
 export type { ForeignLaunchOptions, FunctionAttributes, ForeignParam, ForeignParamType, ParamDecl } from './native/index.js';
 // cuda and sim plug into device selection here (not in device.ts, which they import).

@@ -294,7 +294,17 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
   }
 }
 
-/** Defines a Triton-style kernel (see src/lang) and returns a runnable Kernel. */
-export function kernel<P extends Record<string, ParamSpec>>(spec: KernelSpec<P>, fn: (args: KernelArgs<P>) => void): Kernel<P> {
-  return new Kernel(defineKernel(spec, fn));
+/**
+ * Defines a Triton-style kernel (see src/lang) and returns a runnable Kernel; or, given a KernelDef
+ * made by defineKernel, wraps it (`kernel(def)`, the same as `new Kernel(def)`).
+ */
+export function kernel<P extends Record<string, ParamSpec>>(def: KernelDef<P>): Kernel<P>;
+export function kernel<P extends Record<string, ParamSpec>>(spec: KernelSpec<P>, fn: (args: KernelArgs<P>) => void): Kernel<P>;
+export function kernel<P extends Record<string, ParamSpec>>(spec: KernelSpec<P> | KernelDef<P>, fn?: (args: KernelArgs<P>) => void): Kernel<P> {
+  if (fn === undefined && isKernelDef(spec)) return new Kernel(spec);
+  return new Kernel(defineKernel(spec as KernelSpec<P>, fn!));
 }
+
+/** A KernelDef (from defineKernel), as opposed to a `{ name, params }` spec. */
+const isKernelDef = <P extends Record<string, ParamSpec>>(v: KernelSpec<P> | KernelDef<P>): v is KernelDef<P> =>
+  typeof (v as KernelDef<P> | null)?.trace === 'function' && Array.isArray((v as KernelDef<P>).runtimeParams);

@@ -59,9 +59,13 @@ interface CallConfig {
 
 export type PallasArray = HostArray | DeviceArray;
 
-export interface PallasCall {
+/**
+ * A call. R is what it resolves with: one array for `outShape: { shape, dtype }`, a tuple for a
+ * tuple of shapes (pallasCall's overloads infer it), else either.
+ */
+export interface PallasCall<R extends PallasArray | readonly PallasArray[] = PallasArray | PallasArray[]> {
   /** Resolves with the outputs when the kernel is done. */
-  (...inputs: PallasArray[]): Promise<PallasArray | PallasArray[]>;
+  (...inputs: PallasArray[]): Promise<R>;
   /** The IR for inputs of these shapes and dtypes. */
   trace(...inputs: ShapeDtype[]): Func;
   /** @internal */
@@ -74,6 +78,12 @@ const fail = (name: string, detail: string): never => {
 
 const asList = <T>(x: T | readonly T[]): readonly T[] => (Array.isArray(x) ? (x as readonly T[]) : [x as T]);
 
+/** One array per output shape, keeping a tuple's length. */
+export type PallasOutputs<O extends readonly ShapeDtype[]> = { -readonly [K in keyof O]: PallasArray };
+
+export function pallasCall<const O extends readonly ShapeDtype[]>(body: PallasBody, opts: PallasCallOptions & { readonly outShape: O }): PallasCall<PallasOutputs<O>>;
+export function pallasCall(body: PallasBody, opts: PallasCallOptions & { readonly outShape: ShapeDtype }): PallasCall<PallasArray>;
+export function pallasCall(body: PallasBody, opts: PallasCallOptions): PallasCall;
 export function pallasCall(body: PallasBody, opts: PallasCallOptions): PallasCall {
   const rawName = opts?.name ?? (typeof body === 'function' && body.name ? body.name : 'pallas_kernel');
   const name = rawName.replace(/[^A-Za-z0-9_]/g, '_').replace(/^([0-9])/, '_$1');
@@ -199,7 +209,7 @@ const insertAt = <T>(xs: readonly T[], at: number, v: T): T[] => [...xs.slice(0,
  * programId axes keep their meaning; every BlockSpec gets a squeezed batch dim indexed by it.
  * vmap of a vmapped call nests (up to 3 grid dims in all).
  */
-export function vmap(f: PallasCall, opts: { inAxes?: number | null | readonly (number | null)[] } = {}): PallasCall {
+export function vmap<R extends PallasArray | readonly PallasArray[]>(f: PallasCall<R>, opts: { inAxes?: number | null | readonly (number | null)[] } = {}): PallasCall<R> {
   const inner = f?.config;
   if (!inner) throw new KernelError('E_ARG', 'vmap needs a function made by pallasCall (or vmap)', { op: 'vmap' });
   const name = inner.name;
@@ -240,6 +250,6 @@ export function vmap(f: PallasCall, opts: { inAxes?: number | null | readonly (n
       outSpecs: r.outSpecs.map((s) => rewrite(s, 0)),
     };
   };
-  return makeCall({ ...inner, resolve });
+  return makeCall({ ...inner, resolve }) as PallasCall<R>;
 }
 

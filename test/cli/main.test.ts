@@ -147,11 +147,11 @@ describe('tessera compile', () => {
       expect(readdirSync(dir)).toEqual([]);
     });
   }
-  it('a missing constexpr is reported by the tracer, naming it', async () => {
+  it('a missing constexpr names it and the flag that gives it (not the CLI\'s own source line)', async () => {
     const dir = tmp();
     const r = await cli(['compile', FIXTURE, '--kernel', 'vector_add', '-o', dir]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain("constexpr parameter 'BLOCK'");
+    expect(r.err).toBe("tessera compile: kernel 'vector_add' needs a value for constexpr 'BLOCK': pass --constexpr BLOCK=VALUE (e.g. --constexpr BLOCK=1024)\n");
     expect(readdirSync(dir)).toEqual([]);
   });
   it('several kernels and no --kernel: asks to pick one', async () => {
@@ -192,6 +192,19 @@ describe('tessera (general)', () => {
     const bad = spawnSync(process.execPath, [bin, 'compile', 'x.mjs', '--num-warps', '5'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("'--num-warps'");
+  });
+  it('the built bin: a .ts FILE on a Node without type stripping says how, a closed stdout (| head) ends quietly', () => {
+    const bin = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+    const ts = spawnSync(process.execPath, [bin, 'compile', FIXTURE, '--kernel', 'vector_add', '-D', 'BLOCK=64', '-o', tmp()], { encoding: 'utf8' });
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      expect(ts.status).toBe(1);
+      expect(ts.stderr).toMatch(/^tessera compile: cannot import .*kernels\.ts: Node [\d.]+ does not run TypeScript files .*npx tsc.*npx tsx node_modules\/tessera\/dist\/src\/cli\/main\.js compile FILE\.ts/);
+      expect(ts.stderr.split('\n').length).toBe(2);
+    }
+    // `| true` closes the pipe before the CLI writes: EPIPE, which must not print a stack.
+    const pipe = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" info | true; echo "rc=\${PIPESTATUS[0]}"`], { encoding: 'utf8', env: { ...process.env, TESSERA_DEVICE: 'interpret' } });
+    expect(pipe.stderr).toBe('');
+    expect(pipe.stdout.trim()).toBe('rc=0');
   });
   it('main.ts starts with a node shebang (it is the package bin)', () => {
     expect(readFileSync(join(ROOT, 'src', 'cli', 'main.ts'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');

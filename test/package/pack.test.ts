@@ -3,12 +3,16 @@
 // npm's cache has the dependencies (--prefer-offline), with npm's install hook building the addon
 // and the sim there. In that project: `tessera` imports from ESM and from TypeScript (its types
 // resolve: a wrong use is a type error), the README's first kernel runs on the sim, and
-// `npx tessera info --json` finds the sim and the addon. Prints the tarball's size and the install time.
+// `npx tessera info --json` finds the sim and the addon. A CommonJS project in the same install
+// (app/cjs, "type": "commonjs") require()s it from plain JavaScript (the README's CommonJS sample)
+// and from TypeScript compiled to require(). Every CLI command, given its documented arguments
+// wrongly, fails with a message and no stack trace. Prints the tarball's size and the install time.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE, ROOT, cleanEnv, run } from './helpers.js';
+import { docFiles, moduleSource, unitsOf } from '../docs/blocks.js';
 
 const SKIP_COPY = new Set(['node_modules', 'build', 'dist', '.venv', '.git']);
 const MB = 1024 * 1024;
@@ -21,6 +25,19 @@ let packed: Packed;
 let tarball = '';
 let installOut = '';
 let env: NodeJS.ProcessEnv;
+
+/** The first ```LANG block of README.md after the heading `heading`. */
+function readmeBlock(heading: string, lang: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf(heading);
+  if (at < 0) throw new Error(`README.md: no "${heading}"`);
+  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(readme.slice(at));
+  if (!m) throw new Error(`README.md: no \`\`\`${lang} block after "${heading}"`);
+  return m[1]!;
+}
+
+/** A stack trace's frame line (`    at f (file.js:1:2)`) or the CLI's internal-error prefix. */
+const STACK = /^\s+at .*:\d+:\d+\)?$|internal error|node:internal/m;
 
 /** The first ```ts block of README.md's "## 30 seconds" section: the vector add. */
 function readmeFirstKernel(): string {
@@ -118,6 +135,23 @@ console.log(JSON.stringify({ device: dev.kind, description: dev.description, n: 
     expect(errors, r.stdout).toEqual([expect.stringMatching(/^bad\.ts\(2,14\): error TS2322: Type 'number' is not assignable to type 'string'/)]);
   }, 300_000);
 
+  it('every TypeScript sample of README.md and docs/ type-checks against the installed package\'s types (strict)', () => {
+    // test/docs runs them against src/; here the d.ts a user gets (one tsc run over all of them).
+    const dir = join(app, 'doc-samples');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] },
+      include: ['*.ts'],
+    }));
+    for (const f of docFiles(ROOT)) {
+      for (const u of unitsOf(f, readFileSync(join(ROOT, f), 'utf8'))) writeFileSync(join(dir, `${f.replace(/\W+/g, '_')}_L${u.line}.ts`), moduleSource(u, false).text);
+    }
+    const r = run(NODE, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], dir, env, 300_000);
+    expect(r.stdout.split('\n').filter((l) => /error TS/.test(l)), r.stdout).toEqual([]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  }, 300_000);
+
   it('npx tessera info --json finds the addon and the sim in the project', () => {
     const r = run('npx', ['--no-install', 'tessera', 'info', '--json'], app, env, 120_000);
     expect(r.status, r.stderr).toBe(0);
@@ -128,4 +162,73 @@ console.log(JSON.stringify({ device: dev.kind, description: dev.description, n: 
     expect(info.devices.find((d) => d.name === 'sim:0')?.available).toBe(true);
     expect(info.build.mode).toBe('package');
   }, 120_000);
+
+  it('a CommonJS project require()s it: plain JavaScript (the README\'s sample) and TypeScript compiled to require()', () => {
+    const cjs = join(app, 'cjs');
+    mkdirSync(cjs, { recursive: true });
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'tessera-cjs-user', version: '1.0.0', private: true, type: 'commonjs' }));
+    writeFileSync(join(cjs, 'main.js'), readmeBlock('### CommonJS projects', 'js'));
+    const r = run(NODE, ['main.js'], cjs, { ...env, TESSERA_DEVICE: 'sim' }, 300_000);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout.trim().split('\n').pop()).toBe('3 3');
+    expect(r.stderr).not.toMatch(STACK);
+    // TypeScript, "module": "nodenext": the import compiles to require('tessera'); types resolve.
+    writeFileSync(join(cjs, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: [] },
+      include: ['*.ts'],
+    }));
+    writeFileSync(join(cjs, 'typed.ts'), `import { cdiv, getDevice } from 'tessera';\nconst blocks: number = cdiv(10, 3);\nconsole.log(JSON.stringify({ blocks, device: getDevice().kind }));\n`);
+    const t = run(NODE, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], cjs, env, 300_000);
+    expect(t.status, t.stdout).toBe(0);
+    expect(readFileSync(join(cjs, 'out', 'typed.js'), 'utf8')).toContain('require("tessera")');
+    const o = run(NODE, [join('out', 'typed.js')], cjs, { ...env, TESSERA_DEVICE: 'sim' }, 120_000);
+    expect(o.status, o.stderr).toBe(0);
+    expect(JSON.parse(o.stdout.trim().split('\n').pop()!)).toEqual({ blocks: 4, device: 'sim' });
+  }, 600_000);
+
+  it('every CLI command, given its documented arguments wrongly, says what is wrong without a stack trace', () => {
+    const bin = join(app, 'node_modules', '.bin', 'tessera');
+    const kernelFile = `import { kernel, ptr, constexpr, programId, arange, load, store } from 'tessera';
+export const add = kernel({ name: 'add', params: { x: ptr('f32'), out: ptr('f32'), n: 'i32', BLOCK: constexpr() } }, ({ x, out, n, BLOCK }) => {
+  const offs = programId(0).mul(BLOCK).add(arange(0, BLOCK)), mask = offs.lt(n);
+  store(out.add(offs), load(x.add(offs), { mask }), { mask });
+});
+`;
+    writeFileSync(join(app, 'k.mjs'), kernelFile);
+    writeFileSync(join(app, 'k.ts'), kernelFile);
+    const cases: [string[], number, RegExp][] = [
+      [[], 2, /usage: tessera <command>/],
+      [['frobnicate'], 2, /unknown command 'frobnicate'/],
+      [['info', '--bogus'], 2, /--bogus/],
+      [['compile'], 2, /expected exactly one FILE/],
+      [['compile', 'missing.mjs'], 1, /cannot import .*missing\.mjs/],
+      [['compile', 'k.mjs', '-o', 'out'], 1, /needs a value for constexpr 'BLOCK': pass --constexpr BLOCK=VALUE/],
+      [['compile', 'k.mjs', '--arch', 'sm_1', '-D', 'BLOCK=64'], 2, /'--arch' must be one of/],
+      [['compile', 'k.mjs', '--arg', 'x=ptr:f16', '-D', 'BLOCK=64'], 1, /--arg 'x' says ptr<f16> but the parameter is ptr<f32>/],
+      [['cache', 'bogus'], 2, /bogus/],
+      [['bench', 'nosuch'], 2, /unknown benchmark 'nosuch'/],
+      [['bench', 'softmax', '--device', 'gpu'], 2, /--device must be cuda, sim or interpret/],
+      // Repo-only tools: listed as unavailable with the reason; the other named benchmark runs.
+      [['bench', 'sim', 'kernel-run'], 1, /sim cannot run here/],
+    ];
+    if (Number(process.versions.node.split('.')[0]) < 22) cases.push([['compile', 'k.ts', '-D', 'BLOCK=64'], 1, /does not run TypeScript files .*npx tsc/]);
+    for (const [args, code, msg] of cases) {
+      const r = run(bin, args, app, { ...env, TESSERA_DEVICE: 'sim' }, 300_000);
+      const what = `tessera ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`;
+      expect(r.status, what).toBe(code);
+      expect(r.stderr, what).toMatch(msg);
+      expect(r.stderr, what).not.toMatch(STACK);
+      if (args[0] === 'bench' && args[1] === 'sim') {
+        expect(r.stdout, what).toMatch(/== sim: unavailable: needs build\/bin\/sim_bench, a native tool built only in a clone of the tessera repository/);
+        expect(r.stdout, what).toMatch(/== kernel-run: .*\n[\s\S]*us\/launch/);
+      }
+    }
+    // The documented arguments work; a closed pipe (`| head`) ends quietly.
+    const ok = run(bin, ['compile', 'k.mjs', '-D', 'BLOCK=256', '-o', 'out'], app, env, 120_000);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(existsSync(join(app, 'out', 'add.sm_80.ptx'))).toBe(true);
+    const pipe = run('bash', ['-c', `"${bin}" info | true; echo "rc=\${PIPESTATUS[0]}"`], app, env, 120_000);
+    expect(pipe.stderr).toBe('');
+    expect(pipe.stdout.trim()).toBe('rc=0');
+  }, 900_000);
 });

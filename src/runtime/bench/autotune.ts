@@ -10,7 +10,8 @@ import type { ConstexprValue } from '../../lang/index.js';
 import { HostArray, type TypedArray } from '../array.js';
 import { DeviceArray } from '../device_array.js';
 import { getDevice, type Device, type DeviceKind } from '../device.js';
-import type { Kernel, RunArgs, GridSpec } from '../kernel.js';
+import type { ArgsFor, Kernel, RunArgs, GridSpec } from '../kernel.js';
+import type { ConstexprSpec, KernelParamSpec } from '../../lang/kernel.js';
 import { NativeRuntimeDevice } from '../native/runtime-device.js';
 import { Future } from '../future.js';
 import { bench } from './do_bench.js';
@@ -64,9 +65,9 @@ export interface Tuning {
   readonly device: string;
 }
 
-export interface AutotuneRunOptions<A> {
+export interface AutotuneRunOptions<G> {
   /** The grid; a function also sees the chosen config's constexprs (as Triton's `meta`). */
-  readonly grid: GridSpec<A>;
+  readonly grid: GridSpec<G>;
   readonly device?: DeviceKind | Device;
 }
 
@@ -118,7 +119,17 @@ function restore(v: unknown, snap: TypedArray | Uint8Array | undefined): Promise
   return undefined;
 }
 
-export class Autotuned<A extends RunArgs = RunArgs> {
+/** The names of a kernel's constexpr parameters. */
+type ConstexprKeys<P> = { [K in keyof P]: P[K] extends ConstexprSpec ? K : never }[keyof P];
+/**
+ * What `tuned.run` takes for a kernel with parameters P: its run arguments, the constexprs optional
+ * (the chosen config supplies the tuned ones).
+ */
+export type TunedArgs<P extends Record<string, KernelParamSpec>> =
+  Omit<ArgsFor<P>, ConstexprKeys<P>> & Partial<Pick<ArgsFor<P>, ConstexprKeys<P>>>;
+
+/** A: what `run` takes; G: what a grid function sees (A plus the chosen config's constexprs). */
+export class Autotuned<A extends object = RunArgs, G = A> {
   readonly #byKey = new Map<string, Tuning>();
   readonly #store: TuningStore;
   /** The last tuning used by `run` (inspectable). */
@@ -150,7 +161,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
   }
 
   private keyOf(args: A): string {
-    return JSON.stringify(this.options.key.map((k) => [k, keyValue(args[k])]));
+    return JSON.stringify(this.options.key.map((k) => [k, keyValue((args as Record<string, unknown>)[k])]));
   }
 
   private merged(args: A, c: TuneConfig): RunArgs {
@@ -172,7 +183,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
   }
 
   /** Runs the kernel with the best config for `args`, tuning first when needed. */
-  async run(args: A, opts: AutotuneRunOptions<A>): Promise<Tuning> {
+  async run(args: A, opts: AutotuneRunOptions<G>): Promise<Tuning> {
     const device = getDevice(opts.device ?? this.options.device);
     const tuning = await this.tune(args, opts.grid, device);
     await this.kernel.run(this.merged(args, tuning.config) as never, { grid: opts.grid as never, ...launchOf(tuning.config), device });
@@ -181,7 +192,8 @@ export class Autotuned<A extends RunArgs = RunArgs> {
   }
 
   /** Tunes (or finds the tuning) for `args` without running on the caller's arrays. */
-  async tune(args: A, grid: GridSpec<A>, device: Device = getDevice(this.options.device)): Promise<Tuning> {
+  async tune(args: A, grid: GridSpec<G>, device: Device = getDevice(this.options.device)): Promise<Tuning> {
+    const raw = args as unknown as RunArgs;
     const key = this.keyOf(args);
     const known = this.#byKey.get(key);
     if (known) return known;
@@ -199,10 +211,10 @@ export class Autotuned<A extends RunArgs = RunArgs> {
       const configs = this.options.prune ? this.options.prune(this.options.configs, args) : this.options.configs;
       if (configs.length === 0) throw this.error('prune left no configs');
       // Trials see copies; snapshots restore the in-place ones before every run.
-      work = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, copyArg(v)])) as A;
+      work = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, copyArg(v)])) as A;
       const snapshots = new Map<string, TypedArray | Uint8Array | undefined>();
-      for (const n of this.options.resetToZero ?? []) snapshots.set(n, await zeros(args[n]));
-      for (const n of this.options.restoreValue ?? []) snapshots.set(n, await snapshot(args[n]));
+      for (const n of this.options.resetToZero ?? []) snapshots.set(n, await zeros(raw[n]));
+      for (const n of this.options.restoreValue ?? []) snapshots.set(n, await snapshot(raw[n]));
       const trials: Trial[] = [];
       const tty = process.stderr.isTTY === true;
       for (const [i, c] of configs.entries()) {
@@ -217,7 +229,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
         const run = (): Future<void> => {
           const copies: PromiseLike<void>[] = [];
           for (const [n, snap] of snapshots) {
-            const p = restore(work![n], snap);
+            const p = restore((work as unknown as RunArgs)[n], snap);
             if (p) copies.push(p);
           }
           const launched = this.kernel.run(this.merged(work!, c) as never, { grid: grid as never, ...launchOf(c), device });
@@ -246,7 +258,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
       return t;
     } finally {
       // The trials' device copies go back now, not at the next GC.
-      for (const [k, v] of Object.entries(work ?? {})) if (v instanceof DeviceArray && v !== args[k]) v.free();
+      for (const [k, v] of Object.entries(work ?? {})) if (v instanceof DeviceArray && v !== raw[k]) v.free();
       timer.close();
     }
   }
@@ -257,7 +269,7 @@ export class Autotuned<A extends RunArgs = RunArgs> {
       const func = this.kernel.trace(c.constexprs ?? {});
       if (device instanceof NativeRuntimeDevice) {
         const launchArgs = this.kernel.def.runtimeParams.map(({ name }) => {
-          const v = args[name];
+          const v = (args as Record<string, unknown>)[name];
           return v instanceof HostArray ? v.data : (v as never);
         });
         const r = device.compile(func, c.numWarps ?? 4, launchArgs, c.numStages, this.kernel.doNotSpecialize);
@@ -275,7 +287,10 @@ export class Autotuned<A extends RunArgs = RunArgs> {
 const launchOf = (c: TuneConfig): { numWarps: number; numStages?: number } =>
   ({ numWarps: c.numWarps ?? 4, ...(c.numStages !== undefined ? { numStages: c.numStages } : {}) });
 
-/** Wraps `kernel` with an autotuner; `run(args, { grid })` takes the arguments without the tuned constexprs. */
-export function autotune<A extends RunArgs = RunArgs>(options: AutotuneOptions<A>, kernel: Kernel): Autotuned<A> {
-  return new Autotuned<A>(options, kernel);
+/**
+ * Wraps `kernel` with an autotuner; `run(args, { grid })` takes the kernel's arguments with the
+ * constexprs optional, and a grid function sees them all (the chosen config's constexprs included).
+ */
+export function autotune<P extends Record<string, KernelParamSpec>>(options: AutotuneOptions<TunedArgs<P>>, kernel: Kernel<P>): Autotuned<TunedArgs<P>, ArgsFor<P>> {
+  return new Autotuned<TunedArgs<P>, ArgsFor<P>>(options, kernel as unknown as Kernel);
 }

@@ -2,7 +2,7 @@
 export { bench, quantile } from './do_bench.js';
 export type { BenchOptions, BenchResult } from './do_bench.js';
 export { autotune, Autotuned } from './autotune.js';
-export type { AutotuneOptions, AutotuneRunOptions, TuneConfig, Trial, Tuning } from './autotune.js';
+export type { AutotuneOptions, AutotuneRunOptions, TuneConfig, Trial, Tuning, TunedArgs } from './autotune.js';
 export { timerFor } from './timer.js';
 export type { Timer, Clock } from './timer.js';
 export { TuningStore } from './tuning_store.js';
