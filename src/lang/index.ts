@@ -17,7 +17,7 @@ export {
 export type { Scalar, TileLike } from './semantic.js';
 export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
-export type { ReduceOptions, ScanOptions } from './reduce.js';
+export type { ReduceOptions, ScanOptions, MaxMinOptions, MaxMinResult } from './reduce.js';
 export { dot } from './dot.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';
 export type { DotOptions } from './dot.js';

@@ -101,8 +101,8 @@ export class Tile {
 
   // reductions and scans
   sum(axis?: number, opts?: R.ReduceOptions): Tile { return R.sum(this, axis, opts); }
-  max(axis?: number, opts?: R.ReduceOptions): Tile { return R.max(this, axis, opts); }
-  min(axis?: number, opts?: R.ReduceOptions): Tile { return R.min(this, axis, opts); }
+  max<O extends R.MaxMinOptions>(axis?: number, opts?: O): R.MaxMinResult<O> { return R.max(this, axis, opts); }
+  min<O extends R.MaxMinOptions>(axis?: number, opts?: O): R.MaxMinResult<O> { return R.min(this, axis, opts); }
   argmax(axis: number, opts?: R.ReduceOptions): Tile { return R.argmax(this, axis, opts); }
   argmin(axis: number, opts?: R.ReduceOptions): Tile { return R.argmin(this, axis, opts); }
   cumsum(axis = 0, opts?: R.ScanOptions): Tile { return R.cumsum(this, axis, opts); }

@@ -1,0 +1,13 @@
+// Selection ops on the sim as sm_90 (and the interpreter), against plain-JS references (select_cases.ts).
+process.env['TESSERA_SIM_ARCH'] = 'sm_90';
+import { describe, it } from 'vitest';
+import { checkMaxMin } from './select_cases.js';
+
+describe('max/min with returnIndices on the sim as sm_90 and the interpreter', () => {
+  for (const which of ['max', 'min'] as const) {
+    for (const dt of ['f32', 'i32'] as const) {
+      it(`${which} ${dt}, ties to the left`, () => checkMaxMin(which, dt, true));
+      it(`${which} ${dt}, tieBreakLeft: false (any tied index)`, () => checkMaxMin(which, dt, false));
+    }
+  }
+});
