@@ -19,6 +19,7 @@ import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
 import { dotInputPrecision } from './mma_kinds.js';
 import { dotWarpPrefs, type WarpPref } from './mma_warps.js';
+import { sortFits, sortLayout } from './sort_layout.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, wgmmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -225,6 +226,17 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
               region.args.forEach((a) => set(a, SCALAR));
               forward(region);
             }
+            break;
+          }
+          case 'sort': {
+            // the sorted dim within a warp: keep the input's layout when it has that, else convert
+            const { axis, k } = (op as Op<'sort'>).attrs;
+            const shape = ops[0]!.type.shape;
+            const l0 = lay(ops[0]!);
+            const inL = sortFits(l0, axis, shape[axis]!) ? l0 : sortLayout(shape, axis, numWarps);
+            expected.set(op, [inL]);
+            const out = k === shape[axis] ? inL : sortLayout(r0!.type.shape, axis, numWarps);
+            op.results.forEach((r) => set(r, out));
             break;
           }
           case 'dot': {

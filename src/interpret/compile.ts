@@ -10,6 +10,7 @@ import {
 import { addptrRule, atomicCasRule, atomicRmwRule, loadRule, storeRule } from './rules-memory.js';
 import { descLoadRule, descStoreRule } from './rules-descriptor.js';
 import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
+import { sortRule } from './rules-sort.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
 
@@ -41,6 +42,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   desc_store: descStoreRule,
   reduce: reduceRule,
   scan: scanRule,
+  sort: sortRule,
   dot: dotRule,
   for: forRule,
   if: ifRule,

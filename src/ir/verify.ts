@@ -288,6 +288,19 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   desc_store: (c) => descCommon(c, true),
   reduce: (c) => combiner(c, false),
   scan: (c) => combiner(c, true),
+  sort: (c) => {
+    c.counts(1, c.attrs.indices ? 2 : 1);
+    const x = c.operand(0);
+    c.check(x.shape.length >= 1, 'sort needs a tile with at least one dim');
+    c.axis(c.attrs.axis, x.shape.length);
+    c.check(numeric(x.elem) && !isBool(x.elem), () => `sort keys must be integers or floats, got ${x.elem}`);
+    const len = x.shape[c.attrs.axis]!;
+    const k = c.attrs.k;
+    c.check(Number.isInteger(k) && isPow2(k) && k <= len, () => `k must be a power of two <= ${len}, got ${k}`);
+    const out = x.shape.map((d, i) => (i === c.attrs.axis ? k : d));
+    c.expectType(c.result(0), { elem: x.elem, shape: out }, 'result #0');
+    if (c.attrs.indices) c.expectType(c.result(1), { elem: 'i32', shape: out }, 'result #1 (indices)');
+  },
   dot: (c) => {
     c.counts(3, 1);
     const a = c.operand(0), b = c.operand(1), acc = c.operand(2);

@@ -2,7 +2,7 @@
 // matrix, with plain-JS references. Shared by select_sm80/select_sm90 (the sim as each GPU) and
 // select_interpret (the interpreter alone): every case runs on the interpreter and the sim.
 import { expect } from 'vitest';
-import { arange, constexpr, load, max, min, programId, ptr, store } from '../../src/lang/index.js';
+import { arange, constexpr, load, max, min, programId, ptr, sort, store, topk } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { expectBitwise, lcg, runBoth } from './helpers.js';
 
@@ -75,3 +75,140 @@ export async function checkMaxMin(which: 'max' | 'min', dt: Num, tieBreakLeft: b
   if (tieBreakLeft) expectBitwise(res.sim.idx as Int32Array, res.interpret.idx as Int32Array, `${which} ${dt}: sim vs interpreter indices`);
   expectBitwise(res.sim.vals as Float32Array, res.interpret.vals as Float32Array, `${which} ${dt}: sim vs interpreter values`);
 }
+
+// ---- sort / topk --------------------------------------------------------------------------------
+
+export type SortDt = 'f32' | 'f16' | 'f64' | 'i32' | 'i64' | 'u8';
+export interface SortCase {
+  readonly name: string;
+  readonly dt: SortDt;
+  readonly descending: boolean;
+  readonly indices: boolean;
+  /** topk's k (undefined: sort). */
+  readonly k?: number;
+  readonly rows: number;
+  readonly cols: number;
+  readonly BR: number;
+  readonly BC: number;
+  /** Sort along dim 0 of the transposed tile (the columns) instead of the last dim. */
+  readonly dim0?: boolean;
+  readonly numWarps?: number;
+}
+
+const PAD: Record<SortDt, [number | bigint, number | bigint]> = {
+  // padding for masked elements: [ascending, descending] (sorts last either way, bar NaNs)
+  f32: [Infinity, -Infinity], f16: [Infinity, -Infinity], f64: [Infinity, -Infinity],
+  i32: [2 ** 31 - 1, -(2 ** 31)], i64: [2n ** 63n - 1n, -(2n ** 63n)], u8: [255, 0],
+};
+const ARR: Record<SortDt, new (n: number) => ArrayLike<number | bigint> & { [i: number]: number | bigint }> = {
+  f32: Float32Array, f16: Uint16Array, f64: Float64Array, i32: Int32Array, i64: BigInt64Array, u8: Uint8Array,
+} as never;
+const f16Bits1 = (v: number): number => (v === Infinity ? 0x7c00 : v === -Infinity ? 0xfc00 : 0);
+
+export const sortKernel = (c: SortCase) => kernel(
+  { name: `sort_${c.name.replace(/\W+/g, '_')}`, params: { x: ptr(c.dt), out: ptr(c.dt), idx: ptr('i32'), R: 'i32', C: 'i32', BR: constexpr(), BC: constexpr() } },
+  (a) => {
+    const K = c.k ?? c.BC;
+    const rows = programId(0).mul(a.BR).add(arange(0, a.BR));
+    const cols = arange(0, a.BC);
+    const rmask = rows.lt(a.R);
+    const mask = rmask.expandDims(1).and(cols.expandDims(0).lt(a.C));
+    const pad = PAD[c.dt][c.descending ? 1 : 0];
+    // dim0: the tile is [BC, BR] (x's rows along dim 1) and sorts along dim 0
+    const offs = c.dim0 ? rows.expandDims(0).mul(a.C).add(cols.expandDims(1)) : rows.expandDims(1).mul(a.C).add(cols.expandDims(0));
+    const x = load(a.x.add(offs), { mask: c.dim0 ? mask.trans() : mask, other: pad as number });
+    const opts = { descending: c.descending, returnIndices: c.indices, ...(c.dim0 ? { dim: 0 } : {}) };
+    const r = c.k === undefined ? sort(x, opts) : topk(x, c.k, opts);
+    const [v, i] = Array.isArray(r) ? r : [r, undefined];
+    const kc = arange(0, K);
+    const omask = rmask.expandDims(1).and(kc.expandDims(0).lt(a.C));
+    const ooffs = c.dim0 ? rows.expandDims(0).mul(K).add(kc.expandDims(1)) : rows.expandDims(1).mul(K).add(kc.expandDims(0));
+    store(a.out.add(ooffs), v, { mask: c.dim0 ? omask.trans() : omask });
+    if (i) store(a.idx.add(ooffs), i, { mask: c.dim0 ? omask.trans() : omask });
+  },
+);
+
+/** The ascending-order key of an element (floats: IEEE totalOrder from the bits). */
+function refKey(dt: SortDt, x: ArrayLike<number | bigint>, i: number): bigint {
+  if (dt === 'f32') {
+    const b = BigInt(new Uint32Array(new Float32Array([x[i] as number]).buffer)[0]!);
+    return b >= 0x80000000n ? 0xffffffffn - b : b + 0x80000000n;
+  }
+  if (dt === 'f64') {
+    const b = new BigUint64Array(new Float64Array([x[i] as number]).buffer)[0]!;
+    return b >= 1n << 63n ? (1n << 64n) - 1n - b : b + (1n << 63n);
+  }
+  if (dt === 'f16') { const b = BigInt(x[i] as number); return b >= 0x8000n ? 0xffffn - b : b + 0x8000n; }
+  return BigInt(x[i]!);
+}
+
+export function sortInput(c: SortCase, seed: number): ArrayLike<number | bigint> & { [i: number]: number | bigint } {
+  const r = lcg(seed);
+  const n = c.rows * c.cols;
+  const a = new ARR[c.dt](n);
+  for (let i = 0; i < n; i++) {
+    const u = r();
+    const small = Math.floor(u * 64) - 32; // many ties
+    if (c.dt === 'f32' || c.dt === 'f64') a[i] = i % 3 ? small / 8 : (u - 0.5) * 1e6;
+    else if (c.dt === 'f16') a[i] = (0x3c00 + small * 37) & 0xffff;
+    else if (c.dt === 'i64') a[i] = BigInt(small) * (i % 5 ? 1n : 1n << 40n);
+    else if (c.dt === 'u8') a[i] = small & 0xff;
+    else a[i] = i % 4 ? small : Math.floor((u - 0.5) * 2 ** 32);
+  }
+  if (c.dt === 'f32' || c.dt === 'f64') {
+    [NaN, Infinity, -Infinity, -0, 0, 1e-40, -0, NaN].forEach((v, j) => { a[(j * 37) % n] = v; });
+    if (c.dt === 'f32') new Uint32Array((a as Float32Array).buffer)[(11 * 37) % n] = 0xffc00001; // a NaN with the sign set
+  }
+  if (c.dt === 'f16') [0x7e00, 0x7c00, 0xfc00, 0x8000, 0x0000, 0x0001, 0xfe00].forEach((v, j) => { a[(j * 41) % n] = v; });
+  return a;
+}
+
+/** Reference: each padded row sorted by (key, position), first K kept (masked columns not stored). */
+export function sortRef(c: SortCase, x: ArrayLike<number | bigint>): { vals: ArrayLike<number | bigint>; idx: Int32Array } {
+  const K = c.k ?? c.BC;
+  const vals = new ARR[c.dt](c.rows * K);
+  const idx = new Int32Array(c.rows * K).fill(-1);
+  const pad = PAD[c.dt][c.descending ? 1 : 0];
+  const padArr = new ARR[c.dt](1);
+  padArr[0] = c.dt === 'f16' ? f16Bits1(pad as number) : pad;
+  for (let r = 0; r < c.rows; r++) {
+    const keys = Array.from({ length: c.BC }, (_, j) => (j < c.cols ? refKey(c.dt, x, r * c.cols + j) : refKey(c.dt, padArr, 0)));
+    const perm = Array.from({ length: c.BC }, (_, j) => j).sort((p, q) => (keys[p] !== keys[q] ? ((keys[p]! < keys[q]!) !== c.descending ? -1 : 1) : p - q));
+    for (let j = 0; j < Math.min(K, c.cols); j++) {
+      vals[r * K + j] = perm[j]! < c.cols ? x[r * c.cols + perm[j]!]! : padArr[0]!;
+      idx[r * K + j] = perm[j]!;
+    }
+  }
+  return { vals, idx };
+}
+
+export async function checkSort(c: SortCase): Promise<void> {
+  const x = sortInput(c, 31 + c.name.length);
+  const K = c.k ?? c.BC;
+  const want = sortRef(c, x);
+  const out = new ARR[c.dt](c.rows * K);
+  const idx = new Int32Array(c.rows * K).fill(-1);
+  const res = await runBoth(sortKernel(c), { x, out, idx, R: c.rows, C: c.cols, BR: c.BR, BC: c.BC } as never, [Math.ceil(c.rows / c.BR)], { numWarps: c.numWarps ?? 4 });
+  for (const dev of ['interpret', 'sim'] as const) {
+    const got = res[dev] as unknown as { out: ArrayBufferView; idx: Int32Array };
+    expectBitwise(got.out, want.vals as unknown as ArrayBufferView, `${c.name} on ${dev}: values`);
+    if (c.indices) expectBitwise(got.idx, want.idx, `${c.name} on ${dev}: indices`);
+  }
+}
+
+export const SORT_CASES: SortCase[] = [
+  { name: 'f32 ascending, ragged 37x100 in 4x128 tiles', dt: 'f32', descending: false, indices: false, rows: 37, cols: 100, BR: 4, BC: 128 },
+  { name: 'f32 descending with indices', dt: 'f32', descending: true, indices: true, rows: 37, cols: 100, BR: 4, BC: 128 },
+  { name: 'f16 ascending with indices', dt: 'f16', descending: false, indices: true, rows: 19, cols: 60, BR: 2, BC: 64 },
+  { name: 'i32 descending, 32 wide (one lane each)', dt: 'i32', descending: true, indices: true, rows: 21, cols: 32, BR: 8, BC: 32 },
+  { name: 'u8 ascending, 8 wide in 1 warp', dt: 'u8', descending: false, indices: false, rows: 13, cols: 7, BR: 16, BC: 8, numWarps: 1 },
+  { name: 'f64 ascending with indices', dt: 'f64', descending: false, indices: true, rows: 9, cols: 50, BR: 2, BC: 64 },
+  { name: 'i64 descending', dt: 'i64', descending: true, indices: true, rows: 9, cols: 33, BR: 4, BC: 64 },
+  { name: 'f32 one 256-long row (8 per thread)', dt: 'f32', descending: false, indices: true, rows: 3, cols: 250, BR: 1, BC: 256 },
+  { name: 'f32 along dim 0', dt: 'f32', descending: false, indices: true, rows: 10, cols: 30, BR: 4, BC: 32, dim0: true },
+  { name: 'f32 2x128 in 1 warp with indices (the warp tile repeats: high bits in registers)', dt: 'f32', descending: true, indices: true, rows: 5, cols: 120, BR: 2, BC: 128, numWarps: 1 },
+  { name: 'i64 1x64 in 1 warp, ascending', dt: 'i64', descending: false, indices: false, rows: 3, cols: 61, BR: 1, BC: 64, numWarps: 1 },
+  { name: 'topk 8 of 128, f32, with indices', dt: 'f32', descending: true, indices: true, k: 8, rows: 37, cols: 100, BR: 4, BC: 128 },
+  { name: 'topk 16 smallest of 64, i32', dt: 'i32', descending: false, indices: false, k: 16, rows: 11, cols: 64, BR: 2, BC: 64 },
+  { name: 'topk 2 of 256, f16', dt: 'f16', descending: true, indices: true, k: 2, rows: 2, cols: 199, BR: 1, BC: 256 },
+];

@@ -1,7 +1,7 @@
 // Selection ops on the sim as sm_90 (and the interpreter), against plain-JS references (select_cases.ts).
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, it } from 'vitest';
-import { checkMaxMin } from './select_cases.js';
+import { checkMaxMin, checkSort, SORT_CASES } from './select_cases.js';
 
 describe('max/min with returnIndices on the sim as sm_90 and the interpreter', () => {
   for (const which of ['max', 'min'] as const) {
@@ -10,4 +10,8 @@ describe('max/min with returnIndices on the sim as sm_90 and the interpreter', (
       it(`${which} ${dt}, tieBreakLeft: false (any tied index)`, () => checkMaxMin(which, dt, false));
     }
   }
+});
+
+describe('sort and topk on the sim and the interpreter', () => {
+  for (const c of SORT_CASES) it(c.name, () => checkSort(c));
 });

@@ -2,7 +2,7 @@
 // whole-tile reductions, and the errors for bad options.
 import { describe, expect, it } from 'vitest';
 import * as L from '../../src/lang/index.js';
-import { arange, defineKernel, load, ptr, store } from '../../src/lang/index.js';
+import { arange, defineKernel, load, ptr, sort, store, topk, type Tile } from '../../src/lang/index.js';
 import { runKernel } from './run.js';
 
 describe('max/min with returnIndices', () => {
@@ -41,5 +41,46 @@ describe('max/min with returnIndices', () => {
       store(o, L.min(load(x.add(arange(0, 8))), 0, { returnIdx: true } as never) as never);
     });
     expect(() => mn.trace({})).toThrow(/op 'min': unknown option 'returnIdx'/);
+  });
+});
+
+describe('sort / topk', () => {
+  const on = (fn: (t: Tile) => unknown, dtype: 'f32' | 'bool' = 'f32') => defineKernel({ name: 'k', params: { x: ptr(dtype), o: ptr('f32') } }, ({ x, o }) => {
+    const r = fn(load(x.add(arange(0, 4).expandDims(1).mul(16).add(arange(0, 16).expandDims(0)))));
+    store(o, 0);
+    void r;
+  }).trace({});
+  it('result shapes and dtypes: sort keeps the shape, topk cuts the dim to k, indices are i32', () => {
+    on((t) => {
+      expect(sort(t).shape).toEqual([4, 16]);
+      const [v, i] = topk(t, 4, { returnIndices: true });
+      expect(v.shape).toEqual([4, 4]);
+      expect(i.dtype).toBe('i32');
+      expect(sort(t, { dim: 0 }).shape).toEqual([4, 16]);
+      expect(topk(t, 2, { dim: -2 }).shape).toEqual([2, 16]);
+    });
+  });
+  it('sorts the last dim by default; topk is largest-first by default (Triton), ascending with descending: false', () => {
+    const k = defineKernel({ name: 's', params: { x: ptr('f32'), a: ptr('f32'), t: ptr('f32'), b: ptr('f32') } }, ({ x, a, t, b }) => {
+      const v = load(x.add(arange(0, 8)));
+      store(a.add(arange(0, 8)), sort(v));
+      store(t.add(arange(0, 2)), topk(v, 2));
+      store(b.add(arange(0, 2)), topk(v, 2, { descending: false }));
+    });
+    const xs = Float32Array.of(3, -1, NaN, 7, -Infinity, 0, -0, 7);
+    const [, a, t, b] = runKernel(k, {}, [xs, new Float32Array(8), new Float32Array(2), new Float32Array(2)], [1]);
+    expect(Array.from(a as Float32Array)).toEqual([-Infinity, -1, -0, 0, 3, 7, 7, NaN]);
+    expect(Object.is((a as Float32Array)[2], -0)).toBe(true);
+    expect(Array.from(t as Float32Array)).toEqual([NaN, 7]);
+    expect(Array.from(b as Float32Array)).toEqual([-Infinity, -1]);
+  });
+  it('rejects unknown options, bad k, bad dim and unsortable dtypes by name', () => {
+    expect(() => on((t) => sort(t, { descending: true, stable: true } as never))).toThrow(/op 'sort': unknown option 'stable' for sort \(allowed: dim, descending, returnIndices\)/);
+    expect(() => on((t) => topk(t, 4, { k: 2 } as never))).toThrow(/op 'topk': unknown option 'k' for topk/);
+    expect(() => on((t) => topk(t, 3))).toThrow(/op 'topk': k must be a power of two no larger than the dim's length 16, got 3/);
+    expect(() => on((t) => topk(t, 32))).toThrow(/k must be a power of two no larger than the dim's length 16, got 32/);
+    expect(() => on((t) => sort(t, { dim: 2 }))).toThrow(/op 'sort': dim 2 is out of range/);
+    expect(() => on((t) => sort(t, { descending: 'yes' } as never))).toThrow(/option 'descending' must be a boolean/);
+    expect(() => on((t) => sort(t), 'bool')).toThrow(/op 'sort': sort sorts integers, f16, bf16, f32 and f64, got bool/);
   });
 });
