@@ -212,3 +212,14 @@ export const SORT_CASES: SortCase[] = [
   { name: 'topk 16 smallest of 64, i32', dt: 'i32', descending: false, indices: false, k: 16, rows: 11, cols: 64, BR: 2, BC: 64 },
   { name: 'topk 2 of 256, f16', dt: 'f16', descending: true, indices: true, k: 2, rows: 2, cols: 199, BR: 1, BC: 256 },
 ];
+
+/** Runs a case on the sim under racecheck, synccheck and initcheck (top-k's shared-memory read-out). */
+export async function checkSortSanitized(c: SortCase): Promise<void> {
+  const x = sortInput(c, 7);
+  const K = c.k ?? c.BC;
+  const out = new ARR[c.dt](c.rows * K);
+  const idx = new Int32Array(c.rows * K).fill(-1);
+  await sortKernel(c).run({ x, out, idx, R: c.rows, C: c.cols, BR: c.BR, BC: c.BC } as never, { grid: [Math.ceil(c.rows / c.BR)], device: 'sim', numWarps: c.numWarps ?? 4, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+  const want = sortRef(c, x);
+  expectBitwise(out as unknown as ArrayBufferView, want.vals as unknown as ArrayBufferView, `${c.name} under the sanitizers: values`);
+}
