@@ -1,4 +1,4 @@
-// Layouts for `sort`: the sorted dim must lie inside one warp (its positions split between a
+// Layouts for `sort` (and `gather` by shuffles): the sorted dim must lie inside one warp (its positions split between a
 // thread's registers and lane bits; warps along it only replicate), so the bitonic network is
 // register compare-exchanges and shfl.bfly, never shared memory (codegen/lower_sort.ts).
 import { blockedWith, laneRep, rowMajor, type BlockedLayout, type Layout } from './layout.js';
@@ -18,3 +18,7 @@ export function sortLayout(shape: readonly number[], axis: number, numWarps: num
   const spt = shape.map((_, d) => (d === axis ? n / Math.min(n, 32) : 1));
   return blockedWith(shape, numWarps, [axis, ...rowMajor(shape.length).filter((d) => d !== axis)], spt);
 }
+
+/** gather by warp shuffles: src and index of one shape, the dim at most 256 long (8 registers a lane). */
+export const gatherByShuffle = (src: readonly number[], index: readonly number[], axis: number): boolean =>
+  src.length === index.length && src.every((d, i) => d === index[i]) && src[axis]! <= 256;

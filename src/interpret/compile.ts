@@ -11,6 +11,7 @@ import { addptrRule, atomicCasRule, atomicRmwRule, loadRule, storeRule } from '.
 import { descLoadRule, descStoreRule } from './rules-descriptor.js';
 import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
 import { sortRule } from './rules-sort.js';
+import { gatherRule } from './rules-gather.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
 
@@ -43,6 +44,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   reduce: reduceRule,
   scan: scanRule,
   sort: sortRule,
+  gather: gatherRule,
   dot: dotRule,
   for: forRule,
   if: ifRule,

@@ -116,6 +116,12 @@ export interface OpAttrs {
    * each kept element came from (docs/semantics.md).
    */
   sort: { axis: number; descending: boolean; k: number; indices: boolean };
+  /**
+   * (src, index: integer tile of src's rank) -> tile of index's shape and src's dtype (Triton's
+   * tl.gather): out[i] = src[i with dim `axis` replaced by index[i]]. index's other dims equal src's;
+   * an index outside [0, src.shape[axis]) is an error (docs/semantics.md).
+   */
+  gather: { axis: number };
   /** (a [M,K], b [K,N], acc [M,N]) -> [M,N] of acc's dtype */
   dot: { inputPrecision: 'ieee' | 'tf32' };
   /**

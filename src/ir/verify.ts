@@ -301,6 +301,16 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.expectType(c.result(0), { elem: x.elem, shape: out }, 'result #0');
     if (c.attrs.indices) c.expectType(c.result(1), { elem: 'i32', shape: out }, 'result #1 (indices)');
   },
+  gather: (c) => {
+    c.counts(2, 1);
+    const src = c.operand(0), index = c.operand(1);
+    c.check(!isPtr(src.elem), 'gather of pointer tiles is not supported');
+    c.check(isInt(index.elem), () => `index must be an integer tile, got ${ts(index)}`);
+    c.check(src.shape.length >= 1 && index.shape.length === src.shape.length, () => `src and index must have one rank (at least 1), got ${ts(src)} and ${ts(index)}`);
+    c.axis(c.attrs.axis, src.shape.length);
+    src.shape.forEach((d, i) => c.check(i === c.attrs.axis || index.shape[i] === d, () => `index dim ${i} must match src's (${d}), got ${shapeStr(index.shape)}`));
+    c.expectType(c.result(), { elem: src.elem, shape: index.shape }, 'result');
+  },
   dot: (c) => {
     c.counts(3, 1);
     const a = c.operand(0), b = c.operand(1), acc = c.operand(2);

@@ -19,6 +19,7 @@ export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } f
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
 export type { ReduceOptions, ScanOptions, MaxMinOptions, MaxMinResult } from './reduce.js';
 export { sort, topk } from './sort.js';
+export { gather } from './gather.js';
 export type { SortOptions, SortResult } from './sort.js';
 export { dot } from './dot.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';

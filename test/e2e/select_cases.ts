@@ -2,7 +2,7 @@
 // matrix, with plain-JS references. Shared by select_sm80/select_sm90 (the sim as each GPU) and
 // select_interpret (the interpreter alone): every case runs on the interpreter and the sim.
 import { expect } from 'vitest';
-import { arange, constexpr, load, max, min, programId, ptr, sort, store, topk } from '../../src/lang/index.js';
+import { arange, constexpr, gather, load, max, min, programId, ptr, sort, store, topk } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { expectBitwise, lcg, runBoth } from './helpers.js';
 
@@ -223,3 +223,82 @@ export async function checkSortSanitized(c: SortCase): Promise<void> {
   const want = sortRef(c, x);
   expectBitwise(out as unknown as ArrayBufferView, want.vals as unknown as ArrayBufferView, `${c.name} under the sanitizers: values`);
 }
+
+// ---- gather -------------------------------------------------------------------------------------
+
+export interface GatherCase {
+  readonly name: string;
+  readonly dt: 'f32' | 'f16' | 'i64' | 'i8';
+  readonly it: 'i32' | 'i64' | 'u8';
+  /** Tile shapes per program; rows (dim 0) of src beyond `srcRows` and of index beyond `idxRows` are masked (ragged). */
+  readonly src: [number, number];
+  readonly index: [number, number];
+  readonly axis: 0 | 1;
+  readonly programs: number;
+  readonly srcRows: number;
+  readonly idxRows: number;
+  readonly numWarps?: number;
+}
+
+const GARR = { f32: Float32Array, f16: Uint16Array, i64: BigInt64Array, i8: Int8Array, i32: Int32Array, u8: Uint8Array } as const;
+
+export const gatherKernel = (c: GatherCase) => kernel(
+  { name: `gather_${c.name.replace(/\W+/g, '_')}`, params: { x: ptr(c.dt), ix: ptr(c.it), out: ptr(c.dt), SR: 'i32', IR: 'i32' } },
+  (a) => {
+    const [S0, S1] = c.src, [I0, I1] = c.index;
+    const pid = programId(0);
+    const tile = (rows: number, cols: number, limit: typeof a.SR) => {
+      const r = arange(0, rows), cl = arange(0, cols);
+      const offs = pid.mul(rows * cols).add(r.expandDims(1).mul(cols).add(cl.expandDims(0)));
+      return { offs, mask: pid.mul(rows).add(r).lt(limit).expandDims(1).and(cl.expandDims(0).lt(cols)) };
+    };
+    const s = tile(S0, S1, a.SR), i = tile(I0, I1, a.IR);
+    const src = load(a.x.add(s.offs), { mask: s.mask, other: 0 });
+    const index = load(a.ix.add(i.offs), { mask: i.mask, other: 0 });
+    store(a.out.add(i.offs), gather(src, index, c.axis), { mask: i.mask });
+  },
+);
+
+export async function checkGather(c: GatherCase): Promise<void> {
+  const [S0, S1] = c.src, [I0, I1] = c.index;
+  const r = lcg(c.name.length * 7 + 3);
+  const ns = c.programs * S0 * S1, ni = c.programs * I0 * I1;
+  const x = new GARR[c.dt](ns) as unknown as { [i: number]: number | bigint; length: number };
+  for (let i = 0; i < ns; i++) {
+    const u = r();
+    x[i] = c.dt === 'i64' ? BigInt(Math.floor(u * 2 ** 40)) - (1n << 39n) : c.dt === 'f16' ? Math.floor(u * 0xffff) : c.dt === 'i8' ? Math.floor(u * 256) - 128 : (u - 0.5) * 100;
+  }
+  if (c.dt === 'f32') new Uint32Array((x as unknown as Float32Array).buffer)[5] = 0x7fa00001; // a NaN payload moves by its bits
+  const n = c.src[c.axis];
+  const ix = new GARR[c.it](ni) as unknown as { [i: number]: number | bigint; length: number };
+  for (let i = 0; i < ni; i++) { const k = Math.floor(r() * n); ix[i] = c.it === 'i64' ? BigInt(k) : k; }
+  const out = new GARR[c.dt](ni) as unknown as { [i: number]: number | bigint; length: number };
+  const want = new GARR[c.dt](ni) as unknown as { [i: number]: number | bigint; length: number };
+  const wantBits = c.dt === 'f32' ? new Uint32Array((want as unknown as Float32Array).buffer) : want;
+  const xBits = c.dt === 'f32' ? new Uint32Array((x as unknown as Float32Array).buffer) : x;
+  for (let p = 0; p < c.programs; p++) {
+    for (let i0 = 0; i0 < I0; i0++) {
+      if (p * I0 + i0 >= c.idxRows) continue;
+      for (let i1 = 0; i1 < I1; i1++) {
+        const k = Number(ix[p * I0 * I1 + i0 * I1 + i1]!);
+        const [r0, r1] = c.axis === 0 ? [k, i1] : [i0, k];
+        const valid = p * S0 + r0 < c.srcRows;
+        wantBits[p * I0 * I1 + i0 * I1 + i1] = valid ? xBits[p * S0 * S1 + r0 * S1 + r1]! : (c.dt === 'i64' ? 0n : 0);
+      }
+    }
+  }
+  const res = await runBoth(gatherKernel(c), { x, ix, out, SR: c.srcRows, IR: c.idxRows } as never, [c.programs], { numWarps: c.numWarps ?? 4 });
+  for (const dev of ['interpret', 'sim'] as const) {
+    expectBitwise((res[dev] as unknown as { out: ArrayBufferView }).out, want as unknown as ArrayBufferView, `${c.name} on ${dev}`);
+  }
+}
+
+export const GATHER_CASES: GatherCase[] = [
+  { name: 'f32 rows of 32 by i32 (shuffles, one per lane)', dt: 'f32', it: 'i32', src: [4, 32], index: [4, 32], axis: 1, programs: 5, srcRows: 18, idxRows: 19 },
+  { name: 'f16 rows of 128 by i64 (shuffles, 4 registers a row)', dt: 'f16', it: 'i64', src: [2, 128], index: [2, 128], axis: 1, programs: 3, srcRows: 5, idxRows: 6 },
+  { name: 'i64 along dim 0 (shuffles)', dt: 'i64', it: 'i32', src: [16, 8], index: [16, 8], axis: 0, programs: 2, srcRows: 30, idxRows: 29 },
+  { name: 'i64 rows of 128 in 1 warp (the load\'s layout: 2 a lane, repeated twice; shuffles)', dt: 'i64', it: 'i32', src: [2, 128], index: [2, 128], axis: 1, programs: 3, srcRows: 5, idxRows: 6, numWarps: 1 },
+  { name: 'i8 16 of 64 per row (shared memory)', dt: 'i8', it: 'u8', src: [8, 64], index: [8, 16], axis: 1, programs: 3, srcRows: 21, idxRows: 22 },
+  { name: 'f32 along dim 0, 64 rows from 32 (shared memory)', dt: 'f32', it: 'i32', src: [32, 16], index: [64, 16], axis: 0, programs: 2, srcRows: 60, idxRows: 120 },
+  { name: 'f32 512-long rows (shared memory: longer than 256)', dt: 'f32', it: 'i32', src: [2, 512], index: [2, 512], axis: 1, programs: 2, srcRows: 3, idxRows: 4 },
+];

@@ -2,7 +2,7 @@
 // whole-tile reductions, and the errors for bad options.
 import { describe, expect, it } from 'vitest';
 import * as L from '../../src/lang/index.js';
-import { arange, defineKernel, load, ptr, sort, store, topk, type Tile } from '../../src/lang/index.js';
+import { arange, defineKernel, gather, load, ptr, sort, store, topk, type Tile } from '../../src/lang/index.js';
 import { runKernel } from './run.js';
 
 describe('max/min with returnIndices', () => {
@@ -82,5 +82,36 @@ describe('sort / topk', () => {
     expect(() => on((t) => sort(t, { dim: 2 }))).toThrow(/op 'sort': dim 2 is out of range/);
     expect(() => on((t) => sort(t, { descending: 'yes' } as never))).toThrow(/option 'descending' must be a boolean/);
     expect(() => on((t) => sort(t), 'bool')).toThrow(/op 'sort': sort sorts integers, f16, bf16, f32 and f64, got bool/);
+  });
+});
+
+describe('gather', () => {
+  const on = (fn: (t: Tile, i: Tile) => unknown) => defineKernel({ name: 'g', params: { x: ptr('f32'), i: ptr('i32'), o: ptr('f32') } }, ({ x, i, o }) => {
+    const offs = arange(0, 4).expandDims(1).mul(16).add(arange(0, 16).expandDims(0));
+    fn(load(x.add(offs)), load(i.add(offs)));
+    store(o, 0);
+  }).trace({});
+  it('result has the index\'s shape and the src\'s dtype', () => {
+    on((t, i) => {
+      const g = gather(t, i.reshape([4, 16]), 1);
+      expect(g.shape).toEqual([4, 16]);
+      expect(g.dtype).toBe('f32');
+      expect(gather(t, i.reshape([8, 8]).sum(1, { keepDims: true }).broadcastTo([8, 16]), 0).shape).toEqual([8, 16]);
+    });
+  });
+  it('rejects bad ranks, shapes, index dtypes and axes by name', () => {
+    expect(() => on((t, i) => gather(t, i.reshape([64]), 1))).toThrow(/op 'gather': src and index must have the same rank/);
+    expect(() => on((t, i) => gather(t, i.reshape([8, 8]), 1))).toThrow(/op 'gather': index dim 0 must match src's \(4\)/);
+    expect(() => on((t) => gather(t, t, 1))).toThrow(/op 'gather': index must be an integer tile, got f32/);
+    expect(() => on((t, i) => gather(t, i, 2))).toThrow(/op 'gather': axis 2 is out of range/);
+  });
+  it('an index outside the dim is an E_INDEX error on the interpreter, naming the lane', () => {
+    const k = defineKernel({ name: 'g', params: { x: ptr('f32'), i: ptr('i32'), o: ptr('f32') } }, ({ x, i, o }) => {
+      const r = arange(0, 8);
+      store(o.add(r), gather(load(x.add(r)), load(i.add(r)), 0));
+    });
+    expect(() => runKernel(k, {}, [new Float32Array(8), Int32Array.of(0, 1, 2, 8, 0, 0, 0, 0), new Float32Array(8)], [1])).toThrow(/op 'gather': index 8 at lane 3 \[3\] is outside dim 0 of length 8/);
+    const [, , o] = runKernel(k, {}, [Float32Array.of(10, 11, 12, 13, 14, 15, 16, 17), Int32Array.of(7, 6, 0, 0, 3, 3, 1, 2), new Float32Array(8)], [1]);
+    expect(Array.from(o as Float32Array)).toEqual([17, 16, 10, 10, 13, 13, 11, 12]);
   });
 });
