@@ -228,6 +228,14 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
             }
             break;
           }
+          case 'histogram': {
+            // the mask in the values' layout (element for element); the bins in the default layout
+            const l0 = lay(ops[0]!);
+            const inL = l0.kind === 'blocked' ? l0 : pref(ops[0]!.type.shape);
+            expected.set(op, ops.map(() => inL));
+            set(r0!, wishOr(r0!));
+            break;
+          }
           case 'gather': {
             // same shapes and a dim that fits a warp: warp shuffles in one layout; else shared memory
             const axis = (op as Op<'gather'>).attrs.axis;

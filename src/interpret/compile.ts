@@ -12,6 +12,7 @@ import { descLoadRule, descStoreRule } from './rules-descriptor.js';
 import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
 import { sortRule } from './rules-sort.js';
 import { gatherRule } from './rules-gather.js';
+import { histogramRule } from './rules-histogram.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
 
@@ -45,6 +46,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   scan: scanRule,
   sort: sortRule,
   gather: gatherRule,
+  histogram: histogramRule,
   dot: dotRule,
   for: forRule,
   if: ifRule,

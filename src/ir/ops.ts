@@ -122,6 +122,11 @@ export interface OpAttrs {
    * an index outside [0, src.shape[axis]) is an error (docs/semantics.md).
    */
   gather: { axis: number };
+  /**
+   * (x: 1-D integers [, mask: bool of x's shape]) -> i32 [numBins] (Triton's tl.histogram): bin b
+   * counts the elements equal to b; masked-off elements and values outside [0, numBins) are not counted.
+   */
+  histogram: { numBins: number; hasMask: boolean };
   /** (a [M,K], b [K,N], acc [M,N]) -> [M,N] of acc's dtype */
   dot: { inputPrecision: 'ieee' | 'tf32' };
   /**

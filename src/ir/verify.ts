@@ -311,6 +311,14 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     src.shape.forEach((d, i) => c.check(i === c.attrs.axis || index.shape[i] === d, () => `index dim ${i} must match src's (${d}), got ${shapeStr(index.shape)}`));
     c.expectType(c.result(), { elem: src.elem, shape: index.shape }, 'result');
   },
+  histogram: (c) => {
+    c.counts(c.attrs.hasMask ? 2 : 1, 1);
+    const x = c.operand(0);
+    c.check(isInt(x.elem) && x.shape.length === 1, () => `histogram needs a 1-D integer tile, got ${ts(x)}`);
+    c.check(isPow2(c.attrs.numBins), () => `numBins must be a power of two, got ${c.attrs.numBins}`);
+    if (c.attrs.hasMask) c.expectType(c.operand(1), { elem: 'bool', shape: x.shape }, 'mask');
+    c.expectType(c.result(), { elem: 'i32', shape: [c.attrs.numBins] }, 'result');
+  },
   dot: (c) => {
     c.counts(3, 1);
     const a = c.operand(0), b = c.operand(1), acc = c.operand(2);

@@ -20,6 +20,8 @@ export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan
 export type { ReduceOptions, ScanOptions, MaxMinOptions, MaxMinResult } from './reduce.js';
 export { sort, topk } from './sort.js';
 export { gather } from './gather.js';
+export { histogram } from './histogram.js';
+export type { HistogramOptions } from './histogram.js';
 export type { SortOptions, SortResult } from './sort.js';
 export { dot } from './dot.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';

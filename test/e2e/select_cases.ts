@@ -2,7 +2,7 @@
 // matrix, with plain-JS references. Shared by select_sm80/select_sm90 (the sim as each GPU) and
 // select_interpret (the interpreter alone): every case runs on the interpreter and the sim.
 import { expect } from 'vitest';
-import { arange, constexpr, gather, load, max, min, programId, ptr, sort, store, topk } from '../../src/lang/index.js';
+import { arange, constexpr, gather, histogram, load, max, min, programId, ptr, sort, store, topk } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { expectBitwise, lcg, runBoth } from './helpers.js';
 
@@ -301,4 +301,55 @@ export const GATHER_CASES: GatherCase[] = [
   { name: 'i8 16 of 64 per row (shared memory)', dt: 'i8', it: 'u8', src: [8, 64], index: [8, 16], axis: 1, programs: 3, srcRows: 21, idxRows: 22 },
   { name: 'f32 along dim 0, 64 rows from 32 (shared memory)', dt: 'f32', it: 'i32', src: [32, 16], index: [64, 16], axis: 0, programs: 2, srcRows: 60, idxRows: 120 },
   { name: 'f32 512-long rows (shared memory: longer than 256)', dt: 'f32', it: 'i32', src: [2, 512], index: [2, 512], axis: 1, programs: 2, srcRows: 3, idxRows: 4 },
+];
+
+// ---- histogram ----------------------------------------------------------------------------------
+
+export interface HistCase {
+  readonly name: string;
+  readonly dt: 'i32' | 'u8' | 'i64';
+  readonly block: number;
+  readonly bins: number;
+  readonly n: number;
+  /** 'bounds': offs < n; 'values': also skip values divisible by 3; 'none': no mask (n a multiple of block). */
+  readonly mask: 'bounds' | 'values' | 'none';
+  readonly numWarps?: number;
+}
+
+export const histKernel = (c: HistCase) => kernel(
+  { name: `hist_${c.name.replace(/\W+/g, '_')}`, params: { x: ptr(c.dt), out: ptr('i32'), N: 'i32' } },
+  (a) => {
+    const offs = programId(0).mul(c.block).add(arange(0, c.block));
+    const inb = offs.lt(a.N);
+    const x = c.mask === 'none' ? load(a.x.add(offs)) : load(a.x.add(offs), { mask: inb, other: 0 });
+    const mask = c.mask === 'none' ? undefined : c.mask === 'bounds' ? inb : inb.and(x.rem(3).ne(0));
+    const h = histogram(x, c.bins, mask ? { mask } : undefined);
+    store(a.out.add(programId(0).mul(c.bins).add(arange(0, c.bins))), h);
+  },
+);
+
+export async function checkHistogram(c: HistCase): Promise<void> {
+  const r = lcg(c.bins + c.n);
+  const programs = Math.ceil(c.n / c.block);
+  const x = new GARR[c.dt](programs * c.block) as unknown as { [i: number]: number | bigint; length: number };
+  for (let i = 0; i < x.length; i++) {
+    // mostly in range, some negative and some past the last bin (not counted)
+    const v = Math.floor(r() * (c.bins + 12)) - (c.dt === 'u8' ? 0 : 5);
+    x[i] = c.dt === 'i64' ? BigInt(v) + (i % 17 === 0 ? 1n << 40n : 0n) : v;
+  }
+  const want = new Int32Array(programs * c.bins);
+  for (let i = 0; i < c.n; i++) {
+    const v = Number(x[i]!);
+    if (c.mask === 'values' && v % 3 === 0) continue;
+    if (v >= 0 && v < c.bins) want[Math.floor(i / c.block) * c.bins + v]!++;
+  }
+  const res = await runBoth(histKernel(c), { x, out: new Int32Array(programs * c.bins), N: c.n } as never, [programs], { numWarps: c.numWarps ?? 4 });
+  for (const dev of ['interpret', 'sim'] as const) expectBitwise((res[dev] as unknown as { out: Int32Array }).out, want, `${c.name} on ${dev}`);
+}
+
+export const HIST_CASES: HistCase[] = [
+  { name: 'i32 1000 values in 1024-blocks, 64 bins, bounds mask', dt: 'i32', block: 1024, bins: 64, n: 3000, mask: 'bounds' },
+  { name: 'u8 256 bins (more bins than threads), no mask', dt: 'u8', block: 512, bins: 256, n: 1024, mask: 'none' },
+  { name: 'i64 with a mask on the values, 16 bins', dt: 'i64', block: 128, bins: 16, n: 300, mask: 'values' },
+  { name: 'i32 32 values over 4 warps (replicated: each counted once), 8 bins', dt: 'i32', block: 32, bins: 8, n: 70, mask: 'bounds' },
 ];

@@ -1,7 +1,7 @@
 // Selection ops on the sim as sm_90 (and the interpreter), against plain-JS references (select_cases.ts).
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, it } from 'vitest';
-import { checkGather, checkMaxMin, checkSort, checkSortSanitized, GATHER_CASES, SORT_CASES } from './select_cases.js';
+import { checkGather, checkHistogram, checkMaxMin, checkSort, checkSortSanitized, GATHER_CASES, HIST_CASES, SORT_CASES } from './select_cases.js';
 
 describe('max/min with returnIndices on the sim as sm_90 and the interpreter', () => {
   for (const which of ['max', 'min'] as const) {
@@ -22,4 +22,8 @@ describe('sort and topk run clean under racecheck, synccheck and initcheck', () 
 
 describe('gather on the sim and the interpreter', () => {
   for (const c of GATHER_CASES) it(c.name, () => checkGather(c));
+});
+
+describe('histogram on the sim and the interpreter', () => {
+  for (const c of HIST_CASES) it(c.name, () => checkHistogram(c));
 });

@@ -2,7 +2,7 @@
 // whole-tile reductions, and the errors for bad options.
 import { describe, expect, it } from 'vitest';
 import * as L from '../../src/lang/index.js';
-import { arange, defineKernel, gather, load, ptr, sort, store, topk, type Tile } from '../../src/lang/index.js';
+import { arange, defineKernel, gather, histogram, load, ptr, sort, store, topk, type Tile } from '../../src/lang/index.js';
 import { runKernel } from './run.js';
 
 describe('max/min with returnIndices', () => {
@@ -113,5 +113,28 @@ describe('gather', () => {
     expect(() => runKernel(k, {}, [new Float32Array(8), Int32Array.of(0, 1, 2, 8, 0, 0, 0, 0), new Float32Array(8)], [1])).toThrow(/op 'gather': index 8 at lane 3 \[3\] is outside dim 0 of length 8/);
     const [, , o] = runKernel(k, {}, [Float32Array.of(10, 11, 12, 13, 14, 15, 16, 17), Int32Array.of(7, 6, 0, 0, 3, 3, 1, 2), new Float32Array(8)], [1]);
     expect(Array.from(o as Float32Array)).toEqual([17, 16, 10, 10, 13, 13, 11, 12]);
+  });
+});
+
+describe('histogram', () => {
+  const on = (fn: (x: Tile) => unknown, dtype: 'i32' | 'f32' = 'i32') => defineKernel({ name: 'h', params: { x: ptr(dtype), o: ptr('i32') } }, ({ x, o }) => {
+    fn(load(x.add(arange(0, 16))));
+    store(o, 0);
+  }).trace({});
+  it('counts values in [0, numBins), skipping masked-off and out-of-range ones', () => {
+    const k = defineKernel({ name: 'h', params: { x: ptr('i32'), o: ptr('i32') } }, ({ x, o }) => {
+      const offs = arange(0, 16);
+      store(o.add(arange(0, 4)), histogram(load(x.add(offs)), 4, { mask: offs.lt(12) }));
+    });
+    const xs = Int32Array.of(0, 1, 1, 3, 3, 3, -1, 4, 7, 2, 2, 0, 1, 1, 1, 1);
+    const [, o] = runKernel(k, {}, [xs, new Int32Array(4)], [1]);
+    expect(Array.from(o as Int32Array)).toEqual([2, 2, 2, 3]);
+  });
+  it('rejects unknown options, bad bins, non-integer or non-1-D input by name', () => {
+    expect(() => on((x) => histogram(x, 8, { mask: true, bins: 2 } as never))).toThrow(/op 'histogram': unknown option 'bins' for histogram \(allowed: mask\)/);
+    expect(() => on((x) => histogram(x, 6))).toThrow(/op 'histogram': numBins must be a power of two, got 6/);
+    expect(() => on((x) => histogram(x, 8), 'f32')).toThrow(/op 'histogram': histogram needs a 1-D integer tile, got f32/);
+    expect(() => on((x) => histogram(x.reshape([4, 4]), 8))).toThrow(/histogram needs a 1-D integer tile, got i32 \[4, 4\]/);
+    expect(() => on((x) => histogram(x, 8, { mask: x }))).toThrow(/op 'histogram': mask must be a bool tile, got i32/);
   });
 });
