@@ -7,6 +7,7 @@ import { kernel } from '../../src/runtime/kernel.js';
 import { expectBitwise, lcg, runBoth } from './helpers.js';
 
 export const R = 37, C = 100, BR = 4, BC = 128;
+const SANITIZERS = ['racecheck', 'synccheck', 'initcheck'] as const;
 export const grid = [Math.ceil(R / BR)];
 
 type Num = 'f32' | 'i32';
@@ -219,7 +220,7 @@ export async function checkSortSanitized(c: SortCase): Promise<void> {
   const K = c.k ?? c.BC;
   const out = new ARR[c.dt](c.rows * K);
   const idx = new Int32Array(c.rows * K).fill(-1);
-  await sortKernel(c).run({ x, out, idx, R: c.rows, C: c.cols, BR: c.BR, BC: c.BC } as never, { grid: [Math.ceil(c.rows / c.BR)], device: 'sim', numWarps: c.numWarps ?? 4, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+  await sortKernel(c).run({ x, out, idx, R: c.rows, C: c.cols, BR: c.BR, BC: c.BC } as never, { grid: [Math.ceil(c.rows / c.BR)], device: 'sim', numWarps: c.numWarps ?? 4, sanitize: [...SANITIZERS] });
   const want = sortRef(c, x);
   expectBitwise(out as unknown as ArrayBufferView, want.vals as unknown as ArrayBufferView, `${c.name} under the sanitizers: values`);
 }
@@ -259,7 +260,7 @@ export const gatherKernel = (c: GatherCase) => kernel(
   },
 );
 
-export async function checkGather(c: GatherCase): Promise<void> {
+export async function checkGather(c: GatherCase, sanitize = false): Promise<void> {
   const [S0, S1] = c.src, [I0, I1] = c.index;
   const r = lcg(c.name.length * 7 + 3);
   const ns = c.programs * S0 * S1, ni = c.programs * I0 * I1;
@@ -287,7 +288,13 @@ export async function checkGather(c: GatherCase): Promise<void> {
       }
     }
   }
-  const res = await runBoth(gatherKernel(c), { x, ix, out, SR: c.srcRows, IR: c.idxRows } as never, [c.programs], { numWarps: c.numWarps ?? 4 });
+  const args = { x, ix, out, SR: c.srcRows, IR: c.idxRows };
+  if (sanitize) {
+    await gatherKernel(c).run(args as never, { grid: [c.programs], device: 'sim', numWarps: c.numWarps ?? 4, sanitize: [...SANITIZERS] });
+    expectBitwise(out as unknown as ArrayBufferView, want as unknown as ArrayBufferView, `${c.name} under the sanitizers`);
+    return;
+  }
+  const res = await runBoth(gatherKernel(c), args as never, [c.programs], { numWarps: c.numWarps ?? 4 });
   for (const dev of ['interpret', 'sim'] as const) {
     expectBitwise((res[dev] as unknown as { out: ArrayBufferView }).out, want as unknown as ArrayBufferView, `${c.name} on ${dev}`);
   }
@@ -328,7 +335,7 @@ export const histKernel = (c: HistCase) => kernel(
   },
 );
 
-export async function checkHistogram(c: HistCase): Promise<void> {
+export async function checkHistogram(c: HistCase, sanitize = false): Promise<void> {
   const r = lcg(c.bins + c.n);
   const programs = Math.ceil(c.n / c.block);
   const x = new GARR[c.dt](programs * c.block) as unknown as { [i: number]: number | bigint; length: number };
@@ -342,6 +349,12 @@ export async function checkHistogram(c: HistCase): Promise<void> {
     const v = Number(x[i]!);
     if (c.mask === 'values' && v % 3 === 0) continue;
     if (v >= 0 && v < c.bins) want[Math.floor(i / c.block) * c.bins + v]!++;
+  }
+  if (sanitize) {
+    const out = new Int32Array(programs * c.bins);
+    await histKernel(c).run({ x, out, N: c.n } as never, { grid: [programs], device: 'sim', numWarps: c.numWarps ?? 4, sanitize: [...SANITIZERS] });
+    expectBitwise(out, want, `${c.name} under the sanitizers`);
+    return;
   }
   const res = await runBoth(histKernel(c), { x, out: new Int32Array(programs * c.bins), N: c.n } as never, [programs], { numWarps: c.numWarps ?? 4 });
   for (const dev of ['interpret', 'sim'] as const) expectBitwise((res[dev] as unknown as { out: Int32Array }).out, want, `${c.name} on ${dev}`);

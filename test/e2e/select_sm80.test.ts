@@ -16,8 +16,10 @@ describe('sort and topk on the sim and the interpreter', () => {
   for (const c of SORT_CASES) it(c.name, () => checkSort(c));
 });
 
-describe('sort and topk run clean under racecheck, synccheck and initcheck', () => {
+describe('the shared-memory paths run clean under racecheck, synccheck and initcheck', () => {
   for (const c of SORT_CASES.filter((s) => s.k !== undefined || s.dim0)) it(c.name, () => checkSortSanitized(c));
+  for (const c of GATHER_CASES.filter((g) => /shared memory/.test(g.name))) it(`gather: ${c.name}`, () => checkGather(c, true));
+  for (const c of HIST_CASES) it(`histogram: ${c.name}`, () => checkHistogram(c, true));
 });
 
 describe('gather on the sim and the interpreter', () => {
