@@ -58,6 +58,11 @@ describe('sort / topk', () => {
       expect(i.dtype).toBe('i32');
       expect(sort(t, { dim: 0 }).shape).toEqual([4, 16]);
       expect(topk(t, 2, { dim: -2 }).shape).toEqual([2, 16]);
+      expect(t.sort({ descending: true }).shape).toEqual([4, 16]);
+      const [tv, ti] = t.topk(8, { returnIndices: true });
+      expect([tv.shape, ti.shape]).toEqual([[4, 8], [4, 8]]);
+      expect(t.gather(ti, 1).shape).toEqual([4, 8]);
+      expect(ti.reshape([32]).histogram(16).shape).toEqual([16]);
     });
   });
   it('sorts the last dim by default; topk is largest-first by default (Triton), ascending with descending: false', () => {
