@@ -15,6 +15,9 @@ import { ELEMENTWISE_RULES, normalize } from './lower_elementwise.js';
 import { MEMORY_RULES } from './lower_memory.js';
 import { REDUCE_RULES } from './lower_reduce.js';
 import { SCAN_RULES } from './lower_scan.js';
+import { SORT_RULES } from './lower_sort.js';
+import { GATHER_RULES } from './lower_gather.js';
+import { HISTOGRAM_RULES } from './lower_histogram.js';
 import { SHARED_RULES } from './lower_shared.js';
 import { SWIZZLE_ALIGN } from './smem_swizzle.js';
 import { defsOf, makeConvert, rematAfterLoop } from './remat.js';
@@ -56,7 +59,7 @@ export function ruleTable(dot: string): Record<OpKind, Rule> {
     reshape: SHARED_RULES.reshape!, trans: SHARED_RULES.trans!, join: SHARED_RULES.join!, split: SHARED_RULES.split!,
     load: m.load!, store: m.store!, atomic_rmw: m.atomic_rmw!, atomic_cas: m.atomic_cas!,
     desc_load: TMA_RULES.desc_load, desc_store: TMA_RULES.desc_store,
-    reduce: REDUCE_RULES.reduce!, scan: SCAN_RULES.scan!, dot: dotRule,
+    reduce: REDUCE_RULES.reduce!, scan: SCAN_RULES.scan!, sort: SORT_RULES.sort!, gather: GATHER_RULES.gather!, histogram: HISTOGRAM_RULES.histogram!, dot: dotRule,
     for: CONTROL_RULES.for!, if: CONTROL_RULES.if!,
     yield: unsupported('a yield outside a region'),
     print: lowerPrint,

@@ -19,6 +19,7 @@ import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
 import { dotInputPrecision } from './mma_kinds.js';
 import { dotWarpPrefs, type WarpPref } from './mma_warps.js';
+import { gatherByShuffle, sortFits, sortLayout } from './sort_layout.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, wgmmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -225,6 +226,42 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
               region.args.forEach((a) => set(a, SCALAR));
               forward(region);
             }
+            break;
+          }
+          case 'histogram': {
+            // the mask in the values' layout (element for element); the bins in the default layout
+            const l0 = lay(ops[0]!);
+            const inL = l0.kind === 'blocked' ? l0 : pref(ops[0]!.type.shape);
+            expected.set(op, ops.map(() => inL));
+            set(r0!, wishOr(r0!));
+            break;
+          }
+          case 'gather': {
+            // same shapes and a dim that fits a warp: warp shuffles in one layout; else shared memory
+            const axis = (op as Op<'gather'>).attrs.axis;
+            const shape = ops[0]!.type.shape;
+            const l0 = lay(ops[0]!);
+            if (gatherByShuffle(shape, ops[1]!.type.shape, axis)) {
+              const l = sortFits(l0, axis, shape[axis]!) && shape[axis]! / Math.min(l0.threadsPerWarp[axis]!, shape[axis]! / l0.sizePerThread[axis]!) <= 8 ? l0 : sortLayout(shape, axis, numWarps);
+              expected.set(op, [l, l]);
+              set(r0!, l);
+            } else {
+              const li = lay(ops[1]!);
+              const out = li.kind === 'blocked' ? li : blockedWishOr(r0!);
+              expected.set(op, [undefined, out]);
+              set(r0!, out);
+            }
+            break;
+          }
+          case 'sort': {
+            // the sorted dim within a warp: keep the input's layout when it has that, else convert
+            const { axis, k } = (op as Op<'sort'>).attrs;
+            const shape = ops[0]!.type.shape;
+            const l0 = lay(ops[0]!);
+            const inL = sortFits(l0, axis, shape[axis]!) ? l0 : sortLayout(shape, axis, numWarps);
+            expected.set(op, [inL]);
+            const out = k === shape[axis] ? inL : sortLayout(r0!.type.shape, axis, numWarps);
+            op.results.forEach((r) => set(r, out));
             break;
           }
           case 'dot': {

@@ -10,6 +10,9 @@ import {
 import { addptrRule, atomicCasRule, atomicRmwRule, loadRule, storeRule } from './rules-memory.js';
 import { descLoadRule, descStoreRule } from './rules-descriptor.js';
 import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
+import { sortRule } from './rules-sort.js';
+import { gatherRule } from './rules-gather.js';
+import { histogramRule } from './rules-histogram.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
 
@@ -41,6 +44,9 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   desc_store: descStoreRule,
   reduce: reduceRule,
   scan: scanRule,
+  sort: sortRule,
+  gather: gatherRule,
+  histogram: histogramRule,
   dot: dotRule,
   for: forRule,
   if: ifRule,

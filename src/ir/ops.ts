@@ -112,6 +112,25 @@ export interface OpAttrs {
   reduce: { axis: number; kind: 'sum' | 'max' | 'min' | 'argmax' | 'argmin' | 'custom' };
   /** Like reduce but keeps the axis: inclusive scan. */
   scan: { axis: number; reverse: boolean; kind: 'sum' | 'prod' | 'custom' };
+  /**
+   * (keys) -> (keys [, idx: i32]) with `axis` cut to its first `k` (a power of two; k = the axis
+   * length: a sort, smaller: top-k). Along `axis` the elements are ordered by key (ints by value;
+   * floats by IEEE totalOrder, −NaN < −inf < … < −0 < +0 < … < +inf < +NaN), reversed when
+   * `descending`; equal keys by ascending position. `indices`: also the position along `axis`
+   * each kept element came from (docs/semantics.md).
+   */
+  sort: { axis: number; descending: boolean; k: number; indices: boolean };
+  /**
+   * (src, index: integer tile of src's rank) -> tile of index's shape and src's dtype (Triton's
+   * tl.gather): out[i] = src[i with dim `axis` replaced by index[i]]. index's other dims equal src's;
+   * an index outside [0, src.shape[axis]) is an error (docs/semantics.md).
+   */
+  gather: { axis: number };
+  /**
+   * (x: 1-D integers [, mask: bool of x's shape]) -> i32 [numBins] (Triton's tl.histogram): bin b
+   * counts the elements equal to b; masked-off elements and values outside [0, numBins) are not counted.
+   */
+  histogram: { numBins: number; hasMask: boolean };
   /** (a [M,K], b [K,N], acc [M,N]) -> [M,N] of acc's dtype */
   dot: { inputPrecision: 'ieee' | 'tf32' };
   /**

@@ -291,6 +291,37 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   desc_store: (c) => descCommon(c, true),
   reduce: (c) => combiner(c, false),
   scan: (c) => combiner(c, true),
+  sort: (c) => {
+    c.counts(1, c.attrs.indices ? 2 : 1);
+    const x = c.operand(0);
+    c.check(x.shape.length >= 1, 'sort needs a tile with at least one dim');
+    c.axis(c.attrs.axis, x.shape.length);
+    c.check(numeric(x.elem) && !isBool(x.elem), () => `sort keys must be integers or floats, got ${x.elem}`);
+    const len = x.shape[c.attrs.axis]!;
+    const k = c.attrs.k;
+    c.check(Number.isInteger(k) && isPow2(k) && k <= len, () => `k must be a power of two <= ${len}, got ${k}`);
+    const out = x.shape.map((d, i) => (i === c.attrs.axis ? k : d));
+    c.expectType(c.result(0), { elem: x.elem, shape: out }, 'result #0');
+    if (c.attrs.indices) c.expectType(c.result(1), { elem: 'i32', shape: out }, 'result #1 (indices)');
+  },
+  gather: (c) => {
+    c.counts(2, 1);
+    const src = c.operand(0), index = c.operand(1);
+    c.check(!isPtr(src.elem), 'gather of pointer tiles is not supported');
+    c.check(isInt(index.elem), () => `index must be an integer tile, got ${ts(index)}`);
+    c.check(src.shape.length >= 1 && index.shape.length === src.shape.length, () => `src and index must have one rank (at least 1), got ${ts(src)} and ${ts(index)}`);
+    c.axis(c.attrs.axis, src.shape.length);
+    src.shape.forEach((d, i) => c.check(i === c.attrs.axis || index.shape[i] === d, () => `index dim ${i} must match src's (${d}), got ${shapeStr(index.shape)}`));
+    c.expectType(c.result(), { elem: src.elem, shape: index.shape }, 'result');
+  },
+  histogram: (c) => {
+    c.counts(c.attrs.hasMask ? 2 : 1, 1);
+    const x = c.operand(0);
+    c.check(isInt(x.elem) && x.shape.length === 1, () => `histogram needs a 1-D integer tile, got ${ts(x)}`);
+    c.check(isPow2(c.attrs.numBins), () => `numBins must be a power of two, got ${c.attrs.numBins}`);
+    if (c.attrs.hasMask) c.expectType(c.operand(1), { elem: 'bool', shape: x.shape }, 'mask');
+    c.expectType(c.result(), { elem: 'i32', shape: [c.attrs.numBins] }, 'result');
+  },
   dot: (c) => {
     c.counts(3, 1);
     const a = c.operand(0), b = c.operand(1), acc = c.operand(2);

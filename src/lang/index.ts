@@ -26,7 +26,12 @@ export {
 } from './math_extra.js';
 export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
-export type { ReduceOptions, ScanOptions } from './reduce.js';
+export type { ReduceOptions, ScanOptions, MaxMinOptions, MaxMinResult } from './reduce.js';
+export { sort, topk } from './sort.js';
+export { gather } from './gather.js';
+export { histogram } from './histogram.js';
+export type { HistogramOptions } from './histogram.js';
+export type { SortOptions, SortResult } from './sort.js';
 export { dot } from './dot.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';
 export type { DotOptions } from './dot.js';

@@ -108,15 +108,54 @@ function builtinReduce(t: Trace, name: string, x: unknown, axis: number | undefi
 }
 
 export const sum = (x: Tile, axis?: number, opts?: ReduceOptions): Tile => api('sum', (t) => builtinReduce(t, 'sum', x, axis, opts, 'sum'));
-export const max = (x: Tile, axis?: number, opts?: ReduceOptions): Tile => api('max', (t) => builtinReduce(t, 'max', x, axis, opts, 'max'));
-export const min = (x: Tile, axis?: number, opts?: ReduceOptions): Tile => api('min', (t) => builtinReduce(t, 'min', x, axis, opts, 'min'));
 
-/** Index-tracking reduction: keeps the extreme value; ties -> lower index; NaN counts as extreme. */
-function argReduce(t: Trace, name: string, x: unknown, axis: number, opts: ReduceOptions | undefined, kind: 'argmax' | 'argmin'): Tile {
-  const o = checkOpts(t, opts, ['keepDims']);
+/** max/min options: Triton's `return_indices` and `return_indices_tie_break_left`, plus keepDims. */
+export interface MaxMinOptions {
+  keepDims?: boolean;
+  /** Also return the index of the extreme (Triton's return_indices): the result is [values, indices]. */
+  returnIndices?: boolean;
+  /** With returnIndices: ties give the lowest index (default true); false: any tied index (Triton's fast path). */
+  tieBreakLeft?: boolean;
+}
+
+/** max/min, or with `returnIndices` the extreme and its i32 index (NaN counts as the extreme, as argmax). */
+function maxMin(t: Trace, name: 'max' | 'min', x: unknown, axis: number | undefined, opts: MaxMinOptions | undefined): Tile | [Tile, Tile] {
+  const o = checkOpts(t, opts, ['keepDims', 'returnIndices', 'tieBreakLeft']);
+  for (const k of ['keepDims', 'returnIndices', 'tieBreakLeft'] as const) {
+    if (o[k] !== undefined && typeof o[k] !== 'boolean') t.fail('E_ARG', `option '${k}' must be a boolean, got ${describe(o[k])}`);
+  }
+  if (o.returnIndices !== true) {
+    if (o.tieBreakLeft !== undefined) t.fail('E_ARG', `option 'tieBreakLeft' needs returnIndices: true`);
+    return builtinReduce(t, name, x, axis, { ...(o.keepDims !== undefined ? { keepDims: o.keepDims as boolean } : {}) }, name);
+  }
+  const kind = name === 'max' ? 'argmax' : 'argmin';
+  const r = argReduceBoth(t, name, x, axis, o.keepDims === true, o.tieBreakLeft !== false, kind);
+  return [r[0]!, r[1]!];
+}
+
+/** The result of max/min: [values, indices] with `returnIndices: true`, else the values. */
+export type MaxMinResult<O> = O extends { returnIndices: true } ? [Tile, Tile] : Tile;
+
+export function max<O extends MaxMinOptions>(x: Tile, axis?: number, opts?: O): MaxMinResult<O> {
+  return api('max', (t) => maxMin(t, 'max', x, axis, opts)) as MaxMinResult<O>;
+}
+export function min<O extends MaxMinOptions>(x: Tile, axis?: number, opts?: O): MaxMinResult<O> {
+  return api('min', (t) => maxMin(t, 'min', x, axis, opts)) as MaxMinResult<O>;
+}
+
+/**
+ * Index-tracking reduction: keeps the extreme value and its i32 index; NaN counts as the extreme.
+ * `tieBreakLeft`: ties (and several NaNs) give the lower index; otherwise whichever the reduction
+ * order meets (Triton's tie_break_left=False: cheaper, any tied index). Returns [values, indices].
+ * `axis` undefined: over all elements, the index into the row-major flattening.
+ */
+function argReduceBoth(t: Trace, name: string, x: unknown, axis: number | undefined, keepDims: boolean, tieBreakLeft: boolean, kind: 'argmax' | 'argmin'): Tile[] {
   let xt = inputs(t, x, name)[0]!;
   if (isBool(xt.dtype)) xt = castIn(t, xt, 'i32');
-  const a = normAxis(t, axis, xt.rank);
+  const origRank = xt.rank;
+  const all = axis === undefined || axis === null;
+  if (all && origRank !== 1) xt = t.emit('reshape', [xt], { elem: xt.dtype, shape: [xt.numel] }, { shape: [xt.numel], allowReorder: false });
+  const a = normAxis(t, all ? 0 : axis, xt.rank);
   // index tile: arange along `a`, broadcast to x's shape
   const n = xt.shape[a]!;
   let idx = t.emit('arange', [], { elem: 'i32', shape: [n] }, { start: 0, end: n });
@@ -125,17 +164,37 @@ function argReduce(t: Trace, name: string, x: unknown, axis: number, opts: Reduc
   const better = kind === 'argmax' ? 'gt' : 'lt';
   const float = isFloat(xt.dtype);
   const combine: Combine = ([v1, i1, v2, i2]) => {
-    const lower = cmpIn(t, 'lt', i1, i2);
-    const tieOrBetter = binaryIn(t, 'or', cmpIn(t, better, v1, v2), binaryIn(t, 'and', cmpIn(t, 'eq', v1, v2), lower));
-    let pick1 = tieOrBetter;
-    if (float) {
-      const nan1 = cmpIn(t, 'ne', v1, v1), nan2 = cmpIn(t, 'ne', v2, v2);
-      const notNan2 = t.emit('unary', [nan2], nan2.type, { fn: 'not', precise: false });
-      pick1 = whereIn(t, nan1, binaryIn(t, 'or', notNan2, lower), binaryIn(t, 'and', notNan2, tieOrBetter));
+    let pick1: Tile;
+    if (tieBreakLeft) {
+      const lower = cmpIn(t, 'lt', i1, i2);
+      const tieOrBetter = binaryIn(t, 'or', cmpIn(t, better, v1, v2), binaryIn(t, 'and', cmpIn(t, 'eq', v1, v2), lower));
+      pick1 = tieOrBetter;
+      if (float) {
+        const nan1 = cmpIn(t, 'ne', v1, v1), nan2 = cmpIn(t, 'ne', v2, v2);
+        const notNan2 = t.emit('unary', [nan2], nan2.type, { fn: 'not', precise: false });
+        pick1 = whereIn(t, nan1, binaryIn(t, 'or', notNan2, lower), binaryIn(t, 'and', notNan2, tieOrBetter));
+      }
+    } else {
+      pick1 = cmpIn(t, better, v1, v2);
+      if (float) {
+        const nan1 = cmpIn(t, 'ne', v1, v1), nan2 = cmpIn(t, 'ne', v2, v2);
+        const notNan2 = t.emit('unary', [nan2], nan2.type, { fn: 'not', precise: false });
+        pick1 = binaryIn(t, 'or', nan1, binaryIn(t, 'and', notNan2, pick1));
+      }
     }
     return [whereIn(t, pick1, v1, v2), whereIn(t, pick1, i1, i2)];
   };
-  return reduceCore(t, [xt, idx], a, kind, combine, false, o.keepDims === true)[1]!;
+  const rs = reduceCore(t, [xt, idx], a, kind, combine, false, keepDims && !all);
+  if (all && keepDims) {
+    const ones = Array<number>(origRank).fill(1);
+    return rs.map((r) => t.emit('reshape', [r], { elem: r.dtype, shape: ones }, { shape: ones, allowReorder: false }));
+  }
+  return rs;
+}
+
+function argReduce(t: Trace, name: string, x: unknown, axis: number, opts: ReduceOptions | undefined, kind: 'argmax' | 'argmin'): Tile {
+  const o = checkOpts(t, opts, ['keepDims']);
+  return argReduceBoth(t, name, x, axis, o.keepDims === true, true, kind)[1]!;
 }
 export const argmax = (x: Tile, axis: number, opts?: ReduceOptions): Tile => api('argmax', (t) => argReduce(t, 'argmax', x, axis, opts, 'argmax'));
 export const argmin = (x: Tile, axis: number, opts?: ReduceOptions): Tile => api('argmin', (t) => argReduce(t, 'argmin', x, axis, opts, 'argmin'));

@@ -13,6 +13,9 @@ import type { Scope, Trace } from './trace.js';
 import * as S from './semantic.js';
 import * as Sh from './shape.js';
 import * as R from './reduce.js';
+import * as Sel from './sort.js';
+import * as G from './gather.js';
+import * as Hi from './histogram.js';
 import * as H from './hints.js';
 
 type TL = S.TileLike;
@@ -101,12 +104,18 @@ export class Tile {
 
   // reductions and scans
   sum(axis?: number, opts?: R.ReduceOptions): Tile { return R.sum(this, axis, opts); }
-  max(axis?: number, opts?: R.ReduceOptions): Tile { return R.max(this, axis, opts); }
-  min(axis?: number, opts?: R.ReduceOptions): Tile { return R.min(this, axis, opts); }
+  max<O extends R.MaxMinOptions>(axis?: number, opts?: O): R.MaxMinResult<O> { return R.max(this, axis, opts); }
+  min<O extends R.MaxMinOptions>(axis?: number, opts?: O): R.MaxMinResult<O> { return R.min(this, axis, opts); }
   argmax(axis: number, opts?: R.ReduceOptions): Tile { return R.argmax(this, axis, opts); }
   argmin(axis: number, opts?: R.ReduceOptions): Tile { return R.argmin(this, axis, opts); }
   cumsum(axis = 0, opts?: R.ScanOptions): Tile { return R.cumsum(this, axis, opts); }
   cumprod(axis = 0, opts?: R.ScanOptions): Tile { return R.cumprod(this, axis, opts); }
+
+  // sorting, gathering, histogram (Triton's tensor members gather and histogram, and sort/topk)
+  sort<O extends Sel.SortOptions>(opts?: O): Sel.SortResult<O> { return Sel.sort(this, opts); }
+  topk<O extends Sel.SortOptions>(k: number, opts?: O): Sel.SortResult<O> { return Sel.topk(this, k, opts); }
+  gather(index: Tile, axis: number): Tile { return G.gather(this, index, axis); }
+  histogram(numBins: number, opts?: Hi.HistogramOptions): Tile { return Hi.histogram(this, numBins, opts); }
 
   // compiler hints
   multipleOf(values: number | number[]): Tile { return H.multipleOf(this, values); }
