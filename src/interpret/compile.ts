@@ -12,6 +12,7 @@ import { descLoadRule, descStoreRule } from './rules-descriptor.js';
 import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
+import { whileRule } from './rules-while.js';
 
 const RULES: { [K in OpKind]: Rule<K> } = {
   const: constRule,
@@ -44,6 +45,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   dot: dotRule,
   for: forRule,
   if: ifRule,
+  while: whileRule,
   yield: yieldRule,
   hint: hintRule,
   print: printRule,

@@ -117,6 +117,13 @@ export interface OpAttrs {
   for: Record<string, never>;
   /** (cond: bool scalar) -> n results. Two regions (then, else), each ending in `yield` of n values. */
   if: Record<string, never>;
+  /**
+   * (init_0..init_{n-1}) -> n results; a loop with a dynamic trip count (scf.while). Two regions,
+   * both with args (carried_0..carried_{n-1}): region 0 (before) ends in `yield` of one bool scalar,
+   * region 1 (body) in `yield` of the n next carried values. Runs before; while it yields true,
+   * runs the body and repeats; the results are the carried values before yields false.
+   */
+  while: Record<string, never>;
   /** Region terminator. */
   yield: Record<string, never>;
   /** (x) -> x, with compiler facts attached: one entry per dim (one for a scalar). */

@@ -329,6 +329,16 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.yields(0, types);
     c.yields(1, types);
   },
+  while: (c) => {
+    const n = c.op.operands.length;
+    c.counts(n, n, 2);
+    const carried = c.op.operands.map((v) => v.type);
+    c.op.results.forEach((r, i) => c.expectType(r.type, carried[i]!, `result #${i}`));
+    c.regionArgs(0, carried);
+    c.regionArgs(1, carried);
+    c.yields(0, [{ elem: 'bool', shape: [] }]);
+    c.yields(1, carried);
+  },
   yield: (c) => c.counts(c.op.operands.length, 0),
   hint: (c) => {
     const t = sameTypes(c, 1);
