@@ -13,6 +13,7 @@ import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
 import { whileRule } from './rules-while.js';
+import { assumeRule, exitIfRule } from './rules-exit.js';
 
 const RULES: { [K in OpKind]: Rule<K> } = {
   const: constRule,
@@ -46,6 +47,8 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   for: forRule,
   if: ifRule,
   while: whileRule,
+  exit_if: exitIfRule,
+  assume: assumeRule,
   yield: yieldRule,
   hint: hintRule,
   print: printRule,

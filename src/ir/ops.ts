@@ -124,6 +124,17 @@ export interface OpAttrs {
    * runs the body and repeats; the results are the carried values before yields false.
    */
   while: Record<string, never>;
+  /**
+   * (cond: bool scalar) -> (); ends the program where cond is true (the traced early `return`).
+   * Only in the function body (not in a region): the condition is a scalar, the same in every
+   * thread of the program, so all of them leave together (no barrier waits for a thread that left).
+   */
+  exit_if: Record<string, never>;
+  /**
+   * (cond: bool tile or scalar) -> (); a promise that cond is true in every lane (Triton's
+   * `tl.assume`). The interpreter checks it (E_ASSUME); the compiler may rely on it (AxisInfo).
+   */
+  assume: Record<string, never>;
   /** Region terminator. */
   yield: Record<string, never>;
   /** (x) -> x, with compiler facts attached: one entry per dim (one for a scalar). */

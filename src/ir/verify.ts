@@ -340,6 +340,14 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.yields(1, carried);
   },
   yield: (c) => c.counts(c.op.operands.length, 0),
+  exit_if: (c) => {
+    c.counts(1, 0);
+    c.expectType(c.operand(0), { elem: 'bool', shape: [] }, 'condition');
+  },
+  assume: (c) => {
+    c.counts(1, 0);
+    c.check(isBool(c.operand(0).elem), () => `assume needs a bool condition, got ${ts(c.operand(0))}`);
+  },
   hint: (c) => {
     const t = sameTypes(c, 1);
     for (const key of ['multipleOf', 'maxContiguous'] as const) {
@@ -415,6 +423,7 @@ class Verifier {
     const fail = (d: string): never => this.error(parent ? `${parent}/${idx}` : `${idx}`, op.kind, op.loc, d);
     const rule = RULES[op.kind] as Rule<OpKind> | undefined;
     if (!rule) fail(`unknown op kind '${String(op.kind)}'`);
+    if (op.kind === 'exit_if' && terminator !== 'return') fail(`'exit_if' is only allowed in the function body, not inside a region`);
     if ((op.kind === 'yield' || op.kind === 'return') && !(isLast && op.kind === terminator)) {
       fail(op.kind === terminator ? `'${op.kind}' must be the last op of its block` : `'${op.kind}' is not allowed here (expected '${terminator}')`);
     }
