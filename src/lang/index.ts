@@ -24,6 +24,8 @@ export type { DotOptions } from './dot.js';
 export { forLoop, range, ifThenElse } from './control.js';
 export { whileLoop } from './while_loop.js';
 export { exitIf, assume } from './exit_assume.js';
+export { makeBlockPtr, advance, BlockPointer } from './block_ptr.js';
+export type { BlockLoadOptions, BlockStoreOptions } from './block_ptr.js';
 export { multipleOf, maxContiguous, devicePrint, deviceAssert } from './hints.js';
 export { promoteInts, computationType, literalDType } from './promote.js';
 export { BlockSpec, blockSpec, ds, DSlice, Ref } from './pallas.js';

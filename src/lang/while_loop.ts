@@ -5,6 +5,7 @@ import { isBool, sameType, typeToString } from '../ir/types.js';
 import { constantIn, describe, isScalar, toTileIn, type TileLike } from './semantic.js';
 import { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
+import { carryOf, type BlockPointer, type CarriedOf } from './block_ptr.js';
 
 type Returned = TileLike[] | TileLike | void;
 
@@ -31,16 +32,20 @@ function yieldAs(t: Trace, raw: unknown, types: readonly TileType[], what: strin
  * from scalars and tiles by reductions, never per element); `body` returns the next carried
  * values, with the types of `inits`. The loop may run zero times.
  */
-export const whileLoop = (inits: TileLike[], cond: (...carried: Tile[]) => TileLike, body: (...carried: Tile[]) => Returned): Tile[] =>
+export const whileLoop = <T extends readonly (TileLike | BlockPointer)[]>(
+  inits: readonly [...T], cond: (...carried: CarriedOf<T>) => TileLike, body: (...carried: CarriedOf<T>) => Returned | readonly (TileLike | BlockPointer)[],
+): CarriedOf<T> =>
   api('whileLoop', (t) => {
     if (!Array.isArray(inits)) return t.fail('E_ARG', `whileLoop's inits must be an array of tiles, got ${describe(inits)}`);
     if (typeof cond !== 'function' || typeof body !== 'function') {
       return t.fail('E_ARG', 'whileLoop needs a condition and a body function: whileLoop(inits, (...c) => cond, (...c) => [...next])');
     }
-    const init = inits.map((v, i) => toTileIn(t, v, `init ${i}`));
+    const carry = carryOf(inits);
+    const init = carry.flat.map((v, i) => toTileIn(t, v, `init ${i}`));
     const types = init.map((v) => v.type);
+    const user = (ts: Tile[]): CarriedOf<T> => carry.unflatten(ts) as unknown as CarriedOf<T>;
     const before = t.region(types, (carried) => {
-      const raw = t.user(() => cond(...carried));
+      const raw = t.user(() => cond(...user(carried)));
       if (typeof raw === 'boolean') {
         yieldAs(t, [raw], [{ elem: 'bool', shape: [] }], 'whileLoop condition');
         return;
@@ -51,7 +56,7 @@ export const whileLoop = (inits: TileLike[], cond: (...carried: Tile[]) => TileL
       yieldAs(t, [raw], [{ elem: 'bool', shape: [] }], 'whileLoop condition');
     });
     const loop = t.region(types, (carried) => {
-      yieldAs(t, t.user(() => body(...carried)), types, 'whileLoop body');
+      yieldAs(t, carry.flatten(t, t.user(() => body(...user(carried))), 'whileLoop body'), types, 'whileLoop body');
     });
-    return t.emitOp('while', init, types, {}, [before, loop]).results.map((r) => t.wrap(r));
+    return user(t.emitOp('while', init, types, {}, [before, loop]).results.map((r) => t.wrap(r)));
   });
