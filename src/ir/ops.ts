@@ -95,9 +95,10 @@ export interface OpAttrs {
    * Tensor descriptor load (Triton's `desc.load`): (base ptr scalar, shape_0..shape_{r-1},
    * stride_0..stride_{r-1}, offset_0..offset_{r-1}; all i32 scalars, strides in elements) ->
    * tile [block] of the pointee. Element (i_0..) reads base[sum((offset_d + i_d) * stride_d)]
-   * where every 0 <= offset_d + i_d < shape_d; elsewhere zero (as TMA fills out of bounds).
+   * where every 0 <= offset_d + i_d < shape_d; elsewhere zero (as TMA fills out of bounds), or
+   * NaN with `padding: 'nan'` (float pointees; TMA's FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA).
    */
-  desc_load: { block: number[] };
+  desc_load: { block: number[]; padding?: 'nan' };
   /** Tensor descriptor store: (base, shapes, strides, offsets as desc_load, value [block]) -> (); out-of-bounds elements are not written. */
   desc_store: { block: number[] };
   /**

@@ -284,7 +284,14 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.expectType(c.operand(2), value, 'new value');
     c.expectType(c.result(), value, 'result');
   },
-  desc_load: (c) => descCommon(c, false),
+  desc_load: (c) => {
+    descCommon(c, false);
+    const pad = c.attrs.padding;
+    if (pad !== undefined) {
+      c.check(pad === 'nan', () => `padding must be 'nan' or absent (zero), got ${String(pad)}`);
+      c.check(isFloat(c.result().elem) && !isFp8(c.result().elem), () => `padding 'nan' needs a float pointee (f64, f32, f16, bf16), got ${c.result().elem}`);
+    }
+  },
   desc_store: (c) => descCommon(c, true),
   reduce: (c) => combiner(c, false),
   scan: (c) => combiner(c, true),

@@ -3,10 +3,11 @@
 import { expect } from 'vitest';
 import { f16Array } from '../../src/ir/half.js';
 import {
-  advance, constexpr, dot, forLoop, load, makeBlockPtr, programId, ptr, store, whileLoop, zeros,
+  advance, constexpr, dot, forLoop, load, makeBlockPtr, makeTensorDescriptor, programId, ptr, store, whileLoop, zeros,
 } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
-import { expectBitwise, runBoth } from './helpers.js';
+import { compile } from '../../src/compile/compile.js';
+import { expectBitwise, expectSame, runBoth, simDevice } from './helpers.js';
 
 /**
  * A [M, N] f32 matrix with row stride `ld` copied block by block ([BM, BN] blocks, one program
@@ -82,4 +83,35 @@ export async function runBpMatmul(loop: 'for' | 'while'): Promise<void> {
   }
   for (const dev of ['interpret', 'sim'] as const) expectBitwise(r[dev].c as Float32Array, want, `${dev}: block-pointer matmul (${loop})`);
   expect(want.some((v) => v !== 0)).toBe(true);
+}
+
+/**
+ * Tensor descriptor loads with `paddingOption: 'nan'` (TMA's NaN fill on sm_90a, a masked load
+ * with a NaN `other` elsewhere): the whole padded block is stored through plain pointers.
+ */
+export const descNaN = (t: 'f32' | 'f16') => kernel(
+  { name: `desc_nan_${t}`, params: { x: ptr(t), pad: ptr(t), M: 'i32', N: 'i32', padN: 'i32', BM: constexpr(), BN: constexpr() } },
+  ({ x, pad, M, N, padN, BM, BN }) => {
+    const bm = BM as number, bn = BN as number;
+    const pm = programId(0).mul(bm), pn = programId(1).mul(bn);
+    const v = makeTensorDescriptor(x, [M, N], [N, 1], [bm, bn]).load([pm, pn], { paddingOption: 'nan' });
+    store(makeBlockPtr(pad, [M, padN], [padN, 1], [pm, pn], [bm, bn], [1, 0]), v);
+  },
+);
+
+export async function runDescNaN(t: 'f32' | 'f16', expectTma: boolean): Promise<void> {
+  const M = 37, N = 40, BM = 16, BN = 32;
+  const gm = Math.ceil(M / BM), gn = Math.ceil(N / BN), padN = gn * BN;
+  const vals = Float32Array.from({ length: M * N }, (_, i) => (i % 91) - 45.25);
+  const x = t === 'f32' ? vals : f16Array(vals);
+  const out = () => (t === 'f32' ? new Float32Array(gm * BM * padN) : new Uint16Array(gm * BM * padN));
+  const r = await runBoth(descNaN(t), { x, pad: out(), M, N, padN, BM, BN }, [gm, gn]);
+  const want = out();
+  const nan = t === 'f32' ? NaN : 0x7e00;
+  for (let i = 0; i < gm * BM; i++) for (let j = 0; j < padN; j++) want[i * padN + j] = i < M && j < N ? x[i * N + j]! : nan;
+  for (const dev of ['interpret', 'sim'] as const) expectSame(t, r[dev].pad as ArrayBufferView, want, `${dev}: NaN-padded descriptor blocks (${t})`);
+  // the sim device ran TMA with a NaN-fill map on sm_90a, masked loads on sm_80
+  const c = compile(descNaN(t).def, { target: simDevice().target, ptxas: false, constexprs: { BM, BN }, specialization: { x: { divisibleBy16: true }, pad: { divisibleBy16: true }, N: { divisibleBy16: true }, padN: { divisibleBy16: true } } });
+  expect(/cp\.async\.bulk\.tensor/.test(c.ptx), 'TMA in the PTX').toBe(expectTma);
+  if (expectTma) expect(c.metadata.tensorMaps?.map((m) => m.oobFill)).toEqual([1]);
 }

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { HostMemory, interpret } from '../../src/interpret/index.js';
 import {
-  advance, arange, defineKernel, forLoop, load, makeBlockPtr, ptr, store, whileLoop, type Tile,
+  advance, arange, defineKernel, forLoop, load, makeBlockPtr, makeTensorDescriptor, ptr, store, whileLoop, type Tile,
 } from '../../src/lang/index.js';
 
 type P = { x: Tile; y: Tile; n: Tile };
@@ -31,6 +31,9 @@ describe('makeBlockPtr, advance, load and store reject bad input by name', () =>
     ['nan padding of integers', ({ y }: P) => load(bp2(y), { boundaryCheck: [0], paddingOption: 'nan' }), /paddingOption 'nan' needs a float block pointer, got i32/],
     ['a stored value of another dtype', ({ x }: P) => store(bp2(x), arange(0, 16)), /cannot store i32 values through ptr<f32>/],
     ['a loop that replaces its block pointer', ({ x, n }: P) => forLoop(0, 4, 1, [bp2(x)], () => [bp2(x, n)]), /forLoop body value 0 is a different block pointer: a loop may only advance the one it carries/],
+    ['an unknown desc.load option', ({ x, n }: P) => makeTensorDescriptor(x, [n], [1], [16]).load([0], { padding: 'nan' } as never), /unknown desc.load option 'padding' \(allowed: paddingOption\)/],
+    ['desc.load nan padding of integers', ({ y, n }: P) => makeTensorDescriptor(y, [n], [1], [16]).load([0], { paddingOption: 'nan' }), /paddingOption 'nan' needs a float descriptor .* got i32/],
+    ['a bad desc.load padding', ({ x, n }: P) => makeTensorDescriptor(x, [n], [1], [16]).load([0], { paddingOption: 'inf' as never }), /paddingOption must be 'zero' or 'nan'/],
     ['a loop that returns a tile for a block pointer', ({ x }: P) => whileLoop([bp2(x)], () => false, () => [arange(0, 16)]), /whileLoop body value 0 must be a block pointer/],
   ])('%s', (_, body, msg) => {
     expect(() => traceWith(body)).toThrow(msg);
