@@ -90,3 +90,14 @@ export async function runAssumeStride(): Promise<void> {
   expect(ptx(assumeStride(true))).toMatch(/ld\.global(\.\w+)*\.v4\.(f32|b32)/);
   expect(ptx(assumeStride(false))).not.toMatch(/ld\.global(\.\w+)*\.v4\./);
 }
+
+/** Programs that leave early and programs that reduce (barriers) under the sim's three sanitizers. */
+export async function runExitSanitized(): Promise<void> {
+  const R = 16, C = 64, blocks = 3;
+  const x = Int32Array.from({ length: blocks * R * C }, (_, i) => ((i * 7919) % 2001) - 1000);
+  const rowSums = new Int32Array(blocks * R), colMax = new Int32Array(blocks * C);
+  await exitRows.run({ x, rowSums, colMax, blocks, R, C }, { grid: 8, device: 'sim', numWarps: 4, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+  const rs = new Int32Array(blocks * R);
+  for (let b = 0; b < blocks; b++) for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) rs[b * R + i]! += x[(b * R + i) * C + j]!;
+  expectBitwise(rowSums, rs, 'sanitized sim: row sums');
+}

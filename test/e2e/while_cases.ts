@@ -197,3 +197,14 @@ export async function runWhileMatmul(): Promise<void> {
   }
   for (const dev of ['interpret', 'sim'] as const) expectBitwise(r[dev].c as Float32Array, want, `${dev}: while matmul`);
 }
+
+/** The carried-tile loop (reductions, so shared memory and barriers inside the loop) under the sim's three sanitizers. */
+export async function runTileGrowSanitized(): Promise<void> {
+  const R = 32, C = 64;
+  const x = (fill('i32', R * C, 3) as Int32Array).map((v) => Math.abs(v) % 100);
+  const o = new Int32Array(R * C), iters = new Int32Array(1);
+  await tileGrow.run({ x, o, iters, limit: 400000, R, C }, { grid: 1, device: 'sim', numWarps: 4, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+  const [t, n] = tileGrowRef(x, R, C, 400000);
+  expectBitwise(o, t, 'sanitized sim: carried tile');
+  expect(iters[0]).toBe(n);
+}

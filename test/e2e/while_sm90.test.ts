@@ -2,7 +2,7 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { simDevice } from './helpers.js';
-import { runCollatz, runNested, runSentinel, runTileGrow, runWhileMatmul } from './while_cases.js';
+import { runCollatz, runNested, runSentinel, runTileGrow, runTileGrowSanitized, runWhileMatmul } from './while_cases.js';
 
 describe('whileLoop on the sim as sm_90', () => {
   it('the sim device compiles for sm_90', () => expect(simDevice().target).toBe('sm_90a'));
@@ -11,5 +11,6 @@ describe('whileLoop on the sim as sm_90', () => {
   it('zero iterations: the inits come out', () => runTileGrow(8, 32, -1, 4));
   it('a condition that loads, an if in the condition, a for in the body', runSentinel);
   it('a while in a for', runNested);
+  it('racecheck, synccheck and initcheck find nothing in a loop with barriers', runTileGrowSanitized);
   it('a matmul whose k loop is a while (tensor cores inside it)', runWhileMatmul);
 });
