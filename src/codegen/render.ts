@@ -10,6 +10,8 @@ import { CompileError } from '../compiler/errors.js';
 import type { LayoutPlan } from '../compiler/layout_assign.js';
 import { Lowering, type Target } from './context.js';
 import { CONTROL_RULES } from './lower_control.js';
+import { lowerWhile } from './lower_while.js';
+import { lowerAssume, lowerExitIf } from './lower_exit.js';
 import { DEFAULT_DOT, DOT_LOWERINGS } from './lower_dot.js';
 import { ELEMENTWISE_RULES, normalize } from './lower_elementwise.js';
 import { MEMORY_RULES } from './lower_memory.js';
@@ -60,7 +62,7 @@ export function ruleTable(dot: string): Record<OpKind, Rule> {
     load: m.load!, store: m.store!, atomic_rmw: m.atomic_rmw!, atomic_cas: m.atomic_cas!,
     desc_load: TMA_RULES.desc_load, desc_store: TMA_RULES.desc_store,
     reduce: REDUCE_RULES.reduce!, scan: SCAN_RULES.scan!, sort: SORT_RULES.sort!, gather: GATHER_RULES.gather!, histogram: HISTOGRAM_RULES.histogram!, dot: dotRule,
-    for: CONTROL_RULES.for!, if: CONTROL_RULES.if!,
+    for: CONTROL_RULES.for!, if: CONTROL_RULES.if!, while: lowerWhile, exit_if: lowerExitIf, assume: lowerAssume,
     yield: unsupported('a yield outside a region'),
     print: lowerPrint,
     assert: lowerAssert,

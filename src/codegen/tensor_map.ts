@@ -29,6 +29,8 @@ export interface TensorMapSpec {
   readonly box: readonly number[];
   /** CU_TENSOR_MAP_SWIZZLE_{32,64,128}B, or 0 for none. */
   readonly swizzle: SwizzleBytes;
+  /** 1: CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA (a desc_load with padding 'nan'); absent: zero fill. */
+  readonly oobFill?: 1;
 }
 
 /** cuda.h's CUtensorMapDataType for each dtype TMA moves (8-bit types as raw bytes). */
@@ -110,7 +112,7 @@ export class TensorMapTable {
     const dims = rev(d.shape).map((v) => this.source(v, 'shape'));
     const strides = rev(d.strides).slice(1).map((v) => this.source(v, 'stride'));
     const dtype = descElem(op);
-    const spec = { name: `${this.f.name}_tmap_${this.specs.length}`, dtype, dataType: tmaDataType(dtype)!, base: base.param, dims, strides, box: [...g.box], swizzle: g.swizzle };
+    const spec = { name: `${this.f.name}_tmap_${this.specs.length}`, dtype, dataType: tmaDataType(dtype)!, base: base.param, dims, strides, box: [...g.box], swizzle: g.swizzle, ...(op.kind === 'desc_load' && (op as Op<'desc_load'>).attrs.padding === 'nan' ? { oobFill: 1 as const } : {}) };
     const key = JSON.stringify({ ...spec, name: '' });
     let i = this.byKey.get(key);
     if (i === undefined) {

@@ -81,11 +81,48 @@ export function analyzeAxisInfo(f: Func, spec?: Specialization): AxisInfoMap {
     if (s.equalsOne && !isPtr(p.type)) info.set(arg, constantInfo(arg, 1));
     else info.set(arg, { divisibility: [s.divisibleBy16 ? 16 : 1], contiguity: [1], constancy: [1] });
   });
-  visitBlock(f.body, info);
+  const facts = assumedDivisors(f);
+  for (const [id, d] of facts) {
+    const arg = f.body.args.find((v) => v.id === id);
+    if (arg) info.set(arg, withDivisor(info.get(arg), d));
+  }
+  visitBlock(f.body, info, facts);
   return info;
 }
 
-function visitBlock(b: Block, info: AxisInfoMap): void {
+/**
+ * Divisors promised by `assume(x.rem(c).eq(0))` (c a constant) in the function body, by value id.
+ * Only top-level assumes before any exit_if count: those run whenever the program reaches any
+ * later op, and x is one SSA value, so the fact holds at every use of x (a false assume is
+ * undefined behaviour; the interpreter reports it as E_ASSUME).
+ */
+function assumedDivisors(f: Func): Map<number, number> {
+  const def = new Map<number, Op>();
+  const facts = new Map<number, number>();
+  for (const op of f.body.ops) {
+    if (op.kind === 'exit_if') break;
+    for (const r of op.results) def.set(r.id, op);
+    if (op.kind !== 'assume') continue;
+    const cmp = def.get(op.operands[0]!.id);
+    if (!cmp || cmp.kind !== 'cmp' || (cmp as Op<'cmp'>).attrs.pred !== 'eq') continue;
+    const constOf = (id: number): number | undefined => {
+      const d = def.get(id);
+      return d?.kind === 'const' ? Number((d as Op<'const'>).attrs.value) : undefined;
+    };
+    const [a, b] = cmp.operands as [Value, Value];
+    const rem = constOf(b.id) === 0 ? def.get(a.id) : constOf(a.id) === 0 ? def.get(b.id) : undefined;
+    if (!rem || rem.kind !== 'binary' || (rem as Op<'binary'>).attrs.fn !== 'rem') continue;
+    const c = constOf(rem.operands[1]!.id);
+    if (c === undefined || !Number.isInteger(c) || c === 0) continue;
+    const x = rem.operands[0]!;
+    facts.set(x.id, Math.max(facts.get(x.id) ?? 1, pow2Divisor(c)));
+  }
+  return facts;
+}
+
+const withDivisor = (a: AxisInfo, d: number): AxisInfo => ({ ...a, divisibility: a.divisibility.map((x) => Math.max(x, Math.min(d, MAX_DIV))) });
+
+function visitBlock(b: Block, info: AxisInfoMap, facts: ReadonlyMap<number, number> = new Map()): void {
   for (const op of b.ops) {
     if (op.kind === 'for') {
       const [lb, , step] = op.operands;
@@ -93,9 +130,13 @@ function visitBlock(b: Block, info: AxisInfoMap): void {
       const ivDiv = gcd(info.get(lb!).divisibility[0]!, info.get(step!).divisibility[0]!);
       info.set(region.args[0]!, { divisibility: [ivDiv], contiguity: [1], constancy: [1] });
     }
-    op.regions.forEach((r) => visitBlock(r, info));
+    op.regions.forEach((r) => visitBlock(r, info, facts));
     const res = rule(op, info);
-    op.results.forEach((r, i) => info.set(r, clamp(r, res[i] ?? unknown(r))));
+    op.results.forEach((r, i) => {
+      const a = clamp(r, res[i] ?? unknown(r));
+      const d = facts.get(r.id);
+      info.set(r, d ? clamp(r, withDivisor(a, d)) : a);
+    });
   }
 }
 

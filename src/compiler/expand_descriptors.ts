@@ -110,7 +110,7 @@ export function expandDescriptors(f: Func, keep: (op: Op) => boolean = () => fal
     }
     const ptrs = emit('addptr', [splat(d.base), offset!], full(ptrOf(elem)), {});
     if (op.kind === 'desc_load') {
-      const zero = cnst(elem === 'i64' ? 0n : 0, full(elem));
+      const zero = cnst(elem === 'i64' ? 0n : (op as Op<'desc_load'>).attrs.padding === 'nan' ? NaN : 0, full(elem));
       emit('load', [ptrs, mask!, zero], undefined, { hasMask: true, hasOther: true, cache: '', eviction: '', volatile: false }, op.results[0]!);
     } else {
       emit('store', [ptrs, d.value!, mask!], undefined, { hasMask: true, cache: '', eviction: '' });

@@ -159,6 +159,10 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
             // a layout the loop yields (step 4) first, then: inside the loop matters more
             want(op.operands[3 + k], carriedWish.get(r.id) ?? wish.get(body.args[1 + k]!.id) ?? wish.get(r.id));
           });
+        } else if (op.kind === 'while') {
+          // the carried values keep their inits' layouts (the body's wish first, then the condition's)
+          const [before, body] = op.regions as [Block, Block];
+          op.results.forEach((r, k) => want(op.operands[k], wish.get(body.args[k]!.id) ?? wish.get(before.args[k]!.id) ?? wish.get(r.id)));
         }
       }
     };
@@ -291,6 +295,21 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
                 changed = true;
               }
             });
+            break;
+          }
+          case 'while': {
+            // the carried values cross the back edge in their inits' layouts; the body's yield is
+            // converted to them (no dot-born wish as `for` has: kept simple, it is always correct)
+            const carried = ops.map(lay);
+            for (const region of op.regions) {
+              region.args.forEach((a, k) => set(a, carried[k]!));
+              forward(region);
+            }
+            op.results.forEach((r, k) => set(r, carried[k]!));
+            const yb = op.regions[0]!.ops[op.regions[0]!.ops.length - 1]!;
+            expected.set(yb, [SCALAR]);
+            const y = op.regions[1]!.ops[op.regions[1]!.ops.length - 1]!;
+            expected.set(y, carried);
             break;
           }
           case 'if': {

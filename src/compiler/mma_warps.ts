@@ -38,7 +38,7 @@ export function dotWarpPrefs(f: Func): Map<Op, WarpPref> {
   index(f.body);
   // the slice stays in the dot's block and does not cross loops, ifs or transposes (Triton's filter)
   const follows = (op: Op, home: Block): boolean =>
-    blockOf.get(op) === home && op.kind !== 'for' && op.kind !== 'if' && op.kind !== 'trans' && op.kind !== 'yield';
+    blockOf.get(op) === home && op.kind !== 'for' && op.kind !== 'while' && op.kind !== 'if' && op.kind !== 'trans' && op.kind !== 'yield';
 
   const prefs = new Map<Op, WarpPref>();
   for (const dot of opsOf(f.body)) {

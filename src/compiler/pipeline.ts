@@ -79,7 +79,7 @@ function usesOf(f: Func): Map<number, Use[]> {
   return m;
 }
 
-const hasLoop = (b: Block): boolean => b.ops.some((op) => op.kind === 'for' || op.regions.some(hasLoop));
+const hasLoop = (b: Block): boolean => b.ops.some((op) => op.kind === 'for' || op.kind === 'while' || op.regions.some(hasLoop));
 
 /**
  * The layout cp.async copies are issued in: `vec` elements (one 4..16-byte chunk) per thread,

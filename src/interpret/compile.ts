@@ -15,6 +15,8 @@ import { gatherRule } from './rules-gather.js';
 import { histogramRule } from './rules-histogram.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
+import { whileRule } from './rules-while.js';
+import { assumeRule, exitIfRule } from './rules-exit.js';
 
 const RULES: { [K in OpKind]: Rule<K> } = {
   const: constRule,
@@ -50,6 +52,9 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   dot: dotRule,
   for: forRule,
   if: ifRule,
+  while: whileRule,
+  exit_if: exitIfRule,
+  assume: assumeRule,
   yield: yieldRule,
   hint: hintRule,
   print: printRule,

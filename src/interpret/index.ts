@@ -9,6 +9,7 @@ import { InterpretError } from './errors.js';
 import type { ElemArray } from '../ir/dtype_arrays.js';
 import type { HostMemory } from './memory.js';
 import { laneOf } from './rules-elementwise.js';
+import { ProgramExit } from './rules-exit.js';
 
 export { HostMemory } from './memory.js';
 export { InterpretError } from './errors.js';
@@ -88,7 +89,11 @@ export function* interpretPrograms(func: Func, args: ScalarArg[], mem: HostMemor
     for (let y = 0; y < grid[1]; y++) {
       for (let x = 0; x < grid[0]; x++) {
         cx.pid = [x, y, z];
-        compiled.body.run(cx, lanes);
+        try {
+          compiled.body.run(cx, lanes);
+        } catch (e) {
+          if (!(e instanceof ProgramExit)) throw e; // exit_if: this program is done
+        }
         yield;
       }
     }

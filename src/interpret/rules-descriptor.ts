@@ -5,7 +5,7 @@
 // any load's (a descriptor that points past its buffer is E_OOB, not a silent zero).
 import type { Op } from '../ir/ops.js';
 import { descOperands } from '../ir/tensor_desc.js';
-import { isPtr, numel, pointee } from '../ir/types.js';
+import { isPtr, numel, pointee, type DType } from '../ir/types.js';
 import { BYTES } from '../ir/dtype_arrays.js';
 import { bitsOf, newArray, splatTo, type Lanes } from './arrays.js';
 import type { Rule, RunCtx } from './context.js';
@@ -48,15 +48,25 @@ function dtypeOf(op: Op, kernel: string) {
   return pointee(e);
 }
 
+/** The bits of a quiet NaN of f32 or f64 as the array of that dtype holds them (via bitsOf). */
+function nanBits(d: DType): number {
+  const a = newArray(d, 1);
+  (a as Float32Array)[0] = NaN;
+  return Number(bitsOf(a)[0]);
+}
+
 export const descLoadRule: Rule<'desc_load'> = (op, c) => {
   const d = dtypeOf(op, c.kernel);
   const size = BYTES[d];
   const id = op.results[0]!.id;
   const n = numel(op.attrs.block);
+  // out of bounds: zero, or NaN (`padding: 'nan'`, float pointees: their canonical quiet NaN bits)
+  const fill = op.attrs.padding !== 'nan' ? 0 : d === 'f16' ? 0x7e00 : d === 'bf16' ? 0x7fc0 : nanBits(d);
   return (cx) => {
     const addrs = addresses(cx, op, size);
     const out = newArray(d, n);
     const o: Lanes = bitsOf(out);
+    if (op.attrs.padding === 'nan') for (let i = 0; i < n; i++) o[i] = fill;
     const cur = new Cursor(cx, c, op, 'descriptor load', size, moveDtype(d));
     for (let i = 0; i < n; i++) {
       if (addrs[i]! < 0) continue; // out of bounds: zero

@@ -1,10 +1,12 @@
 // Which ops may be moved, merged or deleted. "Pure" means: no memory writes, no output, no
 // launch failure, and the result depends only on the operands (program_id is constant within
-// one program, so it is pure). Loads are not pure: they may fault and may observe stores.
+// one program, so it is pure). Loads are not pure: they may fault and may observe stores. A
+// `while` loop is not pure either: it may never end, so it is never deleted, merged or hoisted;
+// nor are `exit_if` (it ends the program) and `assume` (the interpreter checks it).
 import type { Op, OpKind } from './ops.js';
 import { isFloat } from './types.js';
 
-const IMPURE: ReadonlySet<OpKind> = new Set<OpKind>(['load', 'store', 'atomic_rmw', 'atomic_cas', 'desc_load', 'desc_store', 'print', 'assert', 'yield', 'return']);
+const IMPURE: ReadonlySet<OpKind> = new Set<OpKind>(['load', 'store', 'atomic_rmw', 'atomic_cas', 'desc_load', 'desc_store', 'print', 'assert', 'yield', 'return', 'while', 'exit_if', 'assume']);
 
 /** True when `op` and every op in its regions (terminators aside) are pure. */
 export function isPure(op: Op): boolean {

@@ -99,9 +99,10 @@ export interface OpAttrs {
    * Tensor descriptor load (Triton's `desc.load`): (base ptr scalar, shape_0..shape_{r-1},
    * stride_0..stride_{r-1}, offset_0..offset_{r-1}; all i32 scalars, strides in elements) ->
    * tile [block] of the pointee. Element (i_0..) reads base[sum((offset_d + i_d) * stride_d)]
-   * where every 0 <= offset_d + i_d < shape_d; elsewhere zero (as TMA fills out of bounds).
+   * where every 0 <= offset_d + i_d < shape_d; elsewhere zero (as TMA fills out of bounds), or
+   * NaN with `padding: 'nan'` (float pointees; TMA's FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA).
    */
-  desc_load: { block: number[] };
+  desc_load: { block: number[]; padding?: 'nan' };
   /** Tensor descriptor store: (base, shapes, strides, offsets as desc_load, value [block]) -> (); out-of-bounds elements are not written. */
   desc_store: { block: number[] };
   /**
@@ -140,6 +141,24 @@ export interface OpAttrs {
   for: Record<string, never>;
   /** (cond: bool scalar) -> n results. Two regions (then, else), each ending in `yield` of n values. */
   if: Record<string, never>;
+  /**
+   * (init_0..init_{n-1}) -> n results; a loop with a dynamic trip count (scf.while). Two regions,
+   * both with args (carried_0..carried_{n-1}): region 0 (before) ends in `yield` of one bool scalar,
+   * region 1 (body) in `yield` of the n next carried values. Runs before; while it yields true,
+   * runs the body and repeats; the results are the carried values before yields false.
+   */
+  while: Record<string, never>;
+  /**
+   * (cond: bool scalar) -> (); ends the program where cond is true (the traced early `return`).
+   * Only in the function body (not in a region): the condition is a scalar, the same in every
+   * thread of the program, so all of them leave together (no barrier waits for a thread that left).
+   */
+  exit_if: Record<string, never>;
+  /**
+   * (cond: bool tile or scalar) -> (); a promise that cond is true in every lane (Triton's
+   * `tl.assume`). The interpreter checks it (E_ASSUME); the compiler may rely on it (AxisInfo).
+   */
+  assume: Record<string, never>;
   /** Region terminator. */
   yield: Record<string, never>;
   /** (x) -> x, with compiler facts attached: one entry per dim (one for a scalar). */

@@ -121,7 +121,7 @@ class Printer {
     }
     this.lines.push(`${pad}${text} {`);
     op.regions.forEach((r, i) => {
-      if (i > 0) this.lines.push(`${pad}} ${op.kind === 'if' && i === 1 ? 'else ' : ''}{`);
+      if (i > 0) this.lines.push(`${pad}} ${op.kind === 'if' && i === 1 ? 'else ' : op.kind === 'while' && i === 1 ? 'do ' : ''}{`);
       if (r.args.length) this.lines.push(`${pad}^(${r.args.map((a) => `${this.define(a)}: ${typeToString(a.type)}`).join(', ')}):`);
       this.block(r, depth + 1);
     });

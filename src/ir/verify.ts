@@ -287,7 +287,14 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.expectType(c.operand(2), value, 'new value');
     c.expectType(c.result(), value, 'result');
   },
-  desc_load: (c) => descCommon(c, false),
+  desc_load: (c) => {
+    descCommon(c, false);
+    const pad = c.attrs.padding;
+    if (pad !== undefined) {
+      c.check(pad === 'nan', () => `padding must be 'nan' or absent (zero), got ${String(pad)}`);
+      c.check(isFloat(c.result().elem) && !isFp8(c.result().elem), () => `padding 'nan' needs a float pointee (f64, f32, f16, bf16), got ${c.result().elem}`);
+    }
+  },
   desc_store: (c) => descCommon(c, true),
   reduce: (c) => combiner(c, false),
   scan: (c) => combiner(c, true),
@@ -363,7 +370,25 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.yields(0, types);
     c.yields(1, types);
   },
+  while: (c) => {
+    const n = c.op.operands.length;
+    c.counts(n, n, 2);
+    const carried = c.op.operands.map((v) => v.type);
+    c.op.results.forEach((r, i) => c.expectType(r.type, carried[i]!, `result #${i}`));
+    c.regionArgs(0, carried);
+    c.regionArgs(1, carried);
+    c.yields(0, [{ elem: 'bool', shape: [] }]);
+    c.yields(1, carried);
+  },
   yield: (c) => c.counts(c.op.operands.length, 0),
+  exit_if: (c) => {
+    c.counts(1, 0);
+    c.expectType(c.operand(0), { elem: 'bool', shape: [] }, 'condition');
+  },
+  assume: (c) => {
+    c.counts(1, 0);
+    c.check(isBool(c.operand(0).elem), () => `assume needs a bool condition, got ${ts(c.operand(0))}`);
+  },
   hint: (c) => {
     const t = sameTypes(c, 1);
     for (const key of ['multipleOf', 'maxContiguous'] as const) {
@@ -439,6 +464,7 @@ class Verifier {
     const fail = (d: string): never => this.error(parent ? `${parent}/${idx}` : `${idx}`, op.kind, op.loc, d);
     const rule = RULES[op.kind] as Rule<OpKind> | undefined;
     if (!rule) fail(`unknown op kind '${String(op.kind)}'`);
+    if (op.kind === 'exit_if' && terminator !== 'return') fail(`'exit_if' is only allowed in the function body, not inside a region`);
     if ((op.kind === 'yield' || op.kind === 'return') && !(isLast && op.kind === terminator)) {
       fail(op.kind === terminator ? `'${op.kind}' must be the last op of its block` : `'${op.kind}' is not allowed here (expected '${terminator}')`);
     }

@@ -6,6 +6,7 @@ import { castIn, constantIn, describe, isScalar, toTileIn, type TileLike } from 
 import { literalDType } from './promote.js';
 import { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
+import { carryOf, type BlockPointer, type CarriedOf } from './block_ptr.js';
 
 /** Checks the values a body returned against the expected types and emits `yield`. */
 function yieldValues(t: Trace, raw: unknown, types: TileType[], what: string): void {
@@ -28,7 +29,10 @@ function yieldValues(t: Trace, raw: unknown, types: TileType[], what: string): v
  * Device loop `for (iv = lb; iv < ub; iv += step)` with loop-carried values.
  * `body(iv, ...carried)` returns the next carried values (same types); returns the final ones.
  */
-export const forLoop = (lb: TileLike, ub: TileLike, step: TileLike, inits: TileLike[], body: (iv: Tile, ...carried: Tile[]) => TileLike[] | TileLike | void): Tile[] =>
+export const forLoop = <T extends readonly (TileLike | BlockPointer)[]>(
+  lb: TileLike, ub: TileLike, step: TileLike, inits: readonly [...T],
+  body: (iv: Tile, ...carried: CarriedOf<T>) => TileLike[] | TileLike | void | readonly (TileLike | BlockPointer)[],
+): CarriedOf<T> =>
   api('forLoop', (t) => {
     if (typeof body !== 'function') return t.fail('E_ARG', `forLoop needs a body function, got ${describe(body)}`);
     if (!Array.isArray(inits)) return t.fail('E_ARG', `forLoop's inits must be an array of tiles, got ${describe(inits)}`);
@@ -39,18 +43,23 @@ export const forLoop = (lb: TileLike, ub: TileLike, step: TileLike, inits: TileL
     if (typeof step === 'number' && step <= 0) t.fail('E_ARG', `forLoop step must be positive, got ${step}`);
     const ivType: DType = bounds.some((v) => v.dtype === 'i64') ? 'i64' : 'i32';
     const [l, u, s] = bounds.map((v) => castIn(t, v, ivType));
-    const init = inits.map((v, i) => toTileIn(t, v, `init ${i}`));
+    // block pointers travel as their offsets (block_ptr.ts)
+    const carry = carryOf(inits);
+    const user = (ts: Tile[]): CarriedOf<T> => carry.unflatten(ts) as unknown as CarriedOf<T>;
+    const init = carry.flat.map((v, i) => toTileIn(t, v, `init ${i}`));
     const types = init.map((v) => v.type);
     const region = t.region([{ elem: ivType, shape: [] }, ...types], ([iv, ...carried]) => {
-      const out = t.user(() => body(iv!, ...carried));
-      yieldValues(t, out, types, 'forLoop body');
+      const out = t.user(() => body(iv!, ...user(carried)));
+      yieldValues(t, carry.flatten(t, out, 'forLoop body'), types, 'forLoop body');
     });
-    return t.emitOp('for', [l!, u!, s!, ...init], types, {}, [region]).results.map((r) => t.wrap(r));
+    return user(t.emitOp('for', [l!, u!, s!, ...init], types, {}, [region]).results.map((r) => t.wrap(r)));
   });
 
 /** Python-like `range(lb, ub, step)` loop over carried values (alias of forLoop with step 1). */
-export const range = (lb: TileLike, ub: TileLike, inits: TileLike[], body: (iv: Tile, ...carried: Tile[]) => TileLike[] | TileLike | void): Tile[] =>
-  forLoop(lb, ub, 1, inits, body);
+export const range = <T extends readonly (TileLike | BlockPointer)[]>(
+  lb: TileLike, ub: TileLike, inits: readonly [...T],
+  body: (iv: Tile, ...carried: CarriedOf<T>) => TileLike[] | TileLike | void | readonly (TileLike | BlockPointer)[],
+): CarriedOf<T> => forLoop(lb, ub, 1, inits, body);
 
 /**
  * `if (cond) then() else else_()` on the device; both branches return values of the same types.

@@ -4,7 +4,7 @@
 // TMA does). On sm_90a the compiler moves the blocks with TMA (cp.async.bulk.tensor); elsewhere
 // they become masked loads and stores. Errors are E_DESCRIPTOR, named at trace time.
 import { badDescBlock } from '../ir/tensor_desc.js';
-import { byteSize, isBool, isInt, isPtr, pointee, type DType, type PtrType } from '../ir/types.js';
+import { byteSize, isBool, isFloat, isFp8, isInt, isPtr, pointee, type DType, type PtrType } from '../ir/types.js';
 import { broadcastToIn, castIn, constantIn, describe, isScalar } from './semantic.js';
 import { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
@@ -28,6 +28,17 @@ function list(t: Trace, xs: unknown, rank: number, what: string): unknown[] {
   return xs;
 }
 
+/** desc.load's options: only `paddingOption`, 'zero' (the default) or 'nan' (float dtypes). */
+function descPadding(t: Trace, opts: unknown, dtype: DType): 'zero' | 'nan' {
+  if (opts === undefined) return 'zero';
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) return t.fail('E_ARG', `desc.load options must be an object, got ${describe(opts)}`);
+  for (const k of Object.keys(opts)) if (k !== 'paddingOption') t.fail('E_ARG', `unknown desc.load option '${k}' (allowed: paddingOption)`);
+  const pad = (opts as { paddingOption?: unknown }).paddingOption ?? 'zero';
+  if (pad !== 'zero' && pad !== 'nan') return t.fail('E_ARG', `paddingOption must be 'zero' or 'nan', got ${describe(pad)}`);
+  if (pad === 'nan' && (!isFloat(dtype) || isFp8(dtype))) return t.fail('E_TYPE', `paddingOption 'nan' needs a float descriptor (f64, f32, f16, bf16), got ${dtype}`);
+  return pad;
+}
+
 /** A descriptor made by makeTensorDescriptor; its tiles are those of the trace it was made in. */
 export class TensorDescriptor {
   /** @internal */
@@ -39,11 +50,15 @@ export class TensorDescriptor {
   ) {}
   get dtype(): DType { return pointee(this.base.dtype as PtrType); }
 
-  /** The block at `offsets` (element offsets per dim); out-of-bounds elements are zero. */
-  load(offsets: readonly (Tile | number)[]): Tile {
+  /**
+   * The block at `offsets` (element offsets per dim); out-of-bounds elements are zero, or NaN with
+   * `{ paddingOption: 'nan' }` (float dtypes; TMA's NaN fill on sm_90a).
+   */
+  load(offsets: readonly (Tile | number)[], opts?: { paddingOption?: 'zero' | 'nan' }): Tile {
     return api('desc.load', (t) => {
+      const pad = descPadding(t, opts, this.dtype);
       const offs = this.#offsets(t, offsets);
-      return t.emit('desc_load', [this.base, ...this.shape, ...this.strides, ...offs], { elem: this.dtype, shape: [...this.blockShape] }, { block: [...this.blockShape] });
+      return t.emit('desc_load', [this.base, ...this.shape, ...this.strides, ...offs], { elem: this.dtype, shape: [...this.blockShape] }, { block: [...this.blockShape], ...(pad === 'nan' ? { padding: 'nan' as const } : {}) });
     });
   }
 

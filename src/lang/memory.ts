@@ -6,6 +6,7 @@ import { isBool, isFloat, isInt, isPtr, pointee } from '../ir/types.js';
 import { broadcastShapes, broadcastToIn, castIn, constantIn, describe, rejectFp8, isScalar, toTileIn, type TileLike } from './semantic.js';
 import { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
+import { BlockPointer, blockLoadIn, blockStoreIn, type BlockLoadOptions, type BlockStoreOptions } from './block_ptr.js';
 
 export interface LoadOptions {
   mask?: TileLike;
@@ -125,8 +126,17 @@ export function storeIn(t: Trace, ptr: unknown, value: unknown, opts: StoreOptio
   });
 }
 
-export const load = (ptr: Tile, opts?: LoadOptions): Tile => api('load', (t) => loadIn(t, ptr, opts));
-export const store = (ptr: Tile, value: TileLike, opts?: StoreOptions): void => api('store', (t) => storeIn(t, ptr, value, opts));
+/** A tile of pointers, or a block pointer (makeBlockPtr: options boundaryCheck and paddingOption, no mask). */
+export function load(ptr: Tile, opts?: LoadOptions): Tile;
+export function load(ptr: BlockPointer, opts?: BlockLoadOptions): Tile;
+export function load(ptr: Tile | BlockPointer, opts?: LoadOptions | BlockLoadOptions): Tile {
+  return api('load', (t) => (ptr instanceof BlockPointer ? blockLoadIn(t, ptr, opts) : loadIn(t, ptr, opts as LoadOptions)));
+}
+export function store(ptr: Tile, value: TileLike, opts?: StoreOptions): void;
+export function store(ptr: BlockPointer, value: TileLike, opts?: BlockStoreOptions): void;
+export function store(ptr: Tile | BlockPointer, value: TileLike, opts?: StoreOptions | BlockStoreOptions): void {
+  api('store', (t) => (ptr instanceof BlockPointer ? blockStoreIn(t, ptr, value, opts) : storeIn(t, ptr, value, opts as StoreOptions)));
+}
 
 /** Shape shared by the pointers and the values (values broadcast to the pointers, or both ways). */
 function atomicShape(t: Trace, p: Tile, vals: Tile[], op: string): number[] {

@@ -62,12 +62,12 @@ export class TensorMapCache {
       if (n <= 0 || n % 16 !== 0) bad(kernel, `tensor descriptor on '${pname}': stride of dim ${dim} is ${n} bytes, not a positive multiple of 16 (TMA)`);
       return n;
     });
-    const key = `${address}|${s.dataType}|${dims.join(',')}|${strides.join(',')}|${s.box.join(',')}|${s.swizzle}`;
+    const key = `${address}|${s.dataType}|${dims.join(',')}|${strides.join(',')}|${s.box.join(',')}|${s.swizzle}|${s.oobFill ?? 0}`;
     let m = this.#cache.get(key);
     if (m) return m;
     const enc = this.driver.tensorMapEncodeTiled;
     if (!enc) return bad(kernel, 'this build of the addon has no tensorMapEncodeTiled (rebuild it: node native/cuda/build.mjs)');
-    m = native(() => enc.call(this.driver, s.dataType, dims.length, address, dims, strides, s.box, s.box.map(() => 1), 0, SWIZZLE_ENUM[s.swizzle]!, L2_PROMOTION_128B, 0), `kernel '${kernel}', tensor map for '${pname}'`);
+    m = native(() => enc.call(this.driver, s.dataType, dims.length, address, dims, strides, s.box, s.box.map(() => 1), 0, SWIZZLE_ENUM[s.swizzle]!, L2_PROMOTION_128B, s.oobFill ?? 0), `kernel '${kernel}', tensor map for '${pname}'`);
     this.encodes++;
     if (this.#cache.size >= MAX_CACHED) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(key, m);

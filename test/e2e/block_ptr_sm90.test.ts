@@ -1,0 +1,12 @@
+// Block pointers on the interpreter and on the sim as an sm_90, against plain-JS references (block_ptr_cases.ts).
+process.env['TESSERA_SIM_ARCH'] = 'sm_90';
+import { describe, expect, it } from 'vitest';
+import { simDevice } from './helpers.js';
+import { runBpMatmul, runCopyBlocks, runDescNaN } from './block_ptr_cases.js';
+
+describe('block pointers on the sim as sm_90', () => {
+  it('the sim device compiles for sm_90', () => expect(simDevice().target).toBe('sm_90a'));
+  it.each(['zero', 'nan'] as const)('partial blocks: boundaryCheck, paddingOption %s', runCopyBlocks);
+  it.each(['f32', 'f16'] as const)('tensor descriptor loads with paddingOption nan (%s)', (t) => runDescNaN(t, true));
+  it.each(['for', 'while'] as const)('a matmul advancing block pointers carried by a %s loop', runBpMatmul);
+});
