@@ -17,8 +17,9 @@
 // Asynchrony: tcgen05.ld's destination registers are defined only after tcgen05.wait::ld: until
 // then they hold a poison NaN (0x7ff1dead) and any instruction reading or writing one is a named
 // fault (the values are read from TMEM at issue and written back at the wait). tcgen05.st's cells
-// are written at the warp's tcgen05.wait::st (or when the CTA's threads have all exited), so a
-// tcgen05.mma or a tcgen05.ld that does not wait for the store reads the old cells.
+// are written as late as the program allows: at the warp's tcgen05.wait::st, or after the next
+// MMAs to complete (overwriting what they wrote), or when the CTA's threads have all exited; so a
+// tcgen05.mma or a tcgen05.ld that does not wait for the store sees the old cells.
 // tcgen05.fence::before_thread_sync / after_thread_sync order tcgen05 operations around thread
 // synchronization; in the sim a tcgen05.ld reads at issue and an MMA runs at the arrival of its
 // commit, which every later access is ordered after, so the fences have nothing left to order.

@@ -25,7 +25,7 @@
 // mbarrier (test_wait / try_wait); the MMAs are then computed oldest first, reading shared memory
 // through the async proxy at that moment (a producer overwriting an operand before the wait gives
 // a wrong result, as on hardware) and TMEM's accumulator; until then tcgen05.ld reads the old
-// columns. Each sum is exact and rounded once (round to nearest even), NaN results canonical.
+// columns. tcgen05.st writes still in flight then (no tcgen05.wait::st yet) land after the MMAs. Each sum is exact and rounded once (round to nearest even), NaN results canonical.
 #include <cmath>
 
 #include "exec_float.h"
@@ -192,6 +192,10 @@ bool completeUpTo(Ctx& c, uint64_t upto) {
   while (i < t.mmas.size() && t.mmaDone + i < upto && ok) ok = completeMma(c, t.mmas[i++]);
   t.mmas.erase(t.mmas.begin(), t.mmas.begin() + (long)i);
   t.mmaDone += i;
+  // tcgen05.st writes no tcgen05.wait::st has waited for yet land now, after the MMAs: as late as
+  // the program allows, so a store the MMA needed (or one that should not clobber its result)
+  // without its wait gives a wrong result
+  if (i && ok) tmemLandStores(c, -1);
   return ok;
 }
 

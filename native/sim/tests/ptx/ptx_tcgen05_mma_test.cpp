@@ -12,7 +12,8 @@
 // Also: bf16, tf32 (the low 13 bits ignored), enable_input_d false/true, negate A/B,
 // scale_input_d, disable_output_lane, N = 256; asynchrony: a tcgen05.ld before the mbarrier wait
 // reads the old columns, shared operands overwritten after the commit but before the wait are what
-// the MMA reads, a tcgen05.st not waited for is not seen by the MMA; named faults for descriptors
+// the MMA reads, a tcgen05.st not waited for is not seen by the MMA (and lands over its result);
+// named faults for descriptors
 // the sim does not run or that are malformed.
 //
 // `sim_ptx_ptx_tcgen05_mma_test --ptxas PATH` also assembles the kernels with ptxas -arch=sm_100a.
@@ -309,6 +310,7 @@ void runCase(const Case& c) {
     }
   }
   if (c.flags & 1) want = before;  // read before the wait: the old columns
+  if (c.flags & 4) want = init;    // the MMA saw zeros, then the stores landed over its result
   unsigned cols = 32;
   while (cols < N) cols *= 2;
   std::string ptx = kernelText(c, cols);
