@@ -12,7 +12,9 @@
 //
 // Warp w reaches only lanes 32*(w%4) .. 32*(w%4)+31 (the "warp's quarter" of the data path);
 // tcgen05.ld/st touching another lane is a named fault, as is a column that is not allocated.
-// Shape 32x32b.xN: thread t's register j is the cell (lane L + t, column C + j).
+// Shape 32x32b.xN: thread t's register j is the cell (lane L + t, column C + j). Shape
+// 16x32bx2.xN (two 16-lane halves, the second immHalfSplitoff columns on): thread t's register j
+// is the cell (lane L + t%16, column C + (t/16)*immHalfSplitoff + j).
 //
 // Asynchrony: tcgen05.ld's destination registers are defined only after tcgen05.wait::ld: until
 // then they hold a poison NaN (0x7ff1dead) and any instruction reading or writing one is a named
@@ -45,18 +47,38 @@ bool uniformTaddr(Ctx& c, const Inst& in, uint32_t& taddr, const char* what) {
   return true;
 }
 
-// The lane-access rule and the column range of a 32x32b access of n columns at taddr.
-bool checkAccess(Ctx& c, uint32_t taddr, uint32_t ncols, const char* what) {
+// The shape of a tcgen05.ld/st: in.mode = log2(N) + 1 | (16x32bx2 ? 0x10 : 0); the register list
+// in ext (then, for 16x32bx2, immHalfSplitoff).
+struct LdStShape {
+  unsigned n, lanes, split;  // N registers; lanes reached (32 or 16); second half's column offset
+};
+LdStShape shapeOf(const Inst& in, const Program& p) {
+  LdStShape s;
+  s.n = 1u << ((in.mode & 15) - 1);
+  bool half = in.mode & 0x10;
+  s.lanes = half ? 16 : 32;
+  s.split = half ? p.ext[in.ext + s.n] : 0;
+  return s;
+}
+// The cell of thread t's register j.
+inline size_t cellOf(const LdStShape& s, uint32_t taddr, unsigned t, unsigned j) {
+  uint32_t lane = (taddr >> 16) + t % s.lanes, col = (taddr & 0xffff) + (t / s.lanes) * s.split + j;
+  return (size_t)lane * kTmemCols + col;
+}
+
+// The lane-access rule and the column ranges of an access of shape s at taddr.
+bool checkAccess(Ctx& c, uint32_t taddr, const LdStShape& s, const char* what) {
   uint32_t lane = taddr >> 16, col = taddr & 0xffff;
   unsigned q = c.w->id % 4;
-  if (lane != 32 * q) {
+  if (lane < 32 * q || lane + s.lanes > 32 * q + 32) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
           std::string(what) + ": warp " + std::to_string(c.w->id) + " (warp id % 4 = " + std::to_string(q) +
               ") may access TMEM lanes " + std::to_string(32 * q) + ".." + std::to_string(32 * q + 31) +
-              " only; the address names lanes " + std::to_string(lane) + ".." + std::to_string(lane + 31));
+              " only; the address names lanes " + std::to_string(lane) + ".." + std::to_string(lane + s.lanes - 1));
     return false;
   }
-  return tmemColumnsAllocated(c, col, ncols, what);
+  if (!tmemColumnsAllocated(c, col, s.n, what)) return false;
+  return s.lanes == 32 || tmemColumnsAllocated(c, col + s.split, s.n, what);
 }
 
 // tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols   (s[1] = nCols)
@@ -135,16 +157,16 @@ void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tcgen05FullWarp(c, exec, "tcgen05.ld")) return;
   uint32_t taddr;
   if (!uniformTaddr(c, in, taddr, "tcgen05.ld")) return;
-  const unsigned n = (unsigned)in.mode == 0 ? 0 : 1u << (in.mode - 1);
-  if (!checkAccess(c, taddr, n, "tcgen05.ld")) return;
+  const LdStShape sh = shapeOf(in, *c.prog);
+  const unsigned n = sh.n;
+  if (!checkAccess(c, taddr, sh, "tcgen05.ld")) return;
   const uint32_t* cells = tmemCells(c);
-  const uint32_t lane0 = taddr >> 16, col = taddr & 0xffff;
   const uint32_t* d = &c.prog->ext[in.ext];
   TmemLdInFlight& f = c.w->tmemLd;
   if (f.busy.size() < c.prog->numSlots) f.busy.assign(c.prog->numSlots, 0);
   for (unsigned j = 0; j < n; j++) {
     std::vector<uint64_t> v(32);
-    for (unsigned t = 0; t < 32; t++) v[t] = cells[(lane0 + t) * kTmemCols + col + j];
+    for (unsigned t = 0; t < 32; t++) v[t] = cells[cellOf(sh, taddr, t, j)];
     if (f.busy[d[j]]) {  // an earlier tcgen05.ld in flight writes it too: the newer value wins
       for (auto& e : f.shadow)
         if (e.first == d[j]) e.second = std::move(v);
@@ -164,16 +186,16 @@ void stOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tcgen05FullWarp(c, exec, "tcgen05.st")) return;
   uint32_t taddr;
   if (!uniformTaddr(c, in, taddr, "tcgen05.st")) return;
-  const unsigned n = 1u << (in.mode - 1);
-  if (!checkAccess(c, taddr, n, "tcgen05.st")) return;
+  const LdStShape sh = shapeOf(in, *c.prog);
+  const unsigned n = sh.n;
+  if (!checkAccess(c, taddr, sh, "tcgen05.st")) return;
   tmemCells(c);
   Tmem& t = c.cta->tmem;
-  const uint32_t lane0 = taddr >> 16, col = taddr & 0xffff;
   const uint32_t* s = &c.prog->ext[in.ext];
   for (unsigned j = 0; j < n; j++) {
     const uint64_t* r = slot(c, s[j]);
     for (unsigned l = 0; l < 32; l++) {
-      t.pendingSt.emplace_back((lane0 + l) * kTmemCols + col + j, (uint32_t)r[l]);
+      t.pendingSt.emplace_back((uint32_t)cellOf(sh, taddr, l, j), (uint32_t)r[l]);
       t.pendingStWarp.push_back((uint16_t)c.w->id);
     }
   }
@@ -222,26 +244,34 @@ bool taddrOperand(Decoder& dc, const Operand& o, Inst& in) {
 bool ldStDecode(Decoder& dc, const Stmt& st, Inst& in, bool load) {
   const char* name = load ? "tcgen05.ld" : "tcgen05.st";
   if (!st.has("sync") || !st.has("aligned")) return dc.fail(std::string("expected ") + name + ".sync.aligned");
-  for (const char* shape : {"16x64b", "16x128b", "16x256b", "16x32bx2"})
-    if (st.has(shape)) return dc.fail(std::string(name) + " shape ." + shape + " is not simulated yet (the sim has .32x32b)");
+  for (const char* shape : {"16x64b", "16x128b", "16x256b"})
+    if (st.has(shape)) return dc.fail(std::string(name) + " shape ." + shape + " is not simulated yet (the sim has .32x32b and .16x32bx2)");
+  const bool half = st.has("16x32bx2");
   if (st.has("pack::16b") || st.has("unpack::16b")) return dc.fail(std::string(name) + " .pack::16b / .unpack::16b are not simulated yet");
   if (st.has("red")) return dc.fail("tcgen05.ld.red is not simulated");
-  if (!st.has("32x32b") || st.type() != Ty::B32) return dc.fail(std::string("expected ") + name + ".sync.aligned.32x32b.xN.b32");
+  if ((!st.has("32x32b") && !half) || st.type() != Ty::B32) return dc.fail(std::string("expected ") + name + ".sync.aligned.{32x32b,16x32bx2}.xN.b32");
   unsigned n = 0, lg = 0;
   for (unsigned k = 0; k <= 7; k++)
     if (st.has(("x" + std::to_string(1u << k)).c_str())) { n = 1u << k; lg = k + 1; }
   if (!n) return dc.fail(std::string(name) + " needs .xN (N = 1, 2, 4, ..., 128)");
-  if (st.ops.size() != 2) return dc.fail("wrong operand count");
+  if (st.ops.size() != (half ? 3u : 2u)) return dc.fail(half ? "expected the registers, [taddr] and immHalfSplitoff" : "wrong operand count");
   std::vector<uint32_t> regs;
+  int64_t split = 0;
+  if (half) {
+    const Operand& so = st.ops[load ? 2 : 1];
+    if (so.kind != Operand::Imm || !immInt(so.name, split) || split < 0 || split >= 512)
+      return dc.fail("immHalfSplitoff must be an integer immediate (a column offset)");
+  }
   if (load) {
     if (!regList(dc, st.ops[0], n, true, regs) || !taddrOperand(dc, st.ops[1], in)) return false;
     in.fn = &ldOp;
   } else {
-    if (!taddrOperand(dc, st.ops[0], in) || !regList(dc, st.ops[1], n, false, regs)) return false;
+    if (!taddrOperand(dc, st.ops[0], in) || !regList(dc, st.ops[half ? 2 : 1], n, false, regs)) return false;
     in.fn = &stOp;
   }
+  if (half) regs.push_back((uint32_t)split);
   in.ext = dc.ext(regs);
-  in.mode = (uint8_t)lg;
+  in.mode = (uint8_t)(lg | (half ? 0x10 : 0));
   in.cls = kTensor;
   return true;
 }
@@ -395,11 +425,11 @@ void registerTcgen05Ops(DecodeTable& t) {
         "warpx2::02_13 warpx2::01_23 warpx4" + xs,
         "sm_100a tensor memory: per-CTA 128 lanes x 512 columns; alloc (power of two >= 32 columns; a CTA exiting "
         "with columns allocated faults) / dealloc / relinquish_alloc_permit; ld / st `.32x32b.xN` with the warp's "
-        "lane quarter enforced; ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
+        "lane quarter enforced, and `.16x32bx2.xN` (two 16-lane halves, the second immHalfSplitoff columns on); ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
         "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32) and tf32, M 64/128, A and B "
         "from sm_100 shared-memory descriptors (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
-        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b/16x32bx2, pack/unpack, cp, shift, the "
+        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, shift, the "
         "f8f6f4/i8/block-scaled kinds, .sp, .ws, A from TMEM, f16 accumulators");
 }
 

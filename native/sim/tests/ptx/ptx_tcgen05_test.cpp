@@ -1,7 +1,9 @@
 // Tensor memory (sm_100a) against the PTX ISA, bit for bit: tcgen05.alloc writes the address of
 // the lowest free power-of-two column range to shared memory; tcgen05.st / tcgen05.ld .32x32b.xN
 // move thread t's register j to / from the cell (lane 32*(warp%4) + t, column c + j), which every
-// warp of a 256-thread CTA round-trips (warps 4..7 reach the same lanes as 0..3); asynchrony: a
+// warp of a 256-thread CTA round-trips (warps 4..7 reach the same lanes as 0..3); .16x32bx2.xN:
+// thread t's register j is the cell (lane L + t%16, column C + (t/16)*immHalfSplitoff + j), both
+// ways; asynchrony: a
 // tcgen05.ld destination read before tcgen05.wait::ld is a named fault, a tcgen05.st not waited
 // for with tcgen05.wait::st is not seen by a later tcgen05.ld; the named faults: a warp reaching
 // lanes outside its quarter, columns never allocated, a CTA exiting with TMEM allocated, alloc
@@ -165,6 +167,82 @@ void allocAddresses() {
   CHECK_EQ(out[2], 64u);   // 64..127
 }
 
+// 16x32bx2: thread t's register j is (lane L + t%16, column C + (t/16)*S + j). Each warp (4 warps)
+// fills columns 0..7 of its quarter with 32x32b (lane*1000 + column), reads them back with
+// 16x32bx2.x2 at L = 32q + 16*(q%2), C = 1, S = 4; then stores 7000000 + t with 16x32bx2.x1 at
+// column 20, S = 2, and reads columns 20..23 of its quarter with 32x32b.x4.
+void halfSplit() {
+  std::string ptx = std::string(kHead) + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<4>;
+  .shared .align 4 .b32 slot;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  and.b32 %r3, %r1, 31;
+  setp.lt.u32 %p1, %r1, 32;
+  mov.u32 %r4, slot;
+  @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;
+  bar.sync 0;
+  ld.shared.u32 %r10, [slot];
+  and.b32 %r5, %r2, 3;
+  shl.b32 %r6, %r5, 5;
+  add.u32 %r6, %r6, %r3;          // this thread's lane
+  mul.lo.u32 %r7, %r6, 1000;
+  add.u32 %r11, %r7, 0;
+  add.u32 %r12, %r7, 1;
+  add.u32 %r13, %r7, 2;
+  add.u32 %r14, %r7, 3;
+  add.u32 %r15, %r7, 4;
+  add.u32 %r16, %r7, 5;
+  add.u32 %r17, %r7, 6;
+  add.u32 %r18, %r7, 7;
+  shl.b32 %r8, %r5, 21;
+  add.u32 %r8, %r8, %r10;         // lane 32q, column 0
+  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r8], {%r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18};
+  tcgen05.wait::st.sync.aligned;
+  and.b32 %r9, %r5, 1;
+  shl.b32 %r9, %r9, 20;
+  add.u32 %r9, %r9, %r8;          // lane 32q + 16*(q%2)
+  tcgen05.ld.sync.aligned.16x32bx2.x2.b32 {%r20, %r21}, [%r9+1], 4;
+  tcgen05.wait::ld.sync.aligned;
+  add.u32 %r22, %r1, 7000000;
+  tcgen05.st.sync.aligned.16x32bx2.x1.b32 [%r9+20], 2, {%r22};
+  tcgen05.wait::st.sync.aligned;
+  tcgen05.ld.sync.aligned.32x32b.x4.b32 {%r23, %r24, %r25, %r26}, [%r8+20];
+  tcgen05.wait::ld.sync.aligned;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 32;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r20, %r21};
+  st.global.v4.u32 [%rd3+16], {%r23, %r24, %r25, %r26};
+  bar.sync 0;
+  @%p1 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;
+  ret;
+}
+)";
+  std::vector<uint32_t> out;
+  tsim::Fault f = run(ptx, &out, 128);
+  CHECK_EQ((int)f.kind, 0);
+  if (f.kind) std::printf("%s\n", f.detail.c_str());
+  for (unsigned t = 0; t < 128; t++) {
+    unsigned w = t / 32, l = t % 32, q = w % 4, L = 32 * q + 16 * (q % 2);
+    for (unsigned j = 0; j < 2; j++) CHECK_EQ(out[t * 8 + j], (L + l % 16) * 1000 + 1 + (l / 16) * 4 + j);
+    unsigned lane = 32 * q + l;
+    if (lane >= L && lane < L + 16) {  // columns 20 and 22 of lanes L..L+15 were written
+      CHECK_EQ(out[t * 8 + 4], 7000000u + 32 * w + (lane - L));
+      CHECK_EQ(out[t * 8 + 6], 7000000u + 32 * w + 16 + (lane - L));
+    }
+  }
+  // a 16-lane half reaching past the warp's quarter
+  std::string bad = ptx;
+  bad.replace(bad.find("[%r9+1], 4;"), 11, "[%r8+1048577], 4;");  // lanes 32q+16 .. 32q+31 is fine; +1048576 = lane +16
+  bad.replace(bad.find("  and.b32 %r9, %r5, 1;"), 0, "  add.u32 %r8, %r8, 1048576;\n");
+  expectFault("16x32bx2 quarter", bad, "may access TMEM lanes", 128);
+}
+
 void asyncRules() {
   // a tcgen05.ld destination read before tcgen05.wait::ld: named fault
   expectFault("ld without wait::ld", roundTrip(kAlloc, "", ""), "before tcgen05.wait::ld");
@@ -205,6 +283,7 @@ void namedFaults() {
 
 void refusals() {
   expectLoadError("16x64b", "  tcgen05.ld.sync.aligned.16x64b.x1.b32 {%r1}, [%r2];", "shape .16x64b is not simulated yet");
+  expectLoadError("16x32bx2 split", "  tcgen05.ld.sync.aligned.16x32bx2.x1.b32 {%r1}, [%r2], %r3;", "immHalfSplitoff must be an integer immediate", false);
   expectLoadError("pack", "  tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {%r1, %r2}, [%r2];", ".pack::16b / .unpack::16b are not simulated yet");
   expectLoadError("cta_group::2", "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;", ".cta_group::2 (a CTA pair sharing one MMA) is not simulated yet");
   expectLoadError("ncols imm", "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 96;", "nCols must be a power of two in [32, 512], got 96", false);
@@ -229,6 +308,7 @@ bool assembles(const char* ptxas, const std::string& ptx) {
 int main(int argc, char** argv) {
   roundTripValues();
   allocAddresses();
+  halfSplit();
   asyncRules();
   namedFaults();
   size_t runnable = modules.size();
