@@ -1,16 +1,18 @@
 // tcgen05.mma and tcgen05.commit (sm_100a; PTX ISA "tcgen05.mma", "tcgen05.commit", "Shared
 // memory descriptor", "Instruction descriptor"):
 //
-//   tcgen05.mma.cta_group::1.kind::{f16,tf32} [d_tmem], a_desc, b_desc, idesc,
+//   tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d_tmem], a_desc, b_desc, idesc,
 //       {disable_output_lane (4 x b32),} enable_input_d {, scale_input_d};
 //
-// issued by each thread that executes it (compilers elect one), computes D (M x N, f32, in TMEM
-// at d_tmem) = A (M x K, shared memory) * B (K x N, shared memory) {+ D * 2^-scale_input_d}, with
-// K = 32 bytes of the operand type (16 f16/bf16, 8 tf32). Row m of D is TMEM lane m (M = 128) or
+// issued by each thread that executes it (compilers elect one), computes D (M x N, f32 or s32 for
+// i8, in TMEM at d_tmem) = A (M x K, shared memory) * B (K x N, shared memory) {+ D *
+// 2^-scale_input_d}, with K = 32 bytes of the operand type (16 f16/bf16, 8 tf32, 32 e4m3/e5m2 and
+// u8/s8; the i8 sums are exact integers, wrapping, or clamped to s32 with the saturate bit). Row m of D is TMEM lane m (M = 128) or
 // lane 32*(m/16) + m%16 (M = 64: 16 lanes of each warp quarter), column n is column c0 + n.
 //
 // Instruction descriptor (32 bits): 0-1 sparsity selector, 2 sparsity, 3 saturate, 4-5 D type
-// (0 f16, 1 f32), 6 reserved, 7-9 A type, 10-12 B type (kind::f16: 0 f16, 1 bf16; kind::tf32: 2),
+// (0 f16, 1 f32, 2 s32), 6 reserved, 7-9 A type, 10-12 B type (kind::f16: 0 f16, 1 bf16;
+// kind::tf32: 2; kind::f8f6f4: 0 e4m3, 1 e5m2, 3 e2m3, 4 e3m2, 5 e2m1; kind::i8: 0 u8, 1 s8),
 // 13 negate A, 14 negate B, 15 A MN-major (transposed), 16 B MN-major, 17-22 N >> 3, 23 reserved,
 // 24-28 M >> 4, 29 reserved, 30-31 maximum shift (.ws only).
 // Shared-memory descriptor (64 bits): 0-13 start address >> 4, 16-29 leading-dimension byte
@@ -29,6 +31,7 @@
 #include <cmath>
 
 #include "exec_float.h"
+#include "exec_fp8.h"
 #include "exec_mem.h"
 #include "exec_tcgen05.h"
 
@@ -36,32 +39,51 @@ namespace tsim {
 
 namespace {
 
-enum MmaKind : uint8_t { kKindF16 = 0, kKindTf32 = 1 };
+enum MmaKind : uint8_t { kKindF16 = 0, kKindTf32 = 1, kKindF8f6f4 = 2, kKindI8 = 3 };
+enum ElTy : uint8_t { kF16, kBF16, kTF32, kE4M3, kE5M2, kU8, kS8 };
 
 struct Idesc {
   unsigned m, n, esize;
-  bool bf16, tf32, negA, negB, transA, transB;
+  ElTy ta, tb;
+  bool isInt, satf, negA, negB, transA, transB;
 };
 
 // Decodes and checks an instruction descriptor; "" or why it is not one the sim runs.
 std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
   if (v & 4u) return "the instruction descriptor asks for sparsity (bit 2), which needs tcgen05.mma.sp (not simulated)";
   if (v & 3u) return "the instruction descriptor's sparsity selector (bits 0-1) must be 0 for a dense MMA";
-  if (v & 8u) return "the instruction descriptor's saturate bit (3) is for kind::i8 only";
+  if ((v & 8u) && kind != kKindI8) return "the instruction descriptor's saturate bit (3) is for kind::i8 only";
   if (v & (1u << 6 | 1u << 23 | 1u << 29)) return "the instruction descriptor's reserved bits 6, 23 and 29 must be 0";
   if (v >> 30) return "the instruction descriptor's maximum shift (bits 30-31) is for tcgen05.mma.ws only";
   unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
-  if (dt == 0) return "f16 accumulators (D type 0) are not simulated yet (D type 1, f32, is)";
-  if (dt != 1) return "D type " + std::to_string(dt) + " is not one of kind::f16/kind::tf32 (0 f16, 1 f32)";
-  if (kind == kKindF16) {
-    if (at > 1 || bt > 1) return "kind::f16 takes A/B type 0 (f16) or 1 (bf16); got " + std::to_string(at) + "/" + std::to_string(bt);
-    if (at != bt) return "kind::f16 needs A and B of the same type";
-  } else if (at != 2 || bt != 2) {
-    return "kind::tf32 takes A/B type 2 (tf32); got " + std::to_string(at) + "/" + std::to_string(bt);
+  d.isInt = kind == kKindI8;
+  d.satf = v >> 3 & 1;
+  if (d.isInt) {
+    if (dt != 2) return "kind::i8 accumulates in s32 (D type 2); got D type " + std::to_string(dt);
+    if (at > 1 || bt > 1) return "kind::i8 takes A/B type 0 (u8) or 1 (s8); got " + std::to_string(at) + "/" + std::to_string(bt);
+    if (v & (3u << 13)) return "kind::i8 has no negate (bits 13-14 must be 0)";
+    d.ta = at ? kS8 : kU8;
+    d.tb = bt ? kS8 : kU8;
+  } else {
+    if (dt == 0) return "f16 accumulators (D type 0) are not simulated yet (D type 1, f32, is)";
+    if (dt != 1) return "D type " + std::to_string(dt) + " is not one of the floating-point kinds' (0 f16, 1 f32)";
+    if (kind == kKindF16) {
+      if (at > 1 || bt > 1) return "kind::f16 takes A/B type 0 (f16) or 1 (bf16); got " + std::to_string(at) + "/" + std::to_string(bt);
+      if (at != bt) return "kind::f16 needs A and B of the same type";
+      d.ta = d.tb = at ? kBF16 : kF16;
+    } else if (kind == kKindTf32) {
+      if (at != 2 || bt != 2) return "kind::tf32 takes A/B type 2 (tf32); got " + std::to_string(at) + "/" + std::to_string(bt);
+      d.ta = d.tb = kTF32;
+    } else {
+      for (unsigned t : {at, bt})
+        if (t == 3 || t == 4 || t == 5) return "kind::f8f6f4 with 6- and 4-bit operands (A/B types 3 e2m3, 4 e3m2, 5 e2m1) is not simulated yet (e4m3 and e5m2 are)";
+      if (at > 1 || bt > 1) return "kind::f8f6f4 takes A/B type 0 (e4m3), 1 (e5m2), 3, 4 or 5; got " + std::to_string(at) + "/" + std::to_string(bt);
+      d.ta = at ? kE5M2 : kE4M3;
+      d.tb = bt ? kE5M2 : kE4M3;
+    }
   }
-  d.bf16 = kind == kKindF16 && at == 1;
-  d.tf32 = kind == kKindTf32;
-  d.esize = d.tf32 ? 4 : 2;
+  d.esize = d.ta == kTF32 ? 4 : (d.ta == kF16 || d.ta == kBF16) ? 2 : 1;
+  if (d.esize == 1 && (v & (3u << 15))) return "MN-major (transposed) 8-bit operands are not simulated yet (bits 15-16)";
   d.negA = v >> 13 & 1;
   d.negB = v >> 14 & 1;
   d.transA = v >> 15 & 1;
@@ -111,9 +133,17 @@ inline uint32_t elemAddr(const SmemDesc& d, bool mnMajor, unsigned mn, unsigned 
   return a;
 }
 
-inline double elemValue(uint32_t bits, const Idesc& d) {
-  if (d.tf32) return bitsf32(bits & 0xffffe000u);  // tf32: the low 13 mantissa bits are ignored
-  return d.bf16 ? bf16ToF32((uint16_t)bits) : f16ToF32((uint16_t)bits);
+inline double elemValue(uint32_t bits, ElTy t) {
+  switch (t) {
+    case kF16: return f16ToF32((uint16_t)bits);
+    case kBF16: return bf16ToF32((uint16_t)bits);
+    case kTF32: return bitsf32(bits & 0xffffe000u);  // tf32: the low 13 mantissa bits are ignored
+    case kE4M3: return e4m3ToDouble((uint8_t)bits);
+    case kE5M2: return e5m2ToDouble((uint8_t)bits);
+    case kU8: return (double)(uint8_t)bits;
+    case kS8: return (double)(int8_t)bits;
+  }
+  return 0;
 }
 
 inline unsigned dLane(const Idesc& d, unsigned m) { return d.m == 128 ? m : 32 * (m / 16) + m % 16; }
@@ -132,7 +162,7 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   const uint8_t* sm = asyncShared(c);
   const size_t smSize = c.cta->shared.size();
   std::vector<double> A((size_t)M * K), B((size_t)K * N);
-  auto read = [&](const SmemDesc& sd, bool mnMajor, unsigned mn, unsigned k, const char* which, double& out) {
+  auto read = [&](const SmemDesc& sd, bool mnMajor, unsigned mn, unsigned k, const char* which, double& out, ElTy ty) {
     uint32_t a = elemAddr(sd, mnMajor, mn, k, d.esize);
     if ((uint64_t)a + d.esize > smSize) {
       raise(c, Fault::SharedOutOfBounds, 0, a, d.esize, false,
@@ -141,15 +171,15 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
     }
     uint32_t bits = 0;
     memcpy(&bits, sm + a, d.esize);
-    out = elemValue(bits, d);
+    out = elemValue(bits, ty);
     return true;
   };
   for (unsigned m = 0; m < M; m++)
     for (unsigned k = 0; k < K; k++)
-      if (!read(da, d.transA, m, k, "A", A[(size_t)m * K + k])) return false;
+      if (!read(da, d.transA, m, k, "A", A[(size_t)m * K + k], d.ta)) return false;
   for (unsigned k = 0; k < K; k++)
     for (unsigned n = 0; n < N; n++)
-      if (!read(db, d.transB, n, k, "B", B[(size_t)k * N + n])) return false;
+      if (!read(db, d.transB, n, k, "B", B[(size_t)k * N + n], d.tb)) return false;
   if (d.negA) for (auto& x : A) x = -x;
   if (d.negB) for (auto& x : B) x = -x;
   uint32_t* cells = tmemCells(c);
@@ -159,6 +189,15 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
     if ((op.disableLanes[lane / 32] >> (lane % 32)) & 1) continue;
     uint32_t* row = cells + (size_t)lane * kTmemCols + col0;
     const double* a = &A[(size_t)m * K];
+    if (d.isInt) {  // exact integer sums; wrapping, or clamped with the saturate bit
+      for (unsigned n = 0; n < N; n++) {
+        int64_t sum = op.enableD ? (int64_t)(int32_t)row[n] : 0;
+        for (unsigned k = 0; k < K; k++) sum += (int64_t)a[k] * (int64_t)B[(size_t)k * N + n];
+        if (d.satf) sum = std::min<int64_t>(std::max<int64_t>(sum, INT32_MIN), INT32_MAX);
+        row[n] = (uint32_t)(uint64_t)sum;
+      }
+      continue;
+    }
     for (unsigned n = 0; n < N; n++) {
       // The sum in double with the rounding error of every addition (TwoSum); when none has any,
       // every partial sum was exact and one rounding to f32 gives the exactly rounded result;
@@ -262,11 +301,13 @@ void commitOp(Ctx& c, const Inst& in, uint32_t exec) {
 }
 
 bool kindOf(Decoder& dc, const Stmt& st, MmaKind& k) {
-  for (const char* other : {"kind::f8f6f4", "kind::i8", "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"})
-    if (st.has(other)) return dc.fail(std::string("tcgen05.mma .") + other + " is not simulated yet (kind::f16 and kind::tf32 are)");
+  for (const char* other : {"kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"})
+    if (st.has(other)) return dc.fail(std::string("tcgen05.mma .") + other + " (block-scaled) is not simulated yet");
   if (st.has("kind::f16")) k = kKindF16;
   else if (st.has("kind::tf32")) k = kKindTf32;
-  else return dc.fail("tcgen05.mma needs .kind::f16 or .kind::tf32");
+  else if (st.has("kind::f8f6f4")) k = kKindF8f6f4;
+  else if (st.has("kind::i8")) k = kKindI8;
+  else return dc.fail("tcgen05.mma needs .kind::f16, .kind::tf32, .kind::f8f6f4 or .kind::i8");
   return true;
 }
 
@@ -278,8 +319,8 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.has("cta_group::2")) return dc.fail("tcgen05.mma .cta_group::2 (a CTA pair sharing one MMA) is not simulated yet");
   MmaKind kind;
   if (!kindOf(dc, st, kind)) return false;
-  if (!onlyMods(dc, st, "mma cta_group::1 kind::f16 kind::tf32") || !st.has("cta_group::1"))
-    return dc.fail("expected tcgen05.mma.cta_group::1.kind::{f16,tf32}");
+  if (!onlyMods(dc, st, "mma cta_group::1 kind::f16 kind::tf32 kind::f8f6f4 kind::i8") || !st.has("cta_group::1"))
+    return dc.fail("expected tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8}");
   const auto& o = st.ops;
   if (o.size() < 5 || o.size() > 7) return dc.fail("expected [d_tmem], a_desc, b_desc, idesc, {disable_output_lane,} enable_input_d {, scale_input_d}");
   uint8_t sym;
@@ -301,6 +342,8 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   if (i < o.size()) {
     if (o[i].kind != Operand::Imm || !immInt(o[i].name, scale) || scale < 0 || scale > 15)
       return dc.fail("scale_input_d must be an integer immediate in [0, 15]");
+    if (kind == kKindF8f6f4) return dc.fail("scale_input_d is not allowed with kind::f8f6f4 (ptxas refuses it)");
+    if (kind == kKindI8) return dc.fail("scale_input_d with kind::i8 (an integer accumulator) is not simulated");
     i++;
   }
   if (i != o.size()) return dc.fail("too many operands");

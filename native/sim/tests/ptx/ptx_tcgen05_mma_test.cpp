@@ -9,7 +9,9 @@
 // compilers do), commits to an mbarrier, waits for its phase, reads every TMEM lane back with
 // tcgen05.ld and compares with a CPU product of exactly representable values: D row m is TMEM lane
 // m (M = 128) or lane 32*(m/16) + m%16 (M = 64), the other lanes keep their contents.
-// Also: bf16, tf32 (the low 13 bits ignored), enable_input_d false/true, negate A/B,
+// Also: bf16, tf32 (the low 13 bits ignored), kind::f8f6f4 e4m3/e5m2 in each pair, kind::i8
+// u8/s8 in each pair (s32 sums wrapping, or clamped with the saturate bit), enable_input_d
+// false/true, negate A/B,
 // scale_input_d, disable_output_lane, N = 256; asynchrony: a tcgen05.ld before the mbarrier wait
 // reads the old columns, shared operands overwritten after the commit but before the wait are what
 // the MMA reads, a tcgen05.st not waited for is not seen by the MMA (and lands over its result);
@@ -17,6 +19,7 @@
 // the sim does not run or that are malformed.
 //
 // `sim_ptx_ptx_tcgen05_mma_test --ptxas PATH` also assembles the kernels with ptxas -arch=sm_100a.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -29,17 +32,36 @@ using namespace ptxtest;
 
 namespace {
 
-enum Ty { F16, BF16, TF32 };
-unsigned esize(Ty t) { return t == TF32 ? 4 : 2; }
+enum Ty { F16, BF16, TF32, E4M3, E5M2, U8, S8 };
+unsigned esize(Ty t) { return t == TF32 ? 4 : (t == F16 || t == BF16) ? 2 : 1; }
+bool isInt(Ty t) { return t == U8 || t == S8; }
 
-uint32_t encode(Ty t, int v4) {  // the value v4 / 4
+uint32_t encode(Ty t, int v4) {  // the value v4 / 4 (integers: v4)
   float v = v4 / 4.0f;
   switch (t) {
     case F16: { _Float16 h = (_Float16)v; uint16_t b; memcpy(&b, &h, 2); return b; }
     case BF16: return fbits(v) >> 16;
     case TF32: return fbits(v) | 0x1abc;  // low 13 bits: ignored by tf32
+    case E4M3: case E5M2: {  // v = 1.m * 2^e exactly (the generator keeps to such values)
+      if (v == 0) return 0;
+      uint32_t f = fbits(v), sg = f >> 31, e = (f >> 23) & 255, m = f >> 20 & 7;
+      if (t == E4M3) return sg << 7 | (e - 127 + 7) << 3 | m;
+      return sg << 7 | (e - 127 + 15) << 2 | (m >> 1);
+    }
+    case U8: return (uint8_t)v4;
+    case S8: return (uint8_t)(int8_t)v4;
   }
   return 0;
+}
+// Values each type holds exactly: quarters -8..8 (e5m2: 2 mantissa bits, e4m3: 3), integers.
+int genValue(Ty t, std::mt19937& g) {
+  static const int e5[] = {0, 1, 2, 3, 4, 6, 8, -1, -2, -3, -4, -6, -8};
+  static const int e4[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -5, -6, -7};
+  if (t == E5M2) return e5[g() % 13];
+  if (t == E4M3) return e4[g() % 15];
+  if (t == U8) return (int)(g() % 256);
+  if (t == S8) return (int)(g() % 256) - 128;
+  return (int)(g() % 17) - 8;
 }
 
 unsigned swizzleShift(unsigned swz) { return swz == 32 ? 2 : swz == 64 ? 1 : 0; }
@@ -62,7 +84,8 @@ uint64_t smemDesc(unsigned start, unsigned lbo, unsigned sbo, unsigned swz) {
 
 struct Case {
   std::string name;
-  Ty ty = F16;
+  Ty ty = F16, tyB = F16;  // tyB: B's type for the 8-bit kinds (else ty)
+  bool satf = false;
   unsigned m = 128, n = 64;
   unsigned swzA = 128, swzB = 128;
   bool mnA = false, mnB = false, negA = false, negB = false;
@@ -76,15 +99,17 @@ struct Case {
   const char* fault = nullptr;
 };
 
+unsigned typeCode(Ty t) { return t == F16 || t == E4M3 || t == U8 ? 0 : t == BF16 || t == E5M2 || t == S8 ? 1 : 2; }
+Ty bType(const Case& c) { return esize(c.ty) == 1 ? c.tyB : c.ty; }
 uint32_t idescOf(const Case& c) {
-  uint32_t at = c.ty == F16 ? 0 : c.ty == BF16 ? 1 : 2;
-  return 1u << 4 | at << 7 | at << 10 | (c.negA ? 1u << 13 : 0) | (c.negB ? 1u << 14 : 0) | (c.mnA ? 1u << 15 : 0) |
+  uint32_t at = typeCode(c.ty), bt = typeCode(bType(c));
+  return (isInt(c.ty) ? 2u : 1u) << 4 | (c.satf ? 8u : 0u) | at << 7 | bt << 10 | (c.negA ? 1u << 13 : 0) | (c.negB ? 1u << 14 : 0) | (c.mnA ? 1u << 15 : 0) |
          (c.mnB ? 1u << 16 : 0) | (c.n >> 3) << 17 | (c.m >> 4) << 24;
 }
 
 std::string kernelText(const Case& c, unsigned cols) {
   std::string nc = std::to_string(c.n), alloc = std::to_string(cols);
-  std::string kind = c.ty == TF32 ? "tf32" : "f16";
+  std::string kind = c.ty == TF32 ? "tf32" : isInt(c.ty) ? "i8" : esize(c.ty) == 1 ? "f8f6f4" : "f16";
   std::string dis = c.useDis ? "{%r40, %r41, %r42, %r43}, " : "";
   std::string scale = c.scale ? ", " + std::to_string(c.scale) : "";
   return R"(.version 8.8
@@ -246,8 +271,8 @@ void runCase(const Case& c) {
   }
   const unsigned M = c.m, N = c.n, nmma = kTot / kSlice;
   std::vector<int> A(M * kTot), B(kTot * N);
-  for (auto& v : A) v = (int)(rng() % 17) - 8;
-  for (auto& v : B) v = (int)(rng() % 17) - 8;
+  for (auto& v : A) v = genValue(c.ty, rng);
+  for (auto& v : B) v = genValue(bType(c), rng);
   // placement of one operand (mn rows of K): returns bytes, fills element offsets and descriptors
   struct Place { std::vector<size_t> at; std::vector<uint64_t> desc; size_t bytes; };
   auto place = [&](unsigned mnExt, bool mnMajor, unsigned swz, unsigned base) {
@@ -269,7 +294,8 @@ void runCase(const Case& c) {
       unsigned step = (kSlice / 8) * (swz ? sbo : lbo);
       for (unsigned i = 0; i < nmma; i++) p.desc.push_back(smemDesc(base + step * i, lbo, sbo, swz));
     }
-    p.bytes = (size_t)mnExt * kTot * es;
+    p.bytes = 0;  // up to the last element (a swizzle atom may be wider than the matrix)
+    for (size_t a : p.at) p.bytes = std::max(p.bytes, a + es);
     return p;
   };
   Place pa = place(M, c.mnA, c.swzA, 0);
@@ -280,14 +306,16 @@ void runCase(const Case& c) {
   for (unsigned m = 0; m < M; m++)
     for (unsigned k = 0; k < kTot; k++) put(pa.at[(size_t)m * kTot + k], encode(c.ty, A[m * kTot + k]));
   for (unsigned n = 0; n < N; n++)
-    for (unsigned k = 0; k < kTot; k++) put(bBase + pb.at[(size_t)n * kTot + k], encode(c.ty, B[k * N + n]));
+    for (unsigned k = 0; k < kTot; k++) put(bBase + pb.at[(size_t)n * kTot + k], encode(bType(c), B[k * N + n]));
   std::vector<uint64_t> descs;
   for (unsigned i = 0; i < nmma; i++) {
     descs.push_back(pa.desc[i] ^ c.descAXor);
     descs.push_back(pb.desc[i]);
   }
   std::vector<uint32_t> init(128 * N);
-  for (unsigned i = 0; i < init.size(); i++) init[i] = fbits((float)((int)(rng() % 33) - 16));
+  for (unsigned i = 0; i < init.size(); i++)
+    init[i] = isInt(c.ty) ? (uint32_t)(int32_t)(i % 3 == 0 ? 2147483000 - (int)(rng() % 100) : (int)(rng() % 2001) - 1000)
+                          : fbits((float)((int)(rng() % 33) - 16));
   // reference: slice by slice, D = A_i * B_i + D * 2^-scale (the input ignored in the first slice
   // unless enable_input_d); rows map to lanes; disabled lanes and lanes outside M keep their cells
   std::vector<uint32_t> want(init);
@@ -298,7 +326,17 @@ void runCase(const Case& c) {
   for (unsigned m = 0; m < M; m++) {
     unsigned lane = M == 128 ? m : 32 * (m / 16) + m % 16;
     if ((c.dis[lane / 32] >> (lane % 32)) & 1) continue;
-    for (unsigned n = 0; n < N; n++) {
+    for (unsigned n = 0; n < N && isInt(c.ty); n++) {  // exact integers; wrap, or clamp (saturate)
+      int64_t d = (int32_t)before[lane * N + n];
+      for (unsigned i = 0; i < nmma; i++) {
+        int64_t s = 0;
+        for (unsigned k = i * kSlice; k < (i + 1) * kSlice; k++) s += zeroOps ? 0 : (int64_t)A[m * kTot + k] * B[k * N + n];
+        d = (i == 0 && !c.en) ? s : s + d;
+        d = c.satf ? std::min<int64_t>(std::max<int64_t>(d, INT32_MIN), INT32_MAX) : (int64_t)(int32_t)(uint32_t)(uint64_t)d;
+      }
+      want[lane * N + n] = (uint32_t)(int32_t)d;
+    }
+    for (unsigned n = 0; n < N && !isInt(c.ty); n++) {
       double d = bitsf(before[lane * N + n]);
       for (unsigned i = 0; i < nmma; i++) {
         double s = 0;
@@ -380,6 +418,16 @@ int main(int argc, char** argv) {
   { Case c = mk("scale_input_d 2"); c.scale = 2; c.en = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("disable_output_lane"); c.useDis = true; c.dis[0] = 0x80000001u; c.dis[2] = 0x0000ff00u; c.dis[3] = 0xffffffffu; c.en = true; c.n = 16; cases.push_back(c); }
   { Case c = mk("N=256"); c.n = 256; c.ty = BF16; cases.push_back(c); }
+  { Case c = mk("e4m3 x e4m3 128B"); c.ty = c.tyB = E4M3; c.en = true; cases.push_back(c); }
+  { Case c = mk("e5m2 x e4m3 64B"); c.ty = E5M2; c.tyB = E4M3; c.swzA = c.swzB = 64; c.n = 32; cases.push_back(c); }
+  { Case c = mk("e4m3 x e5m2 none, M=64"); c.ty = E4M3; c.tyB = E5M2; c.swzA = c.swzB = 0; c.m = 64; c.n = 24; c.en = true; cases.push_back(c); }
+  { Case c = mk("e5m2 x e5m2"); c.ty = c.tyB = E5M2; c.en = true; c.n = 32; cases.push_back(c); }
+  { Case c = mk("s8 x s8 128B, wrapping"); c.ty = c.tyB = S8; c.en = true; cases.push_back(c); }
+  { Case c = mk("u8 x s8 32B, saturating"); c.ty = U8; c.tyB = S8; c.satf = true; c.en = true; c.swzA = c.swzB = 32; c.n = 16; cases.push_back(c); }
+  { Case c = mk("s8 x u8 none"); c.ty = S8; c.tyB = U8; c.swzA = c.swzB = 0; c.n = 32; cases.push_back(c); }
+  { Case c = mk("MN-major e4m3"); c.ty = c.tyB = E4M3; c.mnA = c.mnB = true; c.fault = "MN-major (transposed) 8-bit operands are not simulated yet"; cases.push_back(c); }
+  { Case c = mk("e2m1 operands"); c.ty = c.tyB = E4M3; c.idescXor = 5u << 7; c.fault = "kind::f8f6f4 with 6- and 4-bit operands"; cases.push_back(c); }
+  { Case c = mk("i8 with negate"); c.ty = c.tyB = S8; c.negA = true; c.fault = "kind::i8 has no negate"; cases.push_back(c); }
   { Case c = mk("ld before the mbarrier wait reads the old columns"); c.flags = 1; c.en = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("operands overwritten before the wait"); c.flags = 2; c.en = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("no wait::st before the MMA"); c.flags = 4; c.en = true; c.n = 32; cases.push_back(c); }
