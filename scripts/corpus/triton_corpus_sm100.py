@@ -19,12 +19,13 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 import triton_kernels as K  # noqa: E402
+import triton_kernels_sm90 as K90  # noqa: E402
 from corpus_io import Buf, Scalar, Scratch, bf16_bits, bf16_float, write_case  # noqa: E402
 
 TARGET = GPUTarget('cuda', 100, 32)
 rng = np.random.default_rng(10000)
 failures = []
-TY = {'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i32': 'i32'}
+TY = {'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i32': 'i32', 'i8': 'i8', 'fp8e5': 'fp8e5', 'fp8e4nv': 'fp8e4nv'}
 
 
 def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need='tcgen05.mma'):
@@ -64,8 +65,24 @@ def close(r, a=0.0):
     return ('close', r, a)
 
 
+def e5(u):
+    return (u.astype(np.uint16) << 8).view(np.float16).astype(np.float64)
+
+
+def e4(u):
+    u = u.astype(np.int64)
+    s, e, m = u >> 7, (u >> 3) & 15, u & 7
+    v = np.where(e == 0, m * 2.0 ** -9, (1 + m / 8.0) * 2.0 ** (e - 7.0))
+    return np.where(s == 1, -v, v)
+
+
 def mm_case(name, dt, out_dt, prec, M, N, Kd, BM, BN, BK, stages, nw=4, tol=None):
-    if dt == 'bf16':
+    store = dt
+    if dt == 'i8':
+        A = rng.integers(-128, 128, (M, Kd)).astype(np.int8)
+        B = rng.integers(-128, 128, (Kd, N)).astype(np.int8)
+        ref = (A.astype(np.int64) @ B.astype(np.int64)).astype(np.int32)
+    elif dt == 'bf16':
         A, B = bf16_bits(f32(M * Kd).reshape(M, Kd)), bf16_bits(f32(Kd * N).reshape(Kd, N))
         ref = bf16_float(A).astype(np.float64) @ bf16_float(B).astype(np.float64)
     elif dt == 'f16':
@@ -74,11 +91,13 @@ def mm_case(name, dt, out_dt, prec, M, N, Kd, BM, BN, BK, stages, nw=4, tol=None
     else:
         A, B = f32(M * Kd).reshape(M, Kd), f32(Kd * N).reshape(Kd, N)
         ref = A.astype(np.float64) @ B.astype(np.float64)
-    ref = ref.astype(np.float16 if out_dt == 'f16' else np.float32)
-    case(name, K.matmul, [Buf(dt, A), Buf(dt, B), Buf(out_dt, count=M * N, expect=ref, tol=tol or ('exact',)),
+    if dt != 'i8':
+        ref = ref.astype(np.float16 if out_dt == 'f16' else np.float32)
+    case(name, K.matmul, [Buf(store, A), Buf(store, B), Buf(out_dt, count=M * N, expect=ref, tol=tol or ('exact',)),
                           Scalar(M), Scalar(N), Scalar(Kd), Scalar(Kd), Scalar(1), Scalar(N), Scalar(1), Scalar(N), Scalar(1)],
          ['*' + dt, '*' + dt, '*' + out_dt] + ['i32'] * 9, [((M + BM - 1) // BM) * ((N + BN - 1) // BN)],
-         {'BM': BM, 'BN': BN, 'BK': BK, 'GROUP': 2, 'PREC': prec, 'OUT': tl.float32}, num_warps=nw, num_stages=stages)
+         {'BM': BM, 'BN': BN, 'BK': BK, 'GROUP': 2, 'PREC': prec, 'OUT': tl.int32 if dt == 'i8' else tl.float32},
+         num_warps=nw, num_stages=stages)
 
 
 mm_case('tt100_matmul_f16', 'f16', 'f32', 'ieee', 128, 128, 64, 128, 128, 64, 1, tol=close(1e-5, 1e-5))
@@ -88,6 +107,26 @@ mm_case('tt100_matmul_f16_f16out', 'f16', 'f16', 'ieee', 128, 64, 64, 128, 64, 3
 mm_case('tt100_matmul_bf16', 'bf16', 'f32', 'ieee', 128, 64, 128, 128, 64, 64, 2, tol=close(1e-5, 1e-5))
 mm_case('tt100_matmul_tf32', 'f32', 'f32', 'tf32', 128, 64, 64, 128, 64, 32, 2, tol=close(1e-2, 1e-2))
 mm_case('tt100_matmul_f16_m64', 'f16', 'f32', 'ieee', 64, 64, 64, 64, 64, 32, 1, tol=close(1e-5, 1e-5))
+
+mm_case('tt100_matmul_i8', 'i8', 'i32', 'ieee', 128, 64, 128, 128, 64, 64, 2)
+
+# fp8 (e5m2, e4m3): B given transposed (K-major), finite values of magnitude below 16 so the f32
+# accumulator's roundings stay within the tolerance of the float64 reference
+for dt, name, dec in (('fp8e5', 'tt100_matmul_fp8e5', e5), ('fp8e4nv', 'tt100_matmul_fp8e4', e4)):
+    M, N, Kd = 128, 64, 128
+    A8 = rng.integers(0, 256, (M, Kd)).astype(np.uint8)
+    B8 = rng.integers(0, 256, (N, Kd)).astype(np.uint8)
+    for X in (A8, B8):
+        if dt == 'fp8e5':
+            e = (X >> 2) & 31
+            X[e > 18] = (X[e > 18] & 0x83) | (18 << 2)
+        else:
+            e = (X >> 3) & 15
+            X[e > 10] = (X[e > 10] & 0x87) | (10 << 3)
+    ref = (dec(A8) @ dec(B8).T).astype(np.float32)
+    case(name, K90.fp8_matmul, [Buf('u8', A8), Buf('u8', B8), Buf('f32', count=M * N, expect=ref, tol=close(1e-5, 1e-3)),
+                                Scalar(M), Scalar(N), Scalar(Kd)],
+         ['*' + dt, '*' + dt, '*f32', 'i32', 'i32', 'i32'], [1, 1], {'BM': 128, 'BN': 64, 'BK': 64})
 
 if failures:
     print('\n'.join(failures), file=sys.stderr)

@@ -83,7 +83,6 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
     }
   }
   d.esize = d.ta == kTF32 ? 4 : (d.ta == kF16 || d.ta == kBF16) ? 2 : 1;
-  if (d.esize == 1 && (v & (3u << 15))) return "MN-major (transposed) 8-bit operands are not simulated yet (bits 15-16)";
   d.negA = v >> 13 & 1;
   d.negB = v >> 14 & 1;
   d.transA = v >> 15 & 1;

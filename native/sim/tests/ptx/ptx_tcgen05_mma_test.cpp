@@ -425,7 +425,9 @@ int main(int argc, char** argv) {
   { Case c = mk("s8 x s8 128B, wrapping"); c.ty = c.tyB = S8; c.en = true; cases.push_back(c); }
   { Case c = mk("u8 x s8 32B, saturating"); c.ty = U8; c.tyB = S8; c.satf = true; c.en = true; c.swzA = c.swzB = 32; c.n = 16; cases.push_back(c); }
   { Case c = mk("s8 x u8 none"); c.ty = S8; c.tyB = U8; c.swzA = c.swzB = 0; c.n = 32; cases.push_back(c); }
-  { Case c = mk("MN-major e4m3"); c.ty = c.tyB = E4M3; c.mnA = c.mnB = true; c.fault = "MN-major (transposed) 8-bit operands are not simulated yet"; cases.push_back(c); }
+  { Case c = mk("MN-major e4m3 x e5m2 128B"); c.ty = E4M3; c.tyB = E5M2; c.mnA = c.mnB = true; c.n = 128; c.en = true; cases.push_back(c); }
+  { Case c = mk("MN-major s8, K-major u8 B, 64B"); c.ty = S8; c.tyB = U8; c.mnA = true; c.swzA = 64; c.swzB = 0; c.n = 64; cases.push_back(c); }
+  { Case c = mk("K-major s8 A, MN-major s8 B none"); c.ty = c.tyB = S8; c.mnB = true; c.swzA = c.swzB = 0; c.n = 32; c.en = true; cases.push_back(c); }
   { Case c = mk("e2m1 operands"); c.ty = c.tyB = E4M3; c.idescXor = 5u << 7; c.fault = "kind::f8f6f4 with 6- and 4-bit operands"; cases.push_back(c); }
   { Case c = mk("i8 with negate"); c.ty = c.tyB = S8; c.negA = true; c.fault = "kind::i8 has no negate"; cases.push_back(c); }
   { Case c = mk("ld before the mbarrier wait reads the old columns"); c.flags = 1; c.en = true; c.n = 32; cases.push_back(c); }
