@@ -128,6 +128,17 @@ for dt, name, dec in (('fp8e5', 'tt100_matmul_fp8e5', e5), ('fp8e4nv', 'tt100_ma
                                 Scalar(M), Scalar(N), Scalar(Kd)],
          ['*' + dt, '*' + dt, '*f32', 'i32', 'i32', 'i32'], [1, 1], {'BM': 128, 'BN': 64, 'BK': 64})
 
+# flash attention forward (Triton's tutorial shape, non-causal): S = QK^T and O += PV on tcgen05,
+# the online softmax between them on tensor-memory loads and stores
+L, D = 256, 64
+q, k, v = (f32(L * D).reshape(L, D).astype(np.float16) for _ in range(3))
+s = q.astype(np.float64) @ k.astype(np.float64).T * 0.125
+p = np.exp(s - s.max(1, keepdims=True))
+o = (p / p.sum(1, keepdims=True)) @ v.astype(np.float64)
+case('tt100_attention_fwd', K.attention_fwd, [Buf('f16', q), Buf('f16', k), Buf('f16', v),
+                                              Buf('f16', count=L * D, expect=o.astype(np.float16), tol=close(1e-2, 2e-3)), Scalar(0.125)],
+     ['*f16'] * 4 + ['f32'], [L // 128], {'L': L, 'D': D, 'BM': 128, 'BN': 64})
+
 if failures:
     print('\n'.join(failures), file=sys.stderr)
     sys.exit(1)

@@ -1,14 +1,16 @@
 // tcgen05.mma and tcgen05.commit (sm_100a; PTX ISA "tcgen05.mma", "tcgen05.commit", "Shared
 // memory descriptor", "Instruction descriptor"):
 //
-//   tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d_tmem], a_desc, b_desc, idesc,
+//   tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d_tmem], a_desc | [a_tmem], b_desc, idesc,
 //       {disable_output_lane (4 x b32),} enable_input_d {, scale_input_d};
 //
 // issued by each thread that executes it (compilers elect one), computes D (M x N, f32 or s32 for
 // i8, in TMEM at d_tmem) = A (M x K, shared memory) * B (K x N, shared memory) {+ D *
 // 2^-scale_input_d}, with K = 32 bytes of the operand type (16 f16/bf16, 8 tf32, 32 e4m3/e5m2 and
 // u8/s8; the i8 sums are exact integers, wrapping, or clamped to s32 with the saturate bit). Row m of D is TMEM lane m (M = 128) or
-// lane 32*(m/16) + m%16 (M = 64: 16 lanes of each warp quarter), column n is column c0 + n.
+// lane 32*(m/16) + m%16 (M = 64: 16 lanes of each warp quarter), column n is column c0 + n. A in
+// tensor memory ([a_tmem]): row m in the lane of D's row m, its 32 bytes of K in 8 cells from
+// a_tmem's column, element k in piece k % (4 / size) of its cell, low bits first.
 //
 // Instruction descriptor (32 bits): 0-1 sparsity selector, 2 sparsity, 3 saturate, 4-5 D type
 // (0 f16, 1 f32, 2 s32), 6 reserved, 7-9 A type, 10-12 B type (kind::f16: 0 f16, 1 bf16;
@@ -152,8 +154,9 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
   SmemDesc da, db;
-  decodeIdesc(op.idesc, (MmaKind)(in.mode >> 4), d);
-  decodeSmemDesc(op.descA, da);
+  decodeIdesc(op.idesc, (MmaKind)((in.mode >> 4) & 3), d);
+  const bool aTmem = in.mode & 0x40;
+  if (!aTmem) decodeSmemDesc(op.descA, da);
   decodeSmemDesc(op.descB, db);
   const uint32_t col0 = op.taddr & 0xffff;
   if (!tmemColumnsAllocated(c, col0, d.n, "tcgen05.mma (at PTX line " + std::to_string(in.line) + ", completing)")) return false;
@@ -173,9 +176,23 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
     out = elemValue(bits, ty);
     return true;
   };
-  for (unsigned m = 0; m < M; m++)
-    for (unsigned k = 0; k < K; k++)
-      if (!read(da, d.transA, m, k, "A", A[(size_t)m * K + k], d.ta)) return false;
+  if (aTmem) {
+    // A in tensor memory: row m in the lane of D's row m, K elements packed in 32-bit cells from
+    // A's column on, element k in the (k % (4 / size))-th piece of the cell, low bits first
+    const uint32_t* cells = tmemCells(c);
+    const uint32_t colA = (uint32_t)op.descA & 0xffff, per = 4 / d.esize, bits = 8 * d.esize;
+    if (!tmemColumnsAllocated(c, colA, K / per, "tcgen05.mma A (at PTX line " + std::to_string(in.line) + ", completing)")) return false;
+    for (unsigned m = 0; m < M; m++)
+      for (unsigned k = 0; k < K; k++) {
+        uint32_t cell = cells[(size_t)dLane(d, m) * kTmemCols + colA + k / per];
+        uint32_t v = bits == 32 ? cell : (cell >> (bits * (k % per))) & ((1u << bits) - 1);
+        A[(size_t)m * K + k] = elemValue(v, d.ta);
+      }
+  } else {
+    for (unsigned m = 0; m < M; m++)
+      for (unsigned k = 0; k < K; k++)
+        if (!read(da, d.transA, m, k, "A", A[(size_t)m * K + k], d.ta)) return false;
+  }
   for (unsigned k = 0; k < K; k++)
     for (unsigned n = 0; n < N; n++)
       if (!read(db, d.transB, n, k, "B", B[(size_t)k * N + n], d.tb)) return false;
@@ -237,8 +254,9 @@ bool completeUpTo(Ctx& c, uint64_t upto) {
   return ok;
 }
 
-// tcgen05.mma: in.s[0] + imm = d_tmem, s[1] a_desc, s[2] b_desc, s[3] idesc; ext: enable_input_d,
-// then the 4 disable_output_lane slots (0: none); mode: kind << 4 | scale_input_d.
+// tcgen05.mma: in.s[0] + imm = d_tmem, s[1] a_desc (or A's tensor-memory address, plus ext[5]),
+// s[2] b_desc, s[3] idesc; ext: enable_input_d, the 4 disable_output_lane slots (0: none), A's
+// address offset; mode: A in tensor memory (0x40) | kind << 4 | scale_input_d.
 void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
   Tmem& t = c.cta->tmem;
   const uint32_t* e = &c.prog->ext[in.ext];
@@ -246,7 +264,8 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     Tcgen05Mma op;
     op.pc = c.curPc;
     op.taddr = (uint32_t)(slot(c, in.s[0])[l] + (uint64_t)in.imm);
-    op.descA = slot(c, in.s[1])[l];
+    const bool aTmem = in.mode & 0x40;
+    op.descA = aTmem ? (uint32_t)(slot(c, in.s[1])[l] + (uint64_t)(int32_t)e[5]) : slot(c, in.s[1])[l];
     op.descB = slot(c, in.s[2])[l];
     op.idesc = (uint32_t)slot(c, in.s[3])[l];
     op.enableD = slot(c, e[0])[l] & 1;
@@ -255,12 +274,15 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     op.warp = (uint16_t)c.w->id;
     op.lane = (uint8_t)l;
     Idesc d;
-    std::string why = decodeIdesc(op.idesc, (MmaKind)(in.mode >> 4), d);
+    std::string why = decodeIdesc(op.idesc, (MmaKind)((in.mode >> 4) & 3), d);
     SmemDesc sd;
-    if (why.empty()) {
+    if (why.empty() && !aTmem) {
       std::string w = decodeSmemDesc(op.descA, sd);
       if (!w.empty()) why = "the A shared-memory descriptor: " + w;
     }
+    if (why.empty() && aTmem && d.transA) why = "A in tensor memory cannot be MN-major (bit 15 must be 0)";
+    if (why.empty() && aTmem && (op.descA >> 16) != 0)
+      why = "A's tensor-memory address must name lane 0 (got lane " + std::to_string(op.descA >> 16) + ")";
     if (why.empty()) {
       std::string w = decodeSmemDesc(op.descB, sd);
       if (!w.empty()) why = "the B shared-memory descriptor: " + w;
@@ -272,6 +294,8 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     if (!tmemColumnsAllocated(c, op.taddr & 0xffff, d.n, "tcgen05.mma")) return;
+    // A in TMEM: a row's K elements are 32 bytes, 8 cells
+    if (aTmem && !tmemColumnsAllocated(c, (uint32_t)op.descA & 0xffff, 8, "tcgen05.mma A")) return;
     if (t.mmas.size() >= 65536) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.mma: more than 65536 MMAs in flight (no tcgen05.commit whose mbarrier is waited on)");
       return;
@@ -324,12 +348,18 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   if (o.size() < 5 || o.size() > 7) return dc.fail("expected [d_tmem], a_desc, b_desc, idesc, {disable_output_lane,} enable_input_d {, scale_input_d}");
   uint8_t sym;
   if (o[0].kind != Operand::Addr || !dc.addr(o[0], in.s[0], in.imm, sym)) return dc.fail("expected the accumulator's tensor-memory address [d_tmem]");
-  if (o[1].kind == Operand::Addr) return dc.fail("tcgen05.mma with A in tensor memory ([a_tmem]) is not simulated yet");
-  in.s[1] = dc.src(o[1], Ty::B64);
+  const bool aTmem = o[1].kind == Operand::Addr;
+  int64_t aOff = 0;
+  if (aTmem) {
+    if (!dc.addr(o[1], in.s[1], aOff, sym)) return dc.fail("expected A's tensor-memory address [a_tmem]");
+  } else {
+    in.s[1] = dc.src(o[1], Ty::B64);
+  }
   in.s[2] = dc.src(o[2], Ty::B64);
   in.s[3] = dc.src(o[3], Ty::B32);
   size_t i = 4;
-  std::vector<uint32_t> e(5, 0);
+  std::vector<uint32_t> e(6, 0);
+  e[5] = (uint32_t)aOff;
   if (o[i].kind == Operand::Vec) {
     if (o[i].elems.size() != 4) return dc.fail("disable_output_lane of .cta_group::1 is a vector of 4 .b32");
     for (int k = 0; k < 4; k++) e[1 + k] = dc.src(o[i].elems[k], Ty::B32);
@@ -347,7 +377,7 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   }
   if (i != o.size()) return dc.fail("too many operands");
   in.ext = dc.ext(e);
-  in.mode = (uint8_t)(kind << 4 | scale);
+  in.mode = (uint8_t)(kind << 4 | scale | (aTmem ? 0x40 : 0));
   in.fn = &mmaOp;
   in.cls = kTensor;
   return true;

@@ -9,7 +9,9 @@
 // compilers do), commits to an mbarrier, waits for its phase, reads every TMEM lane back with
 // tcgen05.ld and compares with a CPU product of exactly representable values: D row m is TMEM lane
 // m (M = 128) or lane 32*(m/16) + m%16 (M = 64), the other lanes keep their contents.
-// Also: bf16, tf32 (the low 13 bits ignored), kind::f8f6f4 e4m3/e5m2 in each pair, kind::i8
+// A from tensor memory: row m in D's lane of row m, each 32-byte K slice in 8 cells, element k in
+// piece k % (4 / size) of its cell, low bits first (the layout Triton's flash attention writes P
+// in). Also: bf16, tf32 (the low 13 bits ignored), kind::f8f6f4 e4m3/e5m2 in each pair, kind::i8
 // u8/s8 in each pair (s32 sums wrapping, or clamped with the saturate bit), enable_input_d
 // false/true, negate A/B,
 // scale_input_d, disable_output_lane, N = 256; asynchrony: a tcgen05.ld before the mbarrier wait
@@ -93,6 +95,7 @@ struct Case {
   unsigned scale = 0;
   uint32_t dis[4] = {0, 0, 0, 0};
   bool useDis = false;
+  bool aTmem = false;  // A in tensor memory (stored there with tcgen05.st, right after D's columns)
   unsigned flags = 0;  // 1: tcgen05.ld before the mbarrier wait, 2: zero the operands after the commit, 4: no wait::st
   uint32_t idescXor = 0;  // bits flipped in the instruction descriptor (fault cases)
   uint64_t descAXor = 0;
@@ -107,8 +110,9 @@ uint32_t idescOf(const Case& c) {
          (c.mnB ? 1u << 16 : 0) | (c.n >> 3) << 17 | (c.m >> 4) << 24;
 }
 
-std::string kernelText(const Case& c, unsigned cols) {
-  std::string nc = std::to_string(c.n), alloc = std::to_string(cols);
+std::string kernelText(const Case& c, unsigned cols, unsigned width) {
+  std::string nc = std::to_string(c.n), alloc = std::to_string(cols), wc = std::to_string(width);
+  std::string aOp = c.aTmem ? "[%r50]" : "%rd10";
   std::string kind = c.ty == TF32 ? "tf32" : isInt(c.ty) ? "i8" : esize(c.ty) == 1 ? "f8f6f4" : "f16";
   std::string dis = c.useDis ? "{%r40, %r41, %r42, %r43}, " : "";
   std::string scale = c.scale ? ", " + std::to_string(c.scale) : "";
@@ -163,7 +167,8 @@ COPIED:
   add.u32 %r15, %r15, %r3;
   mul.lo.u32 %r16, %r15, )" + nc + R"(;
   ld.param.u64 %rd4, [pinit];
-  mul.wide.u32 %rd5, %r16, 4;
+  mul.lo.u32 %r51, %r15, )" + wc + R"(;
+  mul.wide.u32 %rd5, %r51, 4;
   add.s64 %rd6, %rd4, %rd5;
   mov.u32 %r17, 0;
 INIT:
@@ -172,7 +177,7 @@ INIT:
   tcgen05.st.sync.aligned.32x32b.x1.b32 [%r19], {%r18};
   add.s64 %rd6, %rd6, 4;
   add.u32 %r17, %r17, 1;
-  setp.lt.u32 %p4, %r17, )" + nc + R"(;
+  setp.lt.u32 %p4, %r17, )" + wc + R"(;
   @%p4 bra INIT;
   and.b32 %r20, %r60, 4;
   setp.ne.u32 %p5, %r20, 0;
@@ -193,12 +198,14 @@ NOWAITST:
   ld.param.u64 %rd9, [pdis];
   ld.global.v4.u32 {%r40, %r41, %r42, %r43}, [%rd9];
   mov.u32 %r24, 0;
+  add.u32 %r50, %r11, )" + nc + R"(;
 MMA:
   ld.global.u64 %rd10, [%rd7];
   ld.global.u64 %rd11, [%rd7+8];
   add.s64 %rd10, %rd10, %rd8;
   add.s64 %rd11, %rd11, %rd8;
-  tcgen05.mma.cta_group::1.kind::)" + kind + R"( [%r11], %rd10, %rd11, %r22, )" + dis + "%p6" + scale + R"(;
+  tcgen05.mma.cta_group::1.kind::)" + kind + R"( [%r11], )" + aOp + R"(, %rd11, %r22, )" + dis + "%p6" + scale + R"(;
+  add.u32 %r50, %r50, 8;
   setp.eq.u32 %p6, %r24, %r24;
   add.s64 %rd7, %rd7, 16;
   add.u32 %r24, %r24, 1;
@@ -312,12 +319,24 @@ void runCase(const Case& c) {
     descs.push_back(pa.desc[i] ^ c.descAXor);
     descs.push_back(pb.desc[i]);
   }
-  std::vector<uint32_t> init(128 * N);
+  // D's initial columns, then (A in TMEM) A's rows packed in 8 cells per K slice
+  const unsigned W = c.aTmem ? N + 8 * nmma : N;
+  std::vector<uint32_t> init(128 * N), initW(128 * W, 0);
   for (unsigned i = 0; i < init.size(); i++)
     init[i] = isInt(c.ty) ? (uint32_t)(int32_t)(i % 3 == 0 ? 2147483000 - (int)(rng() % 100) : (int)(rng() % 2001) - 1000)
                           : fbits((float)((int)(rng() % 33) - 16));
   // reference: slice by slice, D = A_i * B_i + D * 2^-scale (the input ignored in the first slice
   // unless enable_input_d); rows map to lanes; disabled lanes and lanes outside M keep their cells
+  for (unsigned lane = 0; lane < 128; lane++)
+    for (unsigned n = 0; n < N; n++) initW[lane * W + n] = init[lane * N + n];
+  if (c.aTmem) {
+    const unsigned per = 4 / es;
+    for (unsigned m = 0; m < M; m++) {
+      unsigned lane = M == 128 ? m : 32 * (m / 16) + m % 16;
+      for (unsigned k = 0; k < kTot; k++)
+        initW[lane * W + N + k / per] |= encode(c.ty, A[m * kTot + k]) << (8 * es * (k % per));
+    }
+  }
   std::vector<uint32_t> want(init);
   if (c.flags & 4) std::fill(want.begin(), want.end(), 0u);  // the stores never landed before the MMA
   std::vector<uint32_t> before = want;
@@ -350,17 +369,17 @@ void runCase(const Case& c) {
   if (c.flags & 1) want = before;  // read before the wait: the old columns
   if (c.flags & 4) want = init;    // the MMA saw zeros, then the stores landed over its result
   unsigned cols = 32;
-  while (cols < N) cols *= 2;
-  std::string ptx = kernelText(c, cols);
+  while (cols < W) cols *= 2;
+  std::string ptx = kernelText(c, cols, W);
   modules.push_back(ptx);
   Kernel k(ptx);
   if (!k.ok()) { failures++; return; }
   Arena mem(1 << 20);
-  uint64_t dimg = mem.alloc(img.size()), ddesc = mem.alloc(descs.size() * 8), dinit = mem.alloc(init.size() * 4),
+  uint64_t dimg = mem.alloc(img.size()), ddesc = mem.alloc(descs.size() * 8), dinit = mem.alloc(initW.size() * 4),
            dout = mem.alloc(init.size() * 4), ddis = mem.alloc(16);
   mem.put(dimg, img);
   mem.put(ddesc, descs);
-  mem.put(dinit, init);
+  mem.put(dinit, initW);
   mem.put(ddis, std::vector<uint32_t>(c.dis, c.dis + 4));
   tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, ddesc, nmma, idescOf(c) ^ c.idescXor, c.en ? 1u : 0u, dinit, dout, c.flags, ddis, img.size()},
                         1, 128, nullptr, (unsigned)img.size() + 16);
@@ -418,6 +437,11 @@ int main(int argc, char** argv) {
   { Case c = mk("scale_input_d 2"); c.scale = 2; c.en = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("disable_output_lane"); c.useDis = true; c.dis[0] = 0x80000001u; c.dis[2] = 0x0000ff00u; c.dis[3] = 0xffffffffu; c.en = true; c.n = 16; cases.push_back(c); }
   { Case c = mk("N=256"); c.n = 256; c.ty = BF16; cases.push_back(c); }
+  { Case c = mk("f16, A in TMEM"); c.aTmem = true; c.en = true; cases.push_back(c); }
+  { Case c = mk("bf16, A in TMEM, M=64"); c.ty = BF16; c.aTmem = true; c.m = 64; c.n = 32; cases.push_back(c); }
+  { Case c = mk("tf32, A in TMEM"); c.ty = TF32; c.aTmem = true; c.n = 16; c.en = true; cases.push_back(c); }
+  { Case c = mk("e4m3 x e5m2, A in TMEM"); c.ty = E4M3; c.tyB = E5M2; c.aTmem = true; c.n = 32; cases.push_back(c); }
+  { Case c = mk("s8, A in TMEM"); c.ty = c.tyB = S8; c.aTmem = true; c.n = 32; c.en = true; cases.push_back(c); }
   { Case c = mk("e4m3 x e4m3 128B"); c.ty = c.tyB = E4M3; c.en = true; cases.push_back(c); }
   { Case c = mk("e5m2 x e4m3 64B"); c.ty = E5M2; c.tyB = E4M3; c.swzA = c.swzB = 64; c.n = 32; cases.push_back(c); }
   { Case c = mk("e4m3 x e5m2 none, M=64"); c.ty = E4M3; c.tyB = E5M2; c.swzA = c.swzB = 0; c.m = 64; c.n = 24; c.en = true; cases.push_back(c); }

@@ -293,7 +293,6 @@ void refusals() {
   expectLoadError("scale_input_d f8f6f4", "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r3, %p1, 2;", "scale_input_d is not allowed with kind::f8f6f4", false);
   expectLoadError("scale_input_d i8", "  tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1, 2;", "scale_input_d with kind::i8 (an integer accumulator) is not simulated");
   expectLoadError("ws", "  tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;", "tcgen05.mma.ws is not simulated yet");
-  expectLoadError("A in TMEM", "  tcgen05.mma.cta_group::1.kind::f16 [%r1], [%r2], %rd2, %r3, %p1;", "A in tensor memory ([a_tmem]) is not simulated yet");
 }
 
 bool assembles(const char* ptxas, const std::string& ptx) {
