@@ -80,6 +80,7 @@ struct Tcgen05Commit {
 // allocated in 32-column chunks; created at the first tcgen05.alloc.
 struct Tmem {
   std::vector<uint32_t> cells;
+  std::vector<uint8_t> written;  // initcheck: 1 for a cell written since its column's tcgen05.alloc
   uint32_t allocated = 0;     // bit i: columns 32i..32i+31 are allocated
   bool relinquished = false;  // tcgen05.relinquish_alloc_permit executed
   int allocLine = 0;          // PTX line of the last tcgen05.alloc (for the exit check)
@@ -95,6 +96,10 @@ bool tmemLdInFlight(Ctx& c, const Inst& in, uint32_t exec);
 // Performs the tcgen05.commit arrivals on the mbarrier at off (all when off == ~0u), completing
 // the MMAs they cover first (exec_tcgen05_mma.cpp); false after a fault.
 bool settleTcgen05Commits(Ctx& c, uint32_t off);
+// initcheck on tensor memory: whether it is on for this launch, and the report of a read of cell
+// (lane, col) never written since its allocation by the instruction at pc (exec_tcgen05.cpp).
+bool tmemInitcheck(Ctx& c);
+void tmemUninitRead(Ctx& c, uint32_t pc, unsigned tid, uint32_t lane, uint32_t col, const char* what);
 // The check at the end of a CTA: a CTA must free its tensor memory before it exits.
 bool tmemExitCheck(Ctx& c);
 // The reductions of cp.reduce.async.bulk and red.async, and their element types (exec_bulk.cpp).

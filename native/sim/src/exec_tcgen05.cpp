@@ -22,10 +22,15 @@
 // are written as late as the program allows: at the warp's tcgen05.wait::st, or after the next
 // MMAs to complete (overwriting what they wrote), or when the CTA's threads have all exited; so a
 // tcgen05.mma or a tcgen05.ld that does not wait for the store sees the old cells.
+// initcheck (TESSERA_SIM_INITCHECK): a tcgen05.ld, or an MMA reading its accumulator
+// (enable_input_d) or A, of a cell never written since its column was allocated is reported (a
+// new allocation's contents are undefined).
 // tcgen05.fence::before_thread_sync / after_thread_sync order tcgen05 operations around thread
 // synchronization; in the sim a tcgen05.ld reads at issue and an MMA runs at the arrival of its
 // commit, which every later access is ordered after, so the fences have nothing left to order.
 #include "exec_tcgen05.h"
+
+#include <algorithm>
 
 #include "exec_mem.h"
 
@@ -115,6 +120,9 @@ void allocOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint32_t first = exec & (0u - exec);  // one write: the address is the same for the whole warp
   if (!resolve(c, in, first, 4, true, p, true)) return;
   tmemCells(c);
+  if (!t.written.empty())  // a new allocation holds nothing written yet
+    for (uint32_t lane = 0; lane < kTmemLanes; lane++)
+      std::fill_n(t.written.begin() + lane * kTmemCols + at * 32, n, 0);
   t.allocated |= mask << at;
   t.allocLine = in.line;
   uint32_t addr = (uint32_t)at * 32;  // lane 0, first column
@@ -164,6 +172,18 @@ void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
   const uint32_t* d = &c.prog->ext[in.ext];
   TmemLdInFlight& f = c.w->tmemLd;
   if (f.busy.size() < c.prog->numSlots) f.busy.assign(c.prog->numSlots, 0);
+  if (tmemInitcheck(c)) {
+    const auto& wr = c.cta->tmem.written;
+    bool reported = false;
+    for (unsigned j = 0; j < n && !reported; j++)
+      for (unsigned t = 0; t < 32 && !reported; t++) {
+        size_t cell = cellOf(sh, taddr, t, j);
+        if (!wr[cell]) {
+          tmemUninitRead(c, c.curPc, c.w->id * 32 + t, (uint32_t)(cell / kTmemCols), (uint32_t)(cell % kTmemCols), "tcgen05.ld");
+          reported = true;
+        }
+      }
+  }
   for (unsigned j = 0; j < n; j++) {
     std::vector<uint64_t> v(32);
     for (unsigned t = 0; t < 32; t++) v[t] = cells[cellOf(sh, taddr, t, j)];
@@ -339,8 +359,19 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
 
 uint32_t* tmemCells(Ctx& c) {
   auto& v = c.cta->tmem.cells;
-  if (v.empty()) v.assign((size_t)kTmemLanes * kTmemCols, 0);
+  if (v.empty()) {
+    v.assign((size_t)kTmemLanes * kTmemCols, 0);
+    if (tmemInitcheck(c)) c.cta->tmem.written.assign(v.size(), 0);
+  }
   return v.data();
+}
+
+bool tmemInitcheck(Ctx& c) { return c.san && (c.san->flags & kSanInit); }
+
+void tmemUninitRead(Ctx& c, uint32_t pc, unsigned tid, uint32_t lane, uint32_t col, const char* what) {
+  sanRecord(c, 2, 0, pc, pc,
+            std::string("read of uninitialised tensor memory (lane ") + std::to_string(lane) + ", column " + std::to_string(col) +
+                ") by " + what + " " + sanWhere(c, tid, pc) + ": the cell was never written since its tcgen05.alloc");
 }
 
 bool tmemColumnsAllocated(Ctx& c, uint32_t col, uint32_t n, const std::string& what) {
@@ -374,6 +405,7 @@ void tmemLandStores(Ctx& c, int w) {
   for (size_t i = 0; i < t.pendingSt.size(); i++) {
     if (w < 0 || t.pendingStWarp[i] == (uint16_t)w) {
       cells[t.pendingSt[i].first] = t.pendingSt[i].second;
+      if (!t.written.empty()) t.written[t.pendingSt[i].first] = 1;
     } else {
       t.pendingSt[keep] = t.pendingSt[i];
       t.pendingStWarp[keep++] = t.pendingStWarp[i];

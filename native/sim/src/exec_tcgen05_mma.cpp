@@ -182,6 +182,16 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
     const uint32_t* cells = tmemCells(c);
     const uint32_t colA = (uint32_t)op.descA & 0xffff, per = 4 / d.esize, bits = 8 * d.esize;
     if (!tmemColumnsAllocated(c, colA, K / per, "tcgen05.mma A (at PTX line " + std::to_string(in.line) + ", completing)")) return false;
+    if (tmemInitcheck(c)) {
+      const auto& wr = c.cta->tmem.written;
+      bool reported = false;
+      for (unsigned m = 0; m < M && !reported; m++)
+        for (unsigned q = 0; q < 8 && !reported; q++)
+          if (!wr[(size_t)dLane(d, m) * kTmemCols + colA + q]) {
+            tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, dLane(d, m), colA + q, "tcgen05.mma (its A)");
+            reported = true;
+          }
+    }
     for (unsigned m = 0; m < M; m++)
       for (unsigned k = 0; k < K; k++) {
         uint32_t cell = cells[(size_t)dLane(d, m) * kTmemCols + colA + k / per];
@@ -200,6 +210,22 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   if (d.negB) for (auto& x : B) x = -x;
   uint32_t* cells = tmemCells(c);
   const double scale = std::ldexp(1.0, -(int)op.scaleD);
+  auto& written = c.cta->tmem.written;
+  if (!written.empty()) {  // initcheck: the accumulator read (enable_input_d), then written
+    bool reported = !op.enableD;
+    for (unsigned m = 0; m < M; m++) {
+      const unsigned lane = dLane(d, m);
+      if ((op.disableLanes[lane / 32] >> (lane % 32)) & 1) continue;
+      uint8_t* w = &written[(size_t)lane * kTmemCols + col0];
+      for (unsigned n = 0; n < N; n++) {
+        if (!reported && !w[n]) {
+          tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, lane, col0 + n, "tcgen05.mma (its accumulator, enable_input_d)");
+          reported = true;
+        }
+        w[n] = 1;
+      }
+    }
+  }
   for (unsigned m = 0; m < M; m++) {
     const unsigned lane = dLane(d, m);
     if ((op.disableLanes[lane / 32] >> (lane % 32)) & 1) continue;
