@@ -8,6 +8,7 @@ PY=.venv/bin/python
 rm -rf test/corpus/kernels
 "$PY" scripts/corpus/triton_corpus.py
 "$PY" scripts/corpus/triton_corpus_sm90.py
+"$PY" scripts/corpus/triton_corpus_sm100.py
 "$PY" scripts/corpus/cuda_corpus.py
 "$PY" scripts/corpus/cuda_corpus_sm90.py
 echo "corpus: $(ls test/corpus/kernels | wc -l) kernels in test/corpus/kernels"

@@ -11,9 +11,10 @@ CUresult checkDevice(CUdevice dev) {
   return dev >= 0 && dev < Driver::get().deviceCount ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
-// Attribute values of an A100 (sm_80) or H100 (sm_90); limits the launch checks enforce.
+// Attribute values of an A100 (sm_80), H100 (sm_90) or B200 (sm_100); limits the launch checks
+// enforce. (Tensor memory has no attribute: a B200 SM has 512 columns, DeviceProps::tmemColumns.)
 bool attributeValue(CUdevice_attribute a, const tsimdrv::DeviceProps& p, int& v) {
-  const bool hopper = p.major >= 9;
+  const bool hopper = p.major >= 9, blackwell = p.major >= 10;
   switch (a) {
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: v = 1024; return true;
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: v = 1024; return true;
@@ -27,7 +28,7 @@ bool attributeValue(CUdevice_attribute a, const tsimdrv::DeviceProps& p, int& v)
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: v = 32; return true;
     case CU_DEVICE_ATTRIBUTE_MAX_PITCH: v = 2147483647; return true;
     case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: v = 65536; return true;
-    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: v = hopper ? 1755000 : 1410000; return true;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: v = blackwell ? 1965000 : hopper ? 1755000 : 1410000; return true;
     case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: v = 512; return true;
     case CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: v = 1; return true;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: v = p.smCount; return true;
@@ -40,8 +41,8 @@ bool attributeValue(CUdevice_attribute a, const tsimdrv::DeviceProps& p, int& v)
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: v = 0; return true;  // the same for every device (see the UUID)
     case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: v = 0; return true;
     case CU_DEVICE_ATTRIBUTE_TCC_DRIVER: v = 0; return true;
-    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: v = hopper ? 2619000 : 1215000; return true;
-    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: v = 5120; return true;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: v = blackwell ? 3996000 : hopper ? 2619000 : 1215000; return true;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: v = blackwell ? 8192 : 5120; return true;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: v = p.l2Bytes; return true;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: v = 2048; return true;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: v = 2; return true;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -27,13 +28,48 @@ void writeLog(LogBuffer& lb, const std::string& text) {
   if (lb.sizeSlot) *lb.sizeSlot = reinterpret_cast<void*>(static_cast<uintptr_t>(n + 1));
 }
 
-// The SM number of `.target sm_NN[a]`, 0 when absent.
-int ptxTarget(const std::string& text) {
+// The `.target` architecture: its SM number (0 when absent) and its suffix (`a`: arch-specific,
+// `f`: family-specific, or none).
+struct PtxTarget {
+  int sm = 0;
+  char suffix = 0;
+  std::string name;
+};
+PtxTarget ptxTarget(const std::string& text) {
+  PtxTarget t;
   size_t p = text.find(".target");
-  if (p == std::string::npos) return 0;
+  if (p == std::string::npos) return t;
   p = text.find("sm_", p);
-  if (p == std::string::npos) return 0;
-  return std::atoi(text.c_str() + p + 3);
+  if (p == std::string::npos) return t;
+  size_t e = p + 3;
+  while (e < text.size() && std::isalnum((unsigned char)text[e])) e++;
+  t.name = text.substr(p, e - p);
+  t.sm = std::atoi(text.c_str() + p + 3);
+  char last = t.name.back();
+  if (last == 'a' || last == 'f') t.suffix = last;
+  return t;
+}
+
+// Why the device cannot run PTX for target t ("" when it can). Newer targets are refused, as the
+// driver does; an arch-specific target (sm_90a, sm_100a) runs only on exactly that SM (its features
+// are not forward compatible); of the Blackwell family the sim is sm_100 (B200) only, so the other
+// Blackwell targets (sm_101, sm_103, sm_110, sm_120, sm_121, ...) are refused by name.
+std::string targetRefusal(const PtxTarget& t, const tsimdrv::DeviceProps& props) {
+  const int dev = props.major * 10 + props.minor;
+  const std::string devName = "sm_" + std::to_string(dev);
+  if (t.sm > 100)
+    return "tessera-sim: PTX .target " + t.name + " is not simulated (of the Blackwell family the simulator is sm_100, "
+           "B200: `.target sm_100a` or `sm_100`, with TESSERA_SIM_ARCH=sm_100)";
+  if (t.sm > dev)
+    return "tessera-sim: PTX .target " + t.name + " is newer than the simulated device " + devName +
+           (t.sm == 100 ? " (TESSERA_SIM_ARCH=sm_100 simulates a Blackwell B200)" : t.sm == 90 ? " (TESSERA_SIM_ARCH=sm_90 simulates a Hopper H100)" : "");
+  if (t.suffix == 'a' && t.sm != dev)
+    return "tessera-sim: PTX .target " + t.name + " is architecture-specific: it runs only on " + t.name.substr(0, t.name.size() - 1) +
+           ", not on the simulated device " + devName;
+  if (t.suffix == 'f' && t.sm / 10 != dev / 10)
+    return "tessera-sim: PTX .target " + t.name + " is family-specific: it runs only on compute capability " +
+           std::to_string(t.sm / 10) + ".x, not on the simulated device " + devName;
+  return "";
 }
 
 CUresult loadModule(CUmodule* out, const void* image, LogBuffer& info, LogBuffer& error) {
@@ -53,10 +89,9 @@ CUresult loadModule(CUmodule* out, const void* image, LogBuffer& info, LogBuffer
   }
   std::string text(static_cast<const char*>(image));
   const auto& props = Driver::get().props;
-  int target = ptxTarget(text);
-  if (target > props.major * 10 + props.minor) {
-    writeLog(error, "tessera-sim: PTX .target sm_" + std::to_string(target) + " is newer than the simulated device sm_" +
-                        std::to_string(props.major * 10 + props.minor));
+  std::string refusal = targetRefusal(ptxTarget(text), props);
+  if (!refusal.empty()) {
+    writeLog(error, refusal);
     return CUDA_ERROR_INVALID_PTX;
   }
   std::string log;

@@ -30,6 +30,10 @@ void Driver::initOnce() {
   if (arch && std::strcmp(arch, "sm_90") == 0) {
     props.major = 9; props.minor = 0; props.smCount = 132;
     props.sharedOptin = 227 * 1024; props.sharedPerSm = 228 * 1024; props.l2Bytes = 50 * 1024 * 1024;
+  } else if (arch && std::strcmp(arch, "sm_100") == 0) {  // Blackwell (B200): tcgen05, tensor memory
+    props.major = 10; props.minor = 0; props.smCount = 148;
+    props.sharedOptin = 227 * 1024; props.sharedPerSm = 228 * 1024; props.l2Bytes = 126 * 1024 * 1024;
+    props.tmemColumns = 512;
   } else if (arch && std::strcmp(arch, "sm_89") == 0) {  // Ada (L40S): fp8 conversions, no clusters
     props.major = 8; props.minor = 9; props.smCount = 142;
     props.sharedOptin = 99 * 1024; props.sharedPerSm = 100 * 1024; props.l2Bytes = 48 * 1024 * 1024;

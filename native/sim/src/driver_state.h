@@ -93,6 +93,7 @@ struct DeviceProps {
   int sharedOptin = 163 * 1024;     // max dynamic+static per block with the opt-in attribute
   int sharedPerSm = 164 * 1024;
   int l2Bytes = 40 * 1024 * 1024;
+  int tmemColumns = 0;              // tensor memory per SM (sm_100: 128 lanes x 512 columns of 32 bits)
   std::string name;
 };
 

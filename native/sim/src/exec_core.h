@@ -48,6 +48,60 @@ struct WgmmaInFlight {
 // Another instruction reading an accumulator register of a wgmma in flight: a named fault
 // (exec_wgmma.cpp). Called by the scheduler only while the warp has wgmma in flight.
 bool wgmmaReadsInFlight(Ctx& c, const Inst& in, uint32_t exec);
+// Blackwell tensor memory and tcgen05 (exec_tcgen05.cpp, exec_tcgen05_mma.cpp).
+// A tcgen05.ld in flight (per warp): its destination registers hold a poison value until the
+// warp's tcgen05.wait::ld, which writes the values read at issue (kept in shadow).
+struct TmemLdInFlight {
+  std::vector<std::pair<uint32_t, std::vector<uint64_t>>> shadow;  // slot -> 32 lanes
+  std::vector<uint8_t> busy;  // per register slot: 1 while a tcgen05.ld in flight writes it
+  int line = 0;               // PTX line of the newest tcgen05.ld in flight
+};
+// A tcgen05.mma in flight: computed, in issue order, when an mbarrier that a covering
+// tcgen05.commit arrives on is tested; until then the accumulator columns keep their old values
+// and the shared-memory operands are not yet read.
+struct Tcgen05Mma {
+  uint32_t pc;
+  uint32_t taddr, idesc;
+  uint64_t descA, descB;
+  uint32_t disableLanes[4];  // disable_output_lane: bit l of word l/32 leaves TMEM lane l unwritten
+  uint8_t scaleD;            // scale-input-d: D = A*B + D * 2^-scaleD
+  bool enableD;              // false: D = A*B
+  uint16_t warp;
+  uint8_t lane;
+};
+// A tcgen05.commit's arrive-on: due once the MMAs issued before it (seq < upto) are complete.
+struct Tcgen05Commit {
+  uint32_t barOff;
+  uint64_t upto;
+  uint16_t warp;
+  uint8_t lane;
+};
+// The CTA's tensor memory: 128 lanes x 512 columns of 32 bits (cells[lane * 512 + column]),
+// allocated in 32-column chunks; created at the first tcgen05.alloc.
+struct Tmem {
+  std::vector<uint32_t> cells;
+  std::vector<uint8_t> written;  // initcheck: 1 for a cell written since its column's tcgen05.alloc
+  uint32_t allocated = 0;     // bit i: columns 32i..32i+31 are allocated
+  bool relinquished = false;  // tcgen05.relinquish_alloc_permit executed
+  int allocLine = 0;          // PTX line of the last tcgen05.alloc (for the exit check)
+  std::vector<Tcgen05Mma> mmas;       // in flight, oldest first
+  uint64_t mmaIssued = 0, mmaDone = 0;  // sequence numbers: mmas[i] is number mmaDone + i
+  std::vector<Tcgen05Commit> commits; // arrivals not yet performed, oldest first
+  std::vector<std::pair<uint32_t, uint32_t>> pendingSt;  // tcgen05.st in flight: cell -> value
+  std::vector<uint16_t> pendingStWarp;                    // the warp of each pendingSt entry
+};
+// Another instruction touching a destination register of a tcgen05.ld in flight: a named fault
+// (exec_tcgen05.cpp). Called by the scheduler only while the warp has one in flight.
+bool tmemLdInFlight(Ctx& c, const Inst& in, uint32_t exec);
+// Performs the tcgen05.commit arrivals on the mbarrier at off (all when off == ~0u), completing
+// the MMAs they cover first (exec_tcgen05_mma.cpp); false after a fault.
+bool settleTcgen05Commits(Ctx& c, uint32_t off);
+// initcheck on tensor memory: whether it is on for this launch, and the report of a read of cell
+// (lane, col) never written since its allocation by the instruction at pc (exec_tcgen05.cpp).
+bool tmemInitcheck(Ctx& c);
+void tmemUninitRead(Ctx& c, uint32_t pc, unsigned tid, uint32_t lane, uint32_t col, const char* what);
+// The check at the end of a CTA: a CTA must free its tensor memory before it exits.
+bool tmemExitCheck(Ctx& c);
 // The reductions of cp.reduce.async.bulk and red.async, and their element types (exec_bulk.cpp).
 enum RedOp : uint8_t { kRNone, kRAnd, kROr, kRXor, kRAdd, kRInc, kRDec, kRMin, kRMax };
 enum RedTy : uint8_t { kTU32, kTS32, kTU64, kTS64, kTB32, kTB64, kTF32, kTF64, kTF16, kTBF16 };
@@ -94,6 +148,7 @@ struct Warp {
   WgmmaInFlight wgmma;             // wgmma.mma_async in flight (exec_wgmma.cpp)
   uint32_t bulkCommitted[kWarp] = {};  // cp.async.bulk.commit_group count per lane
   uint32_t clArr[kWarp] = {};  // barrier.cluster.arrive not yet waited on: its phase + 1 (0 = none)
+  TmemLdInFlight tmemLd;       // tcgen05.ld in flight (exec_tcgen05.cpp)
 };
 
 // cp.async.mbarrier.arrive: an arrive-on the mbarrier at barOff, due once the lane's copies issued
@@ -131,6 +186,7 @@ struct Cta {
   // at the last fence.proxy.async (shared) of any thread, plus what the async proxy wrote since.
   // Empty until first needed (it then starts as the zero-filled shared memory).
   std::vector<uint8_t> asyncView;
+  Tmem tmem;                   // tensor memory (sm_100; exec_tcgen05.cpp)
 };
 
 // The CTAs of one cluster, run together on one worker thread (exec_cluster.cpp).
@@ -229,6 +285,8 @@ void wakeWarpSync(Warp& w);
 // off (expect_tx: +, complete_tx: -) and completes its phase when nothing is pending; false after
 // raising a fault.
 bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta);
+// One arrival on the mbarrier at off of the executing CTA (tcgen05.commit); false after a fault.
+bool mbarrierArriveOne(Ctx& c, int lane, uint32_t off);
 // Lands the bulk copies that signal the barrier at off (all when off == ~0u); exec_bulk.cpp.
 bool settleBulkCopies(Ctx& c, uint32_t off);
 // Writes the bulk stores of a lane whose group is below `upto` (all lanes/groups: lane < 0).

@@ -133,6 +133,12 @@ struct FMax {
 };
 struct FMinNaN { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return a != a || b != b ? canonNaN<T>() : FMin::f(a, b); } };
 struct FMaxNaN { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return a != a || b != b ? canonNaN<T>() : FMax::f(a, b); } };
+// Three-input min/max (f32, sm_100): the two-input operation applied twice, so the result is NaN
+// only when every input is (or, with .NaN, when any is).
+struct FMin3 { static constexpr int N = 3; template <class T> static T f(T a, T b, T c) { return FMin::f(FMin::f(a, b), c); } };
+struct FMax3 { static constexpr int N = 3; template <class T> static T f(T a, T b, T c) { return FMax::f(FMax::f(a, b), c); } };
+struct FMin3NaN { static constexpr int N = 3; template <class T> static T f(T a, T b, T c) { return FMinNaN::f(FMinNaN::f(a, b), c); } };
+struct FMax3NaN { static constexpr int N = 3; template <class T> static T f(T a, T b, T c) { return FMaxNaN::f(FMaxNaN::f(a, b), c); } };
 struct FCopysign { static constexpr int N = 2; template <class T> static T f(T a, T b, T = 0) { return std::copysign(b, a); } };
 struct FAbs { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return std::fabs(a); } };
 struct FNeg { static constexpr int N = 1; template <class T> static T f(T a, T = 0, T = 0) { return -a; } };
@@ -227,6 +233,35 @@ template <class Op, bool BF, int Halves, int F> void hop(Ctx& c, const Inst& in,
   }
 }
 
+// f32x2 (sm_100: add/sub/mul/fma .f32x2 on .b64 registers): each 32-bit half (element 0 in the
+// low bits) computed as the f32 instruction would, with the same rounding and .ftz (no .sat form).
+template <class Op, int F> void f32x2op(Ctx& c, const Inst& in, uint32_t exec) {
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]), *e = slot(c, in.s[2]);
+  RoundScope rs(in.mode);
+  FOR_LANES(exec) {
+    uint64_t out = 0;
+    for (int k = 0; k < 2; k++) {
+      float x = bitsf32((uint32_t)(a[l] >> (32 * k))), y = 0, z = 0;
+      if constexpr (Op::N >= 2) y = bitsf32((uint32_t)(b[l] >> (32 * k)));
+      if constexpr (Op::N >= 3) z = bitsf32((uint32_t)(e[l] >> (32 * k)));
+      if constexpr (F & kFtz) { x = ftzIn(x); y = ftzIn(y); z = ftzIn(z); }
+      volatile float r = Op::f(x, y, z);
+      out |= (uint64_t)f32bits(post<float, F>(r)) << (32 * k);
+    }
+    d[l] = out;
+  }
+}
+template <class Op> Fn pickF32x2(int flags) {
+  switch (flags) {
+    case 0: return &f32x2op<Op, 0>;
+    case kFtz: return &f32x2op<Op, kFtz>;
+    case kSat: return &f32x2op<Op, kSat>;
+    case kFtz | kSat: return &f32x2op<Op, kFtz | kSat>;
+    default: return nullptr;
+  }
+}
+
 template <class Op, int F> Fn pickF(Ty t) {
   switch (t) {
     case Ty::F32: if constexpr (F & kRelu) return nullptr; else return &fop<Op, float, F>;
@@ -300,7 +335,26 @@ void rsqrtApproxFtzF64(Ctx& c, const Inst& in, uint32_t exec) {
 
 bool decodeMinMaxXorsign(Decoder& dc, const Stmt& st, Inst& in);  // exec_minmax_xorsign.cpp
 
+bool decodeF32x2(Decoder& dc, const Stmt& st, Inst& in) {
+  const std::string& op = st.op;
+  for (const char* m : {"approx", "relu", "NaN", "cc", "wide", "hi", "lo", "rna", "sat"})
+    if (st.has(m)) return dc.fail("." + std::string(m) + " is not a form of " + op + ".f32x2");
+  unsigned n = op == "fma" ? 3 : 2;
+  if (op != "add" && op != "sub" && op != "mul" && op != "fma") return dc.fail(".f32x2 exists on add, sub, mul and fma");
+  if (st.ops.size() != n + 1) return dc.fail("wrong operand count");
+  int r = parseRnd(st, false);
+  if (op == "fma" && r < 0) return dc.fail("fma.f32x2 needs a rounding mode");
+  in.mode = (uint8_t)(r < 0 ? kRn : r);
+  int flags = st.has("ftz") ? kFtz : 0;
+  in.fn = op == "add" ? pickF32x2<FAdd>(flags) : op == "sub" ? pickF32x2<FSub>(flags) : op == "mul" ? pickF32x2<FMul>(flags) : pickF32x2<FFma>(flags);
+  in.cls = kFloat;
+  in.d[0] = dc.dst(st.ops[0]);
+  for (unsigned i = 0; i < n; i++) in.s[i] = dc.src(st.ops[i + 1], Ty::B64);
+  return in.fn != nullptr;
+}
+
 bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.has("f32x2")) return decodeF32x2(dc, st, in);
   if (st.has("xorsign")) return decodeMinMaxXorsign(dc, st, in);
   Ty t = st.type();
   const std::string& op = st.op;
@@ -338,7 +392,8 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
   for (auto& x : table) if (op == x.name) e = &x;
   if (!e) return false;
   if (isHalf && !e->halfOk) return dc.fail("not supported for half types");
-  if ((int)st.ops.size() != e->n + 1) return dc.fail("wrong operand count");
+  const bool three = (op == "min" || op == "max") && t == Ty::F32 && st.ops.size() == 4;  // sm_100: min/max of 3
+  if ((int)st.ops.size() != e->n + 1 && !three) return dc.fail("wrong operand count");
   bool approxOnly = op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" || op == "cos" || op == "tanh";
   if (approxOnly && !st.has("approx")) return dc.fail("needs .approx");
   if ((op == "rcp" || op == "sqrt" || op == "div") && t == Ty::F32 && !st.has("approx") && !st.has("full") && r < 0)
@@ -365,19 +420,23 @@ bool decodeFloat(Decoder& dc, const Stmt& st, Inst& in) {
     return dc.fail(".approx is not a form of " + op);
   if (op == "abs" || op == "neg" || op == "copysign") flags |= kNoCanon;
   if ((flags & kRelu) && !(isHalf && op == "fma")) return dc.fail(".relu exists only on half-precision fma");
-  if ((op == "min" || op == "max") && st.has("NaN")) {
+  if (three) {
+    bool nan = st.has("NaN");
+    auto pk = op == "min" ? (nan ? &pickFlags<FMin3NaN> : &pickFlags<FMin3>) : (nan ? &pickFlags<FMax3NaN> : &pickFlags<FMax3>);
+    in.fn = pk(t, flags);
+  } else if ((op == "min" || op == "max") && st.has("NaN")) {
     auto pk = op == "min" ? &pickFlags<FMinNaN> : &pickFlags<FMaxNaN>;
     in.fn = pk(t, flags);
   } else {
     in.fn = e->pick(t, flags);
   }
   in.d[0] = dc.dst(st.ops[0]);
-  for (int i = 0; i < e->n; i++) in.s[i] = dc.src(st.ops[i + 1], t);
+  for (int i = 0; i < (three ? 3 : e->n); i++) in.s[i] = dc.src(st.ops[i + 1], t);
   return in.fn != nullptr;
 }
 
 void registerFloatOps(DecodeTable& t) {
-  addOp(t, "fma", decodeFloat, "f32 f64 f16 f16x2 bf16 bf16x2 rn rz rm rp ftz sat relu", "`.relu` on halves: negative results become +0");
+  addOp(t, "fma", decodeFloat, "f32 f64 f16 f16x2 bf16 bf16x2 f32x2 rn rz rm rp ftz sat relu", "`.relu` on halves: negative results become +0; `.f32x2` (sm_100): two f32 in a .b64, a rounding mode required");
   addOp(t, "copysign", decodeFloat, "f32 f64", "");
   addOp(t, "rcp", decodeFloat, "f32 f64 rn rz rm rp approx ftz", "`.approx` correctly rounded; `rcp.approx.ftz.f64` flushes subnormals");
   addOp(t, "sqrt", decodeFloat, "f32 f64 rn rz rm rp approx ftz", "`.approx` correctly rounded");

@@ -473,6 +473,7 @@ Fn pickBin(const std::string& op, Ty t, const Stmt& st) {
 }
 
 bool arith(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.has("f32x2")) return decodeFloat(dc, st, in);  // sm_100 packed f32 pairs
   Ty t = st.type();
   if (tyIsFloat(t) || t == Ty::F16x2 || t == Ty::BF16x2) return decodeFloat(dc, st, in);
   const std::string& op = st.op;
@@ -897,13 +898,13 @@ bool setDecode(Decoder& dc, const Stmt& st, Inst& in) {
 // mad.wide: sources are narrow; widen them in the handler via flags (kept small: separate handler)
 void registerIntOps(DecodeTable& t) {
   const std::string ints = "u16 u32 u64 s16 s32 s64", half = "f16 f16x2 bf16 bf16x2", rnd = "rn rz rm rp";
-  addOp(t, "add", arith, ints + " sat cc f32 f64 ftz " + rnd + " " + half, "`.sat` on s32 and f32/f16; `.cc` carry out; halves computed exactly, rounded once");
-  addOp(t, "sub", arith, ints + " sat cc f32 f64 ftz " + rnd + " " + half, "as `add`");
-  addOp(t, "mul", arith, "lo hi wide " + ints + " f32 f64 ftz sat " + rnd + " " + half, "`.wide` on 16/32-bit integers");
+  addOp(t, "add", arith, ints + " sat cc f32 f64 ftz f32x2 " + rnd + " " + half, "`.sat` on s32 and f32/f16; `.cc` carry out; halves computed exactly, rounded once; `.f32x2` (sm_100): two f32 in a .b64, each rounded as `.f32`");
+  addOp(t, "sub", arith, ints + " sat cc f32 f64 ftz f32x2 " + rnd + " " + half, "as `add`");
+  addOp(t, "mul", arith, "lo hi wide " + ints + " f32 f64 ftz sat f32x2 " + rnd + " " + half, "`.wide` on 16/32-bit integers; `.f32x2` as `add`");
   addOp(t, "mad", arith, "lo hi wide cc " + ints + " f32 f64 ftz sat " + rnd, "`mad.f32` is fused; `.cc` carry out; no `mad.hi.sat`");
   addOp(t, "div", arith, ints + " f32 f64 ftz approx full " + rnd, "integer division by zero: all ones; `.approx/.full` correctly rounded");
   addOp(t, "rem", arith, ints, "remainder by zero: the dividend");
-  addOp(t, "min", arith, ints + " relu f32 f64 ftz NaN xorsign abs " + half, "`.relu` on s32; NaN operands ignored unless `.NaN`; `.xorsign.abs` on f32 and halves");
+  addOp(t, "min", arith, ints + " relu f32 f64 ftz NaN xorsign abs " + half, "`.relu` on s32; NaN operands ignored unless `.NaN`; `.xorsign.abs` on f32 and halves; three-input `.f32` form (sm_100)");
   addOp(t, "max", arith, ints + " relu f32 f64 ftz NaN xorsign abs " + half, "as `min`");
   addOp(t, "abs", unary, "s16 s32 s64 f32 f64 ftz " + half, "float forms touch only the sign bit");
   addOp(t, "neg", unary, "s16 s32 s64 f32 f64 ftz " + half, "as `abs`");

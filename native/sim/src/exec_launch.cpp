@@ -22,6 +22,7 @@ const DecodeTable& decodeTable() {
     registerWmmaOps(t);
     registerMbarrierOps(t);
     registerWgmmaOps(t);
+    registerTcgen05Ops(t);
     registerHopperMiscOps(t);
     registerClusterOps(t);
     return t;
@@ -122,6 +123,7 @@ void runWarp(Ctx& c, Warp& w) {
     if (in.guard) exec = guardMask(c.R + (size_t)in.guard * kWarp, exec, in.guardNeg);
     c.curPc = w.pc;
     if (!w.wgmma.ops.empty() && exec && wgmmaReadsInFlight(c, in, exec)) break;
+    if (!w.tmemLd.shadow.empty() && exec && tmemLdInFlight(c, in, exec)) break;
     in.fn(c, in, exec);
     n++;
     ti += exec == ~0u ? 32u : (unsigned)__builtin_popcount(exec);
@@ -194,6 +196,7 @@ void initCta(Ctx& c, Cta& cta, const unsigned* ctaid, unsigned rank, unsigned sh
   cta.bulkCopies.clear();
   cta.bulkStores.clear();
   cta.asyncView.clear();
+  cta.tmem = Tmem{};
   if (c.san) sanBeginCta(c, cta, sharedBytes);
   size_t perWarp = (size_t)P.numSlots * kWarp;
   if (cta.regs.size() < perWarp * nwarps) cta.regs.assign(perWarp * nwarps, 0);
@@ -214,6 +217,7 @@ void initCta(Ctx& c, Cta& cta, const unsigned* ctaid, unsigned rank, unsigned sh
     w.copySeq = 0;
     std::fill(std::begin(w.committed), std::end(w.committed), 0);
     w.wgmma = WgmmaInFlight{};
+    w.tmemLd = TmemLdInFlight{};
     std::fill(std::begin(w.bulkCommitted), std::end(w.bulkCommitted), 0);
     std::fill(std::begin(w.clArr), std::end(w.clArr), 0);
     uint64_t* R = w.R;
@@ -294,6 +298,7 @@ void runCluster(Ctx& c, Cluster& cl) {
       if (!alive) {
         // bulk stores still in flight complete once their threads have exited
         if (!cta.bulkStores.empty()) settleBulkStores(c, -1, -1, ~0u);
+        if (!tmemExitCheck(c)) return;
         cta.done = true;
       }
       anyAlive |= alive;

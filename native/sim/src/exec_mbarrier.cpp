@@ -219,6 +219,7 @@ void testWaitOp(Ctx& c, const Inst& in, uint32_t exec) {
   FOR_LANES(exec) {
     if (!c.cta->mbarArrives.empty() && !settleAsyncArrives(c, off[l])) return;
     if (!c.cta->bulkCopies.empty() && !settleBulkCopies(c, off[l])) return;
+    if (!c.cta->tmem.commits.empty() && !settleTcgen05Commits(c, off[l])) return;
     uint64_t ph = phase(word(c, off[l]));
     if (in.mode == 1) d[l] = (ph & 1) != (s[l] & 1);          // .parity: that parity's phase is over
     else d[l] = ((ph - phase(s[l])) & kPhaseMask) != 0;         // state: its phase is over
@@ -363,6 +364,11 @@ bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta) {
     word(c, off) = pack(expected(v), expected(v), phase(v) + 1);
   }
   return true;
+}
+
+bool mbarrierArriveOne(Ctx& c, int lane, uint32_t off) {
+  uint64_t state;
+  return arrive(c, lane, off, 1, false, false, state);
 }
 
 bool decodeCpAsyncMbarrierArrive(Decoder& dc, const Stmt& st, Inst& in) {

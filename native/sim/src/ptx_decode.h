@@ -96,6 +96,7 @@ void registerVideoOps(DecodeTable& t);
 void registerWmmaOps(DecodeTable& t);
 void registerMbarrierOps(DecodeTable& t);
 void registerWgmmaOps(DecodeTable& t);
+void registerTcgen05Ops(DecodeTable& t);  // exec_tcgen05.cpp (and exec_tcgen05_mma.cpp)
 void registerHopperMiscOps(DecodeTable& t);
 void registerClusterOps(DecodeTable& t);                           // exec_cluster.cpp
 bool decodeClusterBarrier(Decoder& dc, const Stmt& st, Inst& in);  // barrier.cluster.{arrive,wait}

@@ -39,14 +39,15 @@ int main() {
   CHECK_CU(cuDeviceGetName(name, sizeof name, 3), CUDA_ERROR_INVALID_DEVICE);
 
   const char* arch = std::getenv("TESSERA_SIM_ARCH");
-  const bool hopper = arch && std::strcmp(arch, "sm_90") == 0;
+  const bool blackwell = arch && std::strcmp(arch, "sm_100") == 0;
+  const bool hopper = (arch && std::strcmp(arch, "sm_90") == 0) || blackwell;  // the limits B200 shares with H100
   const bool ada = arch && std::strcmp(arch, "sm_89") == 0;
   auto attr = [&](CUdevice_attribute a) {
     int v = -12345;
     CHECK_OK(cuDeviceGetAttribute(&v, a, dev));
     return v;
   };
-  CHECK(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) == (hopper ? 9 : 8));
+  CHECK(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) == (blackwell ? 10 : hopper ? 9 : 8));
   CHECK(attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) == (ada ? 9 : 0));
   CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) == (hopper ? 228 : ada ? 100 : 164) * 1024);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) == (hopper ? 1 : 0));
@@ -55,7 +56,9 @@ int main() {
   CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z) == 64);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK) == 48 * 1024);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) == (hopper ? 227 : ada ? 99 : 163) * 1024);
-  CHECK(attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) > 0);
+  CHECK(attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) == (blackwell ? 148 : hopper ? 132 : ada ? 142 : 108));
+  CHECK(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) == (blackwell ? 126 : hopper ? 50 : ada ? 48 : 40) * 1024 * 1024);
+  CHECK(std::strstr(name, blackwell ? "(sm_100)" : hopper ? "(sm_90)" : ada ? "(sm_89)" : "(sm_80)") != nullptr);
   CHECK(attr(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING) == 1);
   int v;
   CHECK_CU(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX, dev), CUDA_ERROR_INVALID_VALUE);

@@ -1,0 +1,468 @@
+// Blackwell tensor memory (sm_100a; PTX ISA "Tensor Memory", "tcgen05 Memory Consistency Model",
+// "tcgen05.alloc", "tcgen05.ld", "tcgen05.st", "tcgen05.wait", "tcgen05.fence"):
+//
+// Each CTA has 128 lanes x 512 columns of 32-bit cells. A TMEM address is lane << 16 | column.
+// tcgen05.alloc (a whole warp, .sync.aligned) takes a power of two >= 32 columns, aligned to its
+// size, lowest free range first, and writes the address (lane 0) to the 32-bit shared-memory word
+// [dst]; tcgen05.dealloc frees it; after tcgen05.relinquish_alloc_permit the CTA may not allocate
+// again. A CTA that exits holding columns is an error (the ISA requires every allocation to be
+// freed before the kernel exits). The sim gives each CTA its own 512 columns, so an allocation
+// that does not fit can never be satisfied (no other CTA will free columns) and faults instead of
+// blocking forever.
+//
+// Warp w reaches only lanes 32*(w%4) .. 32*(w%4)+31 (the "warp's quarter" of the data path);
+// tcgen05.ld/st touching another lane is a named fault, as is a column that is not allocated.
+// Shape 32x32b.xN: thread t's register j is the cell (lane L + t, column C + j). Shape
+// 16x32bx2.xN (two 16-lane halves, the second immHalfSplitoff columns on): thread t's register j
+// is the cell (lane L + t%16, column C + (t/16)*immHalfSplitoff + j).
+//
+// Asynchrony: tcgen05.ld's destination registers are defined only after tcgen05.wait::ld: until
+// then they hold a poison NaN (0x7ff1dead) and any instruction reading or writing one is a named
+// fault (the values are read from TMEM at issue and written back at the wait). tcgen05.st's cells
+// are written as late as the program allows: at the warp's tcgen05.wait::st, or after the next
+// MMAs to complete (overwriting what they wrote), or when the CTA's threads have all exited; so a
+// tcgen05.mma or a tcgen05.ld that does not wait for the store sees the old cells.
+// initcheck (TESSERA_SIM_INITCHECK): a tcgen05.ld, or an MMA reading its accumulator
+// (enable_input_d) or A, of a cell never written since its column was allocated is reported (a
+// new allocation's contents are undefined).
+// tcgen05.fence::before_thread_sync / after_thread_sync order tcgen05 operations around thread
+// synchronization; in the sim a tcgen05.ld reads at issue and an MMA runs at the arrival of its
+// commit, which every later access is ordered after, so the fences have nothing left to order.
+#include "exec_tcgen05.h"
+
+#include <algorithm>
+
+#include "exec_mem.h"
+
+namespace tsim {
+
+namespace {
+
+constexpr uint32_t kLdPoison = 0x7ff1deadu;
+
+// The TMEM address of a .sync.aligned operand: the same in every lane, else a fault.
+bool uniformTaddr(Ctx& c, const Inst& in, uint32_t& taddr, const char* what) {
+  const uint64_t* p = slot(c, in.s[0]);
+  taddr = (uint32_t)(p[0] + (uint64_t)in.imm);
+  for (unsigned l = 1; l < 32; l++)
+    if ((uint32_t)(p[l] + (uint64_t)in.imm) != taddr) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, std::string(what) + ": the tensor-memory address differs between the lanes of the warp");
+      return false;
+    }
+  return true;
+}
+
+// The shape of a tcgen05.ld/st: in.mode = log2(N) + 1 | (16x32bx2 ? 0x10 : 0); the register list
+// in ext (then, for 16x32bx2, immHalfSplitoff).
+struct LdStShape {
+  unsigned n, lanes, split;  // N registers; lanes reached (32 or 16); second half's column offset
+};
+LdStShape shapeOf(const Inst& in, const Program& p) {
+  LdStShape s;
+  s.n = 1u << ((in.mode & 15) - 1);
+  bool half = in.mode & 0x10;
+  s.lanes = half ? 16 : 32;
+  s.split = half ? p.ext[in.ext + s.n] : 0;
+  return s;
+}
+// The cell of thread t's register j.
+inline size_t cellOf(const LdStShape& s, uint32_t taddr, unsigned t, unsigned j) {
+  uint32_t lane = (taddr >> 16) + t % s.lanes, col = (taddr & 0xffff) + (t / s.lanes) * s.split + j;
+  return (size_t)lane * kTmemCols + col;
+}
+
+// The lane-access rule and the column ranges of an access of shape s at taddr.
+bool checkAccess(Ctx& c, uint32_t taddr, const LdStShape& s, const char* what) {
+  uint32_t lane = taddr >> 16, col = taddr & 0xffff;
+  unsigned q = c.w->id % 4;
+  if (lane < 32 * q || lane + s.lanes > 32 * q + 32) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+          std::string(what) + ": warp " + std::to_string(c.w->id) + " (warp id % 4 = " + std::to_string(q) +
+              ") may access TMEM lanes " + std::to_string(32 * q) + ".." + std::to_string(32 * q + 31) +
+              " only; the address names lanes " + std::to_string(lane) + ".." + std::to_string(lane + s.lanes - 1));
+    return false;
+  }
+  if (!tmemColumnsAllocated(c, col, s.n, what)) return false;
+  return s.lanes == 32 || tmemColumnsAllocated(c, col + s.split, s.n, what);
+}
+
+// tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols   (s[1] = nCols)
+void allocOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!tcgen05FullWarp(c, exec, "tcgen05.alloc")) return;
+  Tmem& t = c.cta->tmem;
+  const uint64_t* nv = slot(c, in.s[1]);
+  uint32_t n = (uint32_t)nv[0];
+  for (unsigned l = 1; l < 32; l++)
+    if ((uint32_t)nv[l] != n) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.alloc: nCols differs between the lanes of the warp");
+      return;
+    }
+  if (n < 32 || n > kTmemCols || (n & (n - 1))) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.alloc: nCols must be a power of two in [32, 512], got " + std::to_string(n));
+    return;
+  }
+  if (t.relinquished) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.alloc after this CTA's tcgen05.relinquish_alloc_permit (the CTA gave up the right to allocate)");
+    return;
+  }
+  uint32_t chunks = n / 32, mask = chunks == 16 ? 0xffffu : ((1u << chunks) - 1);
+  int at = -1;
+  for (uint32_t i = 0; i + chunks <= 16; i += chunks)
+    if (!(t.allocated & (mask << i))) { at = (int)i; break; }
+  if (at < 0) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+          "tcgen05.alloc of " + std::to_string(n) + " columns cannot be satisfied: the CTA already holds " +
+              std::to_string(32 * __builtin_popcount(t.allocated)) +
+              " of its 512 (on the sim a CTA's tensor memory is its own, so the allocation would block forever)");
+    return;
+  }
+  uint8_t* p[kWarp];
+  uint32_t first = exec & (0u - exec);  // one write: the address is the same for the whole warp
+  if (!resolve(c, in, first, 4, true, p, true)) return;
+  tmemCells(c);
+  if (!t.written.empty())  // a new allocation holds nothing written yet
+    for (uint32_t lane = 0; lane < kTmemLanes; lane++)
+      std::fill_n(t.written.begin() + lane * kTmemCols + at * 32, n, 0);
+  t.allocated |= mask << at;
+  t.allocLine = in.line;
+  uint32_t addr = (uint32_t)at * 32;  // lane 0, first column
+  memcpy(p[__builtin_ctz(first)], &addr, 4);
+}
+
+// tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, nCols   (s[0] = taddr, s[1] = nCols)
+void deallocOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!tcgen05FullWarp(c, exec, "tcgen05.dealloc")) return;
+  uint32_t taddr;
+  if (!uniformTaddr(c, in, taddr, "tcgen05.dealloc")) return;
+  uint32_t n = (uint32_t)slot(c, in.s[1])[0];
+  if (n < 32 || n > kTmemCols || (n & (n - 1))) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc: nCols must be a power of two in [32, 512], got " + std::to_string(n));
+    return;
+  }
+  uint32_t col = taddr & 0xffff;
+  if ((taddr >> 16) != 0 || col % 32) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc: the address must be one tcgen05.alloc returned (lane 0, a multiple of 32 columns), got lane " +
+          std::to_string(taddr >> 16) + " column " + std::to_string(col));
+    return;
+  }
+  if (!tmemColumnsAllocated(c, col, n, "tcgen05.dealloc")) return;
+  Tmem& t = c.cta->tmem;
+  if (!t.mmas.empty()) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc while a tcgen05.mma is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
+    return;
+  }
+  uint32_t chunks = n / 32;
+  t.allocated &= ~(((chunks == 16) ? 0xffffu : ((1u << chunks) - 1)) << (col / 32));
+}
+
+void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
+  if (!tcgen05FullWarp(c, exec, "tcgen05.relinquish_alloc_permit")) return;
+  c.cta->tmem.relinquished = true;
+}
+
+// tcgen05.ld.sync.aligned.32x32b.xN.b32 {d...}, [taddr]   (ext: N destination slots)
+void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!tcgen05FullWarp(c, exec, "tcgen05.ld")) return;
+  uint32_t taddr;
+  if (!uniformTaddr(c, in, taddr, "tcgen05.ld")) return;
+  const LdStShape sh = shapeOf(in, *c.prog);
+  const unsigned n = sh.n;
+  if (!checkAccess(c, taddr, sh, "tcgen05.ld")) return;
+  const uint32_t* cells = tmemCells(c);
+  const uint32_t* d = &c.prog->ext[in.ext];
+  TmemLdInFlight& f = c.w->tmemLd;
+  if (f.busy.size() < c.prog->numSlots) f.busy.assign(c.prog->numSlots, 0);
+  if (tmemInitcheck(c)) {
+    const auto& wr = c.cta->tmem.written;
+    bool reported = false;
+    for (unsigned j = 0; j < n && !reported; j++)
+      for (unsigned t = 0; t < 32 && !reported; t++) {
+        size_t cell = cellOf(sh, taddr, t, j);
+        if (!wr[cell]) {
+          tmemUninitRead(c, c.curPc, c.w->id * 32 + t, (uint32_t)(cell / kTmemCols), (uint32_t)(cell % kTmemCols), "tcgen05.ld");
+          reported = true;
+        }
+      }
+  }
+  for (unsigned j = 0; j < n; j++) {
+    std::vector<uint64_t> v(32);
+    for (unsigned t = 0; t < 32; t++) v[t] = cells[cellOf(sh, taddr, t, j)];
+    if (f.busy[d[j]]) {  // an earlier tcgen05.ld in flight writes it too: the newer value wins
+      for (auto& e : f.shadow)
+        if (e.first == d[j]) e.second = std::move(v);
+    } else {
+      f.busy[d[j]] = 1;
+      f.shadow.emplace_back(d[j], std::move(v));
+    }
+    uint64_t* r = slot(c, d[j]);
+    for (unsigned t = 0; t < 32; t++) r[t] = kLdPoison;
+  }
+  f.line = in.line;
+}
+
+// tcgen05.st.sync.aligned.32x32b.xN.b32 [taddr], {s...}: the values are read now and land at the
+// warp's tcgen05.wait::st.
+void stOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!tcgen05FullWarp(c, exec, "tcgen05.st")) return;
+  uint32_t taddr;
+  if (!uniformTaddr(c, in, taddr, "tcgen05.st")) return;
+  const LdStShape sh = shapeOf(in, *c.prog);
+  const unsigned n = sh.n;
+  if (!checkAccess(c, taddr, sh, "tcgen05.st")) return;
+  tmemCells(c);
+  Tmem& t = c.cta->tmem;
+  const uint32_t* s = &c.prog->ext[in.ext];
+  for (unsigned j = 0; j < n; j++) {
+    const uint64_t* r = slot(c, s[j]);
+    for (unsigned l = 0; l < 32; l++) {
+      t.pendingSt.emplace_back((uint32_t)cellOf(sh, taddr, l, j), (uint32_t)r[l]);
+      t.pendingStWarp.push_back((uint16_t)c.w->id);
+    }
+  }
+}
+
+void waitLdOp(Ctx& c, const Inst&, uint32_t exec) {
+  if (!tcgen05FullWarp(c, exec, "tcgen05.wait::ld")) return;
+  TmemLdInFlight& f = c.w->tmemLd;
+  for (auto& e : f.shadow) {
+    uint64_t* r = slot(c, e.first);
+    for (unsigned l = 0; l < 32; l++) r[l] = e.second[l];
+    f.busy[e.first] = 0;
+  }
+  f.shadow.clear();
+}
+
+void waitStOp(Ctx& c, const Inst&, uint32_t exec) {
+  if (!tcgen05FullWarp(c, exec, "tcgen05.wait::st")) return;
+  tmemLandStores(c, (int)c.w->id);
+}
+
+void fenceOp(Ctx&, const Inst&, uint32_t) {}
+
+// The register list of a tcgen05.ld/st: n plain 32-bit registers.
+bool regList(Decoder& dc, const Operand& o, unsigned n, bool dest, std::vector<uint32_t>& out) {
+  if (o.kind != Operand::Vec || o.elems.size() != n)
+    return dc.fail("expected a vector of " + std::to_string(n) + " registers (.x" + std::to_string(n) + ")");
+  for (auto& e : o.elems) {
+    if (e.kind != Operand::Reg) return dc.fail("the vector holds registers only");
+    out.push_back(dest ? dc.dst(e) : dc.src(e, Ty::B32));
+  }
+  if (dest)
+    for (size_t i = 0; i < out.size(); i++)
+      for (size_t j = 0; j < i; j++)
+        if (out[i] == out[j]) return dc.fail("a destination register appears twice");
+  return true;
+}
+
+bool taddrOperand(Decoder& dc, const Operand& o, Inst& in) {
+  uint8_t sym;
+  if (o.kind != Operand::Addr) return dc.fail("expected a tensor-memory address [taddr]");
+  if (!dc.addr(o, in.s[0], in.imm, sym)) return false;
+  return true;
+}
+
+bool ldStDecode(Decoder& dc, const Stmt& st, Inst& in, bool load) {
+  const char* name = load ? "tcgen05.ld" : "tcgen05.st";
+  if (!st.has("sync") || !st.has("aligned")) return dc.fail(std::string("expected ") + name + ".sync.aligned");
+  for (const char* shape : {"16x64b", "16x128b", "16x256b"})
+    if (st.has(shape)) return dc.fail(std::string(name) + " shape ." + shape + " is not simulated yet (the sim has .32x32b and .16x32bx2)");
+  const bool half = st.has("16x32bx2");
+  if (st.has("pack::16b") || st.has("unpack::16b")) return dc.fail(std::string(name) + " .pack::16b / .unpack::16b are not simulated yet");
+  if (st.has("red")) return dc.fail("tcgen05.ld.red is not simulated");
+  if ((!st.has("32x32b") && !half) || st.type() != Ty::B32) return dc.fail(std::string("expected ") + name + ".sync.aligned.{32x32b,16x32bx2}.xN.b32");
+  unsigned n = 0, lg = 0;
+  for (unsigned k = 0; k <= 7; k++)
+    if (st.has(("x" + std::to_string(1u << k)).c_str())) { n = 1u << k; lg = k + 1; }
+  if (!n) return dc.fail(std::string(name) + " needs .xN (N = 1, 2, 4, ..., 128)");
+  if (st.ops.size() != (half ? 3u : 2u)) return dc.fail(half ? "expected the registers, [taddr] and immHalfSplitoff" : "wrong operand count");
+  std::vector<uint32_t> regs;
+  int64_t split = 0;
+  if (half) {
+    const Operand& so = st.ops[load ? 2 : 1];
+    if (so.kind != Operand::Imm || !immInt(so.name, split) || split < 0 || split >= 512)
+      return dc.fail("immHalfSplitoff must be an integer immediate (a column offset)");
+  }
+  if (load) {
+    if (!regList(dc, st.ops[0], n, true, regs) || !taddrOperand(dc, st.ops[1], in)) return false;
+    in.fn = &ldOp;
+  } else {
+    if (!taddrOperand(dc, st.ops[0], in) || !regList(dc, st.ops[half ? 2 : 1], n, false, regs)) return false;
+    in.fn = &stOp;
+  }
+  if (half) regs.push_back((uint32_t)split);
+  in.ext = dc.ext(regs);
+  in.mode = (uint8_t)(lg | (half ? 0x10 : 0));
+  in.cls = kTensor;
+  return true;
+}
+
+bool ctaGroup1(Decoder& dc, const Stmt& st) {
+  if (st.has("cta_group::2")) return dc.fail("tcgen05 .cta_group::2 (a CTA pair sharing one MMA) is not simulated yet");
+  if (!st.has("cta_group::1")) return dc.fail("expected .cta_group::1");
+  return true;
+}
+
+bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
+  const auto& o = st.ops;
+  if (st.has("mma")) return decodeTcgen05Mma(dc, st, in);
+  if (st.has("commit")) return decodeTcgen05Commit(dc, st, in);
+  if (st.has("ld")) return ldStDecode(dc, st, in, true);
+  if (st.has("st")) return ldStDecode(dc, st, in, false);
+  for (const char* op : {"cp", "shift"})
+    if (st.has(op)) return dc.fail(std::string("tcgen05.") + op + " is not simulated yet");
+  in.cls = kSync;
+  if (st.has("fence::before_thread_sync") || st.has("fence::after_thread_sync")) {
+    if (!onlyMods(dc, st, "fence::before_thread_sync fence::after_thread_sync")) return false;
+    if (!o.empty()) return dc.fail("tcgen05.fence takes no operands");
+    in.fn = &fenceOp;
+    return true;
+  }
+  if (st.has("wait::ld") || st.has("wait::st")) {
+    if (!onlyMods(dc, st, "wait::ld wait::st sync aligned") || !st.has("sync") || !st.has("aligned"))
+      return dc.fail("expected tcgen05.wait::ld.sync.aligned or tcgen05.wait::st.sync.aligned");
+    if (!o.empty()) return dc.fail("tcgen05.wait takes no operands");
+    in.fn = st.has("wait::ld") ? &waitLdOp : &waitStOp;
+    return true;
+  }
+  if (st.has("alloc") || st.has("dealloc") || st.has("relinquish_alloc_permit")) {
+    if (!ctaGroup1(dc, st)) return false;
+    if (!st.has("sync") || !st.has("aligned")) return dc.fail("expected .sync.aligned");
+    if (st.has("relinquish_alloc_permit")) {
+      if (!onlyMods(dc, st, "relinquish_alloc_permit cta_group::1 sync aligned")) return false;
+      if (!o.empty()) return dc.fail("tcgen05.relinquish_alloc_permit takes no operands");
+      in.fn = &relinquishOp;
+      return true;
+    }
+    int64_t imm;
+    if (o.size() == 2 && o[1].kind == Operand::Imm && immInt(o[1].name, imm) && (imm < 32 || imm > 512 || (imm & (imm - 1))))
+      return dc.fail("nCols must be a power of two in [32, 512], got " + std::to_string(imm));
+    if (st.type() != Ty::B32 || o.size() != 2) return dc.fail(st.has("alloc") ? "expected tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols" : "expected tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, nCols");
+    if (st.has("alloc")) {
+      if (!onlyMods(dc, st, "alloc cta_group::1 sync aligned shared::cta b32")) return false;
+      uint8_t sym;
+      if (o[0].kind != Operand::Addr || !dc.addr(o[0], in.s[0], in.imm, sym)) return dc.fail("expected the shared-memory address [dst]");
+      in.space = st.has("shared::cta") ? kShared : kGeneric;
+      in.s[1] = dc.src(o[1], Ty::U32);
+      in.fn = &allocOp;
+      return true;
+    }
+    if (!onlyMods(dc, st, "dealloc cta_group::1 sync aligned b32")) return false;
+    in.s[0] = dc.src(o[0], Ty::B32);
+    in.s[1] = dc.src(o[1], Ty::U32);
+    in.fn = &deallocOp;
+    return true;
+  }
+  return dc.fail("expected tcgen05.alloc, dealloc, relinquish_alloc_permit, ld, st, wait, fence, mma or commit");
+}
+
+}  // namespace
+
+uint32_t* tmemCells(Ctx& c) {
+  auto& v = c.cta->tmem.cells;
+  if (v.empty()) {
+    v.assign((size_t)kTmemLanes * kTmemCols, 0);
+    if (tmemInitcheck(c)) c.cta->tmem.written.assign(v.size(), 0);
+  }
+  return v.data();
+}
+
+bool tmemInitcheck(Ctx& c) { return c.san && (c.san->flags & kSanInit); }
+
+void tmemUninitRead(Ctx& c, uint32_t pc, unsigned tid, uint32_t lane, uint32_t col, const char* what) {
+  sanRecord(c, 2, 0, pc, pc,
+            std::string("read of uninitialised tensor memory (lane ") + std::to_string(lane) + ", column " + std::to_string(col) +
+                ") by " + what + " " + sanWhere(c, tid, pc) + ": the cell was never written since its tcgen05.alloc");
+}
+
+bool tmemColumnsAllocated(Ctx& c, uint32_t col, uint32_t n, const std::string& what) {
+  uint32_t have = c.cta->tmem.allocated;
+  bool ok = col + n <= kTmemCols && n > 0;
+  for (uint32_t k = col; ok && k < col + n; k += 32 - k % 32) ok = (have >> (k / 32)) & 1;
+  if (ok) return true;
+  std::string held;
+  for (unsigned i = 0; i < 16; i++)
+    if ((have >> i) & 1) held += (held.empty() ? "" : ", ") + std::to_string(32 * i) + ".." + std::to_string(32 * i + 31);
+  raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+        what + ": tensor-memory columns " + std::to_string(col) + ".." + std::to_string(col + n - 1) +
+            " are not all allocated (allocated: " + (held.empty() ? "none" : held) + ")");
+  return false;
+}
+
+bool tcgen05FullWarp(Ctx& c, uint32_t exec, const char* what) {
+  if (!exec) return false;
+  if (exec != ~0u) {
+    raise(c, Fault::IllegalInstruction, __builtin_ctz(exec), 0, 0, false, std::string(what) + " needs all 32 lanes of the warp (.sync.aligned)");
+    return false;
+  }
+  return true;
+}
+
+void tmemLandStores(Ctx& c, int w) {
+  Tmem& t = c.cta->tmem;
+  if (t.pendingSt.empty()) return;
+  uint32_t* cells = tmemCells(c);
+  size_t keep = 0;
+  for (size_t i = 0; i < t.pendingSt.size(); i++) {
+    if (w < 0 || t.pendingStWarp[i] == (uint16_t)w) {
+      cells[t.pendingSt[i].first] = t.pendingSt[i].second;
+      if (!t.written.empty()) t.written[t.pendingSt[i].first] = 1;
+    } else {
+      t.pendingSt[keep] = t.pendingSt[i];
+      t.pendingStWarp[keep++] = t.pendingStWarp[i];
+    }
+  }
+  t.pendingSt.resize(keep);
+  t.pendingStWarp.resize(keep);
+}
+
+bool tmemLdInFlight(Ctx& c, const Inst& in, uint32_t) {
+  if (in.fn == &waitLdOp) return false;
+  const auto& busy = c.w->tmemLd.busy;
+  auto hit = [&](uint32_t s) { return s && s < busy.size() && busy[s]; };
+  for (int i = 0; i < 4; i++) {
+    bool read = hit(in.s[i]), write = hit(in.d[i]);
+    if (read || write) {
+      raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+            std::string(read ? "reads" : "writes") + " a destination register of the tcgen05.ld at PTX line " +
+                std::to_string(c.w->tmemLd.line) + " before tcgen05.wait::ld (its value is undefined until then)");
+      return true;
+    }
+  }
+  return false;
+}
+
+bool tmemExitCheck(Ctx& c) {
+  Tmem& t = c.cta->tmem;
+  tmemLandStores(c, -1);
+  t.commits.clear();
+  t.mmas.clear();
+  if (!t.allocated) return true;
+  std::string held;
+  for (unsigned i = 0; i < 16; i++)
+    if ((t.allocated >> i) & 1) held += (held.empty() ? "" : ", ") + std::to_string(32 * i) + ".." + std::to_string(32 * i + 31);
+  raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+        "the CTA exited holding tensor memory (columns " + held + ", from the tcgen05.alloc at PTX line " +
+            std::to_string(t.allocLine) + "): every allocation must be freed with tcgen05.dealloc before the kernel exits");
+  return false;
+}
+
+void registerTcgen05Ops(DecodeTable& t) {
+  std::string xs;
+  for (unsigned k = 0; k <= 7; k++) xs += " x" + std::to_string(1u << k);
+  addOp(t, "tcgen05", tcgen05Decode,
+        "alloc dealloc relinquish_alloc_permit ld st wait::ld wait::st fence::before_thread_sync fence::after_thread_sync "
+        "mma commit cp shift cta_group::1 cta_group::2 sync aligned shared::cta shared::cluster b32 b64 32x32b 16x64b 16x128b "
+        "16x256b 16x32bx2 pack::16b unpack::16b red kind::f16 kind::tf32 kind::f8f6f4 kind::i8 kind::mxf8f6f4 kind::mxf4 "
+        "kind::mxf4nvf4 ws sp mbarrier::arrive::one multicast::cluster 128x256b 4x256b 128x128b 64x128b 32x128b "
+        "warpx2::02_13 warpx2::01_23 warpx4" + xs,
+        "sm_100a tensor memory: per-CTA 128 lanes x 512 columns; alloc (power of two >= 32 columns; a CTA exiting "
+        "with columns allocated faults) / dealloc / relinquish_alloc_permit; ld / st `.32x32b.xN` with the warp's "
+        "lane quarter enforced, and `.16x32bx2.xN` (two 16-lane halves, the second immHalfSplitoff columns on); ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
+        "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32), tf32, f8f6f4 (e4m3/e5m2 -> f32) and i8 (u8/s8 -> s32), M 64/128, A from TMEM or "
+        "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
+        "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
+        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, shift, the "
+        "f6/f4 operands, the block-scaled kinds, .sp, .ws, f16 accumulators");
+}
+
+}  // namespace tsim

@@ -1,0 +1,144 @@
+# Compiles Triton kernels of triton_kernels.py for Blackwell (cc 100: `.target sm_100a`, tcgen05
+# MMAs into tensor memory) and writes each case, named tt100_*, with its inputs and numpy reference
+# (see corpus_io.py). Triton 3.8 writes `.version 9.3`; the toolkit's ptxas 13.0 (the project's
+# reference assembler) takes the same PTX once the line says `.version 9.0`, so the case holds the
+# rewritten text. Run through `npm run corpus:regen`; corpus-sm100.test.ts runs them on the sim as
+# sm_100.
+import os
+import re
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault('TRITON_CACHE_DIR', tempfile.mkdtemp(prefix='tessera-corpus100-'))
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+import triton_kernels as K  # noqa: E402
+import triton_kernels_sm90 as K90  # noqa: E402
+from corpus_io import Buf, Scalar, Scratch, bf16_bits, bf16_float, write_case  # noqa: E402
+
+TARGET = GPUTarget('cuda', 100, 32)
+rng = np.random.default_rng(10000)
+failures = []
+TY = {'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i32': 'i32', 'i8': 'i8', 'fp8e5': 'fp8e5', 'fp8e4nv': 'fp8e4nv'}
+
+
+def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need='tcgen05.mma'):
+    """sig: the Triton type of each runtime arg, in order. need: a PTX opcode the kernel must
+    contain (so a case meant to exercise tcgen05 fails to generate rather than silently not)."""
+    signature, it = {}, iter(sig)
+    for n in fn.arg_names:
+        signature[n] = 'constexpr' if n in constexprs else next(it)
+    signature = {n: ('*' + TY[t[1:]] if t.startswith('*') else TY.get(t, t)) if t != 'constexpr' else t
+                 for n, t in signature.items()}
+    try:
+        k = triton.compile(ASTSource(fn, signature, constexprs), target=TARGET,
+                           options={'num_warps': num_warps, 'num_stages': num_stages})
+    except Exception as e:  # noqa: BLE001
+        failures.append(f'{name}: triton cannot compile it for sm_100a: {str(e).splitlines()[0][:200]}')
+        return
+    ptx = k.asm['ptx']
+    assert '.target sm_100a' in ptx, name
+    if need and need not in ptx:
+        failures.append(f'{name}: the PTX has no {need}')
+        return
+    ptx = re.sub(r'^\.version 9\.\d+$', '.version 9.0', ptx, count=1, flags=re.M)
+    md = k.metadata
+    nprog = grid[0] * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
+    extra = [Scratch(md.global_scratch_size * nprog), Scratch(getattr(md, 'profile_scratch_size', 0) * nprog)]
+    g = list(grid) + [1] * (3 - len(grid))
+    write_case(name, f'triton {triton.__version__} cc 100: {fn.__name__} num_warps={num_warps} num_stages={num_stages} (.version 9.3 -> 9.0)',
+               ptx.replace(os.path.dirname(os.path.abspath(__file__)) + '/', 'scripts/corpus/'), md.name, g,
+               [32 * md.num_warps, 1, 1], md.shared, list(args) + extra)
+
+
+def f32(n, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, n).astype(np.float32)
+
+
+def close(r, a=0.0):
+    return ('close', r, a)
+
+
+def e5(u):
+    return (u.astype(np.uint16) << 8).view(np.float16).astype(np.float64)
+
+
+def e4(u):
+    u = u.astype(np.int64)
+    s, e, m = u >> 7, (u >> 3) & 15, u & 7
+    v = np.where(e == 0, m * 2.0 ** -9, (1 + m / 8.0) * 2.0 ** (e - 7.0))
+    return np.where(s == 1, -v, v)
+
+
+def mm_case(name, dt, out_dt, prec, M, N, Kd, BM, BN, BK, stages, nw=4, tol=None):
+    store = dt
+    if dt == 'i8':
+        A = rng.integers(-128, 128, (M, Kd)).astype(np.int8)
+        B = rng.integers(-128, 128, (Kd, N)).astype(np.int8)
+        ref = (A.astype(np.int64) @ B.astype(np.int64)).astype(np.int32)
+    elif dt == 'bf16':
+        A, B = bf16_bits(f32(M * Kd).reshape(M, Kd)), bf16_bits(f32(Kd * N).reshape(Kd, N))
+        ref = bf16_float(A).astype(np.float64) @ bf16_float(B).astype(np.float64)
+    elif dt == 'f16':
+        A, B = f32(M * Kd).reshape(M, Kd).astype(np.float16), f32(Kd * N).reshape(Kd, N).astype(np.float16)
+        ref = A.astype(np.float64) @ B.astype(np.float64)
+    else:
+        A, B = f32(M * Kd).reshape(M, Kd), f32(Kd * N).reshape(Kd, N)
+        ref = A.astype(np.float64) @ B.astype(np.float64)
+    if dt != 'i8':
+        ref = ref.astype(np.float16 if out_dt == 'f16' else np.float32)
+    case(name, K.matmul, [Buf(store, A), Buf(store, B), Buf(out_dt, count=M * N, expect=ref, tol=tol or ('exact',)),
+                          Scalar(M), Scalar(N), Scalar(Kd), Scalar(Kd), Scalar(1), Scalar(N), Scalar(1), Scalar(N), Scalar(1)],
+         ['*' + dt, '*' + dt, '*' + out_dt] + ['i32'] * 9, [((M + BM - 1) // BM) * ((N + BN - 1) // BN)],
+         {'BM': BM, 'BN': BN, 'BK': BK, 'GROUP': 2, 'PREC': prec, 'OUT': tl.int32 if dt == 'i8' else tl.float32},
+         num_warps=nw, num_stages=stages)
+
+
+mm_case('tt100_matmul_f16', 'f16', 'f32', 'ieee', 128, 128, 64, 128, 128, 64, 1, tol=close(1e-5, 1e-5))
+mm_case('tt100_matmul_f16_2x2', 'f16', 'f32', 'ieee', 256, 256, 128, 128, 128, 64, 1, tol=close(1e-5, 1e-5))
+mm_case('tt100_matmul_f16_pipelined', 'f16', 'f32', 'ieee', 128, 256, 256, 128, 128, 64, 3, tol=close(1e-5, 1e-5))
+mm_case('tt100_matmul_f16_f16out', 'f16', 'f16', 'ieee', 128, 64, 64, 128, 64, 32, 1, tol=close(2e-3, 1e-3))
+mm_case('tt100_matmul_bf16', 'bf16', 'f32', 'ieee', 128, 64, 128, 128, 64, 64, 2, tol=close(1e-5, 1e-5))
+mm_case('tt100_matmul_tf32', 'f32', 'f32', 'tf32', 128, 64, 64, 128, 64, 32, 2, tol=close(1e-2, 1e-2))
+mm_case('tt100_matmul_f16_m64', 'f16', 'f32', 'ieee', 64, 64, 64, 64, 64, 32, 1, tol=close(1e-5, 1e-5))
+
+mm_case('tt100_matmul_i8', 'i8', 'i32', 'ieee', 128, 64, 128, 128, 64, 64, 2)
+
+# fp8 (e5m2, e4m3): B given transposed (K-major), finite values of magnitude below 16 so the f32
+# accumulator's roundings stay within the tolerance of the float64 reference
+for dt, name, dec in (('fp8e5', 'tt100_matmul_fp8e5', e5), ('fp8e4nv', 'tt100_matmul_fp8e4', e4)):
+    M, N, Kd = 128, 64, 128
+    A8 = rng.integers(0, 256, (M, Kd)).astype(np.uint8)
+    B8 = rng.integers(0, 256, (N, Kd)).astype(np.uint8)
+    for X in (A8, B8):
+        if dt == 'fp8e5':
+            e = (X >> 2) & 31
+            X[e > 18] = (X[e > 18] & 0x83) | (18 << 2)
+        else:
+            e = (X >> 3) & 15
+            X[e > 10] = (X[e > 10] & 0x87) | (10 << 3)
+    ref = (dec(A8) @ dec(B8).T).astype(np.float32)
+    case(name, K90.fp8_matmul, [Buf('u8', A8), Buf('u8', B8), Buf('f32', count=M * N, expect=ref, tol=close(1e-5, 1e-3)),
+                                Scalar(M), Scalar(N), Scalar(Kd)],
+         ['*' + dt, '*' + dt, '*f32', 'i32', 'i32', 'i32'], [1, 1], {'BM': 128, 'BN': 64, 'BK': 64})
+
+# flash attention forward (Triton's tutorial shape, non-causal): S = QK^T and O += PV on tcgen05,
+# the online softmax between them on tensor-memory loads and stores
+L, D = 256, 64
+q, k, v = (f32(L * D).reshape(L, D).astype(np.float16) for _ in range(3))
+s = q.astype(np.float64) @ k.astype(np.float64).T * 0.125
+p = np.exp(s - s.max(1, keepdims=True))
+o = (p / p.sum(1, keepdims=True)) @ v.astype(np.float64)
+case('tt100_attention_fwd', K.attention_fwd, [Buf('f16', q), Buf('f16', k), Buf('f16', v),
+                                              Buf('f16', count=L * D, expect=o.astype(np.float16), tol=close(1e-2, 2e-3)), Scalar(0.125)],
+     ['*f16'] * 4 + ['f32'], [L // 128], {'L': L, 'D': D, 'BM': 128, 'BN': 64})
+
+if failures:
+    print('\n'.join(failures), file=sys.stderr)
+    sys.exit(1)
