@@ -3,9 +3,12 @@
 // induction variable (compiler/carried_induction.ts), so the loads go through the cp.async ring
 // with the wgmma in flight into the next iteration, as for induction-variable indexing
 // (test/e2e/pipeline_wgmma.test.ts); numStages 1 is not pipelined. Against the interpreter and
-// an f64 JS reference, whole and ragged (masked) shapes.
+// an f64 JS reference, whole and ragged (masked) shapes. Tensor descriptors whose K offset is a
+// loop-carried integer advanced by BK ride the TMA ring the same way.
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
+import { constexpr, dot, forLoop, full, makeTensorDescriptor, programId, ptr, store, arange, zeros } from '../../src/lang/index.js';
+import { kernel } from '../../src/runtime/kernel.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
 import { expectClose, randF32, runBoth } from './helpers.js';
@@ -36,6 +39,33 @@ describe('tutorial-style matmul on the sim as sm_90 (wgmma)', () => {
     }
     const r = await runBoth(k, args, [Math.ceil(M / TILE.BM), Math.ceil(N / TILE.BN)], { numWarps: 4, numStages: S });
     expectClose(r.interpret.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'interpreter vs JS');
+    expectClose(r.sim.c, r.interpret.c, 1e-4, 'sim vs interpreter');
+  });
+});
+
+describe('tensor descriptors with a loop-carried K offset (ko += BK) on sm_90a', () => {
+  const tma = kernel(
+    { name: 'mm_desc_koff', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+    ({ a, b, c, M, N, K, BM, BN, BK }) => {
+      const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+      const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+      const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+      const om = programId(0).mul(bm), on = programId(1).mul(bn);
+      const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32'), full([], 0, 'i32')], (_k, acc, ko) =>
+        [dot(da.load([om, ko!]), db.load([ko!, on]), { acc: acc! }), ko!.add(bk)]);
+      const rm = om.add(arange(0, bm)), rn = on.add(arange(0, bn));
+      store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!, { mask: rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N)) });
+    },
+  );
+  it.each([2, 3])('rides the TMA ring (numStages %i), right result', async (S) => {
+    const [M, N, K] = [64, 128, 96];
+    const a = f16Array(randF32(M * K, 11)), b = f16Array(randF32(K * N, 12));
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, ...TILE };
+    const { ptx } = simPtx(tma, args, 4, S);
+    expect(ptx).toMatch(/cp\.async\.bulk\.tensor/);
+    expect(ptx).toMatch(/TMA ring/);
+    const r = await runBoth(tma, args, [M / TILE.BM, N / TILE.BN], { numWarps: 4, numStages: S });
+    expectClose(r.interpret.c, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'interpreter vs JS');
     expectClose(r.sim.c, r.interpret.c, 1e-4, 'sim vs interpreter');
   });
 });
