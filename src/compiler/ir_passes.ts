@@ -3,6 +3,7 @@
 import type { Func } from '../ir/ops.js';
 import { verify } from '../ir/verify.js';
 import { canonicalize } from './canonicalize.js';
+import { closeCarriedInductions } from './carried_induction.js';
 import { cse } from './cse.js';
 import { dce } from './dce.js';
 import { licm } from './licm.js';
@@ -15,6 +16,7 @@ export const IR_PASSES: readonly (readonly [string, IRPass])[] = [
   ['cse', cse],                   // merge equal pure ops (tracing repeats index math a lot)
   ['dce', dce],                   // drop what folding and merging left unused
   ['licm', licm],                 // hoist invariant pure ops out of device loops
+  ['carried', closeCarriedInductions], // pointers walked by a dot loop read as iv closed forms (pipelinable)
   ['canonicalize2', canonicalize], // hoisting may expose new folds (e.g. invariant if conditions)
   ['cse2', cse],                  // hoisted copies from different loops can now merge
   ['dce2', dce],

@@ -11,7 +11,9 @@
 //     contiguous and uniformly masked (cp.async moves 4, 8 or 16 bytes);
 //   - it is not volatile, and `other` is absent or the constant +0 (masked copies zero-fill);
 //   - its address and mask are computed in the body from the induction variable and values
-//     defined before the loop only (pure index math: no loop-carried value, no load);
+//     defined before the loop only (pure index math: no loop-carried value, no load); pointers
+//     and offsets advanced by a loop-invariant amount arrive here already rewritten as closed
+//     forms of the induction variable (the 'carried' IR pass, carried_induction.ts);
 //   - the loop writes no global memory (no store, atomic or descriptor store, in any region of
 //     the body): the copy of iteration i+D runs before the writes of iterations i..i+D, and
 //     Tessera cannot prove a write misses what the load reads (loop_writers.ts).

@@ -35,7 +35,7 @@ describe('runIRPasses', () => {
       stages.push(stage);
     } });
     expect(stages).toEqual(['input', ...IR_PASSES.map(([name]) => name)]);
-    expect(IR_PASSES.map(([name]) => name)).toEqual(['canonicalize', 'cse', 'dce', 'licm', 'canonicalize2', 'cse2', 'dce2']);
+    expect(IR_PASSES.map(([name]) => name)).toEqual(['canonicalize', 'cse', 'dce', 'licm', 'carried', 'canonicalize2', 'cse2', 'dce2']);
   });
 
   test('a traced row sum: folded, merged, hoisted and cleaned (golden)', () => {
