@@ -9,6 +9,8 @@
 //          ld.shared in the value's layout
 //   store: bar.sync; st.shared of the value; fence.proxy.async.shared::cta; bar.sync
 //          thread 0: cp.async.bulk.tensor (global <- shared) per box; commit_group; wait_group.read 0
+//          (wait_group 0; bar.sync instead when a later op of the program may touch global memory:
+//          tma_store_wait.ts)
 //
 // Each load op owns one mbarrier (initialized once, in the prologue, by thread 0) and a phase
 // register that flips after every wait, so the op may run any number of times (in loops).
@@ -21,6 +23,7 @@ import { byteSize } from '../ir/types.js';
 import { MEM_TYPE } from './ptx_types.js';
 import { chunkMask } from './smem_swizzle.js';
 import { descElem, tensorMaps, tileGeometry, type TileGeometry, type TmaSabotage } from './tensor_map.js';
+import { globalAccessFollows } from './tma_store_wait.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 type DescOp = Op<'desc_load'> | Op<'desc_store'>;
@@ -261,7 +264,12 @@ const descStore: Rule = (cx, o) => {
     cx.emit(`@${p} cp.async.bulk.tensor.${rank}d.global.shared::cta.tile.bulk_group [${map}, ${boxCoords(cx, op, g, j)}], ${src};`);
   }
   cx.emit(`@${p} cp.async.bulk.commit_group;`);
-  cx.emit(`@${p} cp.async.bulk.wait_group.read 0;`); // the tile may be reused once read
+  if (globalAccessFollows(cx.func, op)) {
+    // a later access of the program may touch these bytes: the writes complete (visible to thread
+    // 0), then the barrier orders them before every thread's later accesses (tma_store_wait.ts)
+    cx.emit(`@${p} cp.async.bulk.wait_group 0;`);
+    cx.barrier();
+  } else cx.emit(`@${p} cp.async.bulk.wait_group.read 0;`); // the tile may be reused once read; the writes land by the kernel's end
 };
 
 /** desc_load / desc_store: TMA on sm_90a; the compile driver expands them into loads and stores elsewhere. */

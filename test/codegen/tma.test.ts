@@ -3,7 +3,7 @@
 // the recipe the launcher builds them from (metadata.tensorMaps), which descriptors fall back to
 // masked loads, and ptxas for sm_90a on each. Runs on the sim: test/e2e/tma.test.ts.
 import { describe, expect, it } from 'vitest';
-import { constexpr, defineKernel, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
+import { arange, constexpr, defineKernel, devicePrint, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { compile } from '../../src/compile/compile.js';
 import { count, gateTargets } from './gate.js';
 
@@ -178,5 +178,46 @@ describe('TMA lowering (sm_90a)', () => {
     const c = compile(k.trace({}), { target: 'sm_90a', ptxas: true });
     expect(c.metadata.tensorMaps!.map((m) => m.dims)).toEqual([[{ param: 2 }], [{ param: 2 }]]);
     expect(count(c.ptx, /cp\.async\.bulk\.tensor\.1d/)).toBe(2);
+  });
+});
+
+// cp.async.bulk.wait_group.read only waits for the TMA store to read its shared tile; the global
+// writes complete at a full wait_group. A store some later op of the program may observe waits
+// fully, then syncs the CTA (codegen/tma_store_wait.ts); one with nothing after it keeps .read.
+describe('TMA store wait (sm_90a)', () => {
+  const storeThen = (after: 'nothing' | 'load' | 'desc_load' | 'print' | 'loop') => defineKernel(
+    { name: `tstore_${after}`, params: { x: ptr('f32'), y: ptr('f32'), z: ptr('f32'), M: 'i32', N: 'i32', BM: constexpr(), BN: constexpr() } },
+    ({ x, y, z, M, N, BM, BN }) => {
+      const [bm, bn] = [BM as number, BN as number];
+      const dx = makeTensorDescriptor(x, [M, N], [N, 1], [bm, bn]);
+      const dy = makeTensorDescriptor(y, [M, N], [N, 1], [bm, bn]);
+      const at = arange(0, bm).expandDims(1).mul(bn).add(arange(0, bn).expandDims(0));
+      if (after === 'loop') {
+        forLoop(0, N, bn, [], (k) => {
+          dy.store([0, k], dx.load([0, k]));
+          return [];
+        });
+        return;
+      }
+      dy.store([0, 0], dx.load([0, 0]));
+      if (after === 'load') store(z.add(at), load(y.add(at)));
+      if (after === 'desc_load') store(z.add(at), dy.load([0, 0]));
+      if (after === 'print') devicePrint('stored', programId(0));
+    },
+  );
+  const ptxOf = (after: Parameters<typeof storeThen>[0]) =>
+    compile(storeThen(after).trace({ BM: 16, BN: 32 }), { target: 'sm_90a', ptxas: true }).ptx;
+  const FULL = /@%p\d+ cp\.async\.bulk\.wait_group 0;\s*\n\s*bar\.sync 0;/;
+
+  it.each(['nothing', 'print'] as const)('a store followed by %s keeps wait_group.read', (after) => {
+    const ptx = ptxOf(after);
+    expect(ptx).toMatch(/cp\.async\.bulk\.wait_group\.read 0;/);
+    expect(ptx).not.toMatch(/cp\.async\.bulk\.wait_group 0;/);
+  });
+
+  it.each(['load', 'desc_load', 'loop'] as const)('a store followed by a %s waits for its writes, then syncs', (after) => {
+    const ptx = ptxOf(after);
+    expect(ptx).toMatch(FULL);
+    expect(ptx).not.toMatch(/wait_group\.read/);
   });
 });

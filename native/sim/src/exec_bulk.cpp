@@ -8,9 +8,11 @@
 // To shared memory: the source is read at issue; the bytes land, and perform complete_tx of their
 // size on the mbarrier, when that mbarrier is next tested (test_wait/try_wait) by any thread of the
 // CTA, so a consumer that reads without waiting sees stale shared memory, as on hardware.
-// To global memory: the destination is checked at issue; shared memory is read and global memory
-// written when a cp.async.bulk.wait_group of the issuing thread covers the bulk group (or when the
-// CTA's threads have all exited), so overwriting the source before the wait changes what is stored.
+// To global memory: the destination is checked at issue; shared memory is read when a
+// cp.async.bulk.wait_group{.read} of the issuing thread covers the bulk group, and global memory is
+// written only when a full wait_group (no .read) covers it or the CTA's threads have all exited:
+// overwriting the source before the .read wait changes what is stored, and reading the destination
+// back after only the .read wait sees the old bytes.
 // A .shared::cluster destination may be another CTA's of the cluster (a mapa address): the bytes
 // land in that CTA, with the complete_tx on its mbarrier, when that CTA tests it.
 #include <climits>
@@ -247,7 +249,7 @@ void bulkWaitOp(Ctx& c, const Inst& in, uint32_t exec) {
   Warp& w = *c.w;
   FOR_LANES(exec) {
     uint32_t n = (uint32_t)in.imm, done = w.bulkCommitted[l];
-    if (!settleBulkStores(c, (int)w.id, (int)l, done > n ? done - n : 0)) return;
+    if (!settleBulkStores(c, (int)w.id, (int)l, done > n ? done - n : 0, in.mode == 1)) return;
   }
 }
 
@@ -332,14 +334,28 @@ bool settleBulkCopies(Ctx& c, uint32_t off) {
   return ok;
 }
 
-bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto) {
+// The async proxy reads a bulk store's shared source (what fence.proxy.async last published): the
+// bytes, or for a tensor store every 128-byte line the swizzled box touches (swizzling permutes
+// 16-byte chunks inside a line; the box starts on a line), clipped to the window.
+void takeBulkSource(Ctx& c, BulkStore& s) {
+  if (s.taken) return;
+  s.taken = true;
+  uint64_t lo = s.srcOff, hi = s.tensor ? (s.srcOff + (uint64_t)s.bytes + 127) & ~127ull : s.srcOff + (uint64_t)s.bytes;
+  hi = std::min<uint64_t>(hi, c.cta->shared.size());
+  s.srcLo = (uint32_t)lo;
+  if (hi > lo) s.src.assign(asyncShared(c) + lo, asyncShared(c) + hi);
+}
+
+bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto, bool readOnly) {
   auto& v = c.cta->bulkStores;
   size_t keep = 0;
   for (size_t i = 0; i < v.size(); i++) {
     BulkStore& s = v[i];
     bool mine = lane < 0 || (s.warp == warp && s.lane == lane && s.group != kOpenGroup && s.group < upto);
-    if (!mine) {
-      v[keep++] = s;
+    if (mine) takeBulkSource(c, s);
+    if (!mine || readOnly) {
+      if (keep != i) v[keep] = std::move(s);
+      keep++;
       continue;
     }
     if (s.tensor) {
@@ -348,9 +364,9 @@ bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto) {
         return false;
       }
     } else if (s.bytes && s.redOp) {
-      reduceInto(s.host, asyncShared(c) + s.srcOff, s.bytes, s.redOp, s.redTy);
+      reduceInto(s.host, s.src.data(), s.bytes, s.redOp, s.redTy);
     } else if (s.bytes) {
-      memcpy(s.host, asyncShared(c) + s.srcOff, s.bytes);
+      memcpy(s.host, s.src.data(), s.bytes);
     }
   }
   v.resize(keep);
@@ -388,6 +404,7 @@ bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in) {
     if (st.ops.size() != 1 || st.ops[0].kind != Operand::Imm || !immInt(st.ops[0].name, in.imm) || in.imm < 0)
       return dc.fail("cp.async.bulk.wait_group{.read} needs an integer constant N");
     in.cls = kSync;
+    in.mode = st.has("read") ? 1 : 0;  // .read: the sources are read, the global writes may still be pending
     in.fn = &bulkWaitOp;
     return true;
   }

@@ -114,8 +114,10 @@ struct BulkCopy {
   uint8_t swizzle = 0;         // TMA: 16-byte chunks land at address bits 4.. XOR bits 7.. (1-3 bits)
   uint8_t redOp = 0, redTy = 0;  // red.async: the reduction (RedOp, RedTy) applied as it lands
 };
-// A cp.async.bulk shared->global store of a bulk group: shared memory is read and global memory
-// written when a cp.async.bulk.wait_group covers the group (or the thread exits).
+// A cp.async.bulk shared->global store of a bulk group. The async proxy reads its shared source
+// (snapshot into src) no later than a cp.async.bulk.wait_group.read covering the group; global
+// memory is written only when a full cp.async.bulk.wait_group covers it (or the CTA's threads have
+// all exited), so a read-back after only the .read wait sees the old bytes, as hardware may.
 struct BulkStore {
   uint64_t dst;
   uint8_t* host;               // translated (and checked) at issue
@@ -126,6 +128,9 @@ struct BulkStore {
   uint8_t redOp = 0, redTy = 0;  // cp.reduce.async.bulk: the reduction (0: a plain store) and type
   uint8_t tmap[128];
   int32_t coord[5];
+  bool taken = false;          // src holds the source, read at a .read wait (else read when it lands)
+  uint32_t srcLo = 0;          // shared offset of src[0]
+  std::vector<uint8_t> src;
 };
 
 struct Warp {
@@ -290,7 +295,8 @@ bool mbarrierArriveOne(Ctx& c, int lane, uint32_t off);
 // Lands the bulk copies that signal the barrier at off (all when off == ~0u); exec_bulk.cpp.
 bool settleBulkCopies(Ctx& c, uint32_t off);
 // Writes the bulk stores of a lane whose group is below `upto` (all lanes/groups: lane < 0).
-bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto);
+// readOnly (a wait_group.read): the covered stores read their source but keep their writes pending
+bool settleBulkStores(Ctx& c, int warp, int lane, uint32_t upto, bool readOnly = false);
 // The async proxy's view of shared memory (Cta::asyncView), created on first use; exec_bulk.cpp.
 uint8_t* asyncShared(Ctx& c);
 // fence.proxy.async (all spaces, .shared::cta, .shared::cluster): generic writes to shared memory

@@ -302,8 +302,9 @@ bool tmaStore(Ctx& c, const BulkStore& s) {
         raise(c, Fault::SharedOutOfBounds, s.lane, a, m.esize, false, "cp.async.bulk.tensor store: the swizzled box leaves the shared window");
         return false;
       }
-      if (s.redOp) reduceElements(p + (size_t)k * m.esize, asyncShared(c) + a, m.esize, s.redOp, s.redTy);
-      else memcpy(p + (size_t)k * m.esize, asyncShared(c) + a, m.esize);  // read by the async proxy
+      const uint8_t* from = s.src.data() + (a - s.srcLo);  // what the async proxy read (takeBulkSource)
+      if (s.redOp) reduceElements(p + (size_t)k * m.esize, from, m.esize, s.redOp, s.redTy);
+      else memcpy(p + (size_t)k * m.esize, from, m.esize);
     }
     return true;
   });

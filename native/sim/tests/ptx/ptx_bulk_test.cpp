@@ -8,7 +8,8 @@
 // - cp.async.bulk shared->global of a bulk group reads shared memory when wait_group covers the
 //   group (overwriting the source before the wait changes what is stored) and lands at CTA exit
 //   without a wait; generic writes reach it only through fence.proxy.async (without the fence the
-//   store sees the previously fenced bytes);
+//   store sees the previously fenced bytes); wait_group.read only reads the source: the global
+//   writes land at the full wait_group (a read-back after the .read wait sees the old bytes);
 // - faults: a size that is not a multiple of 16, a misaligned address, a source outside every
 //   allocation, a tx-count out of range; forms not implemented are refused at load.
 #include "ptx_harness.h"
@@ -145,6 +146,53 @@ WAIT2:
   ret;
 }
 
+// bulk store read back: 32 threads write words tid*3 into shared, thread 0 stores the 128 bytes to
+// out (0xAA.. before), then thread 0 reads words 4-7 of out back into out2. mode 0: after
+// wait_group.read 0 only, so the global writes may still be pending (old bytes read back); the
+// source is then overwritten (9999), which must not change what lands at exit. mode 1: after the
+// full wait_group 0 (the stored words). mode 2: the source is overwritten (7777) before the .read
+// wait: the store may read it any time until then (the new words land).
+.visible .entry readback(.param .u64 out, .param .u64 out2, .param .u32 mode)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  .shared .align 128 .b8 src[128];
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [out2];
+  ld.param.u32 %r9, [mode];
+  mov.u32 %r1, %tid.x;
+  mul.lo.u32 %r2, %r1, 3;
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, src;
+  add.u32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r2;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [src], 128;
+  @%p1 cp.async.bulk.commit_group;
+  setp.eq.u32 %p2, %r9, 2;
+  @%p2 st.shared.u32 [%r5], 7777;
+  @%p2 fence.proxy.async.shared::cta;
+  @%p2 bar.sync 0;
+  setp.eq.u32 %p3, %r9, 1;
+  and.pred %p4, %p1, %p3;
+  @%p4 cp.async.bulk.wait_group 0;
+  not.pred %p5, %p3;
+  and.pred %p6, %p1, %p5;
+  @%p6 cp.async.bulk.wait_group.read 0;
+  bar.sync 0;
+  @%p5 st.shared.u32 [%r5], 9999;
+  @%p5 fence.proxy.async.shared::cta;
+  bar.sync 0;
+  @!%p1 bra END;
+  ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd1+16];
+  st.global.v4.u32 [%rd2], {%r10, %r11, %r12, %r13};
+END:
+  ret;
+}
+
 // cp.reduce.async.bulk: 32 threads fill 7 x 16 bytes of shared memory, thread 0 reduces them into
 // global memory (two CTAs: each element is reduced twice, atomically)
 .visible .entry reduce(.param .u64 out)
@@ -261,6 +309,26 @@ int main() {
     }
     if (mode == 0 || mode == 3) CHECK_EQ(orig, 32u);
     else CHECK_EQ(over, 32u);  // read at the later wait / at exit: the overwritten (and fenced) source
+  }
+  for (int mode = 0; mode < 3; mode++) {
+    uint64_t out = mem.alloc(128), out2 = mem.alloc(16);
+    mem.put(out, std::vector<uint32_t>(32, 0xAAAAAAAAu));
+    tsim::Fault f = k.run(mem, "readback", {out, out2, (uint64_t)mode}, 1, 32);
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind) std::printf("%s\n", f.detail.c_str());
+    auto r = mem.get<uint32_t>(out, 32);
+    auto b = mem.get<uint32_t>(out2, 4);
+    for (unsigned t = 0; t < 32; t++) {
+      uint32_t want = mode == 2 ? 7777u : t * 3;  // what landed (at the full wait or at exit)
+      if (r[t] != want) std::printf("readback mode %d: out[%u] = %u, want %u\n", mode, t, r[t], want);
+      CHECK_EQ(r[t], want);
+    }
+    for (unsigned i = 0; i < 4; i++) {
+      // read back before the full wait: the old bytes; after it: the stored ones
+      uint32_t want = mode == 1 ? (4 + i) * 3 : 0xAAAAAAAAu;
+      if (b[i] != want) std::printf("readback mode %d: word %u read back as %u, want %u\n", mode, 4 + i, b[i], want);
+      CHECK_EQ(b[i], want);
+    }
   }
   {
     uint64_t out = mem.alloc(112);

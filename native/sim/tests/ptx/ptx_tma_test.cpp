@@ -3,7 +3,9 @@
 // read as zero, elementStrides > 1 take every k-th coordinate of dimensions above 0, the 128B
 // swizzle places the 16-byte chunk c of row r (128-byte rows of a 1024-byte aligned box) at chunk
 // c ^ (r % 8), stores write only in-bounds elements and read the (swizzled) box back; the load
-// completes tx bytes on its mbarrier and lands when the mbarrier is tested. Faults: a misaligned
+// completes tx bytes on its mbarrier and lands when the mbarrier is tested; a store reads its box
+// at the covering wait_group.read and writes global memory only at the full wait_group (or at
+// exit), so a read-back after only the .read wait sees the old words. Faults: a misaligned
 // box, a rank that differs from the tensor map's, something that is not a tensor map.
 #include <functional>
 
@@ -177,6 +179,64 @@ static const char* kReducePtx = R"(
   @%p1 cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd2, {%r1, %r2}], [%r6];
   @%p1 cp.async.bulk.commit_group;
   @%p1 cp.async.bulk.wait_group 0;
+  ret;
+}
+)";
+
+// A tensor store read back by the CTA: 32 threads write words t+1 into the 8 x 4 box (u32 bits of
+// an f32 map), thread 0 stores it at (0, 0); after a barrier thread t reads word 31-t of the tensor
+// into out[t]. mode 0: thread 0 waits with wait_group.read 0 only (the writes may be pending: the
+// old words read back), then the box is overwritten (999), which must not change what lands at
+// exit; mode 1: full wait_group 0 (the stored words); mode 2: the box is overwritten (100+t)
+// before the .read wait (those words land).
+static const char* kReadbackPtx = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry rb(.param .align 64 .b8 tm[128], .param .u64 g, .param .u64 out, .param .u32 mode)
+{
+  .reg .pred %p<8>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<12>;
+  mov.b64 %rd1, tm;
+  cvta.param.u64 %rd2, %rd1;
+  ld.param.u64 %rd3, [g];
+  ld.param.u64 %rd4, [out];
+  ld.param.u32 %r9, [mode];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, smem;
+  add.u32 %r4, %r3, %r2;
+  add.u32 %r5, %r1, 1;
+  st.shared.u32 [%r4], %r5;
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r1, 0;
+  mov.u32 %r6, 0;
+  @%p1 cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd2, {%r6, %r6}], [%r3];
+  @%p1 cp.async.bulk.commit_group;
+  setp.eq.u32 %p2, %r9, 2;
+  add.u32 %r7, %r1, 100;
+  @%p2 st.shared.u32 [%r4], %r7;
+  @%p2 fence.proxy.async.shared::cta;
+  @%p2 bar.sync 0;
+  setp.eq.u32 %p3, %r9, 1;
+  and.pred %p4, %p1, %p3;
+  @%p4 cp.async.bulk.wait_group 0;
+  not.pred %p5, %p3;
+  and.pred %p6, %p1, %p5;
+  @%p6 cp.async.bulk.wait_group.read 0;
+  bar.sync 0;
+  @%p5 st.shared.u32 [%r4], 999;
+  @%p5 fence.proxy.async.shared::cta;
+  sub.u32 %r8, 31, %r1;
+  mul.wide.u32 %rd5, %r8, 4;
+  add.s64 %rd6, %rd3, %rd5;
+  ld.global.u32 %r10, [%rd6];
+  mul.wide.u32 %rd7, %r1, 4;
+  add.s64 %rd8, %rd4, %rd7;
+  st.global.u32 [%rd8], %r10;
   ret;
 }
 )";
@@ -391,6 +451,42 @@ int main() {
           bad += got[r * 16 + c] != want;
         }
       CHECK_EQ(bad, 0u);
+    }
+  }
+  {
+    // the tensor store read back (kReadbackPtx): f32 map 8 x 4, dense rows of 32 bytes
+    std::string lg;
+    auto rb = tsim::parsePtx(kReadbackPtx, lg);
+    CHECK(rb != nullptr);
+    for (uint32_t mode = 0; rb && mode < 3; mode++) {
+      uint64_t g = mem.alloc(128), out = mem.alloc(128);
+      mem.put(g, std::vector<uint32_t>(32, 0xAAAAAAAAu));
+      Map map(2, 4, g, {8, 4}, {32}, {8, 4}, {1, 1}, 0);
+      const tsim::KernelInfo* k = &rb->kernels()[0];
+      std::vector<uint8_t> buf(k->paramBytes + 8, 0);
+      memcpy(buf.data() + k->params[0].offset, &map.m, sizeof map.m);
+      memcpy(buf.data() + k->params[1].offset, &g, 8);
+      memcpy(buf.data() + k->params[2].offset, &out, 8);
+      memcpy(buf.data() + k->params[3].offset, &mode, 4);
+      tsim::LaunchConfig cfg;
+      cfg.block[0] = 32;
+      cfg.dynamicSharedBytes = 1024;
+      cfg.params = buf.data();
+      cfg.threads = 1;
+      tsim::Counters ctr;
+      tsim::Fault f = tsim::launch(*rb, *k, cfg, mem, ctr);
+      CHECK_EQ((int)f.kind, 0);
+      if (f.kind) std::printf("%s\n", f.detail.c_str());
+      auto landed = mem.get<uint32_t>(g, 32);
+      auto back = mem.get<uint32_t>(out, 32);
+      unsigned badLanded = 0, badBack = 0;
+      for (uint32_t t = 0; t < 32; t++) {
+        badLanded += landed[t] != (mode == 2 ? 100 + t : t + 1);            // at the full wait or at exit
+        badBack += back[t] != (mode == 1 ? 32 - t : 0xAAAAAAAAu);            // before the full wait: old words
+      }
+      if (badLanded || badBack) std::printf("tensor readback mode %u: %u landed, %u read back wrong\n", mode, badLanded, badBack);
+      CHECK_EQ(badLanded, 0u);
+      CHECK_EQ(badBack, 0u);
     }
   }
   const char* refused[] = {
