@@ -15,7 +15,8 @@
 //     kernels load their inputs and store their outputs, and a barrier before every output store
 //     would cost every kernel.
 // A loop's back edge makes the next iteration's accesses follow this one's (iterated to a fixed
-// point); an `if`'s two branches both follow what precedes it. Conditions and bounds are scalars,
+// point; a loop whose body must follow what precedes it gets its barrier before the loop); an
+// `if`'s two branches both follow what precedes it. Conditions and bounds are scalars,
 // so the barriers are in uniform control flow (see lower_control.ts). Ops that already start with
 // a barrier (descriptor ops) or end with one (scalar atomics broadcast their old value through
 // shared memory after a bar.sync) clear what is pending at that point.
@@ -63,8 +64,14 @@ class Analysis {
 
   private op(op: Op, s: State): State {
     if (op.kind === 'for') {
+      // an access in the body that must follow what precedes the loop: one barrier before the
+      // loop rather than one in every iteration (and before a pipeline's prologue copies)
+      if (s.size && this.bodyConflicts(op, s)) {
+        this.barriers.add(op);
+        s = new Map();
+      }
       // the body runs after what precedes the loop and after its own previous iteration
-      let entry = new Map(s);
+      const entry = new Map(s);
       for (let guard = 0; guard < 64; guard++) {
         const exit = this.block(op.regions[0]!, new Map(entry));
         const before = entry.size;
@@ -90,6 +97,15 @@ class Analysis {
     const out = new Map(s);
     out.set(op, { op, write });
     return out;
+  }
+
+  private bodyConflicts(loop: Op, s: State): boolean {
+    let hit = false;
+    walkOps(loop.regions[0]!, (m) => {
+      const w = WRITES.has(m.kind);
+      if (!hit && (w || READS.has(m.kind))) hit = [...s.values()].some((p) => this.conflict(p, m, w));
+    });
+    return hit;
   }
 
   /** Whether `op` (a write when `write`) may touch, from another thread, what `p` accessed. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { BENCH_KERNELS } from '../../bench/kernels.js';
 import { compile } from '../../src/compile/compile.js';
-import { arange, load, ptr, store } from '../../src/lang/index.js';
+import { arange, forLoop, load, ptr, store, zeros } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { vectorAdd } from './kernels.js';
 import { count } from './gate.js';
@@ -61,6 +61,18 @@ describe('the rule on small kernels', () => {
       store(out.add(j()), load(q.add(j())));
     });
     expect(barriers(k as never)).toBe(1);
+  });
+  it('a write before a loop whose loads must see it: one barrier, before the loop', () => {
+    const k = kernel({ name: 'before_loop', params: { p: ptr('f32'), q: ptr('f32'), out: ptr('f32'), n: 'i32' } }, ({ p, q, out, n }) => {
+      store(p.add(j()), 1);
+      const [acc] = forLoop(0, n, 1, [zeros([128], 'f32')], (i, acc) => [acc!.add(load(q.add(j()).add(i)))]);
+      store(out.add(j()), acc!);
+    });
+    const ptx = compile(k.trace({}), { target: 'sm_80' }).ptx;
+    expect(count(ptx, ORDER)).toBe(1);
+    const loop = ptx.split('\n').findIndex((l) => /^\S*for\w*:/.test(l.trim()));
+    expect(loop).toBeGreaterThan(0);
+    expect(ptx.split('\n').findIndex((l) => ORDER.test(l))).toBeLessThan(loop);
   });
   it('writes to two output parameters after loading a third: no barrier', () => {
     const k = kernel({ name: 'two_outputs', params: { x: ptr('f32'), a: ptr('f32'), b: ptr('f32') } }, ({ x, a, b }) => {
