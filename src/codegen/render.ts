@@ -31,6 +31,7 @@ import type { PipelinePlan } from '../compiler/pipeline.js';
 import { dropDeadCode } from './dead_code.js';
 import { setWgmmaSabotage, type WgmmaSabotage } from './lower_wgmma.js';
 import { withTmaRing } from './lower_tma_ring.js';
+import { globalBarriers } from './global_order.js';
 import { setTmaSabotage, TMA_BARRIER_SYMBOL, TMA_RULES, tmaBarrierCount } from './lower_tma.js';
 import { tensorMaps, type TensorMapSpec, type TmaSabotage } from './tensor_map.js';
 
@@ -127,6 +128,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => opts.pipeline?.loops.has(op) ?? false);
   const files = new Map<string, number>();
   let lastLoc = '';
+  const ordered = globalBarriers(f, plan);
   cx.lowerOp = (op: Op): void => {
     const saved = cx.current;
     cx.current = op;
@@ -138,6 +140,10 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
         cx.e.emit(l);
         lastLoc = l;
       }
+    }
+    if (ordered.has(op)) {
+      cx.emit('// global memory order: earlier accesses of other threads first (global_order.ts)');
+      cx.barrier();
     }
     try {
       rules[op.kind](cx, op);
