@@ -11,6 +11,7 @@ import { addptrRule, atomicCasRule, atomicRmwRule, loadRule, storeRule } from '.
 import { descLoadRule, descStoreRule } from './rules-descriptor.js';
 import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
+import { inlineAsmRule } from './rules-inline-asm.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
 
 const RULES: { [K in OpKind]: Rule<K> } = {
@@ -42,6 +43,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   reduce: reduceRule,
   scan: scanRule,
   dot: dotRule,
+  inline_asm: inlineAsmRule,
   for: forRule,
   if: ifRule,
   yield: yieldRule,

@@ -112,6 +112,12 @@ export interface OpAttrs {
   reduce: { axis: number; kind: 'sum' | 'max' | 'min' | 'argmax' | 'argmin' | 'custom' };
   /** Like reduce but keeps the axis: inclusive scan. */
   scan: { axis: number; reverse: boolean; kind: 'sum' | 'prod' | 'custom' };
+  /**
+   * (arg_0..arg_{n-1}, one shape) -> m results of that shape (Triton's inline_asm_elementwise):
+   * PTX text run once per `pack` elements, `$0..$(m-1)` the outputs, then the inputs, register
+   * classes per `constraints` (src/ir/inline_asm.ts). Compiled devices only; impure unless `isPure`.
+   */
+  inline_asm: { asm: string; constraints: string; pack: number; isPure: boolean };
   /** (a [M,K], b [K,N], acc [M,N]) -> [M,N] of acc's dtype */
   dot: { inputPrecision: 'ieee' | 'tf32' };
   /**

@@ -28,6 +28,8 @@ export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } f
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
 export type { ReduceOptions, ScanOptions } from './reduce.js';
 export { dot } from './dot.js';
+export { inlineAsmElementwise } from './inline_asm.js';
+export type { InlineAsmOptions } from './inline_asm.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';
 export type { DotOptions } from './dot.js';
 export { forLoop, range, ifThenElse } from './control.js';
