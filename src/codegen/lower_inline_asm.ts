@@ -88,8 +88,13 @@ export const inlineAsm: Rule = (cx, op) => {
     const outRegs = cons.outputs.map((c, j) => (a.pack === 1 ? cx.reg(regKind(outT[j]!)) : cx.reg(CLASS_KIND[c])));
     const operands = [...outRegs, ...inRegs];
     const text = a.asm.replace(/\$(\d+)/g, (_, d: string) => operands[Number(d)]!);
-    const body = text.replace(/\n/g, ' ').trim();
-    cx.emit(`{ ${body}${body.endsWith(';') || body.endsWith('}') ? '' : ';'} }`);
+    // braces on their own lines: a `//` comment in the asm must not swallow the closing one
+    const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const last = lines.length - 1;
+    if (!/[;}]$/.test(lines[last]!) && !lines[last]!.includes('//')) lines[last] += ';';
+    cx.emit('{');
+    lines.forEach((l) => cx.emit(l));
+    cx.emit('}');
     outRegs.forEach((r, j) => {
       if (a.pack === 1) return outs[j]!.push(r);
       const els = unpack(cx, outT[j]!, r, a.pack);

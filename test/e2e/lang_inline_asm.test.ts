@@ -11,6 +11,7 @@ import type { LaunchArg } from '../../src/runtime/device.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import { expectBitwise, lcg, runOn, runSimCompiled } from './helpers.js';
 import { SIM_TARGETS } from './lang_targets.js';
+import { compile } from '../../src/compile/compile.js';
 
 /** Runs `k` (positional args, constexprs in `cx`) on the sim as sm_80 and sm_90a. */
 function runSim(k: Kernel, args: LaunchArg[], cx: Record<string, number> = {}, numWarps = 4): Record<string, LaunchArg[]> {
@@ -138,6 +139,16 @@ describe('packed elements', () => {
     const out = runSim(unaryAsm('asm_i16', 'i16', 'xor.b32 $0, $1, 0x7FFF7FFF;', '=r,r', 2), [x, new Int16Array(256)], { BLOCK: 256 });
     for (const t of SIM_TARGETS) expectBitwise(out[t]![1] as Int16Array, x.map((v) => v ^ 0x7fff), t);
   });
+});
+
+it('an asm with isPure: false stays when its result is unused; a pure one is dropped', () => {
+  const k = (isPure: boolean) => kernel({ name: 'asm_effect', params: { x: ptr('i32') } }, ({ x }) => {
+    inlineAsmElementwise('mov.b32 $0, $1; // MARKER\nadd.s32 $0, $0, 1', '=r,r', [load(x)], { dtype: 'i32', isPure });
+  }).trace();
+  for (const target of SIM_TARGETS) {
+    expect(compile(k(false), { target, ptxas: true }).ptx, target).toContain('// MARKER'); // ptxas-clean, comment and all
+    expect(compile(k(true), { target, ptxas: false }).ptx, target).not.toContain('// MARKER');
+  }
 });
 
 describe('refusals', () => {
