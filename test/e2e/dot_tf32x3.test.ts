@@ -73,6 +73,17 @@ describe('dot with inputPrecision tf32x3', () => {
     }
   });
 
+  it('an Inf input makes its row NaN (big = Inf, small = Inf - Inf), on every device; other rows stay finite', async () => {
+    const ai = a.slice();
+    ai[0] = Infinity;
+    const out = await runEverywhere(matmul('tf32x3'), { a: ai, b, c: new Float32Array(M * N), K, BK }, 1);
+    for (const where of ['interpret', ...SIM_TARGETS] as const) {
+      const c = out[where].c as Float32Array;
+      expect(c.slice(0, N).every(Number.isNaN), `${where} row 0`).toBe(true);
+      expect(c.slice(N).every(Number.isFinite), `${where} other rows`).toBe(true);
+    }
+  });
+
   it('runs three tensor-core products per dot (mma.sync on sm_80, wgmma on sm_90a)', () => {
     const count = (prec: Prec, target: 'sm_80' | 'sm_90a', re: RegExp) => (compile(matmul(prec).trace({ K, BK }), { target, ptxas: false }).ptx.match(re) ?? []).length;
     const mma = /mma\.sync\.aligned\.\S+\.tf32/g, wg = /wgmma\.mma_async\.\S+\.tf32/g;
