@@ -4,7 +4,7 @@
 // interpreter refuses the kernel by name; bad constraint strings fail at trace time.
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
-import { arange, constexpr, expandDims, inlineAsmElementwise, load, ptr, store } from '../../src/lang/index.js';
+import { arange, constexpr, dot, expandDims, forLoop, inlineAsmElementwise, load, ptr, store, zeros } from '../../src/lang/index.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
 import type { DType } from '../../src/ir/types.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
@@ -134,10 +134,38 @@ describe('packed elements', () => {
     const out = runSim(unaryAsm('asm_f16', 'f16', 'xor.b32 $0, $1, 0x80008000;', '=r,r', 2), [x, new Uint16Array(512)], { BLOCK: 512 });
     for (const t of SIM_TARGETS) expectBitwise(out[t]![1] as Uint16Array, x.map((v) => v ^ 0x8000), t);
   });
-  it('i16, 2 per register: add.s16x2 style per-half add through a .b32 xor keeps each half', () => {
+  it('i16, 2 per register: a .b32 xor acts on each half, results sign-extend', () => {
     const x = Int16Array.from({ length: 256 }, (_, i) => i * 251 - 30000);
     const out = runSim(unaryAsm('asm_i16', 'i16', 'xor.b32 $0, $1, 0x7FFF7FFF;', '=r,r', 2), [x, new Int16Array(256)], { BLOCK: 256 });
     for (const t of SIM_TARGETS) expectBitwise(out[t]![1] as Int16Array, x.map((v) => v ^ 0x7fff), t);
+  });
+});
+
+describe('inside a dot loop', () => {
+  // f16 a tile negated by packed asm before a tensor-core dot in a pipelined loop, the f32 mma
+  // accumulator negated back by asm: bit-identical to the same kernel without the asm (both exact).
+  const mm = (asm: boolean) => kernel({ name: `asm_mm_${asm}`, params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32') } },
+    ({ a, b, c }) => {
+      const r = arange(0, 64), rk = arange(0, 32);
+      const [acc] = forLoop(0, 128, 32, [zeros([64, 64], 'f32')], (k, acc) => {
+        const ka = k.add(rk);
+        let ta = load(a.add(r.expandDims(1).mul(128).add(ka.expandDims(0))));
+        if (asm) ta = inlineAsmElementwise('xor.b32 $0, $1, 0x80008000;', '=r,r', [ta], { dtype: 'f16', isPure: true, pack: 2 });
+        const tb = load(b.add(ka.expandDims(1).mul(64).add(r.expandDims(0))));
+        return [dot(ta, tb, { acc: acc! })];
+      });
+      const out = asm ? inlineAsmElementwise('neg.f32 $0, $1;', '=f,f', [acc!], { dtype: 'f32', isPure: true }) : acc!;
+      store(c.add(r.expandDims(1).mul(64).add(r.expandDims(0))), out);
+    });
+  it('equals the kernel without the asm, bit for bit, on sm_80 and sm_90a', () => {
+    const half = (n: number, seed: number) => Uint16Array.from(u32s(n, seed), (v) => 0x3800 + (v % 0x800) + (v & 0x10000 ? 0x8000 : 0));
+    const a = half(64 * 128, 21), b = half(128 * 64, 22);
+    const got = runSim(mm(true), [a, b, new Float32Array(64 * 64)]);
+    const want = runSim(mm(false), [a, b, new Float32Array(64 * 64)]);
+    for (const t of SIM_TARGETS) {
+      expect((want[t]![2] as Float32Array).some((v) => v !== 0), t).toBe(true);
+      expectBitwise(got[t]![2] as Float32Array, want[t]![2] as Float32Array, t);
+    }
   });
 });
 
