@@ -5,6 +5,7 @@ import type { Func, Param, Value } from '../../src/ir/ops.js';
 import { tile, type DType } from '../../src/ir/types.js';
 import { verify } from '../../src/ir/verify.js';
 import { TB } from './build.js';
+import { hashFunc } from '../../src/ir/hash.js';
 
 const PARAMS: Param[] = [{ name: 'p', type: 'ptr<f32>' }];
 
@@ -27,4 +28,11 @@ test('bad constraints, widths, packs, operand references and shapes are E_IR_VER
   expect(() => verify(asmKernel('mov.b32 $0, $1;', '=r,r', ['i32'], 2))).toThrow(/output 0 \(i32, pack 2\) needs a 64-bit register/);
   expect(() => verify(asmKernel('mov.b32 $0, $3;', '=r,r', ['i32']))).toThrow(/names \$3, but there are only 2 operands/);
   expect(() => verify(asmKernel('mov.b32 $0, $1;', '=r,r', ['i32'], 1, [4, 1]))).toThrow(/value #0 has shape .* expected/);
+});
+
+test('the asm text, constraints and pack are part of the IR hash (the compile cache keeps kernels apart)', () => {
+  const h = (asm: string, cons = '=r,r', outs: DType[] = ['i32']) => hashFunc(asmKernel(asm, cons, outs));
+  expect(h('add.s32 $0, $1, 1;')).not.toBe(h('add.s32 $0, $1, 2;'));
+  expect(h('mov.b32 $0, $1;', '=r,r')).not.toBe(h('mov.b32 $0, $1;', '=f,r', ['f32']));
+  expect(h('add.s32 $0, $1, 1;')).toBe(h('add.s32 $0, $1, 1;'));
 });
