@@ -2,6 +2,7 @@
 // one render loop over the ops with a rule table (one rule per op kind; an op or dtype a rule
 // does not handle is an error naming it). `.loc` lines map instructions back to the user's
 // TypeScript source.
+import { inlineAsm } from './lower_inline_asm.js';
 import type { Func, Op, OpKind, Value } from '../ir/ops.js';
 import { isPtr, type ElemType } from '../ir/types.js';
 import type { AxisInfoMap } from '../compiler/axis_info.js';
@@ -62,6 +63,7 @@ export function ruleTable(dot: string): Record<OpKind, Rule> {
     reshape: SHARED_RULES.reshape!, trans: SHARED_RULES.trans!, join: SHARED_RULES.join!, split: SHARED_RULES.split!,
     load: m.load!, store: m.store!, atomic_rmw: m.atomic_rmw!, atomic_cas: m.atomic_cas!,
     desc_load: TMA_RULES.desc_load, desc_store: TMA_RULES.desc_store,
+    inline_asm: inlineAsm,
     reduce: REDUCE_RULES.reduce!, scan: SCAN_RULES.scan!, sort: SORT_RULES.sort!, gather: GATHER_RULES.gather!, histogram: HISTOGRAM_RULES.histogram!, dot: dotRule,
     for: CONTROL_RULES.for!, if: CONTROL_RULES.if!, while: lowerWhile, exit_if: lowerExitIf, assume: lowerAssume,
     yield: unsupported('a yield outside a region'),

@@ -34,7 +34,7 @@ export interface LayoutPlan {
 
 const isMem = (op: Op): boolean =>
   op.kind === 'load' || op.kind === 'store' || op.kind === 'atomic_rmw' || op.kind === 'atomic_cas' || op.kind === 'desc_load' || op.kind === 'desc_store';
-const ELEMENTWISE = new Set(['unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint']);
+const ELEMENTWISE = new Set(['unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint', 'inline_asm']);
 
 function* opsOf(b: Block): Generator<Op> {
   for (const op of b.ops) {
@@ -337,7 +337,7 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
               const w = wish.get(r0.id);
               const match = tiles.find((v) => w && layoutKey(lay(v)) === layoutKey(w)) ?? tiles.find((v) => dotBorn.has(layoutKey(lay(v))));
               const out = match ? lay(match) : tiles[0] ? lay(tiles[0]) : wishOr(r0);
-              set(r0, out);
+              op.results.forEach((r) => set(r, out)); // inline_asm has several
               expected.set(op, ops.map((v) => (v.type.shape.length ? out : undefined)));
             } else {
               op.results.forEach((r) => set(r, wishOr(r)));

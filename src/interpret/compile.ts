@@ -14,6 +14,7 @@ import { sortRule } from './rules-sort.js';
 import { gatherRule } from './rules-gather.js';
 import { histogramRule } from './rules-histogram.js';
 import { broadcastRule, expandDimsRule, joinRule, reshapeRule, splitRule, transRule } from './rules-shape.js';
+import { inlineAsmRule } from './rules-inline-asm.js';
 import { assertRule, forRule, ifRule, printRule, returnRule, yieldRule } from './rules-control.js';
 import { whileRule } from './rules-while.js';
 import { assumeRule, exitIfRule } from './rules-exit.js';
@@ -50,6 +51,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   gather: gatherRule,
   histogram: histogramRule,
   dot: dotRule,
+  inline_asm: inlineAsmRule,
   for: forRule,
   if: ifRule,
   while: whileRule,

@@ -11,6 +11,7 @@ const IMPURE: ReadonlySet<OpKind> = new Set<OpKind>(['load', 'store', 'atomic_rm
 /** True when `op` and every op in its regions (terminators aside) are pure. */
 export function isPure(op: Op): boolean {
   if (IMPURE.has(op.kind)) return false;
+  if (op.kind === 'inline_asm' && !(op as Op<'inline_asm'>).attrs.isPure) return false;
   return op.regions.every((r) => r.ops.every((inner) => inner.kind === 'yield' || isPure(inner)));
 }
 

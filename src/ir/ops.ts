@@ -132,6 +132,12 @@ export interface OpAttrs {
    * counts the elements equal to b; masked-off elements and values outside [0, numBins) are not counted.
    */
   histogram: { numBins: number; hasMask: boolean };
+  /**
+   * (arg_0..arg_{n-1}, one shape) -> m results of that shape (Triton's inline_asm_elementwise):
+   * PTX text run once per `pack` elements, `$0..$(m-1)` the outputs, then the inputs, register
+   * classes per `constraints` (src/ir/inline_asm.ts). Compiled devices only; impure unless `isPure`.
+   */
+  inline_asm: { asm: string; constraints: string; pack: number; isPure: boolean };
   /** (a [M,K], b [K,N], acc [M,N]) -> [M,N] of acc's dtype */
   dot: { inputPrecision: 'ieee' | 'tf32' };
   /**

@@ -4,6 +4,7 @@
 // found is thrown as an IRVerifyError (code 'E_IR_VERIFY') naming the op kind, the op's index
 // path, the user's source location and what is wrong. The rules are one table, one entry per
 // op kind, so a new op kind without rules does not compile.
+import { checkAsm, parseAsmConstraints } from './inline_asm.js';
 import { IRVerifyError } from './errors.js';
 import { intRange } from './numeric.js';
 import { badDescBlock } from './tensor_desc.js';
@@ -174,6 +175,17 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.counts(2, 1);
     c.expectType(c.operand(1), c.operand(0), 'operand #1');
     c.expectType(c.result(), { elem: c.operand(0).elem, shape: [...c.operand(0).shape, 2] }, 'result');
+  },
+  inline_asm: (c) => {
+    const op = c.op as Op;
+    c.check(op.results.length >= 1, 'expected at least 1 result');
+    const shape = op.results[0]!.type.shape;
+    const all = [...op.operands, ...op.results];
+    all.forEach((v, i) => c.check(sameShape(v.type.shape, shape), () => `value #${i} has shape ${shapeStr(v.type.shape)}, expected ${shapeStr(shape)}`));
+    const cons = parseAsmConstraints(c.attrs.constraints);
+    if (typeof cons === 'string') return c.fail(cons);
+    const bad = checkAsm(c.attrs.asm, cons, op.results.map((r) => r.type.elem as DType), op.operands.map((v) => v.type.elem as DType), c.attrs.pack);
+    if (bad) c.fail(bad);
   },
   split: (c) => {
     c.counts(1, 2);

@@ -1,6 +1,7 @@
 // dot: 2-D matrix product with an accumulator.
 import type { DType } from '../ir/types.js';
 import { isBool, isFloat, isFp8, isInt, isPtr, sameShape } from '../ir/types.js';
+import { dotTf32x3 } from './dot_tf32x3.js';
 import { promoteInts } from './promote.js';
 import { broadcastToIn, castIn, checkDType, constantIn, describe, toTileIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
@@ -18,9 +19,11 @@ export interface DotOptions {
   /**
    * f32 inputs only: 'tf32' (the default, as in Triton) rounds each input to tf32 (10 mantissa
    * bits, to nearest with ties away from zero) so the dot can run on tensor cores; 'ieee' keeps
-   * the exact f32 inputs (FMA). Other input dtypes ignore it.
+   * the exact f32 inputs (FMA); 'tf32x3' (Triton's 3xTF32) sums three tf32 tensor-core products
+   * of the operands' tf32 halves (src/lang/dot_tf32x3.ts), near-f32 accuracy. Other input dtypes
+   * ignore it.
    */
-  inputPrecision?: 'ieee' | 'tf32';
+  inputPrecision?: 'ieee' | 'tf32' | 'tf32x3';
 }
 
 /** Common input dtype of a and b: wider float wins; f16 with bf16 -> f32; ints by integer promotion. */
@@ -54,7 +57,7 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
     if (k !== k2) return t.fail('E_SHAPE', `dot shape mismatch: a is [${m}, ${k}] and b is [${k2}, ${n}]; a's dim 1 must equal b's dim 0`);
     const inT = fp8 ? (at.dtype as DType) : inputDType(t, at.dtype as DType, bt.dtype as DType);
     const prec = opts.inputPrecision ?? (inT === 'f32' ? 'tf32' : 'ieee');
-    if (prec !== 'ieee' && prec !== 'tf32') return t.fail('E_ARG', `inputPrecision must be 'ieee' or 'tf32', got ${describe(prec)}`);
+    if (prec !== 'ieee' && prec !== 'tf32' && prec !== 'tf32x3') return t.fail('E_ARG', `inputPrecision must be 'ieee', 'tf32' or 'tf32x3', got ${describe(prec)}`);
     let acc: Tile;
     if (opts.acc !== undefined) {
       const ac = toTileIn(t, opts.acc, 'acc');
@@ -72,6 +75,10 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
     if (fp8) {
       if (acc.dtype !== 'f32' && acc.dtype !== 'f16') return t.fail('E_TYPE', `dot of ${at.dtype} x ${bt.dtype} accumulates in f32 or f16, not ${acc.dtype}`);
       return t.emit('dot', [at, bt, acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: 'ieee' });
+    }
+    if (prec === 'tf32x3') {
+      if (inT === 'f32') return dotTf32x3(t, castIn(t, at, inT), castIn(t, bt, inT), acc);
+      return t.emit('dot', [castIn(t, at, inT), castIn(t, bt, inT), acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: 'ieee' });
     }
     return t.emit('dot', [castIn(t, at, inT), castIn(t, bt, inT), acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: prec });
   });

@@ -33,6 +33,8 @@ export { histogram } from './histogram.js';
 export type { HistogramOptions } from './histogram.js';
 export type { SortOptions, SortResult } from './sort.js';
 export { dot } from './dot.js';
+export { inlineAsmElementwise } from './inline_asm.js';
+export type { InlineAsmOptions } from './inline_asm.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';
 export type { DotOptions } from './dot.js';
 export { forLoop, range, ifThenElse } from './control.js';
