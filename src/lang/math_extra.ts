@@ -99,6 +99,16 @@ class F {
     r = this.sel(this.signbit(x), this.sub(Math.PI, r), r);
     return this.copysign(r, y);
   }
+  and(a: Tile, b: Tile): Tile {
+    return this.t.emit('binary', [a, b], { elem: 'bool', shape: this.shape }, { fn: 'and', precise: false });
+  }
+  /** The float whose bits are those of `a` plus `k` (as a signed integer of the same width). */
+  bitsPlus(a: Tile, k: number): Tile {
+    const it = this.d === 'f32' ? 'i32' : 'i64';
+    const ty = { elem: it, shape: this.shape } as const;
+    const sum = this.t.emit('binary', [bitcastIn(this.t, a, it), constantIn(this.t, k, ty)], ty, { fn: 'add', precise: false });
+    return bitcastIn(this.t, sum, this.d);
+  }
   /** (1 - x)(1 + x): 1 - x^2 without cancellation near |x| = 1. */
   oneMinusSq(x: Tile): Tile {
     return this.mul(this.sub(1, x), this.add(1, x));
@@ -206,4 +216,24 @@ export const hypot = (x: TileLike, y: TileLike): Tile =>
     const h = f.mul(hi, f.sqrt(f.fma(r, r, 1)));
     const inf = f.or(f.cmp('eq', ax, Infinity), f.cmp('eq', ay, Infinity));
     return f.sel(inf, Infinity, f.sel(f.cmp('eq', hi, 0), 0, h));
+  });
+
+// ---- f32 / f64 only: the answer depends on the format's own bits ----
+/** Runs `body` on operands promoted together, which must be f32 or f64 (no rounding back). */
+function f32or64Fn(name: string, xs: TileLike[], body: Body): Tile {
+  return api(name, (t) => {
+    const { tiles, dtype, shape } = promoteOperands(t, xs, name);
+    if (dtype !== 'f32' && dtype !== 'f64') return t.fail('E_TYPE', `${name} needs f32 or f64 operands, got ${dtype} (its result is a neighbour in the operand's own format; cast with .to('f32') first)`);
+    return body(new F(t, dtype, shape), tiles);
+  });
+}
+/** The next representable value after x in the direction of y (C nextafter): y when x == y, NaN if either is. */
+export const nextafter = (x: TileLike, y: TileLike): Tile =>
+  f32or64Fn('nextafter', [x, y], (f, [a, b]) => {
+    // the integer view of a float grows with its magnitude, whatever the sign: +1 moves away from zero
+    const away = f.or(f.and(f.cmp('gt', a!, 0), f.cmp('gt', b!, a!)), f.and(f.cmp('lt', a!, 0), f.cmp('lt', b!, a!)));
+    let r = f.sel(away, f.bitsPlus(a!, 1), f.bitsPlus(a!, -1));
+    r = f.sel(f.cmp('eq', a!, 0), f.copysign(f.c(f.d === 'f32' ? 2 ** -149 : 2 ** -1074), b!), r); // the smallest subnormal
+    r = f.sel(f.cmp('eq', a!, b!), b!, r); // also -0 and +0: y, as C
+    return f.sel(f.or(f.cmp('ne', a!, a!), f.cmp('ne', b!, b!)), f.add(a!, b!), r);
   });

@@ -31,9 +31,25 @@ interface Case {
   /** random inputs drawn from [lo, hi] (and y from [ylo, yhi]), plus the extra values */
   lo: number; hi: number; extra: number[];
   ylo?: number; yhi?: number; yextra?: number[];
+  /** the reference in f32 when it is not the f64 one rounded (functions of the format's own bits) */
+  ref32?: (x: number, y: number) => number;
   /** max error in ulps: [f32, f64]; 0 = bit for bit */
   ulps: [number, number];
 }
+
+/** C nextafter in f32 (`w` = 32) or f64, from the bits. */
+const nextafterRef = (w: 32 | 64) => (x: number, y: number): number => {
+  const F = w === 32 ? Float32Array : Float64Array;
+  if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
+  if (x === y) return y;
+  if (x === 0) return y > 0 ? (w === 32 ? 2 ** -149 : 2 ** -1074) : -(w === 32 ? 2 ** -149 : 2 ** -1074);
+  const f = new F([x]);
+  const away = (y > x) === (x > 0);
+  if (w === 32) { const u = new Int32Array(f.buffer); u[0]! += away ? 1 : -1; } else { const u = new BigInt64Array(f.buffer); u[0] = u[0]! + (away ? 1n : -1n); }
+  return f[0]!;
+};
+const NEXT_X = [0, 0, -0, 0, 1, Infinity, -Infinity, 3.4028234663852886e38, 1.7976931348623157e308, NaN, 1, 1e-45, -1e-45, 5e-324, 1, 1, -1, -1, 2 ** -126, 2 ** -1022, -0, 1.5, -3];
+const NEXT_Y = [1, -1, 0, -0, 1, 0, 0, Infinity, Infinity, 1, NaN, 0, 0, 0, 2, 0, 0, -2, 0, 0, -1, Infinity, -Infinity];
 
 const SPECIAL = [0, -0, Infinity, -Infinity, NaN, 1e-30, -1e-30, 1, -1];
 const unary = (fn: (x: Tile) => Tile, ref: (x: number) => number, lo: number, hi: number, extra: number[], ulps: [number, number]): Case =>
@@ -68,6 +84,10 @@ const CASES: Record<string, Case> = {
     fn: (x, y) => L.hypot(x, y), ref: (x, y) => Math.hypot(x, y),
     lo: -1e3, hi: 1e3, extra: [0, -0, 3, 1e30, 1e-30, 3e38, Infinity, NaN, Infinity, -Infinity, NaN, 1e-40], ylo: -1e3, yhi: 1e3,
     yextra: [0, 0, 4, 1e30, 1e-30, 3e38, NaN, Infinity, 5, 2, 3, 1e-40], ulps: [1.5, 1],
+  },
+  nextafter: {
+    fn: (x, y) => L.nextafter(x, y), ref: nextafterRef(64), ref32: nextafterRef(32),
+    lo: -10, hi: 10, extra: NEXT_X, ylo: -10, yhi: 10, yextra: NEXT_Y, ulps: [0, 0],
   },
 };
 
@@ -104,7 +124,7 @@ describe.each(Object.keys(CASES))('%s', (name) => {
       const o = out[where].o as Float32Array | Float64Array;
       let worst = 0;
       for (let i = 0; i < N; i++) {
-        const want = c.ref(x[i]!, y[i]!);
+        const want = (t === 'f32' && c.ref32 ? c.ref32 : c.ref)(x[i]!, y[i]!);
         const what = `${name}(${x[i]}${c.ylo !== undefined ? `, ${y[i]}` : ''}) on ${where} (${t}): got ${o[i]}, want ${want}`;
         if (bound === 0) {
           const w = t === 'f32' ? Math.fround(want) : want;
@@ -155,6 +175,8 @@ it('rejects integer operands by name', () => {
   const bad = (f: (x: Tile) => unknown) => () => kernel({ name: 'bad', params: { x: ptr('i32') } }, ({ x }) => { f(load(x)); }).trace();
   expect(bad((x) => L.log1p(x))).toThrow(/log1p needs floating-point operands, got i32/);
   expect(bad((x) => L.atan2(x, x))).toThrow(/atan2 needs floating-point operands, got i32/);
+  const badH = (f: (x: Tile) => unknown) => () => kernel({ name: 'badh', params: { x: ptr('f16') } }, ({ x }) => { f(load(x)); }).trace();
+  expect(badH((x) => L.nextafter(x, x))).toThrow(/nextafter needs f32 or f64 operands, got f16/);
 });
 
 describe('f16 and bf16 compute in f32 and round once', () => {
