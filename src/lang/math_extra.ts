@@ -109,6 +109,18 @@ class F {
     const sum = this.t.emit('binary', [bitcastIn(this.t, a, it), constantIn(this.t, k, ty)], ty, { fn: 'add', precise: false });
     return bitcastIn(this.t, sum, this.d);
   }
+  /** IEEE remainder: x − n·y, n = x/y rounded to nearest even; exact (from the exact fmod by 2|y|). */
+  remainder(a: Tile, b: Tile): Tile {
+    const p = this.abs(b);
+    let r = this.abs(this.bin('rem', a, this.add(p, p))); // in [0, 2p); fmod(x, inf) = x if 2p overflows
+    // r > p/2: subtract p (Sterbenz: exact); a tie at p/2 keeps the even quotient. r + r avoids p/2
+    // losing a subnormal's last bit, and where it overflows r > p/2 holds anyway.
+    const c1 = this.cmp('gt', this.add(r, r), p);
+    r = this.sel(c1, this.sub(r, p), r);
+    const c2 = this.and(c1, this.cmp('ge', this.add(r, r), p));
+    r = this.sel(c2, this.sub(r, p), r);
+    return this.sel(this.signbit(a), this.neg(r), r); // a zero result has x's sign
+  }
   /** (1 - x)(1 + x): 1 - x^2 without cancellation near |x| = 1. */
   oneMinusSq(x: Tile): Tile {
     return this.mul(this.sub(1, x), this.add(1, x));
@@ -150,6 +162,8 @@ export const isinf = (x: TileLike): Tile => floatFn('isinf', [x], (f, [a]) => f.
 export const isfinite = (x: TileLike): Tile => floatFn('isfinite', [x], (f, [a]) => f.cmp('lt', f.abs(a!), Infinity), 'bool');
 /** The sign bit (true for -0 and -inf; for NaN, the NaN's sign bit, which arithmetic leaves unspecified). */
 export const signbit = (x: TileLike): Tile => floatFn('signbit', [x], (f, [a]) => f.signbit(a!), 'bool');
+/** IEEE remainder (C remainder): x − n·y with n the nearest integer to x/y, ties to even; exact. */
+export const remainder = (x: TileLike, y: TileLike): Tile => floatFn('remainder', [x, y], (f, [a, b]) => f.remainder(a!, b!));
 /** |x| with the sign of y. */
 export const copysign = (x: TileLike, y: TileLike): Tile => floatFn('copysign', [x, y], (f, [a, b]) => f.copysign(a!, b!));
 

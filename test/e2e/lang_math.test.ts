@@ -48,6 +48,26 @@ const nextafterRef = (w: 32 | 64) => (x: number, y: number): number => {
   if (w === 32) { const u = new Int32Array(f.buffer); u[0]! += away ? 1 : -1; } else { const u = new BigInt64Array(f.buffer); u[0] = u[0]! + (away ? 1n : -1n); }
   return f[0]!;
 };
+/** Exact IEEE remainder of two doubles, in integers (units of 2^-1074). */
+const toUnits = (v: number): bigint => {
+  const b = new BigUint64Array(new Float64Array([v]).buffer)[0]!;
+  const e = Number((b >> 52n) & 0x7ffn), m = b & ((1n << 52n) - 1n);
+  const u = e === 0 ? m : (m | (1n << 52n)) << BigInt(e - 1);
+  return b >> 63n ? -u : u;
+};
+const remainderRef = (x: number, y: number): number => {
+  if (Number.isNaN(x) || Number.isNaN(y) || !Number.isFinite(x) || y === 0) return NaN;
+  if (!Number.isFinite(y)) return x;
+  const X = toUnits(x), Y = toUnits(y);
+  let n = X / Y; // truncated
+  const r2 = 2n * (X - n * Y), ay = Y < 0n ? -Y : Y, ar2 = r2 < 0n ? -r2 : r2;
+  const dir = (X < 0n) !== (Y < 0n) ? -1n : 1n;
+  if (ar2 > ay || (ar2 === ay && n % 2n !== 0n)) n += dir;
+  const R = X - n * Y;
+  if (R === 0n) return x < 0 || Object.is(x, -0) ? -0 : 0;
+  const len = (R < 0n ? -R : R).toString(2).length, k = Math.max(0, len - 53);
+  return Number(R >> BigInt(k)) * 2 ** (k - 1074); // R has at most 53 significant bits: exact
+};
 const NEXT_X = [0, 0, -0, 0, 1, Infinity, -Infinity, 3.4028234663852886e38, 1.7976931348623157e308, NaN, 1, 1e-45, -1e-45, 5e-324, 1, 1, -1, -1, 2 ** -126, 2 ** -1022, -0, 1.5, -3];
 const NEXT_Y = [1, -1, 0, -0, 1, 0, 0, Infinity, Infinity, 1, NaN, 0, 0, 0, 2, 0, 0, -2, 0, 0, -1, Infinity, -Infinity];
 
@@ -84,6 +104,13 @@ const CASES: Record<string, Case> = {
     fn: (x, y) => L.hypot(x, y), ref: (x, y) => Math.hypot(x, y),
     lo: -1e3, hi: 1e3, extra: [0, -0, 3, 1e30, 1e-30, 3e38, Infinity, NaN, Infinity, -Infinity, NaN, 1e-40], ylo: -1e3, yhi: 1e3,
     yextra: [0, 0, 4, 1e30, 1e-30, 3e38, NaN, Infinity, 5, 2, 3, 1e-40], ulps: [1.5, 1],
+  },
+  remainder: {
+    fn: (x, y) => L.remainder(x, y), ref: remainderRef,
+    lo: -1e3, hi: 1e3, ylo: -20, yhi: 20,
+    extra: [5, 7, -5, 6, 6, 3, -3, 0, -0, 1, Infinity, NaN, 1, 1e30, 65504, 1e-40, 3e38, 3e38, 1e300, 2.5, 1.7976931348623157e308, 1e-320, 4.5, -4.5, 1],
+    yextra: [2, 2, 2, 4, -4, 2, 2, 3, 3, 0, 3, 1, NaN, 1e-30, 1e-40, 3e-40, 3.4e38, -1e-3, 1e-300, Infinity, 1.5e308, 3e-320, 3, 3, -Infinity],
+    ulps: [0, 0],
   },
   nextafter: {
     fn: (x, y) => L.nextafter(x, y), ref: nextafterRef(64), ref32: nextafterRef(32),
