@@ -6,8 +6,8 @@
 // once at the end (like the other math ops); f32 and f64 compute in their own type.
 import type { BinaryFn, CmpPred, UnaryFn } from '../ir/ops.js';
 import type { DType } from '../ir/types.js';
-import { isFloat } from '../ir/types.js';
-import { bitcastIn, castIn, cmpIn, constantIn, promoteOperands, toTileIn, whereIn, type TileLike } from './semantic.js';
+import { isFloat, isInt } from '../ir/types.js';
+import { bitcastIn, broadcastShapes, broadcastToIn, castIn, cmpIn, constantIn, promoteOperands, toTileIn, whereIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
@@ -250,4 +250,43 @@ export const nextafter = (x: TileLike, y: TileLike): Tile =>
     r = f.sel(f.cmp('eq', a!, 0), f.copysign(f.c(f.d === 'f32' ? 2 ** -149 : 2 ** -1074), b!), r); // the smallest subnormal
     r = f.sel(f.cmp('eq', a!, b!), b!, r); // also -0 and +0: y, as C
     return f.sel(f.or(f.cmp('ne', a!, a!), f.cmp('ne', b!, b!)), f.add(a!, b!), r);
+  });
+
+/**
+ * x · 2ⁿ for an integer tile n, rounded once (C ldexp). 2ⁿ is built from its bits, so n is first
+ * brought into the normal exponent range by at most two pre-scalings (as libm's scalbn does: the
+ * ones going down keep 53 (f32: 24) spare bits, so only the last multiplication can round).
+ */
+export const ldexp = (x: TileLike, n: TileLike): Tile =>
+  api('ldexp', (t) => {
+    const xt = toTileIn(t, x, 'x of ldexp'), nt = toTileIn(t, n, 'n of ldexp');
+    const dtype = xt.dtype as DType;
+    if (!isFloat(dtype) || dtype === 'f8e4m3' || dtype === 'f8e5m2') return t.fail('E_TYPE', `ldexp needs a floating-point x, got ${dtype} (cast with .to('f32') first)`);
+    if (!isInt(nt.dtype)) return t.fail('E_TYPE', `ldexp needs an integer exponent n, got ${nt.dtype}`);
+    const shape = broadcastShapes(t, xt.shape, nt.shape, 'ldexp');
+    const d = dtype === 'f64' ? 'f64' : 'f32'; // f16/bf16: x · 2ⁿ is exact in f32 until it rounds to the format
+    const f = new F(t, d, shape);
+    const it = { elem: 'i32', shape } as const;
+    const ic = (v: number) => constantIn(t, v, it);
+    const iadd = (a: Tile, k: number) => t.emit('binary', [a, ic(k)], it, { fn: 'add', precise: false });
+    // |n| beyond 4096 gives 0 or inf as 4096 does (for x ≠ 0): clamp in i64, then i32 is exact
+    const n64 = castIn(t, broadcastToIn(t, nt, shape), 'i64');
+    const cl = (c: 'lt' | 'gt', lim: number, v: Tile) => whereIn(t, cmpIn(t, c, v, lim), constantIn(t, lim, { elem: 'i64', shape }), v);
+    let e = castIn(t, cl('gt', 4096, cl('lt', -4096, n64)), 'i32');
+    let y = castIn(t, broadcastToIn(t, xt, shape), d);
+    const [minE, maxE, down, dk, mant] = d === 'f64' ? [-1022, 1023, -969, 969, 52] : [-126, 127, -102, 102, 23];
+    for (let k = 0; k < 2; k++) {
+      const lo = cmpIn(t, 'lt', e, minE);
+      y = f.sel(lo, f.mul(y, 2 ** down), y);
+      e = whereIn(t, lo, iadd(e, dk), e);
+      const hi = cmpIn(t, 'gt', e, maxE);
+      y = f.sel(hi, f.mul(y, 2 ** maxE), y);
+      e = whereIn(t, hi, iadd(e, -maxE), e);
+    }
+    e = whereIn(t, cmpIn(t, 'lt', e, minE), ic(minE), whereIn(t, cmpIn(t, 'gt', e, maxE), ic(maxE), e));
+    const bt = { elem: d === 'f64' ? 'i64' : 'i32', shape } as const;
+    const biased = castIn(t, iadd(e, maxE), bt.elem);
+    const bits = t.emit('binary', [biased, constantIn(t, mant, bt)], bt, { fn: 'shl', precise: false });
+    const r = f.mul(y, bitcastIn(t, bits, d));
+    return dtype === d ? r : castIn(t, r, dtype);
   });

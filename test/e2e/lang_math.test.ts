@@ -68,6 +68,23 @@ const remainderRef = (x: number, y: number): number => {
   const len = (R < 0n ? -R : R).toString(2).length, k = Math.max(0, len - 53);
   return Number(R >> BigInt(k)) * 2 ** (k - 1074); // R has at most 53 significant bits: exact
 };
+/** x · 2ⁿ rounded once to a format of `p` bits whose smallest subnormal is 2^-`e` (f64: 53, 1074). */
+const ldexpRef = (p: number, e: number) => (x: number, y: number): number => {
+  const n = Math.trunc(y);
+  if (!Number.isFinite(x) || x === 0) return x;
+  const a = Math.abs(x);
+  const X = p === 53 ? (toUnits(a)) : BigInt(a * 2 ** e); // x = X · 2^-e exactly
+  const s = n - e, L = X.toString(2).length;
+  const g = Math.max(L + s - p, -e); // the result's ulp exponent
+  let Q: bigint;
+  if (s >= g) Q = X << BigInt(s - g);
+  else {
+    const sh = BigInt(g - s), q = X >> sh, r = X - (q << sh), half = 1n << (sh - 1n);
+    Q = r > half || (r === half && (q & 1n) === 1n) ? q + 1n : q;
+  }
+  const v = Number(Q) * 2 ** Math.min(g, 0) * 2 ** Math.max(g, 0) / 1; // Q ≤ 2^p: exact, or overflows to inf
+  return x < 0 ? -v : v;
+};
 const NEXT_X = [0, 0, -0, 0, 1, Infinity, -Infinity, 3.4028234663852886e38, 1.7976931348623157e308, NaN, 1, 1e-45, -1e-45, 5e-324, 1, 1, -1, -1, 2 ** -126, 2 ** -1022, -0, 1.5, -3];
 const NEXT_Y = [1, -1, 0, -0, 1, 0, 0, Infinity, Infinity, 1, NaN, 0, 0, 0, 2, 0, 0, -2, 0, 0, -1, Infinity, -Infinity];
 
@@ -110,6 +127,13 @@ const CASES: Record<string, Case> = {
     lo: -1e3, hi: 1e3, ylo: -20, yhi: 20,
     extra: [5, 7, -5, 6, 6, 3, -3, 0, -0, 1, Infinity, NaN, 1, 1e30, 65504, 1e-40, 3e38, 3e38, 1e300, 2.5, 1.7976931348623157e308, 1e-320, 4.5, -4.5, 1],
     yextra: [2, 2, 2, 4, -4, 2, 2, 3, 3, 0, 3, 1, NaN, 1e-30, 1e-40, 3e-40, 3.4e38, -1e-3, 1e-300, Infinity, 1.5e308, 3e-320, 3, 3, -Infinity],
+    ulps: [0, 0],
+  },
+  ldexp: {
+    fn: (x, y) => L.ldexp(x, y.to('i32')), ref: ldexpRef(53, 1074), ref32: ldexpRef(24, 149),
+    lo: -10, hi: 10, ylo: -160, yhi: 160,
+    extra: [1, 1, 1, 1, 1.5, 3, 0, -0, Infinity, -Infinity, NaN, 1e-45, 5e-324, 1.7976931348623157e308, 3.4e38, 1.2345, 1.2345, 1.75, -1.75, 1, 1, 0.75, 1, -3, 1.5, 1.5, 1e-40, 0.5 + 2 ** -53, 0.5 + 2 ** -24, -(0.5 + 2 ** -24)],
+    yextra: [0, 1, -1, 1023, -1074, 1024, 10, -10, -5000, 5000, 3, 200, 2000, -2000, -300, -1070, -140, -1074, -149, -1075, 3000, -1074, 4000000, -4000000, -150, -1075, 300, -1074, -149, -149], // the last three: a pre-scaling that rounded would round twice
     ulps: [0, 0],
   },
   nextafter: {
@@ -204,6 +228,8 @@ it('rejects integer operands by name', () => {
   expect(bad((x) => L.atan2(x, x))).toThrow(/atan2 needs floating-point operands, got i32/);
   const badH = (f: (x: Tile) => unknown) => () => kernel({ name: 'badh', params: { x: ptr('f16') } }, ({ x }) => { f(load(x)); }).trace();
   expect(badH((x) => L.nextafter(x, x))).toThrow(/nextafter needs f32 or f64 operands, got f16/);
+  expect(badH((x) => L.ldexp(x, x))).toThrow(/ldexp needs an integer exponent n, got f16/);
+  expect(bad((x) => L.ldexp(x, x))).toThrow(/ldexp needs a floating-point x, got i32/);
 });
 
 describe('f16 and bf16 compute in f32 and round once', () => {
