@@ -6,8 +6,8 @@
 // once at the end (like the other math ops); f32 and f64 compute in their own type.
 import type { BinaryFn, CmpPred, UnaryFn } from '../ir/ops.js';
 import type { DType } from '../ir/types.js';
-import { isFloat } from '../ir/types.js';
-import { bitcastIn, castIn, cmpIn, constantIn, promoteOperands, toTileIn, whereIn, type TileLike } from './semantic.js';
+import { isFloat, isInt } from '../ir/types.js';
+import { bitcastIn, broadcastShapes, broadcastToIn, castIn, cmpIn, constantIn, promoteOperands, toTileIn, whereIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
@@ -99,6 +99,28 @@ class F {
     r = this.sel(this.signbit(x), this.sub(Math.PI, r), r);
     return this.copysign(r, y);
   }
+  and(a: Tile, b: Tile): Tile {
+    return this.t.emit('binary', [a, b], { elem: 'bool', shape: this.shape }, { fn: 'and', precise: false });
+  }
+  /** The float whose bits are those of `a` plus `k` (as a signed integer of the same width). */
+  bitsPlus(a: Tile, k: number): Tile {
+    const it = this.d === 'f32' ? 'i32' : 'i64';
+    const ty = { elem: it, shape: this.shape } as const;
+    const sum = this.t.emit('binary', [bitcastIn(this.t, a, it), constantIn(this.t, k, ty)], ty, { fn: 'add', precise: false });
+    return bitcastIn(this.t, sum, this.d);
+  }
+  /** IEEE remainder: x − n·y, n = x/y rounded to nearest even; exact (from the exact fmod by 2|y|). */
+  remainder(a: Tile, b: Tile): Tile {
+    const p = this.abs(b);
+    let r = this.abs(this.bin('rem', a, this.add(p, p))); // in [0, 2p); fmod(x, inf) = x if 2p overflows
+    // r > p/2: subtract p (Sterbenz: exact); a tie at p/2 keeps the even quotient. r + r avoids p/2
+    // losing a subnormal's last bit, and where it overflows r > p/2 holds anyway.
+    const c1 = this.cmp('gt', this.add(r, r), p);
+    r = this.sel(c1, this.sub(r, p), r);
+    const c2 = this.and(c1, this.cmp('ge', this.add(r, r), p));
+    r = this.sel(c2, this.sub(r, p), r);
+    return this.sel(this.signbit(a), this.neg(r), r); // a zero result has x's sign
+  }
   /** (1 - x)(1 + x): 1 - x^2 without cancellation near |x| = 1. */
   oneMinusSq(x: Tile): Tile {
     return this.mul(this.sub(1, x), this.add(1, x));
@@ -140,6 +162,8 @@ export const isinf = (x: TileLike): Tile => floatFn('isinf', [x], (f, [a]) => f.
 export const isfinite = (x: TileLike): Tile => floatFn('isfinite', [x], (f, [a]) => f.cmp('lt', f.abs(a!), Infinity), 'bool');
 /** The sign bit (true for -0 and -inf; for NaN, the NaN's sign bit, which arithmetic leaves unspecified). */
 export const signbit = (x: TileLike): Tile => floatFn('signbit', [x], (f, [a]) => f.signbit(a!), 'bool');
+/** IEEE remainder (C remainder): x − n·y with n the nearest integer to x/y, ties to even; exact. */
+export const remainder = (x: TileLike, y: TileLike): Tile => floatFn('remainder', [x, y], (f, [a, b]) => f.remainder(a!, b!));
 /** |x| with the sign of y. */
 export const copysign = (x: TileLike, y: TileLike): Tile => floatFn('copysign', [x, y], (f, [a, b]) => f.copysign(a!, b!));
 
@@ -206,4 +230,63 @@ export const hypot = (x: TileLike, y: TileLike): Tile =>
     const h = f.mul(hi, f.sqrt(f.fma(r, r, 1)));
     const inf = f.or(f.cmp('eq', ax, Infinity), f.cmp('eq', ay, Infinity));
     return f.sel(inf, Infinity, f.sel(f.cmp('eq', hi, 0), 0, h));
+  });
+
+// ---- f32 / f64 only: the answer depends on the format's own bits ----
+/** Runs `body` on operands promoted together, which must be f32 or f64 (no rounding back). */
+function f32or64Fn(name: string, xs: TileLike[], body: Body): Tile {
+  return api(name, (t) => {
+    const { tiles, dtype, shape } = promoteOperands(t, xs, name);
+    if (dtype !== 'f32' && dtype !== 'f64') return t.fail('E_TYPE', `${name} needs f32 or f64 operands, got ${dtype} (its result is a neighbour in the operand's own format; cast with .to('f32') first)`);
+    return body(new F(t, dtype, shape), tiles);
+  });
+}
+/** The next representable value after x in the direction of y (C nextafter): y when x == y, NaN if either is. */
+export const nextafter = (x: TileLike, y: TileLike): Tile =>
+  f32or64Fn('nextafter', [x, y], (f, [a, b]) => {
+    // the integer view of a float grows with its magnitude, whatever the sign: +1 moves away from zero
+    const away = f.or(f.and(f.cmp('gt', a!, 0), f.cmp('gt', b!, a!)), f.and(f.cmp('lt', a!, 0), f.cmp('lt', b!, a!)));
+    let r = f.sel(away, f.bitsPlus(a!, 1), f.bitsPlus(a!, -1));
+    r = f.sel(f.cmp('eq', a!, 0), f.copysign(f.c(f.d === 'f32' ? 2 ** -149 : 2 ** -1074), b!), r); // the smallest subnormal
+    r = f.sel(f.cmp('eq', a!, b!), b!, r); // also -0 and +0: y, as C
+    return f.sel(f.or(f.cmp('ne', a!, a!), f.cmp('ne', b!, b!)), f.add(a!, b!), r);
+  });
+
+/**
+ * x · 2ⁿ for an integer tile n, rounded once (C ldexp). 2ⁿ is built from its bits, so n is first
+ * brought into the normal exponent range by at most two pre-scalings (as libm's scalbn does: the
+ * ones going down keep 53 (f32: 24) spare bits, so only the last multiplication can round).
+ */
+export const ldexp = (x: TileLike, n: TileLike): Tile =>
+  api('ldexp', (t) => {
+    const xt = toTileIn(t, x, 'x of ldexp'), nt = toTileIn(t, n, 'n of ldexp');
+    const dtype = xt.dtype as DType;
+    if (!isFloat(dtype) || dtype === 'f8e4m3' || dtype === 'f8e5m2') return t.fail('E_TYPE', `ldexp needs a floating-point x, got ${dtype} (cast with .to('f32') first)`);
+    if (!isInt(nt.dtype)) return t.fail('E_TYPE', `ldexp needs an integer exponent n, got ${nt.dtype}`);
+    const shape = broadcastShapes(t, xt.shape, nt.shape, 'ldexp');
+    const d = dtype === 'f64' ? 'f64' : 'f32'; // f16/bf16: x · 2ⁿ is exact in f32 until it rounds to the format
+    const f = new F(t, d, shape);
+    const it = { elem: 'i32', shape } as const;
+    const ic = (v: number) => constantIn(t, v, it);
+    const iadd = (a: Tile, k: number) => t.emit('binary', [a, ic(k)], it, { fn: 'add', precise: false });
+    // |n| beyond 4096 gives 0 or inf as 4096 does (for x ≠ 0): clamp in i64, then i32 is exact
+    const n64 = castIn(t, broadcastToIn(t, nt, shape), 'i64');
+    const cl = (c: 'lt' | 'gt', lim: number, v: Tile) => whereIn(t, cmpIn(t, c, v, lim), constantIn(t, lim, { elem: 'i64', shape }), v);
+    let e = castIn(t, cl('gt', 4096, cl('lt', -4096, n64)), 'i32');
+    let y = castIn(t, broadcastToIn(t, xt, shape), d);
+    const [minE, maxE, down, dk, mant] = d === 'f64' ? [-1022, 1023, -969, 969, 52] : [-126, 127, -102, 102, 23];
+    for (let k = 0; k < 2; k++) {
+      const lo = cmpIn(t, 'lt', e, minE);
+      y = f.sel(lo, f.mul(y, 2 ** down), y);
+      e = whereIn(t, lo, iadd(e, dk), e);
+      const hi = cmpIn(t, 'gt', e, maxE);
+      y = f.sel(hi, f.mul(y, 2 ** maxE), y);
+      e = whereIn(t, hi, iadd(e, -maxE), e);
+    }
+    e = whereIn(t, cmpIn(t, 'lt', e, minE), ic(minE), whereIn(t, cmpIn(t, 'gt', e, maxE), ic(maxE), e));
+    const bt = { elem: d === 'f64' ? 'i64' : 'i32', shape } as const;
+    const biased = castIn(t, iadd(e, maxE), bt.elem);
+    const bits = t.emit('binary', [biased, constantIn(t, mant, bt)], bt, { fn: 'shl', precise: false });
+    const r = f.mul(y, bitcastIn(t, bits, d));
+    return dtype === d ? r : castIn(t, r, dtype);
   });

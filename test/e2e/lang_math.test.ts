@@ -31,9 +31,62 @@ interface Case {
   /** random inputs drawn from [lo, hi] (and y from [ylo, yhi]), plus the extra values */
   lo: number; hi: number; extra: number[];
   ylo?: number; yhi?: number; yextra?: number[];
+  /** the reference in f32 when it is not the f64 one rounded (functions of the format's own bits) */
+  ref32?: (x: number, y: number) => number;
   /** max error in ulps: [f32, f64]; 0 = bit for bit */
   ulps: [number, number];
 }
+
+/** C nextafter in f32 (`w` = 32) or f64, from the bits. */
+const nextafterRef = (w: 32 | 64) => (x: number, y: number): number => {
+  const F = w === 32 ? Float32Array : Float64Array;
+  if (Number.isNaN(x) || Number.isNaN(y)) return NaN;
+  if (x === y) return y;
+  if (x === 0) return y > 0 ? (w === 32 ? 2 ** -149 : 2 ** -1074) : -(w === 32 ? 2 ** -149 : 2 ** -1074);
+  const f = new F([x]);
+  const away = (y > x) === (x > 0);
+  if (w === 32) { const u = new Int32Array(f.buffer); u[0]! += away ? 1 : -1; } else { const u = new BigInt64Array(f.buffer); u[0] = u[0]! + (away ? 1n : -1n); }
+  return f[0]!;
+};
+/** Exact IEEE remainder of two doubles, in integers (units of 2^-1074). */
+const toUnits = (v: number): bigint => {
+  const b = new BigUint64Array(new Float64Array([v]).buffer)[0]!;
+  const e = Number((b >> 52n) & 0x7ffn), m = b & ((1n << 52n) - 1n);
+  const u = e === 0 ? m : (m | (1n << 52n)) << BigInt(e - 1);
+  return b >> 63n ? -u : u;
+};
+const remainderRef = (x: number, y: number): number => {
+  if (Number.isNaN(x) || Number.isNaN(y) || !Number.isFinite(x) || y === 0) return NaN;
+  if (!Number.isFinite(y)) return x;
+  const X = toUnits(x), Y = toUnits(y);
+  let n = X / Y; // truncated
+  const r2 = 2n * (X - n * Y), ay = Y < 0n ? -Y : Y, ar2 = r2 < 0n ? -r2 : r2;
+  const dir = (X < 0n) !== (Y < 0n) ? -1n : 1n;
+  if (ar2 > ay || (ar2 === ay && n % 2n !== 0n)) n += dir;
+  const R = X - n * Y;
+  if (R === 0n) return x < 0 || Object.is(x, -0) ? -0 : 0;
+  const len = (R < 0n ? -R : R).toString(2).length, k = Math.max(0, len - 53);
+  return Number(R >> BigInt(k)) * 2 ** (k - 1074); // R has at most 53 significant bits: exact
+};
+/** x · 2ⁿ rounded once to a format of `p` bits whose smallest subnormal is 2^-`e` (f64: 53, 1074). */
+const ldexpRef = (p: number, e: number) => (x: number, y: number): number => {
+  const n = Math.trunc(y);
+  if (!Number.isFinite(x) || x === 0) return x;
+  const a = Math.abs(x);
+  const X = p === 53 ? (toUnits(a)) : BigInt(a * 2 ** e); // x = X · 2^-e exactly
+  const s = n - e, L = X.toString(2).length;
+  const g = Math.max(L + s - p, -e); // the result's ulp exponent
+  let Q: bigint;
+  if (s >= g) Q = X << BigInt(s - g);
+  else {
+    const sh = BigInt(g - s), q = X >> sh, r = X - (q << sh), half = 1n << (sh - 1n);
+    Q = r > half || (r === half && (q & 1n) === 1n) ? q + 1n : q;
+  }
+  const v = Number(Q) * 2 ** Math.min(g, 0) * 2 ** Math.max(g, 0) / 1; // Q ≤ 2^p: exact, or overflows to inf
+  return x < 0 ? -v : v;
+};
+const NEXT_X = [0, 0, -0, 0, 1, Infinity, -Infinity, 3.4028234663852886e38, 1.7976931348623157e308, NaN, 1, 1e-45, -1e-45, 5e-324, 1, 1, -1, -1, 2 ** -126, 2 ** -1022, -0, 1.5, -3];
+const NEXT_Y = [1, -1, 0, -0, 1, 0, 0, Infinity, Infinity, 1, NaN, 0, 0, 0, 2, 0, 0, -2, 0, 0, -1, Infinity, -Infinity];
 
 const SPECIAL = [0, -0, Infinity, -Infinity, NaN, 1e-30, -1e-30, 1, -1];
 const unary = (fn: (x: Tile) => Tile, ref: (x: number) => number, lo: number, hi: number, extra: number[], ulps: [number, number]): Case =>
@@ -68,6 +121,24 @@ const CASES: Record<string, Case> = {
     fn: (x, y) => L.hypot(x, y), ref: (x, y) => Math.hypot(x, y),
     lo: -1e3, hi: 1e3, extra: [0, -0, 3, 1e30, 1e-30, 3e38, Infinity, NaN, Infinity, -Infinity, NaN, 1e-40], ylo: -1e3, yhi: 1e3,
     yextra: [0, 0, 4, 1e30, 1e-30, 3e38, NaN, Infinity, 5, 2, 3, 1e-40], ulps: [1.5, 1],
+  },
+  remainder: {
+    fn: (x, y) => L.remainder(x, y), ref: remainderRef,
+    lo: -1e3, hi: 1e3, ylo: -20, yhi: 20,
+    extra: [5, 7, -5, 6, 6, 3, -3, 0, -0, 1, Infinity, NaN, 1, 1e30, 65504, 1e-40, 3e38, 3e38, 1e300, 2.5, 1.7976931348623157e308, 1e-320, 4.5, -4.5, 1],
+    yextra: [2, 2, 2, 4, -4, 2, 2, 3, 3, 0, 3, 1, NaN, 1e-30, 1e-40, 3e-40, 3.4e38, -1e-3, 1e-300, Infinity, 1.5e308, 3e-320, 3, 3, -Infinity],
+    ulps: [0, 0],
+  },
+  ldexp: {
+    fn: (x, y) => L.ldexp(x, y.to('i32')), ref: ldexpRef(53, 1074), ref32: ldexpRef(24, 149),
+    lo: -10, hi: 10, ylo: -160, yhi: 160,
+    extra: [1, 1, 1, 1, 1.5, 3, 0, -0, Infinity, -Infinity, NaN, 1e-45, 5e-324, 1.7976931348623157e308, 3.4e38, 1.2345, 1.2345, 1.75, -1.75, 1, 1, 0.75, 1, -3, 1.5, 1.5, 1e-40, 0.5 + 2 ** -53, 0.5 + 2 ** -24, -(0.5 + 2 ** -24)],
+    yextra: [0, 1, -1, 1023, -1074, 1024, 10, -10, -5000, 5000, 3, 200, 2000, -2000, -300, -1070, -140, -1074, -149, -1075, 3000, -1074, 4000000, -4000000, -150, -1075, 300, -1074, -149, -149], // the last three: a pre-scaling that rounded would round twice
+    ulps: [0, 0],
+  },
+  nextafter: {
+    fn: (x, y) => L.nextafter(x, y), ref: nextafterRef(64), ref32: nextafterRef(32),
+    lo: -10, hi: 10, extra: NEXT_X, ylo: -10, yhi: 10, yextra: NEXT_Y, ulps: [0, 0],
   },
 };
 
@@ -104,7 +175,7 @@ describe.each(Object.keys(CASES))('%s', (name) => {
       const o = out[where].o as Float32Array | Float64Array;
       let worst = 0;
       for (let i = 0; i < N; i++) {
-        const want = c.ref(x[i]!, y[i]!);
+        const want = (t === 'f32' && c.ref32 ? c.ref32 : c.ref)(x[i]!, y[i]!);
         const what = `${name}(${x[i]}${c.ylo !== undefined ? `, ${y[i]}` : ''}) on ${where} (${t}): got ${o[i]}, want ${want}`;
         if (bound === 0) {
           const w = t === 'f32' ? Math.fround(want) : want;
@@ -155,6 +226,10 @@ it('rejects integer operands by name', () => {
   const bad = (f: (x: Tile) => unknown) => () => kernel({ name: 'bad', params: { x: ptr('i32') } }, ({ x }) => { f(load(x)); }).trace();
   expect(bad((x) => L.log1p(x))).toThrow(/log1p needs floating-point operands, got i32/);
   expect(bad((x) => L.atan2(x, x))).toThrow(/atan2 needs floating-point operands, got i32/);
+  const badH = (f: (x: Tile) => unknown) => () => kernel({ name: 'badh', params: { x: ptr('f16') } }, ({ x }) => { f(load(x)); }).trace();
+  expect(badH((x) => L.nextafter(x, x))).toThrow(/nextafter needs f32 or f64 operands, got f16/);
+  expect(badH((x) => L.ldexp(x, x))).toThrow(/ldexp needs an integer exponent n, got f16/);
+  expect(bad((x) => L.ldexp(x, x))).toThrow(/ldexp needs a floating-point x, got i32/);
 });
 
 describe('f16 and bf16 compute in f32 and round once', () => {
