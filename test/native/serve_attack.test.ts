@@ -67,6 +67,7 @@ describe('defect: the OOM retry and deferred frees', () => {
       const b = DeviceArray.empty([n], 'f32', { device: dev }); // was E_OOM
       expect(a.storage.released).toBe(true);
       await queued; // the work the deferred free waited for settled with its own result
+      await b.copyFrom(new Float32Array(n)); // written before the kernel reads it (initcheck)
       await inc.run({ x: b, n: 4, BLOCK: 4 }, { grid: 1, device: dev });
       b.free();
       // a real shortage is still E_OOM, with nothing allocated
