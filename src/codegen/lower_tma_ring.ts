@@ -20,6 +20,7 @@ import { descOperands } from '../ir/tensor_desc.js';
 import { isPure } from '../ir/effects.js';
 import { isMmaLayout, isWgmmaLayout, layoutKey } from '../compiler/layout.js';
 import { loopWriter } from '../compiler/loop_writers.js';
+import { loopStages } from '../compiler/pipeline.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
 import { boxCoords, elected, mapAddress, newBarriers, waitBarrier } from './lower_tma.js';
@@ -110,7 +111,7 @@ function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][numbe
 /** The loops to ring: innermost `for`s with a constant positive step and ringable descriptor loads. */
 export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean): Map<Op, TmaRingLoop> {
   const out = new Map<Op, TmaRingLoop>();
-  if (cx.target !== 'sm_90a' || numStages < 2) return out;
+  if (cx.target !== 'sm_90a') return out;
   const uses = new Map<number, Op[]>();
   const see = (ops: readonly Op[]): void => {
     for (const o of ops) {
@@ -123,6 +124,8 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
     for (const op of ops) {
       op.regions.forEach((r) => visit(r.ops));
       if (op.kind !== 'for' || skipLoops(op)) continue;
+      const S = loopStages(op, numStages); // the loop's own numStages overrides the kernel's
+      if (S < 2) continue;
       const body = op.regions[0]!;
       if (body.ops.some((o) => o.regions.length)) continue; // innermost, straight-line bodies only
       // a loop that writes memory keeps its loads in program order: a TMA copy of iteration i+D
@@ -148,7 +151,7 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
         const x = body.ops[i]!;
         if (slice.has(x) && x.results.every((r) => (uses.get(r.id) ?? []).every((u) => skip.has(u)))) skip.add(x);
       }
-      out.set(op, { loop: op, numStages, step, tiles, stageBytes: offset, slice: body.ops.filter((x) => slice.has(x)), skip });
+      out.set(op, { loop: op, numStages: S, step, tiles, stageBytes: offset, slice: body.ops.filter((x) => slice.has(x)), skip });
     }
   };
   visit(cx.func.body.ops);

@@ -18,6 +18,7 @@ import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
 import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
 import { WGMMA_SABOTAGE, type WgmmaSabotage } from '../codegen/lower_wgmma.js';
 import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabotage } from '../codegen/tensor_map.js';
+import { MAX_NUM_STAGES as MAX_STAGES } from '../ir/ops.js';
 import { descriptorPlan, expandDescriptors, whyNotLaunchMap } from '../compiler/expand_descriptors.js';
 
 export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
@@ -55,8 +56,8 @@ export interface CompileOptions {
 
 /** numStages when the option is absent, per target (Triton's default for Ampere and Hopper). */
 export const DEFAULT_NUM_STAGES: Readonly<Record<Target, number>> = { sm_80: 3, sm_89: 3, sm_90: 3, sm_90a: 3 };
-/** Deepest pipeline accepted (a ring of more stages only costs shared memory). */
-export const MAX_NUM_STAGES = 8;
+/** Deepest pipeline accepted (a ring of more stages only costs shared memory); per loop too. */
+export const MAX_NUM_STAGES = MAX_STAGES;
 
 /** The numStages `o` asks for, checked: an integer in 1..MAX_NUM_STAGES. */
 export function numStagesOf(name: string, o: { readonly target: Target; readonly numStages?: number }): number {

@@ -175,9 +175,12 @@ function noteTmaLoads(body: Block, name: string, writer: Op, uses: Map<number, U
   }
 }
 
-/** Plans the pipelining of every eligible loop of `f` (none when numStages < 2 or dot is not 'mma'). */
+/** The pipelining depth of `loop`: its `numStages` option, else the kernel's. */
+export const loopStages = (loop: Op, kernel: number): number => (loop as Op<'for'>).attrs.numStages ?? kernel;
+
+/** Plans the pipelining of every eligible loop of `f` (none where numStages < 2, or when dot is not 'mma'). */
 export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number; numStages: number; dot: string }): PipelinePlan {
-  if (o.numStages < 2 || o.dot !== 'mma') return { ...EMPTY_PIPELINE, numStages: o.numStages };
+  if (o.dot !== 'mma') return { ...EMPTY_PIPELINE, numStages: o.numStages };
   const uses = usesOf(f);
   const loops = new Map<Op, PipelinedLoop>();
   const anchors = new Map<Op, { layout: BlockedLayout; vec: number }>();
@@ -187,6 +190,8 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
       op.regions.forEach(visit);
       if (op.kind !== 'for') continue;
       const loop = op as Op<'for'>;
+      const S = loopStages(loop, o.numStages); // a loop's own numStages overrides the kernel's
+      if (S < 2) continue;
       const body = loop.regions[0]!;
       const loads = body.ops.filter((x): x is Op<'load'> => x.kind === 'load');
       const name = `loop %${body.args[0]!.id}`;
@@ -235,7 +240,7 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
         if (x.results.every((r) => (uses.get(r.id) ?? []).every((u) => skip.has(u.op)))) skip.add(x);
       }
       for (const c of chosen) anchors.set(c.load, { layout: c.layout, vec: c.vec });
-      loops.set(loop, { loop, numStages: o.numStages, step, loads: chosen, slice: body.ops.filter((x) => slice.has(x)), skip });
+      loops.set(loop, { loop, numStages: S, step, loads: chosen, slice: body.ops.filter((x) => slice.has(x)), skip });
     }
   };
   visit(f.body);

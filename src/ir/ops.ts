@@ -29,6 +29,23 @@ export type CmpPred = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 export type AtomicOp = 'add' | 'max' | 'min' | 'and' | 'or' | 'xor' | 'xchg';
 export type MemSem = 'relaxed' | 'acquire' | 'release' | 'acq_rel';
 export type MemScope = 'gpu' | 'cta' | 'sys';
+/**
+ * Options of one `for` loop (Triton's tl.range keywords): `numStages` overrides the kernel's
+ * pipelining depth for this loop; `warpSpecialize` asks for a producer/consumer split on sm_90a
+ * (codegen/lower_warp_specialize.ts); `unroll`, `flatten` and `disallowAccMultiBuffer` are
+ * recorded for later passes and not acted on yet (docs/language.md).
+ */
+/** Deepest pipeline accepted, kernel-wide or per loop (a ring of more stages only costs shared memory). */
+export const MAX_NUM_STAGES = 8;
+
+export interface LoopAttrs {
+  readonly numStages?: number;
+  readonly warpSpecialize?: boolean;
+  readonly unroll?: number;
+  readonly flatten?: boolean;
+  readonly disallowAccMultiBuffer?: boolean;
+}
+
 /** PTX's cache operators for loads (`ld.cop`): cache at all levels, global (L2), streaming, last use, volatile. */
 export type LoadCacheMod = '' | 'ca' | 'cg' | 'cs' | 'lu' | 'cv';
 /** PTX's cache operators for stores (`st.cop`): write-back, global (L2), streaming, write-through. */
@@ -143,8 +160,10 @@ export interface OpAttrs {
   /**
    * (lb, ub, step, init_0..init_{n-1}) -> n results. Region args: (iv, carried_0..carried_{n-1}),
    * terminated by `yield` of n values. lb/ub/step are i32 or i64 scalars; step is positive.
+   * The attributes are the loop's options (forLoop's `opts`): performance hints for the passes,
+   * no effect on what the loop computes (the interpreter ignores them).
    */
-  for: Record<string, never>;
+  for: LoopAttrs;
   /** (cond: bool scalar) -> n results. Two regions (then, else), each ending in `yield` of n values. */
   if: Record<string, never>;
   /**

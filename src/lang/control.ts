@@ -7,6 +7,36 @@ import { literalDType } from './promote.js';
 import { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 import { carryOf, type BlockPointer, type CarriedOf } from './block_ptr.js';
+import { MAX_NUM_STAGES, type LoopAttrs } from '../ir/ops.js';
+import { checkOptionNames } from './options.js';
+
+/** forLoop's and range's options (Triton's tl.range keywords); docs/language.md, "Loop options". */
+export type LoopOptions = LoopAttrs;
+const LOOP_OPTIONS = ['numStages', 'warpSpecialize', 'unroll', 'flatten', 'disallowAccMultiBuffer'] as const;
+
+/** `opts` checked and copied into the loop op's attributes (an unknown name or a wrong type is E_ARG). */
+function loopAttrs(t: Trace, op: string, opts: unknown): LoopAttrs {
+  const o = checkOptionNames(t, op, opts, LOOP_OPTIONS);
+  const out: Record<string, number | boolean> = {};
+  const int = (k: string, lo: number, hi: number): void => {
+    const v = o[k];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) t.fail('E_ARG', `${op}: option '${k}' must be an integer in ${lo}..${hi}, got ${describe(v)}`);
+    out[k] = v;
+  };
+  const bool = (k: string): void => {
+    const v = o[k];
+    if (v === undefined) return;
+    if (typeof v !== 'boolean') t.fail('E_ARG', `${op}: option '${k}' must be a boolean, got ${describe(v)}`);
+    out[k] = v;
+  };
+  int('numStages', 1, MAX_NUM_STAGES);
+  int('unroll', 1, 1 << 16);
+  bool('warpSpecialize');
+  bool('flatten');
+  bool('disallowAccMultiBuffer');
+  return out;
+}
 
 /** Checks the values a body returned against the expected types and emits `yield`. */
 function yieldValues(t: Trace, raw: unknown, types: TileType[], what: string): void {
@@ -28,13 +58,16 @@ function yieldValues(t: Trace, raw: unknown, types: TileType[], what: string): v
 /**
  * Device loop `for (iv = lb; iv < ub; iv += step)` with loop-carried values.
  * `body(iv, ...carried)` returns the next carried values (same types); returns the final ones.
+ * `opts` (LoopOptions) are recorded on the loop for the compiler; they never change the result.
  */
 export const forLoop = <T extends readonly (TileLike | BlockPointer)[]>(
   lb: TileLike, ub: TileLike, step: TileLike, inits: readonly [...T],
   body: (iv: Tile, ...carried: CarriedOf<T>) => TileLike[] | TileLike | void | readonly (TileLike | BlockPointer)[],
+  opts?: LoopOptions,
 ): CarriedOf<T> =>
   api('forLoop', (t) => {
     if (typeof body !== 'function') return t.fail('E_ARG', `forLoop needs a body function, got ${describe(body)}`);
+    const attrs = loopAttrs(t, 'forLoop', opts);
     if (!Array.isArray(inits)) return t.fail('E_ARG', `forLoop's inits must be an array of tiles, got ${describe(inits)}`);
     const bounds = [lb, ub, step].map((v, i) => toTileIn(t, v, ['lower bound', 'upper bound', 'step'][i]!));
     for (const [i, v] of bounds.entries()) {
@@ -52,14 +85,15 @@ export const forLoop = <T extends readonly (TileLike | BlockPointer)[]>(
       const out = t.user(() => body(iv!, ...user(carried)));
       yieldValues(t, carry.flatten(t, out, 'forLoop body'), types, 'forLoop body');
     });
-    return user(t.emitOp('for', [l!, u!, s!, ...init], types, {}, [region]).results.map((r) => t.wrap(r)));
+    return user(t.emitOp('for', [l!, u!, s!, ...init], types, attrs, [region]).results.map((r) => t.wrap(r)));
   });
 
-/** Python-like `range(lb, ub, step)` loop over carried values (alias of forLoop with step 1). */
+/** Python-like `range(lb, ub)` loop over carried values (alias of forLoop with step 1; same options). */
 export const range = <T extends readonly (TileLike | BlockPointer)[]>(
   lb: TileLike, ub: TileLike, inits: readonly [...T],
   body: (iv: Tile, ...carried: CarriedOf<T>) => TileLike[] | TileLike | void | readonly (TileLike | BlockPointer)[],
-): CarriedOf<T> => forLoop(lb, ub, 1, inits, body);
+  opts?: LoopOptions,
+): CarriedOf<T> => forLoop(lb, ub, 1, inits, body, opts);
 
 /**
  * `if (cond) then() else else_()` on the device; both branches return values of the same types.
