@@ -410,8 +410,14 @@ export class Lowering {
   needShared(bytes: number): void {
     this.smemBase(bytes);
   }
+  /**
+   * Threads of the CTA that run the kernel's code: undefined, all of them; in a warp-specialized
+   * kernel (lower_warp_specialize.ts) the consumer warps only, which meet at named barrier 1
+   * (the producer warps never reach it).
+   */
+  barrierThreads?: number;
   barrier(): void {
-    this.emit('bar.sync 0;');
+    this.emit(this.barrierThreads === undefined ? 'bar.sync 0;' : `bar.sync 1, ${this.barrierThreads};`);
   }
   get usesShared(): boolean {
     return this.smemSym !== undefined;

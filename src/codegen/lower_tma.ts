@@ -79,7 +79,7 @@ export function mapAddress(cx: Lowering, i: number): string {
  * `n` consecutive fresh mbarriers (arrival count 1, 8 bytes apart), initialized in the prologue by
  * thread 0, and a phase register (0) for them; returns the first one's shared address.
  */
-export function newBarriers(cx: Lowering, n: number): { bar: string; phase: string } {
+export function newBarriers(cx: Lowering, n: number, count: (k: number) => number = () => 1): { bar: string; phase: string } {
   const s = perKernel(cx);
   const p = elected(cx);
   const bar = cx.reg('b32');
@@ -88,7 +88,7 @@ export function newBarriers(cx: Lowering, n: number): { bar: string; phase: stri
   P(`mov.u32 ${bar}, ${TMA_BARRIER_SYMBOL};`);
   if (s.barriers) P(`add.u32 ${bar}, ${bar}, ${8 * s.barriers};`);
   P(`mov.u32 ${phase}, 0;`);
-  for (let k = 0; k < n; k++) P(`@${p} mbarrier.init.shared::cta.b64 [${bar}${k ? `+${8 * k}` : ''}], 1;`);
+  for (let k = 0; k < n; k++) P(`@${p} mbarrier.init.shared::cta.b64 [${bar}${k ? `+${8 * k}` : ''}], ${count(k)};`);
   P('fence.mbarrier_init.release.cluster;');
   P('bar.sync 0;');
   s.barriers += n;

@@ -31,7 +31,8 @@ import { withPipeline, type PipelineSabotage } from './lower_pipeline.js';
 import type { PipelinePlan } from '../compiler/pipeline.js';
 import { dropDeadCode } from './dead_code.js';
 import { setWgmmaSabotage, type WgmmaSabotage } from './lower_wgmma.js';
-import { withTmaRing } from './lower_tma_ring.js';
+import { planTmaRings, withTmaRing } from './lower_tma_ring.js';
+import { planWarpSpecialize, PRODUCER_WARPS, withWarpSpecialize } from './lower_warp_specialize.js';
 import { globalBarriers } from './global_order.js';
 import { setTmaSabotage, TMA_BARRIER_SYMBOL, TMA_RULES, tmaBarrierCount } from './lower_tma.js';
 import { tensorMaps, type TensorMapSpec, type TmaSabotage } from './tensor_map.js';
@@ -118,6 +119,10 @@ export interface RenderResult {
   readonly tensorMaps: TensorMapSpec[];
   /** The print and assert sites (print_sites.ts), in site order. */
   readonly prints: DeviceSite[];
+  /** Warps launched beside numWarps: the producer warpgroup of a warp-specialized loop. */
+  readonly producerWarps?: number;
+  /** What became of each loop that asked for warp specialization (for the 'pipeline' stage). */
+  readonly warpSpecialize?: readonly string[];
 }
 
 export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: RenderOptions): RenderResult {
@@ -127,7 +132,12 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   withPipeline(rules, cx, opts.pipeline, opts.pipelineSabotage);
   setWgmmaSabotage(cx, opts.wgmmaSabotage);
   setTmaSabotage(cx, opts.tmaSabotage);
-  withTmaRing(rules, cx, opts.numStages ?? 1, (op) => opts.pipeline?.loops.has(op) ?? false);
+  const cpAsync = (op: Op): boolean => opts.pipeline?.loops.has(op) ?? false;
+  // a warp-specialized loop owns its ring for the whole kernel: no other ring may share the kernel
+  const wsPlan = planWarpSpecialize(cx, opts.numStages ?? 1, (loop) =>
+    (opts.pipeline?.loops.size ?? 0) > 0 || [...planTmaRings(cx, opts.numStages ?? 1, cpAsync).keys()].some((o) => o !== loop));
+  const ws = withWarpSpecialize(rules, cx, wsPlan);
+  withTmaRing(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
   const files = new Map<string, number>();
   let lastLoc = '';
   const ordered = globalBarriers(f, plan);
@@ -165,8 +175,12 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
     cx.lowerOp(op);
     if (op.kind === 'for') rematAfterLoop(cx, f.body.ops, i);
   });
+  ws?.producer(); // after the consumers' code (lower_warp_specialize.ts)
+  const wsEntry = ws?.entry() ?? [];
 
-  const nthreads = 32 * plan.numWarps;
+  // a warp-specialized kernel adds its producer warpgroup to the numWarps consumer warps
+  const producerWarps = ws ? PRODUCER_WARPS : 0;
+  const nthreads = 32 * (plan.numWarps + producerWarps);
   // One shared buffer holds everything: the scratch (1024-aligned at its start, as swizzled tiles
   // need), then the TMA mbarriers. A second .shared variable next to an `.extern` one would leave
   // where the dynamic buffer starts to the driver (a real GPU ignores its 1024 alignment; the sim
@@ -195,15 +209,18 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
     ...f.params.map((p, i) => `\t.param ${PARAM_DECL(p.type)} ${pname(i)}`),
     ...tmaps.map((m) => `\t.param .align 64 .b8 ${m.name}[128]`),
   ].join(',\n'));
-  out.push(')', `.reqntid ${nthreads}, 1, 1`, '{');
+  out.push(')', `.reqntid ${nthreads}, 1, 1`, ...(ws ? [`.maxnreg ${wsPlan.loop!.maxnreg}`] : []), '{');
   out.push(...cx.e.declarations());
   if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align ${SWIZZLE_ALIGN} .b8 tessera_smem[${Math.max(16, shared)}];`);
   if (cx.localBytes) out.push(`\t.local .align 8 .b8 tessera_local[${Math.ceil(cx.localBytes / 8) * 8}];`);
-  const body = [...cx.e.prologue, ...cx.e.lines];
+  const body = [...cx.e.prologue, ...wsEntry, ...cx.e.lines];
   if (barriers) placeBarriers(body, `${cx.smemSymbol()}+${scratch}`);
   dropDeadCode(body);
   out.push(...body, '}', '');
-  return { ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params, tensorMaps: tmaps, prints: cx.deviceSites };
+  return {
+    ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params, tensorMaps: tmaps, prints: cx.deviceSites,
+    ...(producerWarps ? { producerWarps } : {}), ...(wsPlan.notes.length ? { warpSpecialize: wsPlan.notes } : {}),
+  };
 }
 
 /** Points the mbarrier symbol of lower_tma.ts at its place in the shared buffer, past the scratch. */

@@ -68,7 +68,10 @@ export function numStagesOf(name: string, o: { readonly target: Target; readonly
 
 export interface CompileMetadata {
   readonly name: string;
+  /** Warps of the kernel's code (a warp-specialized kernel's consumers). */
   readonly numWarps: number;
+  /** Warps launched beside numWarps (the producer warpgroup of warp specialization): the block is 32*(numWarps+producerWarps) threads. */
+  readonly producerWarps?: number;
   /** The numStages the kernel was compiled with (1: pipelining was off). */
   readonly numStages: number;
   readonly target: Target;
@@ -145,6 +148,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   stage('axisinfo', printAxisInfo(f, info));
   const numStages = numStagesOf(f.name, options);
   const pipe = planPipelines(f, info, { numWarps, numStages, dot: options.dot ?? DEFAULT_DOT }); // loops to pipeline
+  const pipelineAt = stages.length;
   stage('pipeline', printPipelinePlan(f, pipe));
   const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors, options.target === 'sm_90a'); // layouts, vector widths
   stage('layouts', printLayouts(f, plan));
@@ -155,6 +159,8 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
     ...(options.wgmmaSabotage ? { wgmmaSabotage: options.wgmmaSabotage } : {}),
     ...(options.tmaSabotage ? { tmaSabotage: options.tmaSabotage } : {}),
   });
+  // the codegen decides warp specialization (it needs the layouts): its lines join the pipeline stage
+  if (r.warpSpecialize) stages[pipelineAt] = { name: 'pipeline', text: stages[pipelineAt]!.text + r.warpSpecialize.map((l) => `  ${l}\n`).join('') };
   stage('ptx', r.ptx);
 
   let cubin: Uint8Array | undefined;
@@ -170,7 +176,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const result: CompileResult = {
     ptx: r.ptx,
     ...(cubin ? { cubin } : {}),
-    metadata: { name: f.name, numWarps, numStages, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...(r.tensorMaps.length ? { tensorMaps: r.tensorMaps } : {}), ...(r.prints.length ? { prints: r.prints } : {}), ...extra },
+    metadata: { name: f.name, numWarps, ...(r.producerWarps ? { producerWarps: r.producerWarps } : {}), numStages, target: options.target, sharedBytes: r.sharedBytes, dynamicShared: r.dynamicShared, params: r.params, ...(r.tensorMaps.length ? { tensorMaps: r.tensorMaps } : {}), ...(r.prints.length ? { prints: r.prints } : {}), ...extra },
     stages,
   };
   dump(f.name, options.target, stages);

@@ -66,12 +66,12 @@ export function launchPrimitive(name: string, resolve: Resolver, opts: KernelPri
     }
     return r;
   };
-  const compiled = new Map<string, { ptx: string; cubin?: Uint8Array; sharedBytes: number; dynamicShared: boolean }>();
+  const compiled = new Map<string, { ptx: string; cubin?: Uint8Array; sharedBytes: number; dynamicShared: boolean; producerWarps: number }>();
   const compileFor = (r: ResolvedLaunch, key: string) => {
     let c = compiled.get(key);
     if (!c) {
       const res = compile(r.func, { target, numWarps: r.numWarps });
-      c = { ptx: res.ptx, ...(res.cubin ? { cubin: res.cubin } : {}), sharedBytes: res.metadata.sharedBytes, dynamicShared: res.metadata.dynamicShared };
+      c = { ptx: res.ptx, ...(res.cubin ? { cubin: res.cubin } : {}), sharedBytes: res.metadata.sharedBytes, dynamicShared: res.metadata.dynamicShared, producerWarps: res.metadata.producerWarps ?? 0 };
       compiled.set(key, c);
     }
     return c;
@@ -86,7 +86,7 @@ export function launchPrimitive(name: string, resolve: Resolver, opts: KernelPri
     return packKernelCall({
       entry: r.func.name,
       grid: r.grid,
-      block: [r.numWarps * 32, 1, 1],
+      block: [(r.numWarps + c.producerWarps) * 32, 1, 1], // a warp-specialized kernel's producer warps too
       sharedBytes: c.dynamicShared ? c.sharedBytes : 0,
       operandBytes: ins.map(bytes),
       resultBytes: r.outputs.map(bytes),

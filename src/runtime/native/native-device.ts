@@ -14,9 +14,14 @@ import type { TensorMapSpec } from '../../codegen/tensor_map.js';
 
 export type NativeKind = 'cuda' | 'sim';
 
+/** Threads per block: the kernel's warps and a warp-specialized kernel's producer warps. */
+export const blockThreads = (md: { readonly numWarps: number; readonly producerWarps?: number }): number => 32 * (md.numWarps + (md.producerWarps ?? 0));
+
 export interface KernelMetadata {
   readonly name: string;
   readonly numWarps: number;
+  /** Warps launched beside numWarps (a warp-specialized kernel's producer warpgroup). */
+  readonly producerWarps?: number;
   /** Shared memory the kernel needs; passed at launch when it is dynamic. */
   readonly sharedBytes: number;
   /** Whether sharedBytes is dynamic (`.extern .shared`); when absent, read from the PTX. */
@@ -276,7 +281,7 @@ export class NativeDevice {
     const shared = options.sharedBytes ?? (k.dynamicShared ? md.sharedBytes : 0);
     this.optInShared(k, shared);
     native(
-      () => this.driver.launch(k.fn, g, [md.numWarps * 32, 1, 1], shared, options.stream?.handle ?? null, packed.bytes),
+      () => this.driver.launch(k.fn, g, [blockThreads(md), 1, 1], shared, options.stream?.handle ?? null, packed.bytes),
       `kernel '${md.name}'`,
     );
   }

@@ -25,7 +25,7 @@ import { NativeDeviceError, native, nativeAsync, rethrow } from './errors.js';
 import { leadWithSource } from './fault_source.js';
 import { assertError, deviceOutput, parseRecords, type DeviceOutput } from './device_prints.js';
 import type { DeviceSite } from '../../codegen/print_sites.js';
-import { type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, type NativeStream } from './native-device.js';
+import { blockThreads, type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, type NativeStream } from './native-device.js';
 import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
 import { paramBytesWithMaps, type TensorMapCache } from './tensor_maps.js';
 import type { TensorMapSpec } from '../../codegen/tensor_map.js';
@@ -606,7 +606,7 @@ export class NativeRuntimeDevice implements Device {
     dev.optInShared(k, shared);
     const maps = md.tensorMaps ?? [];
     const offsets = [...md.params.map((q) => q.offset), ...maps.map((m) => m.offset)];
-    const prepared = prepareLaunch(dev.driver, k.fn, offsets, paramBytesWithMaps(size, maps), [md.numWarps * 32, 1, 1], shared, md.name);
+    const prepared = prepareLaunch(dev.driver, k.fn, offsets, paramBytesWithMaps(size, maps), [blockThreads(md), 1, 1], shared, md.name);
     const p: Plan = {
       name: md.name, ptx: compiled.ptx, params: md.params, prepared,
       view: new DataView(prepared.params.buffer, prepared.params.byteOffset, prepared.params.byteLength),

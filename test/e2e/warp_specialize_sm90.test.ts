@@ -1,0 +1,103 @@
+// Warp-specialized matmuls on the sim as an sm_90 (compiled for sm_90a): a producer warpgroup
+// fills a ring of TMA stages, the numWarps consumer warps (1 or 2 warpgroups) run wgmma on them,
+// full/empty mbarriers between (lower_warp_specialize.ts). Each shape is checked against an f64
+// JS reference, the interpreter, and bit for bit against the same kernel without the option (the
+// plain TMA ring: the same wgmma in the same order). Ragged M/N and K not a multiple of BK
+// exercise TMA's zero fill. Then the sabotages: the PTX with the consumers' full-barrier wait,
+// the producer's empty-barrier wait or the fence.proxy.async cut out must fail on the sim (a
+// wrong result or a named fault), never pass.
+process.env['TESSERA_SIM_ARCH'] = 'sm_90';
+import { describe, expect, it } from 'vitest';
+import { compile, type CompileResult } from '../../src/compile/compile.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { count } from '../codegen/gate.js';
+import { expectClose, randF32, runOn } from './helpers.js';
+import { wsMatmul } from './ws_cases.js';
+import { dropProxyFences, isWrong, launchWs, wsPtx, wsWant } from './ws_sabotage.js';
+
+function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
+  const c = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+    let s = 0;
+    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
+    c[i * N + j] = s;
+  }
+  return c;
+}
+
+const build = (tile: readonly [number, number, number], numWarps: number, ws: boolean): CompileResult =>
+  compile(wsMatmul, { target: 'sm_90a', numWarps, numStages: 3, ptxas: false, constexprs: { BM: tile[0], BN: tile[1], BK: tile[2], WS: ws } });
+
+// [BM, BN, BK], numWarps (consumers), M, N, K: K / BK > numStages, so every stage is reused
+const CASES: [string, [number, number, number], number, number, number, number][] = [
+  ['128x128x64, 4 warps (1 consumer warpgroup)', [128, 128, 64], 4, 128, 128, 320],
+  ['128x128x64, 8 warps (2 consumer warpgroups)', [128, 128, 64], 8, 128, 128, 320],
+  ['128x256x64, 8 warps', [128, 256, 64], 8, 128, 256, 256],
+  ['ragged: M 100, N 72, K 200 (not a multiple of BK), 4 warps', [128, 128, 64], 4, 100, 72, 200],
+  ['ragged: 2x2 programs, M 200, N 136, K 136, 8 warps', [128, 128, 64], 8, 200, 136, 136],
+];
+
+describe('warp-specialized matmul on the sim (sm_90a)', () => {
+  it.each(CASES)('%s', async (_, tile, numWarps, M, N, K) => {
+    const [BM, BN, BK] = tile;
+    const r = build(tile, numWarps, true);
+    // the structure: producer warpgroup after the consumers, register split, the rings' barriers
+    expect(r.metadata.producerWarps).toBe(4);
+    expect(r.ptx).toContain(`.reqntid ${32 * (numWarps + 4)}, 1, 1`);
+    expect(r.ptx).toMatch(/\.maxnreg \d+/);
+    expect(count(r.ptx, /setmaxnreg\.dec\.sync\.aligned\.u32 40;/)).toBe(1);
+    expect(count(r.ptx, /setmaxnreg\.inc\.sync\.aligned\.u32 \d+;/)).toBe(1);
+    expect(count(r.ptx, /mbarrier\.init/)).toBe(6);
+    expect(count(r.ptx, /mbarrier\.try_wait\.parity/)).toBe(2); // consumers: full; producer: empty
+    expect(count(r.ptx, /cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global/)).toBeGreaterThan(0);
+    expect(r.ptx).not.toMatch(/bar\.sync 0;[\s\S]*bar\.sync 0;/); // only the prologue's, all threads
+    expect(r.stages.find((s) => s.name === 'pipeline')!.text).toMatch(/warp-specialized: 1 producer warpgroup/);
+    const a = f16Array(randF32(M * K, 31)), b = f16Array(randF32(K * N, 32));
+    const grid = [Math.ceil(M / BM), Math.ceil(N / BN)];
+    const args = { a, b, c: new Float32Array(M * N), M, N, K, BM, BN, BK, WS: true };
+    const run = async (dev: 'interpret' | 'sim', ws: boolean): Promise<Float32Array> => {
+      const c = new Float32Array(M * N);
+      await runOn(dev, wsMatmul, { ...args, c, WS: ws }, grid, { numWarps, numStages: 3 });
+      return c;
+    };
+    const [interp, sim] = [await run('interpret', true), await run('sim', true)];
+    expectClose(interp, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'interpreter vs JS');
+    expectClose(sim, interp, 1e-4, 'sim vs interpreter');
+    // bit for bit the plain TMA ring's result (same wgmma sequence, same accumulation order)
+    expect(Array.from(sim)).toEqual(Array.from(await run('sim', false)));
+    // ptxas for sm_90a (what the kernel is for; the sm_80 fallback of these big tiles spills): clean, no spills
+    const full = compile(wsMatmul, { target: 'sm_90a', numWarps, numStages: 3, ptxas: true, constexprs: { BM, BN, BK, WS: true } });
+    expect(full.metadata.spills, full.metadata.ptxasLog).toBe(0);
+    expect(full.metadata.ptxasLog).not.toMatch(/warning/i);
+  });
+});
+
+describe('loops that are not warp-specialized say why and fall back to the plain pipeline', () => {
+  it('on sm_80 (no TMA, no wgmma)', () => {
+    const r = compile(wsMatmul, { target: 'sm_80', numWarps: 4, ptxas: false, constexprs: { BM: 64, BN: 64, BK: 32, WS: true } });
+    expect(r.stages.find((s) => s.name === 'pipeline')!.text).toMatch(/not warp-specialized: needs sm_90a \(target sm_80\); plain pipeline/);
+    expect(r.ptx).not.toContain('setmaxnreg');
+    expect(r.metadata.producerWarps).toBeUndefined();
+  });
+  it('numWarps 2 is not a whole consumer warpgroup: the plain TMA ring', () => {
+    const r = compile(wsMatmul, { target: 'sm_90a', numWarps: 2, ptxas: false, constexprs: { BM: 64, BN: 64, BK: 32, WS: true } });
+    expect(r.stages.find((s) => s.name === 'pipeline')!.text).toMatch(/not warp-specialized: numWarps 2 is not whole consumer warpgroups/);
+    expect(r.ptx).toContain('// TMA ring: 3 stages');
+    expect(r.ptx).toContain('.reqntid 64, 1, 1');
+  });
+});
+
+// A sabotage that faults ends the sim's context, so each faulting one has its own file
+// (warp_specialize_sabotage_*.test.ts); the missing proxy fences give a wrong result, here.
+describe('sabotaged warp-specialized PTX never passes on the sim', () => {
+  it('the unsabotaged PTX is right (the control)', () => {
+    const c = launchWs(wsPtx());
+    expect(c).toBeInstanceOf(Float32Array);
+    expectClose(c as Float32Array, wsWant(), 1e-4, 'sim vs JS');
+  });
+  it('without the fence.proxy.async fences: a wrong result', () => {
+    const c = launchWs(dropProxyFences(wsPtx()));
+    expect(c).toBeInstanceOf(Float32Array);
+    expect(isWrong(c)).toBe(true);
+  });
+});
