@@ -24,6 +24,7 @@ import type { SimCounters } from '../src/runtime/native/addon.js';
 import '../src/runtime/index.js'; // registers the native devices (cuda, sim)
 import { tesseraPipelines, withStages } from './stages.js';
 import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
+import { benchWs } from './tc_ws.js';
 
 /** The targets the comparison knows, with Triton's compute capability for each. */
 export const TC_TARGETS = { sm_80: 80, sm_90a: 90 } as const;
@@ -301,6 +302,23 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
   }
   out('\nsummary (T = Tessera, Tr = Triton; ratio in parentheses)\n');
   printSummary(rows, out);
+  // the warp-specialized matmul (bench/tc_ws.ts): sm_90a only, its own table
+  if (target === 'sm_90a' && (!only || 'ws_matmul'.includes(only))) {
+    const wsDir = mkdtempSync(join(tmpdir(), 'tessera-tc-ws-'));
+    try {
+      benchWs(out, sim, {
+        dir: wsDir, ptxas,
+        figures: (ptx, shared, file) => staticFigures(ptx, shared, file, ptxas, sass, target),
+        triton: (kernels) => {
+          const py = join(ROOT, '.venv', 'bin', 'python');
+          const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify({ cc: TC_TARGETS[target], kernels }), encoding: 'utf8', maxBuffer: 1 << 26 });
+          return r.status !== 0 ? new Error(r.stderr) : (JSON.parse(r.stdout) as TritonOut);
+        },
+      });
+    } finally {
+      rmSync(wsDir, { recursive: true, force: true });
+    }
+  }
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -1,0 +1,119 @@
+// The warp-specialized row of `npm run bench:tc -- --target sm_90a`: Tessera's descriptor matmul
+// with `warpSpecialize: true` (128x256x64, 8 consumer warps, 3 stages; test/e2e/ws_cases.ts)
+// beside Triton 3.8's host-descriptor matmul with `tl.range(..., warp_specialize=True)` at the same
+// tile, and both compilers' plain (no warp specialization) kernels. Static figures for all four
+// (ptxas registers and spills, SASS, shared memory, and what the PTX holds: setmaxnreg, mbarrier
+// waits, TMA, wgmma); Tessera's kernels also run on the sim (against an f64 JS reference, with the
+// sim's warp-instruction count). Triton's run needs its CUtensorMap arguments encoded as its launcher
+// does, which this bench's foreign-PTX launch does not do: its dynamic figures are n/a.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compile, type CompileResult } from '../src/compile/compile.js';
+import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
+import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
+import { wsMatmul } from '../test/e2e/ws_cases.js';
+
+const TILE = { BM: 128, BN: 256, BK: 64 };
+const NUM_WARPS = 8;
+const STAGES = 3;
+
+/** Triton's kernel: the corpus's host_desc_matmul_ws (scripts/corpus/triton_kernels_sm90.py) with an f32 C, as ours. */
+const tritonSrc = (ws: boolean): string => `import triton
+import triton.language as tl
+
+@triton.jit
+def ws_matmul(ad, bd, cd, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK)${ws ? ', warp_specialize=True' : ''}):
+        av = ad.load([pid_m * BM, k * BK])
+        bv = bd.load([k * BK, pid_n * BN])
+        acc = tl.dot(av, bv, acc)
+    cd.store([pid_m * BM, pid_n * BN], acc)
+`;
+const TRITON_SIGNATURE = {
+  ad: `tensordesc<fp16[${TILE.BM}, ${TILE.BK}]>`, bd: `tensordesc<fp16[${TILE.BK}, ${TILE.BN}]>`, cd: `tensordesc<fp32[${TILE.BM}, ${TILE.BN}]>`,
+  K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr',
+};
+
+export interface WsTools {
+  readonly dir: string;
+  readonly ptxas: string;
+  /** Static figures of one PTX (tc_vs_triton.ts staticFigures). */
+  figures(ptx: string, shared: number, file: string): { registers: number; spills: number; shared: number; sass?: number; wgmma: number; tma: number };
+  /** Triton's PTX and shared bytes for these kernels (tc_triton.py). */
+  triton(kernels: { key: string; name: string; src: string; signature: Record<string, string>; constexprs: Record<string, number>; num_warps: number; num_stages: number }[]): { version: string; ptx: Record<string, string>; shared: Record<string, number> } | Error;
+}
+
+const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;
+const structure = (ptx: string): string => {
+  const inc = /setmaxnreg\.inc\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1], dec = /setmaxnreg\.dec\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1];
+  const threads = /\.reqntid (\d+)/.exec(ptx)?.[1] ?? '?';
+  return `${threads} threads, setmaxnreg ${dec || inc ? `dec ${dec ?? '-'} / inc ${inc ?? '-'}` : 'none'}, ${count(ptx, /mbarrier\.try_wait/)} mbarrier wait sites`;
+};
+
+/** Runs Tessera's kernel once on the sim (one 128x256 tile, K = 512): max relative error vs f64 JS and warp instructions. */
+function simRun(sim: NativeRuntimeDevice, r: CompileResult): { err: number; warpInstrs?: number } {
+  const [M, N, K] = [TILE.BM, TILE.BN, 512];
+  let x = 7;
+  const rnd = (n: number): Float32Array => Float32Array.from({ length: n }, () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32) * 4 - 2);
+  const a = f16Array(rnd(M * K)), b = f16Array(rnd(K * N));
+  const dev = sim.native;
+  const [ba, bb, bc] = [dev.alloc(a.byteLength), dev.alloc(b.byteLength), dev.alloc(M * N * 4)];
+  try {
+    dev.upload(ba, a);
+    dev.upload(bb, b);
+    dev.launch(r, [ba, bb, bc, M, N, K], [1, 1, 1]);
+    dev.synchronize();
+    const warpInstrs = dev.simCounters()?.warpInstructions;
+    const c = new Float32Array(M * N);
+    dev.download(bc, c);
+    const [fa, fb] = [f16ToFloat32(a), f16ToFloat32(b)];
+    let worst = 0, scale = 0;
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+      let s = 0;
+      for (let k = 0; k < K; k++) s += fa[i * K + k]! * fb[k * N + j]!;
+      scale = Math.max(scale, Math.abs(s));
+      const d = Math.abs(c[i * N + j]! - s);
+      worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
+    }
+    return { err: worst / Math.max(scale, 1e-30), ...(warpInstrs !== undefined ? { warpInstrs } : {}) };
+  } finally {
+    for (const p of [ba, bb, bc]) dev.free(p);
+  }
+}
+
+/** Prints the row; sets process.exitCode = 1 when Tessera's result is wrong. */
+export function benchWs(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): void {
+  const cx = { ...TILE };
+  out(`\nws_matmul (warp-specialized): BM=${TILE.BM} BN=${TILE.BN} BK=${TILE.BK}, ${NUM_WARPS} warps (Tessera: consumers; + a producer warpgroup), numStages ${STAGES}\n`);
+  const ours = (ws: boolean): CompileResult => compile(wsMatmul.trace({ ...cx, WS: ws }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false });
+  const tk = (ws: boolean) => ({ key: `ws_${ws}`, name: 'ws_matmul', src: tritonSrc(ws), signature: TRITON_SIGNATURE, constexprs: cx, num_warps: NUM_WARPS, num_stages: STAGES });
+  const tri = tools.triton([tk(true), tk(false)]);
+  const rows: [string, string | undefined, number, string][] = [];
+  const [ows, oplain] = [ours(true), ours(false)];
+  rows.push(['tessera warpSpecialize', ows.ptx, ows.metadata.sharedBytes, 'tessera_ws'], ['tessera plain', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_plain']);
+  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
+  else rows.push([`triton ${tri.version} warp_specialize`, tri.ptx['ws_true'], tri.shared['ws_true']!, 'triton_ws'], [`triton ${tri.version} plain`, tri.ptx['ws_false'], tri.shared['ws_false']!, 'triton_plain']);
+  out(`  ${'kernel'.padEnd(34)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'wgmma'.padStart(7)}${'TMA'.padStart(5)}  structure\n`);
+  for (const [name, ptx, shared, file] of rows) {
+    if (!ptx) continue;
+    const f = tools.figures(ptx, shared, join(tools.dir, file));
+    out(`  ${name.padEnd(34)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(f.wgmma).padStart(7)}${String(f.tma).padStart(5)}  ${structure(ptx)}\n`);
+  }
+  if (!(tri instanceof Error)) {
+    const same = tri.ptx['ws_true'] === tri.ptx['ws_false'];
+    const noop = !/setmaxnreg/.test(tri.ptx['ws_true'] ?? '');
+    out(`  Triton's warp_specialize=True at this tile: ${same ? 'the same PTX as without the flag' : 'a different PTX'}${noop ? ', no setmaxnreg and no producer partition: a no-op here (the issue says so too)' : ''}\n`);
+    writeFileSync(join(tools.dir, 'triton_ws.ptx'), tri.ptx['ws_true'] ?? '');
+  }
+  out("  registers: ptxas's launch count (.maxnreg for Tessera's warp-specialized kernel; its consumers run at the setmaxnreg.inc count)\n");
+  for (const [name, r] of [['tessera warpSpecialize', ows], ['tessera plain', oplain]] as const) {
+    const s = simRun(sim, r);
+    const ok = s.err <= 1e-5;
+    if (!ok) process.exitCode = 1;
+    out(`  sim (one tile, K 512): ${name}: vs JS ${s.err.toExponential(1)}${ok ? '' : '  MISMATCH'}, warp instructions ${s.warpInstrs ?? 'n/a'}\n`);
+  }
+  out("  Triton's kernels are not run on the sim here (their CUtensorMap arguments are not encoded by this bench): dynamic figures n/a\n");
+}
