@@ -9,8 +9,9 @@
 //               empty[s] (32*numWarps arrivals); bar.sync 0; then the producer branches off
 //   consumers:  setmaxnreg.inc; the kernel's code, barriers are `bar.sync 1, 32*numWarps`;
 //               iteration i: wait full[i%S] (parity: the consumers' phase bit, flipped on wrap)
-//               the body: wgmma reads stage i%S; wait_group 0; every consumer thread arrives
-//               on empty[i%S]
+//               the body: wgmma reads stage i%S; every consumer thread arrives on empty[i%S]
+//               after wait_group 0, or (the wgmma left in flight, overlappedDot) on empty of
+//               stage (i-1)%S after wait_group 1; wait_group 0 after the loop
 //   producer:   setmaxnreg.dec; all but one thread leave; iteration i: from the S-th on, wait
 //               empty[i%S] (parity: the producer's phase bit, flipped on wrap, as it was one
 //               use ago); arrive.expect_tx full[i%S]; TMA copies of the tiles into stage i%S
@@ -28,6 +29,7 @@ import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
 import { boxCoords, mapAddress, newBarriers, waitBarrier } from './lower_tma.js';
 import { planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
+import { overlappedDot, setWgmmaPending } from './lower_wgmma.js';
 import { regKind } from './ptx_types.js';
 import { setStaged } from './staged.js';
 import { tensorMaps } from './tensor_map.js';
@@ -190,9 +192,13 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
   const body = op.regions[0]!;
   const S = l.numStages;
+  // the wgmma of iteration i may stay in flight into i+1 (lower_wgmma.ts overlappedDot): its
+  // wait_group 1 then completes the wgmma of i-1, whose stage is released one iteration late
+  const overlapped = overlappedDot(cx, op, new Set(l.tiles.map((t) => t.value.id)));
+  if (overlapped) setWgmmaPending(cx, overlapped, 1);
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
-  cx.emit(`// warp-specialized loop (consumers): ${S} stages of ${l.stageBytes} bytes filled by the producer warpgroup`);
+  cx.emit(`// warp-specialized loop (consumers): ${S} stages of ${l.stageBytes} bytes filled by the producer warpgroup${overlapped ? ', wgmma in flight into the next iteration' : ''}`);
   const [rd, full, empty, idx, phase] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
   cx.emit(`mov.u32 ${rd}, ${cx.smemSymbol()};`);
   cx.emit(`mov.u32 ${full}, ${st.full};`);
@@ -201,6 +207,8 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   cx.emit(`mov.u32 ${phase}, 0;`);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
+  const prev = overlapped ? { bar: cx.reg('b32'), live: cx.reg('pred') } : undefined; // the stage to release next
+  if (prev) cx.emit(`setp.ne.u32 ${prev.live}, 0, 0;`);
   const top = cx.e.label('wsfor');
   const end = cx.e.label('endwsfor');
   const done = cx.reg('pred');
@@ -227,13 +235,22 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
     for (const t of l.tiles) setStaged(cx, t.value, undefined);
     return out;
   });
-  // every dot on the stage waited for its wgmma (wait_group 0): this thread is done with it
-  cx.emit(`mbarrier.arrive.shared::cta.b64 _, [${empty}];`);
+  if (prev) {
+    // wait_group 1 completed the previous iteration's wgmma: its stage is free; this one is next
+    cx.emit(`@${prev.live} mbarrier.arrive.shared::cta.b64 _, [${prev.bar}];`);
+    cx.emit(`mov.u32 ${prev.bar}, ${empty};`);
+    cx.emit(`setp.eq.u32 ${prev.live}, 0, 0;`);
+  } else {
+    // every dot on the stage waited for its wgmma (wait_group 0): this thread is done with it
+    cx.emit(`mbarrier.arrive.shared::cta.b64 _, [${empty}];`);
+  }
   backEdge(cx, op, carried, yields);
   advance(cx, S, l.stageBytes, rd, full, empty, idx, phase);
   cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
+  // the last wgmma (the producer has issued every stage: no release is awaited any more)
+  if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 }
 

@@ -13,7 +13,7 @@ import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
 import { expectClose, randF32, runOn } from './helpers.js';
 import { wsMatmul } from './ws_cases.js';
-import { dropProxyFences, isWrong, launchWs, wsPtx, wsWant } from './ws_sabotage.js';
+import { dropProxyFences, isWrong, launchWs, releaseEarly, wsPtx, wsWant } from './ws_sabotage.js';
 
 function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
   const c = new Float64Array(M * N);
@@ -49,6 +49,7 @@ describe('warp-specialized matmul on the sim (sm_90a)', () => {
     expect(count(r.ptx, /setmaxnreg\.inc\.sync\.aligned\.u32 \d+;/)).toBe(1);
     expect(count(r.ptx, /mbarrier\.init/)).toBe(6);
     expect(count(r.ptx, /mbarrier\.try_wait\.parity/)).toBe(2); // consumers: full; producer: empty
+    expect(count(r.ptx, /wgmma\.wait_group\.sync\.aligned 1;/)).toBe(1); // the wgmma in flight into the next iteration
     expect(count(r.ptx, /cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global/)).toBeGreaterThan(0);
     expect(r.ptx).not.toMatch(/bar\.sync 0;[\s\S]*bar\.sync 0;/); // only the prologue's, all threads
     expect(r.stages.find((s) => s.name === 'pipeline')!.text).toMatch(/warp-specialized: 1 producer warpgroup/);
@@ -96,7 +97,13 @@ describe('sabotaged warp-specialized PTX never passes on the sim', () => {
     expectClose(c as Float32Array, wsWant(), 1e-4, 'sim vs JS');
   });
   it('without the fence.proxy.async fences: a wrong result', () => {
+    expect(wsPtx()).toContain('ws_producer:');
     const c = launchWs(dropProxyFences(wsPtx()));
+    expect(c).toBeInstanceOf(Float32Array);
+    expect(isWrong(c)).toBe(true);
+  });
+  it('releasing a stage while its wgmma is still in flight: a wrong result', () => {
+    const c = launchWs(releaseEarly(wsPtx()));
     expect(c).toBeInstanceOf(Float32Array);
     expect(isWrong(c)).toBe(true);
   });

@@ -69,3 +69,13 @@ export function dropProxyFences(ptx: string): string {
   expect(cut).not.toBe(ptx);
   return cut;
 }
+/**
+ * The consumers release each stage right after its own wgmma is issued (still in flight: wait_group
+ * 1 completed only the one before) instead of one iteration later.
+ */
+export function releaseEarly(ptx: string): string {
+  expect(ptx).toContain('wgmma.wait_group.sync.aligned 1;');
+  const m = /\n(\s*)@%p\d+ (mbarrier\.arrive\.shared::cta\.b64 _, )\[(%r\d+)\];\n\s*mov\.u32 \3, (%r\d+);/.exec(ptx);
+  expect(m).toBeTruthy();
+  return ptx.replace(m![0], `\n${m![1]}${m![2]}[${m![4]}];\n${m![1]}mov.u32 ${m![3]}, ${m![4]};`);
+}
