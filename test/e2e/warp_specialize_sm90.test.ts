@@ -13,6 +13,8 @@ import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
 import { expectClose, randF32, runOn } from './helpers.js';
 import { wsMatmul } from './ws_cases.js';
+import { kernel } from '../../src/runtime/kernel.js';
+import { arange, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { dropProxyFences, isWrong, launchWs, releaseEarly, wsPtx, wsWant } from './ws_sabotage.js';
 
 function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
@@ -73,7 +75,44 @@ describe('warp-specialized matmul on the sim (sm_90a)', () => {
   });
 });
 
+const ALIGNED = { a: { divisibleBy16: true }, b: { divisibleBy16: true }, c: { divisibleBy16: true } };
+const pipelineText = (r: CompileResult): string => r.stages.find((s) => s.name === 'pipeline')!.text;
+// pointer loads: the producer has no cp.async path, the loop keeps the cp.async ring
+const ptrMm = kernel({ name: 'ws_ptr_mm', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32') } }, ({ a, b, c }) => {
+  const r = arange(0, 64);
+  const [acc] = forLoop(0, 256, 64, [zeros([64, 64], 'f32')], (k, acc) => {
+    const ta = load(a.add(r.expandDims(1).mul(256)).add(r.expandDims(0).add(k)));
+    const tb = load(b.add(r.expandDims(1).add(k).mul(64)).add(r.expandDims(0)));
+    return [dot(ta, tb, { acc: acc! })];
+  }, { warpSpecialize: true });
+  store(c.add(r.expandDims(1).mul(64)).add(r.expandDims(0)), acc!);
+});
+// the loop inside another one: the producer would have to run the outer loop too
+const nested = kernel({ name: 'ws_nested', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32' } }, ({ a, b, c, M, N, K }) => {
+  const da = makeTensorDescriptor(a, [M, K], [K, 1], [64, 64]);
+  const db = makeTensorDescriptor(b, [K, N], [N, 1], [64, 64]);
+  const dc = makeTensorDescriptor(c, [M, N], [N, 1], [64, 64]);
+  forLoop(0, 2, 1, [], (t) => {
+    const om = programId(0).mul(2).add(t).mul(64);
+    const [acc] = forLoop(0, K, 64, [zeros([64, 64], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, 0]), { acc: acc! })], { warpSpecialize: true });
+    dc.store([om, 0], acc!);
+    return [];
+  });
+});
+
 describe('loops that are not warp-specialized say why and fall back to the plain pipeline', () => {
+  it('pointer loads: no producer path (the cp.async ring instead)', () => {
+    const r = compile(ptrMm, { target: 'sm_90a', numWarps: 4, ptxas: false, specialization: ALIGNED });
+    expect(pipelineText(r)).toMatch(/not warp-specialized: no descriptor load .*; plain pipeline/);
+    expect(pipelineText(r)).toMatch(/3 stages, step 64/);
+    expect(r.ptx).not.toContain('setmaxnreg');
+  });
+  it('a loop inside another loop', () => {
+    const r = compile(nested, { target: 'sm_90a', numWarps: 4, ptxas: false });
+    expect(pipelineText(r)).toMatch(/not warp-specialized: not at the kernel's top level/);
+    expect(r.ptx).toContain('// TMA ring: 3 stages');
+    expect(r.metadata.producerWarps).toBeUndefined();
+  });
   it('on sm_80 (no TMA, no wgmma)', () => {
     const r = compile(wsMatmul, { target: 'sm_80', numWarps: 4, ptxas: false, constexprs: { BM: 64, BN: 64, BK: 32, WS: true } });
     expect(r.stages.find((s) => s.name === 'pipeline')!.text).toMatch(/not warp-specialized: needs sm_90a \(target sm_80\); plain pipeline/);
