@@ -407,6 +407,16 @@ export class Lowering {
       this.ringLive--;
     }
   }
+  /**
+   * The reserved region live from here until leaveRingLive (a warp-specialized loop's ring: its
+   * producer fills it from the kernel's start, while the code before the loop runs).
+   */
+  enterRingLive(): void {
+    this.ringLive++;
+  }
+  leaveRingLive(): void {
+    this.ringLive--;
+  }
   needShared(bytes: number): void {
     this.smemBase(bytes);
   }

@@ -16,6 +16,8 @@
 //               empty[i%S] (parity: the producer's phase bit, flipped on wrap, as it was one
 //               use ago); arrive.expect_tx full[i%S]; TMA copies of the tiles into stage i%S
 //
+// The ring is at the start of shared memory; the scratch stays past it from the kernel's start
+// to the loop's end (the producer fills stages while the code before the loop runs).
 // The producer recomputes what it needs (the loop bounds, the tiles' offsets and the scalars
 // before the loop they come from) in its own code; a loop it cannot run alone falls back to the
 // plain TMA ring with the reason in the 'pipeline' stage (warpSpecializeNotes).
@@ -163,7 +165,15 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
   st.empty = cx.reg('b32');
   cx.e.emitPrologue(`add.u32 ${st.empty}, ${bar}, ${8 * S};`);
   const plain = rules.for!;
-  rules.for = (c, op) => (op === l.ring.loop ? c.withRingLive(() => consumerFor(c, op, st)) : plain(c, op));
+  // the producer may write any stage from the kernel's start until the loop's last wait: the
+  // scratch stays past the ring until then (after it, as for the plain ring, the two may overlap:
+  // every scratch user starts with a consumer barrier, and no copy is in flight)
+  cx.enterRingLive();
+  rules.for = (c, op) => {
+    if (op !== l.ring.loop) return plain(c, op);
+    consumerFor(c, op, st);
+    c.leaveRingLive();
+  };
   const label = 'ws_producer';
   return {
     entry: () => {

@@ -12,7 +12,7 @@ import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
 import { expectClose, randF32, runOn } from './helpers.js';
-import { wsMatmul } from './ws_cases.js';
+import { wsMatmul, wsMatmulBias } from './ws_cases.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { arange, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { dropProxyFences, isWrong, launchWs, releaseEarly, wsPtx, wsWant } from './ws_sabotage.js';
@@ -97,6 +97,26 @@ const nested = kernel({ name: 'ws_nested', params: { a: ptr('f16'), b: ptr('f16'
     const [acc] = forLoop(0, K, 64, [zeros([64, 64], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, 0]), { acc: acc! })], { warpSpecialize: true });
     dc.store([om, 0], acc!);
     return [];
+  });
+});
+
+describe('the ring is the producer\'s from the kernel\'s start', () => {
+  it('a reduction before the loop (shared scratch) does not overlap the ring the producer is filling', async () => {
+    const [M, N, K] = [128, 128, 512];
+    const a = f16Array(randF32(M * K, 51)), b = f16Array(randF32(K * N, 52)), x = randF32(1024, 53);
+    const r = compile(wsMatmulBias, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false });
+    expect(r.ptx).toContain('ws_producer:');
+    const args = { a, b, c: new Float32Array(M * N), x, M, N, K };
+    const run = async (dev: 'interpret' | 'sim'): Promise<Float32Array> => {
+      const c = new Float32Array(M * N);
+      await runOn(dev, wsMatmulBias, { ...args, c }, [1, 1], { numWarps: 4, numStages: 3 });
+      return c;
+    };
+    const interp = await run('interpret');
+    const ref = matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K);
+    const bias = x.reduce((s, v) => s + v, 0);
+    expectClose(interp, ref.map((v) => v + bias), 1e-4, 'interpreter vs JS');
+    expectClose(await run('sim'), interp, 1e-4, 'sim vs interpreter');
   });
 });
 
