@@ -68,6 +68,7 @@ struct Tcgen05Mma {
   bool enableD;              // false: D = A*B
   uint16_t warp;
   uint8_t lane;
+  uint32_t san = 0;          // racecheck: its operand-read record (sanWgmmaIssue), 0 when none
 };
 // A tcgen05.commit's arrive-on: due once the MMAs issued before it (seq < upto) are complete.
 struct Tcgen05Commit {

@@ -160,6 +160,56 @@ void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
   c.cta->tmem.relinquished = true;
 }
 
+// racecheck: a tcgen05.ld (write: tcgen05.st) of cells that a tcgen05.mma still in flight writes
+// (its accumulator) or, for a store, reads (its A in tensor memory). The MMA is done only once the
+// tcgen05.commit that covers it has arrived on its mbarrier (and someone waited for that phase), so
+// such a load reads stale cells and such a store is overwritten by, or changes, the MMA's result.
+void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
+  const Tmem& t = c.cta->tmem;
+  if (!c.san || !(c.san->flags & kSanRace) || t.mmas.empty()) return;
+  const uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
+  // our column ranges: [col0, col0 + n), and for 16x32bx2 the second half's too
+  const uint32_t ours[2] = {col0, s.lanes == 16 ? col0 + s.split : col0};
+  for (const Tcgen05Mma& op : t.mmas) {
+    const unsigned m = ((op.idesc >> 24) & 31) * 16, n = ((op.idesc >> 17) & 63) * 8;
+    const bool aTmem = c.prog->code[op.pc].mode & 0x40;
+    // the first of our cells in [c0, c0 + nc) of a row of op (disabled output lanes: not written)
+    auto hit = [&](uint32_t c0, uint32_t nc, bool skipDisabled, uint32_t& hl, uint32_t& hc) {
+      for (uint32_t from : ours) {
+        uint32_t lo = std::max(from, c0), hi = std::min(from + s.n, c0 + nc);
+        if (lo >= hi) continue;
+        for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
+          if (m == 64 && L % 32 >= 16) continue;  // M = 64: 16 lanes of each warp quarter
+          if (skipDisabled && ((op.disableLanes[L / 32] >> (L % 32)) & 1)) continue;
+          hl = L;
+          hc = lo;
+          return true;
+        }
+      }
+      return false;
+    };
+    uint32_t hl, hc;
+    const char* role = nullptr;
+    int kind = 0;
+    if (hit(op.taddr & 0xffff, n, true, hl, hc)) {
+      role = "writes (its accumulator)";
+      kind = write ? 7 : 6;
+    } else if (write && aTmem && hit((uint32_t)op.descA & 0xffff, 8, false, hl, hc)) {
+      role = "reads (its A)";
+      kind = 8;
+    }
+    if (!role) continue;
+    static const char* kinds[] = {"read-after-write", "write-after-write", "write-after-read"};
+    char head[160];
+    std::snprintf(head, sizeof head, "%s hazard on tensor memory (lane %u, column %u): ", kinds[kind - 6], hl, hc);
+    sanRecord(c, 0, kind, op.pc, c.curPc,
+              std::string(head) + (write ? "tcgen05.st " : "tcgen05.ld ") + sanWhere(c, c.w->id * kWarp, c.curPc) +
+                  (write ? " writes a cell that tcgen05.mma " : " reads a cell that tcgen05.mma ") + sanWhere(c, op.warp * kWarp + op.lane, op.pc) +
+                  " " + role + ", before the tcgen05.commit that covers the MMA has arrived on its mbarrier");
+    return;
+  }
+}
+
 // tcgen05.ld.sync.aligned.32x32b.xN.b32 {d...}, [taddr]   (ext: N destination slots)
 void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tcgen05FullWarp(c, exec, "tcgen05.ld")) return;
@@ -168,6 +218,7 @@ void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
   const LdStShape sh = shapeOf(in, *c.prog);
   const unsigned n = sh.n;
   if (!checkAccess(c, taddr, sh, "tcgen05.ld")) return;
+  tmemRaceCheck(c, taddr, sh, false);
   const uint32_t* cells = tmemCells(c);
   const uint32_t* d = &c.prog->ext[in.ext];
   TmemLdInFlight& f = c.w->tmemLd;
@@ -209,6 +260,7 @@ void stOp(Ctx& c, const Inst& in, uint32_t exec) {
   const LdStShape sh = shapeOf(in, *c.prog);
   const unsigned n = sh.n;
   if (!checkAccess(c, taddr, sh, "tcgen05.st")) return;
+  tmemRaceCheck(c, taddr, sh, true);
   tmemCells(c);
   Tmem& t = c.cta->tmem;
   const uint32_t* s = &c.prog->ext[in.ext];

@@ -22,7 +22,7 @@
 // offset, 52 leading-dimension mode (0: relative offset), 61-63 swizzle (0 none, 1 128B with 32B
 // atoms, 2 128B, 4 64B, 6 32B). The canonical layouts (core matrices of 8 rows x 16 bytes, K-major
 // and MN-major, the swizzle XOR of address bits [4, 4+b) with bits [7, 7+b)) are wgmma's (see
-// exec_wgmma.cpp): element addresses are computed from the shared-memory address itself.
+// exec_smem_matrix.h): element addresses are computed from the shared-memory address itself.
 //
 // Asynchrony: an MMA is kept in flight until a tcgen05.commit that follows it (in the issuing
 // order of the CTA) has its mbarrier arrival performed, which the sim does when a thread tests that
@@ -35,6 +35,7 @@
 #include "exec_float.h"
 #include "exec_fp8.h"
 #include "exec_mem.h"
+#include "exec_smem_matrix.h"
 #include "exec_tcgen05.h"
 
 namespace tsim {
@@ -97,9 +98,7 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
   return "";
 }
 
-struct SmemDesc {
-  uint32_t start, lbo, sbo, swz, base;  // swz: 0 none, else R = 32/64/128 bytes
-};
+using SmemDesc = SmemMatrix;
 
 std::string decodeSmemDesc(uint64_t v, SmemDesc& d) {
   if (((v >> 46) & 7) != 1) return "bits 46-48 must hold the fixed value 0b001 (the sm_100 descriptor), got " + std::to_string((v >> 46) & 7);
@@ -115,23 +114,9 @@ std::string decodeSmemDesc(uint64_t v, SmemDesc& d) {
   return "";
 }
 
-// Shared-memory byte address of element (mn, k) (the canonical layouts; see exec_wgmma.cpp).
+// Shared-memory byte address of element (mn, k) (the canonical layouts, exec_smem_matrix.h).
 inline uint32_t elemAddr(const SmemDesc& d, bool mnMajor, unsigned mn, unsigned k, unsigned esize) {
-  uint32_t a;
-  if (!mnMajor) {
-    unsigned kb = k * esize;
-    if (!d.swz) a = d.start + (mn % 8) * 16 + (mn / 8) * d.sbo + (kb % 16) + (kb / 16) * d.lbo;
-    else a = d.start + (mn % 8) * d.swz + (mn / 8) * d.sbo + kb;
-  } else {
-    unsigned mb = mn * esize;
-    if (!d.swz) a = d.start + (k % 8) * 16 + (k / 8) * d.lbo + (mb % 16) + (mb / 16) * d.sbo;
-    else a = d.start + (k % 8) * d.swz + (k / 8) * d.sbo + (mb % d.swz) + (mb / d.swz) * d.lbo;
-  }
-  if (d.swz) {
-    unsigned b = d.swz == 128 ? 3 : d.swz == 64 ? 2 : 1;
-    a ^= (((a >> 7) - d.base) & ((1u << b) - 1)) << 4;
-  }
-  return a;
+  return smemElemAddr(d, mnMajor, mn, k, esize);
 }
 
 inline double elemValue(uint32_t bits, ElTy t) {
@@ -151,6 +136,7 @@ inline unsigned dLane(const Idesc& d, unsigned m) { return d.m == 128 ? m : 32 *
 
 // Computes one MMA into tensor memory; false after a fault.
 bool completeMma(Ctx& c, const Tcgen05Mma& op) {
+  if (op.san) sanWgmmaDone(c, op.san);  // read now: later writes to its operands no longer race
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
   SmemDesc da, db;
@@ -265,6 +251,25 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   return true;
 }
 
+// racecheck: the shared-memory bytes of A (unless in tensor memory) and B, which the MMA reads
+// until its commit arrives.
+std::vector<uint32_t> operandBytes(const Tcgen05Mma& op, const Idesc& d, bool aTmem) {
+  std::vector<uint32_t> bytes;
+  const unsigned K = 32 / d.esize;
+  SmemDesc sd;
+  auto add = [&](uint64_t desc, bool mnMajor, unsigned mnExt) {
+    decodeSmemDesc(desc, sd);
+    for (unsigned mn = 0; mn < mnExt; mn++)
+      for (unsigned k = 0; k < K; k++) {
+        uint32_t a = elemAddr(sd, mnMajor, mn, k, d.esize);
+        for (unsigned b = 0; b < d.esize; b++) bytes.push_back(a + b);
+      }
+  };
+  if (!aTmem) add(op.descA, d.transA, d.m);
+  add(op.descB, d.transB, d.n);
+  return bytes;
+}
+
 // Completes the MMAs in flight numbered below upto, oldest first.
 bool completeUpTo(Ctx& c, uint64_t upto) {
   Tmem& t = c.cta->tmem;
@@ -326,6 +331,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.mma: more than 65536 MMAs in flight (no tcgen05.commit whose mbarrier is waited on)");
       return;
     }
+    if (c.san && (c.san->flags & kSanRace)) op.san = sanWgmmaIssue(c, operandBytes(op, d, aTmem), true, l);
     t.mmas.push_back(op);
     t.mmaIssued++;
   }

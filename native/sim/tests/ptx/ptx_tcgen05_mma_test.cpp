@@ -18,7 +18,9 @@
 // reads the old columns, shared operands overwritten after the commit but before the wait are what
 // the MMA reads, a tcgen05.st not waited for is not seen by the MMA (and lands over its result);
 // named faults for descriptors
-// the sim does not run or that are malformed.
+// the sim does not run or that are malformed. Racecheck: the two early accesses above are reported
+// (a tcgen05.ld of accumulator cells, a write to an operand, before the covering commit arrived),
+// the waiting cases are clean.
 //
 // `sim_ptx_ptx_tcgen05_mma_test --ptxas PATH` also assembles the kernels with ptxas -arch=sm_100a.
 #include <algorithm>
@@ -100,6 +102,8 @@ struct Case {
   uint32_t idescXor = 0;  // bits flipped in the instruction descriptor (fault cases)
   uint64_t descAXor = 0;
   const char* fault = nullptr;
+  unsigned san = 0;              // LaunchConfig::sanitize (1: racecheck)
+  const char* hazard = nullptr;  // the sanitizer report expected (else none)
 };
 
 unsigned typeCode(Ty t) { return t == F16 || t == E4M3 || t == U8 ? 0 : t == BF16 || t == E5M2 || t == S8 ? 1 : 2; }
@@ -382,7 +386,14 @@ void runCase(const Case& c) {
   mem.put(dinit, initW);
   mem.put(ddis, std::vector<uint32_t>(c.dis, c.dis + 4));
   tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, ddesc, nmma, idescOf(c) ^ c.idescXor, c.en ? 1u : 0u, dinit, dout, c.flags, ddis, img.size()},
-                        1, 128, nullptr, (unsigned)img.size() + 16);
+                        1, 128, nullptr, (unsigned)img.size() + 16, 0, 2, 1, 1, c.san);
+  if (c.hazard) {
+    if (f.kind != tsim::Fault::Hazard || f.detail.find(c.hazard) == std::string::npos) {
+      std::printf("%s: expected a sanitizer report with \"%s\", got kind %d: %s\n", c.name.c_str(), c.hazard, (int)f.kind, f.detail.c_str());
+      failures++;
+    }
+    return;
+  }
   if (c.fault) {
     if (f.kind == tsim::Fault::None || f.detail.find(c.fault) == std::string::npos) {
       std::printf("%s: expected a fault with \"%s\", got kind %d: %s\n", c.name.c_str(), c.fault, (int)f.kind, f.detail.c_str());
@@ -457,6 +468,16 @@ int main(int argc, char** argv) {
   { Case c = mk("ld before the mbarrier wait reads the old columns"); c.flags = 1; c.en = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("operands overwritten before the wait"); c.flags = 2; c.en = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("no wait::st before the MMA"); c.flags = 4; c.en = true; c.n = 32; cases.push_back(c); }
+  // racecheck: clean on the cases that wait (A in shared memory and in TMEM); a tcgen05.ld of the
+  // accumulator before the commit has arrived and an operand overwritten before then are reported
+  { Case c = mk("racecheck clean"); c.san = 1; c.en = true; c.n = 32; cases.push_back(c); }
+  { Case c = mk("racecheck clean, A in TMEM, M=64"); c.san = 1; c.aTmem = true; c.m = 64; c.n = 32; cases.push_back(c); }
+  { Case c = mk("racecheck: ld before the mbarrier wait"); c.san = 1; c.flags = 1; c.en = true; c.n = 32;
+    c.hazard = "read-after-write hazard on tensor memory (lane 0, column 0): tcgen05.ld at PTX line"; cases.push_back(c); }
+  { Case c = mk("racecheck: ld before the wait, M=64"); c.san = 1; c.flags = 1; c.m = 64; c.n = 16;
+    c.hazard = "reads a cell that tcgen05.mma at PTX line"; cases.push_back(c); }
+  { Case c = mk("racecheck: operands overwritten before the wait"); c.san = 1; c.flags = 2; c.en = true; c.n = 32;
+    c.hazard = "conflicts with tcgen05.mma operand read at PTX line"; cases.push_back(c); }
   { Case c = mk("M=256 on cta_group::1"); c.idescXor = (8u ^ 16u) << 24; c.fault = "M = 256 (bits 24-28) is not a .cta_group::1 shape"; cases.push_back(c); }
   { Case c = mk("descriptor version"); c.descAXor = 1ull << 46; c.fault = "the A shared-memory descriptor: bits 46-48 must hold the fixed value 0b001"; cases.push_back(c); }
   { Case c = mk("128B_base32b"); c.descAXor = 3ull << 61; c.fault = "swizzle mode 1 (128B with 32-byte atoms, 128B_base32b) is not simulated yet"; cases.push_back(c); }
