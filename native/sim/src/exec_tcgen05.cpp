@@ -510,11 +510,11 @@ void registerTcgen05Ops(DecodeTable& t) {
         "sm_100a tensor memory: per-CTA 128 lanes x 512 columns; alloc (power of two >= 32 columns; a CTA exiting "
         "with columns allocated faults) / dealloc / relinquish_alloc_permit; ld / st `.32x32b.xN` with the warp's "
         "lane quarter enforced, and `.16x32bx2.xN` (two 16-lane halves, the second immHalfSplitoff columns on); ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
-        "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32), tf32, f8f6f4 (e4m3/e5m2 -> f32) and i8 (u8/s8 -> s32), M 64/128, A from TMEM or "
+        "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2 -> f32) and i8 (u8/s8 -> s32), M 64/128, A from TMEM or "
         "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
         "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, shift, the "
-        "f6/f4 operands, the block-scaled kinds, .sp, .ws, f16 accumulators");
+        "f6/f4 operands, the block-scaled kinds, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 
 }  // namespace tsim

@@ -13,7 +13,8 @@
 // a_tmem's column, element k in piece k % (4 / size) of its cell, low bits first.
 //
 // Instruction descriptor (32 bits): 0-1 sparsity selector, 2 sparsity, 3 saturate, 4-5 D type
-// (0 f16, 1 f32, 2 s32), 6 reserved, 7-9 A type, 10-12 B type (kind::f16: 0 f16, 1 bf16;
+// (0 f16, kind::f16 only: one element in the low 16 bits of each cell, the sum rounded once to
+// f16; 1 f32, 2 s32), 6 reserved, 7-9 A type, 10-12 B type (kind::f16: 0 f16, 1 bf16;
 // kind::tf32: 2; kind::f8f6f4: 0 e4m3, 1 e5m2, 3 e2m3, 4 e3m2, 5 e2m1; kind::i8: 0 u8, 1 s8),
 // 13 negate A, 14 negate B, 15 A MN-major (transposed), 16 B MN-major, 17-22 N >> 3, 23 reserved,
 // 24-28 M >> 4, 29 reserved, 30-31 maximum shift (.ws only).
@@ -49,6 +50,7 @@ struct Idesc {
   unsigned m, n, esize;
   ElTy ta, tb;
   bool isInt, satf, negA, negB, transA, transB;
+  bool f16D;  // kind::f16 with an f16 accumulator (D type 0)
 };
 
 // Decodes and checks an instruction descriptor; "" or why it is not one the sim runs.
@@ -60,6 +62,7 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
   if (v >> 30) return "the instruction descriptor's maximum shift (bits 30-31) is for tcgen05.mma.ws only";
   unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
   d.isInt = kind == kKindI8;
+  d.f16D = !d.isInt && dt == 0;
   d.satf = v >> 3 & 1;
   if (d.isInt) {
     if (dt != 2) return "kind::i8 accumulates in s32 (D type 2); got D type " + std::to_string(dt);
@@ -68,8 +71,8 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
     d.ta = at ? kS8 : kU8;
     d.tb = bt ? kS8 : kU8;
   } else {
-    if (dt == 0) return "f16 accumulators (D type 0) are not simulated yet (D type 1, f32, is)";
-    if (dt != 1) return "D type " + std::to_string(dt) + " is not one of the floating-point kinds' (0 f16, 1 f32)";
+    if (dt == 0 && kind != kKindF16) return "an f16 accumulator (D type 0) is for kind::f16 only (this kind accumulates in f32, D type 1)";
+    if (dt > 1) return "D type " + std::to_string(dt) + " is not one of the floating-point kinds' (0 f16, 1 f32)";
     if (kind == kKindF16) {
       if (at > 1 || bt > 1) return "kind::f16 takes A/B type 0 (f16) or 1 (bf16); got " + std::to_string(at) + "/" + std::to_string(bt);
       if (at != bt) return "kind::f16 needs A and B of the same type";
@@ -230,21 +233,25 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
       // The sum in double with the rounding error of every addition (TwoSum); when none has any,
       // every partial sum was exact and one rounding to f32 gives the exactly rounded result;
       // otherwise (or for inf/NaN) it is summed again in long double.
-      const double in0 = op.enableD ? (double)bitsf32(row[n]) * scale : 0.0;
+      // an f16 accumulator is one element in the low 16 bits of its cell (the ISA's packing
+      // format for matrix D); the sim writes the high 16 bits as zero
+      const double in0 = !op.enableD ? 0.0 : (d.f16D ? (double)f16ToF32((uint16_t)row[n]) : (double)bitsf32(row[n])) * scale;
       double s = in0, e = 0;
       for (unsigned k = 0; k < K; k++) {
         double p = a[k] * B[(size_t)k * N + n], t = s + p, z = t - s;
         e += std::fabs((s - (t - z)) + (p - z));
         s = t;
       }
-      float r;
-      if (e == 0) {
-        r = (float)s;
-      } else {
-        long double ld = (long double)in0;
-        for (unsigned k = 0; k < K; k++) ld += (long double)a[k] * B[(size_t)k * N + n];
-        r = (float)ld;
+      long double sum = s;
+      if (e != 0) {
+        sum = (long double)in0;
+        for (unsigned k = 0; k < K; k++) sum += (long double)a[k] * B[(size_t)k * N + n];
       }
+      if (d.f16D) {
+        row[n] = (uint32_t)roundTo(sum, Ty::F16, kRn);  // nearest even, NaN canonical
+        continue;
+      }
+      float r = (float)sum;
       row[n] = r != r ? 0x7fffffffu : f32bits(r);
     }
   }
