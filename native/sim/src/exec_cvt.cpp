@@ -247,7 +247,7 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 void registerCvtOps(DecodeTable& t) {
   addOp(t, "cvt", cvtDecode, "rn rz rm rp rna rni rzi rmi rpi sat ftz relu satfinite u8 u16 u32 u64 s8 s16 s32 s64 b8 b16 b32 b64 f16 bf16 tf32 f32 f64 f16x2 bf16x2 e4m3x2 e5m2x2 e2m1x2 e2m3x2 e3m2x2",
-        "every integer/float pair; `.relu` on f16/bf16/tf32 results; `.satfinite` clamps f16/bf16/tf32 results to the largest finite value (NaN stays NaN); `.f16x2/.bf16x2` packs two f32; `.e4m3x2/.e5m2x2` (sm_89): nearest even with `.satfinite` to, exact from (via `.f16x2`); `.e2m1x2/.e2m3x2/.e3m2x2` (sm_100a): from two f32 nearest even with `.satfinite` (a NaN input is a named fault), exact to `.f16x2`");
+        "every integer/float pair; `.relu` on f16/bf16/tf32 results; `.satfinite` clamps f16/bf16/tf32 results to the largest finite value (NaN stays NaN); `.f16x2/.bf16x2` packs two f32; `.e4m3x2/.e5m2x2` (sm_89): nearest even with `.satfinite` to, exact from (via `.f16x2`); `.e2m1x2/.e2m3x2/.e3m2x2` (sm_100a): from two f32 nearest even with `.satfinite` (NaN gives +MAX_NORM, as the ISA says), exact to `.f16x2`");
 }
 
 }  // namespace tsim

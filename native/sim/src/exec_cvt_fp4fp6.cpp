@@ -5,11 +5,11 @@
 //                                                                 bits 15:14 and 7:6 zero
 //   cvt.rn{.relu}.f16x2.e2m1x2                    d(b32), a(b8)  d.hi from a[7:4], d.lo from a[3:0]
 //   cvt.rn{.relu}.f16x2.{e2m3x2,e3m2x2}           d(b32), a(b16) d.hi from a[13:8], d.lo from a[5:0]
-// Rounding to nearest even; .satfinite (required) clamps to the largest finite value with the
-// input's sign (infinities too); .relu clamps negative results to +0. The formats hold no NaN and
-// the sim does not guess what a NaN input converts to: it is a named fault. Widening to f16 is
-// exact (every value of these formats is an f16 value); the padding bits of a 6-bit input are
-// ignored.
+// Rounding to nearest even; .satfinite (required) clamps to the largest finite value (MAX_NORM)
+// with the input's sign (infinities too); .relu clamps negative results to +0. The formats hold no
+// NaN: a NaN input gives positive MAX_NORM (the ISA's .satfinite rule for these formats). Widening
+// to f16 is exact (every value of these formats is an f16 value); the padding bits of a 6-bit
+// input are ignored.
 #include "exec_core.h"
 #include "exec_float.h"
 #include "exec_fp4fp6.h"
@@ -21,7 +21,12 @@ namespace {
 // in.mode: format (0 e2m1, 1 e2m3, 2 e3m2) | .relu << 2
 MiniFloat formatOf(const Inst& in) { return (in.mode & 3) == 0 ? kE2M1 : (in.mode & 3) == 1 ? kE2M3 : kE3M2; }
 
-void toMini(Ctx& c, const Inst& in, uint32_t exec) {
+// NaN: positive MAX_NORM (all ones below the sign)
+uint32_t toMini(float x, MiniFloat f, bool relu) {
+  return x != x ? (1u << (f.ebits + f.mbits)) - 1 : toMiniSatfinite(x, f, relu);
+}
+
+void toMiniOp(Ctx& c, const Inst& in, uint32_t exec) {
   uint64_t* d = slot(c, in.d[0]);
   const uint64_t *a = slot(c, in.s[0]), *b = slot(c, in.s[1]);
   const MiniFloat f = formatOf(in);
@@ -29,12 +34,7 @@ void toMini(Ctx& c, const Inst& in, uint32_t exec) {
   const unsigned shift = f.mbits == 1 ? 4 : 8;
   FOR_LANES(exec) {
     float x = bitsf32((uint32_t)a[l]), y = bitsf32((uint32_t)b[l]);
-    if (x != x || y != y) {
-      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false,
-            "cvt to a 4/6-bit float pair (PTX line " + std::to_string(in.line) + "): a NaN input (these formats hold no NaN; the sim does not simulate what it converts to)");
-      return;
-    }
-    d[l] = (uint64_t)(toMiniSatfinite(x, f, relu) << shift | toMiniSatfinite(y, f, relu));
+    d[l] = (uint64_t)(toMini(x, f, relu) << shift | toMini(y, f, relu));
   }
 }
 
@@ -86,7 +86,7 @@ bool decodeCvtFp4Fp6(Decoder& dc, const Stmt& st, Inst& in) {
     if (st.ops.size() != 3) return dc.fail("expected cvt.rn.satfinite{.relu}." + tys[0] + ".f32 d, a, b");
     in.s[0] = dc.src(st.ops[1], Ty::F32);
     in.s[1] = dc.src(st.ops[2], Ty::F32);
-    in.fn = &toMini;
+    in.fn = &toMiniOp;
     return true;
   }
   if (tys[0] != "f16x2" || st.has("satfinite") || st.ops.size() != 2)

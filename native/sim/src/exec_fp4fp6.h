@@ -23,7 +23,7 @@ inline double miniToDouble(uint32_t b, MiniFloat f) {
 
 // Rounds finite x to nearest-even in f with .satfinite (magnitudes beyond the largest value,
 // infinities included, give that value with x's sign); .relu turns negative results into +0.
-// The caller handles NaN, which these formats cannot hold.
+// The caller handles NaN, which these formats cannot hold (cvt: positive MAX_NORM).
 inline uint32_t toMiniSatfinite(long double x, MiniFloat f, bool relu) {
   const int nb = f.ebits + f.mbits, emin = 1 - f.bias();
   const uint32_t sign = std::signbit(x) ? 1u << nb : 0;
