@@ -148,7 +148,7 @@ void deallocOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tmemColumnsAllocated(c, col, n, "tcgen05.dealloc")) return;
   Tmem& t = c.cta->tmem;
   if (!t.mmas.empty()) {
-    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc while a tcgen05.mma is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc while a tcgen05.mma or tcgen05.shift is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
     return;
   }
   uint32_t chunks = n / 32;
@@ -360,8 +360,8 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.has("commit")) return decodeTcgen05Commit(dc, st, in);
   if (st.has("ld")) return ldStDecode(dc, st, in, true);
   if (st.has("st")) return ldStDecode(dc, st, in, false);
-  for (const char* op : {"cp", "shift"})
-    if (st.has(op)) return dc.fail(std::string("tcgen05.") + op + " is not simulated yet");
+  if (st.has("shift")) return decodeTcgen05Shift(dc, st, in);
+  if (st.has("cp")) return dc.fail("tcgen05.cp is not simulated yet");
   in.cls = kSync;
   if (st.has("fence::before_thread_sync") || st.has("fence::after_thread_sync")) {
     if (!onlyMods(dc, st, "fence::before_thread_sync fence::after_thread_sync")) return false;
@@ -503,7 +503,7 @@ void registerTcgen05Ops(DecodeTable& t) {
   for (unsigned k = 0; k <= 7; k++) xs += " x" + std::to_string(1u << k);
   addOp(t, "tcgen05", tcgen05Decode,
         "alloc dealloc relinquish_alloc_permit ld st wait::ld wait::st fence::before_thread_sync fence::after_thread_sync "
-        "mma commit cp shift cta_group::1 cta_group::2 sync aligned shared::cta shared::cluster b32 b64 32x32b 16x64b 16x128b "
+        "mma commit cp shift down cta_group::1 cta_group::2 sync aligned shared::cta shared::cluster b32 b64 32x32b 16x64b 16x128b "
         "16x256b 16x32bx2 pack::16b unpack::16b red kind::f16 kind::tf32 kind::f8f6f4 kind::i8 kind::mxf8f6f4 kind::mxf4 "
         "kind::mxf4nvf4 ws sp mbarrier::arrive::one multicast::cluster 128x256b 4x256b 128x128b 64x128b 32x128b "
         "warpx2::02_13 warpx2::01_23 warpx4" + xs,
@@ -513,7 +513,8 @@ void registerTcgen05Ops(DecodeTable& t) {
         "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2 -> f32) and i8 (u8/s8 -> s32), M 64/128, A from TMEM or "
         "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
-        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, shift, the "
+        "`shift.cta_group::1.down` (asynchronous, completed by a covering commit like an MMA). "
+        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, the "
         "f6/f4 operands, the block-scaled kinds, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 

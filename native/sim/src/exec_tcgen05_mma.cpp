@@ -138,7 +138,25 @@ inline double elemValue(uint32_t bits, ElTy t) {
 inline unsigned dLane(const Idesc& d, unsigned m) { return d.m == 128 ? m : 32 * (m / 16) + m % 16; }
 
 // Computes one MMA into tensor memory; false after a fault.
+// tcgen05.shift.cta_group::1.down [taddr] (PTX ISA "tcgen05.shift"): the 32-byte elements (8
+// cells from taddr's column) of the 31 rows from taddr's lane (a multiple of 32) move down one
+// row; the first row keeps its cells on the sim (the ISA does not say what it holds).
+bool completeShift(Ctx& c, const Tcgen05Mma& op) {
+  const uint32_t lane0 = op.taddr >> 16, col = op.taddr & 0xffff;
+  if (!tmemColumnsAllocated(c, col, 8, "tcgen05.shift (at PTX line " + std::to_string(c.prog->code[op.pc].line) + ", completing)")) return false;
+  uint32_t* cells = tmemCells(c);
+  auto& wr = c.cta->tmem.written;
+  for (int r = 30; r >= 0; r--)
+    for (unsigned j = 0; j < 8; j++) {
+      const size_t from = (size_t)(lane0 + r) * kTmemCols + col + j, to = from + kTmemCols;
+      cells[to] = cells[from];
+      if (!wr.empty()) wr[to] = wr[from];
+    }
+  return true;
+}
+
 bool completeMma(Ctx& c, const Tcgen05Mma& op) {
+  if (op.shift) return completeShift(c, op);
   if (op.san) sanWgmmaDone(c, op.san);  // read now: later writes to its operands no longer race
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
@@ -362,6 +380,32 @@ void commitOp(Ctx& c, const Inst& in, uint32_t exec) {
   }
 }
 
+// tcgen05.shift: issued by each executing thread, in flight like an MMA until a covering commit
+// arrives.
+void shiftOp(Ctx& c, const Inst& in, uint32_t exec) {
+  Tmem& t = c.cta->tmem;
+  FOR_LANES(exec) {
+    Tcgen05Mma op{};
+    op.pc = c.curPc;
+    op.taddr = (uint32_t)(slot(c, in.s[0])[l] + (uint64_t)in.imm);
+    op.shift = true;
+    op.warp = (uint16_t)c.w->id;
+    op.lane = (uint8_t)l;
+    if ((op.taddr >> 16) % 32 || (op.taddr >> 16) >= kTmemLanes) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false,
+            "tcgen05.shift: the lane of the address must be a multiple of 32 (got lane " + std::to_string(op.taddr >> 16) + ")");
+      return;
+    }
+    if (!tmemColumnsAllocated(c, op.taddr & 0xffff, 8, "tcgen05.shift")) return;
+    if (t.mmas.size() >= 65536) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.shift: more than 65536 MMAs/shifts in flight (no tcgen05.commit whose mbarrier is waited on)");
+      return;
+    }
+    t.mmas.push_back(op);
+    t.mmaIssued++;
+  }
+}
+
 bool kindOf(Decoder& dc, const Stmt& st, MmaKind& k) {
   for (const char* other : {"kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"})
     if (st.has(other)) return dc.fail(std::string("tcgen05.mma .") + other + " (block-scaled) is not simulated yet");
@@ -418,6 +462,17 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   in.ext = dc.ext(e);
   in.mode = (uint8_t)(kind << 4 | scale | (aTmem ? 0x40 : 0));
   in.fn = &mmaOp;
+  in.cls = kTensor;
+  return true;
+}
+
+bool decodeTcgen05Shift(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.has("cta_group::2")) return dc.fail("tcgen05.shift .cta_group::2 is not simulated yet");
+  if (!onlyMods(dc, st, "shift cta_group::1 down") || !st.has("cta_group::1") || !st.has("down") || st.ops.size() != 1)
+    return dc.fail("expected tcgen05.shift.cta_group::1.down [taddr]");
+  uint8_t sym;
+  if (st.ops[0].kind != Operand::Addr || !dc.addr(st.ops[0], in.s[0], in.imm, sym)) return dc.fail("expected the tensor-memory address [taddr]");
+  in.fn = &shiftOp;
   in.cls = kTensor;
   return true;
 }
