@@ -68,6 +68,8 @@ struct Tcgen05Mma {
   bool enableD;              // false: D = A*B
   uint16_t warp;
   uint8_t lane;
+  uint32_t san = 0;          // racecheck: its operand-read record (sanWgmmaIssue), 0 when none
+  bool shift = false;        // a tcgen05.shift (taddr only), in the same queue as the MMAs
 };
 // A tcgen05.commit's arrive-on: due once the MMAs issued before it (seq < upto) are complete.
 struct Tcgen05Commit {

@@ -165,11 +165,17 @@ template <class From> Fn intTo(Ty dt, bool sat) {
 
 bool isCvtFp8(const Stmt& st);                              // exec_cvt_fp8.cpp
 bool decodeCvtFp8(Decoder& dc, const Stmt& st, Inst& in);
+bool isCvtFp4Fp6(const Stmt& st);                           // exec_cvt_fp4fp6.cpp
+bool decodeCvtFp4Fp6(Decoder& dc, const Stmt& st, Inst& in);
+bool isCvtUe8m0(const Stmt& st);                            // exec_cvt_ue8m0.cpp
+bool decodeCvtUe8m0(Decoder& dc, const Stmt& st, Inst& in);
 
 namespace {
 
 bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
   if (isCvtFp8(st)) return decodeCvtFp8(dc, st, in);
+  if (isCvtFp4Fp6(st)) return decodeCvtFp4Fp6(dc, st, in);
+  if (isCvtUe8m0(st)) return decodeCvtUe8m0(dc, st, in);
   Ty dt = st.type(0), at = st.type(1);
   if (dt == Ty::None || at == Ty::None || st.ops.size() < 2) return dc.fail("cvt needs two types");
   bool sat = st.has("sat"), ftz = st.has("ftz");
@@ -243,8 +249,8 @@ bool cvtDecode(Decoder& dc, const Stmt& st, Inst& in) {
 }  // namespace
 
 void registerCvtOps(DecodeTable& t) {
-  addOp(t, "cvt", cvtDecode, "rn rz rm rp rna rni rzi rmi rpi sat ftz relu satfinite u8 u16 u32 u64 s8 s16 s32 s64 b8 b16 b32 b64 f16 bf16 tf32 f32 f64 f16x2 bf16x2 e4m3x2 e5m2x2",
-        "every integer/float pair; `.relu` on f16/bf16/tf32 results; `.satfinite` clamps f16/bf16/tf32 results to the largest finite value (NaN stays NaN); `.f16x2/.bf16x2` packs two f32; `.e4m3x2/.e5m2x2` (sm_89): nearest even with `.satfinite` to, exact from (via `.f16x2`)");
+  addOp(t, "cvt", cvtDecode, "rn rz rm rp rna rni rzi rmi rpi sat ftz relu satfinite u8 u16 u32 u64 s8 s16 s32 s64 b8 b16 b32 b64 f16 bf16 tf32 f32 f64 f16x2 bf16x2 e4m3x2 e5m2x2 e2m1x2 e2m3x2 e3m2x2 ue8m0x2",
+        "every integer/float pair; `.relu` on f16/bf16/tf32 results; `.satfinite` clamps f16/bf16/tf32 results to the largest finite value (NaN stays NaN); `.f16x2/.bf16x2` packs two f32; `.e4m3x2/.e5m2x2` (sm_89): nearest even with `.satfinite` to, exact from (via `.f16x2`); `.e2m1x2/.e2m3x2/.e3m2x2` (sm_100a): from two f32 nearest even with `.satfinite` (NaN gives +MAX_NORM, as the ISA says), exact to `.f16x2`; `.ue8m0x2` (sm_100a): `.rz`/`.rp` from two f32 or a bf16x2 (zero, negative and other inputs the ISA leaves open are named faults), exact to `.bf16x2`");
 }
 
 }  // namespace tsim

@@ -148,7 +148,7 @@ void deallocOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tmemColumnsAllocated(c, col, n, "tcgen05.dealloc")) return;
   Tmem& t = c.cta->tmem;
   if (!t.mmas.empty()) {
-    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc while a tcgen05.mma is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc while a tcgen05.mma or tcgen05.shift is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
     return;
   }
   uint32_t chunks = n / 32;
@@ -160,6 +160,56 @@ void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
   c.cta->tmem.relinquished = true;
 }
 
+// racecheck: a tcgen05.ld (write: tcgen05.st) of cells that a tcgen05.mma still in flight writes
+// (its accumulator) or, for a store, reads (its A in tensor memory). The MMA is done only once the
+// tcgen05.commit that covers it has arrived on its mbarrier (and someone waited for that phase), so
+// such a load reads stale cells and such a store is overwritten by, or changes, the MMA's result.
+void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
+  const Tmem& t = c.cta->tmem;
+  if (!c.san || !(c.san->flags & kSanRace) || t.mmas.empty()) return;
+  const uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
+  // our column ranges: [col0, col0 + n), and for 16x32bx2 the second half's too
+  const uint32_t ours[2] = {col0, s.lanes == 16 ? col0 + s.split : col0};
+  for (const Tcgen05Mma& op : t.mmas) {
+    const unsigned m = ((op.idesc >> 24) & 31) * 16, n = ((op.idesc >> 17) & 63) * 8;
+    const bool aTmem = c.prog->code[op.pc].mode & 0x40;
+    // the first of our cells in [c0, c0 + nc) of a row of op (disabled output lanes: not written)
+    auto hit = [&](uint32_t c0, uint32_t nc, bool skipDisabled, uint32_t& hl, uint32_t& hc) {
+      for (uint32_t from : ours) {
+        uint32_t lo = std::max(from, c0), hi = std::min(from + s.n, c0 + nc);
+        if (lo >= hi) continue;
+        for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
+          if (m == 64 && L % 32 >= 16) continue;  // M = 64: 16 lanes of each warp quarter
+          if (skipDisabled && ((op.disableLanes[L / 32] >> (L % 32)) & 1)) continue;
+          hl = L;
+          hc = lo;
+          return true;
+        }
+      }
+      return false;
+    };
+    uint32_t hl, hc;
+    const char* role = nullptr;
+    int kind = 0;
+    if (hit(op.taddr & 0xffff, n, true, hl, hc)) {
+      role = "writes (its accumulator)";
+      kind = write ? 7 : 6;
+    } else if (write && aTmem && hit((uint32_t)op.descA & 0xffff, 8, false, hl, hc)) {
+      role = "reads (its A)";
+      kind = 8;
+    }
+    if (!role) continue;
+    static const char* kinds[] = {"read-after-write", "write-after-write", "write-after-read"};
+    char head[160];
+    std::snprintf(head, sizeof head, "%s hazard on tensor memory (lane %u, column %u): ", kinds[kind - 6], hl, hc);
+    sanRecord(c, 0, kind, op.pc, c.curPc,
+              std::string(head) + (write ? "tcgen05.st " : "tcgen05.ld ") + sanWhere(c, c.w->id * kWarp, c.curPc) +
+                  (write ? " writes a cell that tcgen05.mma " : " reads a cell that tcgen05.mma ") + sanWhere(c, op.warp * kWarp + op.lane, op.pc) +
+                  " " + role + ", before the tcgen05.commit that covers the MMA has arrived on its mbarrier");
+    return;
+  }
+}
+
 // tcgen05.ld.sync.aligned.32x32b.xN.b32 {d...}, [taddr]   (ext: N destination slots)
 void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tcgen05FullWarp(c, exec, "tcgen05.ld")) return;
@@ -168,6 +218,7 @@ void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
   const LdStShape sh = shapeOf(in, *c.prog);
   const unsigned n = sh.n;
   if (!checkAccess(c, taddr, sh, "tcgen05.ld")) return;
+  tmemRaceCheck(c, taddr, sh, false);
   const uint32_t* cells = tmemCells(c);
   const uint32_t* d = &c.prog->ext[in.ext];
   TmemLdInFlight& f = c.w->tmemLd;
@@ -209,6 +260,7 @@ void stOp(Ctx& c, const Inst& in, uint32_t exec) {
   const LdStShape sh = shapeOf(in, *c.prog);
   const unsigned n = sh.n;
   if (!checkAccess(c, taddr, sh, "tcgen05.st")) return;
+  tmemRaceCheck(c, taddr, sh, true);
   tmemCells(c);
   Tmem& t = c.cta->tmem;
   const uint32_t* s = &c.prog->ext[in.ext];
@@ -308,8 +360,8 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.has("commit")) return decodeTcgen05Commit(dc, st, in);
   if (st.has("ld")) return ldStDecode(dc, st, in, true);
   if (st.has("st")) return ldStDecode(dc, st, in, false);
-  for (const char* op : {"cp", "shift"})
-    if (st.has(op)) return dc.fail(std::string("tcgen05.") + op + " is not simulated yet");
+  if (st.has("shift")) return decodeTcgen05Shift(dc, st, in);
+  if (st.has("cp")) return dc.fail("tcgen05.cp is not simulated yet");
   in.cls = kSync;
   if (st.has("fence::before_thread_sync") || st.has("fence::after_thread_sync")) {
     if (!onlyMods(dc, st, "fence::before_thread_sync fence::after_thread_sync")) return false;
@@ -451,18 +503,19 @@ void registerTcgen05Ops(DecodeTable& t) {
   for (unsigned k = 0; k <= 7; k++) xs += " x" + std::to_string(1u << k);
   addOp(t, "tcgen05", tcgen05Decode,
         "alloc dealloc relinquish_alloc_permit ld st wait::ld wait::st fence::before_thread_sync fence::after_thread_sync "
-        "mma commit cp shift cta_group::1 cta_group::2 sync aligned shared::cta shared::cluster b32 b64 32x32b 16x64b 16x128b "
+        "mma commit cp shift down cta_group::1 cta_group::2 sync aligned shared::cta shared::cluster b32 b64 32x32b 16x64b 16x128b "
         "16x256b 16x32bx2 pack::16b unpack::16b red kind::f16 kind::tf32 kind::f8f6f4 kind::i8 kind::mxf8f6f4 kind::mxf4 "
         "kind::mxf4nvf4 ws sp mbarrier::arrive::one multicast::cluster 128x256b 4x256b 128x128b 64x128b 32x128b "
         "warpx2::02_13 warpx2::01_23 warpx4" + xs,
         "sm_100a tensor memory: per-CTA 128 lanes x 512 columns; alloc (power of two >= 32 columns; a CTA exiting "
         "with columns allocated faults) / dealloc / relinquish_alloc_permit; ld / st `.32x32b.xN` with the warp's "
         "lane quarter enforced, and `.16x32bx2.xN` (two 16-lane halves, the second immHalfSplitoff columns on); ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
-        "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32), tf32, f8f6f4 (e4m3/e5m2 -> f32) and i8 (u8/s8 -> s32), M 64/128, A from TMEM or "
+        "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2 -> f32) and i8 (u8/s8 -> s32), M 64/128, A from TMEM or "
         "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
-        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, shift, the "
-        "f6/f4 operands, the block-scaled kinds, .sp, .ws, f16 accumulators");
+        "`shift.cta_group::1.down` (asynchronous, completed by a covering commit like an MMA). "
+        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, the "
+        "f6/f4 operands, the block-scaled kinds, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 
 }  // namespace tsim

@@ -20,6 +20,7 @@ bool tcgen05FullWarp(Ctx& c, uint32_t exec, const char* what);
 // The tcgen05.mma / tcgen05.commit decoders (exec_tcgen05_mma.cpp), reached from `tcgen05`.
 bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in);
 bool decodeTcgen05Commit(Decoder& dc, const Stmt& st, Inst& in);
+bool decodeTcgen05Shift(Decoder& dc, const Stmt& st, Inst& in);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 

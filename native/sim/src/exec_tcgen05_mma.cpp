@@ -13,7 +13,8 @@
 // a_tmem's column, element k in piece k % (4 / size) of its cell, low bits first.
 //
 // Instruction descriptor (32 bits): 0-1 sparsity selector, 2 sparsity, 3 saturate, 4-5 D type
-// (0 f16, 1 f32, 2 s32), 6 reserved, 7-9 A type, 10-12 B type (kind::f16: 0 f16, 1 bf16;
+// (0 f16, kind::f16 only: one element in the low 16 bits of each cell, the sum rounded once to
+// f16; 1 f32, 2 s32), 6 reserved, 7-9 A type, 10-12 B type (kind::f16: 0 f16, 1 bf16;
 // kind::tf32: 2; kind::f8f6f4: 0 e4m3, 1 e5m2, 3 e2m3, 4 e3m2, 5 e2m1; kind::i8: 0 u8, 1 s8),
 // 13 negate A, 14 negate B, 15 A MN-major (transposed), 16 B MN-major, 17-22 N >> 3, 23 reserved,
 // 24-28 M >> 4, 29 reserved, 30-31 maximum shift (.ws only).
@@ -22,7 +23,7 @@
 // offset, 52 leading-dimension mode (0: relative offset), 61-63 swizzle (0 none, 1 128B with 32B
 // atoms, 2 128B, 4 64B, 6 32B). The canonical layouts (core matrices of 8 rows x 16 bytes, K-major
 // and MN-major, the swizzle XOR of address bits [4, 4+b) with bits [7, 7+b)) are wgmma's (see
-// exec_wgmma.cpp): element addresses are computed from the shared-memory address itself.
+// exec_smem_matrix.h): element addresses are computed from the shared-memory address itself.
 //
 // Asynchrony: an MMA is kept in flight until a tcgen05.commit that follows it (in the issuing
 // order of the CTA) has its mbarrier arrival performed, which the sim does when a thread tests that
@@ -35,6 +36,7 @@
 #include "exec_float.h"
 #include "exec_fp8.h"
 #include "exec_mem.h"
+#include "exec_smem_matrix.h"
 #include "exec_tcgen05.h"
 
 namespace tsim {
@@ -48,6 +50,7 @@ struct Idesc {
   unsigned m, n, esize;
   ElTy ta, tb;
   bool isInt, satf, negA, negB, transA, transB;
+  bool f16D;  // kind::f16 with an f16 accumulator (D type 0)
 };
 
 // Decodes and checks an instruction descriptor; "" or why it is not one the sim runs.
@@ -59,6 +62,7 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
   if (v >> 30) return "the instruction descriptor's maximum shift (bits 30-31) is for tcgen05.mma.ws only";
   unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
   d.isInt = kind == kKindI8;
+  d.f16D = !d.isInt && dt == 0;
   d.satf = v >> 3 & 1;
   if (d.isInt) {
     if (dt != 2) return "kind::i8 accumulates in s32 (D type 2); got D type " + std::to_string(dt);
@@ -67,8 +71,8 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
     d.ta = at ? kS8 : kU8;
     d.tb = bt ? kS8 : kU8;
   } else {
-    if (dt == 0) return "f16 accumulators (D type 0) are not simulated yet (D type 1, f32, is)";
-    if (dt != 1) return "D type " + std::to_string(dt) + " is not one of the floating-point kinds' (0 f16, 1 f32)";
+    if (dt == 0 && kind != kKindF16) return "an f16 accumulator (D type 0) is for kind::f16 only (this kind accumulates in f32, D type 1)";
+    if (dt > 1) return "D type " + std::to_string(dt) + " is not one of the floating-point kinds' (0 f16, 1 f32)";
     if (kind == kKindF16) {
       if (at > 1 || bt > 1) return "kind::f16 takes A/B type 0 (f16) or 1 (bf16); got " + std::to_string(at) + "/" + std::to_string(bt);
       if (at != bt) return "kind::f16 needs A and B of the same type";
@@ -97,9 +101,7 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
   return "";
 }
 
-struct SmemDesc {
-  uint32_t start, lbo, sbo, swz, base;  // swz: 0 none, else R = 32/64/128 bytes
-};
+using SmemDesc = SmemMatrix;
 
 std::string decodeSmemDesc(uint64_t v, SmemDesc& d) {
   if (((v >> 46) & 7) != 1) return "bits 46-48 must hold the fixed value 0b001 (the sm_100 descriptor), got " + std::to_string((v >> 46) & 7);
@@ -115,23 +117,9 @@ std::string decodeSmemDesc(uint64_t v, SmemDesc& d) {
   return "";
 }
 
-// Shared-memory byte address of element (mn, k) (the canonical layouts; see exec_wgmma.cpp).
+// Shared-memory byte address of element (mn, k) (the canonical layouts, exec_smem_matrix.h).
 inline uint32_t elemAddr(const SmemDesc& d, bool mnMajor, unsigned mn, unsigned k, unsigned esize) {
-  uint32_t a;
-  if (!mnMajor) {
-    unsigned kb = k * esize;
-    if (!d.swz) a = d.start + (mn % 8) * 16 + (mn / 8) * d.sbo + (kb % 16) + (kb / 16) * d.lbo;
-    else a = d.start + (mn % 8) * d.swz + (mn / 8) * d.sbo + kb;
-  } else {
-    unsigned mb = mn * esize;
-    if (!d.swz) a = d.start + (k % 8) * 16 + (k / 8) * d.lbo + (mb % 16) + (mb / 16) * d.sbo;
-    else a = d.start + (k % 8) * d.swz + (k / 8) * d.sbo + (mb % d.swz) + (mb / d.swz) * d.lbo;
-  }
-  if (d.swz) {
-    unsigned b = d.swz == 128 ? 3 : d.swz == 64 ? 2 : 1;
-    a ^= (((a >> 7) - d.base) & ((1u << b) - 1)) << 4;
-  }
-  return a;
+  return smemElemAddr(d, mnMajor, mn, k, esize);
 }
 
 inline double elemValue(uint32_t bits, ElTy t) {
@@ -150,7 +138,26 @@ inline double elemValue(uint32_t bits, ElTy t) {
 inline unsigned dLane(const Idesc& d, unsigned m) { return d.m == 128 ? m : 32 * (m / 16) + m % 16; }
 
 // Computes one MMA into tensor memory; false after a fault.
+// tcgen05.shift.cta_group::1.down [taddr] (PTX ISA "tcgen05.shift"): the 32-byte elements (8
+// cells from taddr's column) of the 31 rows from taddr's lane (a multiple of 32) move down one
+// row; the first row keeps its cells on the sim (the ISA does not say what it holds).
+bool completeShift(Ctx& c, const Tcgen05Mma& op) {
+  const uint32_t lane0 = op.taddr >> 16, col = op.taddr & 0xffff;
+  if (!tmemColumnsAllocated(c, col, 8, "tcgen05.shift (at PTX line " + std::to_string(c.prog->code[op.pc].line) + ", completing)")) return false;
+  uint32_t* cells = tmemCells(c);
+  auto& wr = c.cta->tmem.written;
+  for (int r = 30; r >= 0; r--)
+    for (unsigned j = 0; j < 8; j++) {
+      const size_t from = (size_t)(lane0 + r) * kTmemCols + col + j, to = from + kTmemCols;
+      cells[to] = cells[from];
+      if (!wr.empty()) wr[to] = wr[from];
+    }
+  return true;
+}
+
 bool completeMma(Ctx& c, const Tcgen05Mma& op) {
+  if (op.shift) return completeShift(c, op);
+  if (op.san) sanWgmmaDone(c, op.san);  // read now: later writes to its operands no longer race
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
   SmemDesc da, db;
@@ -244,25 +251,48 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
       // The sum in double with the rounding error of every addition (TwoSum); when none has any,
       // every partial sum was exact and one rounding to f32 gives the exactly rounded result;
       // otherwise (or for inf/NaN) it is summed again in long double.
-      const double in0 = op.enableD ? (double)bitsf32(row[n]) * scale : 0.0;
+      // an f16 accumulator is one element in the low 16 bits of its cell (the ISA's packing
+      // format for matrix D); the sim writes the high 16 bits as zero
+      const double in0 = !op.enableD ? 0.0 : (d.f16D ? (double)f16ToF32((uint16_t)row[n]) : (double)bitsf32(row[n])) * scale;
       double s = in0, e = 0;
       for (unsigned k = 0; k < K; k++) {
         double p = a[k] * B[(size_t)k * N + n], t = s + p, z = t - s;
         e += std::fabs((s - (t - z)) + (p - z));
         s = t;
       }
-      float r;
-      if (e == 0) {
-        r = (float)s;
-      } else {
-        long double ld = (long double)in0;
-        for (unsigned k = 0; k < K; k++) ld += (long double)a[k] * B[(size_t)k * N + n];
-        r = (float)ld;
+      long double sum = s;
+      if (e != 0) {
+        sum = (long double)in0;
+        for (unsigned k = 0; k < K; k++) sum += (long double)a[k] * B[(size_t)k * N + n];
       }
+      if (d.f16D) {
+        row[n] = (uint32_t)roundTo(sum, Ty::F16, kRn);  // nearest even, NaN canonical
+        continue;
+      }
+      float r = (float)sum;
       row[n] = r != r ? 0x7fffffffu : f32bits(r);
     }
   }
   return true;
+}
+
+// racecheck: the shared-memory bytes of A (unless in tensor memory) and B, which the MMA reads
+// until its commit arrives.
+std::vector<uint32_t> operandBytes(const Tcgen05Mma& op, const Idesc& d, bool aTmem) {
+  std::vector<uint32_t> bytes;
+  const unsigned K = 32 / d.esize;
+  SmemDesc sd;
+  auto add = [&](uint64_t desc, bool mnMajor, unsigned mnExt) {
+    decodeSmemDesc(desc, sd);
+    for (unsigned mn = 0; mn < mnExt; mn++)
+      for (unsigned k = 0; k < K; k++) {
+        uint32_t a = elemAddr(sd, mnMajor, mn, k, d.esize);
+        for (unsigned b = 0; b < d.esize; b++) bytes.push_back(a + b);
+      }
+  };
+  if (!aTmem) add(op.descA, d.transA, d.m);
+  add(op.descB, d.transB, d.n);
+  return bytes;
 }
 
 // Completes the MMAs in flight numbered below upto, oldest first.
@@ -326,6 +356,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.mma: more than 65536 MMAs in flight (no tcgen05.commit whose mbarrier is waited on)");
       return;
     }
+    if (c.san && (c.san->flags & kSanRace)) op.san = sanWgmmaIssue(c, operandBytes(op, d, aTmem), true, l);
     t.mmas.push_back(op);
     t.mmaIssued++;
   }
@@ -346,6 +377,32 @@ void commitOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     t.commits.push_back({(uint32_t)(p[l] - lo), t.mmaIssued, (uint16_t)c.w->id, (uint8_t)l});
+  }
+}
+
+// tcgen05.shift: issued by each executing thread, in flight like an MMA until a covering commit
+// arrives.
+void shiftOp(Ctx& c, const Inst& in, uint32_t exec) {
+  Tmem& t = c.cta->tmem;
+  FOR_LANES(exec) {
+    Tcgen05Mma op{};
+    op.pc = c.curPc;
+    op.taddr = (uint32_t)(slot(c, in.s[0])[l] + (uint64_t)in.imm);
+    op.shift = true;
+    op.warp = (uint16_t)c.w->id;
+    op.lane = (uint8_t)l;
+    if ((op.taddr >> 16) % 32 || (op.taddr >> 16) >= kTmemLanes) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false,
+            "tcgen05.shift: the lane of the address must be a multiple of 32 (got lane " + std::to_string(op.taddr >> 16) + ")");
+      return;
+    }
+    if (!tmemColumnsAllocated(c, op.taddr & 0xffff, 8, "tcgen05.shift")) return;
+    if (t.mmas.size() >= 65536) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.shift: more than 65536 MMAs/shifts in flight (no tcgen05.commit whose mbarrier is waited on)");
+      return;
+    }
+    t.mmas.push_back(op);
+    t.mmaIssued++;
   }
 }
 
@@ -405,6 +462,17 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   in.ext = dc.ext(e);
   in.mode = (uint8_t)(kind << 4 | scale | (aTmem ? 0x40 : 0));
   in.fn = &mmaOp;
+  in.cls = kTensor;
+  return true;
+}
+
+bool decodeTcgen05Shift(Decoder& dc, const Stmt& st, Inst& in) {
+  if (st.has("cta_group::2")) return dc.fail("tcgen05.shift .cta_group::2 is not simulated yet");
+  if (!onlyMods(dc, st, "shift cta_group::1 down") || !st.has("cta_group::1") || !st.has("down") || st.ops.size() != 1)
+    return dc.fail("expected tcgen05.shift.cta_group::1.down [taddr]");
+  uint8_t sym;
+  if (st.ops[0].kind != Operand::Addr || !dc.addr(st.ops[0], in.s[0], in.imm, sym)) return dc.fail("expected the tensor-memory address [taddr]");
+  in.fn = &shiftOp;
   in.cls = kTensor;
   return true;
 }

@@ -1,5 +1,6 @@
 // Warp collectives: the participating lanes are exactly the lanes executing the instruction.
 #include "exec_core.h"
+#include "exec_float.h"
 
 namespace tsim {
 
@@ -201,6 +202,45 @@ template <class T> void reduxOp(Ctx& c, const Inst& in, uint32_t exec) {
   FOR_LANES(run) d[l] = out[l];
 }
 
+// redux.sync.{min,max}{.abs}{.NaN}.f32 d, a, mask (sm_100a; PTX ISA "redux.sync"): NaN inputs
+// are left out unless .NaN (then any NaN gives the canonical NaN 0x7fffffff), all NaN gives the
+// canonical NaN, +0 > -0, .abs reduces the absolute values; no flushing of subnormals. in.imm:
+// 1 .abs, 2 .NaN.
+void reduxF32Op(Ctx& c, const Inst& in, uint32_t exec) {
+  uint32_t grp[kWarp];
+  uint32_t run = rendezvous(c, in, exec, in.s[1], grp, false);
+  uint64_t* d = slot(c, in.d[0]);
+  const uint64_t* a = slot(c, in.s[0]);
+  const bool mx = in.mode == kRMax, abs = in.imm & 1, nanOut = in.imm & 2;
+  auto isNaN = [](uint32_t b) { return (b & 0x7fffffffu) > 0x7f800000u; };
+  // b is better than acc (a non-NaN acc): the larger (max) / smaller (min), -0 below +0
+  auto better = [&](uint32_t b, uint32_t acc) {
+    float x = bitsf32(b), y = bitsf32(acc);
+    if (x == y) return mx ? (acc >> 31) && !(b >> 31) : (b >> 31) && !(acc >> 31);
+    return mx ? x > y : x < y;
+  };
+  uint64_t out[kWarp];
+  uint32_t lastGrp = 0;
+  uint64_t last = 0;
+  FOR_LANES(run) {
+    if (grp[l] != lastGrp || l == (uint32_t)__builtin_ctz(run)) {
+      uint32_t g = grp[l], acc = 0;
+      bool have = false, sawNaN = false;
+      FOR_LANES_J(g, j) {
+        uint32_t v = (uint32_t)a[j];
+        if (abs) v &= 0x7fffffffu;
+        if (isNaN(v)) { sawNaN = true; continue; }
+        if (!have || better(v, acc)) acc = v;
+        have = true;
+      }
+      lastGrp = g;
+      last = (!have || (nanOut && sawNaN)) ? 0x7fffffffu : acc;
+    }
+    out[l] = last;
+  }
+  FOR_LANES(run) d[l] = out[l];
+}
+
 // elect.sync d|p, membermask: the lowest lane of each membermask group is the leader (the ISA
 // only asks for a deterministic choice among the active lanes); d = its lane id, p = (lane == it).
 void electOp(Ctx& c, const Inst& in, uint32_t exec) {
@@ -295,6 +335,17 @@ bool reduxDecode(Decoder& dc, const Stmt& st, Inst& in) {
   Ty t = st.type();
   if (m < 0 || !st.has("sync") || st.ops.size() != 3) return dc.fail("expected redux.sync.op.type d, a, mask");
   in.mode = (uint8_t)m;
+  if (t == Ty::F32 || st.has("abs") || st.has("NaN")) {
+    if (t != Ty::F32 || (m != kRMin && m != kRMax)) return dc.fail("expected redux.sync.{min,max}{.abs}{.NaN}.f32 d, a, mask (.abs and .NaN are for f32 min/max)");
+    in.imm = (st.has("abs") ? 1 : 0) | (st.has("NaN") ? 2 : 0);
+    in.d[0] = dc.dst(st.ops[0]);
+    in.s[0] = dc.src(st.ops[1], Ty::B32);
+    in.s[1] = dc.src(st.ops[2], Ty::B32);
+    in.fn = &reduxF32Op;
+    in.flags |= kfControl;
+    in.cls = kOther;
+    return true;
+  }
   in.d[0] = dc.dst(st.ops[0]);
   in.s[0] = dc.src(st.ops[1], t);
   in.s[1] = dc.src(st.ops[2], Ty::B32);
@@ -338,7 +389,7 @@ void registerWarpOps(DecodeTable& t) {
   addOp(t, "activemask", activemaskDecode, "b32", "");
   addOp(t, "match", matchDecode, "sync any all b32 b64", "per lane over its membermask");
   addOp(t, "elect", electDecode, "sync", "leader: the lowest lane of each membermask group (sm_90)");
-  addOp(t, "redux", reduxDecode, "sync add min max and or xor u32 s32 b32", "per lane over its membermask");
+  addOp(t, "redux", reduxDecode, "sync add min max and or xor abs NaN u32 s32 b32 f32", "per lane over its membermask; f32 min/max (.abs, .NaN) as on sm_100a");
 }
 
 }  // namespace tsim

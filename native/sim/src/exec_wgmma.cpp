@@ -17,24 +17,13 @@
 //   A 8-bit (4 x b32): register i holds (r + 8*(i&1), 4t + 16*(i>>1) .. +3).
 // Shared-memory matrices (matrix descriptor: start address bits 0-13, leading byte offset 16-29,
 // stride byte offset 32-45, all >> 4; base offset 49-51; swizzle 62-63: 0 none, 1 128B, 2 64B,
-// 3 32B). A core matrix is 8 rows of 16 bytes. With R = 16 (none) / 32 / 64 / 128 bytes:
-//   K-major (A not transposed, B not transposed): element (mn, k), byte kb = k * size:
-//     none:  start + (mn%8)*16 + (mn/8)*SBO + (kb%16) + (kb/16)*LBO
-//     swz:   start + (mn%8)*R  + (mn/8)*SBO + kb
-//   MN-major (imm-trans 1, f16/bf16 only), byte mb = mn * size:
-//     none:  start + (k%8)*16 + (k/8)*LBO + (mb%16) + (mb/16)*SBO
-//     swz:   start + (k%8)*R  + (k/8)*SBO + (mb%R) + (mb/R)*LBO
-// then the swizzle XORs address bits [4, 4+b) with bits [7, 7+b), b = 1, 2, 3 for 32B/64B/128B
-// (the address is the shared-memory address itself, so start addresses advanced inside a swizzle
-// atom, as compilers do for successive K slices, read what hardware reads). The pattern repeats
-// every 256/512/1024 bytes; one that starts off that boundary is named by the descriptor's base
-// offset, (pattern start >> 7) & 7, and the row phase XORed in is then ((a >> 7) - base) & mask
-// (the ISA: the base offset is valid for the swizzling modes only; without swizzle it is ignored).
+// 3 32B): the canonical layouts of exec_smem_matrix.h.
 #include <cmath>
 
 #include "exec_core.h"
 #include "exec_float.h"
 #include "exec_fp8.h"
+#include "exec_smem_matrix.h"
 
 namespace tsim {
 
@@ -88,10 +77,7 @@ __attribute__((always_inline)) inline double elemValue(uint32_t bits, WgTy t) {
   return 0;
 }
 
-struct Desc {
-  uint32_t start, lbo, sbo, swz;  // swz: 0 none, else R = 32/64/128
-  uint32_t base;                  // the swizzle pattern's row phase at its start (base offset)
-};
+using Desc = SmemMatrix;
 
 bool decodeDesc(Ctx&, uint64_t d, Desc& out, const char*) {
   out.start = (uint32_t)(d & 0x3fff) << 4;
@@ -103,23 +89,8 @@ bool decodeDesc(Ctx&, uint64_t d, Desc& out, const char*) {
   return true;
 }
 
-// Shared-memory byte address of element (mn, k) of a matrix read through descriptor d.
 inline uint32_t elemAddr(const Desc& d, bool mnMajor, unsigned mn, unsigned k, unsigned esize) {
-  uint32_t a;
-  if (!mnMajor) {
-    unsigned kb = k * esize;
-    if (!d.swz) a = d.start + (mn % 8) * 16 + (mn / 8) * d.sbo + (kb % 16) + (kb / 16) * d.lbo;
-    else a = d.start + (mn % 8) * d.swz + (mn / 8) * d.sbo + kb;
-  } else {
-    unsigned mb = mn * esize;
-    if (!d.swz) a = d.start + (k % 8) * 16 + (k / 8) * d.lbo + (mb % 16) + (mb / 16) * d.sbo;
-    else a = d.start + (k % 8) * d.swz + (k / 8) * d.sbo + (mb % d.swz) + (mb / d.swz) * d.lbo;
-  }
-  if (d.swz) {
-    unsigned b = d.swz == 128 ? 3 : d.swz == 64 ? 2 : 1;
-    a ^= (((a >> 7) - d.base) & ((1u << b) - 1)) << 4;
-  }
-  return a;
+  return smemElemAddr(d, mnMajor, mn, k, esize);
 }
 
 // The shared-memory bytes an operand is read from: the async proxy's view (generic writes need

@@ -93,7 +93,7 @@ struct Kernel {
   // args: one value per kernel parameter, stored with the parameter's size.
   tsim::Fault run(Arena& mem, const char* name, std::vector<uint64_t> args, unsigned gridX, unsigned blockX,
                   tsim::Counters* ctr = nullptr, unsigned dynShared = 0, uint64_t budget = 0,
-                  unsigned threads = 2, unsigned blockY = 1, unsigned gridY = 1) {
+                  unsigned threads = 2, unsigned blockY = 1, unsigned gridY = 1, unsigned sanitize = 0) {
     tsim::Fault bad;
     bad.kind = tsim::Fault::IllegalInstruction;
     if (!mod) return bad;
@@ -113,6 +113,7 @@ struct Kernel {
     cfg.params = buf.data();
     cfg.instructionBudget = budget;
     cfg.threads = threads;
+    cfg.sanitize = sanitize;  // LaunchConfig::sanitize: 1 racecheck, 2 synccheck, 4 initcheck
     tsim::Counters local;
     return tsim::launch(*mod, *k, cfg, mem, ctr ? *ctr : local);
   }

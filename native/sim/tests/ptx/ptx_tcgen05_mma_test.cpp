@@ -12,13 +12,17 @@
 // A from tensor memory: row m in D's lane of row m, each 32-byte K slice in 8 cells, element k in
 // piece k % (4 / size) of its cell, low bits first (the layout Triton's flash attention writes P
 // in). Also: bf16, tf32 (the low 13 bits ignored), kind::f8f6f4 e4m3/e5m2 in each pair, kind::i8
-// u8/s8 in each pair (s32 sums wrapping, or clamped with the saturate bit), enable_input_d
+// u8/s8 in each pair (s32 sums wrapping, or clamped with the saturate bit), f16 accumulators (the
+// element in the low 16 bits of its cell, as the ISA's packing format for D says; each MMA
+// rounds its exact sum once to f16, so a K loop rounds once per slice), enable_input_d
 // false/true, negate A/B,
 // scale_input_d, disable_output_lane, N = 256; asynchrony: a tcgen05.ld before the mbarrier wait
 // reads the old columns, shared operands overwritten after the commit but before the wait are what
 // the MMA reads, a tcgen05.st not waited for is not seen by the MMA (and lands over its result);
 // named faults for descriptors
-// the sim does not run or that are malformed.
+// the sim does not run or that are malformed. Racecheck: the two early accesses above are reported
+// (a tcgen05.ld of accumulator cells, a write to an operand, before the covering commit arrived),
+// the waiting cases are clean.
 //
 // `sim_ptx_ptx_tcgen05_mma_test --ptxas PATH` also assembles the kernels with ptxas -arch=sm_100a.
 #include <algorithm>
@@ -66,6 +70,9 @@ int genValue(Ty t, std::mt19937& g) {
   return (int)(g() % 17) - 8;
 }
 
+uint32_t f16bits(double v) { _Float16 h = (_Float16)v; uint16_t b; memcpy(&b, &h, 2); return b; }
+float f16val(uint16_t b) { _Float16 h; memcpy(&h, &b, 2); return (float)h; }
+
 unsigned swizzleShift(unsigned swz) { return swz == 32 ? 2 : swz == 64 ? 1 : 0; }
 // Byte offset of element (mn, byte kb along K) of a K-major matrix; (mn byte mb, k) for MN-major.
 size_t kMajorAt(unsigned mn, unsigned kb, unsigned swz, unsigned lbo, unsigned sbo) {
@@ -100,13 +107,16 @@ struct Case {
   uint32_t idescXor = 0;  // bits flipped in the instruction descriptor (fault cases)
   uint64_t descAXor = 0;
   const char* fault = nullptr;
+  unsigned san = 0;              // LaunchConfig::sanitize (1: racecheck)
+  bool f16D = false;             // kind::f16 accumulating in f16 (D type 0)
+  const char* hazard = nullptr;  // the sanitizer report expected (else none)
 };
 
 unsigned typeCode(Ty t) { return t == F16 || t == E4M3 || t == U8 ? 0 : t == BF16 || t == E5M2 || t == S8 ? 1 : 2; }
 Ty bType(const Case& c) { return esize(c.ty) == 1 ? c.tyB : c.ty; }
 uint32_t idescOf(const Case& c) {
   uint32_t at = typeCode(c.ty), bt = typeCode(bType(c));
-  return (isInt(c.ty) ? 2u : 1u) << 4 | (c.satf ? 8u : 0u) | at << 7 | bt << 10 | (c.negA ? 1u << 13 : 0) | (c.negB ? 1u << 14 : 0) | (c.mnA ? 1u << 15 : 0) |
+  return (isInt(c.ty) ? 2u : c.f16D ? 0u : 1u) << 4 | (c.satf ? 8u : 0u) | at << 7 | bt << 10 | (c.negA ? 1u << 13 : 0) | (c.negB ? 1u << 14 : 0) | (c.mnA ? 1u << 15 : 0) |
          (c.mnB ? 1u << 16 : 0) | (c.n >> 3) << 17 | (c.m >> 4) << 24;
 }
 
@@ -324,7 +334,8 @@ void runCase(const Case& c) {
   std::vector<uint32_t> init(128 * N), initW(128 * W, 0);
   for (unsigned i = 0; i < init.size(); i++)
     init[i] = isInt(c.ty) ? (uint32_t)(int32_t)(i % 3 == 0 ? 2147483000 - (int)(rng() % 100) : (int)(rng() % 2001) - 1000)
-                          : fbits((float)((int)(rng() % 33) - 16));
+              : c.f16D  ? f16bits((double)((int)(rng() % 4097) - 2048))  // low 16 bits; large, so sums round
+                        : fbits((float)((int)(rng() % 33) - 16));
   // reference: slice by slice, D = A_i * B_i + D * 2^-scale (the input ignored in the first slice
   // unless enable_input_d); rows map to lanes; disabled lanes and lanes outside M keep their cells
   for (unsigned lane = 0; lane < 128; lane++)
@@ -356,14 +367,15 @@ void runCase(const Case& c) {
       want[lane * N + n] = (uint32_t)(int32_t)d;
     }
     for (unsigned n = 0; n < N && !isInt(c.ty); n++) {
-      double d = bitsf(before[lane * N + n]);
+      double d = c.f16D ? (double)f16val((uint16_t)before[lane * N + n]) : bitsf(before[lane * N + n]);
       for (unsigned i = 0; i < nmma; i++) {
-        double s = 0;
+        double s = 0;  // exact: sixteenths, far from 2^53
         for (unsigned k = i * kSlice; k < (i + 1) * kSlice; k++)
           s += zeroOps ? 0 : sa * A[m * kTot + k] / 4.0 * sb * B[k * N + n] / 4.0;
         d = (i == 0 && !c.en) ? s : s + d * std::ldexp(1.0, -(int)c.scale);
+        if (c.f16D) d = (double)(_Float16)d;  // each MMA rounds its result once to f16
       }
-      want[lane * N + n] = fbits((float)d);
+      want[lane * N + n] = c.f16D ? f16bits(d) : fbits((float)d);
     }
   }
   if (c.flags & 1) want = before;  // read before the wait: the old columns
@@ -382,7 +394,14 @@ void runCase(const Case& c) {
   mem.put(dinit, initW);
   mem.put(ddis, std::vector<uint32_t>(c.dis, c.dis + 4));
   tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, ddesc, nmma, idescOf(c) ^ c.idescXor, c.en ? 1u : 0u, dinit, dout, c.flags, ddis, img.size()},
-                        1, 128, nullptr, (unsigned)img.size() + 16);
+                        1, 128, nullptr, (unsigned)img.size() + 16, 0, 2, 1, 1, c.san);
+  if (c.hazard) {
+    if (f.kind != tsim::Fault::Hazard || f.detail.find(c.hazard) == std::string::npos) {
+      std::printf("%s: expected a sanitizer report with \"%s\", got kind %d: %s\n", c.name.c_str(), c.hazard, (int)f.kind, f.detail.c_str());
+      failures++;
+    }
+    return;
+  }
   if (c.fault) {
     if (f.kind == tsim::Fault::None || f.detail.find(c.fault) == std::string::npos) {
       std::printf("%s: expected a fault with \"%s\", got kind %d: %s\n", c.name.c_str(), c.fault, (int)f.kind, f.detail.c_str());
@@ -397,6 +416,9 @@ void runCase(const Case& c) {
   }
   std::vector<uint32_t> got = mem.get<uint32_t>(dout, init.size());
   int bad = 0;
+  // an f16 accumulator is the low 16 bits of each cell (the high half is not the ISA's)
+  if (c.f16D)
+    for (size_t i = 0; i < got.size(); i++) { got[i] &= 0xffff; want[i] &= 0xffff; }
   for (size_t i = 0; i < got.size(); i++)
     if (got[i] != want[i] && bad++ < 3)
       std::printf("%s: lane %zu column %zu: got %g (0x%08x), want %g (0x%08x)\n", c.name.c_str(), i / N, i % N, bitsf(got[i]),
@@ -457,11 +479,26 @@ int main(int argc, char** argv) {
   { Case c = mk("ld before the mbarrier wait reads the old columns"); c.flags = 1; c.en = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("operands overwritten before the wait"); c.flags = 2; c.en = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("no wait::st before the MMA"); c.flags = 4; c.en = true; c.n = 32; cases.push_back(c); }
+  // racecheck: clean on the cases that wait (A in shared memory and in TMEM); a tcgen05.ld of the
+  // accumulator before the commit has arrived and an operand overwritten before then are reported
+  { Case c = mk("racecheck clean"); c.san = 1; c.en = true; c.n = 32; cases.push_back(c); }
+  { Case c = mk("racecheck clean, A in TMEM, M=64"); c.san = 1; c.aTmem = true; c.m = 64; c.n = 32; cases.push_back(c); }
+  { Case c = mk("racecheck: ld before the mbarrier wait"); c.san = 1; c.flags = 1; c.en = true; c.n = 32;
+    c.hazard = "read-after-write hazard on tensor memory (lane 0, column 0): tcgen05.ld at PTX line"; cases.push_back(c); }
+  { Case c = mk("racecheck: ld before the wait, M=64"); c.san = 1; c.flags = 1; c.m = 64; c.n = 16;
+    c.hazard = "reads a cell that tcgen05.mma at PTX line"; cases.push_back(c); }
+  { Case c = mk("racecheck: operands overwritten before the wait"); c.san = 1; c.flags = 2; c.en = true; c.n = 32;
+    c.hazard = "conflicts with tcgen05.mma operand read at PTX line"; cases.push_back(c); }
   { Case c = mk("M=256 on cta_group::1"); c.idescXor = (8u ^ 16u) << 24; c.fault = "M = 256 (bits 24-28) is not a .cta_group::1 shape"; cases.push_back(c); }
   { Case c = mk("descriptor version"); c.descAXor = 1ull << 46; c.fault = "the A shared-memory descriptor: bits 46-48 must hold the fixed value 0b001"; cases.push_back(c); }
   { Case c = mk("128B_base32b"); c.descAXor = 3ull << 61; c.fault = "swizzle mode 1 (128B with 32-byte atoms, 128B_base32b) is not simulated yet"; cases.push_back(c); }
   { Case c = mk("sparsity bit"); c.idescXor = 4; c.fault = "sparsity (bit 2), which needs tcgen05.mma.sp"; cases.push_back(c); }
-  { Case c = mk("f16 accumulator"); c.idescXor = 1u << 4; c.fault = "f16 accumulators (D type 0) are not simulated yet"; cases.push_back(c); }
+  // f16 accumulators (kind::f16 only): the element in the low 16 bits, each MMA rounding once
+  { Case c = mk("f16 accumulator, enable_input_d"); c.f16D = true; c.en = true; c.n = 64; cases.push_back(c); }
+  { Case c = mk("f16 accumulator, M=64, scale_input_d 1, negate B"); c.f16D = true; c.en = true; c.m = 64; c.n = 32; c.scale = 1; c.negB = true; cases.push_back(c); }
+  { Case c = mk("f16 accumulator, A in TMEM, disable_output_lane"); c.f16D = true; c.aTmem = true; c.n = 32; c.useDis = true; c.dis[1] = 0x00ff00ffu; cases.push_back(c); }
+  { Case c = mk("bf16 operands, f16 accumulator, MN-major"); c.ty = BF16; c.f16D = true; c.mnA = c.mnB = true; c.en = true; c.n = 32; cases.push_back(c); }
+  { Case c = mk("f16 accumulator with kind::tf32"); c.ty = TF32; c.n = 32; c.idescXor = 1u << 4; c.fault = "an f16 accumulator (D type 0) is for kind::f16 only"; cases.push_back(c); }
   { Case c = mk("kind::f16 with tf32 types"); c.idescXor = (2u << 7) | (2u << 10); c.fault = "kind::f16 takes A/B type 0 (f16) or 1 (bf16); got 2/2"; cases.push_back(c); }
   for (const Case& c : cases) runCase(c);
   if (argc == 3 && std::string(argv[1]) == "--ptxas")
