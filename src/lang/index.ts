@@ -38,6 +38,7 @@ export type { InlineAsmOptions } from './inline_asm.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';
 export type { DotOptions } from './dot.js';
 export { forLoop, range, ifThenElse } from './control.js';
+export { persistentTiles, groupedTile } from './persistent.js';
 export { whileLoop } from './while_loop.js';
 export { exitIf, assume } from './exit_assume.js';
 export { makeBlockPtr, advance, BlockPointer } from './block_ptr.js';

@@ -49,8 +49,12 @@ export type ArgFor<S> = S extends TensorDescSpec<infer D> ? TensorDescArg<D>
 /** The arguments of a kernel's `run`, keyed by parameter name (constexprs included). */
 export type ArgsFor<P extends Record<string, ParamSpec>> = { [K in keyof P]: ArgFor<P[K]> };
 
-/** A grid: programs along x, or [x, y?, z?], or a function of the run's arguments (as Triton's `lambda meta`). */
-export type GridSpec<A = Readonly<RunArgs>> = number | readonly number[] | ((args: A) => number | readonly number[]);
+/**
+ * A grid: programs along x, or [x, y?, z?], or a function of the run's arguments (as Triton's
+ * `lambda meta`), or 'sms': one program per streaming multiprocessor of the device the run goes to
+ * (`device.properties.multiProcessorCount`), for persistent kernels (persistentTiles).
+ */
+export type GridSpec<A = Readonly<RunArgs>> = number | readonly number[] | 'sms' | ((args: A) => number | readonly number[]);
 
 export interface RunOptions<A = Readonly<RunArgs>> {
   readonly grid: GridSpec<A>;
@@ -130,7 +134,7 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
     try {
       const raw = args as unknown as RunArgs;
       const launchArgs = this.checkArgs(raw);
-      const grid = this.resolveGrid(raw, opts?.grid as GridSpec | undefined);
+      const grid = this.resolveGrid(raw, opts?.grid as GridSpec | undefined, () => getDevice(opts.device));
       const numWarps = opts.numWarps ?? 4;
       if (!Number.isInteger(numWarps) || numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)) !== 0) {
         throw this.error(`numWarps must be a power of two from 1 to 32, got ${String(numWarps)}`);
@@ -280,8 +284,14 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
     return this.error(`parameter '${name}' (${String(type)}) needs ${want}, got ${describeValue(v)}`);
   }
 
-  private resolveGrid(args: RunArgs, spec: GridSpec | undefined): [number, number, number] {
+  private resolveGrid(args: RunArgs, spec: GridSpec | undefined, deviceOf: () => Device): [number, number, number] {
     if (spec === undefined) throw this.error('missing run option `grid`');
+    if (spec === 'sms') {
+      const device = deviceOf();
+      const n = device.properties?.multiProcessorCount;
+      if (n === undefined) throw this.error(`grid 'sms' needs the device's SM count, and device ${device.name ?? device.kind} has no \`properties\``);
+      return [n, 1, 1];
+    }
     let g: unknown = spec;
     if (typeof spec === 'function') {
       g = spec(args);

@@ -13,7 +13,7 @@ import { compileCached } from '../cache/compile_cached.js';
 import type { Func } from '../../ir/ops.js';
 import {
   DeviceContext, DeviceError, SANITIZE_CHECKS, sanitizeFlags, type Device, type DeviceEvent, type DeviceGraph, type DeviceMemory,
-  type LaunchArg, type LaunchOptions, type MemoryStats, type RawBuffer, type SanitizeCheck, type Stream,
+  type DeviceProperties, type LaunchArg, type LaunchOptions, type MemoryStats, type RawBuffer, type SanitizeCheck, type Stream,
 } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
 import type { GraphHandle } from './addon.js';
@@ -315,6 +315,12 @@ export class NativeRuntimeDevice implements Device {
   /** Opens device `ordinal` of `kind` (throws NativeDeviceError when it is not available). */
   static open(kind: NativeKind, ordinal = 0): NativeRuntimeDevice {
     return new NativeRuntimeDevice(NativeDevice.open(kind, { ordinal }));
+  }
+
+  /** Name, compute capability and SM count, from the driver (the sim reports the GPU it pretends to be). */
+  get properties(): DeviceProperties {
+    const i = this.#ctx.native.info;
+    return { name: i.name, computeCapability: `${i.ccMajor}.${i.ccMinor}`, multiProcessorCount: i.smCount };
   }
 
   /** The driver's device info (name, compute capability, memory, ...). */
