@@ -89,6 +89,9 @@ describe('persistent matmul (persistentTiles, groupedTile)', () => {
       expect(count(ptx, TMA_LOAD)).toBe(cfg.BN === 256 ? 10 : 6); // prologue + loop issue; a 256-wide b is 4 boxes of 64
       expect(count(ptx, /wgmma\.mma_async/)).toBeGreaterThan(0);
       expect(count(ptx, TMA_STORE)).toBeGreaterThan(0);
+      // the f16 accumulator goes registers -> stmatrix -> shared -> TMA store, no layout conversion
+      expect(count(ptx, /stmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16/)).toBe((cfg.BM * cfg.BN) / (32 * cfg.numWarps * 8));
+      expect(count(ptx, /st\.shared/)).toBe(0);
       for (const grid of [3, 1]) {
         const out = runSimCompiled(f, positional, grid, { target: 'sm_90a', numWarps: cfg.numWarps, specialization: spec });
         expectBitwise(out[2] as Uint16Array, f16Of(want), `sim (sm_90a, grid ${grid}) vs reference`);
