@@ -206,6 +206,7 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
           case 'splat':
           case 'program_id':
           case 'num_programs':
+          case 'cluster_cta_rank':
             set(r0!, wishOr(r0!));
             break;
           case 'expand_dims': {

@@ -5,7 +5,7 @@ export { Tile } from './tile.js';
 export { Trace, activeTrace, runTrace, api } from './trace.js';
 export { defineKernel, ptr, scalar, constexpr, tensorDesc } from './kernel.js';
 export type { KernelDef, KernelSpec, KernelParamSpec, PtrSpec, ScalarSpec, TensorDescSpec, ParamFlags, ConstexprSpec, ConstexprValue, KernelArgs, RuntimeParam, TraceSpecialization } from './kernel.js';
-export { programId, numPrograms, arange, full, zeros } from './creation.js';
+export { programId, numPrograms, clusterCtaRank, arange, full, zeros } from './creation.js';
 export { load, store, atomicAdd, atomicMax, atomicMin, atomicAnd, atomicOr, atomicXor, atomicXchg, atomicCas } from './memory.js';
 export type { LoadOptions, StoreOptions, AtomicOptions } from './memory.js';
 export {

@@ -35,6 +35,11 @@ export interface LaunchOptions {
   readonly doNotSpecialize?: readonly boolean[];
   /** The sim's sanitizers for this launch (default: the device's, see setSanitize); only the sim has them. */
   readonly sanitize?: readonly SanitizeCheck[];
+  /**
+   * Thread block clusters (sm_90): CTAs per cluster along x, y, z (checked by Kernel.run). Native
+   * devices launch through cuLaunchKernelEx; the interpreter numbers clusterCtaRank() by it.
+   */
+  readonly clusterDims?: readonly [number, number, number];
 }
 
 /**

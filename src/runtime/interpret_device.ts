@@ -138,7 +138,7 @@ export class InterpretDevice implements Device {
         return addr;
       });
       const print = opts.onPrint ? { onPrint: opts.onPrint } : {};
-      const done = stream.run(() => interpretPrograms(func, values, this.mem, { grid: [...opts.grid], ...print }));
+      const done = stream.run(() => interpretPrograms(func, values, this.mem, { grid: [...opts.grid], ...print, ...(opts.clusterDims ? { cluster: opts.clusterDims } : {}) }));
       holdUntil(storages, done);
       if (temps.size === 0) return done;
       return future(done.then(

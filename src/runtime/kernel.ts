@@ -66,6 +66,12 @@ export interface RunOptions<A = Readonly<RunArgs>> {
    * target's (3 on sm_80/sm_90). The interpreter ignores it.
    */
   readonly numStages?: number;
+  /**
+   * Thread block clusters (sm_90): CTAs per cluster along x, y, z (1 to 3 positive integers, at
+   * most 8 CTAs in all, each dividing the grid's). The launch goes through cuLaunchKernelEx;
+   * clusterCtaRank() is the program's rank in its cluster. Needs compute capability 9.0 on native devices.
+   */
+  readonly clusterDims?: readonly number[];
   readonly device?: DeviceName | Device;
   /** Receives devicePrint lines (default: console.log). */
   readonly onPrint?: (line: string) => void;
@@ -148,9 +154,10 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
       // set field by field: conditional spreads allocate on every launch
       const lo: {
         grid: [number, number, number]; numWarps: number; numStages?: number; onPrint?: (line: string) => void; stream?: Stream;
-        doNotSpecialize?: readonly boolean[]; sanitize?: readonly SanitizeCheck[];
+        doNotSpecialize?: readonly boolean[]; sanitize?: readonly SanitizeCheck[]; clusterDims?: [number, number, number];
       } = { grid, numWarps };
       if (numStages !== undefined) lo.numStages = numStages;
+      if (opts.clusterDims !== undefined) lo.clusterDims = this.checkCluster(opts.clusterDims, grid, device);
       if (this.#doNotSpecialize) lo.doNotSpecialize = this.#doNotSpecialize;
       if (opts.sanitize) lo.sanitize = opts.sanitize;
       if (opts.onPrint) lo.onPrint = opts.onPrint;
@@ -180,6 +187,26 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
     this.#lastConst = names.map((n) => raw[n]);
     this.#lastFunc = func;
     return func;
+  }
+
+  /** The `clusterDims` run option, checked against the portable limit, the grid and the device. */
+  private checkCluster(spec: unknown, grid: readonly [number, number, number], device: Device): [number, number, number] {
+    const dims = Array.isArray(spec) ? (spec as unknown[]) : undefined;
+    if (!dims || dims.length < 1 || dims.length > 3 || dims.some((d) => typeof d !== 'number' || !Number.isInteger(d) || d < 1)) {
+      throw this.error(`clusterDims must be 1 to 3 positive integers [x, y?, z?], got ${JSON.stringify(spec)}`);
+    }
+    const c: [number, number, number] = [dims[0] as number, (dims[1] as number | undefined) ?? 1, (dims[2] as number | undefined) ?? 1];
+    const size = c[0] * c[1] * c[2];
+    if (size > 8) throw this.error(`clusterDims [${c.join(', ')}] is ${size} CTAs per cluster; the portable maximum is 8`);
+    const axis = [0, 1, 2].find((d) => grid[d]! % c[d]! !== 0);
+    if (axis !== undefined) {
+      throw this.error(`grid [${grid.join(', ')}] is not divisible by clusterDims [${c.join(', ')}] along ${'xyz'[axis]}`);
+    }
+    const cc = device.properties?.computeCapability;
+    if (cc && Number(cc.split('.')[0]) < 9) {
+      throw this.error(`clusterDims needs thread block clusters (compute capability 9.0+); device ${device.name ?? device.kind} is ${cc}`);
+    }
+    return c;
   }
 
   private error(detail: string): KernelError {
