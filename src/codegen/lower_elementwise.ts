@@ -296,6 +296,12 @@ const numPrograms: Rule = (cx, op) => {
   cx.emit(`mov.u32 ${d}, %nctaid.${SREG[(op as Op<'num_programs'>).attrs.axis]};`);
   cx.define(op.results[0]!, [d]);
 };
+// %cluster_ctarank exists from sm_90; before it there are no clusters, so every rank is 0
+const clusterCtaRank: Rule = (cx, op) => {
+  const d = cx.reg('b32');
+  cx.emit(cx.target === 'sm_80' || cx.target === 'sm_89' ? `mov.u32 ${d}, 0;` : `mov.u32 ${d}, %cluster_ctarank;`);
+  cx.define(op.results[0]!, [d]);
+};
 const hint: Rule = (cx, op) => cx.define(op.results[0]!, cx.operand(op, 0));
 
 /** broadcast: same layout parameters, size-1 dims read the thread's only register along them. */
@@ -323,6 +329,6 @@ const expandDims: Rule = (cx, op) => {
 };
 
 export const ELEMENTWISE_RULES: Record<string, Rule> = {
-  const: constant, splat, arange, program_id: programId, num_programs: numPrograms, hint,
+  const: constant, splat, arange, program_id: programId, num_programs: numPrograms, cluster_cta_rank: clusterCtaRank, hint,
   unary, binary, cmp, select, fma, cast: CAST_RULES.cast!, bitcast: CAST_RULES.bitcast!, addptr, broadcast, expand_dims: expandDims,
 };

@@ -24,6 +24,8 @@ import { MEM_TYPE } from './ptx_types.js';
 import { chunkMask } from './smem_swizzle.js';
 import { descElem, tensorMaps, tileGeometry, type TileGeometry, type TmaSabotage } from './tensor_map.js';
 import { globalAccessFollows } from './tma_store_wait.js';
+import { stmatrixLayout } from '../compiler/stmatrix.js';
+import { storeByStmatrix } from './lower_stmatrix.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 type DescOp = Op<'desc_load'> | Op<'desc_store'>;
@@ -253,10 +255,16 @@ const descStore: Rule = (cx, o) => {
   cx.emit(`// tensor descriptor store: ${g.boxes} TMA box(es) [${g.box.join(', ')}], swizzle ${g.swizzle || 'none'}`);
   cx.barrier();
   const tile = tileBase(cx, g.bytes);
-  const addrs = slotAddresses(cx, d.value!, layout, g, tile, vec); // in the registers' layout
-  // a layout larger than the block holds replicas: only the first copy of each element writes
-  const slots = cx.slots(d.value!, layout);
-  addrs.forEach((a, k) => moveGroup(cx, 'st', op, a, regs.slice(k * vec, (k + 1) * vec), cx.canonical(layout, g.block, slots[k * vec]!)));
+  if (rank === 2 && g.eb === 2 && stmatrixLayout(layout, g.block)) {
+    // a 16-bit accumulator: stmatrix writes its 8x8 matrices as they are (lower_stmatrix.ts)
+    cx.emit('// epilogue: registers -> stmatrix -> shared -> TMA store');
+    storeByStmatrix(cx, d.value!, layout, regs, g, tile);
+  } else {
+    const addrs = slotAddresses(cx, d.value!, layout, g, tile, vec); // in the registers' layout
+    // a layout larger than the block holds replicas: only the first copy of each element writes
+    const slots = cx.slots(d.value!, layout);
+    addrs.forEach((a, k) => moveGroup(cx, 'st', op, a, regs.slice(k * vec, (k + 1) * vec), cx.canonical(layout, g.block, slots[k * vec]!)));
+  }
   cx.emit('fence.proxy.async.shared::cta;'); // the generic-proxy writes, seen by the async proxy
   cx.barrier();
   for (let j = 0; j < g.boxes; j++) {

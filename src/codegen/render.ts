@@ -58,7 +58,7 @@ export function ruleTable(dot: string): Record<OpKind, Rule> {
   const e = ELEMENTWISE_RULES;
   const m = MEMORY_RULES;
   return {
-    const: e.const!, program_id: e.program_id!, num_programs: e.num_programs!, arange: e.arange!, splat: e.splat!,
+    const: e.const!, program_id: e.program_id!, num_programs: e.num_programs!, cluster_cta_rank: e.cluster_cta_rank!, arange: e.arange!, splat: e.splat!,
     broadcast: e.broadcast!, expand_dims: e.expand_dims!, unary: e.unary!, binary: e.binary!, cmp: e.cmp!,
     select: e.select!, fma: e.fma!, cast: e.cast!, bitcast: e.bitcast!, addptr: e.addptr!, hint: e.hint!,
     reshape: SHARED_RULES.reshape!, trans: SHARED_RULES.trans!, join: SHARED_RULES.join!, split: SHARED_RULES.split!,

@@ -20,6 +20,8 @@ import type { AxisInfoMap } from './axis_info.js';
 import { dotInputPrecision } from './mma_kinds.js';
 import { dotWarpPrefs, type WarpPref } from './mma_warps.js';
 import { gatherByShuffle, sortFits, sortLayout } from './sort_layout.js';
+import { descOperands } from '../ir/tensor_desc.js';
+import { stmatrixLayout } from './stmatrix.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, wgmmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -34,6 +36,12 @@ export interface LayoutPlan {
 
 const isMem = (op: Op): boolean =>
   op.kind === 'load' || op.kind === 'store' || op.kind === 'atomic_rmw' || op.kind === 'atomic_cas' || op.kind === 'desc_load' || op.kind === 'desc_store';
+/**
+ * The value of a 16-bit descriptor store on sm_90a: it keeps the layout it arrives in when that is
+ * an accumulator layout stmatrix writes as is (compiler/stmatrix.ts), so no wish is sent back.
+ */
+const stmatrixValue = (op: Op, sm90a: boolean): Value | undefined =>
+  sm90a && op.kind === 'desc_store' && byteSize(pointee(op.operands[0]!.type.elem as PtrType)) === 2 ? descOperands(op as Op<'desc_store'>).value : undefined;
 const ELEMENTWISE = new Set(['unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint', 'inline_asm']);
 
 function* opsOf(b: Block): Generator<Op> {
@@ -138,7 +146,8 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
         op.regions.forEach(backward);
         const anchor = anchors.get(op);
         if (anchor) {
-          op.operands.forEach((v) => want(v, anchor));
+          const sv = stmatrixValue(op, wgmma);
+          op.operands.forEach((v) => v !== sv && want(v, anchor));
           continue;
         }
         const w = op.results[0] ? wish.get(op.results[0].id) : undefined;
@@ -185,7 +194,9 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
         const r0 = op.results[0];
         const anchor = anchors.get(op);
         if (anchor) {
-          expected.set(op, ops.map((v) => (v.type.shape.length ? anchor : undefined)));
+          const sv = stmatrixValue(op, wgmma);
+          const keep = sv && stmatrixLayout(lay(sv), sv.type.shape) ? sv : undefined;
+          expected.set(op, ops.map((v) => (v === keep ? lay(v) : v.type.shape.length ? anchor : undefined)));
           op.results.forEach((r) => set(r, anchor));
           continue;
         }
@@ -195,6 +206,7 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
           case 'splat':
           case 'program_id':
           case 'num_programs':
+          case 'cluster_cta_rank':
             set(r0!, wishOr(r0!));
             break;
           case 'expand_dims': {

@@ -4,7 +4,7 @@ import type { Block, Func, Op, OpKind } from '../ir/ops.js';
 import type { CompiledBlock, Compiler, Rule, Step } from './context.js';
 import { unsupported } from './errors.js';
 import {
-  arangeRule, binaryRule, bitcastRule, castRule, cmpRule, constRule, fmaRule, hintRule, numProgramsRule,
+  arangeRule, binaryRule, bitcastRule, castRule, cmpRule, constRule, fmaRule, hintRule, numProgramsRule, clusterCtaRankRule,
   programIdRule, selectRule, splatRule, unaryRule,
 } from './rules-elementwise.js';
 import { addptrRule, atomicCasRule, atomicRmwRule, loadRule, storeRule } from './rules-memory.js';
@@ -23,6 +23,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   const: constRule,
   program_id: programIdRule,
   num_programs: numProgramsRule,
+  cluster_cta_rank: clusterCtaRankRule,
   arange: arangeRule,
   splat: splatRule,
   broadcast: broadcastRule,

@@ -10,6 +10,8 @@ export interface RunCtx {
   /** Program id and grid size, (x, y, z). */
   pid: [number, number, number];
   readonly grid: [number, number, number];
+  /** CTAs per thread block cluster, (x, y, z) ([1, 1, 1] without clusters). */
+  readonly cluster: [number, number, number];
   readonly mem: HostMemory;
   readonly print: (line: string) => void;
 }

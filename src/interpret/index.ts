@@ -19,6 +19,8 @@ export interface InterpretOptions {
   grid: number[];
   /** Receives each `print` line (prefixed with the program id). Default: console.log. */
   onPrint?: (line: string) => void;
+  /** Thread block cluster dims (x, y, z): clusterCtaRank() numbers programs by it. Default [1, 1, 1]. */
+  cluster?: readonly [number, number, number];
 }
 
 export type ScalarArg = number | bigint | boolean;
@@ -82,6 +84,7 @@ export function* interpretPrograms(func: Func, args: ScalarArg[], mem: HostMemor
     env: new Array<ElemArray>(compiled.slots),
     pid: [0, 0, 0],
     grid,
+    cluster: opts.cluster ? [...opts.cluster] : [1, 1, 1],
     mem,
     print: opts.onPrint ?? ((line) => console.log(line)),
   };

@@ -82,6 +82,15 @@ export const numProgramsRule: Rule<'num_programs'> = (op) => {
   return (cx) => { cx.env[id] = Int32Array.of(cx.grid[axis]); };
 };
 
+/** The program's rank in its cluster, x fastest, as %cluster_ctarank. */
+export const clusterCtaRankRule: Rule<'cluster_cta_rank'> = (op) => {
+  const id = op.results[0]!.id;
+  return (cx) => {
+    const [cx0, cy, cz] = cx.cluster;
+    cx.env[id] = Int32Array.of((cx.pid[0] % cx0) + cx0 * ((cx.pid[1] % cy) + cy * (cx.pid[2] % cz)));
+  };
+};
+
 export const arangeRule: Rule<'arange'> = (op) => {
   const { start, end } = op.attrs;
   const id = op.results[0]!.id;

@@ -69,6 +69,8 @@ export interface OpAttrs {
   program_id: { axis: 0 | 1 | 2 };
   /** () -> i32 scalar */
   num_programs: { axis: 0 | 1 | 2 };
+  /** () -> i32 scalar: this program's rank in its thread block cluster (0 without clusters) */
+  cluster_cta_rank: Record<string, never>;
   /** () -> i32[end-start] holding start..end-1 */
   arange: { start: number; end: number };
   /** (scalar) -> tile of result shape */

@@ -134,6 +134,10 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.expectType(c.result(), { elem: 'i32', shape: [] }, 'result');
   },
   num_programs: (c) => RULES.program_id(c as unknown as Ctx<'program_id'>),
+  cluster_cta_rank: (c) => {
+    c.counts(0, 1);
+    c.expectType(c.result(), { elem: 'i32', shape: [] }, 'result');
+  },
   arange: (c) => {
     c.counts(0, 1);
     const { start, end } = c.attrs;

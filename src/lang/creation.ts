@@ -19,6 +19,12 @@ export const programId = (axis: 0 | 1 | 2 = 0): Tile =>
 export const numPrograms = (axis: 0 | 1 | 2 = 0): Tile =>
   api('numPrograms', (t) => t.emit('num_programs', [], { elem: 'i32', shape: [] }, { axis: checkGridAxis(t, axis) }));
 
+/**
+ * This program's rank within its thread block cluster (sm_90 `%cluster_ctarank`: x fastest), an
+ * i32 scalar; 0 when the launch has no `clusterDims`. See docs/language.md, "Clusters".
+ */
+export const clusterCtaRank = (): Tile => api('clusterCtaRank', (t) => t.emit('cluster_cta_rank', [], { elem: 'i32', shape: [] }, {}));
+
 /** i32 tile [start, start+1, ..., end-1]; end - start must be a power of two. */
 export const arange = (start: number, end: number): Tile =>
   api('arange', (t) => {

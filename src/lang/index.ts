@@ -5,7 +5,7 @@ export { Tile } from './tile.js';
 export { Trace, activeTrace, runTrace, api } from './trace.js';
 export { defineKernel, ptr, scalar, constexpr, tensorDesc } from './kernel.js';
 export type { KernelDef, KernelSpec, KernelParamSpec, PtrSpec, ScalarSpec, TensorDescSpec, ParamFlags, ConstexprSpec, ConstexprValue, KernelArgs, RuntimeParam, TraceSpecialization } from './kernel.js';
-export { programId, numPrograms, arange, full, zeros } from './creation.js';
+export { programId, numPrograms, clusterCtaRank, arange, full, zeros } from './creation.js';
 export { load, store, atomicAdd, atomicMax, atomicMin, atomicAnd, atomicOr, atomicXor, atomicXchg, atomicCas } from './memory.js';
 export type { LoadOptions, StoreOptions, AtomicOptions } from './memory.js';
 export {
@@ -38,6 +38,7 @@ export type { InlineAsmOptions } from './inline_asm.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';
 export type { DotOptions } from './dot.js';
 export { forLoop, range, ifThenElse, type LoopOptions } from './control.js';
+export { persistentTiles, groupedTile } from './persistent.js';
 export { whileLoop } from './while_loop.js';
 export { exitIf, assume } from './exit_assume.js';
 export { makeBlockPtr, advance, BlockPointer } from './block_ptr.js';

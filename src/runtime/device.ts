@@ -35,6 +35,11 @@ export interface LaunchOptions {
   readonly doNotSpecialize?: readonly boolean[];
   /** The sim's sanitizers for this launch (default: the device's, see setSanitize); only the sim has them. */
   readonly sanitize?: readonly SanitizeCheck[];
+  /**
+   * Thread block clusters (sm_90): CTAs per cluster along x, y, z (checked by Kernel.run). Native
+   * devices launch through cuLaunchKernelEx; the interpreter numbers clusterCtaRank() by it.
+   */
+  readonly clusterDims?: readonly [number, number, number];
 }
 
 /**
@@ -159,8 +164,23 @@ export interface DeviceListing {
   readonly reason?: string;
 }
 
+/** What a device is, for sizing launches (`grid: 'sms'`, a persistent kernel's program count). */
+export interface DeviceProperties {
+  /** The driver's device name ('tile IR interpreter' for the interpreter). */
+  readonly name: string;
+  /** e.g. '9.0'; null for the interpreter. */
+  readonly computeCapability: string | null;
+  /**
+   * Streaming multiprocessors: what `grid: 'sms'` launches, one program each. The interpreter
+   * runs one program at a time, so it says 1.
+   */
+  readonly multiProcessorCount: number;
+}
+
 export interface Device {
   readonly kind: DeviceKind;
+  /** Name, compute capability and SM count (the built-in devices all have it). */
+  readonly properties?: DeviceProperties;
   /** `'cuda:1'`, `'sim:0'`, `'interpret:0'` (absent on devices plugged in from outside). */
   readonly name?: string;
   /** The device ordinal within its kind (0 when absent). */

@@ -5,7 +5,7 @@
 import type { Func } from '../ir/ops.js';
 import { HostMemory, interpretPrograms, type ScalarArg } from '../interpret/index.js';
 import {
-  DeviceContext, DeviceError, type Device, type DeviceEvent, type DeviceMemory, type LaunchArg, type LaunchOptions,
+  DeviceContext, DeviceError, type Device, type DeviceEvent, type DeviceMemory, type DeviceProperties, type LaunchArg, type LaunchOptions,
   type RawBuffer, type Stream,
 } from './device.js';
 import { DeviceArray, checkArray, holdUntil, type Storage } from './device_array.js';
@@ -69,6 +69,7 @@ export class InterpretDevice implements Device {
   readonly name = 'interpret:0';
   readonly ordinal = 0;
   readonly description = 'interpret (tile IR executed in TypeScript on the CPU)';
+  readonly properties: DeviceProperties = { name: 'tile IR interpreter', computeCapability: null, multiProcessorCount: 1 };
   readonly mem = new HostMemory();
   readonly #context = new DeviceContext('interpret', 0);
   readonly #streams = new Set<InterpretStream>();
@@ -137,7 +138,7 @@ export class InterpretDevice implements Device {
         return addr;
       });
       const print = opts.onPrint ? { onPrint: opts.onPrint } : {};
-      const done = stream.run(() => interpretPrograms(func, values, this.mem, { grid: [...opts.grid], ...print }));
+      const done = stream.run(() => interpretPrograms(func, values, this.mem, { grid: [...opts.grid], ...print, ...(opts.clusterDims ? { cluster: opts.clusterDims } : {}) }));
       holdUntil(storages, done);
       if (temps.size === 0) return done;
       return future(done.then(

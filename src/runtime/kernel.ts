@@ -49,8 +49,12 @@ export type ArgFor<S> = S extends TensorDescSpec<infer D> ? TensorDescArg<D>
 /** The arguments of a kernel's `run`, keyed by parameter name (constexprs included). */
 export type ArgsFor<P extends Record<string, ParamSpec>> = { [K in keyof P]: ArgFor<P[K]> };
 
-/** A grid: programs along x, or [x, y?, z?], or a function of the run's arguments (as Triton's `lambda meta`). */
-export type GridSpec<A = Readonly<RunArgs>> = number | readonly number[] | ((args: A) => number | readonly number[]);
+/**
+ * A grid: programs along x, or [x, y?, z?], or a function of the run's arguments (as Triton's
+ * `lambda meta`), or 'sms': one program per streaming multiprocessor of the device the run goes to
+ * (`device.properties.multiProcessorCount`), for persistent kernels (persistentTiles).
+ */
+export type GridSpec<A = Readonly<RunArgs>> = number | readonly number[] | 'sms' | ((args: A) => number | readonly number[]);
 
 export interface RunOptions<A = Readonly<RunArgs>> {
   readonly grid: GridSpec<A>;
@@ -62,6 +66,12 @@ export interface RunOptions<A = Readonly<RunArgs>> {
    * target's (3 on sm_80/sm_90). The interpreter ignores it.
    */
   readonly numStages?: number;
+  /**
+   * Thread block clusters (sm_90): CTAs per cluster along x, y, z (1 to 3 positive integers, at
+   * most 8 CTAs in all, each dividing the grid's). The launch goes through cuLaunchKernelEx;
+   * clusterCtaRank() is the program's rank in its cluster. Needs compute capability 9.0 on native devices.
+   */
+  readonly clusterDims?: readonly number[];
   readonly device?: DeviceName | Device;
   /** Receives devicePrint lines (default: console.log). */
   readonly onPrint?: (line: string) => void;
@@ -130,7 +140,7 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
     try {
       const raw = args as unknown as RunArgs;
       const launchArgs = this.checkArgs(raw);
-      const grid = this.resolveGrid(raw, opts?.grid as GridSpec | undefined);
+      const grid = this.resolveGrid(raw, opts?.grid as GridSpec | undefined, () => getDevice(opts.device));
       const numWarps = opts.numWarps ?? 4;
       if (!Number.isInteger(numWarps) || numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1)) !== 0) {
         throw this.error(`numWarps must be a power of two from 1 to 32, got ${String(numWarps)}`);
@@ -144,9 +154,10 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
       // set field by field: conditional spreads allocate on every launch
       const lo: {
         grid: [number, number, number]; numWarps: number; numStages?: number; onPrint?: (line: string) => void; stream?: Stream;
-        doNotSpecialize?: readonly boolean[]; sanitize?: readonly SanitizeCheck[];
+        doNotSpecialize?: readonly boolean[]; sanitize?: readonly SanitizeCheck[]; clusterDims?: [number, number, number];
       } = { grid, numWarps };
       if (numStages !== undefined) lo.numStages = numStages;
+      if (opts.clusterDims !== undefined) lo.clusterDims = this.checkCluster(opts.clusterDims, grid, device);
       if (this.#doNotSpecialize) lo.doNotSpecialize = this.#doNotSpecialize;
       if (opts.sanitize) lo.sanitize = opts.sanitize;
       if (opts.onPrint) lo.onPrint = opts.onPrint;
@@ -176,6 +187,26 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
     this.#lastConst = names.map((n) => raw[n]);
     this.#lastFunc = func;
     return func;
+  }
+
+  /** The `clusterDims` run option, checked against the portable limit, the grid and the device. */
+  private checkCluster(spec: unknown, grid: readonly [number, number, number], device: Device): [number, number, number] {
+    const dims = Array.isArray(spec) ? (spec as unknown[]) : undefined;
+    if (!dims || dims.length < 1 || dims.length > 3 || dims.some((d) => typeof d !== 'number' || !Number.isInteger(d) || d < 1)) {
+      throw this.error(`clusterDims must be 1 to 3 positive integers [x, y?, z?], got ${JSON.stringify(spec)}`);
+    }
+    const c: [number, number, number] = [dims[0] as number, (dims[1] as number | undefined) ?? 1, (dims[2] as number | undefined) ?? 1];
+    const size = c[0] * c[1] * c[2];
+    if (size > 8) throw this.error(`clusterDims [${c.join(', ')}] is ${size} CTAs per cluster; the portable maximum is 8`);
+    const axis = [0, 1, 2].find((d) => grid[d]! % c[d]! !== 0);
+    if (axis !== undefined) {
+      throw this.error(`grid [${grid.join(', ')}] is not divisible by clusterDims [${c.join(', ')}] along ${'xyz'[axis]}`);
+    }
+    const cc = device.properties?.computeCapability;
+    if (cc && Number(cc.split('.')[0]) < 9) {
+      throw this.error(`clusterDims needs thread block clusters (compute capability 9.0+); device ${device.name ?? device.kind} is ${cc}`);
+    }
+    return c;
   }
 
   private error(detail: string): KernelError {
@@ -280,8 +311,14 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
     return this.error(`parameter '${name}' (${String(type)}) needs ${want}, got ${describeValue(v)}`);
   }
 
-  private resolveGrid(args: RunArgs, spec: GridSpec | undefined): [number, number, number] {
+  private resolveGrid(args: RunArgs, spec: GridSpec | undefined, deviceOf: () => Device): [number, number, number] {
     if (spec === undefined) throw this.error('missing run option `grid`');
+    if (spec === 'sms') {
+      const device = deviceOf();
+      const n = device.properties?.multiProcessorCount;
+      if (n === undefined) throw this.error(`grid 'sms' needs the device's SM count, and device ${device.name ?? device.kind} has no \`properties\``);
+      return [n, 1, 1];
+    }
     let g: unknown = spec;
     if (typeof spec === 'function') {
       g = spec(args);

@@ -108,6 +108,26 @@ using PFN_cuFuncGetAttribute = CUresult (*)(int*, int, CUfunction);
 using PFN_cuFuncSetAttribute = CUresult (*)(CUfunction, int, int);
 using PFN_cuLaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                         unsigned, unsigned, CUstream, void**, void**);
+// cuLaunchKernelEx's configuration (cuda.h's CUlaunchConfig / CUlaunchAttribute layouts): one
+// attribute, the cluster dimension (sm_90 thread block clusters).
+inline constexpr int kLaunchAttributeClusterDimension = 4;  // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char raw[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute* attrs;
+  unsigned numAttrs;
+};
+using PFN_cuLaunchKernelEx = CUresult (*)(const LaunchConfig*, CUfunction, void**, void**);
 using PFN_cuStreamCreate = CUresult (*)(CUstream*, unsigned);
 using PFN_cuStreamDestroy = CUresult (*)(CUstream);
 using PFN_cuStreamSynchronize = CUresult (*)(CUstream);

@@ -48,6 +48,7 @@ void resolveAll(void* lib, Api& a) {
   resolve(lib, a.cuFuncGetAttribute, {"cuFuncGetAttribute"});
   resolve(lib, a.cuFuncSetAttribute, {"cuFuncSetAttribute"});
   resolve(lib, a.cuLaunchKernel, {"cuLaunchKernel"});
+  resolve(lib, a.cuLaunchKernelEx, {"cuLaunchKernelEx"});
   resolve(lib, a.cuStreamCreate, {"cuStreamCreate"});
   resolve(lib, a.cuStreamDestroy, {"cuStreamDestroy_v2", "cuStreamDestroy"});
   resolve(lib, a.cuStreamSynchronize, {"cuStreamSynchronize"});

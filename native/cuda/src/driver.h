@@ -39,6 +39,7 @@ struct Api {
   PFN_cuFuncGetAttribute cuFuncGetAttribute = nullptr;
   PFN_cuFuncSetAttribute cuFuncSetAttribute = nullptr;
   PFN_cuLaunchKernel cuLaunchKernel = nullptr;
+  PFN_cuLaunchKernelEx cuLaunchKernelEx = nullptr;  // CUDA 11.8+: launches with a cluster shape
   PFN_cuStreamCreate cuStreamCreate = nullptr;
   PFN_cuStreamDestroy cuStreamDestroy = nullptr;
   PFN_cuStreamSynchronize cuStreamSynchronize = nullptr;

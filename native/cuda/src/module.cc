@@ -132,7 +132,9 @@ Napi::Value Driver::setMaxDynamicShared(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// launch(fn, grid, block, sharedBytes, stream | null, params: bytes, paramOffsets?)
+// launch(fn, grid, block, sharedBytes, stream | null, params: bytes, paramOffsets?, cluster?)
+// With `cluster` ([x, y, z], thread block clusters, sm_90) the launch goes through
+// cuLaunchKernelEx with the CLUSTER_DIMENSION attribute; the driver checks the shape.
 // Without paramOffsets the packed buffer goes through cuLaunchKernel's `extra`
 // (CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE); with them, through `kernelParams` (one pointer per
 // parameter into the same buffer).
@@ -170,8 +172,10 @@ Napi::Value Driver::launch(const Napi::CallbackInfo& info) {
   }
   void* extra[] = {kLaunchParamBufferPointer, buf.data(), kLaunchParamBufferSize, &size,
                    kLaunchParamEnd};
+  bool clustered = info.Length() > 7 && !isNullish(a[7]);
+  unsigned cluster[3] = {1, 1, 1};
+  if (clustered) toDim3(a[7], a.where("cluster"), cluster);
   d->bind();
-  auto fn = d->need(d->api().cuLaunchKernel, "cuLaunchKernel");
   void** kp = nullptr;
   void** ex = nullptr;
   if (useOffsets) {
@@ -179,16 +183,34 @@ Napi::Value Driver::launch(const Napi::CallbackInfo& info) {
   } else if (size > 0) {
     ex = extra;
   }
-  CUresult r = fn(f->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
-                  s ? s->stream : nullptr, kp, ex);
+  CUresult r;
+  const char* entry = clustered ? "cuLaunchKernelEx" : "cuLaunchKernel";
+  if (clustered) {
+    auto fnEx = d->need(d->api().cuLaunchKernelEx, "cuLaunchKernelEx");
+    LaunchAttribute attr{};
+    attr.id = kLaunchAttributeClusterDimension;
+    attr.value.clusterDim.x = cluster[0];
+    attr.value.clusterDim.y = cluster[1];
+    attr.value.clusterDim.z = cluster[2];
+    LaunchConfig cfg{grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
+                     s ? s->stream : nullptr, &attr, 1};
+    r = fnEx(&cfg, f->fn, kp, ex);
+  } else {
+    auto fn = d->need(d->api().cuLaunchKernel, "cuLaunchKernel");
+    r = fn(f->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
+           s ? s->stream : nullptr, kp, ex);
+  }
   if (r != CUDA_SUCCESS) {
     try {
-      d->check(r, "cuLaunchKernel");
+      d->check(r, entry);
     } catch (JsError& e) {
       e.message += " launching '" + f->name + "' grid [" + std::to_string(grid[0]) + "," +
                    std::to_string(grid[1]) + "," + std::to_string(grid[2]) + "] block [" +
                    std::to_string(block[0]) + "," + std::to_string(block[1]) + "," +
-                   std::to_string(block[2]) + "] shared " + std::to_string(shared);
+                   std::to_string(block[2]) + "] shared " + std::to_string(shared) +
+                   (clustered ? " cluster [" + std::to_string(cluster[0]) + "," + std::to_string(cluster[1]) +
+                                    "," + std::to_string(cluster[2]) + "]"
+                              : "");
       throw;
     }
   }

@@ -87,7 +87,7 @@ export interface Driver {
   getFunction(module: ModuleHandle, name: string): FunctionHandle;
   setMaxDynamicShared(fn: FunctionHandle, bytes: number): void;
   launch(fn: FunctionHandle, grid: Dim3, block: Dim3, sharedBytes: number, stream: StreamHandle | null,
-    params: Uint8Array | null, paramOffsets?: readonly number[]): void;
+    params: Uint8Array | null, paramOffsets?: readonly number[], cluster?: Dim3): void;
   streamCreate(flags?: number): StreamHandle;
   streamSynchronize(stream: StreamHandle): void;
   streamSynchronizeAsync(stream: StreamHandle): Promise<void>;

@@ -8,7 +8,8 @@ import type { CompiledKernel, NativeDevice, NativeStream } from './native-device
 /** A kernel's launch, prepared once: write the arguments into `params`, then `launch`. */
 export interface PreparedLaunch {
   readonly params: Uint8Array;
-  launch(grid: readonly number[], stream: StreamHandle | null): void;
+  /** `cluster`: thread block cluster dims (sm_90), launched through cuLaunchKernelEx. */
+  launch(grid: readonly number[], stream: StreamHandle | null, cluster?: readonly number[]): void;
 }
 
 interface NativeLaunchPlan {
@@ -35,13 +36,17 @@ export function prepareLaunch(
     const [bx, by, bz] = block as [number, number, number];
     return {
       params: plan.params,
-      launch: (g, stream) => plan.launch(g[0]!, g[1]!, g[2]!, bx, by, bz, sharedBytes, stream),
+      launch: (g, stream, cluster) => (cluster
+        ? driver.launch(fn, g, block, sharedBytes, stream, plan.params, offsets, cluster)
+        : plan.launch(g[0]!, g[1]!, g[2]!, bx, by, bz, sharedBytes, stream)),
     };
   }
   const params = new Uint8Array(paramBytes);
   return {
     params,
-    launch: (g, stream) => driver.launch(fn, g, block, sharedBytes, stream, params),
+    launch: (g, stream, cluster) => (cluster
+      ? driver.launch(fn, g, block, sharedBytes, stream, params, undefined, cluster)
+      : driver.launch(fn, g, block, sharedBytes, stream, params)),
   };
 }
 

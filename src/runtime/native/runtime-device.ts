@@ -13,7 +13,7 @@ import { compileCached } from '../cache/compile_cached.js';
 import type { Func } from '../../ir/ops.js';
 import {
   DeviceContext, DeviceError, SANITIZE_CHECKS, sanitizeFlags, type Device, type DeviceEvent, type DeviceGraph, type DeviceMemory,
-  type LaunchArg, type LaunchOptions, type MemoryStats, type RawBuffer, type SanitizeCheck, type Stream,
+  type DeviceProperties, type LaunchArg, type LaunchOptions, type MemoryStats, type RawBuffer, type SanitizeCheck, type Stream,
 } from '../device.js';
 import { DeviceArray, type Storage } from '../device_array.js';
 import type { GraphHandle } from './addon.js';
@@ -315,6 +315,12 @@ export class NativeRuntimeDevice implements Device {
   /** Opens device `ordinal` of `kind` (throws NativeDeviceError when it is not available). */
   static open(kind: NativeKind, ordinal = 0): NativeRuntimeDevice {
     return new NativeRuntimeDevice(NativeDevice.open(kind, { ordinal }));
+  }
+
+  /** Name, compute capability and SM count, from the driver (the sim reports the GPU it pretends to be). */
+  get properties(): DeviceProperties {
+    const i = this.#ctx.native.info;
+    return { name: i.name, computeCapability: `${i.ccMajor}.${i.ccMinor}`, multiProcessorCount: i.smCount };
   }
 
   /** The driver's device info (name, compute capability, memory, ...). */
@@ -647,9 +653,9 @@ export class NativeRuntimeDevice implements Device {
       this.applySanitize(ctx, opts.sanitize, func.name);
       // a kernel that prints or asserts: the sim keeps its vprintf calls for the host (device_prints.ts)
       const tag = plan.sites && this.kind === 'sim' && !ctx.capture && this.#printCapture ? nextPrintTag++ : 0;
-      if (hosts) return this.#withDeviceOutput(this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? [], tag), plan, tag, opts);
+      if (hosts) return this.#withDeviceOutput(this.#launchWithHostArrays(ctx, plan, args, opts.grid, stream, storages ?? [], tag, opts.clusterDims), plan, tag, opts);
       this.#write(plan, args, undefined);
-      this.#enqueueTagged(ctx, plan, opts.grid, stream, tag);
+      this.#enqueueTagged(ctx, plan, opts.grid, stream, tag, opts.clusterDims);
       return this.#withDeviceOutput(ctx.completion(stream).after(storages, plan.locate), plan, tag, opts);
     } catch (e) {
       const err = plan ? locate(e, plan) : e;
@@ -715,31 +721,31 @@ export class NativeRuntimeDevice implements Device {
     }
   }
 
-  #enqueue(plan: Plan, grid: readonly number[], stream: NativeStream): void {
+  #enqueue(plan: Plan, grid: readonly number[], stream: NativeStream, cluster?: readonly number[]): void {
     const g = grid;
     const ok = (x: number | undefined): boolean => Number.isInteger(x) && x! >= 1 && x! <= 0x7fffffff;
     if (g.length !== 3 || !ok(g[0]) || !ok(g[1]) || !ok(g[2])) {
       throw new NativeDeviceError('E_RANGE', `kernel '${plan.name}': grid must be 3 positive integers, got ${JSON.stringify(grid)}`);
     }
     try {
-      plan.prepared.launch(g, stream.handle);
+      plan.prepared.launch(g, stream.handle, cluster);
     } catch (e) {
       rethrow(e, `kernel '${plan.name}'`);
     }
   }
 
   /** Queues the launch; with a print tag, the sim keeps its vprintf calls under it (this launch only). */
-  #enqueueTagged(ctx: NativeContext, plan: Plan, grid: readonly number[], stream: NativeStream, tag: number): void {
-    if (!tag) return this.#enqueue(plan, grid, stream);
+  #enqueueTagged(ctx: NativeContext, plan: Plan, grid: readonly number[], stream: NativeStream, tag: number, cluster?: readonly number[]): void {
+    if (!tag) return this.#enqueue(plan, grid, stream, cluster);
     try {
       native(() => ctx.native.driver.simSetPrintCapture(tag), `kernel '${plan.name}'`);
     } catch (e) {
       if ((e as { code?: string }).code !== 'E_NO_SYMBOL') throw e;
       this.#printCapture = false; // a sim library older than the capture: its prints go to stdout
-      return this.#enqueue(plan, grid, stream);
+      return this.#enqueue(plan, grid, stream, cluster);
     }
     try {
-      this.#enqueue(plan, grid, stream);
+      this.#enqueue(plan, grid, stream, cluster);
     } finally {
       native(() => ctx.native.driver.simSetPrintCapture(0), `kernel '${plan.name}'`);
     }
@@ -783,6 +789,7 @@ export class NativeRuntimeDevice implements Device {
   /** Host arrays: copied into temporary buffers now, back only if everything succeeded, freed after. */
   #launchWithHostArrays(
     ctx: NativeContext, plan: Plan, args: readonly LaunchArg[], grid: readonly number[], stream: NativeStream, storages: Storage[], tag: number,
+    cluster?: readonly number[],
   ): Future<void> {
     const dev = ctx.native;
     const temps = new Map<ArrayBufferView, DeviceBuffer>();
@@ -804,7 +811,7 @@ export class NativeRuntimeDevice implements Device {
         if (a.byteLength > 0) dev.upload(b, a, 0, stream);
       }
       this.#write(plan, args, temps);
-      this.#enqueueTagged(ctx, plan, grid, stream, tag);
+      this.#enqueueTagged(ctx, plan, grid, stream, tag, cluster);
     } catch (e) {
       freeTemps();
       throw e;
