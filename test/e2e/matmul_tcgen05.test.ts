@@ -262,3 +262,17 @@ describe('sabotage: the epilogue reads TMEM before the commit\'s mbarrier phase 
     }
   });
 });
+
+describe('the sanitizers (racecheck, synccheck, initcheck) find nothing in the tcgen05 kernels', () => {
+  const ALL = ['racecheck', 'synccheck', 'initcheck'] as const;
+  it('masked (staged from registers, 2 CTAs) and aligned at 3 stages (the cp.async ring)', async () => {
+    const M = 256, N = 64, K = 96;
+    const a = f16Array(randF32(M * K, 95)), b = f16Array(randF32(K * N, 96));
+    const want = matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K);
+    for (const [def, numStages] of [[matmulMasked.f16, 1], [matmulAligned.f16, 3]] as const) {
+      const c = new Float32Array(M * N);
+      await new Kernel(def).run({ a, b, c, M, N, K, BM: 128, BN: 64, BK: 32 }, { grid: [2, 1], device: 'sim', numStages, sanitize: [...ALL] });
+      expectClose(c, want, 1e-4, `${def.name} under the sanitizers`);
+    }
+  });
+});
