@@ -16,6 +16,7 @@
 // until wait::ld, so a missing wait or fence is a wrong result or a named fault
 // (test/e2e/matmul_tcgen05.test.ts breaks the PTX on purpose).
 import type { Op, Value } from '../ir/ops.js';
+import type { ElemType } from '../ir/types.js';
 import { dotInputPrecision } from '../compiler/mma_kinds.js';
 import { permuteBlocked, type BlockedLayout } from '../compiler/layout.js';
 import { tcgen05KindOf } from '../compiler/tcgen05_kinds.js';
@@ -28,6 +29,7 @@ import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
 import { stagedTile, type StagedTile } from './staged.js';
 import { emitTcgen05Desc, instrDesc } from './tcgen05_desc.js';
 import { isTcgen05Dot, tmem } from './tmem_alloc.js';
+import { residentOf } from './tcgen05_resident.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 
 interface Operand {
@@ -59,8 +61,6 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   const kind = tcgen05KindOf(a.type.elem, b.type.elem, r.type.elem, dotInputPrecision(op));
   if (!kind || K % kind.k !== 0) return false;
   const eb = stagedBytes(a.type.elem);
-  const wn = cx.numWarps / 4;
-  const cols = N / wn; // accumulator columns per thread (one row)
   const mem = tmem(cx);
 
   const sa = stagedTile(cx, a);
@@ -79,8 +79,10 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   const bTile = !sb ? (bT ? tileOf(N, K) : tileOf(K, N)) : undefined;
 
   // the accumulator first: converting it goes through the same shared scratch
-  const zero = zeroConst(cx, op.operands[2]!);
-  const accIn = zero ? undefined : cx.operand(op, 2);
+  // a loop's resident accumulator (tcgen05_resident.ts) stays in TMEM: nothing to store or load
+  const resident = residentOf(cx, op);
+  const zero = !resident && zeroConst(cx, op.operands[2]!);
+  const accIn = zero || resident ? undefined : cx.operand(op, 2);
   let A: Operand, B: Operand;
   if (aTile || bTile) {
     const aBytes = aTile ? roundUp(M * K * eb, SWIZZLE_ALIGN) : 0;
@@ -108,13 +110,70 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   // generic-proxy writes (st.shared here, cp.async in the pipeliner's ring) -> the async proxy
   cx.emit('fence.proxy.async.shared::cta;');
 
-  // this thread's accumulator row in TMEM: lane 32*(w%4), columns from (w/4)*cols
+  const rows = tmemRows(cx, N);
+  if (accIn && !resident) storeAcc(cx, rows, accIn);
+  // every warp's shared stores and TMEM stores before thread 0's MMAs
+  cx.emit('tcgen05.fence::before_thread_sync;');
+  cx.barrier();
+  cx.emit('tcgen05.fence::after_thread_sync;');
+
+  const descA = emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
+  const descB = emitTcgen05Desc(cx, B.tile.base, B.tile, B.mnMajor);
+  const idesc = cx.reg('b32');
+  cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, M, N, A.mnMajor, B.mnMajor).toString(16)};`);
+  const acc = cx.reg('pred');
+  cx.emit(`setp.ne.b32 ${acc}, 1, 0;`);
+  // first k-step: D = A*B for a zero accumulator (or a resident one not yet started)
+  const fresh = resident ? resident.started : zero ? cx.reg('pred') : acc;
+  if (zero) cx.emit(`setp.ne.b32 ${fresh}, 0, 0;`);
+  const one = elected(cx);
+  const { bar, phase } = mmaBarrier(cx);
+  for (let kk = 0; kk < K / kind.k; kk++) {
+    const ad = descPlus(cx, descA, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb));
+    const bd = descPlus(cx, descB, sliceOffset(B.tile, B.mnMajor, 0, kk * kind.k, eb));
+    cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName} [${mem.addr}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? fresh : acc};`);
+  }
+  cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
+  if (resident) cx.emit(`setp.ne.b32 ${resident.started}, 1, 0;`);
+  const loop = cx.e.label('mma_wait');
+  const done = cx.reg('pred');
+  cx.e.placeLabel(loop);
+  cx.emit(`mbarrier.try_wait.parity.shared::cta.b64 ${done}, [${bar}], ${phase};`);
+  cx.emit(`@!${done} bra.uni ${loop};`);
+  cx.emit(`xor.b32 ${phase}, ${phase}, 1;`);
+  cx.emit('tcgen05.fence::after_thread_sync;');
+  // the MMAs have read their ring stages: the ring may overwrite them
+  sa?.release?.();
+  sb?.release?.();
+
+  if (resident) {
+    // the value in registers is not read (tcgen05_resident.ts loads the loop's result from TMEM)
+    cx.define(r, cx.regs(op.operands[2]!));
+    return true;
+  }
+  cx.define(r, loadAcc(cx, rows, r.type.elem));
+  return true;
+}
+
+/** This thread's accumulator row in TMEM and the chunks (first column, count) of one ld/st each. */
+export interface TmemRows {
+  readonly at: (c: number) => string;
+  readonly chunks: readonly (readonly [number, number])[];
+}
+
+/**
+ * The TMEM address of this thread's row of an N-column accumulator: lane 32*(w%4) (the warp's
+ * quarter), columns from (w/4)*cols with 8 warps.
+ */
+export function tmemRows(cx: Lowering, N: number): TmemRows {
+  const wn = cx.numWarps / 4;
+  const cols = N / wn;
   const { warp } = cx.thread();
   const rowAddr = cx.reg('b32');
   const q = cx.reg('b32');
   cx.emit(`and.b32 ${q}, ${warp}, 3;`);
   cx.emit(`shl.b32 ${q}, ${q}, 21;`); // (32 * (w % 4)) << 16
-  cx.emit(`add.u32 ${rowAddr}, ${mem.addr}, ${q};`);
+  cx.emit(`add.u32 ${rowAddr}, ${tmem(cx).addr}, ${q};`);
   if (wn > 1) {
     const h = cx.reg('b32');
     cx.emit(`shr.u32 ${h}, ${warp}, 2;`);
@@ -128,55 +187,30 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
     cx.emit(`add.u32 ${t}, ${rowAddr}, ${c};`);
     return t;
   };
-  if (accIn) {
-    for (const [c, n] of chunks) {
-      const regs = Array.from({ length: n }, (_, j) => accIn[accIn.length === 1 ? 0 : c + j]!);
-      cx.emit(`tcgen05.st.sync.aligned.32x32b.x${n}.b32 [${at(c)}], {${regs.join(', ')}};`);
-    }
-    cx.emit('tcgen05.wait::st.sync.aligned;');
-  }
-  // every warp's shared stores and TMEM stores before thread 0's MMAs
-  cx.emit('tcgen05.fence::before_thread_sync;');
-  cx.barrier();
-  cx.emit('tcgen05.fence::after_thread_sync;');
+  return { at, chunks };
+}
 
-  const descA = emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
-  const descB = emitTcgen05Desc(cx, B.tile.base, B.tile, B.mnMajor);
-  const idesc = cx.reg('b32');
-  cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, M, N, A.mnMajor, B.mnMajor).toString(16)};`);
-  const acc = cx.reg('pred');
-  cx.emit(`setp.ne.b32 ${acc}, 1, 0;`);
-  const fresh = zero ? cx.reg('pred') : acc;
-  if (zero) cx.emit(`setp.ne.b32 ${fresh}, 0, 0;`);
-  const one = elected(cx);
-  const { bar, phase } = mmaBarrier(cx);
-  for (let kk = 0; kk < K / kind.k; kk++) {
-    const ad = descPlus(cx, descA, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb));
-    const bd = descPlus(cx, descB, sliceOffset(B.tile, B.mnMajor, 0, kk * kind.k, eb));
-    cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName} [${mem.addr}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? fresh : acc};`);
+/** tcgen05.st of an accumulator's registers (one row a thread; one register: a splat), then wait::st. */
+export function storeAcc(cx: Lowering, rows: TmemRows, regs: readonly string[]): void {
+  for (const [c, n] of rows.chunks) {
+    const rs = Array.from({ length: n }, (_, j) => regs[regs.length === 1 ? 0 : c + j]!);
+    cx.emit(`tcgen05.st.sync.aligned.32x32b.x${n}.b32 [${rows.at(c)}], {${rs.join(', ')}};`);
   }
-  cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
-  const loop = cx.e.label('mma_wait');
-  const done = cx.reg('pred');
-  cx.e.placeLabel(loop);
-  cx.emit(`mbarrier.try_wait.parity.shared::cta.b64 ${done}, [${bar}], ${phase};`);
-  cx.emit(`@!${done} bra.uni ${loop};`);
-  cx.emit(`xor.b32 ${phase}, ${phase}, 1;`);
-  cx.emit('tcgen05.fence::after_thread_sync;');
-  // the MMAs have read their ring stages: the ring may overwrite them
-  sa?.release?.();
-  sb?.release?.();
+  cx.emit('tcgen05.wait::st.sync.aligned;');
+}
 
-  const out = cx.newRegs(r.type.elem, cols);
-  for (const [c, n] of chunks) cx.emit(`tcgen05.ld.sync.aligned.32x32b.x${n}.b32 {${out.slice(c, c + n).join(', ')}}, [${at(c)}];`);
+/** tcgen05.ld of the accumulator into fresh registers, then wait::ld. */
+export function loadAcc(cx: Lowering, rows: TmemRows, t: ElemType): string[] {
+  const cols = rows.chunks.reduce((s, [, n]) => s + n, 0);
+  const out = cx.newRegs(t, cols);
+  for (const [c, n] of rows.chunks) cx.emit(`tcgen05.ld.sync.aligned.32x32b.x${n}.b32 {${out.slice(c, c + n).join(', ')}}, [${rows.at(c)}];`);
   cx.emit('tcgen05.wait::ld.sync.aligned;');
-  cx.define(r, out);
-  return true;
+  return out;
 }
 
 const defs = new WeakMap<Lowering, Map<number, Op>>();
 /** Whether `v` is a constant +0 tile (zeros(...)): its value never needs to be in TMEM. */
-function zeroConst(cx: Lowering, v: Value): boolean {
+export function zeroConst(cx: Lowering, v: Value): boolean {
   let m = defs.get(cx);
   if (!m) defs.set(cx, (m = defsOf(cx.func)));
   const d = m.get(v.id);

@@ -33,6 +33,7 @@ import { dropDeadCode } from './dead_code.js';
 import { setWgmmaSabotage, type WgmmaSabotage } from './lower_wgmma.js';
 import { withTmaRing } from './lower_tma_ring.js';
 import { withTmem } from './tmem_alloc.js';
+import { withResidentAcc } from './tcgen05_resident.js';
 import { globalBarriers } from './global_order.js';
 import { setTmaSabotage, TMA_BARRIER_SYMBOL, TMA_RULES, tmaBarrierCount } from './lower_tma.js';
 import { tensorMaps, type TensorMapSpec, type TmaSabotage } from './tensor_map.js';
@@ -133,6 +134,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   setTmaSabotage(cx, opts.tmaSabotage);
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => opts.pipeline?.loops.has(op) ?? false);
   withTmem(rules, cx);
+  withResidentAcc(rules, cx);
   const files = new Map<string, number>();
   let lastLoc = '';
   const ordered = globalBarriers(f, plan);
