@@ -110,7 +110,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   // generic-proxy writes (st.shared here, cp.async in the pipeliner's ring) -> the async proxy
   cx.emit('fence.proxy.async.shared::cta;');
 
-  const rows = tmemRows(cx, N);
+  const rows = tmemRows(cx, M, N);
   if (accIn && !resident) storeAcc(cx, rows, accIn);
   // every warp's shared stores and TMEM stores before thread 0's MMAs
   cx.emit('tcgen05.fence::before_thread_sync;');
@@ -159,15 +159,20 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
 export interface TmemRows {
   readonly at: (c: number) => string;
   readonly chunks: readonly (readonly [number, number])[];
+  /** The ld/st shape and, for 16x32bx2 (M = 64), the second half's column offset. */
+  readonly shape: '32x32b' | '16x32bx2';
+  readonly split: number;
 }
 
 /**
- * The TMEM address of this thread's row of an N-column accumulator: lane 32*(w%4) (the warp's
- * quarter), columns from (w/4)*cols with 8 warps.
+ * The TMEM address of this thread's row of an M x N accumulator: lane 32*(w%4) (the warp's
+ * quarter), columns from (w/4)*cols with 8 warps; M = 64: the 16x32bx2 shape, the second half
+ * of the columns N/2 on.
  */
-export function tmemRows(cx: Lowering, N: number): TmemRows {
+export function tmemRows(cx: Lowering, M: number, N: number): TmemRows {
   const wn = cx.numWarps / 4;
-  const cols = N / wn;
+  const half = M === 64;
+  const cols = half ? N / 2 : N / wn;
   const { warp } = cx.thread();
   const rowAddr = cx.reg('b32');
   const q = cx.reg('b32');
@@ -187,14 +192,14 @@ export function tmemRows(cx: Lowering, N: number): TmemRows {
     cx.emit(`add.u32 ${t}, ${rowAddr}, ${c};`);
     return t;
   };
-  return { at, chunks };
+  return { at, chunks, shape: half ? '16x32bx2' : '32x32b', split: half ? N / 2 : 0 };
 }
 
 /** tcgen05.st of an accumulator's registers (one row a thread; one register: a splat), then wait::st. */
 export function storeAcc(cx: Lowering, rows: TmemRows, regs: readonly string[]): void {
   for (const [c, n] of rows.chunks) {
     const rs = Array.from({ length: n }, (_, j) => regs[regs.length === 1 ? 0 : c + j]!);
-    cx.emit(`tcgen05.st.sync.aligned.32x32b.x${n}.b32 [${rows.at(c)}], {${rs.join(', ')}};`);
+    cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${n}.b32 [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''}, {${rs.join(', ')}};`);
   }
   cx.emit('tcgen05.wait::st.sync.aligned;');
 }
@@ -203,7 +208,7 @@ export function storeAcc(cx: Lowering, rows: TmemRows, regs: readonly string[]):
 export function loadAcc(cx: Lowering, rows: TmemRows, t: ElemType): string[] {
   const cols = rows.chunks.reduce((s, [, n]) => s + n, 0);
   const out = cx.newRegs(t, cols);
-  for (const [c, n] of rows.chunks) cx.emit(`tcgen05.ld.sync.aligned.32x32b.x${n}.b32 {${out.slice(c, c + n).join(', ')}}, [${rows.at(c)}];`);
+  for (const [c, n] of rows.chunks) cx.emit(`tcgen05.ld.sync.aligned.${rows.shape}.x${n}.b32 {${out.slice(c, c + n).join(', ')}}, [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''};`);
   cx.emit('tcgen05.wait::ld.sync.aligned;');
   return out;
 }

@@ -60,14 +60,14 @@ export function withResidentAcc(rules: Record<string, (cx: Lowering, op: Op) => 
     const slot = residentSlot(c, op);
     if (!slot) return inner(c, op);
     const r = slot.dot.results[0]!;
-    const N = r.type.shape[1]!;
+    const [M, N] = r.type.shape as [number, number];
     const init = op.operands[3 + slot.k]!;
     const zero = zeroConst(c, init);
     const started = c.reg('pred');
     c.emit(`// the accumulator of this loop's dot stays in tensor memory (tcgen05_resident.ts)`);
     if (zero) c.emit(`setp.ne.b32 ${started}, 0, 0;`);
     else {
-      storeAcc(c, tmemRows(c, N), c.regsIn(init, c.layoutOf(op.results[slot.k]!)));
+      storeAcc(c, tmemRows(c, M, N), c.regsIn(init, c.layoutOf(op.results[slot.k]!)));
       c.emit(`setp.ne.b32 ${started}, 1, 0;`);
     }
     let m = residents.get(c);
@@ -78,13 +78,13 @@ export function withResidentAcc(rules: Record<string, (cx: Lowering, op: Op) => 
     } finally {
       m.delete(slot.dot);
     }
-    c.define(op.results[slot.k]!, readBack(c, op.results[slot.k]!, N, zero ? started : undefined));
+    c.define(op.results[slot.k]!, readBack(c, op.results[slot.k]!, M, N, zero ? started : undefined));
   };
 }
 
 /** The loop's result from TMEM; with `started` (a zero init), zeros when no MMA ran. */
-function readBack(cx: Lowering, v: Value, N: number, started: string | undefined): string[] {
-  const rows = tmemRows(cx, N);
+function readBack(cx: Lowering, v: Value, M: number, N: number, started: string | undefined): string[] {
+  const rows = tmemRows(cx, M, N);
   if (!started) return loadAcc(cx, rows, v.type.elem);
   const none = cx.e.label('acc_zero'), done = cx.e.label('acc_done');
   cx.emit(`@!${started} bra.uni ${none};`);

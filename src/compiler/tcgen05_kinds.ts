@@ -6,6 +6,9 @@
 // so the epilogue's `tcgen05.ld.32x32b` gives thread t of warp w row 32*(w%4) + t, and with 8
 // warps, warps 4..7 take the second half of the columns. As a blocked layout: spt [1, N/Wn],
 // tpw [32, 1], wpc [4, Wn], order [0, 1] (warp bits along M first, so w%4 is the quarter).
+// M = 64 (4 warps): row m is TMEM lane 32*(m/16) + m%16, so warp w holds rows 16w..16w+15 and
+// reads them with `tcgen05.ld.16x32bx2` (lanes t and t+16 share a row, the second half of the
+// columns to t >= 16): spt [1, N/2], tpw [16, 2], wpc [4, 1], order [0, 1].
 //
 // The forms are mma.sync's (mma_kinds.ts: f16/bf16 k16, tf32 k8, e4m3/e5m2 and s8/u8 k32), with
 // 32-bit accumulators only (f32; s32 for integers): f16 accumulation is not simulated yet.
@@ -31,14 +34,16 @@ export function tcgen05KindOf(ta: string, tb: string, tc: string, inputPrecision
   return { ...k, kindName: KIND_NAME[k.input] };
 }
 
-/** M per CTA handled so far (one tcgen05.mma of M = 128 per k-step). */
-export const TCGEN05_M = 128;
 /** Widest N of one instruction. */
 export const TCGEN05_MAX_N = 256;
 
 /** The accumulator's register layout for an [M, N] tile on numWarps warps (undefined: no form). */
 export function tcgen05Layout(M: number, N: number, numWarps: number): BlockedLayout | undefined {
-  if (M !== TCGEN05_M || (numWarps !== 4 && numWarps !== 8)) return undefined;
+  if (M === 64 && numWarps === 4) {
+    if (!isPow2(N) || N < 16 || N > TCGEN05_MAX_N) return undefined;
+    return { kind: 'blocked', sizePerThread: [1, N / 2], threadsPerWarp: [16, 2], warpsPerCTA: [4, 1], order: [0, 1] };
+  }
+  if (M !== 128 || (numWarps !== 4 && numWarps !== 8)) return undefined;
   const wn = numWarps / 4;
   // the whole accumulator comes back to registers: at most 128 per thread (N = 256 takes 8 warps)
   if (!isPow2(N) || N < 16 || N > TCGEN05_MAX_N || N / wn > 128) return undefined;
@@ -52,7 +57,7 @@ export function isTcgen05Layout(l: Layout, M: number, N: number, numWarps: numbe
 
 /**
  * The tcgen05 accumulator layout for a dot a[M,K] x b[K,N] -> [M,N], or undefined: no form for
- * the dtypes, K not a multiple of the k-step, M not 128, N not a power of two in 16..256, or
+ * the dtypes, K not a multiple of the k-step, M not 128 (or 64 on 4 warps), N not a power of two in 16..256, or
  * operand rows narrower than the 32-byte swizzle (a's K, a 16-bit b's N).
  */
 export function tcgen05LayoutForDot(M: number, N: number, K: number, ta: string, tb: string, tc: string, numWarps: number, inputPrecision = 'ieee'): BlockedLayout | undefined {

@@ -31,11 +31,24 @@ describe('the tcgen05 accumulator layout', () => {
     }
   });
 
-  it('M 128 on 4 or 8 warps, N a power of two in 16..256 with at most 128 columns per thread', () => {
+  it.each([64, 256] as const)('[64, %i] on 4 warps: warp w holds rows 16w..16w+15 (lanes t and t+16 a row), the second half of the columns to t >= 16, as tcgen05.ld.16x32bx2 reads them', (N) => {
+    const l = tcgen05Layout(64, N, 4)!;
+    const slots = regSlots(l, [64, N]);
+    const sh = threadShifts(l);
+    for (let warp = 0; warp < 4; warp++) for (let lane = 0; lane < 32; lane++) {
+      const got = slots.map((s) => coordsOf(l, [64, N], sh, warp, lane, s.off).join(','));
+      const want = Array.from({ length: N / 2 }, (_, j) => `${16 * warp + (lane % 16)},${Math.floor(lane / 16) * (N / 2) + j}`);
+      expect(got).toEqual(want);
+    }
+  });
+
+  it('M 128 on 4 or 8 warps (M 64 on 4), N a power of two in 16..256 with at most 128 columns per thread', () => {
     expect(tcgen05Layout(128, 16, 4)).toBeDefined();
     expect(tcgen05Layout(128, 256, 4)).toBeUndefined();
     expect(tcgen05Layout(128, 8, 4)).toBeUndefined();
-    expect(tcgen05Layout(64, 64, 4)).toBeUndefined();
+    expect(tcgen05Layout(64, 64, 4)).toBeDefined();
+    expect(tcgen05Layout(64, 64, 8)).toBeUndefined();
+    expect(tcgen05Layout(32, 64, 4)).toBeUndefined();
     expect(tcgen05Layout(128, 64, 2)).toBeUndefined();
     // f16 accumulators and f32 'ieee' inputs stay off tcgen05; rows under the 32-byte swizzle too
     expect(tcgen05KindOf('f16', 'f16', 'f16', 'ieee')).toBeUndefined();
@@ -88,8 +101,8 @@ describe('the generated PTX', () => {
     expect(TARGETS).toContain('sm_100a');
   });
 
-  it('sm_100a keeps dots tcgen05 does not take on mma.sync (M 64), without TMEM', () => {
-    const small = matmulMasked.f16.trace({ BM: 64, BN: 64, BK: 32 });
+  it('sm_100a keeps dots tcgen05 does not take on mma.sync (M 32), without TMEM', () => {
+    const small = matmulMasked.f16.trace({ BM: 32, BN: 64, BK: 32 });
     const ptx = compile(small, { target: 'sm_100a', numWarps: 4, numStages: 1, ptxas: true }).ptx;
     expect(ptx).toMatch(/mma\.sync/);
     expect(ptx).not.toMatch(/tcgen05/);

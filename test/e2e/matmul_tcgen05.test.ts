@@ -59,7 +59,7 @@ function expectTcgen05Path(def: KernelDef, args: RunArgs, mmas: number, kind: st
   expect(count(ptx, /tcgen05\.alloc\.cta_group::1/)).toBe(1);
   expect(count(ptx, /tcgen05\.relinquish_alloc_permit/)).toBe(1);
   expect(count(ptx, /tcgen05\.dealloc\.cta_group::1/)).toBe(1);
-  expect(ptx).toMatch(/tcgen05\.ld\.sync\.aligned\.32x32b\.x\d+\.b32/);
+  expect(ptx).toMatch(/tcgen05\.ld\.sync\.aligned\.(32x32b|16x32bx2)\.x\d+\.b32/);
   expect(ptx).not.toMatch(/mma\.sync|wgmma/);
   return ptx;
 }
@@ -108,6 +108,23 @@ describe.each(['f16', 'bf16'] as const)('tcgen05 matmuls in %s', (t) => {
     expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
     expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
     expectTcgen05Path(matmulMasked[t] as unknown as KernelDef, args, 2, 'f16');
+  });
+});
+
+describe.each(['f16', 'bf16'] as const)('M = 64 in %s (4 warps; tcgen05.ld / st .16x32bx2)', (t) => {
+  it('ragged 72 x 40 x 56 (BM 64, BN 32, BK 32) and 64 x 256 x 64 (BN 256)', async () => {
+    for (const [M, N, K, BN] of [[72, 40, 56, 32], [64, 256, 64, 256]] as const) {
+      const a = enc(t, randF32(M * K, 111)), b = enc(t, randF32(K * N, 112));
+      const args = { a, b, c: new Float32Array(M * N), M, N, K, BM: 64, BN, BK: 32 };
+      const r = await runBoth(new Kernel(matmulMasked[t]), args, [Math.ceil(M / 64), Math.ceil(N / BN)], { numStages: 1 });
+      expectClose(r.sim.c, r.interpret.c, 1e-5, 'sim vs interpreter');
+      expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+      const ptx = expectTcgen05Path(matmulMasked[t] as unknown as KernelDef, args, 2, 'f16');
+      expect(ptx).toMatch(new RegExp(`tcgen05\\.ld\\.sync\\.aligned\\.16x32bx2\\.x${BN / 2}\\.b32 \\{[^}]*\\}, \\[%r\\d+\\], ${BN / 2};`));
+      // M >> 4 = 4 in bits 24-28 of the instruction descriptor
+      const ty = t === 'f16' ? 0 : 1;
+      expect(ptx).toContain(`0x${(((1 << 4) | (ty << 7) | (ty << 10) | (1 << 16) | ((BN >> 3) << 17) | (4 << 24)) >>> 0).toString(16)};`);
+    }
   });
 });
 
@@ -173,6 +190,17 @@ describe('tcgen05 beyond f16/bf16, with a loaded accumulator (tcgen05.st)', () =
     const ptx = expectTcgen05Path(matmulAcc('f32', 'f32').def, args, 4, 'tf32');
     expect(ptx).toMatch(/cvt\.rna\.tf32\.f32/);
     expect(ptx).toMatch(/tcgen05\.st\.sync\.aligned\.32x32b\.x32\.b32/);
+  });
+
+  it('M = 64: the loaded accumulator goes to TMEM with tcgen05.st.16x32bx2 (tf32, BM 64, BN 32)', async () => {
+    const a = randF32(M * K, 44), b = randF32(K * N, 45), c0 = randF32(M * N, 46);
+    const args = { a, b, c: c0.slice(), M, N, K, BM: 64, BN: 32, BK: 32 };
+    const r = await runBoth(matmulAcc('f32', 'f32'), args, [3, 2], { numStages: 1 });
+    const want = matmulRef(a.map(roundTF32), b.map(roundTF32), M, N, K, c0);
+    const mag = matmulRef(Array.from(a, Math.abs), Array.from(b, Math.abs), M, N, K, Array.from(c0, Math.abs));
+    expectWithin(r.sim.c, want, mag, 2 * (K + 1) * 2 ** -24, 'sim vs JS (tf32 inputs)');
+    const ptx = expectTcgen05Path(matmulAcc('f32', 'f32').def, args, 4, 'tf32');
+    expect(ptx).toMatch(/tcgen05\.st\.sync\.aligned\.16x32bx2\.x16\.b32 \[%r\d+\], 16, \{/);
   });
 
   const ints = (t: 'i8' | 'u8', n: number, seed: number): Int8Array | Uint8Array => {
