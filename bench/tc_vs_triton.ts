@@ -1,12 +1,12 @@
 // `npm run bench:tc` (node dist/bench/tc_vs_triton.js): code quality of the tensor-core kernels
-// (bench/kernels.ts TC_KERNELS, plus an fp8 matmul on sm_90a) against Triton 3.8 (.venv), same tile
+// (bench/kernels.ts TC_KERNELS, plus an fp8 matmul on sm_90a and sm_100a) against Triton 3.8 (.venv), same tile
 // sizes, numWarps and numStages; both PTX assembled by the same ptxas for the target (sm_80, or
-// sm_90a with Triton's GPUTarget('cuda', 90, 32)). No GPU: static figures (registers, spills, shared
+// sm_90a with Triton's GPUTarget('cuda', 90, 32), or sm_100a with cc 100). No GPU: static figures (registers, spills, shared
 // memory, SASS instruction count, tensor-core instructions in the PTX) and, running both PTX on the
-// sim with the same inputs (as an sm_90 for sm_90a), dynamic ones (warp instructions, global
+// sim with the same inputs (as an sm_90 for sm_90a, an sm_100 for sm_100a), dynamic ones (warp instructions, global
 // sectors, bank conflicts). Each kernel's outputs from the two PTX are compared with each other and
 // with an f64 JS reference first: a mismatch prints MISMATCH and the process exits 1.
-// Options: --target sm_80|sm_90a (default sm_80), --stages N (every row at numStages N),
+// Options: --target sm_80|sm_90a|sm_100a (default sm_80), --stages N (every row at numStages N),
 // --only SUBSTRING (rows whose label contains it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
