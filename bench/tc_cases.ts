@@ -123,9 +123,9 @@ const byName = (name: string): BenchKernel => {
 
 /**
  * The rows of the comparison: every TC kernel at its numStages, plus the aligned matmul at 1 (no
- * pipelining); for sm_90a also the fp8 matmul (Triton has e4m3 dots from cc 89 on).
+ * pipelining); for sm_90a and sm_100a also the fp8 matmul (Triton has e4m3 dots from cc 89 on).
  */
-export function tcCases(target: 'sm_80' | 'sm_90a' = 'sm_80'): TcCase[] {
+export function tcCases(target: 'sm_80' | 'sm_90a' | 'sm_100a' = 'sm_80'): TcCase[] {
   const out: TcCase[] = [];
   for (const t of ['f16', 'bf16'] as const) {
     const row = (name: string, size: (s: number) => TcProblem, stages?: number, label = name): void => {
@@ -141,7 +141,7 @@ export function tcCases(target: 'sm_80' | 'sm_90a' = 'sm_80'): TcCase[] {
     const fa = byName(`flash_fwd_${t}`).constexprs as { BM: number; BN: number; D: number };
     row(`flash_fwd_${t}`, (s) => flashProblem(t, 256 * s, fa.D, fa.BM, fa.BN));
   }
-  if (target === 'sm_90a') {
+  if (target !== 'sm_80') {
     const kernel = byName('mm_aligned_f8e4m3');
     const { BM, BN, BK } = kernel.constexprs as { BM: number; BN: number; BK: number };
     out.push({ label: 'mm_aligned_f8e4m3', kernel, dtype: 'f8e4m3', numWarps: 4, numStages: kernel.options?.numStages ?? 3, size: (s) => fp8MatmulProblem(128, 128, 128 * s, BM, BN, BK) });

@@ -1,12 +1,12 @@
 // `npm run bench:tc` (node dist/bench/tc_vs_triton.js): code quality of the tensor-core kernels
-// (bench/kernels.ts TC_KERNELS, plus an fp8 matmul on sm_90a) against Triton 3.8 (.venv), same tile
+// (bench/kernels.ts TC_KERNELS, plus an fp8 matmul on sm_90a and sm_100a) against Triton 3.8 (.venv), same tile
 // sizes, numWarps and numStages; both PTX assembled by the same ptxas for the target (sm_80, or
-// sm_90a with Triton's GPUTarget('cuda', 90, 32)). No GPU: static figures (registers, spills, shared
+// sm_90a with Triton's GPUTarget('cuda', 90, 32), or sm_100a with cc 100). No GPU: static figures (registers, spills, shared
 // memory, SASS instruction count, tensor-core instructions in the PTX) and, running both PTX on the
-// sim with the same inputs (as an sm_90 for sm_90a), dynamic ones (warp instructions, global
+// sim with the same inputs (as an sm_90 for sm_90a, an sm_100 for sm_100a), dynamic ones (warp instructions, global
 // sectors, bank conflicts). Each kernel's outputs from the two PTX are compared with each other and
 // with an f64 JS reference first: a mismatch prints MISMATCH and the process exits 1.
-// Options: --target sm_80|sm_90a (default sm_80), --stages N (every row at numStages N),
+// Options: --target sm_80|sm_90a|sm_100a (default sm_80), --stages N (every row at numStages N),
 // --only SUBSTRING (rows whose label contains it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,9 @@ import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js'
 import { benchWs } from './tc_ws.js';
 
 /** The targets the comparison knows, with Triton's compute capability for each. */
-export const TC_TARGETS = { sm_80: 80, sm_90a: 90 } as const;
+export const TC_TARGETS = { sm_80: 80, sm_90a: 90, sm_100a: 100 } as const;
+/** The GPU the sim pretends to be for each target (TESSERA_SIM_ARCH). */
+const SIM_ARCH: Readonly<Record<keyof typeof TC_TARGETS, string>> = { sm_80: 'sm_80', sm_90a: 'sm_90', sm_100a: 'sm_100' };
 export type TcTarget = keyof typeof TC_TARGETS;
 const ROOT = (() => {
   let d = dirname(fileURLToPath(import.meta.url));
@@ -59,7 +61,7 @@ function sassCount(tool: NonNullable<ReturnType<typeof sassTool>>, cubin: string
   return r.stdout.split('\n').filter((l) => /^\s+\/\*[0-9a-f]{4,}\*\/\s+\S/.test(l) && !/\/\*[0-9a-f]+\*\/\s+NOP\b/.test(l)).length;
 }
 
-interface Static { registers: number; spills: number; shared: number; sass?: number; mma: number; wgmma: number; tma: number; ldmatrix: number; cpAsync: number }
+interface Static { registers: number; spills: number; shared: number; sass?: number; mma: number; wgmma: number; tcgen05: number; tma: number; ldmatrix: number; cpAsync: number }
 
 function staticFigures(ptx: string, shared: number, file: string, ptxas: string, sass: ReturnType<typeof sassTool>, target: TcTarget): Static {
   const p = `${file}.ptx`, o = `${file}.cubin`;
@@ -75,7 +77,7 @@ function staticFigures(ptx: string, shared: number, file: string, ptxas: string,
     spills: num(/(\d+) bytes spill stores/) + num(/(\d+) bytes spill loads/),
     shared,
     ...(sass ? { sass: sassCount(sass, o) } : {}),
-    mma: n(/\bmma\.sync/), wgmma: n(/\bwgmma\.mma_async/), tma: n(/\bcp\.async\.bulk\.tensor/),
+    mma: n(/\bmma\.sync/), wgmma: n(/\bwgmma\.mma_async/), tcgen05: n(/\btcgen05\.mma\b/), tma: n(/\bcp\.async\.bulk\.tensor/),
     ldmatrix: n(/\bldmatrix/), cpAsync: n(/\bcp\.async\.(ca|cg)/),
   };
 }
@@ -106,7 +108,11 @@ function tritonCompile(rows: { c: TcCase; stages: number; div: string[] }[], tar
   };
   const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify(req), encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`Triton failed:\n${r.stderr}`);
-  return JSON.parse(r.stdout) as TritonOut;
+  const t = JSON.parse(r.stdout) as TritonOut;
+  // Triton 3.8 writes `.version 9.3` for cc 100; ptxas 13.0 takes up to 9.0, which has every
+  // instruction those kernels use
+  for (const k of Object.keys(t.ptx)) t.ptx[k] = t.ptx[k]!.replace(/^\.version 9\.[1-9]\b/m, '.version 9.0');
+  return t;
 }
 
 // ---- running both on the sim -------------------------------------------------------------------
@@ -183,6 +189,7 @@ const FIGURES: [string, (f: Static & Dynamic) => number | undefined, string, (x:
   ['SASS instrs', (f) => f.sass, '<= 1.1x', (x, y) => x <= 1.1 * y],
   ['shared bytes', (f) => f.shared, '<= 1.0x', (x, y) => x <= y],
   ['wgmma (PTX)', (f) => f.wgmma, '', () => true],
+  ['tcgen05.mma (PTX)', (f) => f.tcgen05, '', () => true],
   ['TMA (PTX)', (f) => f.tma, '', () => true],
   ['mma.sync (PTX)', (f) => f.mma, '', () => true],
   ['ldmatrix (PTX)', (f) => f.ldmatrix, '', () => true],
@@ -205,6 +212,7 @@ function printRow(r: Row, out: (s: string) => void): void {
   out(`  ${'figure'.padEnd(16)}${'tessera'.padStart(10)}${'triton'.padStart(10)}${'ratio'.padStart(8)}  aim\n`);
   for (const [name, get, aim, test] of FIGURES) {
     const x = get(r.ours), y = get(r.tri);
+    if (name.startsWith('tcgen05') && !x && !y) continue; // Blackwell rows only
     const miss = aim && x !== undefined && y !== undefined && !test(x, y) ? '  (missed)' : '';
     out(`  ${name.padEnd(16)}${fmt(x).padStart(10)}${fmt(y).padStart(10)}${ratio(x, y).padStart(8)}  ${aim}${miss}\n`);
   }
@@ -217,7 +225,7 @@ function printSummary(rows: Row[], out: (s: string) => void): void {
   for (const r of rows) {
     const a = r.ours, b = r.tri;
     const pair = (x: number | undefined, y: number | undefined, rat = true): string => `${fmt(x)}/${fmt(y)}${rat ? ` (${ratio(x, y)})` : ''}`;
-    const tc = (f: Static): string => `${f.wgmma}/${f.tma}/${f.mma}`;
+    const tc = (f: Static): string => `${f.wgmma || f.tcgen05}/${f.tma}/${f.mma}`;
     out(`| ${r.c.label} | ${r.stages} | ${tc(a)}, ${tc(b)} | ${pair(a.registers, b.registers)} | ${a.spills}/${b.spills} | ${pair(a.sass, b.sass)} | ${pair(a.shared, b.shared)} | ${pair(a.warpInstrs, b.warpInstrs)} | ${pair(a.iterInstrs, b.iterInstrs)} | ${pair(a.gldSectors, b.gldSectors)} | ${pair(a.iterConflicts, b.iterConflicts, false)} |\n`);
   }
 }
@@ -243,7 +251,10 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
   const sass = sassTool();
   const pipelines = tesseraPipelines();
   // without a pipeliner every row runs at 1 stage and the explicit numStages-1 row would repeat one
-  const cases = tcCases(target).filter((c) => (!only || c.label.includes(only)) && (pipelines || forced !== undefined || c.numStages !== 1));
+  // sm_100a: Triton's flash attention puts an M = 64 accumulator at TMEM lane 16, which the sim
+  // does not run yet (its tcgen05.mma takes lane 0 only), so those rows wait for it
+  const simCannot = (c: TcCase): boolean => target === 'sm_100a' && c.label.startsWith('flash');
+  const cases = tcCases(target).filter((c) => (!only || c.label.includes(only)) && (pipelines || forced !== undefined || c.numStages !== 1) && !simCannot(c));
   // Both compilers get the same numStages: what the row asks for when Tessera pipelines, else 1.
   const rows0 = cases.map((c) => {
     const stages = forced ?? (pipelines ? c.numStages : 1);
@@ -256,20 +267,21 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
     return void out(`bench tc skipped: no sim device (${(e as Error).message})\n`);
   }
   // the sim pretends to be one GPU per process (TESSERA_SIM_ARCH, read when it loads)
-  const simArch = target === 'sm_90a' ? 'sm_90' : 'sm_80';
-  if (sim.target !== (target === 'sm_90a' ? 'sm_90a' : 'sm_80')) {
+  const simArch = SIM_ARCH[target];
+  if (sim.target !== target) {
     return void out(`bench tc skipped: the sim runs as a GPU for ${sim.target}; ${target} needs TESSERA_SIM_ARCH=${simArch} set before the sim loads\n`);
   }
   const tri = tritonCompile(rows0, target);
   out(`tensor-core kernels, Tessera (target ${target}) vs Triton ${tri.version} (GPUTarget('cuda', ${TC_TARGETS[target]}, 32)); both PTX through ptxas -arch ${target} (${ptxas})\n`);
   out('No GPU was used: every figure comes from ptxas and the sim. Registers, spills, SASS, shared memory and the\n');
-  out('tensor-core instruction counts (wgmma.mma_async, TMA cp.async.bulk.tensor, mma.sync in the PTX) are static;\n');
+  out(`tensor-core instruction counts (${target === 'sm_100a' ? 'tcgen05.mma' : 'wgmma.mma_async'}, TMA cp.async.bulk.tensor, mma.sync in the PTX) are static;\n`);
   out(`warp instructions, sectors and bank conflicts are counted by the sim (as an ${simArch}) running each PTX on the same inputs.\n`);
   out(`SASS: ${sass ? `${sass.kind} at ${sass.path} (instructions without the NOP padding)` : 'n/a: no cuobjdump or nvdisasm in $CUDA_HOME/bin, /usr/local/cuda/bin, PATH or the Triton wheel'}\n`);
   out(pipelines
     ? 'numStages: passed to both compilers as each row asks.\n'
     : 'numStages: this Tessera build has no software pipelining (compile() ignores numStages: the PTX for 1 and 3 is\n'
       + 'the same), so it is not passed and Triton is compiled with num_stages=1 too; rows say what they asked for.\n');
+  if (target === 'sm_100a') out('flash_fwd rows left out: Triton\'s cc 100 kernel puts an M = 64 accumulator at TMEM lane 16, which the sim does not run yet.\n');
   out('"per loop iter": one program run with twice the k-steps (key blocks) minus one run with the base count, per extra iteration.\n');
   const rows: Row[] = [];
   // TC_KEEP=DIR keeps both PTX (and cubins) of every row there, for diffing the loops
@@ -331,6 +343,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const target = arg('--target') as TcTarget | undefined;
   // the sim reads TESSERA_SIM_ARCH when it loads (at the first getDevice('sim')): sm_90a runs it as an sm_90
   if (target === 'sm_90a') process.env.TESSERA_SIM_ARCH ??= 'sm_90';
+  if (target === 'sm_100a') process.env.TESSERA_SIM_ARCH ??= 'sm_100';
   benchTc((s) => process.stdout.write(s), { ...(stages !== undefined ? { stages: Number(stages) } : {}), ...(only !== undefined ? { only } : {}), ...(target !== undefined ? { target } : {}) }).catch((e: unknown) => {
     process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
     process.exitCode = 1;

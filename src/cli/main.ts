@@ -21,7 +21,7 @@ const USAGE: Record<string, string> = {
   info: 'tessera info [--json]\n  every device by ordinal (cuda:N, sim:N, interpret:0) and the default one, sim driver, ptxas, nvcc',
   compile:
     'tessera compile FILE [--kernel NAME] [--arg NAME=TYPE ...] [--constexpr NAME=VALUE ...]\n' +
-    '                [--arch sm_80|sm_89|sm_90|sm_90a] [--num-warps N] [--num-stages N] [--emit ptx,cubin,ir] [-o DIR]\n' +
+    '                [--arch sm_80|sm_89|sm_90|sm_90a|sm_100|sm_100a] [--num-warps N] [--num-stages N] [--emit ptx,cubin,ir] [-o DIR]\n' +
     '  FILE: a .js/.mjs module exporting kernels; TYPE: ptr:f32, i32, ... (append :16 for\n' +
     '  "divisible by 16", :1 for "equals 1"); writes NAME.ARCH.{ptx,cubin,ir,json} into DIR',
   cache: 'tessera cache dir | list [--json] | stats [--json] | clear\n  the persistent compile cache ($TESSERA_CACHE_DIR, else $XDG_CACHE_HOME/tessera or ~/.cache/tessera)',

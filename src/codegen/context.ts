@@ -21,9 +21,9 @@ import { regBits, regKind } from './ptx_types.js';
  * forms). sm_90: Hopper through the portable mma.sync path. sm_90a: Hopper's arch-specific
  * target (`.target sm_90a`: wgmma dots where they fit, TMA for tensor descriptors).
  */
-export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
+export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a' | 'sm_100' | 'sm_100a';
 /** Compute capability (major*10+minor) of each target. */
-export const TARGET_SM: Readonly<Record<Target, number>> = { sm_80: 80, sm_89: 89, sm_90: 90, sm_90a: 90 };
+export const TARGET_SM: Readonly<Record<Target, number>> = { sm_80: 80, sm_89: 89, sm_90: 90, sm_90a: 90, sm_100: 100, sm_100a: 100 };
 /** Whether PTX for this target has the fp8 conversions (`cvt.rn.satfinite.e4m3x2.f32`, ...): sm_89+. */
 export const hasFp8Cvt = (t: Target): boolean => TARGET_SM[t] >= 89;
 

@@ -1,5 +1,6 @@
 // dot(a [M,K], b [K,N], acc [M,N]). Lowerings are pluggable (a table keyed by name):
-// 'mma' (default) puts dots in the wgmma layout on wgmma (sm_90a, lower_wgmma.ts), dots with an mma form (compiler/mma_kinds.ts: f16, bf16, tf32, i8/u8)
+// 'mma' (default) puts dots in the wgmma layout on wgmma (sm_90a, lower_wgmma.ts), dots in the
+// tcgen05 layout on tcgen05 (sm_100a, lower_tcgen05.ts), dots with an mma form (compiler/mma_kinds.ts: f16, bf16, tf32, i8/u8)
 // whose shape tiles on tensor cores (lower_mma.ts) and every other dot on 'fma': a and b go to
 // shared memory row-major, then a k-loop where each thread loads the a-values of its rows and the b-values of its columns and does one FMA per
 // accumulator register. The layout pass makes the choice (mmaLayoutOf): a result in an mma layout means tensor cores.
@@ -11,6 +12,7 @@ import { smemBytesOf, storeTile } from './lower_shared.js';
 import { isHalf, regBits, regKind } from './ptx_types.js';
 import { mmaDot } from './lower_mma.js';
 import { wgmmaDot } from './lower_wgmma.js';
+import { tcgen05Dot } from './lower_tcgen05.js';
 import { tf32Regs } from './mma_fragments.js';
 import { dotInputPrecision } from '../compiler/mma_kinds.js';
 
@@ -111,6 +113,6 @@ const fmaDot: DotLowering = (cx, op) => {
 /** Registered dot lowerings; `compile` picks one by name. */
 export const DOT_LOWERINGS: Record<string, DotLowering> = {
   fma: fmaDot,
-  mma: (cx, op) => void (wgmmaDot(cx, op) || mmaDot(cx, op) || fmaDot(cx, op)),
+  mma: (cx, op) => void (wgmmaDot(cx, op) || tcgen05Dot(cx, op) || mmaDot(cx, op) || fmaDot(cx, op)),
 };
 export const DEFAULT_DOT = 'mma';

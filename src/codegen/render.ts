@@ -33,6 +33,8 @@ import { dropDeadCode } from './dead_code.js';
 import { setWgmmaSabotage, type WgmmaSabotage } from './lower_wgmma.js';
 import { planTmaRings, withTmaRing } from './lower_tma_ring.js';
 import { planWarpSpecialize, PRODUCER_WARPS, withWarpSpecialize } from './lower_warp_specialize.js';
+import { withTmem } from './tmem_alloc.js';
+import { withResidentAcc } from './tcgen05_resident.js';
 import { globalBarriers } from './global_order.js';
 import { setTmaSabotage, TMA_BARRIER_SYMBOL, TMA_RULES, tmaBarrierCount } from './lower_tma.js';
 import { tensorMaps, type TensorMapSpec, type TmaSabotage } from './tensor_map.js';
@@ -41,8 +43,11 @@ type Rule = (cx: Lowering, op: Op) => void;
 
 /** PTX ISA version: accepted by ptxas 13 for sm_80, sm_90 and sm_90a (sm_90 needs >= 7.8, sm_90a 8.0). */
 export const PTX_VERSION = '8.0';
-/** Per target: sm_89's fp8 `cvt` forms need PTX ISA 8.1 (ptxas says so); the others keep 8.0. */
-export const PTX_VERSION_FOR: Readonly<Record<Target, string>> = { sm_80: PTX_VERSION, sm_89: '8.1', sm_90: PTX_VERSION, sm_90a: PTX_VERSION };
+/**
+ * Per target: sm_89's fp8 `cvt` forms need PTX ISA 8.1 (ptxas says so); sm_100/sm_100a (and
+ * tcgen05) need 8.6; the others keep 8.0.
+ */
+export const PTX_VERSION_FOR: Readonly<Record<Target, string>> = { sm_80: PTX_VERSION, sm_89: '8.1', sm_90: PTX_VERSION, sm_90a: PTX_VERSION, sm_100: '8.6', sm_100a: '8.6' };
 /** The module's `.version`: the target's, raised to what its instructions need (Lowering.requirePtxVersion). */
 export const ptxVersion = (t: Target, floor: number): string =>
   (Math.max(Math.round(Number(PTX_VERSION_FOR[t]) * 10), floor) / 10).toFixed(1);
@@ -138,6 +143,8 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
     (opts.pipeline?.loops.size ?? 0) > 0 || [...planTmaRings(cx, opts.numStages ?? 1, cpAsync).keys()].some((o) => o !== loop));
   const ws = withWarpSpecialize(rules, cx, wsPlan);
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
+  withTmem(rules, cx);
+  withResidentAcc(rules, cx);
   const files = new Map<string, number>();
   let lastLoc = '';
   const ordered = globalBarriers(f, plan);

@@ -21,9 +21,12 @@ import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabota
 import { MAX_NUM_STAGES as MAX_STAGES } from '../ir/ops.js';
 import { descriptorPlan, expandDescriptors, whyNotLaunchMap } from '../compiler/expand_descriptors.js';
 
-export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a';
-/** sm_89 adds the fp8 cvt forms; sm_90a is `.target sm_90a` with wgmma dots and TMA (docs/compiler.md). */
-export const TARGETS: readonly Target[] = ['sm_80', 'sm_89', 'sm_90', 'sm_90a'];
+export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a' | 'sm_100' | 'sm_100a';
+/**
+ * sm_89 adds the fp8 cvt forms; sm_90a is `.target sm_90a` with wgmma dots and TMA; sm_100 is
+ * Blackwell through sm_90's portable code; sm_100a dots on tcgen05 with tensor memory (docs/compiler.md).
+ */
+export const TARGETS: readonly Target[] = ['sm_80', 'sm_89', 'sm_90', 'sm_90a', 'sm_100', 'sm_100a'];
 
 export interface CompileOptions {
   readonly target: Target;
@@ -55,7 +58,7 @@ export interface CompileOptions {
 }
 
 /** numStages when the option is absent, per target (Triton's default for Ampere and Hopper). */
-export const DEFAULT_NUM_STAGES: Readonly<Record<Target, number>> = { sm_80: 3, sm_89: 3, sm_90: 3, sm_90a: 3 };
+export const DEFAULT_NUM_STAGES: Readonly<Record<Target, number>> = { sm_80: 3, sm_89: 3, sm_90: 3, sm_90a: 3, sm_100: 3, sm_100a: 3 };
 /** Deepest pipeline accepted (a ring of more stages only costs shared memory); per loop too. */
 export const MAX_NUM_STAGES = MAX_STAGES;
 
@@ -150,7 +153,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const pipe = planPipelines(f, info, { numWarps, numStages, dot: options.dot ?? DEFAULT_DOT }); // loops to pipeline
   const pipelineAt = stages.length;
   stage('pipeline', printPipelinePlan(f, pipe));
-  const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors, options.target === 'sm_90a'); // layouts, vector widths
+  const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors, options.target === 'sm_90a', options.target === 'sm_100a'); // layouts, vector widths
   stage('layouts', printLayouts(f, plan));
   const r = renderPtx(f, plan, info, {
     target: options.target, pipeline: pipe, numStages,

@@ -22,6 +22,7 @@ import { dotWarpPrefs, type WarpPref } from './mma_warps.js';
 import { gatherByShuffle, sortFits, sortLayout } from './sort_layout.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import { stmatrixLayout } from './stmatrix.js';
+import { tcgen05LayoutForDot } from './tcgen05_kinds.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, wgmmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -87,21 +88,22 @@ function anchorFor(op: Op, info: AxisInfoMap, numWarps: number): { layout: Layou
  * sm_90a) the wgmma layout where the dot fits wgmma, else the mma.sync layout, whose warp grid
  * `pref` orients (mma_warps.ts).
  */
-export function mmaLayoutOf(op: Op, numWarps: number, pref: WarpPref = 'balanced', wgmma = false): BlockedLayout | undefined {
+export function mmaLayoutOf(op: Op, numWarps: number, pref: WarpPref = 'balanced', wgmma = false, tcgen05 = false): BlockedLayout | undefined {
   const [a, b] = op.operands as [Value, Value];
   const [M, K] = a.type.shape as [number, number];
   const args = [M, b.type.shape[1]!, K, a.type.elem, b.type.elem, op.results[0]!.type.elem, numWarps, dotInputPrecision(op)] as const;
-  return (wgmma ? wgmmaLayoutForDot(...args) : undefined) ?? mmaLayoutForDot(...args, pref);
+  return (wgmma ? wgmmaLayoutForDot(...args) : undefined) ?? (tcgen05 ? tcgen05LayoutForDot(...args) : undefined) ?? mmaLayoutForDot(...args, pref);
 }
 
 /**
  * `dot`: the dot lowering by name ('fma' keeps every dot off tensor cores). `fixed`: memory ops
  * whose anchor is decided elsewhere (the pipeliner's cp.async layouts, compiler/pipeline.ts).
- * `wgmma`: dots that fit wgmma (sm_90a) get its accumulator layout.
+ * `wgmma`: dots that fit wgmma (sm_90a) get its accumulator layout; `tcgen05`: dots that fit
+ * tcgen05 (sm_100a) get the layout their accumulator is read back from tensor memory in.
  */
-export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma', fixed?: ReadonlyMap<Op, { layout: Layout; vec: number }>, wgmma = false): LayoutPlan {
+export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma', fixed?: ReadonlyMap<Op, { layout: Layout; vec: number }>, wgmma = false, tcgen05 = false): LayoutPlan {
   const prefs = dotWarpPrefs(f);
-  const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps, prefs.get(op), wgmma));
+  const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps, prefs.get(op), wgmma, tcgen05));
   const vec = new Map<Op, number>();
   const anchors = new Map<Op, Layout>();
   const preferred = new Map<string, BlockedLayout>();

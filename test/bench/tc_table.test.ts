@@ -22,6 +22,6 @@ describe('bench:tc table (sm_80)', () => {
   });
 
   it('an unknown target is refused before anything runs, naming the allowed ones', async () => {
-    await expect(benchTc(() => {}, { target: 'sm_75' as never })).rejects.toThrow(/--target must be one of sm_80, sm_90a, got 'sm_75'/);
+    await expect(benchTc(() => {}, { target: 'sm_75' as never })).rejects.toThrow(/--target must be one of sm_80, sm_90a, sm_100a, got 'sm_75'/);
   });
 });

@@ -74,7 +74,7 @@ describe('tessera info', () => {
 describe('tessera compile', () => {
   const base = ['compile', FIXTURE, '--kernel', 'vector_add', '--arg', 'x=ptr:f32:16', '--arg', 'y=ptr:f32', '--arg', 'out=ptr:f32', '--arg', 'n=i32', '--constexpr', 'BLOCK=256'];
 
-  for (const arch of ['sm_80', 'sm_89', 'sm_90', 'sm_90a']) {
+  for (const arch of ['sm_80', 'sm_89', 'sm_90', 'sm_90a', 'sm_100', 'sm_100a']) {
     it(`writes ptx, cubin, ir and metadata for ${arch}; the PTX assembles`, async () => {
       const dir = tmp();
       const r = await cli([...base, '--arch', arch, '--num-warps', '2', '--emit', 'ptx,cubin,ir', '-o', dir]);

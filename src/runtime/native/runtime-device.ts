@@ -260,7 +260,8 @@ export class NativeRuntimeDevice implements Device {
     this.#ctx = new NativeContext(native, 0, (c, e) => this.#onError(c, e));
     const i = native.info;
     // The target per compute capability: sm_90a PTX runs on 9.0 only (its `a` features are not
-    // forward compatible), sm_90 on any 9.x, sm_89 (fp8 cvt) on 8.9; sm_80 PTX JITs everywhere else.
+    // forward compatible), sm_90 on any 9.x, sm_89 (fp8 cvt) on 8.9; likewise sm_100a on 10.0 and
+    // sm_100 on any 10.x; sm_80 PTX JITs everywhere else.
     this.target = targetFor(i.ccMajor, i.ccMinor);
     this.description = native.kind === 'sim'
       ? `${this.name} (${i.name}, ${i.libraryPath})`
@@ -990,6 +991,7 @@ export function launchSpecialization(func: Func, args: readonly LaunchArg[], doN
 
 /** The compile target for a device of compute capability major.minor. */
 export function targetFor(major: number, minor: number): Target {
+  if (major === 10) return minor === 0 ? 'sm_100a' : 'sm_100';
   if (major === 9) return minor === 0 ? 'sm_90a' : 'sm_90';
   if (major === 8 && minor === 9) return 'sm_89';
   return 'sm_80';
