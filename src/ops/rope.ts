@@ -66,7 +66,7 @@ function deviceFreqs(device: Device, headDim: number, theta: number): DeviceArra
 }
 
 /** Rotates x [T, H, Dh] in place by positions [T]; resolves to x. */
-export function rope(x: DeviceArray, positions: DeviceArray, opts?: RopeOptions): Future<DeviceArray> {
+export function rope<D extends DType>(x: DeviceArray<D>, positions: DeviceArray, opts?: RopeOptions): Future<DeviceArray<D>> {
   const op = 'rope';
   const o = checkOptions(op, opts, ['theta', 'invFreq', 'interleaved', 'stream']) as RopeOptions;
   checkArray(op, 'x', x, 3, FLOATS);
