@@ -33,7 +33,7 @@ function embeddingKernel(dt: DType): Kernel {
 }
 
 /** The rows of `table` [V, D] at `ids` (i32 [T]: a DeviceArray, or an Int32Array checked on the host). */
-export function embedding(table: DeviceArray, ids: DeviceArray | Int32Array, opts?: EmbeddingOptions): Future<DeviceArray> {
+export function embedding<D extends DType>(table: DeviceArray<D>, ids: DeviceArray | Int32Array, opts?: EmbeddingOptions): Future<DeviceArray<D>> {
   const op = 'embedding';
   const o = checkOptions(op, opts, ['out', 'stream']) as EmbeddingOptions;
   checkArray(op, 'table', table, 2, FLOATS);
@@ -48,7 +48,7 @@ export function embedding(table: DeviceArray, ids: DeviceArray | Int32Array, opt
   }
   const T = idsDev.shape[0]!;
   const device = sameDevice(op, { table, ids: idsDev, out: o.out });
-  const y = outArray(op, o.out, [T, D], table.dtype, device);
+  const y = outArray(op, o.out, [T, D], table.dtype, device) as DeviceArray<D>;
   if (T === 0 || D === 0) return launchNothing(y);
   const c = pick(ELEMENTWISE_TUNING, device, { n: D });
   const BLOCK = Math.min(c.constexprs.BLOCK, pow2(D));

@@ -99,7 +99,7 @@ function matmulKernel(ab: DType, out: DType, bias: DType | null, act: Activation
  * c = activation(a @ b + bias), or a @ b^T with transB. a [M,K] and b of one dtype (f32, f16,
  * bf16, f8e4m3, f8e5m2); the result has a's dtype (fp8: `outDtype`, default f16).
  */
-export function matmul(a: DeviceArray, b: DeviceArray, opts?: MatmulOptions): Future<DeviceArray> {
+export function matmul<D extends DType>(a: DeviceArray<D>, b: DeviceArray, opts?: MatmulOptions): Future<DeviceArray<D extends 'f8e4m3' | 'f8e5m2' ? DType : D>> {
   const op = 'matmul';
   const o = checkOptions(op, opts, ['bias', 'activation', 'transB', 'out', 'outDtype', 'stream']) as MatmulOptions;
   checkArray(op, 'a', a, 2, MATMUL_IN);
@@ -120,7 +120,7 @@ export function matmul(a: DeviceArray, b: DeviceArray, opts?: MatmulOptions): Fu
   const act = o.activation ?? 'none';
   if (act !== 'none' && !ACTIVATIONS.includes(act)) throw new OpsError('E_OPS_ARG', op, 'activation', `expected ${ACTIVATIONS.join(', ')}, got ${String(act)}`);
   const device = sameDevice(op, { a, b, bias: o.bias, out: o.out });
-  const c = outArray(op, o.out, [M, N], outDt, device);
+  const c = outArray(op, o.out, [M, N], outDt, device) as DeviceArray<D extends 'f8e4m3' | 'f8e5m2' ? DType : D>;
   if (M === 0 || N === 0) return launchNothing(c);
   const cfg = pick(MATMUL_TUNING, device, { M, N, K, dtype: a.dtype });
   const k = matmulKernel(a.dtype, outDt, o.bias ? o.bias.dtype : null, act, transB);

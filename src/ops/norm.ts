@@ -80,7 +80,7 @@ function lnKernel(dt: DType, wt: DType, bt: DType | null): Kernel {
 const epsOf = (op: string, o: { eps?: unknown }, dflt: number): number => (o.eps === undefined ? dflt : checkNumber(op, 'eps', o.eps, (n) => n >= 0, 'a finite number >= 0'));
 
 /** y = x / sqrt(mean(x^2) + eps) * weight over the last dim of x [R, D]; weight [D] of x's dtype or f32. */
-export function rmsNorm(x: DeviceArray, weight: DeviceArray, opts?: RmsNormOptions): Future<DeviceArray> {
+export function rmsNorm<D extends DType>(x: DeviceArray<D>, weight: DeviceArray, opts?: RmsNormOptions): Future<DeviceArray<D>> {
   const op = 'rmsNorm';
   const o = checkOptions(op, opts, ['eps', 'out', 'stream']) as RmsNormOptions;
   checkArray(op, 'x', x, 2, FLOATS);
@@ -89,13 +89,13 @@ export function rmsNorm(x: DeviceArray, weight: DeviceArray, opts?: RmsNormOptio
   const eps = epsOf(op, o, 1e-6);
   const device = sameDevice(op, { x, weight, out: o.out });
   const y = outArray(op, o.out, [R, D], x.dtype, device);
-  if (R === 0 || D === 0) return launchNothing(y);
+  if (R === 0 || D === 0) return launchNothing(y as DeviceArray<D>);
   const { BLOCK, numWarps } = rowConfig(device, D);
-  return launch(rmsKernel(x.dtype, weight.dtype), { x, w: weight, y, D, eps, BLOCK }, { numWarps }, R, device, o.stream, y);
+  return launch(rmsKernel(x.dtype, weight.dtype), { x, w: weight, y, D, eps, BLOCK }, { numWarps }, R, device, o.stream, y as DeviceArray<D>);
 }
 
 /** y = (x - mean) / sqrt(var + eps) * weight + bias over the last dim (biased variance, as PyTorch). */
-export function layerNorm(x: DeviceArray, weight: DeviceArray, bias: DeviceArray | null, opts?: LayerNormOptions): Future<DeviceArray> {
+export function layerNorm<D extends DType>(x: DeviceArray<D>, weight: DeviceArray, bias: DeviceArray | null, opts?: LayerNormOptions): Future<DeviceArray<D>> {
   const op = 'layerNorm';
   const o = checkOptions(op, opts, ['eps', 'out', 'stream']) as LayerNormOptions;
   checkArray(op, 'x', x, 2, FLOATS);
@@ -108,7 +108,7 @@ export function layerNorm(x: DeviceArray, weight: DeviceArray, bias: DeviceArray
   const eps = epsOf(op, o, 1e-5);
   const device = sameDevice(op, { x, weight, bias, out: o.out });
   const y = outArray(op, o.out, [R, D], x.dtype, device);
-  if (R === 0 || D === 0) return launchNothing(y);
+  if (R === 0 || D === 0) return launchNothing(y as DeviceArray<D>);
   const { BLOCK, numWarps } = rowConfig(device, D);
-  return launch(lnKernel(x.dtype, weight.dtype, bias ? bias.dtype : null), { x, w: weight, ...(bias ? { b: bias } : {}), y, D, eps, BLOCK }, { numWarps }, R, device, o.stream, y);
+  return launch(lnKernel(x.dtype, weight.dtype, bias ? bias.dtype : null), { x, w: weight, ...(bias ? { b: bias } : {}), y, D, eps, BLOCK }, { numWarps }, R, device, o.stream, y as DeviceArray<D>);
 }

@@ -31,7 +31,7 @@ function ropeKernel(dt: DType, interleaved: boolean): Kernel {
   if (!k) {
     k = kernel({ name, params: { x: ptr(dt), pos: ptr('i32'), invFreq: ptr('f32'), H: 'i32', HALF: 'i32', BLOCK: constexpr() } }, ({ x, pos, invFreq, H, HALF, BLOCK }) => {
       const row = programId(0); // one (token, head)
-      const t = row.div(H);
+      const t = row.floordiv(H);
       const i = arange(0, BLOCK), mask = i.lt(HALF);
       const base = row.to('i64').mul(HALF.mul(2));
       const ang = load(pos.add(t)).to('f32').mul(load(invFreq.add(i), { mask, other: 0 })).to('f64');
@@ -66,7 +66,7 @@ function deviceFreqs(device: Device, headDim: number, theta: number): DeviceArra
 }
 
 /** Rotates x [T, H, Dh] in place by positions [T]; resolves to x. */
-export function rope(x: DeviceArray, positions: DeviceArray, opts?: RopeOptions): Future<DeviceArray> {
+export function rope<D extends DType>(x: DeviceArray<D>, positions: DeviceArray, opts?: RopeOptions): Future<DeviceArray<D>> {
   const op = 'rope';
   const o = checkOptions(op, opts, ['theta', 'invFreq', 'interleaved', 'stream']) as RopeOptions;
   checkArray(op, 'x', x, 3, FLOATS);

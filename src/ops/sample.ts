@@ -19,7 +19,7 @@ export interface SampleOptions extends OpOptions {
 }
 
 /** One token index per row of logits [B, V]. */
-export function sample(logits: DeviceArray, opts?: SampleOptions): Future<DeviceArray> {
+export function sample(logits: DeviceArray, opts?: SampleOptions): Future<DeviceArray<'i32'>> {
   const op = 'sample';
   const o = checkOptions(op, opts, ['temperature', 'topK', 'topP', 'seed', 'offset', 'out', 'stream']) as SampleOptions;
   checkArray(op, 'logits', logits, 2, FLOATS);
@@ -27,7 +27,7 @@ export function sample(logits: DeviceArray, opts?: SampleOptions): Future<Device
   if (V === 0) throw new OpsError('E_OPS_SHAPE', op, 'logits', 'has no columns (nothing to sample from)');
   const temperature = o.temperature === undefined ? 0 : checkNumber(op, 'temperature', o.temperature, (n) => n >= 0, 'a finite number >= 0');
   const device = sameDevice(op, { logits, out: o.out });
-  const y = outArray(op, o.out, [B], 'i32', device);
+  const y = outArray(op, o.out, [B], 'i32', device) as DeviceArray<'i32'>;
   if (B === 0) return launchNothing(y);
   if (temperature === 0) {
     const { BLOCK, numWarps } = rowConfig(device, V);

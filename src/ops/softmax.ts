@@ -44,13 +44,13 @@ function softmaxKernel(dt: DType): Kernel {
 }
 
 /** y[r, :] = exp(x[r, :] - max) / sum(exp(x[r, :] - max)). */
-export function softmax(x: DeviceArray, opts?: SoftmaxOptions): Future<DeviceArray> {
+export function softmax<D extends DType>(x: DeviceArray<D>, opts?: SoftmaxOptions): Future<DeviceArray<D>> {
   const op = 'softmax';
   const o = checkOptions(op, opts, ['out', 'stream']) as SoftmaxOptions;
   checkArray(op, 'x', x, 2, FLOATS);
   const [R, C] = x.shape as [number, number];
   const device = sameDevice(op, { x, out: o.out });
-  const y = outArray(op, o.out, [R, C], x.dtype, device);
+  const y = outArray(op, o.out, [R, C], x.dtype, device) as DeviceArray<D>;
   if (R === 0 || C === 0) return launchNothing(y);
   const { BLOCK, numWarps } = rowConfig(device, C);
   return launch(softmaxKernel(x.dtype), { x, y, C, BLOCK }, { numWarps }, R, device, o.stream, y);

@@ -35,13 +35,13 @@ function swigluKernel(dt: DType): Kernel {
 }
 
 /** silu(gate) * up for gate, up [R, F] of one dtype. */
-export function swiglu(gate: DeviceArray, up: DeviceArray, opts?: SwigluOptions): Future<DeviceArray> {
+export function swiglu<D extends DType>(gate: DeviceArray<D>, up: DeviceArray<D>, opts?: SwigluOptions): Future<DeviceArray<D>> {
   const op = 'swiglu';
   const o = checkOptions(op, opts, ['out', 'stream']) as SwigluOptions;
   checkArray(op, 'gate', gate, 2, FLOATS);
   checkArray(op, 'up', up, 2, [gate.dtype], gate.shape);
   const device = sameDevice(op, { gate, up, out: o.out });
-  const y = outArray(op, o.out, gate.shape, gate.dtype, device);
+  const y = outArray(op, o.out, gate.shape, gate.dtype, device) as DeviceArray<D>;
   const n = gate.size;
   if (n >= 2 ** 31) throw new OpsError('E_OPS_SHAPE', op, 'gate', `${n} elements: more than an i32 index reaches`);
   if (n === 0) return launchNothing(y);

@@ -70,3 +70,6 @@ export function expectWithin(got: ArrayLike<number>, want: ArrayLike<number>, bo
 
 /** Rounds each value to dtype (what a correct kernel's final store does). */
 export const roundAll = (x: ArrayLike<number>, dtype: DType): Float64Array => Float64Array.from(x, (v) => roundTo(dtype, v));
+
+/** The smallest subnormal of a dtype: the absolute part of rounding a result near zero. */
+export const TINY: Readonly<Record<string, number>> = { f32: 2 ** -149, f16: 2 ** -24, bf16: 2 ** -133 };
