@@ -32,19 +32,23 @@ export const ATTENTION_TUNING: TuningTable<AttentionConstexprs, AttentionProblem
   ],
 };
 
-export interface DecodeProblem { readonly Dh: number; readonly dtype: DType }
+export interface DecodeProblem { readonly Dh: number; readonly dtype: DType; /** Query heads per kv head (Hq / Hkv), rounded up to a power of two (the tile). */ readonly group: number }
 
 /**
- * Decode (pagedAttention): one program per (sequence, query head) over [blockSize, Dh] page
- * tiles; the warps spread the tile. Spill-free choices per head dim (ptxas, 16-token pages).
+ * Decode (pagedAttention): one program per (sequence, kv head) over [group, blockSize, Dh] tiles
+ * (the group padded to a power of two); the warps spread the tile. Spill-free choices by the
+ * group's width group x Dh (ptxas, 16-token pages; e.g. Dh 128: 56-64 regs alone, 128 (sm_80) /
+ * 73 (sm_90a) at 16 warps for a group of 4, where 8 warps spill on sm_90a).
  */
 export const DECODE_TUNING: TuningTable<Record<string, never>, DecodeProblem> = {
   sm_80: [
-    { constexprs: {}, numWarps: 4, fits: (p) => p.Dh <= 64 || p.Dh > 128 },
+    { constexprs: {}, numWarps: 8, fits: (p) => p.group * p.Dh <= 128 },
+    { constexprs: {}, numWarps: 16, fits: (p) => p.group * p.Dh <= 1024 },
     { constexprs: {}, numWarps: 8 },
   ],
   sm_90a: [
-    { constexprs: {}, numWarps: 4, fits: (p) => p.Dh <= 64 },
+    { constexprs: {}, numWarps: 8, fits: (p) => p.group * p.Dh <= 128 },
+    { constexprs: {}, numWarps: 16, fits: (p) => p.group * p.Dh <= 1024 },
     { constexprs: {}, numWarps: 8 },
   ],
 };

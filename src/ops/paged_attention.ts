@@ -1,9 +1,11 @@
 // pagedAttention(q[B,Hq,Dh], kCache, vCache, blockTables i32[B,maxBlocks], seqLens i32[B]) ->
 // o[B,Hq,Dh]: decode, one query token per sequence against the seqLens[b] tokens cached for it.
-// One program per (sequence, query head); it walks the sequence's pages through its block-table
-// row, one page (blockSize tokens) per step, with an online softmax in f32: s = K q on the page's
-// valid tokens (a [blockSize, Dh] tile times q, summed over Dh), then m, l and the [Dh]
-// accumulator rescaled as in flash attention. Only tokens < seqLens[b] of pages the row names are
+// One program per (sequence, kv head) serves the kv head's group of Hq / Hkv query heads (GQA:
+// each page's keys and values are loaded once per group, not once per query head). It walks the
+// sequence's pages through its block-table row, one page (blockSize tokens) per step, with an
+// online softmax in f32: s = q K^T on the page's valid tokens (a [G, 1, Dh] by [1, blockSize, Dh]
+// product summed over Dh), then the per-head m, l and [G, Dh] accumulator rescaled as in flash
+// attention. Only tokens < seqLens[b] of pages the row names are
 // read: the rest of a page, pages past the row and unwritten pages are never touched. Block ids
 // outside the cache are skipped on the device (and are a named error before anything runs when
 // the table came from PagedKVCache.blockTable); a sequence of length 0 gives zeros.
@@ -14,7 +16,7 @@ import type { Future } from '../runtime/future.js';
 import { kernel, type Kernel, type RunArgs } from '../runtime/kernel.js';
 import { checkArray, checkNumber, checkOptions, OpsError, outArray, sameDevice, type OpOptions } from './check.js';
 import { launch } from './launch.js';
-import { pick } from './tuning.js';
+import { pick, pow2 } from './tuning.js';
 import { DECODE_TUNING } from './attention_tuning.js';
 import { checkCachePair } from './append_kv.js';
 import { indexMirror } from './paged_kv.js';
@@ -35,35 +37,38 @@ export function decodeKernel(qt: DType, ct: DType): Kernel {
   const params: Record<string, KernelParamSpec> = {
     q: ptr(qt), kc: ptr(ct), vc: ptr(ct), tables: ptr('i32'), lens: ptr('i32'), o: ptr(qt),
     numBlocks: 'i32', maxBlocks: 'i32', scale: 'f32',
-    HQ: constexpr(), HKV: constexpr(), D: constexpr(), BS: constexpr(),
+    HQ: constexpr(), HKV: constexpr(), D: constexpr(), BS: constexpr(), GP: constexpr(),
   };
   k = kernel({ name, params }, (p) => {
     const { q, kc, vc, tables, lens, o, numBlocks, maxBlocks, scale } = p as unknown as Record<string, Tile>;
-    const { HQ, HKV, D, BS } = p as unknown as Record<string, number>;
-    const b = programId(0), h = programId(1);
-    const kvh = h.floordiv(HQ / HKV);
-    const rd = arange(0, D), rn = arange(0, BS);
+    const { HQ, HKV, D, BS, GP } = p as unknown as Record<string, number>;
+    const G = HQ / HKV;
+    const b = programId(0), kvh = programId(1);
+    const rd = arange(0, D), rn = arange(0, BS), rg = arange(0, GP);
+    const inGroup = rg.lt(G).expandDims(1); // [GP, 1]: GP is G rounded up to a power of two
+    const qOff = b.mul(HQ).add(kvh.mul(G)).add(rg).mul(D).expandDims(1).add(rd.expandDims(0)); // [GP, D]
+    const qv = load(q!.add(qOff), { mask: inGroup, other: 0 }).to('f32').expandDims(1); // [GP, 1, D]
     const len = maximum(load(lens!.add(b)), 0);
     const pages = minimum(cdiv(len, BS), maxBlocks!); // never past the block-table row
-    const qv = load(q!.add(b.mul(HQ).add(h).mul(D).add(rd))).to('f32');
-    const init = [full([], -Infinity, 'f32'), zeros([], 'f32'), zeros([D], 'f32')];
+    const init = [full([GP], -Infinity, 'f32'), zeros([GP], 'f32'), zeros([GP, D], 'f32')];
     const [, l, acc] = forLoop(0, pages, 1, init, (j, m, l, acc) => {
       const blk = load(tables!.add(b.mul(maxBlocks!).add(j)));
       const tok = j.mul(BS).add(rn);
       const valid = tok.lt(len).logicalAnd(blk.ge(0)).logicalAnd(blk.lt(numBlocks!)); // [BS]
       const off = blk.mul(BS).add(rn).mul(HKV).add(kvh).mul(D).expandDims(1).add(rd.expandDims(0)); // [BS, D]
-      const kt = load(kc!.add(off), { mask: valid.expandDims(1), other: 0 }).to('f32');
-      const vt = load(vc!.add(off), { mask: valid.expandDims(1), other: 0 }).to('f32');
-      const s = where(valid, sum(kt.mul(qv.expandDims(0)), 1).mul(scale!), -Infinity);
-      const mNew = maximum(m!, max(s, 0));
+      // the page's keys and values are loaded once for the group's GP query heads
+      const kt = load(kc!.add(off), { mask: valid.expandDims(1), other: 0 }).to('f32').expandDims(0); // [1, BS, D]
+      const vt = load(vc!.add(off), { mask: valid.expandDims(1), other: 0 }).to('f32').expandDims(0);
+      const s = where(valid.expandDims(0), sum(kt.mul(qv), 2).mul(scale!), -Infinity); // [GP, BS]
+      const mNew = maximum(m!, max(s, 1));
       // a page with no valid token while m is still -inf: exponents against 0, not -inf - -inf
       const mRef = where(mNew.eq(-Infinity), 0, mNew);
       const alpha = exp(m!.sub(mRef));
-      const pr = exp(s.sub(mRef));
-      return [mNew, l!.mul(alpha).add(sum(pr, 0)), acc!.mul(alpha).add(sum(vt.mul(pr.expandDims(1)), 0))];
+      const pr = exp(s.sub(mRef.expandDims(1)));
+      return [mNew, l!.mul(alpha).add(sum(pr, 1)), acc!.mul(alpha.expandDims(1)).add(sum(vt.mul(pr.expandDims(2)), 1))];
     });
-    const res = where(l!.gt(0), acc!.div(l!), 0);
-    store(o!.add(b.mul(HQ).add(h).mul(D).add(rd)), res.to(qt));
+    const res = where(l!.gt(0).expandDims(1), acc!.div(l!.expandDims(1)), 0);
+    store(o!.add(qOff), res.to(qt), { mask: inGroup });
   });
   kernels.set(name, k);
   return k;
@@ -88,9 +93,9 @@ export function pagedAttention(q: DeviceArray, kCache: DeviceArray, vCache: Devi
   const device = sameDevice(op, { q, kCache, vCache, blockTables, seqLens, out: o.out });
   checkMirrors(op, blockTables, seqLens, nb, bs, maxBlocks);
   const out = outArray(op, o.out, [B, Hq, dh], q.dtype, device);
-  const args: RunArgs = { q, kc: kCache, vc: vCache, tables: blockTables, lens: seqLens, o: out, numBlocks: nb, maxBlocks, scale, HQ: Hq, HKV: hkv, D: dh, BS: bs };
-  const cfg = pick(DECODE_TUNING, device, { Dh: dh, dtype: kCache.dtype });
-  return launch(decodeKernel(q.dtype, kCache.dtype), args, cfg, [B, Hq], device, o.stream, out);
+  const args: RunArgs = { q, kc: kCache, vc: vCache, tables: blockTables, lens: seqLens, o: out, numBlocks: nb, maxBlocks, scale, HQ: Hq, HKV: hkv, D: dh, BS: bs, GP: pow2(Hq / hkv) };
+  const cfg = pick(DECODE_TUNING, device, { Dh: dh, dtype: kCache.dtype, group: pow2(Hq / hkv) });
+  return launch(decodeKernel(q.dtype, kCache.dtype), args, cfg, [B, hkv], device, o.stream, out);
 }
 
 /** Bounds of tables and lengths the cache made (host copies): the pages read must exist. */

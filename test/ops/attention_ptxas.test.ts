@@ -29,10 +29,10 @@ describe('attention kernels pass the ptxas gate (every config the tables pick)',
         gateTargets(f, [target], { numWarps: cfg.numWarps, ...(cfg.numStages ? { numStages: cfg.numStages } : {}) });
       });
     }
-    for (const dtype of ['f16', 'bf16', 'f32'] as DType[]) for (const Dh of [64, 128, 256]) {
-      const cfg = DECODE_TUNING[table][first(DECODE_TUNING[table], { Dh, dtype })]!;
-      it(`decode ${table} ${dtype} Dh=${Dh}, 16-token pages: ${cfg.numWarps} warps`, () => {
-        gateTargets(decodeKernel(dtype, dtype).trace({ HQ: 4, HKV: 2, D: Dh, BS: 16 }), [target], { numWarps: cfg.numWarps });
+    for (const dtype of ['f16', 'bf16', 'f32'] as DType[]) for (const Dh of [64, 128, 256]) for (const group of [1, 2, 4, 8]) {
+      const cfg = DECODE_TUNING[table][first(DECODE_TUNING[table], { Dh, dtype, group })]!;
+      it(`decode ${table} ${dtype} Dh=${Dh} group ${group}, 16-token pages: ${cfg.numWarps} warps`, () => {
+        gateTargets(decodeKernel(dtype, dtype).trace({ HQ: 2 * group, HKV: 2, D: Dh, BS: 16, GP: group }), [target], { numWarps: cfg.numWarps });
       });
     }
   }

@@ -14,6 +14,8 @@ export const CASES: Case[] = [
   { lens: [1, 17, 40], Hq: 4, Hkv: 2, Dh: 64, dtype: 'f16' },
   { lens: [1, 17, 40], Hq: 4, Hkv: 2, Dh: 128, dtype: 'f16' },
   { lens: [33, 5], Hq: 4, Hkv: 1, Dh: 128, dtype: 'f32' },
+  { lens: [17, 3], Hq: 6, Hkv: 2, Dh: 64, dtype: 'f16' }, // a group of 3: padded to 4 rows, masked
+  { lens: [40], Hq: 2, Hkv: 2, Dh: 64, dtype: 'f32' }, // no grouping
 ];
 export const BS = 16;
 
