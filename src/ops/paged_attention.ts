@@ -11,11 +11,11 @@
 // the table came from PagedKVCache.blockTable); a sequence of length 0 gives zeros.
 import type { DType } from '../ir/types.js';
 import { arange, cdiv, constexpr, exp, forLoop, full, load, max, maximum, minimum, programId, ptr, store, sum, where, zeros, type KernelParamSpec, type Tile } from '../lang/index.js';
-import type { DeviceArray } from '../runtime/device_array.js';
+import { DeviceArray } from '../runtime/device_array.js';
 import type { Future } from '../runtime/future.js';
 import { kernel, type Kernel, type RunArgs } from '../runtime/kernel.js';
-import { checkArray, checkNumber, checkOptions, OpsError, outArray, sameDevice, type OpOptions } from './check.js';
-import { launch } from './launch.js';
+import { checkArray, checkInt, checkNumber, checkOptions, OpsError, outArray, sameDevice, type OpOptions } from './check.js';
+import { launch, run, settleAll } from './launch.js';
 import { pick, pow2 } from './tuning.js';
 import { DECODE_TUNING } from './attention_tuning.js';
 import { checkCachePair } from './append_kv.js';
@@ -26,21 +26,34 @@ export interface PagedAttentionOptions extends OpOptions {
   readonly scale?: number;
   /** The result [B, Hq, Dh] in q's dtype (else a new one). */
   readonly out?: DeviceArray;
+  /**
+   * Splits of each sequence's pages run by separate programs, then combined (flash-decoding):
+   * 1 = none; default: autoSplits (more when few sequences and long block tables).
+   */
+  readonly splits?: number;
 }
 
 const kernels = new Map<string, Kernel>();
 
-export function decodeKernel(qt: DType, ct: DType): Kernel {
-  const name = `ops_paged_attention_${qt}_${ct}`;
+/**
+ * The decode kernel. Split (flash-decoding, for long sequences with few programs): program
+ * (b, kvh, sid) takes pages sid*PPS .. sid*PPS+PPS-1 only and writes its partial row max, row sum
+ * and unnormalised accumulator (f32) for combineKernel; a split past the sequence's pages writes
+ * m = -inf, l = 0, acc = 0 (so the combine never reads an unwritten partial).
+ */
+export function decodeKernel(qt: DType, ct: DType, split = false): Kernel {
+  const name = `ops_paged_attention_${qt}_${ct}${split ? '_split' : ''}`;
   let k = kernels.get(name);
   if (k) return k;
   const params: Record<string, KernelParamSpec> = {
-    q: ptr(qt), kc: ptr(ct), vc: ptr(ct), tables: ptr('i32'), lens: ptr('i32'), o: ptr(qt),
+    q: ptr(qt), kc: ptr(ct), vc: ptr(ct), tables: ptr('i32'), lens: ptr('i32'),
+    ...(split ? { pm: ptr('f32'), pl: ptr('f32'), pacc: ptr('f32'), PPS: 'i32', nSplits: 'i32' } : { o: ptr(qt) }),
     numBlocks: 'i32', maxBlocks: 'i32', scale: 'f32',
     HQ: constexpr(), HKV: constexpr(), D: constexpr(), BS: constexpr(), GP: constexpr(),
   };
   k = kernel({ name, params }, (p) => {
-    const { q, kc, vc, tables, lens, o, numBlocks, maxBlocks, scale } = p as unknown as Record<string, Tile>;
+    const { q, kc, vc, tables, lens, numBlocks, maxBlocks, scale } = p as unknown as Record<string, Tile>;
+    const { pm, pl, pacc, PPS, nSplits, o } = p as unknown as Record<string, Tile | undefined>;
     const { HQ, HKV, D, BS, GP } = p as unknown as Record<string, number>;
     const G = HQ / HKV;
     const b = programId(0), kvh = programId(1);
@@ -51,7 +64,10 @@ export function decodeKernel(qt: DType, ct: DType): Kernel {
     const len = maximum(load(lens!.add(b)), 0);
     const pages = minimum(cdiv(len, BS), maxBlocks!); // never past the block-table row
     const init = [full([GP], -Infinity, 'f32'), zeros([GP], 'f32'), zeros([GP, D], 'f32')];
-    const [, l, acc] = forLoop(0, pages, 1, init, (j, m, l, acc) => {
+    const sid = programId(2);
+    const lo = split ? sid.mul(PPS!) : 0;
+    const hi = split ? minimum(pages, sid.add(1).mul(PPS!)) : pages;
+    const [mEnd, l, acc] = forLoop(lo, hi, 1, init, (j, m, l, acc) => {
       const blk = load(tables!.add(b.mul(maxBlocks!).add(j)));
       const tok = j.mul(BS).add(rn);
       const valid = tok.lt(len).logicalAnd(blk.ge(0)).logicalAnd(blk.lt(numBlocks!)); // [BS]
@@ -67,6 +83,13 @@ export function decodeKernel(qt: DType, ct: DType): Kernel {
       const pr = exp(s.sub(mRef.expandDims(1)));
       return [mNew, l!.mul(alpha).add(sum(pr, 1)), acc!.mul(alpha.expandDims(1)).add(sum(vt.mul(pr.expandDims(2)), 1))];
     });
+    if (split) {
+      const row = b.mul(HQ).add(kvh.mul(G)).add(rg).mul(nSplits!).add(sid); // [GP]: (b, head, sid)
+      store(pm!.add(row), mEnd!, { mask: rg.lt(G) });
+      store(pl!.add(row), l!, { mask: rg.lt(G) });
+      store(pacc!.add(row.mul(D).expandDims(1).add(rd.expandDims(0))), acc!, { mask: inGroup });
+      return;
+    }
     const res = where(l!.gt(0).expandDims(1), acc!.div(l!.expandDims(1)), 0);
     store(o!.add(qOff), res.to(qt), { mask: inGroup });
   });
@@ -75,12 +98,47 @@ export function decodeKernel(qt: DType, ct: DType): Kernel {
 }
 
 /**
+ * Combines the splits of one (sequence, query head): o = sum_s w_s acc_s / sum_s w_s l_s with
+ * w_s = exp(m_s - max_s m_s), the online softmax's rescaling applied once across splits.
+ */
+export function combineKernel(qt: DType): Kernel {
+  const name = `ops_paged_attention_combine_${qt}`;
+  let k = kernels.get(name);
+  if (k) return k;
+  const params: Record<string, KernelParamSpec> = { pm: ptr('f32'), pl: ptr('f32'), pacc: ptr('f32'), o: ptr(qt), nSplits: 'i32', D: constexpr(), NSP: constexpr() };
+  k = kernel({ name, params }, (p) => {
+    const { pm, pl, pacc, o, nSplits } = p as unknown as Record<string, Tile>;
+    const { D, NSP } = p as unknown as Record<string, number>;
+    const row = programId(0); // b * Hq + head
+    const rs = arange(0, NSP), rd = arange(0, D);
+    const ok = rs.lt(nSplits!);
+    const base = row.mul(nSplits!).add(rs);
+    const m = load(pm!.add(base), { mask: ok, other: -Infinity });
+    const l = load(pl!.add(base), { mask: ok, other: 0 });
+    const acc = load(pacc!.add(base.mul(D).expandDims(1).add(rd.expandDims(0))), { mask: ok.expandDims(1), other: 0 });
+    const mMax = max(m, 0);
+    const w = exp(m.sub(where(mMax.eq(-Infinity), 0, mMax))); // a split with no tokens: weight 0
+    const total = sum(l.mul(w), 0);
+    const res = where(total.gt(0), sum(acc.mul(w.expandDims(1)), 0).div(total), 0);
+    store(o!.add(row.mul(D).add(rd)), res.to(qt));
+  });
+  kernels.set(name, k);
+  return k;
+}
+
+/** Splits for a decode of B x Hkv programs over rows of maxBlocks pages: enough programs to fill a GPU (~128), at least 4 pages each. */
+export function autoSplits(B: number, hkv: number, maxBlocks: number): number {
+  const want = Math.floor(128 / (B * hkv));
+  return Math.max(1, Math.min(want, Math.ceil(maxBlocks / 4), 32));
+}
+
+/**
  * Decode attention over a paged KV cache (one query token per sequence, GQA: query head h reads
  * kv head h / (Hq / Hkv)). q: f32/f16/bf16 (the result's dtype); the cache any float dtype.
  */
 export function pagedAttention(q: DeviceArray, kCache: DeviceArray, vCache: DeviceArray, blockTables: DeviceArray, seqLens: DeviceArray, opts?: PagedAttentionOptions): Future<DeviceArray> {
   const op = 'pagedAttention';
-  const o = checkOptions(op, opts, ['scale', 'out', 'stream']) as PagedAttentionOptions;
+  const o = checkOptions(op, opts, ['scale', 'out', 'stream', 'splits']) as PagedAttentionOptions;
   const [nb, bs, hkv, dh] = checkCachePair(op, kCache, vCache);
   checkArray(op, 'q', q, 3, ['f32', 'f16', 'bf16'], [null, null, dh]);
   const [B, Hq] = q.shape as [number, number];
@@ -93,9 +151,21 @@ export function pagedAttention(q: DeviceArray, kCache: DeviceArray, vCache: Devi
   const device = sameDevice(op, { q, kCache, vCache, blockTables, seqLens, out: o.out });
   checkMirrors(op, blockTables, seqLens, nb, bs, maxBlocks);
   const out = outArray(op, o.out, [B, Hq, dh], q.dtype, device);
-  const args: RunArgs = { q, kc: kCache, vc: vCache, tables: blockTables, lens: seqLens, o: out, numBlocks: nb, maxBlocks, scale, HQ: Hq, HKV: hkv, D: dh, BS: bs, GP: pow2(Hq / hkv) };
+  const common: RunArgs = { q, kc: kCache, vc: vCache, tables: blockTables, lens: seqLens, numBlocks: nb, maxBlocks, scale, HQ: Hq, HKV: hkv, D: dh, BS: bs, GP: pow2(Hq / hkv) };
   const cfg = pick(DECODE_TUNING, device, { Dh: dh, dtype: kCache.dtype, group: pow2(Hq / hkv) });
-  return launch(decodeKernel(q.dtype, kCache.dtype), args, cfg, [B, hkv], device, o.stream, out);
+  const want = o.splits === undefined ? autoSplits(B, hkv, maxBlocks) : checkInt(op, 'splits', o.splits, 1, 64);
+  const pps = Math.ceil(maxBlocks / want), splits = Math.ceil(maxBlocks / pps);
+  if (splits === 1) return launch(decodeKernel(q.dtype, kCache.dtype), { ...common, o: out }, cfg, [B, hkv], device, o.stream, out);
+  // partials in f32 scratch, freed once the launches that use them are done (a deferred free)
+  const on = { device, ...(o.stream ? { stream: o.stream } : {}) };
+  const pm = DeviceArray.empty([B * Hq * splits], 'f32', on), pl = DeviceArray.empty([B * Hq * splits], 'f32', on);
+  const pacc = DeviceArray.empty([B * Hq * splits, dh], 'f32', on);
+  const runs = [
+    run(decodeKernel(q.dtype, kCache.dtype, true), { ...common, pm, pl, pacc, PPS: pps, nSplits: splits }, cfg, [B, hkv, splits], device, o.stream),
+    run(combineKernel(q.dtype), { pm, pl, pacc, o: out, nSplits: splits, D: dh, NSP: pow2(splits) }, { numWarps: 4 }, [B * Hq], device, o.stream),
+  ];
+  for (const a of [pm, pl, pacc]) a.free();
+  return settleAll(runs, out);
 }
 
 /** Bounds of tables and lengths the cache made (host copies): the pages read must exist. */

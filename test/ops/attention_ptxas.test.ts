@@ -8,7 +8,7 @@ import type { DType } from '../../src/ir/types.js';
 import { appendKernel } from '../../src/ops/append_kv.js';
 import { attentionKernel } from '../../src/ops/attention.js';
 import { ATTENTION_TUNING, DECODE_TUNING } from '../../src/ops/attention_tuning.js';
-import { decodeKernel } from '../../src/ops/paged_attention.js';
+import { combineKernel, decodeKernel } from '../../src/ops/paged_attention.js';
 import type { OpsTarget } from '../../src/ops/tuning.js';
 import { gateTargets } from '../codegen/gate.js';
 
@@ -36,6 +36,13 @@ describe('attention kernels pass the ptxas gate (every config the tables pick)',
       });
     }
   }
+  it('split decode (the partials) and its combine, Dh 128, group 4', () => {
+    for (const [table, target] of Object.entries(TARGETS) as [OpsTarget, Target][]) {
+      const cfg = DECODE_TUNING[table][first(DECODE_TUNING[table], { Dh: 128, dtype: 'f16', group: 4 })]!;
+      gateTargets(decodeKernel('f16', 'f16', true).trace({ HQ: 8, HKV: 2, D: 128, BS: 16, GP: 4 }), [target], { numWarps: cfg.numWarps });
+      gateTargets(combineKernel('f16').trace({ D: 128, NSP: 32 }), [target], { numWarps: 4 });
+    }
+  });
   it('appendKV (2 and 8 kv heads of 128)', () => {
     gateTargets(appendKernel('f16', 'f16').trace({ HKV: 2, HP: 2, D: 128 }), ['sm_80', 'sm_90a'], { numWarps: 2 });
     gateTargets(appendKernel('f32', 'bf16').trace({ HKV: 8, HP: 8, D: 128 }), ['sm_80', 'sm_90a'], { numWarps: 4 });

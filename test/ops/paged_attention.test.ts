@@ -6,14 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { appendKV } from '../../src/ops/append_kv.js';
 import { OpsError } from '../../src/ops/check.js';
-import { pagedAttention } from '../../src/ops/paged_attention.js';
+import { autoSplits, pagedAttention } from '../../src/ops/paged_attention.js';
 import { PagedKVCache } from '../../src/ops/paged_kv.js';
 import { DeviceArray } from '../../src/runtime/device_array.js';
 import { ATTN_DEVICES, ATTN_TOL, attentionRef, expectNear, rand, readNumbers, upload } from './attn_helpers.js';
 import { BS, CASES, check } from './paged_attention_cases.js';
 
 describe.each(ATTN_DEVICES)('ops.pagedAttention on %s vs an f64 reference', (device) => {
-  for (const c of CASES) it(`lens ${c.lens.join(',')} Hq=${c.Hq} Hkv=${c.Hkv} Dh=${c.Dh} ${c.dtype}`, () => check(device, c));
+  for (const c of CASES) it(`lens ${c.lens.join(',')} Hq=${c.Hq} Hkv=${c.Hkv} Dh=${c.Dh} ${c.dtype}${c.splits ? ` splits ${c.splits}` : ''}`, () => check(device, c));
 
   it('skips block ids outside the cache on the device; a length-0 sequence gives zeros', async () => {
     const Hq = 2, Hkv = 1, Dh = 64, dtype = 'f16';
@@ -30,6 +30,15 @@ describe.each(ATTN_DEVICES)('ops.pagedAttention on %s vs an f64 reference', (dev
     expectNear(got.subarray(0, Hq * Dh), attentionRef(qr.subarray(0, Hq * Dh), kr, vr, 1, BS, Hq, Hkv, Dh, 1 / 8, false), ATTN_TOL.f16, 'valid pages only');
     expect(Array.from(got.subarray(Hq * Dh))).toEqual(new Array(Hq * Dh).fill(0));
     cache.dispose();
+  });
+});
+
+describe('split-K choice', () => {
+  it('splits long rows when there are few programs, at least 4 pages a split, at most 32', () => {
+    expect(autoSplits(1, 2, 19)).toBe(5);
+    expect(autoSplits(1, 8, 1000)).toBe(16);
+    expect(autoSplits(64, 8, 1000)).toBe(1);
+    expect(autoSplits(1, 1, 3)).toBe(1);
   });
 });
 
@@ -60,6 +69,7 @@ describe('ops.pagedAttention argument errors (before anything runs)', () => {
     big.allocate('b', 1);
     expect(errOf(() => pagedAttention(q, kc, vc, big.blockTable(['b']), l))).toBe('E_OPS_ARG blockTables');
     expect(errOf(() => pagedAttention(q, kc, vc, t, l, { scale: 'x' as never }))).toBe('E_OPS_ARG scale');
+    expect(errOf(() => pagedAttention(q, kc, vc, t, l, { splits: 0 }))).toBe('E_OPS_ARG splits');
     c.dispose();
     big.dispose();
   });

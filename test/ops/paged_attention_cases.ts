@@ -8,7 +8,7 @@ import { pagedAttention } from '../../src/ops/paged_attention.js';
 import { PagedKVCache } from '../../src/ops/paged_kv.js';
 import { ATTN_TOL, attentionRef, expectNear, rand, readNumbers, upload } from './attn_helpers.js';
 
-export type Case = { lens: number[]; Hq: number; Hkv: number; Dh: number; dtype: 'f32' | 'f16' };
+export type Case = { lens: number[]; Hq: number; Hkv: number; Dh: number; dtype: 'f32' | 'f16'; splits?: number };
 export const CASES: Case[] = [
   { lens: [1, 17, 40], Hq: 4, Hkv: 2, Dh: 64, dtype: 'f32' },
   { lens: [1, 17, 40], Hq: 4, Hkv: 2, Dh: 64, dtype: 'f16' },
@@ -16,13 +16,18 @@ export const CASES: Case[] = [
   { lens: [33, 5], Hq: 4, Hkv: 1, Dh: 128, dtype: 'f32' },
   { lens: [17, 3], Hq: 6, Hkv: 2, Dh: 64, dtype: 'f16' }, // a group of 3: padded to 4 rows, masked
   { lens: [40], Hq: 2, Hkv: 2, Dh: 64, dtype: 'f32' }, // no grouping
+  // split-K (flash-decoding): 13-page rows in 4 splits of 4 pages (short sequences' later splits
+  // are empty), 3 splits (a padded combine), and the automatic choice (5 splits of a 19-page row)
+  { lens: [1, 17, 200], Hq: 4, Hkv: 2, Dh: 64, dtype: 'f16', splits: 4 },
+  { lens: [130, 40], Hq: 4, Hkv: 2, Dh: 128, dtype: 'f32', splits: 3 },
+  { lens: [300], Hq: 4, Hkv: 2, Dh: 64, dtype: 'f16' },
 ];
 export const BS = 16;
 
 export async function check(device: DeviceName, c: Case): Promise<void> {
   const { lens, Hq, Hkv, Dh, dtype } = c;
   const B = lens.length;
-  const cache = new PagedKVCache(device, { numLayers: 2, numBlocks: 12, blockSize: BS, numKVHeads: Hkv, headDim: Dh, dtype });
+  const cache = new PagedKVCache(device, { numLayers: 2, numBlocks: lens.reduce((n, l) => n + Math.ceil(l / BS), 2), blockSize: BS, numKVHeads: Hkv, headDim: Dh, dtype });
   // pages interleaved between sequences: allocate the prompts (all but the last token) a page at a time
   const ids = lens.map((_, b) => `s${b}`);
   for (let grown = true, round = 0; grown; round++) {
@@ -45,7 +50,7 @@ export async function check(device: DeviceName, c: Case): Promise<void> {
     await appendKV(cache.kCache(layer), cache.vCache(layer), k.slice([n - 1, n]), v.slice([n - 1, n]), cache.slotMapping(ids[b]!, pos, 1));
   }
   const [q, qr] = await upload(rand(B * Hq * Dh, 7), dtype, [B, Hq, Dh], device);
-  const o = await pagedAttention(q, cache.kCache(layer), cache.vCache(layer), cache.blockTable(ids), cache.seqLens(ids));
+  const o = await pagedAttention(q, cache.kCache(layer), cache.vCache(layer), cache.blockTable(ids), cache.seqLens(ids), c.splits ? { splits: c.splits } : {});
   expect(o.shape).toEqual([B, Hq, Dh]);
   const got = await readNumbers(o);
   for (let b = 0; b < B; b++) {
