@@ -3,7 +3,7 @@
 export { OpsError, type OpOptions, type OpsErrorCode } from './check.js';
 export { appendKV } from './append_kv.js';
 export { attention, type AttentionOptions } from './attention.js';
-export { ATTENTION_TUNING } from './attention_tuning.js';
+export { ATTENTION_TUNING, DECODE_TUNING } from './attention_tuning.js';
 export { embedding, type EmbeddingOptions } from './embedding.js';
 export { matmul, MATMUL_TUNING, type Activation, type MatmulOptions } from './matmul.js';
 export { layerNorm, rmsNorm, type LayerNormOptions, type RmsNormOptions } from './norm.js';

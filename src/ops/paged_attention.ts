@@ -126,8 +126,13 @@ export function combineKernel(qt: DType): Kernel {
   return k;
 }
 
-/** Splits for a decode of B x Hkv programs over rows of maxBlocks pages: enough programs to fill a GPU (~128), at least 4 pages each. */
+/**
+ * Splits for a decode of B x Hkv programs over rows of maxBlocks pages: none for rows under 16
+ * pages (the second launch and the scratch would cost more than they win), else enough programs
+ * to fill a GPU (~128), at least 4 pages each, at most 32.
+ */
 export function autoSplits(B: number, hkv: number, maxBlocks: number): number {
+  if (maxBlocks < 16) return 1;
   const want = Math.floor(128 / (B * hkv));
   return Math.max(1, Math.min(want, Math.ceil(maxBlocks / 4), 32));
 }
