@@ -179,3 +179,25 @@ export async function checkRope(device: string, dtype: DType, T: number, H: numb
   };
   expectWithin(await values(x), want, (i) => UNIT[dtype]! * Math.abs(want[i]!) + 2 ** -21 * mag(i), `rope ${device} ${dtype} ${JSON.stringify(o)}`);
 }
+
+// ---- topk: exact (values are the inputs; indices by the stated order: value desc, index asc)
+
+export function topkRef(xv: ArrayLike<number>, R: number, N: number, k: number): { values: number[]; indices: number[] } {
+  const values: number[] = [], indices: number[] = [];
+  for (let r = 0; r < R; r++) {
+    const idx = Array.from({ length: N }, (_, i) => i).sort((a, b) => (xv[r * N + b]! - xv[r * N + a]!) || a - b).slice(0, k);
+    for (const i of idx) { indices.push(i); values.push(xv[r * N + i]!); }
+  }
+  return { values, indices };
+}
+
+export async function checkTopk(device: string, dtype: DType, R: number, N: number, k: number): Promise<void> {
+  // a coarse grid of values: many ties, which must go to the lower index
+  const xv = randValues(R * N, 23 + N, dtype, -4, 4).map((v) => roundTo(dtype, Math.round(v * 4) / 4));
+  const x = devArray(xv, dtype, [R, N], device);
+  const { values: v, indices: i } = await ops.topk(x, k);
+  expect([v.shape, v.dtype, i.shape, i.dtype]).toEqual([[R, k], dtype, [R, k], 'i32']);
+  const want = topkRef(xv, R, N, k);
+  expect(Array.from(await i.toArray()), `topk indices ${device} ${dtype} ${R}x${N} k=${k}`).toEqual(want.indices);
+  expect(Array.from(await values(v))).toEqual(want.values);
+}
