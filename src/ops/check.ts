@@ -67,10 +67,10 @@ export function sameDevice(op: string, arrays: Readonly<Record<string, DeviceArr
 }
 
 /** Checks `out` (when given) against the result's shape and dtype, else allocates the result on `device`. */
-export function outArray(op: string, out: unknown, shape: readonly number[], dtype: DType, device: Device): DeviceArray {
+export function outArray(op: string, out: unknown, shape: readonly number[], dtype: DType, device: Device, arg = 'out'): DeviceArray {
   if (out === undefined) return DeviceArray.empty(shape, dtype, { device });
-  const o = checkArray(op, 'out', out, shape.length, [dtype], shape);
-  if (o.device !== device) throw new OpsError('E_OPS_DEVICE', op, 'out', `is on device '${deviceName(o.device)}', the inputs on '${deviceName(device)}'`);
+  const o = checkArray(op, arg, out, shape.length, [dtype], shape);
+  if (o.device !== device) throw new OpsError('E_OPS_DEVICE', op, arg, `is on device '${deviceName(o.device)}', the inputs on '${deviceName(device)}'`);
   return o;
 }
 

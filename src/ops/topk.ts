@@ -96,8 +96,8 @@ export function topk<D extends DType>(x: DeviceArray<D>, k: number, opts?: TopkO
   const [R, N] = x.shape as [number, number];
   checkInt(op, 'k', k, 1, Math.min(N, MAX_TOPK));
   const device = sameDevice(op, { x, outValues: o.outValues, outIndices: o.outIndices });
-  const values = outArray(op, o.outValues, [R, k], x.dtype, device) as DeviceArray<D>;
-  const indices = outArray(op, o.outIndices, [R, k], 'i32', device) as DeviceArray<'i32'>;
+  const values = outArray(op, o.outValues, [R, k], x.dtype, device, 'outValues') as DeviceArray<D>;
+  const indices = outArray(op, o.outIndices, [R, k], 'i32', device, 'outIndices') as DeviceArray<'i32'>;
   const result = { values, indices };
   if (R === 0) return launchNothing(result);
   return settleAll([queueTopk(x, k, values, indices, device, o.stream)], result);
