@@ -1,6 +1,7 @@
 // tessera ops: ready kernels a server needs (docs/ops.md), each a Tessera kernel tuned per target,
 // on DeviceArrays of any device, returning a Future. One export line per op, alphabetical.
 export { OpsError, type OpOptions, type OpsErrorCode } from './check.js';
+export { cosineTopK, type CosineTopKResult } from './cosine_topk.js';
 export { embedding, type EmbeddingOptions } from './embedding.js';
 export { layerNorm, rmsNorm, type LayerNormOptions, type RmsNormOptions } from './norm.js';
 export { matmul, MATMUL_TUNING, type Activation, type MatmulOptions } from './matmul.js';

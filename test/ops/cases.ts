@@ -241,3 +241,31 @@ export async function checkSampleDistribution(device: string, dtype: DType, B: n
     else expect(Math.abs(f - p), `token ${j}: frequency ${f}, probability ${p} (${JSON.stringify(o)}) on ${device}`).toBeLessThanOrEqual(5 * Math.sqrt((p * (1 - p)) / B) + 1 / B);
   }
 }
+
+// ---- cosineTopK: each returned score within the bound of its row's exact cosine, scores
+// descending, and nothing left out scores more than the last one kept (beyond the bound: near-ties
+// may go either way). Bound: (D + 16) * 2^-23 (f32 dot and norms) plus the inputs' rounding is exact.
+
+export async function checkCosineTopK(device: string, dtype: DType, Q: number, N: number, D: number, k: number): Promise<void> {
+  const qv = randValues(Q * D, 29, dtype), mv = randValues(N * D, 31, dtype);
+  for (let c = 0; c < D; c++) mv[3 * D + c] = 0; // a zero row: score 0
+  const { indices, scores } = await ops.cosineTopK(devArray(qv, dtype, [Q, D], device), devArray(mv, dtype, [N, D], device), k);
+  expect([indices.shape, indices.dtype, scores.shape, scores.dtype]).toEqual([[Q, k], 'i32', [Q, k], 'f32']);
+  const idx = Array.from(await indices.toArray()), sc = Array.from(await scores.toArray());
+  const tol = (D + 16) * 2 ** -23;
+  for (let q = 0; q < Q; q++) {
+    const exact = Array.from({ length: N }, (_, n) => {
+      let d = 0, a = 0, b = 0;
+      for (let c = 0; c < D; c++) { d += qv[q * D + c]! * mv[n * D + c]!; a += qv[q * D + c]! ** 2; b += mv[n * D + c]! ** 2; }
+      return b === 0 ? 0 : d / Math.sqrt(a * b);
+    });
+    const got = idx.slice(q * k, (q + 1) * k);
+    expect(new Set(got).size, `query ${q}: distinct indices`).toBe(k);
+    got.forEach((n, j) => {
+      expect(Math.abs(sc[q * k + j]! - exact[n]!), `query ${q} rank ${j} (row ${n})`).toBeLessThanOrEqual(tol);
+      if (j > 0) expect(sc[q * k + j]!).toBeLessThanOrEqual(sc[q * k + j - 1]!);
+    });
+    const last = Math.min(...got.map((n) => exact[n]!));
+    for (let n = 0; n < N; n++) if (!got.includes(n)) expect(exact[n]!, `query ${q}: row ${n} left out`).toBeLessThanOrEqual(last + 2 * tol);
+  }
+}

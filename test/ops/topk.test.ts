@@ -3,7 +3,7 @@
 import { describe, it } from 'vitest';
 import { expect } from 'vitest';
 import { ops } from '../../src/index.js';
-import { checkSampleDistribution, checkTopk } from './cases.js';
+import { checkCosineTopK, checkSampleDistribution, checkTopk } from './cases.js';
 import { devArray } from './helpers.js';
 import { DEVICES } from './helpers.js';
 
@@ -46,5 +46,15 @@ describe.each(DEVICES)('sample at temperature > 0 on %s', (device) => {
   it('a long row (3000 logits) with top-k 40: the candidates merge across chunks', async () => {
     const long = Array.from({ length: 3000 }, (_, i) => ((i * 7919) % 3001) / 300 - 5);
     await checkSampleDistribution(device, 'f32', device === 'interpret' ? 300 : 120, long, { temperature: 0.5, topK: 40 });
+  });
+});
+
+describe.each(DEVICES)('cosineTopK on %s', (device) => {
+  it.each(['f32', 'f16'] as const)('%s: 3 queries x 150 rows of 70, k = 10 (a zero row scores 0)', async (dt) => {
+    await checkCosineTopK(device, dt, 3, 150, 70, 10);
+  });
+  it('bf16, one query, k = 1 and k = all rows', async () => {
+    await checkCosineTopK(device, 'bf16', 1, 40, 33, 1);
+    await checkCosineTopK(device, 'bf16', 1, 40, 33, 40);
   });
 });
