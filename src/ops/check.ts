@@ -107,3 +107,10 @@ function describe(v: unknown): string {
   if (typeof v === 'object') return `an object (${(v as object).constructor?.name ?? 'Object'})`;
   return `${typeof v} ${String(v)}`;
 }
+
+/** Kernels index operands with i32 products (row * cols): each operand stays under 2^31 elements. */
+export function checkIndexable(op: string, arrays: Readonly<Record<string, DeviceArray | undefined | null>>): void {
+  for (const [name, a] of Object.entries(arrays)) {
+    if (a && a.size >= 2 ** 31) throw new OpsError('E_OPS_SHAPE', op, name, `${a.size} elements: more than an i32 index reaches (2^31 - 1)`);
+  }
+}

@@ -8,7 +8,7 @@ import { arange, constexpr, dot, forLoop, load, programId, ptr, sqrtRn, divRn, s
 import { DeviceArray } from '../runtime/device_array.js';
 import type { Future } from '../runtime/future.js';
 import { kernel, type Kernel } from '../runtime/kernel.js';
-import { checkArray, checkInt, checkOptions, FLOATS, OpsError, sameDevice, type OpOptions } from './check.js';
+import { checkArray, checkIndexable, checkInt, checkOptions, FLOATS, OpsError, sameDevice, type OpOptions } from './check.js';
 import { launchNothing, run, settleAll } from './launch.js';
 import { MATMUL_TUNING } from './matmul.js';
 import { rowConfig } from './rows.js';
@@ -77,6 +77,8 @@ export function cosineTopK(query: DeviceArray, matrix: DeviceArray, k: number, o
   if (N === 0) throw new OpsError('E_OPS_SHAPE', op, 'matrix', 'has no rows (nothing to search)');
   checkInt(op, 'k', k, 1, Math.min(N, MAX_TOPK));
   const device = sameDevice(op, { query, matrix });
+  checkIndexable(op, { query, matrix });
+  if (Q * N >= 2 ** 31) throw new OpsError('E_OPS_SHAPE', op, 'matrix', `${Q} queries x ${N} rows of scores: more than an i32 index reaches`);
   const indices = DeviceArray.empty([Q, k], 'i32', { device });
   const scoresOut = DeviceArray.empty([Q, k], 'f32', { device });
   const result = { indices, scores: scoresOut };

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { erf } from '../../src/interpret/float.js';
 import type { DType } from '../../src/ir/types.js';
 import { ops } from '../../src/index.js';
+import { getDevice, type Stream } from '../../src/runtime/device.js';
 import type { Activation } from '../../src/ops/matmul.js';
 import { devArray, expectWithin, randValues, roundTo, TINY, UNIT, values } from './helpers.js';
 
@@ -161,15 +162,18 @@ export function ropeRef(xv: ArrayLike<number>, T: number, H: number, Dh: number,
   return out;
 }
 
-export async function checkRope(device: string, dtype: DType, T: number, H: number, Dh: number, o: { interleaved?: boolean; theta?: number; invFreq?: 'host' | 'device'; offset?: number } = {}): Promise<void> {
+export async function checkRope(device: string, dtype: DType, T: number, H: number, Dh: number, o: { interleaved?: boolean; theta?: number; invFreq?: 'host' | 'device'; offset?: number; stream?: Stream } = {}): Promise<void> {
   const xv = randValues(T * H * Dh, 19 + Dh, dtype);
   const pos = Array.from({ length: T }, (_, t) => (o.offset ?? 0) + t * 7);
   const theta = o.theta ?? 10000;
   const inv = o.invFreq ? Float32Array.from({ length: Dh / 2 }, (_, i) => Math.fround(0.25 / theta ** ((2 * i) / Dh))) : ops.ropeInvFreq(Dh, theta);
   const x = devArray(xv, dtype, [T, H, Dh], device), p = devArray(pos, 'i32', [T], device);
   const invOpt = o.invFreq === 'host' ? { invFreq: inv } : o.invFreq === 'device' ? { invFreq: devArray(inv, 'f32', [Dh / 2], device) } : o.theta !== undefined ? { theta } : {};
-  const r = await ops.rope(x, p, { interleaved: o.interleaved ?? false, ...invOpt });
+  // inputs were written on the default stream: another stream is ordered after them only by a wait
+  if (o.stream) await getDevice(device as never).synchronize!();
+  const r = await ops.rope(x, p, { interleaved: o.interleaved ?? false, ...invOpt, ...(o.stream ? { stream: o.stream } : {}) });
   expect(r).toBe(x); // in place
+  if (o.stream) await getDevice(device as never).synchronize!();
   const want = ropeRef(xv, T, H, Dh, pos, inv, o.interleaved ?? false);
   // f32 rotation of f32-rounded cos/sin: a few f32 ulps of |x1| + |x2|, then the result's rounding
   const mag = (i: number): number => {
@@ -177,7 +181,7 @@ export async function checkRope(device: string, dtype: DType, T: number, H: numb
     const mate = o.interleaved ? base + (j ^ 1) : base + (j < half ? j + half : j - half);
     return Math.abs(xv[i]!) + Math.abs(xv[mate]!);
   };
-  expectWithin(await values(x), want, (i) => UNIT[dtype]! * Math.abs(want[i]!) + 2 ** -21 * mag(i), `rope ${device} ${dtype} ${JSON.stringify(o)}`);
+  expectWithin(await values(x), want, (i) => UNIT[dtype]! * Math.abs(want[i]!) + 2 ** -21 * mag(i), `rope ${device} ${dtype} ${JSON.stringify({ ...o, stream: o.stream ? 'a stream' : undefined })}`);
 }
 
 // ---- topk: exact (values are the inputs; indices by the stated order: value desc, index asc)
