@@ -67,10 +67,10 @@ export function sameDevice(op: string, arrays: Readonly<Record<string, DeviceArr
 }
 
 /** Checks `out` (when given) against the result's shape and dtype, else allocates the result on `device`. */
-export function outArray(op: string, out: unknown, shape: readonly number[], dtype: DType, device: Device): DeviceArray {
+export function outArray(op: string, out: unknown, shape: readonly number[], dtype: DType, device: Device, arg = 'out'): DeviceArray {
   if (out === undefined) return DeviceArray.empty(shape, dtype, { device });
-  const o = checkArray(op, 'out', out, shape.length, [dtype], shape);
-  if (o.device !== device) throw new OpsError('E_OPS_DEVICE', op, 'out', `is on device '${deviceName(o.device)}', the inputs on '${deviceName(device)}'`);
+  const o = checkArray(op, arg, out, shape.length, [dtype], shape);
+  if (o.device !== device) throw new OpsError('E_OPS_DEVICE', op, arg, `is on device '${deviceName(o.device)}', the inputs on '${deviceName(device)}'`);
   return o;
 }
 
@@ -106,4 +106,11 @@ function describe(v: unknown): string {
   if (ArrayBuffer.isView(v)) return `a ${v.constructor.name}`;
   if (typeof v === 'object') return `an object (${(v as object).constructor?.name ?? 'Object'})`;
   return `${typeof v} ${String(v)}`;
+}
+
+/** Kernels index operands with i32 products (row * cols): each operand stays under 2^31 elements. */
+export function checkIndexable(op: string, arrays: Readonly<Record<string, DeviceArray | undefined | null>>): void {
+  for (const [name, a] of Object.entries(arrays)) {
+    if (a && a.size >= 2 ** 31) throw new OpsError('E_OPS_SHAPE', op, name, `${a.size} elements: more than an i32 index reaches (2^31 - 1)`);
+  }
 }

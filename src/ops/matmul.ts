@@ -7,7 +7,7 @@ import { arange, constexpr, dot, erf, zeros, forLoop, load, maximum, programId, 
 import type { Future } from '../runtime/future.js';
 import { kernel, type Kernel, type RunArgs } from '../runtime/kernel.js';
 import type { DeviceArray } from '../runtime/device_array.js';
-import { checkArray, checkOptions, FLOATS, OpsError, outArray, sameDevice, type OpOptions } from './check.js';
+import { checkArray, checkIndexable, checkOptions, FLOATS, OpsError, outArray, sameDevice, type OpOptions } from './check.js';
 import { pick, type TuningTable } from './tuning.js';
 import { launch, launchNothing } from './launch.js';
 
@@ -120,6 +120,8 @@ export function matmul<D extends DType>(a: DeviceArray<D>, b: DeviceArray, opts?
   const act = o.activation ?? 'none';
   if (act !== 'none' && !ACTIVATIONS.includes(act)) throw new OpsError('E_OPS_ARG', op, 'activation', `expected ${ACTIVATIONS.join(', ')}, got ${String(act)}`);
   const device = sameDevice(op, { a, b, bias: o.bias, out: o.out });
+  checkIndexable(op, { a, b, out: o.out });
+  if (M * N >= 2 ** 31) throw new OpsError('E_OPS_SHAPE', op, 'out', `[${M}, ${N}]: more than an i32 index reaches`);
   const c = outArray(op, o.out, [M, N], outDt, device) as DeviceArray<D extends 'f8e4m3' | 'f8e5m2' ? DType : D>;
   if (M === 0 || N === 0) return launchNothing(c);
   const cfg = pick(MATMUL_TUNING, device, { M, N, K, dtype: a.dtype });

@@ -85,6 +85,11 @@ export function rope<D extends DType>(x: DeviceArray<D>, positions: DeviceArray,
     owned = true;
   } else if (o.invFreq !== undefined) {
     freqs = checkArray(op, 'invFreq', o.invFreq, 1, ['f32'], [Dh / 2]);
+  } else if (o.stream !== undefined) {
+    // the cached copy was written on the default stream: on another stream, upload in order there
+    sameDevice(op, { x, positions });
+    freqs = DeviceArray.from(ropeInvFreq(Dh, theta), 'f32', { device: x.device, stream: o.stream });
+    owned = true;
   } else {
     sameDevice(op, { x, positions });
     freqs = deviceFreqs(x.device, Dh, theta);

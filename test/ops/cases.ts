@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { erf } from '../../src/interpret/float.js';
 import type { DType } from '../../src/ir/types.js';
 import { ops } from '../../src/index.js';
+import { getDevice, type Stream } from '../../src/runtime/device.js';
 import type { Activation } from '../../src/ops/matmul.js';
 import { devArray, expectWithin, randValues, roundTo, TINY, UNIT, values } from './helpers.js';
 
@@ -161,15 +162,18 @@ export function ropeRef(xv: ArrayLike<number>, T: number, H: number, Dh: number,
   return out;
 }
 
-export async function checkRope(device: string, dtype: DType, T: number, H: number, Dh: number, o: { interleaved?: boolean; theta?: number; invFreq?: 'host' | 'device'; offset?: number } = {}): Promise<void> {
+export async function checkRope(device: string, dtype: DType, T: number, H: number, Dh: number, o: { interleaved?: boolean; theta?: number; invFreq?: 'host' | 'device'; offset?: number; stream?: Stream } = {}): Promise<void> {
   const xv = randValues(T * H * Dh, 19 + Dh, dtype);
   const pos = Array.from({ length: T }, (_, t) => (o.offset ?? 0) + t * 7);
   const theta = o.theta ?? 10000;
   const inv = o.invFreq ? Float32Array.from({ length: Dh / 2 }, (_, i) => Math.fround(0.25 / theta ** ((2 * i) / Dh))) : ops.ropeInvFreq(Dh, theta);
   const x = devArray(xv, dtype, [T, H, Dh], device), p = devArray(pos, 'i32', [T], device);
   const invOpt = o.invFreq === 'host' ? { invFreq: inv } : o.invFreq === 'device' ? { invFreq: devArray(inv, 'f32', [Dh / 2], device) } : o.theta !== undefined ? { theta } : {};
-  const r = await ops.rope(x, p, { interleaved: o.interleaved ?? false, ...invOpt });
+  // inputs were written on the default stream: another stream is ordered after them only by a wait
+  if (o.stream) await getDevice(device as never).synchronize!();
+  const r = await ops.rope(x, p, { interleaved: o.interleaved ?? false, ...invOpt, ...(o.stream ? { stream: o.stream } : {}) });
   expect(r).toBe(x); // in place
+  if (o.stream) await getDevice(device as never).synchronize!();
   const want = ropeRef(xv, T, H, Dh, pos, inv, o.interleaved ?? false);
   // f32 rotation of f32-rounded cos/sin: a few f32 ulps of |x1| + |x2|, then the result's rounding
   const mag = (i: number): number => {
@@ -177,5 +181,95 @@ export async function checkRope(device: string, dtype: DType, T: number, H: numb
     const mate = o.interleaved ? base + (j ^ 1) : base + (j < half ? j + half : j - half);
     return Math.abs(xv[i]!) + Math.abs(xv[mate]!);
   };
-  expectWithin(await values(x), want, (i) => UNIT[dtype]! * Math.abs(want[i]!) + 2 ** -21 * mag(i), `rope ${device} ${dtype} ${JSON.stringify(o)}`);
+  expectWithin(await values(x), want, (i) => UNIT[dtype]! * Math.abs(want[i]!) + 2 ** -21 * mag(i), `rope ${device} ${dtype} ${JSON.stringify({ ...o, stream: o.stream ? 'a stream' : undefined })}`);
+}
+
+// ---- topk: exact (values are the inputs; indices by the stated order: value desc, index asc)
+
+export function topkRef(xv: ArrayLike<number>, R: number, N: number, k: number): { values: number[]; indices: number[] } {
+  const values: number[] = [], indices: number[] = [];
+  for (let r = 0; r < R; r++) {
+    const idx = Array.from({ length: N }, (_, i) => i).sort((a, b) => (xv[r * N + b]! - xv[r * N + a]!) || a - b).slice(0, k);
+    for (const i of idx) { indices.push(i); values.push(xv[r * N + i]!); }
+  }
+  return { values, indices };
+}
+
+export async function checkTopk(device: string, dtype: DType, R: number, N: number, k: number): Promise<void> {
+  // a coarse grid of values: many ties, which must go to the lower index
+  const xv = randValues(R * N, 23 + N, dtype, -4, 4).map((v) => roundTo(dtype, Math.round(v * 4) / 4));
+  const x = devArray(xv, dtype, [R, N], device);
+  const { values: v, indices: i } = await ops.topk(x, k);
+  expect([v.shape, v.dtype, i.shape, i.dtype]).toEqual([[R, k], dtype, [R, k], 'i32']);
+  const want = topkRef(xv, R, N, k);
+  expect(Array.from(await i.toArray()), `topk indices ${device} ${dtype} ${R}x${N} k=${k}`).toEqual(want.indices);
+  expect(Array.from(await values(v))).toEqual(want.values);
+}
+
+// ---- sample at temperature > 0: by its distribution. B rows of the same logits (each row its own
+// stretch of the Philox stream) give token counts; each frequency is within 5 standard deviations
+// (plus 1/B) of the renormalised probability, and tokens outside the top-k / nucleus never appear.
+
+/** Hugging Face's order: temperature, top-k, then top-p over the top-k's softmax (min 1 token kept). */
+export function sampleProbs(logits: readonly number[], T: number, topK?: number, topP?: number): number[] {
+  const V = logits.length;
+  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b]! - logits[a]! || a - b);
+  const kept = order.slice(0, topK ?? V);
+  const m = logits[kept[0]!]! / T;
+  const e = new Map(kept.map((i) => [i, Math.exp(logits[i]! / T - m)]));
+  let total = 0;
+  for (const v of e.values()) total += v;
+  const probs = new Array<number>(V).fill(0);
+  let before = 0;
+  for (const [n, i] of kept.entries()) {
+    const p = e.get(i)! / total;
+    if (topP !== undefined && n > 0 && before >= topP) continue;
+    probs[i] = p;
+    before += p;
+  }
+  const s = probs.reduce((a, b) => a + b, 0);
+  return probs.map((p) => p / s);
+}
+
+export async function checkSampleDistribution(device: string, dtype: DType, B: number, logits: number[], o: { temperature: number; topK?: number; topP?: number; seed?: number }): Promise<void> {
+  const V = logits.length;
+  const lv = logits.map((v) => roundTo(dtype, v));
+  const x = devArray(Array.from({ length: B }, () => lv).flat(), dtype, [B, V], device);
+  const ids = Array.from(await (await ops.sample(x, { ...o, seed: o.seed ?? 1234 })).toArray());
+  const want = sampleProbs(lv, o.temperature, o.topK, o.topP);
+  const counts = new Array<number>(V).fill(0);
+  for (const t of ids) counts[t]!++;
+  for (let j = 0; j < V; j++) {
+    const p = want[j]!, f = counts[j]! / B;
+    if (p === 0) expect(counts[j], `token ${j} is outside the sampled set (${JSON.stringify(o)})`).toBe(0);
+    else expect(Math.abs(f - p), `token ${j}: frequency ${f}, probability ${p} (${JSON.stringify(o)}) on ${device}`).toBeLessThanOrEqual(5 * Math.sqrt((p * (1 - p)) / B) + 1 / B);
+  }
+}
+
+// ---- cosineTopK: each returned score within the bound of its row's exact cosine, scores
+// descending, and nothing left out scores more than the last one kept (beyond the bound: near-ties
+// may go either way). Bound: (D + 16) * 2^-23 (f32 dot and norms) plus the inputs' rounding is exact.
+
+export async function checkCosineTopK(device: string, dtype: DType, Q: number, N: number, D: number, k: number): Promise<void> {
+  const qv = randValues(Q * D, 29, dtype), mv = randValues(N * D, 31, dtype);
+  for (let c = 0; c < D; c++) mv[3 * D + c] = 0; // a zero row: score 0
+  const { indices, scores } = await ops.cosineTopK(devArray(qv, dtype, [Q, D], device), devArray(mv, dtype, [N, D], device), k);
+  expect([indices.shape, indices.dtype, scores.shape, scores.dtype]).toEqual([[Q, k], 'i32', [Q, k], 'f32']);
+  const idx = Array.from(await indices.toArray()), sc = Array.from(await scores.toArray());
+  const tol = (D + 16) * 2 ** -23;
+  for (let q = 0; q < Q; q++) {
+    const exact = Array.from({ length: N }, (_, n) => {
+      let d = 0, a = 0, b = 0;
+      for (let c = 0; c < D; c++) { d += qv[q * D + c]! * mv[n * D + c]!; a += qv[q * D + c]! ** 2; b += mv[n * D + c]! ** 2; }
+      return b === 0 ? 0 : d / Math.sqrt(a * b);
+    });
+    const got = idx.slice(q * k, (q + 1) * k);
+    expect(new Set(got).size, `query ${q}: distinct indices`).toBe(k);
+    got.forEach((n, j) => {
+      expect(Math.abs(sc[q * k + j]! - exact[n]!), `query ${q} rank ${j} (row ${n})`).toBeLessThanOrEqual(tol);
+      if (j > 0) expect(sc[q * k + j]!).toBeLessThanOrEqual(sc[q * k + j - 1]!);
+    });
+    const last = Math.min(...got.map((n) => exact[n]!));
+    for (let n = 0; n < N; n++) if (!got.includes(n)) expect(exact[n]!, `query ${q}: row ${n} left out`).toBeLessThanOrEqual(last + 2 * tol);
+  }
 }

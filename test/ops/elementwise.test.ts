@@ -3,6 +3,7 @@
 import { describe, it } from 'vitest';
 import { checkEmbedding, checkRope, checkSwiglu } from './cases.js';
 import { DEVICES } from './helpers.js';
+import { getDevice } from '../../src/runtime/device.js';
 
 describe.each(DEVICES)('elementwise ops on %s', (device) => {
   it.each(['f32', 'f16', 'bf16'] as const)('swiglu %s, 9 x 70 and 3 x 1500', async (dt) => {
@@ -24,5 +25,9 @@ describe.each(DEVICES)('elementwise ops on %s', (device) => {
   it('rope with invFreq overrides (rope_scaling): a Float32Array and a device array', async () => {
     await checkRope(device, 'f16', 4, 2, 32, { invFreq: 'host' });
     await checkRope(device, 'f32', 4, 2, 128, { invFreq: 'device', interleaved: true });
+  });
+  it('rope on a stream of its own', async () => {
+    const stream = getDevice(device).createStream!();
+    await checkRope(device, 'f32', 4, 2, 48, { theta: 20000, stream });
   });
 });

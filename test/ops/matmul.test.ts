@@ -29,3 +29,11 @@ describe('ops.matmul production tile on the sim (sm_80 code)', () => {
     await checkMatmul('sim:0', 'bf16', 140, 135, 100, { bias: true, act: 'gelu' });
   });
 });
+
+describe.each(DEVICES)('ops.matmul with fp8 inputs on %s', (device) => {
+  it.each(['f8e4m3', 'f8e5m2'] as const)('%s, ragged 37 x 45 x 70 (f16 result), a @ b^T with f32 bias and relu (bf16, f32 results)', async (dt) => {
+    await checkMatmul(device, dt, 37, 45, 70);
+    await checkMatmul(device, dt, 21, 40, 48, { transB: true, bias: true, act: 'relu', outDtype: 'bf16' });
+    await checkMatmul(device, dt, 9, 17, 32, { outDtype: 'f32' });
+  });
+});

@@ -5,7 +5,7 @@ process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { getDevice } from '../../src/runtime/device.js';
 import { ops } from '../../src/index.js';
-import { checkArgmax, checkEmbedding, checkLayerNorm, checkMatmul, checkRmsNorm, checkRope, checkSoftmax, checkSwiglu } from './cases.js';
+import { checkArgmax, checkCosineTopK, checkEmbedding, checkLayerNorm, checkMatmul, checkRmsNorm, checkRope, checkSampleDistribution, checkSoftmax, checkSwiglu, checkTopk } from './cases.js';
 
 const device = 'sim:0';
 
@@ -32,5 +32,14 @@ describe('ops on the sim as sm_90 (sm_90a code)', () => {
     await checkEmbedding(device, 'f16', 20, 70, [0, 19, 4, 4]);
     await checkRope(device, 'f16', 5, 3, 128, { offset: 1000 });
     await checkRope(device, 'f32', 3, 2, 64, { interleaved: true });
+  });
+  it('matmul with fp8 inputs (f8e4m3, f8e5m2; the 64 x 128 tile)', async () => {
+    await checkMatmul(device, 'f8e4m3', 70, 130, 64, { transB: true });
+    await checkMatmul(device, 'f8e5m2', 37, 45, 70, { outDtype: 'bf16' });
+  });
+  it('topk, sample with top-k / top-p, cosineTopK', async () => {
+    await checkTopk(device, 'bf16', 3, 300, 16);
+    await checkSampleDistribution(device, 'f32', 1000, [1.5, -0.5, 2.25, 0, 0.75, 2.25, -3, 1, 0.5, -1, 3, 0.25], { temperature: 0.9, topK: 6, topP: 0.85 });
+    await checkCosineTopK(device, 'f16', 2, 150, 70, 8);
   });
 });
