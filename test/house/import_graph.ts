@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 // `bench` is the repository's bench/ folder, which `tessera bench` (src/cli) loads lazily.
 export const STAGES = [
-  'ir', 'lang', 'descriptor', 'compiler', 'codegen', 'compile', 'interpret', 'runtime', 'primitive', 'bench', 'cli', '(root)',
+  'ir', 'lang', 'descriptor', 'compiler', 'codegen', 'compile', 'interpret', 'runtime', 'primitive', 'ops', 'bench', 'cli', '(root)',
 ] as const;
 
 export interface ImportEdge {
