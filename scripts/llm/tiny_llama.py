@@ -7,7 +7,8 @@ for it, so that examples/llm can be checked against the real thing (test/example
 
 OUT_DIR gets config.json + model.safetensors (or N shards + model.safetensors.index.json), written by
 save_pretrained, and reference.json: {"prompt", "logits" (prompt rows x vocab, f32, from the model in the
-saved dtype computed in f32 -- see below), "greedy" (the new tokens of greedy generate), "dtype"}.
+saved dtype computed in f32 -- see below), "greedy" (the new tokens of greedy generate), "dtype",
+"inv_freq" (RoPE's inverse frequencies, after rope scaling)}.
 The logits are those of the saved weights run in f32 (the weights are rounded to --dtype first), so they
 isolate our arithmetic from the checkpoint's rounding.
 """
@@ -65,7 +66,8 @@ def main() -> None:
                            eos_token_id=None, pad_token_id=0, attention_mask=torch.ones_like(ids))
     greedy = out[0, len(prompt):].tolist()
     with open(os.path.join(a.out, "reference.json"), "w") as f:
-        json.dump({"prompt": prompt, "dtype": a.dtype, "logits": logits.tolist(), "greedy": greedy}, f)
+        json.dump({"prompt": prompt, "dtype": a.dtype, "logits": logits.tolist(), "greedy": greedy,
+                   "inv_freq": ref.model.rotary_emb.inv_freq.float().tolist()}, f)
     print(json.dumps({"out": a.out, "files": sorted(os.listdir(a.out)), "greedy": greedy}))
 
 
