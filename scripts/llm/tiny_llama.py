@@ -4,6 +4,8 @@ for it, so that examples/llm can be checked against the real thing (test/example
 
   .venv/bin/python scripts/llm/tiny_llama.py OUT_DIR [--dtype f32|f16|bf16] [--tie] [--rope-scaling llama3]
         [--shards N] [--prompt 1,2,3] [--new-tokens 16] [--seed 0]
+  .venv/bin/python scripts/llm/tiny_llama.py --variants OUT_ROOT NAME=ARGS... (several checkpoints from one
+        torch import, e.g. f16="--dtype f16" tied="--tie --rope-scaling llama3 --shards 2")
 
 OUT_DIR gets config.json + model.safetensors (or N shards + model.safetensors.index.json), written by
 save_pretrained, and reference.json: {"prompt", "logits" (prompt rows x vocab, f32, from the model in the
@@ -21,6 +23,16 @@ DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 
 
 def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--variants":
+        root = sys.argv[2]
+        for spec in sys.argv[3:]:
+            name, _, args = spec.partition("=")
+            write(parse([os.path.join(root, name)] + args.split()))
+        return
+    write(parse(sys.argv[1:]))
+
+
+def parse(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--dtype", default="f32", choices=DTYPES)
@@ -30,7 +42,10 @@ def main() -> None:
     ap.add_argument("--prompt", default="1,7,42,200,3,99,128,5")
     ap.add_argument("--new-tokens", type=int, default=16)
     ap.add_argument("--seed", type=int, default=0)
-    a = ap.parse_args()
+    return ap.parse_args(argv)
+
+
+def write(a) -> None:
     torch.manual_seed(a.seed)
     rope = {"rope_type": "default", "rope_theta": 10000.0}
     if a.rope_scaling == "llama3":
@@ -63,7 +78,7 @@ def main() -> None:
     with torch.no_grad():
         logits = ref(ids).logits[0].float()
         out = ref.generate(ids, max_new_tokens=a.new_tokens, do_sample=False, num_beams=1,
-                           eos_token_id=None, pad_token_id=0, attention_mask=torch.ones_like(ids))
+                           pad_token_id=0, attention_mask=torch.ones_like(ids))
     greedy = out[0, len(prompt):].tolist()
     with open(os.path.join(a.out, "reference.json"), "w") as f:
         json.dump({"prompt": prompt, "dtype": a.dtype, "logits": logits.tolist(), "greedy": greedy,
