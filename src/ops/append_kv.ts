@@ -16,7 +16,7 @@ import { indexMirror } from './paged_kv.js';
 
 const kernels = new Map<string, Kernel>();
 
-function appendKernel(src: DType, dst: DType): Kernel {
+export function appendKernel(src: DType, dst: DType): Kernel {
   const name = `ops_append_kv_${src}_${dst}`;
   let k = kernels.get(name);
   if (k) return k;

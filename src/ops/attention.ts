@@ -27,7 +27,7 @@ export interface AttentionOptions extends OpOptions {
 const kernels = new Map<string, Kernel>();
 
 /** The prefill kernel for one dtype and masking mode (traced per constexpr set, cached). */
-function attentionKernel(dt: DType, causal: boolean): Kernel {
+export function attentionKernel(dt: DType, causal: boolean): Kernel {
   const name = `ops_attention_${dt}_${causal ? 'causal' : 'full'}`;
   let k = kernels.get(name);
   if (k) return k;

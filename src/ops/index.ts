@@ -14,4 +14,5 @@ export { ROW_TUNING } from './rows.js';
 export { sample, type SampleOptions } from './sample.js';
 export { softmax, type SoftmaxOptions } from './softmax.js';
 export { ELEMENTWISE_TUNING, swiglu, type SwigluOptions } from './swiglu.js';
+export { MAX_TOPK, topk, type TopkOptions, type TopkResult } from './topk.js';
 export { opsTarget, type OpsTarget } from './tuning.js';

@@ -14,6 +14,8 @@ import type { Future } from '../runtime/future.js';
 import { kernel, type Kernel, type RunArgs } from '../runtime/kernel.js';
 import { checkArray, checkNumber, checkOptions, OpsError, outArray, sameDevice, type OpOptions } from './check.js';
 import { launch } from './launch.js';
+import { pick } from './tuning.js';
+import { DECODE_TUNING } from './attention_tuning.js';
 import { checkCachePair } from './append_kv.js';
 import { indexMirror } from './paged_kv.js';
 
@@ -26,7 +28,7 @@ export interface PagedAttentionOptions extends OpOptions {
 
 const kernels = new Map<string, Kernel>();
 
-function decodeKernel(qt: DType, ct: DType): Kernel {
+export function decodeKernel(qt: DType, ct: DType): Kernel {
   const name = `ops_paged_attention_${qt}_${ct}`;
   let k = kernels.get(name);
   if (k) return k;
@@ -87,7 +89,8 @@ export function pagedAttention(q: DeviceArray, kCache: DeviceArray, vCache: Devi
   checkMirrors(op, blockTables, seqLens, nb, bs, maxBlocks);
   const out = outArray(op, o.out, [B, Hq, dh], q.dtype, device);
   const args: RunArgs = { q, kc: kCache, vc: vCache, tables: blockTables, lens: seqLens, o: out, numBlocks: nb, maxBlocks, scale, HQ: Hq, HKV: hkv, D: dh, BS: bs };
-  return launch(decodeKernel(q.dtype, kCache.dtype), args, { numWarps: bs * dh >= 2048 ? 4 : 2 }, [B, Hq], device, o.stream, out);
+  const cfg = pick(DECODE_TUNING, device, { Dh: dh, dtype: kCache.dtype });
+  return launch(decodeKernel(q.dtype, kCache.dtype), args, cfg, [B, Hq], device, o.stream, out);
 }
 
 /** Bounds of tables and lengths the cache made (host copies): the pages read must exist. */

@@ -179,3 +179,65 @@ export async function checkRope(device: string, dtype: DType, T: number, H: numb
   };
   expectWithin(await values(x), want, (i) => UNIT[dtype]! * Math.abs(want[i]!) + 2 ** -21 * mag(i), `rope ${device} ${dtype} ${JSON.stringify(o)}`);
 }
+
+// ---- topk: exact (values are the inputs; indices by the stated order: value desc, index asc)
+
+export function topkRef(xv: ArrayLike<number>, R: number, N: number, k: number): { values: number[]; indices: number[] } {
+  const values: number[] = [], indices: number[] = [];
+  for (let r = 0; r < R; r++) {
+    const idx = Array.from({ length: N }, (_, i) => i).sort((a, b) => (xv[r * N + b]! - xv[r * N + a]!) || a - b).slice(0, k);
+    for (const i of idx) { indices.push(i); values.push(xv[r * N + i]!); }
+  }
+  return { values, indices };
+}
+
+export async function checkTopk(device: string, dtype: DType, R: number, N: number, k: number): Promise<void> {
+  // a coarse grid of values: many ties, which must go to the lower index
+  const xv = randValues(R * N, 23 + N, dtype, -4, 4).map((v) => roundTo(dtype, Math.round(v * 4) / 4));
+  const x = devArray(xv, dtype, [R, N], device);
+  const { values: v, indices: i } = await ops.topk(x, k);
+  expect([v.shape, v.dtype, i.shape, i.dtype]).toEqual([[R, k], dtype, [R, k], 'i32']);
+  const want = topkRef(xv, R, N, k);
+  expect(Array.from(await i.toArray()), `topk indices ${device} ${dtype} ${R}x${N} k=${k}`).toEqual(want.indices);
+  expect(Array.from(await values(v))).toEqual(want.values);
+}
+
+// ---- sample at temperature > 0: by its distribution. B rows of the same logits (each row its own
+// stretch of the Philox stream) give token counts; each frequency is within 5 standard deviations
+// (plus 1/B) of the renormalised probability, and tokens outside the top-k / nucleus never appear.
+
+/** Hugging Face's order: temperature, top-k, then top-p over the top-k's softmax (min 1 token kept). */
+export function sampleProbs(logits: readonly number[], T: number, topK?: number, topP?: number): number[] {
+  const V = logits.length;
+  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b]! - logits[a]! || a - b);
+  const kept = order.slice(0, topK ?? V);
+  const m = logits[kept[0]!]! / T;
+  const e = new Map(kept.map((i) => [i, Math.exp(logits[i]! / T - m)]));
+  let total = 0;
+  for (const v of e.values()) total += v;
+  const probs = new Array<number>(V).fill(0);
+  let before = 0;
+  for (const [n, i] of kept.entries()) {
+    const p = e.get(i)! / total;
+    if (topP !== undefined && n > 0 && before >= topP) continue;
+    probs[i] = p;
+    before += p;
+  }
+  const s = probs.reduce((a, b) => a + b, 0);
+  return probs.map((p) => p / s);
+}
+
+export async function checkSampleDistribution(device: string, dtype: DType, B: number, logits: number[], o: { temperature: number; topK?: number; topP?: number; seed?: number }): Promise<void> {
+  const V = logits.length;
+  const lv = logits.map((v) => roundTo(dtype, v));
+  const x = devArray(Array.from({ length: B }, () => lv).flat(), dtype, [B, V], device);
+  const ids = Array.from(await (await ops.sample(x, { ...o, seed: o.seed ?? 1234 })).toArray());
+  const want = sampleProbs(lv, o.temperature, o.topK, o.topP);
+  const counts = new Array<number>(V).fill(0);
+  for (const t of ids) counts[t]!++;
+  for (let j = 0; j < V; j++) {
+    const p = want[j]!, f = counts[j]! / B;
+    if (p === 0) expect(counts[j], `token ${j} is outside the sampled set (${JSON.stringify(o)})`).toBe(0);
+    else expect(Math.abs(f - p), `token ${j}: frequency ${f}, probability ${p} (${JSON.stringify(o)}) on ${device}`).toBeLessThanOrEqual(5 * Math.sqrt((p * (1 - p)) / B) + 1 / B);
+  }
+}

@@ -60,6 +60,12 @@ describe('ops argument errors', () => {
     expectOpsError(() => ops.rope(f32([3, 2, 8]), i32([3]), { theta: 0 }), 'E_OPS_ARG', /ops\.rope: theta: expected a positive number/);
     expectOpsError(() => ops.sample(f32([2, 0])), 'E_OPS_SHAPE', /ops\.sample: logits: has no columns/);
     expectOpsError(() => ops.sample(f32([2, 5]), { temperature: -1 }), 'E_OPS_ARG', /ops\.sample: temperature: expected a finite number >= 0/);
+    expectOpsError(() => ops.sample(f32([2, 5]), { temperature: 1, topK: 0 }), 'E_OPS_ARG', /ops\.sample: topK: expected an integer in 1\.\.1024, got number 0/);
+    expectOpsError(() => ops.sample(f32([2, 5]), { temperature: 1, topP: 1.5 }), 'E_OPS_ARG', /ops\.sample: topP: expected a number in \(0, 1\]/);
+    expectOpsError(() => ops.sample(f32([2, 5]), { seed: -1 }), 'E_OPS_ARG', /ops\.sample: seed: expected an integer in 0\.\.inf/);
+    expectOpsError(() => ops.sample(f32([1, 2000]), { temperature: 1, topP: 0.9 }), 'E_OPS_ARG', /ops\.sample: topP: top-p over rows of 2000 logits needs topK/);
+    expectOpsError(() => ops.topk(f32([2, 5]), 6), 'E_OPS_ARG', /ops\.topk: k: expected an integer in 1\.\.5, got number 6/);
+    expectOpsError(() => ops.topk(f32([2, 5]), 2, { outIndices: f32([2, 2]) }), 'E_OPS_DTYPE', /ops\.topk: outIndices: expected i32, got f32/);
   });
 
   it('nothing is written when the check fails: out keeps its contents', async () => {
