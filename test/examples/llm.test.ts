@@ -110,6 +110,27 @@ describe('tiny Llama variants (interpret)', () => {
   });
 });
 
+describe('sampled generation (interpret)', () => {
+  it('a temperature samples through ops.sample: the same seed gives the same tokens, another seed others', async () => {
+    const r = ref('f32');
+    const model = await loadModel(join(dir, 'f32'), { device: 'interpret', kvCacheTokens: 256 });
+    try {
+      const opts = { maxNewTokens: 8, temperature: 1.5, topK: 50, topP: 0.95, ignoreEos: true };
+      const a = await collect(model.generate(r.prompt, { ...opts, seed: 7 }));
+      const b = await collect(model.generate(r.prompt, { ...opts, seed: 7 }));
+      const c = await collect(model.generate(r.prompt, { ...opts, seed: 8 }));
+      expect(a.length).toBe(8);
+      expect(b).toEqual(a);
+      expect(c).not.toEqual(a);
+      expect(a).not.toEqual(r.greedy.slice(0, 8));
+      await expect(collect(model.generate(r.prompt, { maxNewTokens: 2, temperature: -1 }))).rejects.toMatchObject({ code: 'E_MODEL_ARG' });
+      expect(model.cache.stats().usedBlocks).toBe(0);
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
 describe('generate.js (the CLI)', () => {
   it('prints the greedy tokens as JSON', () => {
     expect(existsSync(CLI), 'dist/ is built by npm install / npm run build:ts').toBe(true);
