@@ -4,10 +4,10 @@
 // writes its logits for a prompt and its 16 greedy tokens. Our runner loads that directory and must
 // give the same logits and the same tokens.
 // Tolerances (relative to max|logit| of the prompt): f32 weights run in f32: 1e-4. f16 weights run
-// in f16 (vs transformers running the same f16-rounded weights in f32): 2e-2, the rounding of f16
-// activations through 2 layers.
+// in f16 (vs transformers running the same f16-rounded weights in f32): 5e-3 (measured 1.4e-3), the
+// rounding of f16 activations through 2 layers.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,12 +64,12 @@ describe.each(['interpret', 'sim:0'] as const)('tiny Llama from transformers on 
 });
 
 describe('tiny Llama variants (interpret)', () => {
-  it('f16 checkpoint run in f16: logits within 2e-2 of max|logit|, greedy tokens identical', async () => {
+  it('f16 checkpoint run in f16: logits within 5e-3 of max|logit|, greedy tokens identical', async () => {
     const r = ref('f16');
     const model = await loadModel(join(dir, 'f16'), { device: 'interpret', kvCacheTokens: 256 });
     try {
       expect(model.dtype).toBe('f16');
-      expect(relErr(await model.logits(r.prompt), r.logits)).toBeLessThan(2e-2);
+      expect(relErr(await model.logits(r.prompt), r.logits)).toBeLessThan(5e-3);
       expect(await collect(model.generate(r.prompt, { maxNewTokens: 16 }))).toEqual(r.greedy);
     } finally {
       model.dispose();
@@ -107,6 +107,22 @@ describe('tiny Llama variants (interpret)', () => {
     } finally {
       model.dispose();
     }
+  });
+});
+
+describe('a corrupt or mismatched checkpoint', () => {
+  it('a truncated model.safetensors and a config that disagrees with the weights are named errors', async () => {
+    const cut = join(dir, 'cut');
+    cpSync(join(dir, 'f32'), cut, { recursive: true });
+    truncateSync(join(cut, 'model.safetensors'), statSync(join(cut, 'model.safetensors')).size - 100); // the last tensor's bytes cut short
+    await expect(loadModel(cut, { device: 'interpret' })).rejects.toMatchObject({ code: 'E_SAFETENSORS_OFFSETS' });
+    const wrong = join(dir, 'wrong');
+    cpSync(join(dir, 'f32'), wrong, { recursive: true });
+    const cfg = JSON.parse(readFileSync(join(wrong, 'config.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(wrong, 'config.json'), JSON.stringify({ ...cfg, intermediate_size: 96 }));
+    await expect(loadModel(wrong, { device: 'interpret' })).rejects.toMatchObject({ code: 'E_MODEL_SHAPE', message: expect.stringMatching(/gate_proj/) });
+    writeFileSync(join(wrong, 'config.json'), JSON.stringify({ ...cfg, hidden_act: 'gelu' }));
+    await expect(loadModel(wrong, { device: 'interpret' })).rejects.toMatchObject({ code: 'E_CONFIG', message: expect.stringMatching(/hidden_act/) });
   });
 });
 
