@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig, ropeInvFreq } from '../../examples/llm/config.js';
-import { loadModel, type LlamaModel } from '../../examples/llm/model.js';
+import { loadModel, toF32Rows, type LlamaModel } from '../../examples/llm/model.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PYTHON = join(ROOT, '.venv', 'bin', 'python');
@@ -104,6 +104,36 @@ describe('tiny Llama variants (interpret)', () => {
       expect(model.cache.stats().usedBlocks).toBe(0);
       await expect(model.logits([1, 256])).rejects.toMatchObject({ code: 'E_MODEL_ARG' });
       await expect(collect(model.generate([], { maxNewTokens: 2 }))).rejects.toMatchObject({ code: 'E_MODEL_ARG' });
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
+describe('batched decode (interpret)', () => {
+  it('decodeStep over two sequences at once gives each the tokens it gets alone', async () => {
+    const r = ref('f32');
+    const model = await loadModel(join(dir, 'f32'), { device: 'interpret', kvCacheTokens: 256, blockSize: 4 });
+    try {
+      const p2 = [9, 8, 7, 250, 11];
+      const alone = await collect(model.generate(p2, { maxNewTokens: 6, ignoreEos: true }));
+      const seqs = [model.newSequence(), model.newSequence()];
+      const last = async (logits: Awaited<ReturnType<LlamaModel['prefill']>>): Promise<number[]> => {
+        const rows = await toF32Rows(logits);
+        logits.free();
+        return rows.map((row) => row.indexOf(Math.max(...row)));
+      };
+      const next = [(await last(await model.prefill(seqs[0]!, r.prompt))).pop()!, (await last(await model.prefill(seqs[1]!, p2))).pop()!];
+      const got: number[][] = [[next[0]!], [next[1]!]];
+      for (let step = 1; step < 6; step++) {
+        const ids = await last(await model.decodeStep(seqs, [got[0]!.at(-1)!, got[1]!.at(-1)!]));
+        got[0]!.push(ids[0]!);
+        got[1]!.push(ids[1]!);
+      }
+      expect(got[0]).toEqual(r.greedy.slice(0, 6));
+      expect(got[1]).toEqual(alone);
+      seqs.forEach((s) => model.release(s));
+      expect(model.cache.stats().usedBlocks).toBe(0);
     } finally {
       model.dispose();
     }
