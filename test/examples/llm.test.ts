@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, trunca
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Batcher } from '../../examples/llm/batcher.js';
 import { readConfig, ropeInvFreq } from '../../examples/llm/config.js';
 import { loadModel, toF32Rows, type LlamaModel } from '../../examples/llm/model.js';
 
@@ -134,6 +135,39 @@ describe('batched decode (interpret)', () => {
       expect(got[1]).toEqual(alone);
       seqs.forEach((s) => model.release(s));
       expect(model.cache.stats().usedBlocks).toBe(0);
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
+describe('continuous batching (examples/llm/batcher.ts, interpret)', () => {
+  it('concurrent requests share decode steps and get the tokens each gets alone; a cancelled one stops and frees its pages', async () => {
+    const r = ref('f32');
+    const model = await loadModel(join(dir, 'f32'), { device: 'interpret', kvCacheTokens: 256, blockSize: 4 });
+    try {
+      const prompts = [r.prompt, [9, 8, 7, 250, 11], [3, 3, 3]];
+      const alone = [];
+      for (const p of prompts) alone.push(await collect(model.generate(p, { maxNewTokens: 5, ignoreEos: true })));
+      const batcher = new Batcher(model, 2); // the third waits for a place in the batch
+      const sizes: number[] = []; // sequences per decode step
+      const decodeStep = model.decodeStep.bind(model);
+      model.decodeStep = (seqs, ids) => (sizes.push(seqs.length), decodeStep(seqs, ids));
+      const abort = new AbortController();
+      const cancelled: number[] = [];
+      const cancelledRun = (async () => {
+        for await (const t of batcher.submit([100, 101], { maxNewTokens: 50, ignoreEos: true, signal: abort.signal })) {
+          cancelled.push(t);
+          if (cancelled.length === 2) abort.abort();
+        }
+      })();
+      const got = await Promise.all(prompts.map((p) => collect(batcher.submit(p, { maxNewTokens: 5, ignoreEos: true }))));
+      await cancelledRun;
+      expect(got).toEqual(alone);
+      expect(Math.max(...sizes)).toBe(2);
+      expect(cancelled.length).toBeLessThanOrEqual(3);
+      expect(model.cache.stats().usedBlocks).toBe(0);
+      expect(batcher.load).toEqual({ live: 0, pending: 0 });
     } finally {
       model.dispose();
     }
