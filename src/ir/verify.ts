@@ -344,10 +344,13 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   dot: (c) => {
     c.counts(3, 1);
     const a = c.operand(0), b = c.operand(1), acc = c.operand(2);
-    c.check(a.shape.length === 2 && b.shape.length === 2 && acc.shape.length === 2, () => `dot needs 2-D operands, got ${ts(a)}, ${ts(b)}, ${ts(acc)}`);
-    const [m, k] = a.shape as [number, number];
-    const [k2, n] = b.shape as [number, number];
-    c.check(k === k2 && acc.shape[0] === m && acc.shape[1] === n, () => `dot shapes must be [M,K] x [K,N] + [M,N], got ${shapeStr(a.shape)} x ${shapeStr(b.shape)} + ${shapeStr(acc.shape)}`);
+    const r = a.shape.length;
+    // 2-D, or 3-D: a batch of B products, [B,M,K] x [B,K,N] + [B,M,N]
+    c.check((r === 2 || r === 3) && b.shape.length === r && acc.shape.length === r, () => `dot needs 2-D (or 3-D batched) operands of one rank, got ${ts(a)}, ${ts(b)}, ${ts(acc)}`);
+    const [m, k] = a.shape.slice(-2) as [number, number];
+    const [k2, n] = b.shape.slice(-2) as [number, number];
+    const batchOk = r === 2 || (b.shape[0] === a.shape[0] && acc.shape[0] === a.shape[0]);
+    c.check(batchOk && k === k2 && acc.shape[r - 2] === m && acc.shape[r - 1] === n, () => `dot shapes must be [M,K] x [K,N] + [M,N] (or [B,M,K] x [B,K,N] + [B,M,N]), got ${shapeStr(a.shape)} x ${shapeStr(b.shape)} + ${shapeStr(acc.shape)}`);
     if (isFp8(a.elem) || isFp8(b.elem)) {
       // fp8 dots: both inputs fp8 (same type or e4m3 x e5m2), f32 or f16 accumulator (the mma forms)
       c.check(isFp8(a.elem) && isFp8(b.elem), () => `dot of ${a.elem} and ${b.elem}: fp8 operands go with fp8 operands`);
