@@ -65,7 +65,7 @@ const isFloat = (e: ElemType): boolean => isAnyFloat(e) && !isFp8(e);
 const numeric = (e: ElemType): boolean => isInt(e) || isFloat(e);
 /** The dtypes an fp8 value converts to and from directly (anything else goes through f32). */
 const FP8_CAST_PEERS: ReadonlySet<ElemType> = new Set(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2']);
-const FLOAT_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'floor', 'ceil']);
+const FLOAT_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'erfc', 'floor', 'ceil']);
 const BITWISE = new Set(['and', 'or', 'xor']);
 
 /** desc_load / desc_store: base pointer, then i32 scalars (shape, strides, offsets), then the value. */

@@ -11,7 +11,7 @@ export type { LoadOptions, StoreOptions, AtomicOptions } from './memory.js';
 export {
   add, sub, mul, div, divRn, floordiv, rem, mod, pow, neg, minimum, maximum, clamp,
   eq, ne, lt, le, gt, ge, and, or, xor, not, shl, shr, logicalAnd, logicalOr, logicalNot, where,
-  abs, exp, exp2, log, log2, sqrt, sqrtRn, rsqrt, sin, cos, tanh, sigmoid, erf, floor, ceil, fma,
+  abs, exp, exp2, log, log2, sqrt, sqrtRn, rsqrt, sin, cos, tanh, sigmoid, erf, erfc, floor, ceil, fma,
   to, cast, bitcast, cdiv,
 } from './semantic.js';
 export type { Scalar, TileLike } from './semantic.js';
