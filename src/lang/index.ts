@@ -22,7 +22,7 @@ export { flip, cat, interleave, swizzle2d } from './rearrange.js';
 export type { CatOptions } from './rearrange.js';
 export {
   trunc, round, rint, isnan, isinf, isfinite, signbit, copysign, log1p, expm1, tan, atan, atan2, asin, acos,
-  sinh, cosh, asinh, acosh, atanh, cbrt, hypot, nextafter, remainder, ldexp,
+  sinh, cosh, asinh, acosh, atanh, cbrt, hypot, nextafter, remainder, ldexp, erfinv, lgamma,
 } from './math_extra.js';
 export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';
