@@ -434,6 +434,8 @@ function checkType(t: TileType): string | undefined {
 class Verifier {
   private readonly defined = new Set<number>();
   private readonly scopes: Set<number>[] = [];
+  /** Kinds of the ops whose regions enclose the block being checked, outermost first. */
+  private readonly enclosing: string[] = [];
   constructor(private readonly f: Func) {}
 
   private error(path: string, kind: string, loc: Loc | undefined, detail: string): never {
@@ -479,7 +481,7 @@ class Verifier {
     const fail = (d: string): never => this.error(parent ? `${parent}/${idx}` : `${idx}`, op.kind, op.loc, d);
     const rule = RULES[op.kind] as Rule<OpKind> | undefined;
     if (!rule) fail(`unknown op kind '${String(op.kind)}'`);
-    if (op.kind === 'exit_if' && terminator !== 'return') fail(`'exit_if' is only allowed in the function body, not inside a region`);
+    if (op.kind === 'exit_if' && this.enclosing.some((k) => k !== 'if')) fail(`'exit_if' is only allowed in the function body or in 'if' regions there, not inside a ${this.enclosing.find((k) => k !== 'if')}`);
     if ((op.kind === 'yield' || op.kind === 'return') && !(isLast && op.kind === terminator)) {
       fail(op.kind === terminator ? `'${op.kind}' must be the last op of its block` : `'${op.kind}' is not allowed here (expected '${terminator}')`);
     }
@@ -498,7 +500,9 @@ class Verifier {
     }
     if (op.regions.length) {
       const path = parent ? `${parent}/${idx}` : `${idx}`;
+      this.enclosing.push(op.kind);
       op.regions.forEach((r, ri) => this.block(r, 'yield', `${path}/r${ri}`, (d) => this.error(`${path}/r${ri}`, op.kind, op.loc, d)));
+      this.enclosing.pop();
     }
     for (const r of op.results) this.define(r, fail);
   }
