@@ -350,7 +350,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const [m, k] = a.shape.slice(-2) as [number, number];
     const [k2, n] = b.shape.slice(-2) as [number, number];
     const batchOk = r === 2 || (b.shape[0] === a.shape[0] && acc.shape[0] === a.shape[0]);
-    c.check(batchOk && k === k2 && acc.shape[r - 2] === m && acc.shape[r - 1] === n, () => `dot shapes must be [M,K] x [K,N] + [M,N] (or [B,M,K] x [B,K,N] + [B,M,N]), got ${shapeStr(a.shape)} x ${shapeStr(b.shape)} + ${shapeStr(acc.shape)}`);
+    c.check(batchOk && k === k2 && acc.shape[r - 2] === m && acc.shape[r - 1] === n, () => `dot shapes must be [M,K] x [K,N] + [M,N], got ${shapeStr(a.shape)} x ${shapeStr(b.shape)} + ${shapeStr(acc.shape)}${r === 3 ? ' (batched: [B,M,K] x [B,K,N] + [B,M,N], one B)' : ''}`);
     if (isFp8(a.elem) || isFp8(b.elem)) {
       // fp8 dots: both inputs fp8 (same type or e4m3 x e5m2), f32 or f16 accumulator (the mma forms)
       c.check(isFp8(a.elem) && isFp8(b.elem), () => `dot of ${a.elem} and ${b.elem}: fp8 operands go with fp8 operands`);
