@@ -6,7 +6,7 @@ import { CompileError } from '../compiler/errors.js';
 import { checkLayout, SCALAR } from '../compiler/layout.js';
 import type { LayoutPlan } from '../compiler/layout_assign.js';
 
-const FLOAT_ONLY_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'floor', 'ceil']);
+const FLOAT_ONLY_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'erfc', 'floor', 'ceil']);
 const INT_ONLY_BINARY = new Set(['floordiv', 'and', 'or', 'xor', 'shl', 'shr', 'umulhi']);
 
 export function legalize(f: Func, plan: LayoutPlan): void {

@@ -357,6 +357,36 @@ function erfSeq(q: Seq, x: string): string {
   return q.keepNaN(x, q.selp(x, v, q.setp('eq', x, q.c(0))));
 }
 
+/**
+ * erfc: |x| < lo: 1 - erf(x) (erf < 0.79 there, so at most two bits of cancellation); otherwise
+ * erfc(a) = exp(-a^2) * h(a), a = |x|, h = erfc*exp(a^2) from erf's Chebyshev interpolant on
+ * [lo, hi] and, above hi, from its continued fraction 1/(sqrt(pi) (a + (1/2)/(a + 1/(a + ...))))
+ * (depth 10 for f32 from a = 4, 20 for f64 from a = 6: below 1e-10 and 1e-17 relative). The
+ * product is formed before exp's final power-of-two scaling, so a subnormal erfc rounds once;
+ * negative x: 2 - erfc(|x|). a is capped where exp(-a^2) underflows (erfc is 0 beyond).
+ */
+function erfcSeq(q: Seq, x: string): string {
+  const s = q.s;
+  const { lo, hi, coeffs } = s.erfc;
+  const a = q.abs(x);
+  const small = q.sub(q.c(1), erfSeq(q, x));
+  const ae = q.min(a, q.c(Math.sqrt(-s.expClamp[0] - 1)));
+  const ac = q.min(q.max(a, q.c(lo)), q.c(hi));
+  const hCheb = q.clenshaw(q.fma(ac, q.c(2 / (hi - lo)), q.c(-(hi + lo) / (hi - lo))), coeffs);
+  const af = q.max(ae, q.c(hi));
+  let k = af;
+  for (let n = s.t === 'f32' ? 10 : 20; n >= 1; n--) k = q.add(af, q.div(q.c(n / 2), k));
+  const hCf = q.div(q.c(1 / Math.sqrt(Math.PI)), k);
+  const h = q.selp(hCf, hCheb, q.setp('gt', a, q.c(hi)));
+  const a2 = q.mul(ae, ae);
+  const a2lo = q.fma(ae, ae, q.neg(a2)); // a^2 = a2 + a2lo exactly
+  const { pm1, k: e } = expm1Reduced(q, q.neg(a2));
+  const base = q.add(q.c(1), pm1);
+  const pos = q.ldexp(q.mul(q.fma(base, q.neg(a2lo), base), h), e); // exp(-a2)(1 - a2lo) h
+  const big = q.selp(q.sub(q.c(2), pos), pos, q.setp('lt', x, q.c(0)));
+  return q.keepNaN(x, q.selp(small, big, q.setp('lt', a, q.c(lo))));
+}
+
 // ---- fast (Triton default) f32 sequences ----------------------------------------------------
 
 function fastF32(q: Seq, fn: UnaryFn, x: string): string | undefined {
@@ -411,13 +441,14 @@ function preciseSeq(q: Seq, fn: UnaryFn, x: string): string {
     case 'tanh': return tanhPrecise(q, x);
     case 'sigmoid': return sigmoidPrecise(q, x);
     case 'erf': return erfSeq(q, x);
+    case 'erfc': return erfcSeq(q, x);
     case 'not': throw new MathLoweringError(fn, q.t);
   }
 }
 
 /** Every unary function this file lowers for floats. */
 export const FLOAT_UNARY_FNS: readonly UnaryFn[] = [
-  'neg', 'abs', 'floor', 'ceil', 'sqrt', 'rsqrt', 'exp', 'exp2', 'log', 'log2', 'sin', 'cos', 'tanh', 'sigmoid', 'erf',
+  'neg', 'abs', 'floor', 'ceil', 'sqrt', 'rsqrt', 'exp', 'exp2', 'log', 'log2', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'erfc',
 ];
 
 /**

@@ -13,6 +13,7 @@ import { analyzeAxisInfo, type Specialization } from '../compiler/axis_info.js';
 import { printAxisInfo, printLayouts } from '../compiler/annotate.js';
 import { CompileError, PtxasError } from '../compiler/errors.js';
 import { runIRPasses } from '../compiler/ir_passes.js';
+import { splitBatchedDots } from '../compiler/batched_dot.js';
 import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
 import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
@@ -144,7 +145,8 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
     : whyNotLaunchMap(func, op);
   const descs = descriptorPlan(func, whyNot);
   if (descs) stage('descriptors', descs);
-  let f = expandDescriptors(func, (op) => whyNot(op) === undefined);
+  // batched (3-D) dots become B 2-D dots for every lowering (compiler/batched_dot.ts)
+  let f = splitBatchedDots(expandDescriptors(func, (op) => whyNot(op) === undefined));
   if (options.skipIRPasses) irStage('input', f);
   else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy

@@ -92,7 +92,7 @@ export function analyzeAxisInfo(f: Func, spec?: Specialization): AxisInfoMap {
 
 /**
  * Divisors promised by `assume(x.rem(c).eq(0))` (c a constant) in the function body, by value id.
- * Only top-level assumes before any exit_if count: those run whenever the program reaches any
+ * Only top-level assumes before any exit_if (or an if holding one) count: those run whenever the program reaches any
  * later op, and x is one SSA value, so the fact holds at every use of x (a false assume is
  * undefined behaviour; the interpreter reports it as E_ASSUME).
  */
@@ -100,7 +100,7 @@ function assumedDivisors(f: Func): Map<number, number> {
   const def = new Map<number, Op>();
   const facts = new Map<number, number>();
   for (const op of f.body.ops) {
-    if (op.kind === 'exit_if') break;
+    if (op.kind === 'exit_if' || (op.kind === 'if' && op.regions.some(hasExit))) break;
     for (const r of op.results) def.set(r.id, op);
     if (op.kind !== 'assume') continue;
     const cmp = def.get(op.operands[0]!.id);
@@ -294,3 +294,5 @@ const isIntOp = (op: Op): boolean => /^[iu]/.test(op.results[0]!.type.elem);
 export function axisInfoToString(a: AxisInfo): string {
   return `{div=[${a.divisibility}] contig=[${a.contiguity}] const=[${a.constancy}]${a.constant !== undefined ? ` value=${a.constant}` : ''}}`;
 }
+
+const hasExit = (b: Block): boolean => b.ops.some((o) => o.kind === 'exit_if' || o.regions.some(hasExit));

@@ -130,13 +130,16 @@ function dotStep(acc: DType, inputs: DType): ((a: number, b: number, c: number) 
 
 export const dotRule: Rule<'dot'> = (op, c) => {
   const [a, b, acc] = op.operands as [typeof op.operands[0], typeof op.operands[0], typeof op.operands[0]];
-  if (!a || !b || !acc || a.type.shape.length !== 2 || b.type.shape.length !== 2) {
-    throw unsupported(c.kernel, op, 'dot needs a [M,K], b [K,N] and acc [M,N]');
+  const rank = a?.type.shape.length;
+  if (!a || !b || !acc || (rank !== 2 && rank !== 3) || b.type.shape.length !== rank) {
+    throw unsupported(c.kernel, op, 'dot needs a [M,K], b [K,N] and acc [M,N] (or [B,M,K], [B,K,N], [B,M,N])');
   }
-  const [M, K] = a.type.shape as [number, number];
-  const [K2, N] = b.type.shape as [number, number];
-  if (K !== K2 || acc.type.shape[0] !== M || acc.type.shape[1] !== N) {
-    throw unsupported(c.kernel, op, `shape mismatch: [${M}, ${K}] x [${K2}, ${N}] + [${acc.type.shape.join(', ')}]`);
+  // a batched dot is BT independent products, stored one after another (row-major [B, ...])
+  const BT = rank === 3 ? a.type.shape[0]! : 1;
+  const [M, K] = a.type.shape.slice(-2) as [number, number];
+  const [K2, N] = b.type.shape.slice(-2) as [number, number];
+  if (K !== K2 || acc.type.shape[rank - 2] !== M || acc.type.shape[rank - 1] !== N || (rank === 3 && (b.type.shape[0] !== BT || acc.type.shape[0] !== BT))) {
+    throw unsupported(c.kernel, op, `shape mismatch: [${a.type.shape.join(', ')}] x [${b.type.shape.join(', ')}] + [${acc.type.shape.join(', ')}]`);
   }
   const outT = op.results[0]!.type.elem as DType;
   const inT = a.type.elem as DType;
@@ -145,11 +148,14 @@ export const dotRule: Rule<'dot'> = (op, c) => {
     return (cx) => {
       const A = toBig(cx.env[a.id]!), B = toBig(cx.env[b.id]!);
       const out = BigInt64Array.from(toBig(cx.env[acc.id]!));
-      for (let m = 0; m < M; m++) {
-        for (let n = 0; n < N; n++) {
-          let s = out[m * N + n]!;
-          for (let k = 0; k < K; k++) s = BigInt.asIntN(64, s + A[m * K + k]! * B[k * N + n]!);
-          out[m * N + n] = s;
+      for (let q = 0; q < BT; q++) {
+        const oa = q * M * K, ob = q * K * N, oc = q * M * N;
+        for (let m = 0; m < M; m++) {
+          for (let n = 0; n < N; n++) {
+            let s = out[oc + m * N + n]!;
+            for (let k = 0; k < K; k++) s = BigInt.asIntN(64, s + A[oa + m * K + k]! * B[ob + k * N + n]!);
+            out[oc + m * N + n] = s;
+          }
         }
       }
       cx.env[id] = out;
@@ -167,15 +173,18 @@ export const dotRule: Rule<'dot'> = (op, c) => {
   const rnd = (x: Float64Array): Float64Array => (tf32 ? x.map(roundTF32) : x);
   return (cx) => {
     const A = rnd(decA(cx.env[a.id]!)), B = rnd(decB(cx.env[b.id]!)), C = decC(cx.env[acc.id]!);
-    const res = new Float64Array(M * N);
-    for (let m = 0; m < M; m++) {
-      for (let n = 0; n < N; n++) {
-        let s = C[m * N + n]!;
-        for (let k = 0; k < K; k++) s = step(A[m * K + k]!, B[k * N + n]!, s);
-        res[m * N + n] = s;
+    const res = new Float64Array(BT * M * N);
+    for (let q = 0; q < BT; q++) {
+      const oa = q * M * K, ob = q * K * N, oc = q * M * N;
+      for (let m = 0; m < M; m++) {
+        for (let n = 0; n < N; n++) {
+          let s = C[oc + m * N + n]!;
+          for (let k = 0; k < K; k++) s = step(A[oa + m * K + k]!, B[ob + k * N + n]!, s);
+          res[oc + m * N + n] = s;
+        }
       }
     }
-    const out: Lanes = newArray(outT, M * N);
+    const out: Lanes = newArray(outT, BT * M * N);
     const enc = outT === 'f16' ? f16Bits : outT === 'bf16' ? bf16Bits : undefined;
     for (let i = 0; i < res.length; i++) out[i] = enc ? enc(res[i]!) : res[i];
     cx.env[id] = out as ElemArray;

@@ -4,7 +4,7 @@ import type { BinaryFn, CmpPred, UnaryFn } from '../ir/ops.js';
 import { bitWidth, isFloat, isPtr, isSigned, type DType, type ElemType } from '../ir/types.js';
 import { bf16Bits, bf16Value, f16Bits, f16Value } from '../ir/half.js';
 import { f8e4m3Bits, f8e4m3Value, f8e5m2Bits, f8e5m2Value } from '../ir/fp8.js';
-import { addRoundToOdd, bigToDoubleOdd, erf, fmaF64 } from './float.js';
+import { addRoundToOdd, bigToDoubleOdd, erf, erfc, fmaF64 } from './float.js';
 
 export type NumFn1 = (a: number) => number;
 export type NumFn2 = (a: number, b: number) => number;
@@ -33,6 +33,7 @@ export const FLOAT_UNARY: Partial<Record<UnaryFn, NumFn1>> = {
   tanh: Math.tanh,
   sigmoid: (a) => 1 / (1 + Math.exp(-a)),
   erf,
+  erfc,
   floor: Math.floor,
   ceil: Math.ceil,
 };

@@ -12,7 +12,7 @@ export interface Loc {
 
 export type UnaryFn =
   | 'neg' | 'not' /* bitwise/logical not */ | 'abs'
-  | 'exp' | 'exp2' | 'log' | 'log2' | 'sqrt' | 'rsqrt' | 'sin' | 'cos' | 'tanh' | 'sigmoid' | 'erf'
+  | 'exp' | 'exp2' | 'log' | 'log2' | 'sqrt' | 'rsqrt' | 'sin' | 'cos' | 'tanh' | 'sigmoid' | 'erf' | 'erfc'
   | 'floor' | 'ceil';
 
 export type BinaryFn =

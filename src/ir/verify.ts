@@ -65,7 +65,7 @@ const isFloat = (e: ElemType): boolean => isAnyFloat(e) && !isFp8(e);
 const numeric = (e: ElemType): boolean => isInt(e) || isFloat(e);
 /** The dtypes an fp8 value converts to and from directly (anything else goes through f32). */
 const FP8_CAST_PEERS: ReadonlySet<ElemType> = new Set(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2']);
-const FLOAT_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'floor', 'ceil']);
+const FLOAT_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'erfc', 'floor', 'ceil']);
 const BITWISE = new Set(['and', 'or', 'xor']);
 
 /** desc_load / desc_store: base pointer, then i32 scalars (shape, strides, offsets), then the value. */
@@ -348,10 +348,13 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   dot: (c) => {
     c.counts(3, 1);
     const a = c.operand(0), b = c.operand(1), acc = c.operand(2);
-    c.check(a.shape.length === 2 && b.shape.length === 2 && acc.shape.length === 2, () => `dot needs 2-D operands, got ${ts(a)}, ${ts(b)}, ${ts(acc)}`);
-    const [m, k] = a.shape as [number, number];
-    const [k2, n] = b.shape as [number, number];
-    c.check(k === k2 && acc.shape[0] === m && acc.shape[1] === n, () => `dot shapes must be [M,K] x [K,N] + [M,N], got ${shapeStr(a.shape)} x ${shapeStr(b.shape)} + ${shapeStr(acc.shape)}`);
+    const r = a.shape.length;
+    // 2-D, or 3-D: a batch of B products, [B,M,K] x [B,K,N] + [B,M,N]
+    c.check((r === 2 || r === 3) && b.shape.length === r && acc.shape.length === r, () => `dot needs 2-D (or 3-D batched) operands of one rank, got ${ts(a)}, ${ts(b)}, ${ts(acc)}`);
+    const [m, k] = a.shape.slice(-2) as [number, number];
+    const [k2, n] = b.shape.slice(-2) as [number, number];
+    const batchOk = r === 2 || (b.shape[0] === a.shape[0] && acc.shape[0] === a.shape[0]);
+    c.check(batchOk && k === k2 && acc.shape[r - 2] === m && acc.shape[r - 1] === n, () => `dot shapes must be [M,K] x [K,N] + [M,N], got ${shapeStr(a.shape)} x ${shapeStr(b.shape)} + ${shapeStr(acc.shape)}${r === 3 ? ' (batched: [B,M,K] x [B,K,N] + [B,M,N], one B)' : ''}`);
     if (isFp8(a.elem) || isFp8(b.elem)) {
       // fp8 dots: both inputs fp8 (same type or e4m3 x e5m2), f32 or f16 accumulator (the mma forms)
       c.check(isFp8(a.elem) && isFp8(b.elem), () => `dot of ${a.elem} and ${b.elem}: fp8 operands go with fp8 operands`);
@@ -435,6 +438,8 @@ function checkType(t: TileType): string | undefined {
 class Verifier {
   private readonly defined = new Set<number>();
   private readonly scopes: Set<number>[] = [];
+  /** Kinds of the ops whose regions enclose the block being checked, outermost first. */
+  private readonly enclosing: string[] = [];
   constructor(private readonly f: Func) {}
 
   private error(path: string, kind: string, loc: Loc | undefined, detail: string): never {
@@ -480,7 +485,7 @@ class Verifier {
     const fail = (d: string): never => this.error(parent ? `${parent}/${idx}` : `${idx}`, op.kind, op.loc, d);
     const rule = RULES[op.kind] as Rule<OpKind> | undefined;
     if (!rule) fail(`unknown op kind '${String(op.kind)}'`);
-    if (op.kind === 'exit_if' && terminator !== 'return') fail(`'exit_if' is only allowed in the function body, not inside a region`);
+    if (op.kind === 'exit_if' && this.enclosing.some((k) => k !== 'if')) fail(`'exit_if' is only allowed in the function body or in 'if' regions there, not inside a ${this.enclosing.find((k) => k !== 'if')}`);
     if ((op.kind === 'yield' || op.kind === 'return') && !(isLast && op.kind === terminator)) {
       fail(op.kind === terminator ? `'${op.kind}' must be the last op of its block` : `'${op.kind}' is not allowed here (expected '${terminator}')`);
     }
@@ -499,7 +504,9 @@ class Verifier {
     }
     if (op.regions.length) {
       const path = parent ? `${parent}/${idx}` : `${idx}`;
+      this.enclosing.push(op.kind);
       op.regions.forEach((r, ri) => this.block(r, 'yield', `${path}/r${ri}`, (d) => this.error(`${path}/r${ri}`, op.kind, op.loc, d)));
+      this.enclosing.pop();
     }
     for (const r of op.results) this.define(r, fail);
   }

@@ -118,10 +118,10 @@ export const ifThenElse = (cond: TileLike, then: () => TileLike[] | TileLike | v
       const outs = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
       types = outs.map((o, i) => (o instanceof Tile ? o.type : isScalar(o) ? { elem: literalDType(o), shape: [] } : t.fail('E_TYPE', `then branch returned ${describe(o)} at position ${i}`)));
       yieldValues(t, raw, types, 'then branch');
-    });
+    }, 'if');
     const elseBlock = t.region([], () => {
       if (else_) yieldValues(t, t.user(else_), types, 'else branch');
       else yieldValues(t, undefined, types, 'else branch (missing, so the then branch may not return values)');
-    });
+    }, 'if');
     return t.emitOp('if', [c], types, {}, [thenBlock, elseBlock]).results.map((r) => t.wrap(r));
   });

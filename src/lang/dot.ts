@@ -1,4 +1,5 @@
-// dot: 2-D matrix product with an accumulator.
+// dot: 2-D matrix product with an accumulator; 3-D operands are a batch of them (Triton's tl.dot on
+// [B,M,K] x [B,K,N] -> [B,M,N]).
 import type { DType } from '../ir/types.js';
 import { isBool, isFloat, isFp8, isInt, isPtr, sameShape } from '../ir/types.js';
 import { dotTf32x3 } from './dot_tf32x3.js';
@@ -12,7 +13,7 @@ import { api, type Trace } from './trace.js';
  * format or f8e4m3 with f8e5m2, not promoted — into an f32 or f16 accumulator.
  */
 export interface DotOptions {
-  /** Accumulator [M, N]; its dtype is the result dtype. */
+  /** Accumulator [M, N] ([B, M, N] for a batched dot); its dtype is the result dtype. */
   acc?: TileLike;
   /** Result dtype when there is no `acc` (default: f32 for float inputs, i32 for integer inputs). */
   outDtype?: DType;
@@ -43,18 +44,27 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
     for (const k of Object.keys(opts)) if (!['acc', 'outDtype', 'inputPrecision'].includes(k)) t.fail('E_ARG', `unknown option '${k}' (allowed: acc, outDtype, inputPrecision)`);
     const at = toTileIn(t, a, 'a'), bt = toTileIn(t, b, 'b');
     for (const [name, x] of [['a', at], ['b', bt]] as const) {
-      if (x.rank !== 2) t.fail('E_SHAPE', `dot needs 2-D tiles; ${name} has shape [${x.shape.join(', ')}]`);
+      if (x.rank !== 2 && x.rank !== 3) t.fail('E_SHAPE', `dot needs 2-D tiles (or 3-D for a batched dot); ${name} has shape [${x.shape.join(', ')}]`);
       if (isPtr(x.dtype) || isBool(x.dtype)) t.fail('E_TYPE', `dot does not take ${x.dtype} tiles (${name})`);
     }
+    if (at.rank !== bt.rank) t.fail('E_SHAPE', `dot operands must both be 2-D or both 3-D (batched); a has shape [${at.shape.join(', ')}], b has [${bt.shape.join(', ')}]`);
+    // batched: [B, M, K] x [B, K, N]; `batch` is [B] or [] and prefixes every shape below
+    const batch = at.rank === 3 ? [at.shape[0]!] : [];
+    if (at.rank === 3 && bt.shape[0] !== at.shape[0]) t.fail('E_SHAPE', `batched dot: a is [${at.shape.join(', ')}] and b is [${bt.shape.join(', ')}]; their batch dims (dim 0) must be equal`);
     // fp8 dots: both inputs fp8 (the same type or e4m3 x e5m2, as the mma instructions take them),
     // never promoted, accumulating in f32 or f16 (docs/semantics.md)
     const fp8 = isFp8(at.dtype as DType) || isFp8(bt.dtype as DType);
     if (fp8 && !(isFp8(at.dtype as DType) && isFp8(bt.dtype as DType))) {
       t.fail('E_TYPE', `dot of ${at.dtype} and ${bt.dtype}: an fp8 dot takes two fp8 operands (f8e4m3 or f8e5m2); cast the other operand to fp8, or both with .to('f16')`);
     }
-    const [m, k] = at.shape as [number, number];
-    const [k2, n] = bt.shape as [number, number];
-    if (k !== k2) return t.fail('E_SHAPE', `dot shape mismatch: a is [${m}, ${k}] and b is [${k2}, ${n}]; a's dim 1 must equal b's dim 0`);
+    const [m, k] = at.shape.slice(-2) as [number, number];
+    const [k2, n] = bt.shape.slice(-2) as [number, number];
+    if (k !== k2) {
+      return batch.length
+        ? t.fail('E_SHAPE', `batched dot shape mismatch: a is [${at.shape.join(', ')}] and b is [${bt.shape.join(', ')}]; a's dim 2 must equal b's dim 1`)
+        : t.fail('E_SHAPE', `dot shape mismatch: a is [${m}, ${k}] and b is [${k2}, ${n}]; a's dim 1 must equal b's dim 0`);
+    }
+    const outShape = [...batch, m, n];
     const inT = fp8 ? (at.dtype as DType) : inputDType(t, at.dtype as DType, bt.dtype as DType);
     const prec = opts.inputPrecision ?? (inT === 'f32' ? 'tf32' : 'ieee');
     if (prec !== 'ieee' && prec !== 'tf32' && prec !== 'tf32x3') return t.fail('E_ARG', `inputPrecision must be 'ieee', 'tf32' or 'tf32x3', got ${describe(prec)}`);
@@ -64,21 +74,21 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
       if (opts.outDtype !== undefined && checkDType(t, opts.outDtype, 'outDtype') !== ac.dtype) {
         return t.fail('E_TYPE', `outDtype ${opts.outDtype} differs from the accumulator's dtype ${ac.dtype}`);
       }
-      if (ac.rank === 2 && !sameShape(ac.shape, [m, n])) return t.fail('E_SHAPE', `dot accumulator has shape [${ac.shape.join(', ')}], expected [${m}, ${n}]`);
-      acc = broadcastToIn(t, ac, [m, n], 'dot accumulator');
+      if (ac.rank === outShape.length && !sameShape(ac.shape, outShape)) return t.fail('E_SHAPE', `dot accumulator has shape [${ac.shape.join(', ')}], expected [${outShape.join(', ')}]`);
+      acc = broadcastToIn(t, ac, outShape, 'dot accumulator');
     } else {
       const out = opts.outDtype !== undefined ? checkDType(t, opts.outDtype, 'outDtype') : isInt(inT) ? 'i32' : inT === 'f64' ? 'f64' : 'f32';
-      acc = constantIn(t, 0, { elem: out, shape: [m, n] });
+      acc = constantIn(t, 0, { elem: out, shape: outShape });
     }
     if (isBool(acc.dtype) || isPtr(acc.dtype)) return t.fail('E_TYPE', `dot accumulator cannot be ${acc.dtype}`);
     if (isFloat(inT) !== isFloat(acc.dtype)) return t.fail('E_TYPE', `dot of ${inT} inputs cannot accumulate in ${acc.dtype}`);
     if (fp8) {
       if (acc.dtype !== 'f32' && acc.dtype !== 'f16') return t.fail('E_TYPE', `dot of ${at.dtype} x ${bt.dtype} accumulates in f32 or f16, not ${acc.dtype}`);
-      return t.emit('dot', [at, bt, acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: 'ieee' });
+      return t.emit('dot', [at, bt, acc], { elem: acc.dtype, shape: outShape }, { inputPrecision: 'ieee' });
     }
     if (prec === 'tf32x3') {
       if (inT === 'f32') return dotTf32x3(t, castIn(t, at, inT), castIn(t, bt, inT), acc);
-      return t.emit('dot', [castIn(t, at, inT), castIn(t, bt, inT), acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: 'ieee' });
+      return t.emit('dot', [castIn(t, at, inT), castIn(t, bt, inT), acc], { elem: acc.dtype, shape: outShape }, { inputPrecision: 'ieee' });
     }
-    return t.emit('dot', [castIn(t, at, inT), castIn(t, bt, inT), acc], { elem: acc.dtype, shape: [m, n] }, { inputPrecision: prec });
+    return t.emit('dot', [castIn(t, at, inT), castIn(t, bt, inT), acc], { elem: acc.dtype, shape: outShape }, { inputPrecision: prec });
   });

@@ -6,13 +6,15 @@ import { api } from './trace.js';
 
 /**
  * Ends the program when `cond` (a bool scalar) is true; ops after it run only where it is false.
- * Only at the top level of the kernel (as Triton allows `return` only outside loops), so every
- * thread of the program leaves together. A JS boolean decides at trace time.
+ * Only at the top level of the kernel or inside ifThenElse branches there (as Triton allows
+ * `return` only outside loops), so every thread of the program leaves together. A JS boolean decides at trace time.
  */
 export const exitIf = (cond: TileLike): void =>
   api('exitIf', (t) => {
-    if (t.scope.parent !== undefined) {
-      t.fail('E_ARG', 'exitIf must be at the top level of the kernel, not inside a loop, an if or a combiner; combine the conditions instead, e.g. exitIf(a.logicalOr(b))');
+    // the kernel's top level or ifs nested in it: every condition on the way is a scalar, the same
+    // in every thread, so the whole program still leaves together
+    for (let s = t.scope; s.parent !== undefined; s = s.parent) {
+      if (s.kind !== 'if') t.fail('E_ARG', 'exitIf must be at the top level of the kernel or inside ifs there, not inside a loop or a combiner; combine the conditions instead, e.g. exitIf(a.logicalOr(b))');
     }
     if (typeof cond === 'boolean' && !cond) return;
     if (typeof cond !== 'boolean' && typeof cond !== 'object') t.fail('E_TYPE', `exitIf needs a bool scalar condition, got ${describe(cond)}`);

@@ -11,7 +11,7 @@ export type { LoadOptions, StoreOptions, AtomicOptions } from './memory.js';
 export {
   add, sub, mul, div, divRn, floordiv, rem, mod, pow, neg, minimum, maximum, clamp,
   eq, ne, lt, le, gt, ge, and, or, xor, not, shl, shr, logicalAnd, logicalOr, logicalNot, where,
-  abs, exp, exp2, log, log2, sqrt, sqrtRn, rsqrt, sin, cos, tanh, sigmoid, erf, floor, ceil, fma,
+  abs, exp, exp2, log, log2, sqrt, sqrtRn, rsqrt, sin, cos, tanh, sigmoid, erf, erfc, floor, ceil, fma,
   to, cast, bitcast, cdiv,
 } from './semantic.js';
 export type { Scalar, TileLike } from './semantic.js';
@@ -22,7 +22,7 @@ export { flip, cat, interleave, swizzle2d } from './rearrange.js';
 export type { CatOptions } from './rearrange.js';
 export {
   trunc, round, rint, isnan, isinf, isfinite, signbit, copysign, log1p, expm1, tan, atan, atan2, asin, acos,
-  sinh, cosh, asinh, acosh, atanh, cbrt, hypot, nextafter, remainder, ldexp,
+  sinh, cosh, asinh, acosh, atanh, cbrt, hypot, nextafter, remainder, ldexp, erfinv, lgamma,
 } from './math_extra.js';
 export { expandDims, reshape, view, trans, permute, broadcastTo, join, split } from './shape.js';
 export { sum, max, min, argmax, argmin, reduce, cumsum, cumprod, associativeScan } from './reduce.js';

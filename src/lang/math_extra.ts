@@ -290,3 +290,102 @@ export const ldexp = (x: TileLike, n: TileLike): Tile =>
     const r = f.mul(y, bitcastIn(t, bits, d));
     return dtype === d ? r : castIn(t, r, dtype);
   });
+
+// ---- inverse error function, log-gamma ----
+const SQRT_PI_2 = Math.sqrt(Math.PI) / 2;
+/**
+ * erfinv(y): a first guess (|y| <= 0.5: the series sqrt(pi)/2 (y + pi/12 y^3 + 7pi^2/480 y^5);
+ * beyond: Winitzki's closed form, within 2e-3) polished by Newton steps on erf(x) = |y| (3 in f32,
+ * 4 in f64: quadratic convergence from 2e-3), with the residual taken as (1 - |y|) - erfc(x) above
+ * 0.5 (1 - |y| is exact there, and erfc keeps its relative accuracy where erf rounds to 1).
+ */
+export const erfinv = (x: TileLike): Tile =>
+  floatFn('erfinv', [x], (f, [y]) => {
+    const a = f.abs(y!);
+    const a2 = f.mul(a, a);
+    const small = f.mul(SQRT_PI_2, f.mul(a, f.fma(a2, f.fma(a2, f.c((7 * Math.PI ** 2) / 480), Math.PI / 12), 1)));
+    const l = f.log(f.oneMinusSq(a)); // ln(1 - a^2) < 0
+    const A = f.add(2 / (Math.PI * 0.147), f.mul(l, 0.5));
+    const tail = f.sqrt(f.sub(f.sqrt(f.sub(f.mul(A, A), f.div(l, 0.147))), A));
+    const lo = f.cmp('le', a, 0.5);
+    let r = f.sel(lo, small, tail);
+    const oneMinus = f.sub(1, a);
+    for (let i = 0; i < (f.d === 'f32' ? 3 : 4); i++) {
+      const res = f.sel(lo, f.sub(f.un('erf', r), a), f.sub(oneMinus, f.un('erfc', r)));
+      const slope = f.mul(1 / SQRT_PI_2, f.exp(f.neg(f.mul(r, r))));
+      r = f.sub(r, f.div(res, slope));
+    }
+    r = f.sel(f.cmp('eq', a, 1), Infinity, f.sel(f.cmp('gt', a, 1), NaN, f.sel(f.cmp('eq', a, 0), a, r)));
+    return f.copysign(r, y!); // NaN stays NaN (every comparison above is false)
+  });
+
+/** Riemann zeta(s) - 1, s >= 2: the sum to N - 1 (smallest first) and Euler-Maclaurin's tail from N. */
+function zetaMinus1(s: number): number {
+  const N = 1000;
+  let sum = N ** (1 - s) / (s - 1) + N ** -s / 2 + (s * N ** (-s - 1)) / 12 - (s * (s + 1) * (s + 2) * N ** (-s - 3)) / 720
+    + (s * (s + 1) * (s + 2) * (s + 3) * (s + 4) * N ** (-s - 5)) / 30240;
+  for (let n = N - 1; n >= 2; n--) sum += n ** -s;
+  return sum;
+}
+const EULER_GAMMA = 0.5772156649015329;
+let lgammaSeries: { one: number[]; two: number[] } | undefined;
+/** Taylor coefficients (k = 1..) of lgamma(1 + t) and lgamma(2 + t): -gamma, then (-1)^k zeta(k)/k; 1 - gamma, then (-1)^k (zeta(k) - 1)/k. */
+function lgammaCoeffs(): { one: number[]; two: number[] } {
+  if (lgammaSeries) return lgammaSeries;
+  const one = [-EULER_GAMMA], two = [1 - EULER_GAMMA];
+  for (let k = 2; k <= 60; k++) {
+    const z1 = zetaMinus1(k), sg = k % 2 === 0 ? 1 : -1;
+    one.push((sg * (1 + z1)) / k);
+    two.push((sg * z1) / k);
+  }
+  return (lgammaSeries = { one, two });
+}
+
+/**
+ * lgamma(x) = log|Gamma(x)| (libdevice's lgamma). z > 0: below 0.5, lgamma(1 + z) - log z; on
+ * [0.5, 1.5), the Taylor series of lgamma(1 + t) (zero at 1 kept exactly: relative accuracy there);
+ * on [1.5, 12), z = y + k with y in [1.5, 2.5): the series of lgamma(2 + t) at y plus
+ * log((z-1)...(z-k)) (each factor exact); from 12, Stirling's series to 1/z^15. x < 0: the
+ * reflection log(pi / |sin(pi f)|) - lgamma(1 - x), f = x - rint(x) exact; non-positive integers
+ * and ±inf give +inf.
+ */
+export const lgamma = (x: TileLike): Tile =>
+  floatFn('lgamma', [x], (f, [v]) => {
+    const x0 = v!;
+    const { one, two } = lgammaCoeffs();
+    const n1 = f.d === 'f32' ? 24 : 54, n2 = f.d === 'f32' ? 13 : 30; // |t| <= 0.5: the next term is below the ulp
+    const series = (t: Tile, c: number[], n: number): Tile => {
+      let p = f.c(c[n - 1]!);
+      for (let k = n - 2; k >= 0; k--) p = f.fma(p, t, c[k]!);
+      return f.mul(p, t);
+    };
+    const neg = f.cmp('lt', x0, 0);
+    const z = f.sel(neg, f.sub(1, x0), x0);
+    // z < 1.5: lgamma(1 + t), t = z (minus log z) below 0.5, z - 1 above
+    const tiny = f.cmp('lt', z, 0.5);
+    const s1 = series(f.sel(tiny, z, f.sub(z, 1)), one, n1);
+    const low = f.sel(tiny, f.sub(s1, f.log(z)), s1);
+    // [1.5, 12): k = floor(z - 1.5), y = z - k in [1.5, 2.5), lgamma(z) = lgamma(y) + log(prod (z - m), m = 1..k)
+    const k = f.max(f.un('floor', f.sub(z, 1.5), false), f.c(0));
+    const y = f.sub(z, k);
+    let prod = f.c(1);
+    for (let m = 1; m <= 10; m++) prod = f.mul(prod, f.sel(f.cmp('le', f.c(m), k), f.sub(z, m), 1));
+    const mid = f.add(series(f.sub(y, 2), two, n2), f.log(prod));
+    // z >= 12: Stirling, z (log z - 1) - log(z)/2 + log(2 pi)/2 + sum B_2j / (2j (2j-1) z^(2j-1))
+    const lz = f.log(z);
+    const w = f.div(1, z), w2 = f.mul(w, w);
+    const B = [1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400];
+    let sb = f.c(B[B.length - 1]!);
+    for (let j = B.length - 2; j >= 0; j--) sb = f.fma(sb, w2, B[j]!);
+    const big = f.add(f.fma(z, f.sub(lz, 1), f.fma(lz, f.c(-0.5), 0.5 * Math.log(2 * Math.PI))), f.mul(sb, w));
+    const pos = f.sel(f.cmp('lt', z, 1.5), low, f.sel(f.cmp('lt', z, 12), mid, big));
+    // reflection for x < 0
+    const big2 = f.d === 'f32' ? 2 ** 23 : 2 ** 52; // from here on every value is an integer
+    const ax = f.abs(x0);
+    const near = f.sel(f.cmp('lt', ax, big2), f.copysign(f.sub(f.add(ax, big2), big2), x0), x0); // a nearest integer
+    const fr = f.sub(x0, near); // exact, |fr| <= 1/2
+    const sn = f.abs(f.un('sin', f.mul(fr, Math.PI)));
+    const refl = f.sub(f.log(f.div(Math.PI, sn)), pos);
+    const inf = f.or(f.cmp('eq', f.abs(x0), Infinity), f.and(neg, f.cmp('eq', sn, 0)));
+    return f.sel(inf, Infinity, f.sel(neg, refl, pos));
+  });

@@ -402,6 +402,8 @@ export const cos = mathFn('cos');
 export const tanh = mathFn('tanh');
 export const sigmoid = mathFn('sigmoid');
 export const erf = mathFn('erf');
+/** 1 - erf(x), accurate where erf rounds to 1 (its own op, not 1 - erf: docs/language.md). */
+export const erfc = mathFn('erfc');
 export const floor = mathFn('floor');
 export const ceil = mathFn('ceil');
 /** Correctly rounded square root. */

@@ -86,6 +86,7 @@ export class Tile {
   tanh(): Tile { return S.tanh(this); }
   sigmoid(): Tile { return S.sigmoid(this); }
   erf(): Tile { return S.erf(this); }
+  erfc(): Tile { return S.erfc(this); }
   floor(): Tile { return S.floor(this); }
   ceil(): Tile { return S.ceil(this); }
 

@@ -26,6 +26,8 @@ import { Tile } from './tile.js';
 export interface Scope {
   open: boolean;
   readonly parent: Scope | undefined;
+  /** 'if' for the branches of an ifThenElse (exitIf may run there: docs/language.md). */
+  readonly kind?: 'if';
 }
 
 export class Trace {
@@ -78,8 +80,8 @@ export class Trace {
   }
 
   /** Builds a region whose block args are given to `fn` as Tiles; the scope closes afterwards. */
-  region(argTypes: TileType[], fn: (args: Tile[]) => void): Block {
-    const scope: Scope = { open: true, parent: this.scope };
+  region(argTypes: TileType[], fn: (args: Tile[]) => void, kind?: 'if'): Block {
+    const scope: Scope = { open: true, parent: this.scope, ...(kind ? { kind } : {}) };
     const saved = this.scope;
     this.scope = scope;
     try {

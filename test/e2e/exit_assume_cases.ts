@@ -2,7 +2,7 @@
 // exit_assume_sm80.test.ts and exit_assume_sm90.test.ts (one arch per process).
 import { expect } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
-import { arange, assume, constexpr, exitIf, load, max, programId, ptr, store, sum } from '../../src/lang/index.js';
+import { arange, assume, constexpr, exitIf, ifThenElse, load, max, programId, ptr, store, sum } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { expectBitwise, runBoth, simDevice } from './helpers.js';
 
@@ -57,6 +57,65 @@ export async function runExitFlag(): Promise<void> {
   const want = new Float32Array(8 * B).fill(-1);
   flags.forEach((f, p) => { if (!f) want.fill(p + 0.5, p * B, p * B + B); });
   for (const dev of ['interpret', 'sim'] as const) expectBitwise(r[dev].o as Float32Array, want, `${dev}: flagged programs left`);
+}
+
+/**
+ * exitIf inside ifs: programs from 2 on whose flag is set leave inside two nested ifs (the later
+ * ops of the branch do not run: `mark` stays -1); every program first writes `pre`, and the ones
+ * that stay reduce a [R, C] tile (bar.sync in the compiled code) after the ifs, which a program
+ * that left must not hold up.
+ */
+export const exitNested = kernel(
+  { name: 'exit_nested', params: { x: ptr('i32'), flags: ptr('i32'), pre: ptr('i32'), mark: ptr('i32'), rowSums: ptr('i32'), colMax: ptr('i32'), R: constexpr(), C: constexpr() } },
+  ({ x, flags, pre, mark, rowSums, colMax, R, C }) => {
+    const pid = programId(0);
+    store(pre.add(pid), pid.add(100));
+    ifThenElse(pid.ge(2), () => {
+      ifThenElse(load(flags.add(pid)).ne(0), () => {
+        exitIf(pid.ge(0));
+        store(mark.add(pid), 7);
+      });
+    }, () => store(mark.add(pid), 5));
+    const r = R as number, c = C as number;
+    const rows = arange(0, r), cols = arange(0, c);
+    const t = load(x.add(pid.mul(r * c)).add(rows.expandDims(1).mul(c).add(cols.expandDims(0))));
+    store(rowSums.add(pid.mul(r)).add(rows), sum(t, 1));
+    store(colMax.add(pid.mul(c)).add(cols), max(t, 0));
+  },
+);
+
+export async function runExitNested(numWarps: number, sanitize = false): Promise<void> {
+  const R = 16, C = 64, grid = 8;
+  const flags = Int32Array.from([1, 0, 1, 0, 1, 1, 0, 1]); // programs 0 and 1 ignore theirs
+  const x = Int32Array.from({ length: grid * R * C }, (_, i) => ((i * 7919) % 2001) - 1000);
+  const fresh = () => ({ x, flags, pre: new Int32Array(grid).fill(-1), mark: new Int32Array(grid).fill(-1), rowSums: new Int32Array(grid * R).fill(-1), colMax: new Int32Array(grid * C).fill(-1), R, C });
+  const left = (p: number) => p >= 2 && flags[p] !== 0;
+  const rs = new Int32Array(grid * R).fill(-1), cm = new Int32Array(grid * C).fill(-1);
+  for (let b = 0; b < grid; b++) {
+    if (left(b)) continue;
+    rs.fill(0, b * R, b * R + R);
+    cm.fill(-(2 ** 31), b * C, b * C + C);
+    for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) {
+      const v = x[(b * R + i) * C + j]!;
+      rs[b * R + i]! += v;
+      cm[b * C + j] = Math.max(cm[b * C + j]!, v);
+    }
+  }
+  const pre = Int32Array.from({ length: grid }, (_, p) => p + 100);
+  const mark = Int32Array.from({ length: grid }, (_, p) => (p < 2 ? 5 : left(p) ? -1 : -1));
+  const check = (got: Record<string, unknown>, dev: string) => {
+    expectBitwise(got['pre'] as Int32Array, pre, `${dev}: pre (before the ifs)`);
+    expectBitwise(got['mark'] as Int32Array, mark, `${dev}: mark (after the exit in its branch)`);
+    expectBitwise(got['rowSums'] as Int32Array, rs, `${dev}: row sums`);
+    expectBitwise(got['colMax'] as Int32Array, cm, `${dev}: column maxima`);
+  };
+  if (sanitize) {
+    const a = fresh();
+    await exitNested.run(a, { grid, device: 'sim', numWarps, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    return check(a, 'sanitized sim');
+  }
+  const r = await runBoth(exitNested, fresh(), grid, { numWarps });
+  for (const dev of ['interpret', 'sim'] as const) check(r[dev], dev);
 }
 
 /**

@@ -115,6 +115,14 @@ describe('verify rejects invalid IR with a precise message', () => {
       const a = t.const(1, 'f32', [16, 8]), b = t.const(1, 'f32', [16, 16]), c = t.const(0, 'f32', [16, 16]);
       t.b.op('dot', [a, b, c], [c.type], { inputPrecision: 'ieee' });
     }, /dot shapes must be \[M,K\] x \[K,N\] \+ \[M,N\], got \[16, 8\] x \[16, 16\] \+ \[16, 16\]/],
+    ['batched dot with two batch sizes', (t) => {
+      const a = t.const(1, 'f32', [2, 16, 8]), b = t.const(1, 'f32', [4, 8, 16]), c = t.const(0, 'f32', [2, 16, 16]);
+      t.b.op('dot', [a, b, c], [c.type], { inputPrecision: 'ieee' });
+    }, /dot shapes must be .*got \[2, 16, 8\] x \[4, 8, 16\] \+ \[2, 16, 16\] \(batched/],
+    ['dot of mixed ranks', (t) => {
+      const a = t.const(1, 'f32', [2, 16, 8]), b = t.const(1, 'f32', [8, 16]), c = t.const(0, 'f32', [2, 16, 16]);
+      t.b.op('dot', [a, b, c], [c.type], { inputPrecision: 'ieee' });
+    }, /dot needs 2-D \(or 3-D batched\) operands of one rank/],
     ['reduce result keeps the axis', (t) => {
       const x = t.const(1, 'f32', [4, 8]);
       t.b.op('reduce', [x], [tile('f32', [4, 8])], { axis: 1, kind: 'sum' }, [

@@ -50,22 +50,30 @@ describe('exitIf', () => {
     ['a tile condition', () => exitIf(arange(0, 16).lt(3)), /bool scalar condition.*got bool\[16\].*reduce it first/],
     ['an i32 condition', () => exitIf(programId(0)), /bool scalar condition.*got i32/],
     ['a number', () => exitIf(1 as never), /bool scalar condition, got/],
-    ['inside a for loop', () => forLoop(0, 4, 1, [], () => exitIf(programId(0).eq(0))), /top level of the kernel, not inside a loop/],
+    ['inside a for loop', () => forLoop(0, 4, 1, [], () => exitIf(programId(0).eq(0))), /top level of the kernel or inside ifs there, not inside a loop/],
     ['inside a while loop', () => whileLoop([0], (i) => i.lt(2), (i) => { exitIf(i.eq(1)); return [i.add(1)]; }), /top level/],
-    ['inside an if', () => ifThenElse(programId(0).eq(0), () => exitIf(true)), /top level/],
+    ['inside an if inside a loop', () => forLoop(0, 4, 1, [], () => { ifThenElse(programId(0).eq(0), () => exitIf(true)); }), /top level of the kernel or inside ifs there, not inside a loop/],
   ])('rejects %s', (_, body, msg) => {
     const bad = defineKernel({ name: 'bad', params: { o: ptr('i32') } }, () => void body());
     expect(() => bad.trace({})).toThrow(msg);
   });
-  test('the verifier allows exit_if only in the function body', () => {
-    const b = new IRBuilder();
-    const f = b.func('v', [{ name: 'n', type: 'i32' }], {}, ([n]) => {
-      const c = b.op('cmp', [n!, n!], [tile('bool')], { pred: 'eq' }).results[0]!;
-      const then = b.region([], () => { b.op('exit_if', [c], [], {}); b.op('yield', [], [], {}); });
-      const els = b.region([], () => void b.op('yield', [], [], {}));
-      b.op('if', [c], [], {}, [then, els]);
-    });
-    expect(() => verify(f)).toThrow(/'exit_if' is only allowed in the function body/);
+  test('the verifier allows exit_if in the function body and in ifs there, not in a loop', () => {
+    const build = (inLoop: boolean) => {
+      const b = new IRBuilder();
+      return b.func('v', [{ name: 'n', type: 'i32' }], {}, ([n]) => {
+        const c = b.op('cmp', [n!, n!], [tile('bool')], { pred: 'eq' }).results[0]!;
+        const ifOp = () => {
+          const then = b.region([], () => { b.op('exit_if', [c], [], {}); b.op('yield', [], [], {}); });
+          const els = b.region([], () => void b.op('yield', [], [], {}));
+          b.op('if', [c], [], {}, [then, els]);
+        };
+        if (!inLoop) return ifOp();
+        const body = b.region([tile('i32')], () => { ifOp(); b.op('yield', [], [], {}); });
+        b.op('for', [n!, n!, n!], [], {}, [body]);
+      });
+    };
+    expect(() => verify(build(false))).not.toThrow();
+    expect(() => verify(build(true))).toThrow(/'exit_if' is only allowed in the function body or in 'if' regions there, not inside a for/);
   });
 });
 
