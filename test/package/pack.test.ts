@@ -177,13 +177,14 @@ console.log(JSON.stringify({ device: dev.kind, description: dev.description, n: 
       compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: [] },
       include: ['*.ts'],
     }));
-    writeFileSync(join(cjs, 'typed.ts'), `import { cdiv, getDevice } from 'tessera';\nconst blocks: number = cdiv(10, 3);\nconsole.log(JSON.stringify({ blocks, device: getDevice().kind }));\n`);
+    // (ops: the namespace export reaches CommonJS as require('tessera').ops)
+    writeFileSync(join(cjs, 'typed.ts'), `import { cdiv, getDevice, ops } from 'tessera';\nconst blocks: number = cdiv(10, 3);\nconsole.log(JSON.stringify({ blocks, device: getDevice().kind, ops: typeof ops.matmul }));\n`);
     const t = run(NODE, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], cjs, env, 300_000);
     expect(t.status, t.stdout).toBe(0);
     expect(readFileSync(join(cjs, 'out', 'typed.js'), 'utf8')).toContain('require("tessera")');
     const o = run(NODE, [join('out', 'typed.js')], cjs, { ...env, TESSERA_DEVICE: 'sim' }, 120_000);
     expect(o.status, o.stderr).toBe(0);
-    expect(JSON.parse(o.stdout.trim().split('\n').pop()!)).toEqual({ blocks: 4, device: 'sim' });
+    expect(JSON.parse(o.stdout.trim().split('\n').pop()!)).toEqual({ blocks: 4, device: 'sim', ops: 'function' });
   }, 600_000);
 
   it('every CLI command, given its documented arguments wrongly, says what is wrong without a stack trace', () => {
