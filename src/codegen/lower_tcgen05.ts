@@ -24,19 +24,15 @@ import type { Lowering } from './context.js';
 import { storeStaged } from './lower_mma.js';
 import { elected, newBarriers } from './lower_tma.js';
 import { stagedBytes, tf32Regs } from './mma_fragments.js';
-import { defsOf } from './remat.js';
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
-import { stagedTile, type StagedTile } from './staged.js';
+import { stagedTile } from './staged.js';
+import { stagedOperand, zeroConst, type SmemOperand } from './mma_smem_operand.js';
 import { emitTcgen05Desc, instrDesc } from './tcgen05_desc.js';
 import { isTcgen05Dot, tmem } from './tmem_alloc.js';
 import { residentOf } from './tcgen05_resident.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 
-interface Operand {
-  readonly tile: SwizzledTile & { readonly base: string };
-  /** Stored MN-major ([K, MN]). */
-  readonly mnMajor: boolean;
-}
+type Operand = SmemOperand;
 
 /** Widest tcgen05.ld / st of the 32x32b shape (.x128: 128 registers). */
 const MAX_X = 128;
@@ -100,11 +96,11 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
       const lb = bT ? permuteBlocked(Lb as BlockedLayout, [1, 0]) : Lb;
       storeStaged(cx, b.type.elem, input(b), lb, bT ? [N, K] : [K, N], bTile, sm, aBytes);
     }
-    A = aTile ? { tile: { ...aTile, base: sm }, mnMajor: false } : stagedOperand(cx, sa!, true, [M, K], eb);
-    B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, sb!, false, [K, N], eb);
+    A = aTile ? { tile: { ...aTile, base: sm }, mnMajor: false } : stagedOperand(cx, 'tcgen05', sa!, true, [M, K], eb);
+    B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
   } else {
-    A = stagedOperand(cx, sa!, true, [M, K], eb);
-    B = stagedOperand(cx, sb!, false, [K, N], eb);
+    A = stagedOperand(cx, 'tcgen05', sa!, true, [M, K], eb);
+    B = stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
   }
   if ((A.mnMajor || B.mnMajor) && !kind.transposable) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
   // generic-proxy writes (st.shared here, cp.async in the pipeliner's ring) -> the async proxy
@@ -213,24 +209,3 @@ export function loadAcc(cx: Lowering, rows: TmemRows, t: ElemType): string[] {
   return out;
 }
 
-const defs = new WeakMap<Lowering, Map<number, Op>>();
-/** Whether `v` is a constant +0 tile (zeros(...)): its value never needs to be in TMEM. */
-export function zeroConst(cx: Lowering, v: Value): boolean {
-  let m = defs.get(cx);
-  if (!m) defs.set(cx, (m = defsOf(cx.func)));
-  const d = m.get(v.id);
-  if (d?.kind !== 'const') return false;
-  const x = (d as Op<'const'>).attrs.value;
-  return (x === 0 && !Object.is(x, -0)) || x === 0n;
-}
-
-/**
- * A staged tile (the pipeliner's ring) as the MMA reads it: A ([M, K] as loaded) is K-major
- * unless stored transposed; B ([K, N] as loaded) is MN-major unless stored transposed ([N, K]).
- */
-function stagedOperand(cx: Lowering, t: StagedTile, isA: boolean, shape: readonly [number, number], eb: number): Operand {
-  if (!t.swizzle) cx.fail(`tcgen05 reads swizzled tiles only; the staged tile's ${t.rowBytes}-byte rows are not`);
-  const [R, C] = t.transposed ? [shape[1], shape[0]] : shape;
-  if (t.rows !== R || t.rowBytes !== C * eb) cx.fail(`tcgen05: operand ${isA ? 'a' : 'b'} staged as ${t.rows} rows of ${t.rowBytes} bytes, expected [${R}, ${C}] of ${eb}-byte elements`);
-  return { tile: { rows: t.rows, rowBytes: t.rowBytes, swizzle: t.swizzle, base: t.base }, mnMajor: isA ? t.transposed : !t.transposed };
-}

@@ -23,10 +23,10 @@ import { dotInputPrecision } from '../compiler/mma_kinds.js';
 import { wgmmaKindOf, wgmmaN, type WgmmaKind } from '../compiler/wgmma_kinds.js';
 import type { Lowering } from './context.js';
 import { mmaAccum } from './mma_accum.js';
-import { defsOf } from './remat.js';
 import { stagedBytes, tf32Regs } from './mma_fragments.js';
 import { SWIZZLE_ALIGN, swizzleFor } from './smem_swizzle.js';
-import { stagedTile, type StagedTile } from './staged.js';
+import { stagedTile } from './staged.js';
+import { stagedOperand, zeroConst } from './mma_smem_operand.js';
 import { descPlus, emitDesc, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 import { storeStaged } from './lower_mma.js';
 import { preloadedWgmmaA } from './wgmma_a_hoist.js';
@@ -162,11 +162,11 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
       const lb = bT ? permuteBlocked(Lb as BlockedLayout, [1, 0]) : Lb;
       storeStaged(cx, b.type.elem, input(b), lb, bT ? [N, K] : [K, N], bTile, sm, aBytes);
     }
-    B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, sb!, false, [K, N], eb);
-    if (sa) A = stagedOperand(cx, sa, true, [M, K], eb);
+    B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, 'wgmma', sb!, false, [K, N], eb);
+    if (sa) A = stagedOperand(cx, 'wgmma', sa, true, [M, K], eb);
   } else {
-    B = stagedOperand(cx, sb!, false, [K, N], eb);
-    if (sa) A = stagedOperand(cx, sa, true, [M, K], eb);
+    B = stagedOperand(cx, 'wgmma', sb!, false, [K, N], eb);
+    if (sa) A = stagedOperand(cx, 'wgmma', sa, true, [M, K], eb);
   }
   if (B.mnMajor && !kind.transposable) cx.fail(`wgmma ${kind.input} reads B K-major only, but the staged b is [K, N]`);
   if (A.mnMajor && !kind.transposable) cx.fail(`wgmma ${kind.input} reads A K-major only, but the staged a is [K, M]`);
@@ -232,28 +232,6 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   sb?.release?.();
   cx.define(r, acc.result());
   return true;
-}
-
-const defs = new WeakMap<Lowering, Map<number, Op>>();
-/** Whether `v` is a constant +0 tile (zeros(...)): its value never needs to be in registers. */
-function zeroConst(cx: Lowering, v: Value): boolean {
-  let m = defs.get(cx);
-  if (!m) defs.set(cx, (m = defsOf(cx.func)));
-  const d = m.get(v.id);
-  if (d?.kind !== 'const') return false;
-  const x = (d as Op<'const'>).attrs.value;
-  return (x === 0 && !Object.is(x, -0)) || x === 0n;
-}
-
-/**
- * A staged tile (the pipeliner's ring) as wgmma reads it: A ([M, K] as loaded) is K-major unless
- * stored transposed; B ([K, N] as loaded) is MN-major unless stored transposed ([N, K]).
- */
-function stagedOperand(cx: Lowering, t: StagedTile, isA: boolean, shape: readonly [number, number], eb: number): Operand {
-  if (!t.swizzle) cx.fail(`wgmma reads swizzled tiles only; the staged tile's ${t.rowBytes}-byte rows are not`);
-  const [R, C] = t.transposed ? [shape[1], shape[0]] : shape;
-  if (t.rows !== R || t.rowBytes !== C * eb) cx.fail(`wgmma: operand ${isA ? 'a' : 'b'} staged as ${t.rows} rows of ${t.rowBytes} bytes, expected [${R}, ${C}] of ${eb}-byte elements`);
-  return { tile: { rows: t.rows, rowBytes: t.rowBytes, swizzle: t.swizzle, base: t.base }, mnMajor: isA ? t.transposed : !t.transposed };
 }
 
 /**

@@ -14,7 +14,8 @@ import type { Op, Value } from '../ir/ops.js';
 import { sameLayout } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
 import { movFor } from './context.js';
-import { loadAcc, storeAcc, tmemRows, zeroConst } from './lower_tcgen05.js';
+import { loadAcc, storeAcc, tmemRows } from './lower_tcgen05.js';
+import { zeroConst } from './mma_smem_operand.js';
 import { isTcgen05Dot } from './tmem_alloc.js';
 
 interface Resident {
