@@ -284,25 +284,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
   issue(ivn, wr, wrBar);
 
-  const yields = cx.scope(() => {
-    cx.define(body.args[0]!, [iv]);
-    body.args.slice(1).forEach((a, k) => {
-      cx.define(a, carried[k]!);
-      cx.own(a, body);
-    });
-    for (const t of l.tiles) {
-      const base = cx.reg('b32');
-      cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
-      setStaged(cx, t.value, { base, rows: t.g.rows, rowBytes: t.g.rowBytes, swizzle: t.g.swizzle, transposed: false });
-    }
-    let out: string[][] = [];
-    for (const o of body.ops) {
-      if (o.kind === 'yield') out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
-      else if (!l.skip.has(o)) cx.lowerOp(o);
-    }
-    for (const t of l.tiles) setStaged(cx, t.value, undefined);
-    return out;
-  });
+  const yields = lowerRingBody(cx, op, l, iv, carried, rd);
   backEdge(cx, op, carried, yields);
   // the next stage: read and write pointers (and their mbarriers) advance by one, wrapping
   const wrap = (r: string, stepBytes: number, first: string, past: string): void => {
@@ -327,4 +309,31 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.e.placeLabel(end);
   if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
+}
+
+/**
+ * The loop body over a ring stage (`rd` = the stage's shared address): the staged tiles read from
+ * it, the ring's own loads skipped. Returns the yielded registers. Shared with warp specialization.
+ */
+export function lowerRingBody(cx: Lowering, op: Op, l: TmaRingLoop, iv: string, carried: readonly string[][], rd: string): string[][] {
+  const body = op.regions[0]!;
+  return cx.scope(() => {
+    cx.define(body.args[0]!, [iv]);
+    body.args.slice(1).forEach((a, k) => {
+      cx.define(a, carried[k]!);
+      cx.own(a, body);
+    });
+    for (const t of l.tiles) {
+      const base = cx.reg('b32');
+      cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
+      setStaged(cx, t.value, { base, rows: t.g.rows, rowBytes: t.g.rowBytes, swizzle: t.g.swizzle, transposed: false });
+    }
+    let out: string[][] = [];
+    for (const o of body.ops) {
+      if (o.kind === 'yield') out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
+      else if (!l.skip.has(o)) cx.lowerOp(o);
+    }
+    for (const t of l.tiles) setStaged(cx, t.value, undefined);
+    return out;
+  });
 }

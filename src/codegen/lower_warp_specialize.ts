@@ -30,7 +30,7 @@ import { describeWriter, loopWriter } from '../compiler/loop_writers.js';
 import { movFor, type Lowering } from './context.js';
 import { backEdge, hoistConversions } from './lower_control.js';
 import { boxCoords, mapAddress, newBarriers, waitBarrier } from './lower_tma.js';
-import { planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
+import { lowerRingBody, planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
 import { overlappedDot, setWgmmaPending } from './lower_wgmma.js';
 import { regKind } from './ptx_types.js';
 import { setStaged } from './staged.js';
@@ -226,25 +226,7 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
   cx.emit(`@${done} bra.uni ${end};`);
   waitBarrier(cx, full, phase); // the producer's copies of this stage have landed
-  const yields = cx.scope(() => {
-    cx.define(body.args[0]!, [iv]);
-    body.args.slice(1).forEach((a, k) => {
-      cx.define(a, carried[k]!);
-      cx.own(a, body);
-    });
-    for (const t of l.tiles) {
-      const base = cx.reg('b32');
-      cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
-      setStaged(cx, t.value, { base, rows: t.g.rows, rowBytes: t.g.rowBytes, swizzle: t.g.swizzle, transposed: false });
-    }
-    let out: string[][] = [];
-    for (const o of body.ops) {
-      if (o.kind === 'yield') out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
-      else if (!l.skip.has(o)) cx.lowerOp(o);
-    }
-    for (const t of l.tiles) setStaged(cx, t.value, undefined);
-    return out;
-  });
+  const yields = lowerRingBody(cx, op, l, iv, carried, rd);
   if (prev) {
     // wait_group 1 completed the previous iteration's wgmma: its stage is free; this one is next
     cx.emit(`@${prev.live} mbarrier.arrive.shared::cta.b64 _, [${prev.bar}];`);
