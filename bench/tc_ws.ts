@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { compile, type CompileResult } from '../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
-import { wsMatmul } from '../test/e2e/ws_cases.js';
+import { wsMatmul } from './ws_kernels.js';
 
 const TILE = { BM: 128, BN: 256, BK: 64 };
 const NUM_WARPS = 8;

@@ -1,11 +1,11 @@
 // Imports point down the stages (ir at the bottom, cli at the top): a new folder, or an import that
 // runs back up, fails here with the file and line.
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STAGES, importsOf, stageEdges, upwardImports } from './import_graph.js';
+import { STAGES, importsOf, stageEdges, tsFiles, upwardImports } from './import_graph.js';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
@@ -28,6 +28,22 @@ describe('the import graph of src/', () => {
     expect(has('cli', 'runtime')).toBe(true);
     expect(has('cli', 'bench')).toBe(true);
     expect(edges.length).toBeGreaterThan(300);
+  });
+});
+
+describe('bench/', () => {
+  // The published package ships dist/src and dist/bench, not the tests: a bench file that imports
+  // from test/ breaks `tessera bench` for everyone who installed the package.
+  it('imports only from src/ and bench/', () => {
+    const BENCH = fileURLToPath(new URL('../../bench', import.meta.url));
+    const bad: string[] = [];
+    for (const f of tsFiles(BENCH)) {
+      for (const { spec, line } of importsOf(readFileSync(f, 'utf8'))) {
+        const target = resolve(dirname(f), spec);
+        if (!target.startsWith(BENCH + sep) && !target.startsWith(SRC + sep)) bad.push(`${relative(BENCH, f)}:${line} imports '${spec}'`);
+      }
+    }
+    expect(bad).toEqual([]);
   });
 });
 

@@ -1,0 +1,18 @@
+// The warp-specialized descriptor matmul (sm_90a) of the bench and the e2e tests: C = A B in f32
+// from f16 A [M, K] and B [K, N], one BM x BN tile per program, the k loop marked
+// `warpSpecialize: WS` (src/codegen/lower_warp_specialize.ts); WS false is the plain TMA ring.
+// It lives under bench/ because the published package ships the bench, not the tests.
+import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../src/lang/index.js';
+import { kernel } from '../src/runtime/kernel.js';
+
+export const wsMatmul = kernel(
+  { name: 'ws_matmul', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr(), WS: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK, WS }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })], { warpSpecialize: Boolean(WS) });
+    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+  },
+);
