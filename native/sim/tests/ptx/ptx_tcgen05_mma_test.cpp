@@ -497,6 +497,9 @@ int main(int argc, char** argv) {
   { Case c = mk("racecheck clean, A in TMEM, M=64"); c.san = 1; c.aTmem = true; c.m = 64; c.n = 32; cases.push_back(c); }
   { Case c = mk("racecheck: ld before the mbarrier wait"); c.san = 1; c.flags = 1; c.en = true; c.n = 32;
     c.hazard = "read-after-write hazard on tensor memory (lane 0, column 0): tcgen05.ld at PTX line"; cases.push_back(c); }
+  { Case c = mk("racecheck clean, A in TMEM, M=64 at lane 16"); c.san = 1; c.aTmem = true; c.m = 64; c.n = 32; c.lane0 = 16; cases.push_back(c); }
+  { Case c = mk("racecheck: ld before the wait, M=64 at lane 16"); c.san = 1; c.flags = 1; c.m = 64; c.n = 16; c.lane0 = 16;
+    c.hazard = "read-after-write hazard on tensor memory (lane 16, column 0): tcgen05.ld at PTX line"; cases.push_back(c); }
   { Case c = mk("racecheck: ld before the wait, M=64"); c.san = 1; c.flags = 1; c.m = 64; c.n = 16;
     c.hazard = "reads a cell that tcgen05.mma at PTX line"; cases.push_back(c); }
   { Case c = mk("racecheck: operands overwritten before the wait"); c.san = 1; c.flags = 2; c.en = true; c.n = 32;
