@@ -179,7 +179,8 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
         uint32_t lo = std::max(from, c0), hi = std::min(from + s.n, c0 + nc);
         if (lo >= hi) continue;
         for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
-          if (m == 64 && L % 32 >= 16) continue;  // M = 64: 16 lanes of each warp quarter
+          // M = 64 (layout F): the 16 lanes of each quarter from the MMA's lane alignment (0 or 16)
+          if (m == 64 && L % 32 / 16 != (op.taddr >> 16) / 16) continue;
           if (skipDisabled && ((op.disableLanes[L / 32] >> (L % 32)) & 1)) continue;
           hl = L;
           hc = lo;

@@ -135,7 +135,10 @@ inline double elemValue(uint32_t bits, ElTy t) {
   return 0;
 }
 
-inline unsigned dLane(const Idesc& d, unsigned m) { return d.m == 128 ? m : 32 * (m / 16) + m % 16; }
+// PTX ISA "Data Path Layout Organization": M = 128 is layout D (row m in lane m); M = 64 without
+// .ws is layout F, half the datapath: 16 rows in each 32-lane quarter, from the quarter's lane 0
+// or 16 (the lane alignment the address names, the same for A in TMEM and D).
+inline unsigned dLane(const Idesc& d, unsigned m, unsigned base) { return d.m == 128 ? m : 32 * (m / 16) + base + m % 16; }
 
 // Computes one MMA into tensor memory; false after a fault.
 // tcgen05.shift.cta_group::1.down [taddr] (PTX ISA "tcgen05.shift"): the 32-byte elements (8
@@ -194,14 +197,14 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
       bool reported = false;
       for (unsigned m = 0; m < M && !reported; m++)
         for (unsigned q = 0; q < 8 && !reported; q++)
-          if (!wr[(size_t)dLane(d, m) * kTmemCols + colA + q]) {
-            tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, dLane(d, m), colA + q, "tcgen05.mma (its A)");
+          if (!wr[(size_t)dLane(d, m, op.taddr >> 16) * kTmemCols + colA + q]) {
+            tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, dLane(d, m, op.taddr >> 16), colA + q, "tcgen05.mma (its A)");
             reported = true;
           }
     }
     for (unsigned m = 0; m < M; m++)
       for (unsigned k = 0; k < K; k++) {
-        uint32_t cell = cells[(size_t)dLane(d, m) * kTmemCols + colA + k / per];
+        uint32_t cell = cells[(size_t)dLane(d, m, op.taddr >> 16) * kTmemCols + colA + k / per];
         uint32_t v = bits == 32 ? cell : (cell >> (bits * (k % per))) & ((1u << bits) - 1);
         A[(size_t)m * K + k] = elemValue(v, d.ta);
       }
@@ -221,7 +224,7 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   if (!written.empty()) {  // initcheck: the accumulator read (enable_input_d), then written
     bool reported = !op.enableD;
     for (unsigned m = 0; m < M; m++) {
-      const unsigned lane = dLane(d, m);
+      const unsigned lane = dLane(d, m, op.taddr >> 16);
       if ((op.disableLanes[lane / 32] >> (lane % 32)) & 1) continue;
       uint8_t* w = &written[(size_t)lane * kTmemCols + col0];
       for (unsigned n = 0; n < N; n++) {
@@ -234,7 +237,7 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
     }
   }
   for (unsigned m = 0; m < M; m++) {
-    const unsigned lane = dLane(d, m);
+    const unsigned lane = dLane(d, m, op.taddr >> 16);
     if ((op.disableLanes[lane / 32] >> (lane % 32)) & 1) continue;
     uint32_t* row = cells + (size_t)lane * kTmemCols + col0;
     const double* a = &A[(size_t)m * K];
@@ -337,14 +340,17 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       if (!w.empty()) why = "the A shared-memory descriptor: " + w;
     }
     if (why.empty() && aTmem && d.transA) why = "A in tensor memory cannot be MN-major (bit 15 must be 0)";
-    if (why.empty() && aTmem && (op.descA >> 16) != 0)
-      why = "A's tensor-memory address must name lane 0 (got lane " + std::to_string(op.descA >> 16) + ")";
+    // lane alignment: 0 for M = 128; 0 or 16 for M = 64 (layout F), A in TMEM aligned as D
+    const uint32_t laneD = op.taddr >> 16;
+    const bool laneOk = laneD == 0 || (d.m == 64 && laneD == 16);
+    if (why.empty() && aTmem && (op.descA >> 16) != (laneOk ? laneD : 0))
+      why = "A's tensor-memory address must name lane " + std::string(laneOk && laneD ? "16, as D's does" : "0") + " (got lane " + std::to_string(op.descA >> 16) + ")";
     if (why.empty()) {
       std::string w = decodeSmemDesc(op.descB, sd);
       if (!w.empty()) why = "the B shared-memory descriptor: " + w;
     }
-    if (why.empty() && (op.taddr >> 16) != 0)
-      why = "the accumulator's tensor-memory address must name lane 0 (got lane " + std::to_string(op.taddr >> 16) + ")";
+    if (why.empty() && !laneOk)
+      why = "the accumulator's tensor-memory address must name lane 0" + std::string(d.m == 64 ? " or 16" : "") + " for M = " + std::to_string(d.m) + " (got lane " + std::to_string(laneD) + ")";
     if (!why.empty()) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.mma: " + why);
       return;

@@ -8,7 +8,8 @@
 // from one thread (the start address advanced inside the swizzle atom for the later slices, as
 // compilers do), commits to an mbarrier, waits for its phase, reads every TMEM lane back with
 // tcgen05.ld and compares with a CPU product of exactly representable values: D row m is TMEM lane
-// m (M = 128) or lane 32*(m/16) + m%16 (M = 64), the other lanes keep their contents.
+// m (M = 128) or lane 32*(m/16) + b + m%16 (M = 64, the ISA's layout F; b the lane alignment
+// 0 or 16 D's address names, A in TMEM aligned the same), the other lanes keep their contents.
 // A from tensor memory: row m in D's lane of row m, each 32-byte K slice in 8 cells, element k in
 // piece k % (4 / size) of its cell, low bits first (the layout Triton's flash attention writes P
 // in). Also: bf16, tf32 (the low 13 bits ignored), kind::f8f6f4 e4m3/e5m2 in each pair, kind::i8
@@ -103,6 +104,7 @@ struct Case {
   uint32_t dis[4] = {0, 0, 0, 0};
   bool useDis = false;
   bool aTmem = false;  // A in tensor memory (stored there with tcgen05.st, right after D's columns)
+  unsigned lane0 = 0;  // the lane D's (and A's) address names: 16 puts M = 64 in lanes 16-31 of each quarter
   unsigned flags = 0;  // 1: tcgen05.ld before the mbarrier wait, 2: zero the operands after the commit, 4: no wait::st
   uint32_t idescXor = 0;  // bits flipped in the instruction descriptor (fault cases)
   uint64_t descAXor = 0;
@@ -119,6 +121,9 @@ uint32_t idescOf(const Case& c) {
   return (isInt(c.ty) ? 2u : c.f16D ? 0u : 1u) << 4 | (c.satf ? 8u : 0u) | at << 7 | bt << 10 | (c.negA ? 1u << 13 : 0) | (c.negB ? 1u << 14 : 0) | (c.mnA ? 1u << 15 : 0) |
          (c.mnB ? 1u << 16 : 0) | (c.n >> 3) << 17 | (c.m >> 4) << 24;
 }
+
+// A's TMEM address: the columns after D's, in D's lane
+unsigned nc0(const Case& c) { return (c.lane0 << 16) + c.n; }
 
 std::string kernelText(const Case& c, unsigned cols, unsigned width) {
   std::string nc = std::to_string(c.n), alloc = std::to_string(cols), wc = std::to_string(width);
@@ -208,13 +213,14 @@ NOWAITST:
   ld.param.u64 %rd9, [pdis];
   ld.global.v4.u32 {%r40, %r41, %r42, %r43}, [%rd9];
   mov.u32 %r24, 0;
-  add.u32 %r50, %r11, )" + nc + R"(;
+  add.u32 %r50, %r11, )" + std::to_string(nc0(c)) + R"(;
+  add.u32 %r52, %r11, )" + std::to_string(c.lane0 << 16) + R"(;
 MMA:
   ld.global.u64 %rd10, [%rd7];
   ld.global.u64 %rd11, [%rd7+8];
   add.s64 %rd10, %rd10, %rd8;
   add.s64 %rd11, %rd11, %rd8;
-  tcgen05.mma.cta_group::1.kind::)" + kind + R"( [%r11], )" + aOp + R"(, %rd11, %r22, )" + dis + "%p6" + scale + R"(;
+  tcgen05.mma.cta_group::1.kind::)" + kind + R"( [%r52], )" + aOp + R"(, %rd11, %r22, )" + dis + "%p6" + scale + R"(;
   add.u32 %r50, %r50, 8;
   setp.eq.u32 %p6, %r24, %r24;
   add.s64 %rd7, %rd7, 16;
@@ -343,7 +349,7 @@ void runCase(const Case& c) {
   if (c.aTmem) {
     const unsigned per = 4 / es;
     for (unsigned m = 0; m < M; m++) {
-      unsigned lane = M == 128 ? m : 32 * (m / 16) + m % 16;
+      unsigned lane = M == 128 ? m : 32 * (m / 16) + c.lane0 + m % 16;
       for (unsigned k = 0; k < kTot; k++)
         initW[lane * W + N + k / per] |= encode(c.ty, A[m * kTot + k]) << (8 * es * (k % per));
     }
@@ -354,7 +360,7 @@ void runCase(const Case& c) {
   const double sa = c.negA ? -1 : 1, sb = c.negB ? -1 : 1;
   bool zeroOps = c.flags & 2;
   for (unsigned m = 0; m < M; m++) {
-    unsigned lane = M == 128 ? m : 32 * (m / 16) + m % 16;
+    unsigned lane = M == 128 ? m : 32 * (m / 16) + c.lane0 + m % 16;
     if ((c.dis[lane / 32] >> (lane % 32)) & 1) continue;
     for (unsigned n = 0; n < N && isInt(c.ty); n++) {  // exact integers; wrap, or clamp (saturate)
       int64_t d = (int32_t)before[lane * N + n];
@@ -461,6 +467,12 @@ int main(int argc, char** argv) {
   { Case c = mk("N=256"); c.n = 256; c.ty = BF16; cases.push_back(c); }
   { Case c = mk("f16, A in TMEM"); c.aTmem = true; c.en = true; cases.push_back(c); }
   { Case c = mk("bf16, A in TMEM, M=64"); c.ty = BF16; c.aTmem = true; c.m = 64; c.n = 32; cases.push_back(c); }
+  // layout F's lane alignment 16 (Triton's flash attention): rows in lanes 16-31 of each quarter
+  { Case c = mk("M=64 at lane 16, enable_input_d"); c.m = 64; c.n = 40; c.en = true; c.lane0 = 16; cases.push_back(c); }
+  { Case c = mk("bf16, A in TMEM, M=64 at lane 16"); c.ty = BF16; c.aTmem = true; c.m = 64; c.n = 32; c.lane0 = 16; cases.push_back(c); }
+  { Case c = mk("M=64 at lane 16, disable_output_lane"); c.m = 64; c.n = 16; c.lane0 = 16; c.useDis = true; c.dis[1] = 0x00ff0000u; c.dis[3] = 0x80010000u; cases.push_back(c); }
+  { Case c = mk("M=128 at lane 16"); c.lane0 = 16; c.fault = "must name lane 0 for M = 128 (got lane 16)"; cases.push_back(c); }
+  { Case c = mk("M=64 at lane 8"); c.m = 64; c.n = 16; c.lane0 = 8; c.fault = "must name lane 0 or 16 for M = 64 (got lane 8)"; cases.push_back(c); }
   { Case c = mk("tf32, A in TMEM"); c.ty = TF32; c.aTmem = true; c.n = 16; c.en = true; cases.push_back(c); }
   { Case c = mk("e4m3 x e5m2, A in TMEM"); c.ty = E4M3; c.tyB = E5M2; c.aTmem = true; c.n = 32; cases.push_back(c); }
   { Case c = mk("s8, A in TMEM"); c.ty = c.tyB = S8; c.aTmem = true; c.n = 32; c.en = true; cases.push_back(c); }
@@ -485,6 +497,9 @@ int main(int argc, char** argv) {
   { Case c = mk("racecheck clean, A in TMEM, M=64"); c.san = 1; c.aTmem = true; c.m = 64; c.n = 32; cases.push_back(c); }
   { Case c = mk("racecheck: ld before the mbarrier wait"); c.san = 1; c.flags = 1; c.en = true; c.n = 32;
     c.hazard = "read-after-write hazard on tensor memory (lane 0, column 0): tcgen05.ld at PTX line"; cases.push_back(c); }
+  { Case c = mk("racecheck clean, A in TMEM, M=64 at lane 16"); c.san = 1; c.aTmem = true; c.m = 64; c.n = 32; c.lane0 = 16; cases.push_back(c); }
+  { Case c = mk("racecheck: ld before the wait, M=64 at lane 16"); c.san = 1; c.flags = 1; c.m = 64; c.n = 16; c.lane0 = 16;
+    c.hazard = "read-after-write hazard on tensor memory (lane 16, column 0): tcgen05.ld at PTX line"; cases.push_back(c); }
   { Case c = mk("racecheck: ld before the wait, M=64"); c.san = 1; c.flags = 1; c.m = 64; c.n = 16;
     c.hazard = "reads a cell that tcgen05.mma at PTX line"; cases.push_back(c); }
   { Case c = mk("racecheck: operands overwritten before the wait"); c.san = 1; c.flags = 2; c.en = true; c.n = 32;
