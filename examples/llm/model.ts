@@ -14,7 +14,6 @@ import {
   bf16Array, bf16ToFloat32, DeviceArray, f16Array, f16ToFloat32, getDevice, ops, TesseraError, type Device, type DeviceName,
 } from '../../src/index.js';
 import { readConfig, ropeInvFreq, type LlamaConfig } from './config.js';
-import { addInPlace } from './residual.js';
 import { Checkpoint, type RawTensor } from './safetensors.js';
 import { byteTokenizer, type Tokenizer } from './tokenizer.js';
 
@@ -266,13 +265,13 @@ export class LlamaModel {
   async #attnOutAndMlp(x: DeviceArray, a: DeviceArray, L: Layer, T: number): Promise<void> {
     const c = this.config;
     const o = await ops.matmul(a.reshape([T, c.numHeads * c.headDim]), L.o, { transB: true });
-    await addInPlace(x, o);
+    await ops.add(x, o, { out: x });
     const h = await ops.rmsNorm(x, L.mlpNorm, { eps: c.rmsNormEps });
     const g = await ops.matmul(h, L.gate, { transB: true });
     const u = await ops.matmul(h, L.up, { transB: true });
     const s = await ops.swiglu(g, u);
     const d = await ops.matmul(s, L.down, { transB: true });
-    await addInPlace(x, d);
+    await ops.add(x, d, { out: x });
     for (const t of [o, h, g, u, s, d]) t.free();
   }
 

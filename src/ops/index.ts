@@ -1,6 +1,7 @@
 // tessera ops: ready kernels a server needs (docs/ops.md), each a Tessera kernel tuned per target,
 // on DeviceArrays of any device, returning a Future. One export line per op, alphabetical.
 export { OpsError, type OpOptions, type OpsErrorCode } from './check.js';
+export { add, type AddOptions } from './add.js';
 export { appendKV } from './append_kv.js';
 export { attention, type AttentionOptions } from './attention.js';
 export { ATTENTION_TUNING, DECODE_TUNING } from './attention_tuning.js';

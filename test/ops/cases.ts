@@ -137,6 +137,18 @@ export async function checkSwiglu(device: string, dtype: DType, R: number, F: nu
   expectWithin(await values(y), want, (i) => (UNIT[dtype]! + 2 ** -20) * Math.abs(want[i]!) + 1e-30, `swiglu ${device} ${dtype} ${R}x${F}`);
 }
 
+export async function checkAdd(device: string, dtype: DType, shape: number[], inPlace: boolean): Promise<void> {
+  const n = shape.reduce((x, y) => x * y, 1);
+  const av = randValues(n, 21, dtype, -8, 8), bv = randValues(n, 22, dtype, -8, 8);
+  const a = devArray(av, dtype, shape, device);
+  const y = await ops.add(a, devArray(bv, dtype, shape, device), inPlace ? { out: a } : undefined);
+  if (inPlace) expect(y).toBe(a);
+  expect([y.shape, y.dtype]).toEqual([shape, dtype]);
+  const want = Float64Array.from(av, (x, i) => x + bv[i]!);
+  // the f32 sum of two values of the dtype is exact for f16/bf16 here; one rounding to the dtype
+  expectWithin(await values(y), want, (i) => UNIT[dtype]! * Math.abs(want[i]!) + 1e-30, `add ${device} ${dtype} [${shape}]`);
+}
+
 export async function checkEmbedding(device: string, dtype: DType, V: number, D: number, ids: number[]): Promise<void> {
   const tv = randValues(V * D, 17, dtype);
   const table = devArray(tv, dtype, [V, D], device);

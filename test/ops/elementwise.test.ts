@@ -1,7 +1,7 @@
-// swiglu, embedding and rope against f64 references (bounds in cases.ts) on the interpreter and
+// add, swiglu, embedding and rope against f64 references (bounds in cases.ts) on the interpreter and
 // the sim (sm_80 code), at ragged sizes.
 import { describe, it } from 'vitest';
-import { checkEmbedding, checkRope, checkSwiglu } from './cases.js';
+import { checkAdd, checkEmbedding, checkRope, checkSwiglu } from './cases.js';
 import { DEVICES } from './helpers.js';
 import { getDevice } from '../../src/runtime/device.js';
 
@@ -9,6 +9,10 @@ describe.each(DEVICES)('elementwise ops on %s', (device) => {
   it.each(['f32', 'f16', 'bf16'] as const)('swiglu %s, 9 x 70 and 3 x 1500', async (dt) => {
     await checkSwiglu(device, dt, 9, 70);
     await checkSwiglu(device, dt, 3, 1500);
+  });
+  it.each(['f32', 'f16', 'bf16'] as const)('add %s, [7, 3, 50] and in place on [3, 1500]', async (dt) => {
+    await checkAdd(device, dt, [7, 3, 50], false);
+    await checkAdd(device, dt, [3, 1500], true);
   });
   it.each(['f32', 'bf16'] as const)('embedding %s: a gather of 11 ids from 37 x 70 (repeats, first and last row)', async (dt) => {
     await checkEmbedding(device, dt, 37, 70, [3, 0, 36, 5, 5, 12, 36, 1, 2, 30, 0]);

@@ -50,6 +50,8 @@ describe('ops argument errors', () => {
     expectOpsError(() => ops.rmsNorm(f32([2, 8]), f32([8]), { eps: -1 }), 'E_OPS_ARG', /ops\.rmsNorm: eps: expected a finite number >= 0, got number -1/);
     expectOpsError(() => ops.layerNorm(f32([2, 8]), f32([8]), undefined as never), 'E_OPS_ARG', /ops\.layerNorm: bias: expected a DeviceArray or null/);
     expectOpsError(() => ops.softmax(f32([8])), 'E_OPS_SHAPE', /ops\.softmax: x: expected rank 2/);
+    expectOpsError(() => ops.add(f32([2, 8]), f32([2, 9])), 'E_OPS_SHAPE', /ops\.add: b: expected shape \[2, 8\], got \[2, 9\]/);
+    expectOpsError(() => ops.add(f32([2, 8]), f16([2, 8])), 'E_OPS_DTYPE', /ops\.add: b: expected f32, got f16/);
     expectOpsError(() => ops.swiglu(f32([2, 8]), f32([2, 9])), 'E_OPS_SHAPE', /ops\.swiglu: up: expected shape \[2, 8\], got \[2, 9\]/);
     expectOpsError(() => ops.swiglu(f32([2, 8]), f16([2, 8])), 'E_OPS_DTYPE', /ops\.swiglu: up: expected f32, got f16/);
     expectOpsError(() => ops.embedding(f32([10, 4]), Int32Array.from([1, 10])), 'E_OPS_ARG', /ops\.embedding: ids: ids\[1\] = 10 is out of range for a table of 10 rows/);
