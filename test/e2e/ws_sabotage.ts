@@ -76,6 +76,6 @@ export function dropProxyFences(ptx: string): string {
 export function releaseEarly(ptx: string): string {
   expect(ptx).toContain('wgmma.wait_group.sync.aligned 1;');
   const m = /\n(\s*)@%p\d+ (mbarrier\.arrive\.shared::cta\.b64 _, )\[(%r\d+)\];\n\s*mov\.u32 \3, (%r\d+);/.exec(ptx);
-  expect(m).toBeTruthy();
+  expect(m, 'the deferred stage release (arrive on the previous stage, then its index moved on) is in the PTX').not.toBeNull();
   return ptx.replace(m![0], `\n${m![1]}${m![2]}[${m![4]}];\n${m![1]}mov.u32 ${m![3]}, ${m![4]};`);
 }
