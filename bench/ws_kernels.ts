@@ -1,6 +1,6 @@
 // The warp-specialized descriptor matmul (sm_90a) of the bench and the e2e tests: C = A B in f32
 // from f16 A [M, K] and B [K, N], one BM x BN tile per program, the k loop marked
-// `warpSpecialize: WS` (src/codegen/lower_warp_specialize.ts); WS false is the plain TMA ring.
+// `warpSpecialize: WS` (src/codegen/pipeline/lower_warp_specialize.ts); WS false is the plain TMA ring.
 // It lives under bench/ because the published package ships the bench, not the tests.
 import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../src/lang/index.js';
 import { kernel } from '../src/runtime/kernel.js';

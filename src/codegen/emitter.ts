@@ -1,5 +1,5 @@
 // The PTX emitter: virtual registers by kind plus a list of lines. `PtxEmitter` is the shape the
-// math library (src/codegen/math.ts) writes through; `PtxBuilder` is our implementation.
+// math library (src/codegen/math/math.ts) writes through; `PtxBuilder` is our implementation.
 
 export type RegKind = 'f32' | 'f64' | 'b16' | 'b32' | 'b64' | 'pred' | 'u32' | 's32' | 'u64' | 's64' | 'f16' | 'bf16';
 

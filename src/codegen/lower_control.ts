@@ -7,8 +7,8 @@ import { definedInside, walkOps } from '../ir/walk.js';
 import type { Lowering } from './context.js';
 import { movFor } from './context.js';
 import { regKind } from './ptx_types.js';
-import { hoistWgmmaA } from './wgmma_a_hoist.js';
-import { hoistAFragments } from './mma_a_hoist.js';
+import { hoistWgmmaA } from './tensor_cores/wgmma_a_hoist.js';
+import { hoistAFragments } from './tensor_cores/mma_a_hoist.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 

@@ -8,12 +8,12 @@ import { fp8Bits } from '../ir/fp8.js';
 import { halfBits, immediate, INT_OP_TYPE, isHalf, regKind } from './ptx_types.js';
 import { movFor, type Lowering } from './context.js';
 import { parentDim } from '../compiler/layout.js';
-import { castOne, CAST_RULES } from './lower_cast.js';
+import { castOne, CAST_RULES } from './convert/lower_cast.js';
 export { castOne };
-import { unaryMath } from './math_select.js';
-import { emitFmod } from './lower_fmod.js';
-import { emitPow } from './lower_pow.js';
-import { fmaBf16Once } from './lower_round_once.js';
+import { unaryMath } from './math/math_select.js';
+import { emitFmod } from './math/lower_fmod.js';
+import { emitPow } from './math/lower_pow.js';
+import { fmaBf16Once } from './convert/lower_round_once.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 const elemOf = (op: Op, i = 0): ElemType => op.operands[i]!.type.elem;

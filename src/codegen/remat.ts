@@ -7,7 +7,7 @@ import { walkOps } from '../ir/walk.js';
 import { isFloat } from '../ir/types.js';
 import { layoutKey, type Layout } from '../compiler/layout.js';
 import type { Lowering } from './context.js';
-import { convertLayout } from './lower_convert.js';
+import { convertLayout } from './convert/lower_convert.js';
 
 const CHEAP = new Set(['arange', 'const', 'splat', 'binary', 'cmp', 'cast', 'addptr', 'select', 'expand_dims', 'broadcast']);
 const MAX_DEPTH = 6;

@@ -8,7 +8,7 @@ import type { Func, Op } from '../ir/ops.js';
 import { printFunc } from '../ir/print.js';
 import { renderPtx, type ParamInfo } from '../codegen/render.js';
 import { findPtxas, runPtxas } from '../codegen/ptxas.js';
-import { DEFAULT_DOT } from '../codegen/lower_dot.js';
+import { DEFAULT_DOT } from '../codegen/tensor_cores/lower_dot.js';
 import { analyzeAxisInfo, type Specialization } from '../compiler/axis_info.js';
 import { printAxisInfo, printLayouts } from '../compiler/annotate.js';
 import { CompileError, PtxasError } from '../compiler/errors.js';
@@ -16,9 +16,9 @@ import { runIRPasses } from '../compiler/ir_passes.js';
 import { splitBatchedDots } from '../compiler/batched_dot.js';
 import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
-import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/lower_pipeline.js';
-import { WGMMA_SABOTAGE, type WgmmaSabotage } from '../codegen/lower_wgmma.js';
-import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabotage } from '../codegen/tensor_map.js';
+import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/pipeline/lower_pipeline.js';
+import { WGMMA_SABOTAGE, type WgmmaSabotage } from '../codegen/tensor_cores/lower_wgmma.js';
+import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabotage } from '../codegen/async/tensor_map.js';
 import { MAX_NUM_STAGES as MAX_STAGES } from '../ir/ops.js';
 import { descriptorPlan, expandDescriptors, whyNotLaunchMap } from '../compiler/expand_descriptors.js';
 
@@ -35,7 +35,7 @@ export interface CompileOptions {
   readonly specialization?: Specialization;
   /** true: ptxas must run (error if missing); false: never; undefined: run when found. */
   readonly ptxas?: boolean;
-  /** Dot lowering by name (see codegen/lower_dot.ts): 'mma' (default: tensor cores where they fit) or 'fma'. */
+  /** Dot lowering by name (see codegen/tensor_cores/lower_dot.ts): 'mma' (default: tensor cores where they fit) or 'fma'. */
   readonly dot?: string;
   /** Skip the IR passes (canonicalize/CSE/DCE/LICM); for tests of the back half alone. */
   readonly skipIRPasses?: boolean;

@@ -2,7 +2,7 @@
 // iteration (Triton's tutorial matmul: `return [acc, pa.add(BK), pb.add(BK * N)]`) read, in the
 // body, as closed forms of the induction variable:
 //     x_j = x_init + j * d,   j = (iv - lb) / step   (the iteration number, 0-based)
-// so that the pipeliner (pipeline.ts, codegen/lower_tma_ring.ts), which prefetches loads whose
+// so that the pipeliner (pipeline.ts, codegen/pipeline/lower_tma_ring.ts), which prefetches loads whose
 // address is computed from the induction variable and values defined before the loop, takes them.
 // The carried chain itself is kept as it was (the yield still reads `x + d`), so the value the
 // loop returns for a use after it is computed exactly as the user wrote it.

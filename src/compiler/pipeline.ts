@@ -1,7 +1,7 @@
 // Software pipelining (the `numStages` option): which loops and loads the codegen pipelines.
 // A pipelined load is not lowered as ld.global into registers: the codegen issues its tile as
 // cp.async copies straight into a ring of `numStages` shared-memory stages, numStages-1
-// iterations ahead, and the tensor-core dot reads its stage with ldmatrix (codegen/lower_pipeline.ts).
+// iterations ahead, and the tensor-core dot reads its stage with ldmatrix (codegen/pipeline/lower_pipeline.ts).
 //
 // The rule (docs/compiler.md, "Software pipelining"): in an innermost `for` with a constant
 // positive step, a top-level load is pipelined when
@@ -86,11 +86,11 @@ const hasLoop = (b: Block): boolean => b.ops.some((op) => op.kind === 'for' || o
 /**
  * The layout cp.async copies are issued in: `vec` elements (one 4..16-byte chunk) per thread,
  * consecutive lanes along a row (order [1, 0]), as many as the row has chunks (up to 32). The
- * staged tile is swizzled (codegen/smem_swizzle.ts): the 128 bytes 8 lanes write (or 16, or 32
+ * staged tile is swizzled (codegen/smem/smem_swizzle.ts): the 128 bytes 8 lanes write (or 16, or 32
  * lanes of smaller chunks) are one row of a 128-byte swizzle, or 2 or 4 whole rows of a 64- or
  * 32-byte one, which fill the 32 banks once (no bank conflicts); a warp reads whole rows of
  * global memory (full sectors). A thread's copies are then whole rows apart, which keeps their
- * swizzled addresses one register plus immediates (codegen/swizzle_addr.ts).
+ * swizzled addresses one register plus immediates (codegen/smem/swizzle_addr.ts).
  */
 export function copyLayout(R: number, C: number, vec: number, numWarps: number): BlockedLayout {
   const chunks = Math.max(1, C / vec);
@@ -163,7 +163,7 @@ function reject(load: Op<'load'>, body: Block, inBody: Map<number, Op>, uses: Ma
 }
 
 /**
- * The TMA ring (sm_90a, codegen/lower_tma_ring.ts) takes the descriptor loads that feed dots and
+ * The TMA ring (sm_90a, codegen/pipeline/lower_tma_ring.ts) takes the descriptor loads that feed dots and
  * leaves a loop that writes memory alone (the same rule): say so in the stage, for each such load.
  */
 function noteTmaLoads(body: Block, name: string, writer: Op, uses: Map<number, Use[]>, notes: string[]): void {

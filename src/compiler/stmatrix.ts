@@ -3,7 +3,7 @@
 // columns 2(L%4), 2(L%4)+1 - exactly the pairs of the mma.sync / wgmma accumulator layouts (spt
 // [1,2], tpw [8,4], row-major lanes). Every register pair of such a layout is then one whole 8x8
 // matrix of the tile, at an offset every lane of the warp shares, so the accumulator (cast to
-// 16 bits) goes to shared memory without a layout conversion. codegen/lower_stmatrix.ts emits it.
+// 16 bits) goes to shared memory without a layout conversion. codegen/async/lower_stmatrix.ts emits it.
 import { ctaTile, type Layout, type BlockedLayout } from './layout.js';
 
 /** True when 16-bit elements of a [R, C] tile in layout `l` can be stored with stmatrix. */

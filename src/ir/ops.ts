@@ -32,7 +32,7 @@ export type MemScope = 'gpu' | 'cta' | 'sys';
 /**
  * Options of one `for` loop (Triton's tl.range keywords): `numStages` overrides the kernel's
  * pipelining depth for this loop; `warpSpecialize` asks for a producer/consumer split on sm_90a
- * (codegen/lower_warp_specialize.ts); `unroll`, `flatten` and `disallowAccMultiBuffer` are
+ * (codegen/pipeline/lower_warp_specialize.ts); `unroll`, `flatten` and `disallowAccMultiBuffer` are
  * recorded for later passes and not acted on yet (docs/language.md).
  */
 /** Deepest pipeline accepted, kernel-wide or per loop (a ring of more stages only costs shared memory). */

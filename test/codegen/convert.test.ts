@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Func } from '../../src/ir/ops.js';
 import type { DType } from '../../src/ir/types.js';
 import { blockedFor, mmaLayout } from '../../src/compiler/layout.js';
-import { planConversion } from '../../src/codegen/convert_plan.js';
+import { planConversion } from '../../src/codegen/convert/convert_plan.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
 import { f16Array } from '../../src/ir/half.js';
 import { expectBitwise, runBoth, simDevice } from '../e2e/helpers.js';

@@ -4,8 +4,8 @@
 // The sim checks the emitted PTX and the wavefront model in convert.test.ts.
 import { describe, expect, it } from 'vitest';
 import { regSlots, threadShifts, type BlockedLayout } from '../../src/compiler/layout.js';
-import { coordsOf, planConversion, vecGroups, wavefronts } from '../../src/codegen/convert_plan.js';
-import { swizzled } from '../../src/codegen/convert_swizzle.js';
+import { coordsOf, planConversion, vecGroups, wavefronts } from '../../src/codegen/convert/convert_plan.js';
+import { swizzled } from '../../src/codegen/convert/convert_swizzle.js';
 import { lcg } from '../e2e/helpers.js';
 
 const pow2Below = (r: () => number, max: number): number => 2 ** Math.floor(r() * (Math.log2(max) + 1));

@@ -1,6 +1,6 @@
 // High-precision references for the math accuracy tests: erf from a BigInt fixed-point series
 // (JS has no Math.erf), exact ulp distances between a result and a reference, and the
-// Chebyshev fitter that produced the erfc coefficient tables in src/codegen/math-coeffs.ts.
+// Chebyshev fitter that produced the erfc coefficient tables in src/codegen/math/math-coeffs.ts.
 export type Fmt = 'f32' | 'f64';
 
 /** A reference value N * 2^exp, exact. */

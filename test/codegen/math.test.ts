@@ -1,4 +1,4 @@
-// The math sequences of src/codegen/math.ts: (a) every sequence assembles with ptxas for sm_80 and
+// The math sequences of src/codegen/math/math.ts: (a) every sequence assembles with ptxas for sm_80 and
 // sm_90; (b) the accurate sequences (precise f32, all f64, erf) are run instruction by instruction
 // in a tiny evaluator (math-eval.ts) and compared with references; the bounds asserted here are the
 // ones docs/math.md states. f32 errors are exact (the double reference is far more accurate than
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PtxBuilder } from '../../src/codegen/emitter.js';
-import { emitUnaryMath, FLOAT_UNARY_FNS, MathLoweringError, type FloatDType } from '../../src/codegen/math.js';
+import { emitUnaryMath, FLOAT_UNARY_FNS, MathLoweringError, type FloatDType } from '../../src/codegen/math/math.js';
 import type { UnaryFn } from '../../src/ir/ops.js';
 import { compileSeq } from './math-eval.js';
 import { erfExact, ulpDistance, ulpVs, type Fmt } from './math-ref.js';

@@ -1,4 +1,4 @@
-// A loop-invariant a operand of a tensor-core dot (codegen/mma_a_hoist.ts): its fragments are
+// A loop-invariant a operand of a tensor-core dot (codegen/tensor_cores/mma_a_hoist.ts): its fragments are
 // loaded once, before the loop, and every iteration's dot reads them from registers; past the
 // register budget the dot stages a in the loop as before. Checked on the PTX and on the sim
 // (sim and interpreter against a JS reference), for f16 and tf32 (fragments rounded as loaded).

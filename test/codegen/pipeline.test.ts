@@ -1,4 +1,4 @@
-// The software pipeliner (compiler/pipeline.ts + codegen/lower_pipeline.ts): golden checks of the
+// The software pipeliner (compiler/pipeline.ts + codegen/pipeline/lower_pipeline.ts): golden checks of the
 // PTX for numStages 1..4 (cp.async / commit_group / wait_group, none at 1), every kernel through
 // ptxas for sm_80 and sm_90, the rule for which loads are pipelined (the 'pipeline' stage), the
 // numStages option, and on the sim: that breaking the wait or the barrier gives wrong results (the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { swizzleFor, swizzledOffset, type SwizzleBytes } from '../../src/codegen/smem_swizzle.js';
+import { swizzleFor, swizzledOffset, type SwizzleBytes } from '../../src/codegen/smem/smem_swizzle.js';
 
 // The hardware's swizzle as the PTX ISA tabulates it: within a repeat of 8 rows, 16-byte chunk j
 // of row r of a 128B-swizzled box lands at chunk j ^ (r % 8); 64B: j ^ ((r / 2) % 4) over

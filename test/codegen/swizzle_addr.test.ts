@@ -1,10 +1,10 @@
-// The run-time address math of swizzled tiles (codegen/swizzle_addr.ts) against the layout's
+// The run-time address math of swizzled tiles (codegen/smem/swizzle_addr.ts) against the layout's
 // definition (smem_swizzle.ts swizzledOffset): the PTX it emits is evaluated here, line by line,
 // for every row and 16-byte chunk of tiles of each swizzle width, as register + immediate, and
 // as register XOR constant + immediate (the ldmatrix k-steps).
 import { describe, expect, it } from 'vitest';
-import { emitSwizzledOffset, SwizzledLanes, type Sink, type TileGeom } from '../../src/codegen/swizzle_addr.js';
-import { swizzledOffset, swizzleFor } from '../../src/codegen/smem_swizzle.js';
+import { emitSwizzledOffset, SwizzledLanes, type Sink, type TileGeom } from '../../src/codegen/smem/swizzle_addr.js';
+import { swizzledOffset, swizzleFor } from '../../src/codegen/smem/smem_swizzle.js';
 
 /** A sink that evaluates the u32 arithmetic it is given (the forms swizzle_addr.ts emits). */
 function evalSink(init: Record<string, number>): Sink & { regs: Map<string, number> } {

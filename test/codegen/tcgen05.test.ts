@@ -1,4 +1,4 @@
-// The sm_100 targets (codegen/lower_tcgen05.ts, tcgen05_desc.ts, tmem_alloc.ts): the tcgen05
+// The sm_100 targets (codegen/tensor_cores/lower_tcgen05.ts, tcgen05_desc.ts, tmem_alloc.ts): the tcgen05
 // accumulator layout against the tcgen05.ld.32x32b lane quarters, the two descriptors field by
 // field (as the PTX ISA and the sim read them), the portable sm_100 (= sm_90's code), the
 // fallbacks of sm_100a (dots tcgen05 does not take stay on mma.sync), and TMEM freed on an early
@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { compile, TARGETS } from '../../src/compile/compile.js';
 import { regSlots, threadShifts } from '../../src/compiler/layout.js';
 import { tcgen05KindOf, tcgen05Layout, tcgen05LayoutForDot } from '../../src/compiler/tcgen05_kinds.js';
-import { instrDesc } from '../../src/codegen/tcgen05_desc.js';
-import { coordsOf } from '../../src/codegen/convert_plan.js';
+import { instrDesc } from '../../src/codegen/tensor_cores/tcgen05_desc.js';
+import { coordsOf } from '../../src/codegen/convert/convert_plan.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { matmulMasked } from '../../bench/kernels.js';
 import { arange, constexpr, dot, exitIf, forLoop, load, programId, ptr, store, zeros } from '../../src/lang/index.js';

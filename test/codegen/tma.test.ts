@@ -1,4 +1,4 @@
-// The TMA lowering of tensor descriptors on sm_90a (codegen/lower_tma.ts, tensor_map.ts): golden
+// The TMA lowering of tensor descriptors on sm_90a (codegen/async/lower_tma.ts, tensor_map.ts): golden
 // lines for the cp.async.bulk.tensor and mbarrier forms, the hidden CUtensorMap parameters and
 // the recipe the launcher builds them from (metadata.tensorMaps), which descriptors fall back to
 // masked loads, and ptxas for sm_90a on each. Runs on the sim: test/e2e/tma.test.ts.
@@ -183,7 +183,7 @@ describe('TMA lowering (sm_90a)', () => {
 
 // cp.async.bulk.wait_group.read only waits for the TMA store to read its shared tile; the global
 // writes complete at a full wait_group. A store some later op of the program may observe waits
-// fully, then syncs the CTA (codegen/tma_store_wait.ts); one with nothing after it keeps .read.
+// fully, then syncs the CTA (codegen/async/tma_store_wait.ts); one with nothing after it keeps .read.
 describe('TMA store wait (sm_90a)', () => {
   const storeThen = (after: 'nothing' | 'load' | 'desc_load' | 'print' | 'loop') => defineKernel(
     { name: `tstore_${after}`, params: { x: ptr('f32'), y: ptr('f32'), z: ptr('f32'), M: 'i32', N: 'i32', BM: constexpr(), BN: constexpr() } },

@@ -1,4 +1,4 @@
-// The wgmma lowering (codegen/lower_wgmma.ts, sm_90a): the accumulator layout against the ISA's
+// The wgmma lowering (codegen/tensor_cores/lower_wgmma.ts, sm_90a): the accumulator layout against the ISA's
 // D fragment, the matrix descriptors against the canonical layouts (as the sim reads them), golden
 // PTX for the forms (fence.proxy.async / wgmma.fence / mma_async / commit / wait, descriptor
 // construction), and on the sim (as an sm_90): a missing proxy fence or wgmma wait gives a wrong
@@ -7,9 +7,9 @@ process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from '../../src/compile/compile.js';
 import { regSlots, threadShifts, wgmmaLayout } from '../../src/compiler/layout.js';
-import { coordsOf } from '../../src/codegen/convert_plan.js';
-import { swizzledOffset, swizzleFor, type SwizzleBytes } from '../../src/codegen/smem_swizzle.js';
-import { encodeDesc, sliceOffset, strideBytes, type SwizzledTile } from '../../src/codegen/wgmma_desc.js';
+import { coordsOf } from '../../src/codegen/convert/convert_plan.js';
+import { swizzledOffset, swizzleFor, type SwizzleBytes } from '../../src/codegen/smem/smem_swizzle.js';
+import { encodeDesc, sliceOffset, strideBytes, type SwizzledTile } from '../../src/codegen/tensor_cores/wgmma_desc.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { matmulAligned } from '../../bench/kernels.js';
 import { arange, constexpr, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';

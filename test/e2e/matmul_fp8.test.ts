@@ -1,5 +1,5 @@
 // fp8 dots on sm_80 (the sim's default GPU): no fp8 mma there, so the codegen widens the m16n8k32
-// byte fragments to f16 (exact) and runs two m16n8k16 f16 mmas per k32 step (codegen/mma_fp8.ts).
+// byte fragments to f16 (exact) and runs two m16n8k16 f16 mmas per k32 step (codegen/tensor_cores/mma_fp8.ts).
 // Each kernel runs on the interpreter and the sim (runBoth also assembles it with ptxas for sm_80
 // and sm_90) against an exact JS reference, within the rounding bound of docs/semantics.md.
 // test/e2e/matmul_fp8_sm90.test.ts runs the same kernels with the sm_89+ fp8 mma.sync.

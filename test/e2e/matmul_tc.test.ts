@@ -118,7 +118,7 @@ describe.each(['f16', 'bf16'] as const)('tensor-core matmuls in %s', (t) => {
 
   // The bench's tiles (64/64/64, 4 warps) and 32/32/32 on 2 warps: both dots get warps [WM, 1]
   // (compiler/mma_warps.ts), so P is the second dot's A operand straight from registers
-  // (codegen/mma_a_regs.ts); K^T, contiguous along k, is staged transposed (lower_mma.ts bT).
+  // (codegen/tensor_cores/mma_a_regs.ts); K^T, contiguous along k, is staged transposed (lower_mma.ts bT).
   it.each([[64, 4, 128], [32, 2, 96]] as const)('flash-attention forward, A of P V from registers (BM = BN = D = %i; %i warps; L = %i)', async (T, numWarps, L) => {
     const D = T, scale = 1 / Math.sqrt(D);
     const q = enc(t, randF32(L * D, 41)), k = enc(t, randF32(L * D, 42)), v = enc(t, randF32(L * D, 43));

@@ -1,4 +1,4 @@
-// The stmatrix epilogue of a 16-bit descriptor store on sm_90a (codegen/lower_stmatrix.ts): the
+// The stmatrix epilogue of a 16-bit descriptor store on sm_90a (codegen/async/lower_stmatrix.ts): the
 // accumulator of an mma.sync or wgmma dot, cast to f16/bf16, goes registers -> stmatrix ->
 // swizzled shared tile -> TMA store, without a layout conversion. Each tile shape picks another
 // stmatrix form (x2, x4; x1 where a thread holds a single matrix); results are bit-exact against a JS reference and the interpreter

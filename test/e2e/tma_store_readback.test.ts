@@ -2,7 +2,7 @@
 // sm_90; set before the sim loads). The TMA store's global writes complete only at a full
 // cp.async.bulk.wait_group (without .read), and the sim lands them there or at the kernel's end,
 // so the compiler must wait fully (and sync the CTA) when a later op may read the bytes
-// (codegen/tma_store_wait.ts). Each case reads back through other threads than the writer
+// (codegen/async/tma_store_wait.ts). Each case reads back through other threads than the writer
 // (reversed indices) and through a descriptor load, and matches the interpreter and program order.
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';

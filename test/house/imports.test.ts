@@ -31,6 +31,43 @@ describe('the import graph of src/', () => {
   });
 });
 
+describe('the subfolders of src/codegen', () => {
+  // Grouped by concern as Triton's NVIDIA backend separates its tensor-core lowerings from the
+  // generic ones. Listed bottom first: a subfolder imports the codegen root's shared files
+  // (context, emitter, ptx_types, the generic lowerings) and subfolders before it, never one after
+  // it, so the groups stay one-way. The root (render.ts, the generic lowerings) may use any of them.
+  const CODEGEN_LAYERS = ['math', 'convert', 'smem', 'async', 'tensor_cores', 'pipeline'];
+  const CODEGEN = join(SRC, 'codegen');
+  const layerOf = (abs: string): string => {
+    const parts = relative(CODEGEN, abs).split(sep);
+    return parts.length === 1 ? '(root)' : parts[0]!;
+  };
+
+  it('has exactly the listed subfolders, each with files', () => {
+    const dirs = [...new Set(tsFiles(CODEGEN).map(layerOf))].filter((d) => d !== '(root)').sort();
+    expect(dirs).toEqual([...CODEGEN_LAYERS].sort());
+  });
+
+  it('imports only down the list, never sideways or up', () => {
+    const bad: string[] = [];
+    let crossings = 0;
+    for (const f of tsFiles(CODEGEN)) {
+      const from = layerOf(f);
+      if (from === '(root)') continue;
+      for (const { spec, line } of importsOf(readFileSync(f, 'utf8'))) {
+        const target = resolve(dirname(f), spec);
+        if (!target.startsWith(CODEGEN + sep)) continue;
+        const to = layerOf(target);
+        if (to === from || to === '(root)') continue;
+        crossings++;
+        if (CODEGEN_LAYERS.indexOf(to) > CODEGEN_LAYERS.indexOf(from)) bad.push(`codegen/${relative(CODEGEN, f)}:${line} (${from}) imports '${spec}' (${to})`);
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(crossings).toBeGreaterThan(10); // the graph was read: pipeline uses tensor_cores, they use smem...
+  });
+});
+
 describe('bench/', () => {
   // The published package ships dist/src and dist/bench, not the tests: a bench file that imports
   // from test/ breaks `tessera bench` for everyone who installed the package.

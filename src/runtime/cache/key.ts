@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { numStagesOf, TARGETS, type CompileOptions } from '../../compile/compile.js';
 import { paramSpec } from '../../compiler/axis_info.js';
 import { CompileError } from '../../compiler/errors.js';
-import { DEFAULT_DOT } from '../../codegen/lower_dot.js';
+import { DEFAULT_DOT } from '../../codegen/tensor_cores/lower_dot.js';
 import { hashFunc } from '../../ir/hash.js';
 import type { Func } from '../../ir/ops.js';
 import { printFunc } from '../../ir/print.js';

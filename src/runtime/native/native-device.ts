@@ -10,7 +10,7 @@ import {
 import { NativeDeviceError, native, nativeAsync } from './errors.js';
 import { type ParamSpec, packParams } from './params.js';
 import { paramBytesWithMaps, TensorMapCache } from './tensor_maps.js';
-import type { TensorMapSpec } from '../../codegen/tensor_map.js';
+import type { TensorMapSpec } from '../../codegen/async/tensor_map.js';
 
 export type NativeKind = 'cuda' | 'sim';
 
@@ -27,7 +27,7 @@ export interface KernelMetadata {
   /** Whether sharedBytes is dynamic (`.extern .shared`); when absent, read from the PTX. */
   readonly dynamicShared?: boolean;
   readonly params: readonly ParamSpec[];
-  /** Hidden CUtensorMap parameters encoded at launch (sm_90a TMA; codegen/tensor_map.ts). */
+  /** Hidden CUtensorMap parameters encoded at launch (sm_90a TMA; codegen/async/tensor_map.ts). */
   readonly tensorMaps?: readonly TensorMapSpec[];
 }
 

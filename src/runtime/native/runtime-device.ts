@@ -28,7 +28,7 @@ import type { DeviceSite } from '../../codegen/print_sites.js';
 import { blockThreads, type DeviceBuffer, NativeDevice, type NativeEvent, type NativeKind, type NativeStream } from './native-device.js';
 import { checkSpec, writeParam, type ParamSpec as PackSpec } from './params.js';
 import { paramBytesWithMaps, type TensorMapCache } from './tensor_maps.js';
-import type { TensorMapSpec } from '../../codegen/tensor_map.js';
+import type { TensorMapSpec } from '../../codegen/async/tensor_map.js';
 import { loadForeignModule, type ForeignModule } from './foreign_module.js';
 import { activeCapture, refuseOtherDevice, withinCapture } from '../capture_scope.js';
 

@@ -3,7 +3,7 @@
 // tensor_map.ts TensorMapSpec); this encodes it with cuTensorMapEncodeTiled and writes it at its
 // offset. Maps are cached per (address, dims, strides, box, swizzle, dtype), so relaunching with
 // the same tensors costs a lookup. Bad descriptors are E_DESCRIPTOR, named, before anything runs.
-import type { TensorMapSpec, ScalarSource } from '../../codegen/tensor_map.js';
+import type { TensorMapSpec, ScalarSource } from '../../codegen/async/tensor_map.js';
 import { byteSize } from '../../ir/types.js';
 import type { Driver } from './addon.js';
 import { NativeDeviceError, native } from './errors.js';

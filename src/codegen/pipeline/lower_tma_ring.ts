@@ -1,0 +1,339 @@
+// TMA pipelining on sm_90a: a loop whose tensor-descriptor loads feed tensor-core dots keeps
+// numStages stages of those tiles in shared memory, each filled by TMA S-1 iterations ahead by
+// thread 0 and guarded by its own mbarrier (expect_tx of the stage's bytes), as Triton's
+// warp-specialization-free Hopper pipeline does. The dot reads its stage directly (StagedTile,
+// staged.ts): each tile is in the swizzled layout of smem_swizzle.ts, one TMA box per column block.
+//
+//   prologue:    bar.sync; issue iterations 0..D-1 into stages 0..D-1   (D = S-1)
+//   iteration i: wait stage i%S's mbarrier (parity: bit i%S of `phases`, flipped after the wait)
+//                bar.sync                        -> every warp is done with stage (i-1)%S
+//                issue iteration i+D into stage (i+D)%S (skipped past the end)
+//                the body: dots read stage i%S
+// A wgmma dot left in flight across iterations (overlapped) makes D = S-2 (see tmaRingFor).
+//   issue:       thread 0: mbarrier.arrive.expect_tx [bar], stage bytes; a cp.async.bulk.tensor per box
+// Every issued stage is consumed before the loop ends, so each stage's parity bit stays in step
+// with its mbarrier across runs of the loop (a ring loop inside another loop).
+// A loop that writes global memory (a store, atomic or descriptor store) gets no ring: its loads
+// may read what an earlier iteration wrote (compiler/loop_writers.ts).
+import type { Op, Value } from '../../ir/ops.js';
+import { descOperands } from '../../ir/tensor_desc.js';
+import { isPure } from '../../ir/effects.js';
+import { isMmaLayout, isWgmmaLayout, layoutKey } from '../../compiler/layout.js';
+import { loopWriter } from '../../compiler/loop_writers.js';
+import { loopStages } from '../../compiler/pipeline.js';
+import { movFor, type Lowering } from '../context.js';
+import { backEdge, hoistConversions } from '../lower_control.js';
+import { boxCoords, elected, mapAddress, newBarriers, waitBarrier } from '../async/lower_tma.js';
+import { overlappedDot, setWgmmaPending } from '../tensor_cores/lower_wgmma.js';
+import { regKind } from '../ptx_types.js';
+import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
+import { setStaged } from '../smem/staged.js';
+import { descElem, tensorMaps, tileGeometry, type TileGeometry } from '../async/tensor_map.js';
+
+type Rule = (cx: Lowering, op: Op) => void;
+
+interface RingTile {
+  readonly load: Op<'desc_load'>;
+  /** What the dots read: the load's value, or its reshape to 2-D (a [1, .., R, C] block). */
+  readonly value: Value;
+  readonly g: TileGeometry;
+  /** Byte offset in a stage (1024-aligned). */
+  readonly offset: number;
+  readonly reshape?: Op;
+}
+export interface TmaRingLoop {
+  readonly loop: Op;
+  readonly numStages: number;
+  readonly step: number;
+  readonly tiles: RingTile[];
+  readonly stageBytes: number;
+  /** Body ops that compute the tiles' offsets (lowered again for each issue). */
+  readonly slice: Op[];
+  /** Body ops the ring replaces (the loads, and slice ops only they use). */
+  readonly skip: Set<Op>;
+}
+
+const alignUp = (n: number, a: number): number => Math.ceil(n / a) * a;
+
+/**
+ * Why `load` cannot ride a ring in `body`, or its offset slice (ops of the body it needs), the
+ * value the dots read and the reshape that drops a [1, .., R, C] block's unit dims (batched
+ * tensors: `desc.load([z, m, k]).reshape([R, C])`).
+ */
+function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][number], uses: Map<number, Op[]>): string | { slice: Set<Op>; value: Value; reshape?: Op } {
+  const t = descElem(load);
+  if (t !== 'f16' && t !== 'bf16') return 'not a 16-bit dtype';
+  const block = load.attrs.block;
+  if (block.length < 2 || block.slice(0, -2).some((b) => b !== 1)) return 'not a 2-D block (or one with leading unit dims)';
+  const g = tileGeometry(load);
+  if (!g.swizzle || g.swizzle !== swizzleFor(g.rowBytes)) return 'its tile cannot be swizzled (rows not a multiple of 8, or rows under 32 bytes)';
+  let value = load.results[0]!;
+  let reshape: Op | undefined;
+  if (block.length > 2) {
+    const us = uses.get(value.id) ?? [];
+    const r = us[0];
+    if (us.length !== 1 || r!.kind !== 'reshape' || !body.ops.includes(r!) || r!.results[0]!.type.shape.length !== 2) return 'a block with unit dims not reshaped to 2-D in the loop';
+    reshape = r;
+    value = r!.results[0]!;
+  }
+  const users = uses.get(value.id) ?? [];
+  for (const u of users) {
+    if (u.kind !== 'dot' || !body.ops.includes(u) || u.operands[2]!.id === value.id) return 'used by something other than a dot operand a/b in the loop';
+    const [M, N] = u.results[0]!.type.shape as [number, number];
+    const L = cx.layoutOf(u.results[0]!);
+    if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps)) return 'its dot is not on tensor cores (mma.sync or wgmma)';
+  }
+  if (!users.length) return 'unused';
+  // the offsets: pure ops of the body on the induction variable and values from outside
+  const inBody = new Map<number, Op>();
+  for (const x of body.ops) for (const r of x.results) inBody.set(r.id, x);
+  const carried = new Set(body.args.slice(1).map((a) => a.id));
+  const slice = new Set<Op>();
+  const visit = (id: number): string | undefined => {
+    if (carried.has(id)) return 'an offset depends on a loop-carried value';
+    const d = inBody.get(id);
+    if (!d || slice.has(d)) return undefined;
+    if (!isPure(d) || d.regions.length) return `an offset is computed by '${d.kind}'`;
+    slice.add(d);
+    for (const o of d.operands) {
+      const why = visit(o.id);
+      if (why) return why;
+    }
+    return undefined;
+  };
+  for (const o of descOperands(load).offsets) {
+    const why = visit(o.id);
+    if (why) return why;
+  }
+  return { slice, value, ...(reshape ? { reshape } : {}) };
+}
+
+/** The loops to ring: innermost `for`s with a constant positive step and ringable descriptor loads. */
+export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean): Map<Op, TmaRingLoop> {
+  const out = new Map<Op, TmaRingLoop>();
+  if (cx.target !== 'sm_90a') return out;
+  const uses = new Map<number, Op[]>();
+  const see = (ops: readonly Op[]): void => {
+    for (const o of ops) {
+      for (const v of o.operands) (uses.get(v.id) ?? uses.set(v.id, []).get(v.id)!).push(o);
+      o.regions.forEach((r) => see(r.ops));
+    }
+  };
+  see(cx.func.body.ops);
+  const visit = (ops: readonly Op[]): void => {
+    for (const op of ops) {
+      op.regions.forEach((r) => visit(r.ops));
+      if (op.kind !== 'for' || skipLoops(op)) continue;
+      const S = loopStages(op, numStages); // the loop's own numStages overrides the kernel's
+      if (S < 2) continue;
+      const body = op.regions[0]!;
+      if (body.ops.some((o) => o.regions.length)) continue; // innermost, straight-line bodies only
+      // a loop that writes memory keeps its loads in program order: a TMA copy of iteration i+D
+      // would run before the writes of i..i+D (compiler/loop_writers.ts; noted in the 'pipeline' stage)
+      if (loopWriter(body)) continue;
+      const step = cx.info.get(op.operands[2]!).constant;
+      if (step === undefined || !Number.isInteger(step) || step <= 0) continue;
+      const tiles: RingTile[] = [];
+      const slice = new Set<Op>();
+      let offset = 0;
+      for (const o of body.ops) {
+        if (o.kind !== 'desc_load') continue;
+        const r = ringable(cx, o as Op<'desc_load'>, body, uses);
+        if (typeof r === 'string') continue;
+        r.slice.forEach((x) => slice.add(x));
+        const g = tileGeometry(o as Op<'desc_load'>);
+        tiles.push({ load: o as Op<'desc_load'>, value: r.value, ...(r.reshape ? { reshape: r.reshape } : {}), g, offset });
+        offset = alignUp(offset + g.bytes, SWIZZLE_ALIGN);
+      }
+      if (!tiles.length) continue;
+      const skip = new Set<Op>(tiles.flatMap((t) => (t.reshape ? [t.load, t.reshape] : [t.load])));
+      for (let i = body.ops.length - 1; i >= 0; i--) {
+        const x = body.ops[i]!;
+        if (slice.has(x) && x.results.every((r) => (uses.get(r.id) ?? []).every((u) => skip.has(u)))) skip.add(x);
+      }
+      out.set(op, { loop: op, numStages: S, step, tiles, stageBytes: offset, slice: body.ops.filter((x) => slice.has(x)), skip });
+    }
+  };
+  visit(cx.func.body.ops);
+  return out;
+}
+
+/** Ops a ring loop's body may hold and still leave the shared scratch alone. */
+const REGISTER_ONLY = new Set(['const', 'arange', 'splat', 'broadcast', 'expand_dims', 'unary', 'binary', 'cmp', 'select', 'fma', 'cast', 'bitcast', 'addptr', 'hint', 'program_id', 'num_programs', 'yield']);
+
+/**
+ * Whether the body uses the scratch while the ring is live (a conversion, a staged operand, a
+ * reduction...). When it does not, the ring shares the scratch's bytes, as the cp.async ring
+ * does: the ring's opening barrier and the one every scratch user starts with keep them apart,
+ * and no TMA write is in flight after the loop (every issued stage was waited for).
+ */
+function bodyUsesScratch(cx: Lowering, l: TmaRingLoop): boolean {
+  const staged = new Set(l.tiles.map((t) => t.value.id));
+  const converts = (o: Op, i: number): boolean => {
+    const v = o.operands[i]!;
+    const want = cx.plan.expected.get(o)?.[i];
+    return v.type.shape.length > 0 && want !== undefined && layoutKey(want) !== layoutKey(cx.layoutOf(v));
+  };
+  return l.loop.regions[0]!.ops.some((o) => {
+    if (l.skip.has(o)) return false;
+    if (o.kind === 'dot') return !staged.has(o.operands[0]!.id) || !staged.has(o.operands[1]!.id) || converts(o, 2);
+    if (!REGISTER_ONLY.has(o.kind)) return true;
+    return o.operands.some((_, i) => converts(o, i));
+  });
+}
+
+/** `rules.for` lowers the planned loops as TMA rings, at the start of shared memory. */
+export function withTmaRing(rules: Record<string, Rule>, cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean): void {
+  const plan = planTmaRings(cx, numStages, skipLoops);
+  if (!plan.size) return;
+  let own = 0;
+  let shared = 0;
+  for (const l of plan.values()) {
+    const bytes = l.numStages * l.stageBytes;
+    if (bodyUsesScratch(cx, l)) own = Math.max(own, bytes);
+    else shared = Math.max(shared, bytes);
+  }
+  // a cp.async ring reserved before (withPipeline) lies within sharedBytes: keep it reserved too
+  if (own) cx.reserveShared(Math.max(own, cx.sharedBytes));
+  cx.sharedBytes = Math.max(cx.sharedBytes, shared);
+  const plain = rules.for!;
+  rules.for = (c, op) => {
+    const l = plan.get(op);
+    if (l) tmaRingFor(c, op, l);
+    else plain(c, op);
+  };
+}
+
+function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
+  const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
+  const ivT = op.operands[0]!.type.elem;
+  const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
+  const body = op.regions[0]!;
+  const S = l.numStages;
+  const SB = l.stageBytes;
+  // a wgmma dot may stay in flight into the next iteration (lower_wgmma.ts overlappedDot), still
+  // reading its stage: then tiles are issued S-2 iterations ahead, into the stage read two
+  // iterations ago, whose wgmma the dot's wait_group 1 of the last iteration completed
+  const overlapped = S >= 3 ? overlappedDot(cx, op, new Set(l.tiles.map((t) => t.value.id))) : undefined;
+  if (overlapped) setWgmmaPending(cx, overlapped, 1);
+  const D = overlapped ? S - 2 : S - 1; // issue distance
+  const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
+  hoistConversions(cx, op);
+  cx.emit(`// TMA ring: ${S} stages of ${SB} bytes, ${l.tiles.length} tile(s), one mbarrier per stage, issued ${D} ahead`);
+  const maps = l.tiles.map((t) => mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)));
+  const { bar: bar0, phase: phases } = newBarriers(cx, S); // phases: bit k = parity stage k waits for next
+  const p = elected(cx);
+  const ring0 = cx.reg('b32');
+  const ringEnd = cx.reg('b32');
+  cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
+  cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${S * SB};`);
+  cx.barrier(); // an earlier run of a ring (or the scratch) may still be reading these bytes
+
+  /** Thread 0 fills the stage at `stage` (its mbarrier at `bar`) with the tiles of iteration `iv`. */
+  const issue = (iv: string, stage: string, bar: string): void => {
+    const q = cx.reg('pred');
+    const skip = cx.e.label('tma_skip');
+    cx.emit(`setp.ge.${ty} ${q}, ${iv}, ${ub};`);
+    cx.emit(`@${q} bra.uni ${skip};`);
+    cx.scope(() => {
+      cx.define(body.args[0]!, [iv]);
+      for (const o of l.slice) cx.lowerOp(o);
+      cx.emit(`@${p} mbarrier.arrive.expect_tx.shared::cta.b64 _, [${bar}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
+      l.tiles.forEach((t, k) => {
+        for (let j = 0; j < t.g.boxes; j++) {
+          const off = t.offset + j * t.g.rows * t.g.swizzle;
+          cx.emit(`@${p} cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${stage}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${bar}];`);
+        }
+      });
+    });
+    cx.e.placeLabel(skip);
+  };
+
+  for (let j = 0; j < D; j++) {
+    const ivj = cx.newRegs(ivT, 1)[0]!;
+    const st = cx.reg('b32');
+    const bj = cx.reg('b32');
+    cx.emit(`add.${ty} ${ivj}, ${lb}, ${j * l.step};`);
+    cx.emit(`add.u32 ${st}, ${ring0}, ${j * SB};`);
+    cx.emit(`add.u32 ${bj}, ${bar0}, ${8 * j};`);
+    issue(ivj, st, bj);
+  }
+
+  const [rd, wr, rdBar, wrBar, rdIdx] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
+  cx.emit(`mov.u32 ${rd}, ${ring0};`);
+  cx.emit(`add.u32 ${wr}, ${ring0}, ${D * SB};`);
+  cx.emit(`mov.u32 ${rdBar}, ${bar0};`);
+  cx.emit(`add.u32 ${wrBar}, ${bar0}, ${8 * D};`);
+  cx.emit(`mov.u32 ${rdIdx}, 0;`);
+  const iv = cx.newRegs(ivT, 1)[0]!;
+  cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
+  const top = cx.e.label('tfor');
+  const end = cx.e.label('endtfor');
+  const done = cx.reg('pred');
+  cx.e.placeLabel(top);
+  cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
+  cx.emit(`@${done} bra.uni ${end};`);
+  const parity = cx.reg('b32');
+  const bit = cx.reg('b32');
+  cx.emit(`bfe.u32 ${parity}, ${phases}, ${rdIdx}, 1;`);
+  waitBarrier(cx, rdBar, parity);
+  cx.emit(`shl.b32 ${bit}, 1, ${rdIdx};`);
+  cx.emit(`xor.b32 ${phases}, ${phases}, ${bit};`);
+  cx.barrier();
+  const ivn = cx.newRegs(ivT, 1)[0]!;
+  cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
+  issue(ivn, wr, wrBar);
+
+  const yields = lowerRingBody(cx, op, l, iv, carried, rd);
+  backEdge(cx, op, carried, yields);
+  // the next stage: read and write pointers (and their mbarriers) advance by one, wrapping
+  const wrap = (r: string, stepBytes: number, first: string, past: string): void => {
+    const q = cx.reg('pred');
+    cx.emit(`add.u32 ${r}, ${r}, ${stepBytes};`);
+    cx.emit(`setp.eq.u32 ${q}, ${r}, ${past};`);
+    cx.emit(`selp.b32 ${r}, ${first}, ${r}, ${q};`);
+  };
+  const barEnd = cx.reg('b32');
+  cx.emit(`add.u32 ${barEnd}, ${bar0}, ${8 * S};`);
+  wrap(rd, SB, ring0, ringEnd);
+  wrap(wr, SB, ring0, ringEnd);
+  wrap(rdBar, 8, bar0, barEnd);
+  wrap(wrBar, 8, bar0, barEnd);
+  const zero = cx.reg('b32');
+  const nS = cx.reg('b32');
+  cx.emit(`mov.u32 ${zero}, 0;`);
+  cx.emit(`mov.u32 ${nS}, ${S};`);
+  wrap(rdIdx, 1, zero, nS);
+  cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
+  cx.emit(`bra.uni ${top};`);
+  cx.e.placeLabel(end);
+  if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
+  op.results.forEach((r, k) => cx.define(r, carried[k]!));
+}
+
+/**
+ * The loop body over a ring stage (`rd` = the stage's shared address): the staged tiles read from
+ * it, the ring's own loads skipped. Returns the yielded registers. Shared with warp specialization.
+ */
+export function lowerRingBody(cx: Lowering, op: Op, l: TmaRingLoop, iv: string, carried: readonly string[][], rd: string): string[][] {
+  const body = op.regions[0]!;
+  return cx.scope(() => {
+    cx.define(body.args[0]!, [iv]);
+    body.args.slice(1).forEach((a, k) => {
+      cx.define(a, carried[k]!);
+      cx.own(a, body);
+    });
+    for (const t of l.tiles) {
+      const base = cx.reg('b32');
+      cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
+      setStaged(cx, t.value, { base, rows: t.g.rows, rowBytes: t.g.rowBytes, swizzle: t.g.swizzle, transposed: false });
+    }
+    let out: string[][] = [];
+    for (const o of body.ops) {
+      if (o.kind === 'yield') out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
+      else if (!l.skip.has(o)) cx.lowerOp(o);
+    }
+    for (const t of l.tiles) setStaged(cx, t.value, undefined);
+    return out;
+  });
+}

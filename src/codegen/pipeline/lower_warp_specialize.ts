@@ -1,0 +1,323 @@
+// Warp specialization on sm_90a (a `for` with the loop option `warpSpecialize: true`): the loop's
+// tensor-descriptor loads that feed wgmma dots are issued by a producer warpgroup, and the
+// numWarps warps of the kernel (whole warpgroups: the consumers) only wait, compute and release,
+// as CUTLASS's warp-specialized sm90 GEMMs and Triton's `warp_specialize=True` structure it.
+//
+//   CTA:        numWarps consumer warps (tid < 32*numWarps: every layout is theirs, unchanged)
+//               + one producer warpgroup (4 warps) after them: 32*(numWarps+4) threads
+//   prologue:   all threads; mbarriers init'ed: full[s] (1 arrival + the stage's bytes),
+//               empty[s] (32*numWarps arrivals); bar.sync 0; then the producer branches off
+//   consumers:  setmaxnreg.inc; the kernel's code, barriers are `bar.sync 1, 32*numWarps`;
+//               iteration i: wait full[i%S] (parity: the consumers' phase bit, flipped on wrap)
+//               the body: wgmma reads stage i%S; every consumer thread arrives on empty[i%S]
+//               after wait_group 0, or (the wgmma left in flight, overlappedDot) on empty of
+//               stage (i-1)%S after wait_group 1; wait_group 0 after the loop
+//   producer:   setmaxnreg.dec; all but one thread leave; iteration i: from the S-th on, wait
+//               empty[i%S] (parity: the producer's phase bit, flipped on wrap, as it was one
+//               use ago); arrive.expect_tx full[i%S]; TMA copies of the tiles into stage i%S
+//
+// The ring is at the start of shared memory; the scratch stays past it from the kernel's start
+// to the loop's end (the producer fills stages while the code before the loop runs).
+// The producer recomputes what it needs (the loop bounds, the tiles' offsets and the scalars
+// before the loop they come from) in its own code; a loop it cannot run alone falls back to the
+// plain TMA ring with the reason in the 'pipeline' stage (warpSpecializeNotes).
+import type { Op } from '../../ir/ops.js';
+import { isPure } from '../../ir/effects.js';
+import { descOperands } from '../../ir/tensor_desc.js';
+import { isWgmmaLayout } from '../../compiler/layout.js';
+import { loopStages } from '../../compiler/pipeline.js';
+import { describeWriter, loopWriter } from '../../compiler/loop_writers.js';
+import { movFor, type Lowering } from '../context.js';
+import { backEdge, hoistConversions } from '../lower_control.js';
+import { boxCoords, mapAddress, newBarriers, waitBarrier } from '../async/lower_tma.js';
+import { lowerRingBody, planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
+import { overlappedDot, setWgmmaPending } from '../tensor_cores/lower_wgmma.js';
+import { regKind } from '../ptx_types.js';
+import { setStaged } from '../smem/staged.js';
+import { tensorMaps } from '../async/tensor_map.js';
+
+type Rule = (cx: Lowering, op: Op) => void;
+
+/** Warps of the producer partition: a whole warpgroup (setmaxnreg acts on warpgroups). */
+export const PRODUCER_WARPS = 4;
+/** The producer's register budget after setmaxnreg.dec (it only computes addresses). */
+export const PRODUCER_REGS = 40;
+
+export interface WarpSpecializedLoop {
+  readonly ring: TmaRingLoop;
+  /** Ops before the loop (top level, pure scalars) the producer lowers again, in program order. */
+  readonly remat: readonly Op[];
+  /** Registers per thread: at launch (.maxnreg) and for the consumers after setmaxnreg.inc. */
+  readonly maxnreg: number;
+  readonly consumerRegs: number;
+}
+
+export interface WarpSpecializePlan {
+  readonly loop?: WarpSpecializedLoop;
+  /** One line per loop that asked for warp specialization: taken, or why not. */
+  readonly notes: string[];
+}
+
+const loopName = (op: Op): string => `loop %${op.regions[0]!.args[0]!.id}`;
+
+/** Register budgets: the launch's (65536 over the CTA's threads) and the consumers' after the producer gives its back. */
+export function registerSplit(numWarps: number): { maxnreg: number; consumerRegs: number } {
+  const threads = 32 * (numWarps + PRODUCER_WARPS);
+  const maxnreg = Math.min(248, Math.floor(65536 / threads / 8) * 8);
+  const consumerRegs = Math.min(256, Math.floor((65536 - 32 * PRODUCER_WARPS * PRODUCER_REGS) / (32 * numWarps) / 8) * 8);
+  return { maxnreg, consumerRegs };
+}
+
+/** Decides the warp-specialized loop of the kernel (at most one) and why other asking loops are not. */
+export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: (loop: Op) => boolean): WarpSpecializePlan {
+  const notes: string[] = [];
+  const asking: Op[] = [];
+  const find = (ops: readonly Op[]): void => ops.forEach((o) => {
+    if (o.kind === 'for' && (o as Op<'for'>).attrs.warpSpecialize) asking.push(o);
+    o.regions.forEach((r) => find(r.ops));
+  });
+  find(cx.func.body.ops);
+  let chosen: WarpSpecializedLoop | undefined;
+  for (const op of asking) {
+    const why = chosen ? 'only one loop per kernel is warp-specialized' : whyNot(cx, op, numStages, otherRings);
+    if (typeof why === 'string') {
+      notes.push(`${loopName(op)}: not warp-specialized: ${why}; plain pipeline`);
+      continue;
+    }
+    chosen = why;
+    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})`);
+  }
+  return { ...(chosen ? { loop: chosen } : {}), notes };
+}
+
+function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) => boolean): string | WarpSpecializedLoop {
+  if (cx.target !== 'sm_90a') return `needs sm_90a (target ${cx.target})`;
+  if (cx.numWarps % 4) return `numWarps ${cx.numWarps} is not whole consumer warpgroups (4, 8, ...)`;
+  if (!cx.func.body.ops.includes(op)) return "not at the kernel's top level (the producer runs the loop once)";
+  if (cx.func.body.ops.some((o) => o.kind === 'exit_if')) return 'the kernel may return early: the producer would wait for consumers that left';
+  const S = loopStages(op, numStages);
+  if (S < 2) return `numStages ${S}: no ring to fill`;
+  const body = op.regions[0]!;
+  const writer = loopWriter(body);
+  if (writer) return describeWriter(writer);
+  const step = cx.info.get(op.operands[2]!).constant;
+  if (step === undefined || !Number.isInteger(step) || step <= 0) return 'step is not a known positive constant';
+  if (body.ops.some((o) => o.regions.length)) return 'the body has nested regions (loops or ifs)';
+  const ring = planTmaRings(cx, numStages, (o) => o !== op).get(op);
+  if (!ring) return 'no descriptor load of a 16-bit, swizzlable 2-D tile feeding only tensor-core dots in the body';
+  const ringed = new Set<Op>(ring.tiles.map((t) => t.load));
+  const left = body.ops.find((o) => (o.kind === 'load' || o.kind === 'desc_load') && !ringed.has(o));
+  if (left) return `${left.kind} %${left.results[0]!.id} is not on the ring (the producer issues descriptor loads by TMA only; pointer loads have no producer path yet)`;
+  const staged = new Set(ring.tiles.map((t) => t.value.id));
+  for (const o of body.ops) {
+    if (o.kind !== 'dot' || !o.operands.slice(0, 2).some((v) => staged.has(v.id))) continue;
+    if (!isWgmmaLayout(cx.layoutOf(o.results[0]!), o.operands[0]!.type.shape[0]!, cx.numWarps)) return 'a dot on its tiles is not a wgmma (consumer warpgroups run wgmma)';
+  }
+  if (otherRings(op)) return 'another loop of the kernel has a ring in shared memory (the producer fills this one during the whole kernel)';
+  // what the producer recomputes: top-level pure scalar ops the bounds and offsets depend on
+  const top = new Map<number, Op>();
+  cx.func.body.ops.forEach((o) => o.results.forEach((r) => top.set(r.id, o)));
+  const need = new Set<Op>();
+  const visit = (id: number): string | undefined => {
+    const d = top.get(id);
+    if (!d || need.has(d)) return undefined;
+    if (!isPure(d) || d.regions.length || d.results.some((r) => r.type.shape.length)) return `the producer cannot recompute %${id} (${d.kind} before the loop; it recomputes pure scalars only)`;
+    need.add(d);
+    for (const v of d.operands) {
+      const why = visit(v.id);
+      if (why) return why;
+    }
+    return undefined;
+  };
+  const inBody = new Set(body.ops.flatMap((o) => o.results.map((r) => r.id)));
+  const offsets = ring.tiles.flatMap((t) => descOperands(t.load).offsets);
+  const roots = [op.operands[0]!, op.operands[1]!, ...offsets, ...ring.slice.flatMap((o) => o.operands)].filter((v) => !inBody.has(v.id));
+  for (const v of roots) {
+    const why = visit(v.id);
+    if (why) return why;
+  }
+  return { ring: { ...ring, numStages: S }, remat: cx.func.body.ops.filter((o) => need.has(o)), ...registerSplit(cx.numWarps) };
+}
+
+interface WsState {
+  readonly l: WarpSpecializedLoop;
+  full?: string;
+  empty?: string;
+}
+
+/**
+ * Arms a warp-specialized lowering: the ring is reserved for the whole kernel, consumer barriers
+ * become named ones, and `rules.for` lowers the loop's consumer side. Returns the producer's
+ * entry branch (lines for after the prologue) and a call that lowers its code after the
+ * kernel's (at the end of the body), or undefined.
+ */
+export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, plan: WarpSpecializePlan): { entry: () => string[]; producer: () => void } | undefined {
+  const l = plan.loop;
+  if (!l) return undefined;
+  const st: WsState = { l };
+  const n = 32 * cx.numWarps;
+  cx.reserveShared(l.ring.numStages * l.ring.stageBytes);
+  cx.barrierThreads = n;
+  // the mbarriers, init'ed in the prologue by thread 0 before the partitions part
+  const S = l.ring.numStages;
+  const { bar } = newBarriers(cx, 2 * S, (k) => (k < S ? 1 : n));
+  st.full = bar;
+  st.empty = cx.reg('b32');
+  cx.e.emitPrologue(`add.u32 ${st.empty}, ${bar}, ${8 * S};`);
+  const plain = rules.for!;
+  // the producer may write any stage from the kernel's start until the loop's last wait: the
+  // scratch stays past the ring until then (after it, as for the plain ring, the two may overlap:
+  // every scratch user starts with a consumer barrier, and no copy is in flight)
+  cx.enterRingLive();
+  rules.for = (c, op) => {
+    if (op !== l.ring.loop) return plain(c, op);
+    consumerFor(c, op, st);
+    c.leaveRingLive();
+  };
+  const label = 'ws_producer';
+  return {
+    entry: () => {
+      const { tid } = cx.thread();
+      const p = cx.reg('pred');
+      return [
+        `\t// warp specialization: warps ${cx.numWarps}..${cx.numWarps + PRODUCER_WARPS - 1} are the producer`,
+        `\tsetp.ge.u32 ${p}, ${tid}, ${n};`,
+        `\t@${p} bra.uni ${label};`,
+        `\tsetmaxnreg.inc.sync.aligned.u32 ${l.consumerRegs};`,
+      ];
+    },
+    producer: () => {
+      cx.emit('ret;');
+      cx.e.placeLabel(label);
+      producer(cx, st);
+    },
+  };
+}
+
+/** The consumers' loop: wait for a full stage, run the body on it, release it. */
+function consumerFor(cx: Lowering, op: Op, st: WsState): void {
+  const l = st.l.ring;
+  const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
+  const ivT = op.operands[0]!.type.elem;
+  const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
+  const body = op.regions[0]!;
+  const S = l.numStages;
+  // the wgmma of iteration i may stay in flight into i+1 (lower_wgmma.ts overlappedDot): its
+  // wait_group 1 then completes the wgmma of i-1, whose stage is released one iteration late
+  const overlapped = overlappedDot(cx, op, new Set(l.tiles.map((t) => t.value.id)));
+  if (overlapped) setWgmmaPending(cx, overlapped, 1);
+  const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
+  hoistConversions(cx, op);
+  cx.emit(`// warp-specialized loop (consumers): ${S} stages of ${l.stageBytes} bytes filled by the producer warpgroup${overlapped ? ', wgmma in flight into the next iteration' : ''}`);
+  const [rd, full, empty, idx, phase] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
+  cx.emit(`mov.u32 ${rd}, ${cx.smemSymbol()};`);
+  cx.emit(`mov.u32 ${full}, ${st.full};`);
+  cx.emit(`mov.u32 ${empty}, ${st.empty};`);
+  cx.emit(`mov.u32 ${idx}, 0;`);
+  cx.emit(`mov.u32 ${phase}, 0;`);
+  const iv = cx.newRegs(ivT, 1)[0]!;
+  cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
+  const prev = overlapped ? { bar: cx.reg('b32'), live: cx.reg('pred') } : undefined; // the stage to release next
+  if (prev) cx.emit(`setp.ne.u32 ${prev.live}, 0, 0;`);
+  const top = cx.e.label('wsfor');
+  const end = cx.e.label('endwsfor');
+  const done = cx.reg('pred');
+  cx.e.placeLabel(top);
+  cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
+  cx.emit(`@${done} bra.uni ${end};`);
+  waitBarrier(cx, full, phase); // the producer's copies of this stage have landed
+  const yields = lowerRingBody(cx, op, l, iv, carried, rd);
+  if (prev) {
+    // wait_group 1 completed the previous iteration's wgmma: its stage is free; this one is next
+    cx.emit(`@${prev.live} mbarrier.arrive.shared::cta.b64 _, [${prev.bar}];`);
+    cx.emit(`mov.u32 ${prev.bar}, ${empty};`);
+    cx.emit(`setp.eq.u32 ${prev.live}, 0, 0;`);
+  } else {
+    // every dot on the stage waited for its wgmma (wait_group 0): this thread is done with it
+    cx.emit(`mbarrier.arrive.shared::cta.b64 _, [${empty}];`);
+  }
+  backEdge(cx, op, carried, yields);
+  advance(cx, S, l.stageBytes, rd, full, empty, idx, phase);
+  cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
+  cx.emit(`bra.uni ${top};`);
+  cx.e.placeLabel(end);
+  // the last wgmma (the producer has issued every stage: no release is awaited any more)
+  if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
+  op.results.forEach((r, k) => cx.define(r, carried[k]!));
+}
+
+/** The next stage: its address and mbarriers; past the last, back to stage 0 with the phase bit flipped. */
+function advance(cx: Lowering, S: number, SB: number, rd: string, full: string, empty: string, idx: string, phase: string): void {
+  const wrap = cx.reg('pred');
+  cx.emit(`add.u32 ${idx}, ${idx}, 1;`);
+  cx.emit(`add.u32 ${rd}, ${rd}, ${SB};`);
+  cx.emit(`add.u32 ${full}, ${full}, 8;`);
+  cx.emit(`add.u32 ${empty}, ${empty}, 8;`);
+  cx.emit(`setp.eq.u32 ${wrap}, ${idx}, ${S};`);
+  cx.emit(`@${wrap} mov.u32 ${idx}, 0;`);
+  cx.emit(`@${wrap} sub.u32 ${rd}, ${rd}, ${S * SB};`);
+  cx.emit(`@${wrap} sub.u32 ${full}, ${full}, ${8 * S};`);
+  cx.emit(`@${wrap} sub.u32 ${empty}, ${empty}, ${8 * S};`);
+  cx.emit(`@${wrap} xor.b32 ${phase}, ${phase}, 1;`);
+}
+
+/** The producer partition: one thread walks the loop's iterations and fills the ring by TMA. */
+function producer(cx: Lowering, st: WsState): void {
+  const { ring: l, remat } = st.l;
+  const op = l.loop;
+  const body = op.regions[0]!;
+  const S = l.numStages;
+  const { tid } = cx.thread();
+  cx.emit(`setmaxnreg.dec.sync.aligned.u32 ${PRODUCER_REGS};`);
+  const other = cx.reg('pred');
+  cx.emit(`setp.ne.u32 ${other}, ${tid}, ${32 * cx.numWarps};`);
+  cx.emit(`@${other} ret;`); // one thread issues; the rest of the warpgroup has nothing to do
+  cx.scope(() => {
+    for (const o of remat) cx.lowerOp(o);
+    const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
+    const ivT = op.operands[0]!.type.elem;
+    const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
+    const maps = l.tiles.map((t) => mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)));
+    const [wr, full, empty, idx, phase, count] = [0, 1, 2, 3, 4, 5].map(() => cx.reg('b32')) as [string, string, string, string, string, string];
+    cx.emit(`mov.u32 ${wr}, ${cx.smemSymbol()};`);
+    cx.emit(`mov.u32 ${full}, ${st.full};`);
+    cx.emit(`mov.u32 ${empty}, ${st.empty};`);
+    cx.emit(`mov.u32 ${idx}, 0;`);
+    cx.emit(`mov.u32 ${phase}, 0;`);
+    cx.emit(`mov.u32 ${count}, 0;`);
+    const iv = cx.newRegs(ivT, 1)[0]!;
+    cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
+    const top = cx.e.label('wsprod');
+    const end = cx.e.label('endwsprod');
+    const fresh = cx.e.label('wsfresh');
+    const done = cx.reg('pred');
+    const first = cx.reg('pred');
+    const parity = cx.reg('b32');
+    cx.e.placeLabel(top);
+    cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
+    cx.emit(`@${done} bra.uni ${end};`);
+    // the stage's previous use (S iterations ago) must be released by every consumer thread
+    cx.emit(`setp.lt.u32 ${first}, ${count}, ${S};`);
+    cx.emit(`@${first} bra.uni ${fresh};`);
+    cx.emit(`xor.b32 ${parity}, ${phase}, 1;`);
+    waitBarrier(cx, empty, parity);
+    cx.e.placeLabel(fresh);
+    cx.scope(() => {
+      cx.define(body.args[0]!, [iv]);
+      for (const o of l.slice) cx.lowerOp(o);
+      cx.emit(`mbarrier.arrive.expect_tx.shared::cta.b64 _, [${full}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
+      l.tiles.forEach((t, k) => {
+        for (let j = 0; j < t.g.boxes; j++) {
+          const off = t.offset + j * t.g.rows * t.g.swizzle;
+          cx.emit(`cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${wr}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${full}];`);
+        }
+      });
+    });
+    cx.emit(`add.u32 ${count}, ${count}, 1;`);
+    advance(cx, S, l.stageBytes, wr, full, empty, idx, phase);
+    cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
+    cx.emit(`bra.uni ${top};`);
+    cx.e.placeLabel(end);
+    cx.emit('ret;');
+  });
+}

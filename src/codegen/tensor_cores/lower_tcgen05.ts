@@ -1,0 +1,211 @@
+// dot on tcgen05 (sm_100a; PTX ISA "TensorCore 5th Generation Family Instructions"): the layout
+// pass gave the result the tcgen05 layout (compiler/tcgen05_kinds.ts: one accumulator row per
+// thread, as tcgen05.ld.32x32b reads it back), and the accumulator lives in tensor memory
+// (tmem_alloc.ts) while the MMAs run. One dot, in order:
+//   operands   a [M, K] K-major and b ([K, N] MN-major for 16-bit, else its transpose [N, K]) in
+//              swizzled shared tiles: the pipeliner's ring stage (staged.ts) or the scratch,
+//              written from registers (lower_mma.ts storeStaged) - the tiles wgmma reads;
+//              fence.proxy.async (the MMA reads them through the async proxy)
+//   acc in     a non-zero accumulator is stored to TMEM (tcgen05.st.32x32b, wait::st); a zero
+//              one is never materialized: the first k-step has enable_input_d false
+//   MMA        fence::before_thread_sync, bar.sync, fence::after_thread_sync; thread 0 issues
+//              one tcgen05.mma (M 128 x N) per k-step with sm_100 descriptors (tcgen05_desc.ts)
+//              and tcgen05.commit to the kernel's mbarrier; every thread waits for its phase
+//   epilogue   tcgen05.ld.32x32b.xN from the warp's lane quarter, tcgen05.wait::ld
+// The sim computes the MMAs when the mbarrier's phase is tested and poisons tcgen05.ld results
+// until wait::ld, so a missing wait or fence is a wrong result or a named fault
+// (test/e2e/matmul_tcgen05.test.ts breaks the PTX on purpose).
+import type { Op, Value } from '../../ir/ops.js';
+import type { ElemType } from '../../ir/types.js';
+import { dotInputPrecision } from '../../compiler/mma_kinds.js';
+import { permuteBlocked, type BlockedLayout } from '../../compiler/layout.js';
+import { tcgen05KindOf } from '../../compiler/tcgen05_kinds.js';
+import type { Lowering } from '../context.js';
+import { storeStaged } from './lower_mma.js';
+import { elected, newBarriers } from '../async/lower_tma.js';
+import { stagedBytes, tf32Regs } from './mma_fragments.js';
+import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
+import { stagedTile } from '../smem/staged.js';
+import { stagedOperand, zeroConst, type SmemOperand } from './mma_smem_operand.js';
+import { emitTcgen05Desc, instrDesc } from './tcgen05_desc.js';
+import { isTcgen05Dot, tmem } from './tmem_alloc.js';
+import { residentOf } from './tcgen05_resident.js';
+import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
+
+type Operand = SmemOperand;
+
+/** Widest tcgen05.ld / st of the 32x32b shape (.x128: 128 registers). */
+const MAX_X = 128;
+
+const roundUp = (x: number, m: number): number => Math.ceil(x / m) * m;
+
+/** The kernel's one mbarrier the MMAs commit to, and its phase register. */
+const barriers = new WeakMap<Lowering, { bar: string; phase: string }>();
+const mmaBarrier = (cx: Lowering): { bar: string; phase: string } => {
+  let b = barriers.get(cx);
+  if (!b) barriers.set(cx, (b = newBarriers(cx, 1)));
+  return b;
+};
+
+/** Lowers `op` on tcgen05; false when the dot is not in the tcgen05 layout (the caller goes on). */
+export function tcgen05Dot(cx: Lowering, op: Op): boolean {
+  if (!isTcgen05Dot(cx, op)) return false;
+  const [a, b] = op.operands as [Value, Value];
+  const r = op.results[0]!;
+  const [M, K] = a.type.shape as [number, number];
+  const N = b.type.shape[1]!;
+  const kind = tcgen05KindOf(a.type.elem, b.type.elem, r.type.elem, dotInputPrecision(op));
+  if (!kind || K % kind.k !== 0) return false;
+  const eb = stagedBytes(a.type.elem);
+  const mem = tmem(cx);
+
+  const sa = stagedTile(cx, a);
+  const sb = stagedTile(cx, b);
+  const Lb = cx.layoutOf(b);
+  // where b goes when we store it: [K, N] MN-major for 16-bit (unless its layout runs along k),
+  // its transpose [N, K] otherwise
+  const bT = !sb && (!kind.transposable || (Lb.kind === 'blocked' && Lb.order[0] === 0));
+  const tileOf = (rows: number, c: number): SwizzledTile => {
+    const rowBytes = c * eb;
+    const swizzle = swizzleFor(rowBytes);
+    if (swizzle === 0) cx.fail(`tcgen05 operand rows of ${rowBytes} bytes are narrower than the 32-byte swizzle`);
+    return { rows, rowBytes, swizzle };
+  };
+  const aTile = !sa ? tileOf(M, K) : undefined;
+  const bTile = !sb ? (bT ? tileOf(N, K) : tileOf(K, N)) : undefined;
+
+  // the accumulator first: converting it goes through the same shared scratch
+  // a loop's resident accumulator (tcgen05_resident.ts) stays in TMEM: nothing to store or load
+  const resident = residentOf(cx, op);
+  const zero = !resident && zeroConst(cx, op.operands[2]!);
+  const accIn = zero || resident ? undefined : cx.operand(op, 2);
+  let A: Operand, B: Operand;
+  if (aTile || bTile) {
+    const aBytes = aTile ? roundUp(M * K * eb, SWIZZLE_ALIGN) : 0;
+    const sm = cx.reg('b32');
+    cx.e.emitPrologue(`mov.u32 ${sm}, ${cx.smemBase(aBytes + (bTile ? K * N * eb : 0))};`);
+    cx.barrier();
+    const input = (v: Value): string[] => (kind.input === 'tf32' ? tf32Regs(cx, cx.regs(v)) : cx.regs(v));
+    if (aTile) storeStaged(cx, a.type.elem, input(a), cx.layoutOf(a), [M, K], aTile, sm, 0);
+    let bBase = sm;
+    if (aBytes) {
+      bBase = cx.reg('b32');
+      cx.e.emitPrologue(`add.u32 ${bBase}, ${sm}, ${aBytes};`);
+    }
+    if (bTile) {
+      const lb = bT ? permuteBlocked(Lb as BlockedLayout, [1, 0]) : Lb;
+      storeStaged(cx, b.type.elem, input(b), lb, bT ? [N, K] : [K, N], bTile, sm, aBytes);
+    }
+    A = aTile ? { tile: { ...aTile, base: sm }, mnMajor: false } : stagedOperand(cx, 'tcgen05', sa!, true, [M, K], eb);
+    B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
+  } else {
+    A = stagedOperand(cx, 'tcgen05', sa!, true, [M, K], eb);
+    B = stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
+  }
+  if ((A.mnMajor || B.mnMajor) && !kind.transposable) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
+  // generic-proxy writes (st.shared here, cp.async in the pipeliner's ring) -> the async proxy
+  cx.emit('fence.proxy.async.shared::cta;');
+
+  const rows = tmemRows(cx, M, N);
+  if (accIn && !resident) storeAcc(cx, rows, accIn);
+  // every warp's shared stores and TMEM stores before thread 0's MMAs
+  cx.emit('tcgen05.fence::before_thread_sync;');
+  cx.barrier();
+  cx.emit('tcgen05.fence::after_thread_sync;');
+
+  const descA = emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
+  const descB = emitTcgen05Desc(cx, B.tile.base, B.tile, B.mnMajor);
+  const idesc = cx.reg('b32');
+  cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, M, N, A.mnMajor, B.mnMajor).toString(16)};`);
+  const acc = cx.reg('pred');
+  cx.emit(`setp.ne.b32 ${acc}, 1, 0;`);
+  // first k-step: D = A*B for a zero accumulator (or a resident one not yet started)
+  const fresh = resident ? resident.started : zero ? cx.reg('pred') : acc;
+  if (zero) cx.emit(`setp.ne.b32 ${fresh}, 0, 0;`);
+  const one = elected(cx);
+  const { bar, phase } = mmaBarrier(cx);
+  for (let kk = 0; kk < K / kind.k; kk++) {
+    const ad = descPlus(cx, descA, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb));
+    const bd = descPlus(cx, descB, sliceOffset(B.tile, B.mnMajor, 0, kk * kind.k, eb));
+    cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName} [${mem.addr}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? fresh : acc};`);
+  }
+  cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
+  if (resident) cx.emit(`setp.ne.b32 ${resident.started}, 1, 0;`);
+  const loop = cx.e.label('mma_wait');
+  const done = cx.reg('pred');
+  cx.e.placeLabel(loop);
+  cx.emit(`mbarrier.try_wait.parity.shared::cta.b64 ${done}, [${bar}], ${phase};`);
+  cx.emit(`@!${done} bra.uni ${loop};`);
+  cx.emit(`xor.b32 ${phase}, ${phase}, 1;`);
+  cx.emit('tcgen05.fence::after_thread_sync;');
+  // the MMAs have read their ring stages: the ring may overwrite them
+  sa?.release?.();
+  sb?.release?.();
+
+  if (resident) {
+    // the value in registers is not read (tcgen05_resident.ts loads the loop's result from TMEM)
+    cx.define(r, cx.regs(op.operands[2]!));
+    return true;
+  }
+  cx.define(r, loadAcc(cx, rows, r.type.elem));
+  return true;
+}
+
+/** This thread's accumulator row in TMEM and the chunks (first column, count) of one ld/st each. */
+export interface TmemRows {
+  readonly at: (c: number) => string;
+  readonly chunks: readonly (readonly [number, number])[];
+  /** The ld/st shape and, for 16x32bx2 (M = 64), the second half's column offset. */
+  readonly shape: '32x32b' | '16x32bx2';
+  readonly split: number;
+}
+
+/**
+ * The TMEM address of this thread's row of an M x N accumulator: lane 32*(w%4) (the warp's
+ * quarter), columns from (w/4)*cols with 8 warps; M = 64: the 16x32bx2 shape, the second half
+ * of the columns N/2 on.
+ */
+export function tmemRows(cx: Lowering, M: number, N: number): TmemRows {
+  const wn = cx.numWarps / 4;
+  const half = M === 64;
+  const cols = half ? N / 2 : N / wn;
+  const { warp } = cx.thread();
+  const rowAddr = cx.reg('b32');
+  const q = cx.reg('b32');
+  cx.emit(`and.b32 ${q}, ${warp}, 3;`);
+  cx.emit(`shl.b32 ${q}, ${q}, 21;`); // (32 * (w % 4)) << 16
+  cx.emit(`add.u32 ${rowAddr}, ${tmem(cx).addr}, ${q};`);
+  if (wn > 1) {
+    const h = cx.reg('b32');
+    cx.emit(`shr.u32 ${h}, ${warp}, 2;`);
+    cx.emit(`mad.lo.u32 ${rowAddr}, ${h}, ${cols}, ${rowAddr};`);
+  }
+  const chunks: [number, number][] = [];
+  for (let c = 0; c < cols; c += MAX_X) chunks.push([c, Math.min(MAX_X, cols - c)]);
+  const at = (c: number): string => {
+    if (c === 0) return rowAddr;
+    const t = cx.reg('b32');
+    cx.emit(`add.u32 ${t}, ${rowAddr}, ${c};`);
+    return t;
+  };
+  return { at, chunks, shape: half ? '16x32bx2' : '32x32b', split: half ? N / 2 : 0 };
+}
+
+/** tcgen05.st of an accumulator's registers (one row a thread; one register: a splat), then wait::st. */
+export function storeAcc(cx: Lowering, rows: TmemRows, regs: readonly string[]): void {
+  for (const [c, n] of rows.chunks) {
+    const rs = Array.from({ length: n }, (_, j) => regs[regs.length === 1 ? 0 : c + j]!);
+    cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${n}.b32 [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''}, {${rs.join(', ')}};`);
+  }
+  cx.emit('tcgen05.wait::st.sync.aligned;');
+}
+
+/** tcgen05.ld of the accumulator into fresh registers, then wait::ld. */
+export function loadAcc(cx: Lowering, rows: TmemRows, t: ElemType): string[] {
+  const cols = rows.chunks.reduce((s, [, n]) => s + n, 0);
+  const out = cx.newRegs(t, cols);
+  for (const [c, n] of rows.chunks) cx.emit(`tcgen05.ld.sync.aligned.${rows.shape}.x${n}.b32 {${out.slice(c, c + n).join(', ')}}, [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''};`);
+  cx.emit('tcgen05.wait::ld.sync.aligned;');
+  return out;
+}
+
