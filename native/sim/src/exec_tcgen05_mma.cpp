@@ -128,7 +128,6 @@ std::string decodeScaledIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) 
   d.m = ((v >> 27) & 3) * 128;
   if (d.m != 128) return "M = " + std::to_string(d.m) + " (bits 27-28, M >> 7) is not a .cta_group::1 shape of the block-scaled kinds (128)";
   if (d.n < 16 || d.n > 256 || d.n % 16) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = 128 (16..256 in steps of 16)";
-  if (d.n > 128) return "N = " + std::to_string(d.n) + " with block scaling is not simulated (N up to 128: scale_B's column n in lane n)";
   if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
   return "";
 }
@@ -272,43 +271,73 @@ bool completeShift(Ctx& c, const Tcgen05Mma& op) {
 
 // Block scaling (PTX ISA "Block Scaling for tcgen05.mma"): D = (A * scale_A) * (B * scale_B) + D,
 // the K elements of each row of A (column of B) in vec chunks, chunk j multiplied by that row's
-// (column's) j-th scale factor. scale_A's row m is in the lane of D's row m, scale_B's column n in
-// lane n, each in the cell at the scale operand's column: its vec consecutive bytes from the scale
-// factor id's byte (1X: any byte, 2X: a half word, 4X: the whole cell). The scaled values are
-// exact in double (a power of two, or a 4-bit significand times an operand's <= 4-bit one).
+// (column's) j-th scale factor. The scale matrices are "duplicated to all 32 lane partitions":
+// row r of scale_A (column r of scale_B) is in lane r % 32 of each 32-lane quarter, in column
+// base + r / 32 (4 columns for M = 128, N / 32 rounded up for B: the layout tcgen05.cp
+// .32x128b.warpx4 writes), its vec consecutive bytes from the scale factor id's byte (1X: any
+// byte, 2X: a half word, 4X: the whole cell). The four copies must agree (a named fault
+// otherwise). The scaled values are exact in double (a power of two, or a 4-bit significand times
+// an operand's <= 4-bit one). The bytes an MMA does not read may differ between the quarters.
+inline unsigned scaleCols(unsigned rows) { return (rows + 31) / 32; }
+
 bool applyScales(Ctx& c, const Tcgen05Mma& op, const Idesc& d, std::vector<double>& A, std::vector<double>& B) {
   const Inst& in = c.prog->code[op.pc];
   const uint32_t colA = op.sfA & 0xffff, colB = op.sfB & 0xffff;
   const std::string at = " (at PTX line " + std::to_string(in.line) + ", completing)";
-  if (!tmemColumnsAllocated(c, colA, 1, "tcgen05.mma scale_A" + at) || !tmemColumnsAllocated(c, colB, 1, "tcgen05.mma scale_B" + at)) return false;
+  if (!tmemColumnsAllocated(c, colA, scaleCols(d.m), "tcgen05.mma scale_A" + at) || !tmemColumnsAllocated(c, colB, scaleCols(d.n), "tcgen05.mma scale_B" + at))
+    return false;
   const uint32_t* cells = tmemCells(c);
   const unsigned K = d.k, N = d.n, blk = K / d.vec;
-  auto scale = [&](unsigned lane, uint32_t col, unsigned id, unsigned j, const char* which, double& v) {
-    if (tmemInitcheck(c) && !c.cta->tmem.written[(size_t)lane * kTmemCols + col]) {
-      tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, lane, col, which);
-      return false;
+  // the cell of row r (scale_A) or column r (scale_B); its bytes this MMA reads (id.. id+vec-1)
+  // the same in all four quarters
+  auto cellOf = [&](unsigned r, uint32_t base, unsigned id, const char* which, uint32_t& cell) {
+    const uint32_t col = base + r / 32, mask = d.vec == 4 ? ~0u : ((1u << (8 * d.vec)) - 1) << (8 * id);
+    for (unsigned q = 0; q < 4; q++) {
+      const unsigned lane = 32 * q + r % 32;
+      if (tmemInitcheck(c) && !c.cta->tmem.written[(size_t)lane * kTmemCols + col]) {
+        tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, lane, col, which);
+        return false;
+      }
+      const uint32_t v = cells[(size_t)lane * kTmemCols + col];
+      if (q && ((v ^ cell) & mask)) {
+        raise(c, Fault::IllegalInstruction, op.lane, 0, 0, false,
+              std::string("tcgen05.mma") + at + ": " + which + " is not duplicated to all four 32-lane quarters (column " + std::to_string(col) + ": lane " +
+                  std::to_string(r % 32) + " holds " + std::to_string(cell & mask) + ", lane " + std::to_string(lane) + " " + std::to_string(v & mask) +
+                  "); the ISA's block scaling reads the scale factors duplicated in every quarter");
+        return false;
+      }
+      cell = v;
     }
-    const uint32_t b = (cells[(size_t)lane * kTmemCols + col] >> (8 * (id + j))) & 0xff;
+    return true;
+  };
+  auto scale = [&](uint32_t cell, uint32_t col, unsigned r, unsigned id, unsigned j, const char* which, double& v) {
+    const uint32_t b = (cell >> (8 * (id + j))) & 0xff;
     if (scaleValue(b, d.ue4m3, v)) return true;
     char hx[8];
     std::snprintf(hx, sizeof hx, "0x%02x", b);
     raise(c, Fault::IllegalInstruction, op.lane, 0, 0, false,
-          std::string("tcgen05.mma") + at + ": " + which + " byte " + hx + " in lane " + std::to_string(lane) + ", column " + std::to_string(col) +
+          std::string("tcgen05.mma") + at + ": " + which + " byte " + hx + " in lane " + std::to_string(r % 32) + ", column " + std::to_string(col) +
               " is not a ue4m3 (a 7-bit format: its top bit must be 0)");
     return false;
   };
-  for (unsigned m = 0; m < d.m; m++)
+  for (unsigned m = 0; m < d.m; m++) {
+    uint32_t cell = 0;
+    if (!cellOf(m, colA, d.sfa, "tcgen05.mma (its scale_A)", cell)) return false;
     for (unsigned j = 0; j < d.vec; j++) {
       double v;
-      if (!scale(dLane(d, m, 0), colA, d.sfa, j, "tcgen05.mma (its scale_A)", v)) return false;
+      if (!scale(cell, colA + m / 32, m, d.sfa, j, "tcgen05.mma (its scale_A)", v)) return false;
       for (unsigned k = j * blk; k < (j + 1) * blk; k++) A[(size_t)m * K + k] *= v;
     }
-  for (unsigned n = 0; n < N; n++)
+  }
+  for (unsigned n = 0; n < N; n++) {
+    uint32_t cell = 0;
+    if (!cellOf(n, colB, d.sfb, "tcgen05.mma (its scale_B)", cell)) return false;
     for (unsigned j = 0; j < d.vec; j++) {
       double v;
-      if (!scale(n, colB, d.sfb, j, "tcgen05.mma (its scale_B)", v)) return false;
+      if (!scale(cell, colB + n / 32, n, d.sfb, j, "tcgen05.mma (its scale_B)", v)) return false;
       for (unsigned k = j * blk; k < (j + 1) * blk; k++) B[(size_t)k * N + n] *= v;
     }
+  }
   return true;
 }
 
@@ -499,7 +528,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     SmemDesc sd;
     if (why.empty() && aTmem && (subByte(d.ta) || d.packed4))
       why = "A in tensor memory with a 6- or 4-bit type is not simulated (the ISA gives its 8-bit containers only as figures)";
-    // scale_A / scale_B: one column each, read from the lanes of A's rows and B's columns
+    // scale_A / scale_B: their columns from lane 0 (each quarter holds a copy)
     if (why.empty() && scaled && ((op.sfA >> 16) || (op.sfB >> 16)))
       why = "the scale_A and scale_B tensor-memory addresses must name lane 0 (got lanes " + std::to_string(op.sfA >> 16) + " and " + std::to_string(op.sfB >> 16) + ")";
     if (why.empty() && !aTmem) {
@@ -523,7 +552,9 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     if (!tmemColumnsAllocated(c, op.taddr & 0xffff, d.n, "tcgen05.mma")) return;
-    if (scaled && (!tmemColumnsAllocated(c, op.sfA & 0xffff, 1, "tcgen05.mma scale_A") || !tmemColumnsAllocated(c, op.sfB & 0xffff, 1, "tcgen05.mma scale_B"))) return;
+    if (scaled && (!tmemColumnsAllocated(c, op.sfA & 0xffff, scaleCols(d.m), "tcgen05.mma scale_A") ||
+                   !tmemColumnsAllocated(c, op.sfB & 0xffff, scaleCols(d.n), "tcgen05.mma scale_B")))
+      return;
     // A in TMEM: a row's K elements are 32 bytes, 8 cells
     if (aTmem && !tmemColumnsAllocated(c, (uint32_t)op.descA & 0xffff, 8, "tcgen05.mma A")) return;
     if (t.mmas.size() >= 65536) {

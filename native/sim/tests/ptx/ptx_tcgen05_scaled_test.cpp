@@ -16,7 +16,10 @@
 //    (0 ue4m3, 1 ue8m0), M >> 7 in 27-28, scale factor A id in 29-30; no D type (f32);
 //  - block scaling ("Block Scaling for tcgen05.mma"): D = (A * scale_A) * (B * scale_B) + D, a
 //    row's K split in 1, 2 or 4 chunks, chunk j scaled by the byte (id + j) of the scale cell;
-//    scale_A's row m in TMEM lane m, scale_B's column n in lane n, at the scale operand's column.
+//    the scale matrices "duplicated to all 32 lane partitions": scale_A's row m in lane m % 32 of
+//    every quarter, column base + m / 32 (scale_B's column n likewise), the layout
+//    tcgen05.cp.32x128b.warpx4 writes (Triton's tl.dot_scaled kernels in the corpus store theirs
+//    so with tcgen05.st; they pass on the sim against numpy);
 // Expected values: each element decoded to a dyadic rational here, products and sums exact in a
 // 128-bit fixed-point integer, rounded once per MMA to f32 (nearest even); a NaN product (or
 // +inf with -inf) gives the canonical NaN, an infinite one the infinity. Scale factors for
@@ -159,7 +162,7 @@ struct Case {
   bool ue4m3 = false;
   unsigned n = 64, swz = 128;
   bool en = false, negA = false, negB = false, aTmem = false, f16D = false;
-  unsigned special = 0;  // 1: NaN scale in row 5's last chunk, 2: zero scales (ue4m3) in row 3 and column 2, 4: e5m2 infinities in A, 8: scale 0x85
+  unsigned special = 0;  // 1: NaN scale in row 5's last chunk, 2: zero scales (ue4m3) in row 3 and column 2, 4: e5m2 infinities in A, 8: scale 0x85, 16: scale_A not duplicated
   uint32_t idescXor = 0;
   const char* fault = nullptr;
 };
@@ -343,10 +346,12 @@ void runCase(const Case& c) {
     for (unsigned k = 0; k < kTot; k++) put(0, m, k, c.ta, A[m * kTot + k]);
   for (unsigned n = 0; n < N; n++)
     for (unsigned k = 0; k < kTot; k++) put(bBase, n, k, c.tb, B[n * kTot + k]);
-  // tensor memory: D's N columns, A's 8 columns per MMA (A in TMEM), the scale columns
+  // tensor memory: D's N columns, A's 8 columns per MMA (A in TMEM), the scale columns: per group
+  // of MMAs sharing cells, 4 for scale_A (128 rows) and N / 32 (rounded up) for scale_B
   const unsigned per = 4 / c.vec;  // MMAs sharing a scale cell
-  const unsigned aCol = N, sCols = scaled(c) ? (nmma + per - 1) / per : 0, saCol = N + (c.aTmem ? 8 * nmma : 0), sbCol = saCol + sCols;
-  const unsigned W = sbCol + sCols;
+  const unsigned groups = scaled(c) ? (nmma + per - 1) / per : 0, nbc = (N + 31) / 32;
+  const unsigned aCol = N, saCol = N + (c.aTmem ? 8 * nmma : 0), sbCol = saCol + 4 * groups;
+  const unsigned W = sbCol + nbc * groups;
   std::vector<uint32_t> initW(128 * W);
   for (auto& x : initW) x = rng();
   for (unsigned l = 0; l < 128; l++)
@@ -375,22 +380,38 @@ void runCase(const Case& c) {
     sB[(2 * nmma + 0) * c.vec + 0] = 0;
   }
   std::vector<unsigned> idA(nmma), idB(nmma);
+  // the scale cells: written in lane r % 32 of quarter 0, then copied to the other quarters
   for (unsigned i = 0; i < nmma; i++) {
     idA[i] = (i % per) * c.vec;
     idB[i] = ((i + 1) % per) * c.vec;  // B's ids differ from A's where the cell allows
     for (unsigned j = 0; j < c.vec && scaled(c); j++) {
       for (unsigned m = 0; m < M; m++) {
-        uint32_t& cell = initW[m * W + saCol + i / per];
+        uint32_t& cell = initW[(m % 32) * W + saCol + 4 * (i / per) + m / 32];
         unsigned sh = 8 * (idA[i] + j);
         cell = (cell & ~(0xffu << sh)) | sA[(m * nmma + i) * c.vec + j] << sh;
       }
       for (unsigned n = 0; n < N; n++) {
-        uint32_t& cell = initW[n * W + sbCol + i / per];
+        uint32_t& cell = initW[(n % 32) * W + sbCol + nbc * (i / per) + n / 32];
         unsigned sh = 8 * (idB[i] + j);
         cell = (cell & ~(0xffu << sh)) | sB[(n * nmma + i) * c.vec + j] << sh;
       }
     }
   }
+  uint32_t usedA = 0, usedB = 0;  // the bytes of the scale cells some MMA reads
+  for (unsigned i = 0; i < nmma; i++) {
+    uint32_t v = c.vec == 4 ? ~0u : (1u << (8 * c.vec)) - 1;
+    usedA |= v << (8 * idA[i]);
+    usedB |= v << (8 * idB[i]);
+  }
+  for (unsigned q = 1; q < 4; q++)
+    for (unsigned l = 0; l < 32; l++)
+      for (unsigned col = saCol; col < W; col++) {
+        uint32_t& cell = initW[(32 * q + l) * W + col];
+        cell = initW[l * W + col];
+        // the bytes no MMA reads may differ between the quarters
+        if (q == 3) cell ^= ~(col < sbCol ? usedA : usedB);
+      }
+  if (c.special & 16) initW[(64 + 7) * W + saCol + 1] ^= 1u << (8 * idA[0]);  // row 39's copy in quarter 2 differs
   // MMA records: A's descriptor or TMEM column, B's descriptor, idesc, scale columns
   std::vector<uint64_t> recs;
   for (unsigned i = 0; i < nmma; i++) {
@@ -398,7 +419,7 @@ void runCase(const Case& c) {
     recs.push_back(c.aTmem ? aCol + 8 * i : smemDesc(step, lbo, sboA, c.swz));
     recs.push_back(smemDesc(bBase + step, lbo, sboA, c.swz));
     recs.push_back(idescOf(c, idA[i], idB[i]) ^ c.idescXor);
-    recs.push_back((uint64_t)(saCol + i / per) | (uint64_t)(sbCol + i / per) << 32);
+    recs.push_back((uint64_t)(saCol + 4 * (i / per)) | (uint64_t)(sbCol + nbc * (i / per)) << 32);
   }
   // reference: per MMA, the exact sum of the scaled products plus the accumulator, rounded once
   std::vector<uint32_t> want(128 * N);
@@ -565,11 +586,16 @@ int main(int argc, char** argv) {
   bad("block-scaled sparsity", MXF4, 2, "", 4u, "sparsity (bit 2), which needs tcgen05.mma.sp");
   bad("f8f6f4 type 6", F8F6F4, 1, "", 6u << 7, "kind::f8f6f4 takes A/B type 0 (e4m3), 1 (e5m2), 3 (e2m3), 4 (e3m2) or 5 (e2m1); got 6");
   bad("f8f6f4 MN-major e2m1", F8F6F4, 1, "", (5u << 7) | (1u << 15), "MN-major (transposed) 6- and 4-bit operands are not simulated");
-  { Case c = mk("block-scaled N=144", MXF4); c.vec = 2; c.swz = 32; c.n = 144; c.fault = "N = 144 with block scaling is not simulated"; cases.push_back(c); }
+  { Case c = mk("mxf4 N=144 (scale_B in 5 columns)", MXF4); c.vec = 2; c.swz = 32; c.n = 144; c.en = true; cases.push_back(c); }
+  { Case c = mk("mxf8f6f4 e2m1 x e3m2 N=256", MXF8F6F4); c.tb = E3M2; c.n = 256; cases.push_back(c); }
+  { Case c = mk("mxf4nvf4 4X ue4m3 N=256", MXF4NVF4); c.vec = 4; c.vecQual = ".block16"; c.ue4m3 = true; c.n = 256; c.swz = 64; cases.push_back(c); }
+  { Case c = mk("scale_A not duplicated", MXF8F6F4); c.ta = c.tb = E4M3; c.swz = 32; c.n = 16; c.special = 16;
+    c.fault = "tcgen05.mma (its scale_A) is not duplicated to all four 32-lane quarters (column"; cases.push_back(c); }
   { Case c = mk("mxf8f6f4 e2m1 A in TMEM", MXF8F6F4); c.tb = E4M3; c.aTmem = true; c.swz = 32; c.fault = "A in tensor memory with a 6- or 4-bit type is not simulated"; cases.push_back(c); }
   // a ue4m3 byte with its top bit set is no ue4m3 (a 7-bit format): named fault when the MMA completes
   { Case c = mk("ue4m3 byte 0x85", MXF4NVF4); c.vec = 4; c.vecQual = ".block16"; c.ue4m3 = true; c.swz = 32; c.n = 16; c.special = 8;
     c.fault = "tcgen05.mma (its scale_A) byte 0x85 in lane 0, column"; cases.push_back(c); }
+  { Case c = mk("block-scaled N=264", MXF4); c.vec = 2; c.swz = 32; c.n = 16; c.idescXor = (2u ^ 33u) << 17; c.fault = "N = 264 (bits 17-22) is not a shape for M = 128"; cases.push_back(c); }
   for (const Case& c : cases) runCase(c);
   // forms refused when loading: the ISA's table of kinds and scale vector sizes (ptxas agrees)
   const std::string ops = " [%r1], %rd1, %rd1, %r1, [%r1], [%r1], %p1;";
