@@ -514,12 +514,12 @@ void registerTcgen05Ops(DecodeTable& t) {
         "lane quarter enforced, and `.16x32bx2.xN` (two 16-lane halves, the second immHalfSplitoff columns on); ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
         "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2/e2m3/e3m2/e2m1 in any pair -> f32 or f16) and i8 (u8/s8 -> s32), M 64/128, "
         "the block-scaled kinds mxf8f6f4 / mxf4 / mxf4nvf4 (`.block_scale`, scale_vec::1X/2X/4X or .block32/.block16, ue8m0 / ue4m3 scales "
-        "from TMEM; M 128, N up to 128), A from TMEM or "
+        "from TMEM duplicated in the four lane quarters; M 128), A from TMEM or "
         "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
         "`shift.cta_group::1.down` (asynchronous, completed by a covering commit like an MMA). "
         "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, "
-        "MN-major or TMEM-resident 6/4-bit operands, block-scaled N > 128 and K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
+        "MN-major or TMEM-resident 6/4-bit operands, block-scaled K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 
 }  // namespace tsim
