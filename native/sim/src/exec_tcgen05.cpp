@@ -161,7 +161,8 @@ void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
 }
 
 // racecheck: a tcgen05.ld (write: tcgen05.st) of cells that a tcgen05.mma still in flight writes
-// (its accumulator) or, for a store, reads (its A in tensor memory). The MMA is done only once the
+// (its accumulator) or, for a store, reads (its A in tensor memory, its block-scaling scale
+// factors). The MMA is done only once the
 // tcgen05.commit that covers it has arrived on its mbarrier (and someone waited for that phase), so
 // such a load reads stale cells and such a store is overwritten by, or changes, the MMA's result.
 void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
@@ -197,6 +198,10 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
       kind = write ? 7 : 6;
     } else if (write && aTmem && hit((uint32_t)op.descA & 0xffff, 8, false, hl, hc)) {
       role = "reads (its A)";
+      kind = 8;
+    } else if (write && (c.prog->code[op.pc].mode & 0x80) &&  // block scaling: its scale columns, every lane
+               (hit(op.sfA & 0xffff, (m + 31) / 32, false, hl, hc) || hit(op.sfB & 0xffff, (n + 31) / 32, false, hl, hc))) {
+      role = "reads (its scale factors)";
       kind = 8;
     }
     if (!role) continue;

@@ -165,6 +165,9 @@ struct Case {
   unsigned special = 0;  // 1: NaN scale in row 5's last chunk, 2: zero scales (ue4m3) in row 3 and column 2, 4: e5m2 infinities in A, 8: scale 0x85, 16: scale_A not duplicated
   uint32_t idescXor = 0;
   const char* fault = nullptr;
+  unsigned san = 0;              // LaunchConfig::sanitize (1: racecheck)
+  bool stScales = false;         // a tcgen05.st to scale_A's first column after the commit, before the wait
+  const char* hazard = nullptr;  // the sanitizer report expected
 };
 
 bool scaled(const Case& c) { return c.kind != F8F6F4; }
@@ -190,7 +193,7 @@ std::string kernelText(const Case& c, unsigned cols, unsigned width) {
 .address_size 64
 .extern .shared .align 1024 .b8 smem[];
 .visible .entry k(.param .u64 pimg, .param .u32 pwords, .param .u64 pmmas, .param .u32 pnmma, .param .u32 pen,
-    .param .u64 pinit, .param .u64 pout, .param .u32 pmisc)
+    .param .u64 pinit, .param .u64 pout, .param .u32 pmisc, .param .u32 pflags)
 {
   .reg .b32 %r<64>;
   .reg .b64 %rd<32>;
@@ -278,6 +281,17 @@ MMA:
   tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];
 ISSUED:
   bar.sync 0;
+  // pflags: 1 | column << 8: every thread stores to that column of its lane before the wait
+  ld.param.u32 %r60, [pflags];
+  and.b32 %r28, %r60, 1;
+  setp.eq.u32 %p10, %r28, 0;
+  @%p10 bra WAIT;
+  shr.u32 %r29, %r60, 8;
+  add.u32 %r29, %r14, %r29;
+  mov.u32 %r31, 0x7f7f7f7f;
+  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r29], {%r31};
+  tcgen05.wait::st.sync.aligned;
+  bar.sync 0;  // every quarter stored before any thread waits (the copies stay alike)
 WAIT:
   mbarrier.try_wait.parity.shared::cta.b64 %p11, [%r5], 0;
   @!%p11 bra WAIT;
@@ -470,7 +484,16 @@ void runCase(const Case& c) {
   mem.put(dimg, img);
   mem.put(drec, recs);
   mem.put(dinit, initW);
-  tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, drec, nmma, c.en ? 1u : 0u, dinit, dout, img.size()}, 1, 128, nullptr, (unsigned)img.size() + 16);
+  const uint32_t flags = c.stScales ? 1u | saCol << 8 : 0u;
+  tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, drec, nmma, c.en ? 1u : 0u, dinit, dout, img.size(), flags}, 1, 128, nullptr,
+                        (unsigned)img.size() + 16, 0, 2, 1, 1, c.san);
+  if (c.hazard) {
+    if (f.kind != tsim::Fault::Hazard || f.detail.find(c.hazard) == std::string::npos) {
+      std::printf("%s: expected a sanitizer report with \"%s\", got kind %d: %s\n", c.name.c_str(), c.hazard, (int)f.kind, f.detail.c_str());
+      failures++;
+    }
+    return;
+  }
   if (c.fault) {
     if (f.kind == tsim::Fault::None || f.detail.find(c.fault) == std::string::npos) {
       std::printf("%s: expected a fault with \"%s\", got kind %d: %s\n", c.name.c_str(), c.fault, (int)f.kind, f.detail.c_str());
@@ -596,6 +619,14 @@ int main(int argc, char** argv) {
   { Case c = mk("ue4m3 byte 0x85", MXF4NVF4); c.vec = 4; c.vecQual = ".block16"; c.ue4m3 = true; c.swz = 32; c.n = 16; c.special = 8;
     c.fault = "tcgen05.mma (its scale_A) byte 0x85 in lane 0, column"; cases.push_back(c); }
   { Case c = mk("block-scaled N=264", MXF4); c.vec = 2; c.swz = 32; c.n = 16; c.idescXor = (2u ^ 33u) << 17; c.fault = "N = 264 (bits 17-22) is not a shape for M = 128"; cases.push_back(c); }
+  // racecheck: clean as issued; a tcgen05.st to the scale columns before the covering commit has
+  // arrived is reported (the MMA reads them until then)
+  { Case c = mk("racecheck clean, mxf4nvf4 4X ue4m3", MXF4NVF4); c.vec = 4; c.vecQual = ".block16"; c.ue4m3 = true; c.san = 1; c.en = true; cases.push_back(c); }
+  { Case c = mk("racecheck clean, mxf8f6f4 A in TMEM", MXF8F6F4); c.ta = c.tb = E4M3; c.aTmem = true; c.san = 1; cases.push_back(c); }
+  { Case c = mk("racecheck: scale_A stored before the wait", MXF4); c.vec = 2; c.san = 1; c.stScales = true; c.swz = 32; c.n = 32;
+    c.hazard = "write-after-read hazard on tensor memory (lane 0, column"; cases.push_back(c); }
+  { Case c = mk("racecheck: scale_A stored before the wait (its role)", MXF8F6F4); c.ta = c.tb = E4M3; c.san = 1; c.stScales = true; c.swz = 64; c.n = 16;
+    c.hazard = "reads (its scale factors), before the tcgen05.commit that covers the MMA has arrived on its mbarrier"; cases.push_back(c); }
   for (const Case& c : cases) runCase(c);
   // forms refused when loading: the ISA's table of kinds and scale vector sizes (ptxas agrees)
   const std::string ops = " [%r1], %rd1, %rd1, %r1, [%r1], [%r1], %p1;";
