@@ -288,15 +288,16 @@ bool applyScales(Ctx& c, const Tcgen05Mma& op, const Idesc& d, std::vector<doubl
     return false;
   const uint32_t* cells = tmemCells(c);
   const unsigned K = d.k, N = d.n, blk = K / d.vec;
+  bool reported = false;  // initcheck: the first never-written scale cell
   // the cell of row r (scale_A) or column r (scale_B); its bytes this MMA reads (id.. id+vec-1)
   // the same in all four quarters
   auto cellOf = [&](unsigned r, uint32_t base, unsigned id, const char* which, uint32_t& cell) {
     const uint32_t col = base + r / 32, mask = d.vec == 4 ? ~0u : ((1u << (8 * d.vec)) - 1) << (8 * id);
     for (unsigned q = 0; q < 4; q++) {
       const unsigned lane = 32 * q + r % 32;
-      if (tmemInitcheck(c) && !c.cta->tmem.written[(size_t)lane * kTmemCols + col]) {
-        tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, lane, col, which);
-        return false;
+      if (!reported && tmemInitcheck(c) && !c.cta->tmem.written[(size_t)lane * kTmemCols + col]) {
+        tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, lane, col, which);  // reported once, computed on
+        reported = true;
       }
       const uint32_t v = cells[(size_t)lane * kTmemCols + col];
       if (q && ((v ^ cell) & mask)) {

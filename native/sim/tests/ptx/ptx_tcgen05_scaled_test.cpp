@@ -162,7 +162,7 @@ struct Case {
   bool ue4m3 = false;
   unsigned n = 64, swz = 128;
   bool en = false, negA = false, negB = false, aTmem = false, f16D = false;
-  unsigned special = 0;  // 1: NaN scale in row 5's last chunk, 2: zero scales (ue4m3) in row 3 and column 2, 4: e5m2 infinities in A, 8: scale 0x85, 16: scale_A not duplicated
+  unsigned special = 0;  // 1: NaN scale in row 5's last chunk, 2: zero scales (ue4m3) in row 3 and column 2, 4: e5m2 infinities in A, 8: scale 0x85, 16: scale_A not duplicated, 32: scale_B in never-written columns
   uint32_t idescXor = 0;
   const char* fault = nullptr;
   unsigned san = 0;              // LaunchConfig::sanitize (1: racecheck)
@@ -433,7 +433,7 @@ void runCase(const Case& c) {
     recs.push_back(c.aTmem ? aCol + 8 * i : smemDesc(step, lbo, sboA, c.swz));
     recs.push_back(smemDesc(bBase + step, lbo, sboA, c.swz));
     recs.push_back(idescOf(c, idA[i], idB[i]) ^ c.idescXor);
-    recs.push_back((uint64_t)(saCol + 4 * (i / per)) | (uint64_t)(sbCol + nbc * (i / per)) << 32);
+    recs.push_back((uint64_t)(saCol + 4 * (i / per)) | (uint64_t)((c.special & 32 ? W : sbCol) + nbc * (i / per)) << 32);
   }
   // reference: per MMA, the exact sum of the scaled products plus the accumulator, rounded once
   std::vector<uint32_t> want(128 * N);
@@ -474,7 +474,7 @@ void runCase(const Case& c) {
       want[m * N + n] = d;
     }
   unsigned cols = 32;
-  while (cols < W) cols *= 2;
+  while (cols < W + (c.special & 32 ? nbc * groups : 0)) cols *= 2;
   std::string ptx = kernelText(c, cols, W);
   modules.push_back(ptx);
   Kernel k(ptx);
@@ -621,6 +621,10 @@ int main(int argc, char** argv) {
   { Case c = mk("block-scaled N=264", MXF4); c.vec = 2; c.swz = 32; c.n = 16; c.idescXor = (2u ^ 33u) << 17; c.fault = "N = 264 (bits 17-22) is not a shape for M = 128"; cases.push_back(c); }
   // racecheck: clean as issued; a tcgen05.st to the scale columns before the covering commit has
   // arrived is reported (the MMA reads them until then)
+  // initcheck: scale cells never written since the alloc are reported; the written ones are clean
+  { Case c = mk("initcheck clean", MXF4NVF4); c.vec = 2; c.vecQual = ".block32"; c.san = 4; c.en = true; cases.push_back(c); }
+  { Case c = mk("initcheck: scale_B never written", MXF4NVF4); c.vec = 2; c.vecQual = ".block32"; c.san = 4; c.special = 32; c.swz = 32; c.n = 48;
+    c.hazard = ") by tcgen05.mma (its scale_B) at PTX line"; cases.push_back(c); }
   { Case c = mk("racecheck clean, mxf4nvf4 4X ue4m3", MXF4NVF4); c.vec = 4; c.vecQual = ".block16"; c.ue4m3 = true; c.san = 1; c.en = true; cases.push_back(c); }
   { Case c = mk("racecheck clean, mxf8f6f4 A in TMEM", MXF8F6F4); c.ta = c.tb = E4M3; c.aTmem = true; c.san = 1; cases.push_back(c); }
   { Case c = mk("racecheck: scale_A stored before the wait", MXF4); c.vec = 2; c.san = 1; c.stScales = true; c.swz = 32; c.n = 32;
