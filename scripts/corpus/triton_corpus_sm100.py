@@ -189,6 +189,8 @@ def dot_scaled_case(name, fa, fb, M, N, Kd, BM=128, BN=128, BK=128):
 dot_scaled_case('tt100_dot_scaled_mxfp8', 'e4m3', 'e4m3', 128, 128, 256)
 dot_scaled_case('tt100_dot_scaled_mxfp4', 'e2m1', 'e2m1', 128, 256, 256)
 dot_scaled_case('tt100_dot_scaled_mxfp8_mxfp4', 'e4m3', 'e2m1', 256, 128, 128)
+# N = 256 in one MMA: scale_B's 256 columns in 8 tensor-memory columns
+dot_scaled_case('tt100_dot_scaled_mxfp4_n256', 'e2m1', 'e2m1', 128, 256, 256, BN=256)
 
 if failures:
     print('\n'.join(failures), file=sys.stderr)
