@@ -203,7 +203,9 @@ std::string decodeSmemDesc(uint64_t v, SmemDesc& d) {
 // then padding (PTX ISA "Packing format used for matrix A and B by .kind::mxf8f6f4 in Shared
 // Memory": 12 bytes + 4, or 8 + 8, the layouts of cp.async.bulk.tensor's .b6x16_p32 and
 // .b4x16_p64), so a chunk holds as many elements as an 8-bit one; kind::mxf4* packs two e2m1 in a
-// byte without padding (element k in byte k / 2, low half first).
+// byte without padding (element k in byte k / 2, low half first; A and B share the order, so a sum
+// over k cannot tell it from the other, but Triton's mixed e4m3 x padded-e2m1 case fixes the
+// padded chunks' order against an 8-bit operand).
 struct ElemLoc {
   uint32_t addr;
   unsigned bit;
