@@ -20,12 +20,13 @@ from triton.compiler import ASTSource  # noqa: E402
 
 import triton_kernels as K  # noqa: E402
 import triton_kernels_sm90 as K90  # noqa: E402
+import triton_kernels_sm100 as K100  # noqa: E402
 from corpus_io import Buf, Scalar, Scratch, bf16_bits, bf16_float, write_case  # noqa: E402
 
 TARGET = GPUTarget('cuda', 100, 32)
 rng = np.random.default_rng(10000)
 failures = []
-TY = {'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i32': 'i32', 'i8': 'i8', 'fp8e5': 'fp8e5', 'fp8e4nv': 'fp8e4nv'}
+TY = {'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i32': 'i32', 'i8': 'i8', 'u8': 'u8', 'fp8e5': 'fp8e5', 'fp8e4nv': 'fp8e4nv'}
 
 
 def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need='tcgen05.mma'):
@@ -138,6 +139,58 @@ o = (p / p.sum(1, keepdims=True)) @ v.astype(np.float64)
 case('tt100_attention_fwd', K.attention_fwd, [Buf('f16', q), Buf('f16', k), Buf('f16', v),
                                               Buf('f16', count=L * D, expect=o.astype(np.float16), tol=close(1e-2, 2e-3)), Scalar(0.125)],
      ['*f16'] * 4 + ['f32'], [L // 128], {'L': L, 'D': D, 'BM': 128, 'BN': 64})
+
+# tl.dot_scaled (microscaled matmul): e4m3 x e4m3 becomes kind::mxf8f6f4 (A stored into tensor
+# memory), e2m1 x e2m1 kind::mxf4 (two e2m1 a byte in shared memory), e4m3 x e2m1 kind::mxf8f6f4
+# with B's e2m1 in the padded 16-byte chunks; the e8m0 scales go to tensor memory with
+# tcgen05.st. The reference decodes every element and scale (2^(s-127)) in float64. A rng of its
+# own keeps the cases above unchanged.
+rng_mx = np.random.default_rng(10029)
+
+
+def e2m1(u):
+    u = u.astype(np.int64)
+    s, e, m = u >> 3, (u >> 1) & 3, u & 1
+    v = np.where(e == 0, m * 0.5, (1 + m / 2.0) * 2.0 ** (e - 1.0))
+    return np.where(s == 1, -v, v)
+
+
+def mx_operand(fmt, rows, k):
+    """fmt codes for rows x k elements (e4m3: exponents up to 2^3, no NaN), their bytes (e2m1: two
+    per byte along k, the even element low) and float64 values."""
+    if fmt == 'e4m3':
+        u = rng_mx.integers(0, 256, (rows, k)).astype(np.uint8)
+        e = (u >> 3) & 15
+        u[e > 10] = (u[e > 10] & 0x87) | (10 << 3)
+        return u, e4(u)
+    u = rng_mx.integers(0, 16, (rows, k)).astype(np.uint8)
+    return (u[:, 0::2] | (u[:, 1::2] << 4)).astype(np.uint8), e2m1(u)
+
+
+def dot_scaled_case(name, fa, fb, M, N, Kd, BM=128, BN=128, BK=128):
+    a, av = mx_operand(fa, M, Kd)
+    bt, bv = mx_operand(fb, N, Kd)  # B transposed: N x K, packed along K
+    b = np.ascontiguousarray(bt.T)  # K/PB x N
+    sa = rng_mx.integers(120, 134, (M, Kd // 32)).astype(np.uint8)
+    sb = rng_mx.integers(120, 134, (N, Kd // 32)).astype(np.uint8)
+    sa[3, 0], sb[5, Kd // 32 - 1] = 127 - 20, 127 + 20  # ragged: scales far from 1
+    A = av * np.repeat(2.0 ** (sa.astype(np.float64) - 127), 32, axis=1)
+    B = bv * np.repeat(2.0 ** (sb.astype(np.float64) - 127), 32, axis=1)
+    ref = (A @ B.T).astype(np.float32)
+    # the f32 accumulator rounds each MMA's partial sum: an absolute tolerance from the largest
+    # sum of |products| (cancellation leaves results far smaller than their terms)
+    atol = float((np.abs(A) @ np.abs(B).T).max()) * 2.0 ** -20
+    case(name, K100.dot_scaled, [Buf('u8', a), Buf('u8', sa), Buf('u8', b), Buf('u8', sb),
+                                 Buf('f32', count=M * N, expect=ref, tol=close(1e-5, atol)), Scalar(M), Scalar(N), Scalar(Kd)],
+         ['*u8', '*u8', '*u8', '*u8', '*f32', 'i32', 'i32', 'i32'], [M // BM, N // BN],
+         {'BM': BM, 'BN': BN, 'BK': BK, 'FA': fa, 'FB': fb}, need='block_scale')
+
+
+dot_scaled_case('tt100_dot_scaled_mxfp8', 'e4m3', 'e4m3', 128, 128, 256)
+dot_scaled_case('tt100_dot_scaled_mxfp4', 'e2m1', 'e2m1', 128, 256, 256)
+dot_scaled_case('tt100_dot_scaled_mxfp8_mxfp4', 'e4m3', 'e2m1', 256, 128, 128)
+# N = 256 in one MMA: scale_B's 256 columns in 8 tensor-memory columns
+dot_scaled_case('tt100_dot_scaled_mxfp4_n256', 'e2m1', 'e2m1', 128, 256, 256, BN=256)
 
 if failures:
     print('\n'.join(failures), file=sys.stderr)

@@ -85,6 +85,12 @@ describe('sabotaged sm_100a kernels fail on the sim', () => {
     expect(o.stage).toBe('result');
   });
 
+  it('without tcgen05.wait::st after the scale-factor stores, the block-scaled MMA reads stale scales: a wrong result', () => {
+    const o = sabotaged('tt100_dot_scaled_mxfp8', (p) =>
+      p.replace(/(tcgen05\.st\.sync\.aligned\.32x32b\.x4\.b32 [^;]*;\s*\/\/ end inline asm\s*)tcgen05\.wait::st\.sync\.aligned;/g, '$1'));
+    expect(o.stage).toBe('result');
+  });
+
   it('without tcgen05.dealloc, the exit holding tensor memory is reported', () => {
     const o = sabotaged('tt100_matmul_f16', (p) => p.replace(/^\s*@%p\d+ tcgen05\.dealloc[^;]*;$/m, ''));
     expect(o.stage).toBe('launch');

@@ -161,7 +161,8 @@ void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
 }
 
 // racecheck: a tcgen05.ld (write: tcgen05.st) of cells that a tcgen05.mma still in flight writes
-// (its accumulator) or, for a store, reads (its A in tensor memory). The MMA is done only once the
+// (its accumulator) or, for a store, reads (its A in tensor memory, its block-scaling scale
+// factors). The MMA is done only once the
 // tcgen05.commit that covers it has arrived on its mbarrier (and someone waited for that phase), so
 // such a load reads stale cells and such a store is overwritten by, or changes, the MMA's result.
 void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
@@ -197,6 +198,10 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
       kind = write ? 7 : 6;
     } else if (write && aTmem && hit((uint32_t)op.descA & 0xffff, 8, false, hl, hc)) {
       role = "reads (its A)";
+      kind = 8;
+    } else if (write && (c.prog->code[op.pc].mode & 0x80) &&  // block scaling: its scale columns, every lane
+               (hit(op.sfA & 0xffff, (m + 31) / 32, false, hl, hc) || hit(op.sfB & 0xffff, (n + 31) / 32, false, hl, hc))) {
+      role = "reads (its scale factors)";
       kind = 8;
     }
     if (!role) continue;
@@ -507,16 +512,19 @@ void registerTcgen05Ops(DecodeTable& t) {
         "mma commit cp shift down cta_group::1 cta_group::2 sync aligned shared::cta shared::cluster b32 b64 32x32b 16x64b 16x128b "
         "16x256b 16x32bx2 pack::16b unpack::16b red kind::f16 kind::tf32 kind::f8f6f4 kind::i8 kind::mxf8f6f4 kind::mxf4 "
         "kind::mxf4nvf4 ws sp mbarrier::arrive::one multicast::cluster 128x256b 4x256b 128x128b 64x128b 32x128b "
-        "warpx2::02_13 warpx2::01_23 warpx4" + xs,
+        "warpx2::02_13 warpx2::01_23 warpx4" + xs +
+            " block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16",
         "sm_100a tensor memory: per-CTA 128 lanes x 512 columns; alloc (power of two >= 32 columns; a CTA exiting "
         "with columns allocated faults) / dealloc / relinquish_alloc_permit; ld / st `.32x32b.xN` with the warp's "
         "lane quarter enforced, and `.16x32bx2.xN` (two 16-lane halves, the second immHalfSplitoff columns on); ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
-        "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2 -> f32) and i8 (u8/s8 -> s32), M 64/128, A from TMEM or "
+        "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2/e2m3/e3m2/e2m1 in any pair -> f32 or f16) and i8 (u8/s8 -> s32), M 64/128, "
+        "the block-scaled kinds mxf8f6f4 / mxf4 / mxf4nvf4 (`.block_scale`, scale_vec::1X/2X/4X or .block32/.block16, ue8m0 / ue4m3 scales "
+        "from TMEM duplicated in the four lane quarters; M 128), A from TMEM or "
         "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
         "`shift.cta_group::1.down` (asynchronous, completed by a covering commit like an MMA). "
-        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, the "
-        "f6/f4 operands, the block-scaled kinds, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
+        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, "
+        "MN-major or TMEM-resident 6/4-bit operands, block-scaled K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 
 }  // namespace tsim

@@ -3,11 +3,16 @@
 //
 //   tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d_tmem], a_desc | [a_tmem], b_desc, idesc,
 //       {disable_output_lane (4 x b32),} enable_input_d {, scale_input_d};
+//   tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX|.block32|.block16}
+//       [d_tmem], a_desc | [a_tmem], b_desc, idesc, [scale_A_tmem], [scale_B_tmem], enable_input_d;
 //
 // issued by each thread that executes it (compilers elect one), computes D (M x N, f32 or s32 for
 // i8, in TMEM at d_tmem) = A (M x K, shared memory) * B (K x N, shared memory) {+ D *
 // 2^-scale_input_d}, with K = 32 bytes of the operand type (16 f16/bf16, 8 tf32, 32 e4m3/e5m2 and
-// u8/s8; the i8 sums are exact integers, wrapping, or clamped to s32 with the saturate bit). Row m of D is TMEM lane m (M = 128) or
+// u8/s8, 32 of the 6- and 4-bit types in their padded 16-byte chunks, 64 packed e2m1 for mxf4*;
+// the i8 sums are exact integers, wrapping, or clamped to s32 with the saturate bit). The
+// block-scaled kinds scale A's rows and B's columns chunk by chunk from TMEM first (see
+// applyScales and decodeScaledIdesc). Row m of D is TMEM lane m (M = 128) or
 // lane 32*(m/16) + m%16 (M = 64: 16 lanes of each warp quarter), column n is column c0 + n. A in
 // tensor memory ([a_tmem]): row m in the lane of D's row m, its 32 bytes of K in 8 cells from
 // a_tmem's column, element k in piece k % (4 / size) of its cell, low bits first.
@@ -32,8 +37,10 @@
 // a wrong result, as on hardware) and TMEM's accumulator; until then tcgen05.ld reads the old
 // columns. tcgen05.st writes still in flight then (no tcgen05.wait::st yet) land after the MMAs. Each sum is exact and rounded once (round to nearest even), NaN results canonical.
 #include <cmath>
+#include <cstdio>
 
 #include "exec_float.h"
+#include "exec_fp4fp6.h"
 #include "exec_fp8.h"
 #include "exec_mem.h"
 #include "exec_smem_matrix.h"
@@ -43,18 +50,91 @@ namespace tsim {
 
 namespace {
 
-enum MmaKind : uint8_t { kKindF16 = 0, kKindTf32 = 1, kKindF8f6f4 = 2, kKindI8 = 3 };
-enum ElTy : uint8_t { kF16, kBF16, kTF32, kE4M3, kE5M2, kU8, kS8 };
+enum MmaKind : uint8_t { kKindF16 = 0, kKindTf32 = 1, kKindF8f6f4 = 2, kKindI8 = 3, kKindMxf8f6f4 = 4, kKindMxf4 = 5, kKindMxf4nvf4 = 6 };
+enum ElTy : uint8_t { kF16, kBF16, kTF32, kE4M3, kE5M2, kU8, kS8, kFp6E2M3, kFp6E3M2, kFp4E2M1 };
+
+// Inst::mode: bit 7 set for the block-scaled kinds, then bits 4-5 the kind (- kKindMxf8f6f4) and
+// bits 0-2 the scale factors per row of K (1, 2, 4); else bits 4-5 the kind and 0-3
+// scale_input_d. Bit 6: A in tensor memory.
+inline MmaKind modeKind(uint8_t mode) { return (MmaKind)((mode & 0x80 ? kKindMxf8f6f4 : 0) + ((mode >> 4) & 3)); }
+inline unsigned modeVec(uint8_t mode) { return mode & 0x80 ? mode & 7 : 0; }
 
 struct Idesc {
-  unsigned m, n, esize;
+  unsigned m, n, esize;  // esize: bytes of an element's slot (1 for every 8-, 6- and 4-bit type)
+  unsigned k;            // K of one MMA: 32 bytes of slots (mxf4*: 64 packed e2m1)
   ElTy ta, tb;
   bool isInt, satf, negA, negB, transA, transB;
-  bool f16D;  // kind::f16 with an f16 accumulator (D type 0)
+  bool f16D;  // an f16 accumulator (D type 0)
+  // block scaling: scale factors per row of K (1, 2, 4), the byte of the 32-bit cell the row's
+  // first one is in (scale factor ids), ue4m3 (else ue8m0) scales; packed4: two e2m1 per byte
+  bool scaled = false, ue4m3 = false, packed4 = false;
+  unsigned vec = 0, sfa = 0, sfb = 0;
 };
 
+inline bool subByte(ElTy t) { return t == kFp6E2M3 || t == kFp6E3M2 || t == kFp4E2M1; }
+inline unsigned elemBits(ElTy t, unsigned esize) { return t == kFp4E2M1 ? 4 : subByte(t) ? 6 : 8 * esize; }
+
+// The f8f6f4 A/B type codes (instruction descriptor bits 7-9, 10-12).
+std::string f8f6f4Type(unsigned t, const char* kind, ElTy& e) {
+  static const ElTy ty[8] = {kE4M3, kE5M2, kE4M3, kFp6E2M3, kFp6E3M2, kFp4E2M1, kE4M3, kE4M3};
+  if (t == 2 || t > 5) return std::string(kind) + " takes A/B type 0 (e4m3), 1 (e5m2), 3 (e2m3), 4 (e3m2) or 5 (e2m1); got " + std::to_string(t);
+  e = ty[t];
+  return "";
+}
+
+// The block-scaled kinds' descriptor (PTX ISA "Instruction descriptor", the tables for
+// .kind::mxf8f6f4 and .kind::mxf4 / .kind::mxf4nvf4): 0-1 reserved, 2 sparsity, 3 reserved, 4-5
+// scale factor B id, 6 reserved, 7-9 A type, 10-12 B type (mxf4*: 10-11, 12 reserved), 13-14
+// negate A/B, 15-16 transpose A/B (mxf4*: 0), 17-22 N >> 3, 23 scale type (0 ue4m3, 1 ue8m0),
+// 24-26 reserved, 27-28 M >> 7, 29-30 scale factor A id, 31 reserved (mxf4*: K = 96).
+std::string decodeScaledIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) {
+  const std::string kn = kind == kKindMxf8f6f4 ? "kind::mxf8f6f4" : kind == kKindMxf4 ? "kind::mxf4" : "kind::mxf4nvf4";
+  const bool mx8 = kind == kKindMxf8f6f4;
+  if (v & 4u) return "the instruction descriptor asks for sparsity (bit 2), which needs tcgen05.mma.sp (not simulated)";
+  if (v & (3u | 8u | 1u << 6 | 7u << 24)) return "the instruction descriptor's reserved bits 0-1, 3, 6 and 24-26 must be 0 for " + kn;
+  if (v >> 31) return mx8 ? "the instruction descriptor's reserved bit 31 must be 0 for kind::mxf8f6f4" : "K = 96 (instruction descriptor bit 31) is not simulated (K = 64 is)";
+  d.scaled = true;
+  d.vec = vec;
+  d.isInt = d.satf = d.f16D = false;
+  d.sfb = (v >> 4) & 3;
+  d.sfa = (v >> 29) & 3;
+  d.ue4m3 = !(v >> 23 & 1);
+  const unsigned at = (v >> 7) & 7, bt = (v >> 10) & 7;
+  d.esize = 1;
+  if (mx8) {
+    std::string w = f8f6f4Type(at, "kind::mxf8f6f4", d.ta);
+    if (w.empty()) w = f8f6f4Type(bt, "kind::mxf8f6f4", d.tb);
+    if (!w.empty()) return w;
+    d.k = 32;
+  } else {
+    if (v >> 12 & 1) return "the instruction descriptor's reserved bit 12 must be 0 for " + kn;
+    if (at != 1 || bt != 1) return kn + " takes A/B type 1 (e2m1); got " + std::to_string(at) + "/" + std::to_string(bt);
+    if (v & (3u << 15)) return kn + " has no transpose (bits 15-16 must be 0: A and B K-major)";
+    d.ta = d.tb = kFp4E2M1;
+    d.packed4 = true;
+    d.k = 64;
+  }
+  // PTX ISA "Valid combinations of scale_vectorsize with types and MMA-Kind"
+  if (d.ue4m3 && kind != kKindMxf4nvf4) return "ue4m3 scale factors (bit 23 = 0) are for kind::mxf4nvf4 only; " + kn + " takes ue8m0 (bit 23 = 1)";
+  if (d.ue4m3 && vec != 4) return "ue4m3 scale factors (bit 23 = 0) need .scale_vec::4X (.block16)";
+  if ((vec == 2 && ((d.sfa | d.sfb) & 1)) || (vec == 4 && (d.sfa | d.sfb)))
+    return ".scale_vec::" + std::to_string(vec) + "X takes scale factor ids " + (vec == 2 ? "0 or 2" : "0") + " (bits 29-30 for A, 4-5 for B); got " +
+           std::to_string(d.sfa) + "/" + std::to_string(d.sfb);
+  d.negA = v >> 13 & 1;
+  d.negB = v >> 14 & 1;
+  d.transA = v >> 15 & 1;
+  d.transB = v >> 16 & 1;
+  d.n = ((v >> 17) & 63) * 8;
+  d.m = ((v >> 27) & 3) * 128;
+  if (d.m != 128) return "M = " + std::to_string(d.m) + " (bits 27-28, M >> 7) is not a .cta_group::1 shape of the block-scaled kinds (128)";
+  if (d.n < 16 || d.n > 256 || d.n % 16) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = 128 (16..256 in steps of 16)";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
+  return "";
+}
+
 // Decodes and checks an instruction descriptor; "" or why it is not one the sim runs.
-std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
+std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) {
+  if (kind >= kKindMxf8f6f4) return decodeScaledIdesc(v, kind, vec, d);
   if (v & 4u) return "the instruction descriptor asks for sparsity (bit 2), which needs tcgen05.mma.sp (not simulated)";
   if (v & 3u) return "the instruction descriptor's sparsity selector (bits 0-1) must be 0 for a dense MMA";
   if ((v & 8u) && kind != kKindI8) return "the instruction descriptor's saturate bit (3) is for kind::i8 only";
@@ -71,7 +151,7 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
     d.ta = at ? kS8 : kU8;
     d.tb = bt ? kS8 : kU8;
   } else {
-    if (dt == 0 && kind != kKindF16) return "an f16 accumulator (D type 0) is for kind::f16 only (this kind accumulates in f32, D type 1)";
+    if (dt == 0 && kind == kKindTf32) return "an f16 accumulator (D type 0) is for kind::f16 and kind::f8f6f4 only (kind::tf32 accumulates in f32, D type 1)";
     if (dt > 1) return "D type " + std::to_string(dt) + " is not one of the floating-point kinds' (0 f16, 1 f32)";
     if (kind == kKindF16) {
       if (at > 1 || bt > 1) return "kind::f16 takes A/B type 0 (f16) or 1 (bf16); got " + std::to_string(at) + "/" + std::to_string(bt);
@@ -81,14 +161,13 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
       if (at != 2 || bt != 2) return "kind::tf32 takes A/B type 2 (tf32); got " + std::to_string(at) + "/" + std::to_string(bt);
       d.ta = d.tb = kTF32;
     } else {
-      for (unsigned t : {at, bt})
-        if (t == 3 || t == 4 || t == 5) return "kind::f8f6f4 with 6- and 4-bit operands (A/B types 3 e2m3, 4 e3m2, 5 e2m1) is not simulated yet (e4m3 and e5m2 are)";
-      if (at > 1 || bt > 1) return "kind::f8f6f4 takes A/B type 0 (e4m3), 1 (e5m2), 3, 4 or 5; got " + std::to_string(at) + "/" + std::to_string(bt);
-      d.ta = at ? kE5M2 : kE4M3;
-      d.tb = bt ? kE5M2 : kE4M3;
+      std::string w = f8f6f4Type(at, "kind::f8f6f4", d.ta);
+      if (w.empty()) w = f8f6f4Type(bt, "kind::f8f6f4", d.tb);
+      if (!w.empty()) return w;
     }
   }
   d.esize = d.ta == kTF32 ? 4 : (d.ta == kF16 || d.ta == kBF16) ? 2 : 1;
+  d.k = 32 / d.esize;
   d.negA = v >> 13 & 1;
   d.negB = v >> 14 & 1;
   d.transA = v >> 15 & 1;
@@ -98,6 +177,7 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, Idesc& d) {
   if (d.m != 64 && d.m != 128) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::1 shape (64 or 128)";
   unsigned step = d.m == 64 ? 8 : 16;
   if (d.n < step || d.n > 256 || d.n % step) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = " + std::to_string(d.m) + " (" + std::to_string(step) + ".." + "256 in steps of " + std::to_string(step) + ")";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
   return "";
 }
 
@@ -117,9 +197,26 @@ std::string decodeSmemDesc(uint64_t v, SmemDesc& d) {
   return "";
 }
 
-// Shared-memory byte address of element (mn, k) (the canonical layouts, exec_smem_matrix.h).
-inline uint32_t elemAddr(const SmemDesc& d, bool mnMajor, unsigned mn, unsigned k, unsigned esize) {
-  return smemElemAddr(d, mnMajor, mn, k, esize);
+// Where element (mn, k) lies in shared memory: its first byte and the bit it starts at there.
+// The canonical layouts (exec_smem_matrix.h) place slots of esize bytes; the 6- and 4-bit types of
+// the f8f6f4 kinds fill 16-byte chunks with 16 elements packed contiguously (low bits first) and
+// then padding (PTX ISA "Packing format used for matrix A and B by .kind::mxf8f6f4 in Shared
+// Memory": 12 bytes + 4, or 8 + 8, the layouts of cp.async.bulk.tensor's .b6x16_p32 and
+// .b4x16_p64), so a chunk holds as many elements as an 8-bit one; kind::mxf4* packs two e2m1 in a
+// byte without padding (element k in byte k / 2, low half first; A and B share the order, so a sum
+// over k cannot tell it from the other, but Triton's mixed e4m3 x padded-e2m1 case fixes the
+// padded chunks' order against an 8-bit operand).
+struct ElemLoc {
+  uint32_t addr;
+  unsigned bit;
+};
+inline ElemLoc elemLoc(const SmemDesc& sd, const Idesc& d, bool mnMajor, unsigned mn, unsigned k, ElTy t) {
+  if (d.packed4) return {smemElemAddr(sd, false, mn, k / 2, 1), 4 * (k % 2)};
+  if (subByte(t)) {
+    const unsigned off = (k % 16) * elemBits(t, 1);
+    return {smemElemAddr(sd, false, mn, k - k % 16, 1) + off / 8, off % 8};
+  }
+  return {smemElemAddr(sd, mnMajor, mn, k, d.esize), 0};
 }
 
 inline double elemValue(uint32_t bits, ElTy t) {
@@ -131,8 +228,24 @@ inline double elemValue(uint32_t bits, ElTy t) {
     case kE5M2: return e5m2ToDouble((uint8_t)bits);
     case kU8: return (double)(uint8_t)bits;
     case kS8: return (double)(int8_t)bits;
+    case kFp6E2M3: return miniToDouble(bits, kE2M3);
+    case kFp6E3M2: return miniToDouble(bits, kE3M2);
+    case kFp4E2M1: return miniToDouble(bits, kE2M1);
   }
   return 0;
+}
+
+// A scale factor's value (PTX ISA "Alternate floating point data formats"): ue8m0 is 2^(b - 127)
+// with 0xff NaN; ue4m3 is an unsigned e4m3 in the low 7 bits (bias 7, subnormals, 0x7f NaN)
+// whose MSB must be 0, false otherwise.
+inline bool scaleValue(uint32_t b, bool ue4m3, double& v) {
+  if (!ue4m3) {
+    v = b == 0xff ? std::nan("") : std::ldexp(1.0, (int)b - 127);
+    return true;
+  }
+  if (b & 0x80) return false;
+  v = e4m3ToDouble((uint8_t)b);
+  return true;
 }
 
 // PTX ISA "Data Path Layout Organization": M = 128 is layout D (row m in lane m); M = 64 without
@@ -158,32 +271,106 @@ bool completeShift(Ctx& c, const Tcgen05Mma& op) {
   return true;
 }
 
+// Block scaling (PTX ISA "Block Scaling for tcgen05.mma"): D = (A * scale_A) * (B * scale_B) + D,
+// the K elements of each row of A (column of B) in vec chunks, chunk j multiplied by that row's
+// (column's) j-th scale factor. The scale matrices are "duplicated to all 32 lane partitions":
+// row r of scale_A (column r of scale_B) is in lane r % 32 of each 32-lane quarter, in column
+// base + r / 32 (4 columns for M = 128, N / 32 rounded up for B: the layout tcgen05.cp
+// .32x128b.warpx4 writes), its vec consecutive bytes from the scale factor id's byte (1X: any
+// byte, 2X: a half word, 4X: the whole cell). The four copies must agree (a named fault
+// otherwise). The scaled values are exact in double (a power of two, or a 4-bit significand times
+// an operand's <= 4-bit one). The bytes an MMA does not read may differ between the quarters.
+inline unsigned scaleCols(unsigned rows) { return (rows + 31) / 32; }
+
+bool applyScales(Ctx& c, const Tcgen05Mma& op, const Idesc& d, std::vector<double>& A, std::vector<double>& B) {
+  const Inst& in = c.prog->code[op.pc];
+  const uint32_t colA = op.sfA & 0xffff, colB = op.sfB & 0xffff;
+  const std::string at = " (at PTX line " + std::to_string(in.line) + ", completing)";
+  if (!tmemColumnsAllocated(c, colA, scaleCols(d.m), "tcgen05.mma scale_A" + at) || !tmemColumnsAllocated(c, colB, scaleCols(d.n), "tcgen05.mma scale_B" + at))
+    return false;
+  const uint32_t* cells = tmemCells(c);
+  const unsigned K = d.k, N = d.n, blk = K / d.vec;
+  bool reported = false;  // initcheck: the first never-written scale cell
+  // the cell of row r (scale_A) or column r (scale_B); its bytes this MMA reads (id.. id+vec-1)
+  // the same in all four quarters
+  auto cellOf = [&](unsigned r, uint32_t base, unsigned id, const char* which, uint32_t& cell) {
+    const uint32_t col = base + r / 32, mask = d.vec == 4 ? ~0u : ((1u << (8 * d.vec)) - 1) << (8 * id);
+    for (unsigned q = 0; q < 4; q++) {
+      const unsigned lane = 32 * q + r % 32;
+      if (!reported && tmemInitcheck(c) && !c.cta->tmem.written[(size_t)lane * kTmemCols + col]) {
+        tmemUninitRead(c, op.pc, op.warp * 32u + op.lane, lane, col, which);  // reported once, computed on
+        reported = true;
+      }
+      const uint32_t v = cells[(size_t)lane * kTmemCols + col];
+      if (q && ((v ^ cell) & mask)) {
+        raise(c, Fault::IllegalInstruction, op.lane, 0, 0, false,
+              std::string("tcgen05.mma") + at + ": " + which + " is not duplicated to all four 32-lane quarters (column " + std::to_string(col) + ": lane " +
+                  std::to_string(r % 32) + " holds " + std::to_string(cell & mask) + ", lane " + std::to_string(lane) + " " + std::to_string(v & mask) +
+                  "); the ISA's block scaling reads the scale factors duplicated in every quarter");
+        return false;
+      }
+      cell = v;
+    }
+    return true;
+  };
+  auto scale = [&](uint32_t cell, uint32_t col, unsigned r, unsigned id, unsigned j, const char* which, double& v) {
+    const uint32_t b = (cell >> (8 * (id + j))) & 0xff;
+    if (scaleValue(b, d.ue4m3, v)) return true;
+    char hx[8];
+    std::snprintf(hx, sizeof hx, "0x%02x", b);
+    raise(c, Fault::IllegalInstruction, op.lane, 0, 0, false,
+          std::string("tcgen05.mma") + at + ": " + which + " byte " + hx + " in lane " + std::to_string(r % 32) + ", column " + std::to_string(col) +
+              " is not a ue4m3 (a 7-bit format: its top bit must be 0)");
+    return false;
+  };
+  for (unsigned m = 0; m < d.m; m++) {
+    uint32_t cell = 0;
+    if (!cellOf(m, colA, d.sfa, "tcgen05.mma (its scale_A)", cell)) return false;
+    for (unsigned j = 0; j < d.vec; j++) {
+      double v;
+      if (!scale(cell, colA + m / 32, m, d.sfa, j, "tcgen05.mma (its scale_A)", v)) return false;
+      for (unsigned k = j * blk; k < (j + 1) * blk; k++) A[(size_t)m * K + k] *= v;
+    }
+  }
+  for (unsigned n = 0; n < N; n++) {
+    uint32_t cell = 0;
+    if (!cellOf(n, colB, d.sfb, "tcgen05.mma (its scale_B)", cell)) return false;
+    for (unsigned j = 0; j < d.vec; j++) {
+      double v;
+      if (!scale(cell, colB + n / 32, n, d.sfb, j, "tcgen05.mma (its scale_B)", v)) return false;
+      for (unsigned k = j * blk; k < (j + 1) * blk; k++) B[(size_t)k * N + n] *= v;
+    }
+  }
+  return true;
+}
+
 bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   if (op.shift) return completeShift(c, op);
   if (op.san) sanWgmmaDone(c, op.san);  // read now: later writes to its operands no longer race
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
   SmemDesc da, db;
-  decodeIdesc(op.idesc, (MmaKind)((in.mode >> 4) & 3), d);
+  decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d);
   const bool aTmem = in.mode & 0x40;
   if (!aTmem) decodeSmemDesc(op.descA, da);
   decodeSmemDesc(op.descB, db);
   const uint32_t col0 = op.taddr & 0xffff;
   if (!tmemColumnsAllocated(c, col0, d.n, "tcgen05.mma (at PTX line " + std::to_string(in.line) + ", completing)")) return false;
-  const unsigned M = d.m, N = d.n, K = 32 / d.esize;
+  const unsigned M = d.m, N = d.n, K = d.k;
   const uint8_t* sm = asyncShared(c);
   const size_t smSize = c.cta->shared.size();
   std::vector<double> A((size_t)M * K), B((size_t)K * N);
   auto read = [&](const SmemDesc& sd, bool mnMajor, unsigned mn, unsigned k, const char* which, double& out, ElTy ty) {
-    uint32_t a = elemAddr(sd, mnMajor, mn, k, d.esize);
-    if ((uint64_t)a + d.esize > smSize) {
-      raise(c, Fault::SharedOutOfBounds, 0, a, d.esize, false,
+    const ElemLoc at = elemLoc(sd, d, mnMajor, mn, k, ty);
+    const unsigned nb = elemBits(ty, d.esize), bytes = (at.bit + nb + 7) / 8;
+    if ((uint64_t)at.addr + bytes > smSize) {
+      raise(c, Fault::SharedOutOfBounds, 0, at.addr, bytes, false,
             std::string("tcgen05.mma (PTX line ") + std::to_string(in.line) + "): " + which + " element outside shared memory (window is " + std::to_string(smSize) + " bytes)");
       return false;
     }
     uint32_t bits = 0;
-    memcpy(&bits, sm + a, d.esize);
-    out = elemValue(bits, ty);
+    memcpy(&bits, sm + at.addr, bytes);
+    out = elemValue(nb == 32 ? bits : (bits >> at.bit) & ((1u << nb) - 1), ty);
     return true;
   };
   if (aTmem) {
@@ -216,6 +403,7 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   for (unsigned k = 0; k < K; k++)
     for (unsigned n = 0; n < N; n++)
       if (!read(db, d.transB, n, k, "B", B[(size_t)k * N + n], d.tb)) return false;
+  if (d.scaled && !applyScales(c, op, d, A, B)) return false;
   if (d.negA) for (auto& x : A) x = -x;
   if (d.negB) for (auto& x : B) x = -x;
   uint32_t* cells = tmemCells(c);
@@ -283,18 +471,19 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
 // until its commit arrives.
 std::vector<uint32_t> operandBytes(const Tcgen05Mma& op, const Idesc& d, bool aTmem) {
   std::vector<uint32_t> bytes;
-  const unsigned K = 32 / d.esize;
   SmemDesc sd;
-  auto add = [&](uint64_t desc, bool mnMajor, unsigned mnExt) {
+  auto add = [&](uint64_t desc, bool mnMajor, unsigned mnExt, ElTy ty) {
     decodeSmemDesc(desc, sd);
+    const unsigned nb = elemBits(ty, d.esize);
     for (unsigned mn = 0; mn < mnExt; mn++)
-      for (unsigned k = 0; k < K; k++) {
-        uint32_t a = elemAddr(sd, mnMajor, mn, k, d.esize);
-        for (unsigned b = 0; b < d.esize; b++) bytes.push_back(a + b);
+      for (unsigned k = 0; k < d.k; k++) {
+        const ElemLoc at = elemLoc(sd, d, mnMajor, mn, k, ty);
+        for (unsigned b = 0; b < (at.bit + nb + 7) / 8; b++)
+          if (bytes.empty() || bytes.back() != at.addr + b) bytes.push_back(at.addr + b);
       }
   };
-  if (!aTmem) add(op.descA, d.transA, d.m);
-  add(op.descB, d.transB, d.n);
+  if (!aTmem) add(op.descA, d.transA, d.m, d.ta);
+  add(op.descB, d.transB, d.n, d.tb);
   return bytes;
 }
 
@@ -329,12 +518,22 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     op.idesc = (uint32_t)slot(c, in.s[3])[l];
     op.enableD = slot(c, e[0])[l] & 1;
     for (int i = 0; i < 4; i++) op.disableLanes[i] = e[1 + i] ? (uint32_t)slot(c, e[1 + i])[l] : 0;
-    op.scaleD = in.mode & 15;
+    const bool scaled = in.mode & 0x80;
+    op.scaleD = scaled ? 0 : in.mode & 15;
+    if (scaled) {
+      op.sfA = (uint32_t)(slot(c, e[6])[l] + (uint64_t)(int32_t)e[8]);
+      op.sfB = (uint32_t)(slot(c, e[7])[l] + (uint64_t)(int32_t)e[9]);
+    }
     op.warp = (uint16_t)c.w->id;
     op.lane = (uint8_t)l;
     Idesc d;
-    std::string why = decodeIdesc(op.idesc, (MmaKind)((in.mode >> 4) & 3), d);
+    std::string why = decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d);
     SmemDesc sd;
+    if (why.empty() && aTmem && (subByte(d.ta) || d.packed4))
+      why = "A in tensor memory with a 6- or 4-bit type is not simulated (the ISA gives its 8-bit containers only as figures)";
+    // scale_A / scale_B: their columns from lane 0 (each quarter holds a copy)
+    if (why.empty() && scaled && ((op.sfA >> 16) || (op.sfB >> 16)))
+      why = "the scale_A and scale_B tensor-memory addresses must name lane 0 (got lanes " + std::to_string(op.sfA >> 16) + " and " + std::to_string(op.sfB >> 16) + ")";
     if (why.empty() && !aTmem) {
       std::string w = decodeSmemDesc(op.descA, sd);
       if (!w.empty()) why = "the A shared-memory descriptor: " + w;
@@ -356,6 +555,9 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     if (!tmemColumnsAllocated(c, op.taddr & 0xffff, d.n, "tcgen05.mma")) return;
+    if (scaled && (!tmemColumnsAllocated(c, op.sfA & 0xffff, scaleCols(d.m), "tcgen05.mma scale_A") ||
+                   !tmemColumnsAllocated(c, op.sfB & 0xffff, scaleCols(d.n), "tcgen05.mma scale_B")))
+      return;
     // A in TMEM: a row's K elements are 32 bytes, 8 cells
     if (aTmem && !tmemColumnsAllocated(c, (uint32_t)op.descA & 0xffff, 8, "tcgen05.mma A")) return;
     if (t.mmas.size() >= 65536) {
@@ -413,13 +615,35 @@ void shiftOp(Ctx& c, const Inst& in, uint32_t exec) {
 }
 
 bool kindOf(Decoder& dc, const Stmt& st, MmaKind& k) {
-  for (const char* other : {"kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4"})
-    if (st.has(other)) return dc.fail(std::string("tcgen05.mma .") + other + " (block-scaled) is not simulated yet");
-  if (st.has("kind::f16")) k = kKindF16;
+  if (st.has("kind::mxf8f6f4")) k = kKindMxf8f6f4;
+  else if (st.has("kind::mxf4")) k = kKindMxf4;
+  else if (st.has("kind::mxf4nvf4")) k = kKindMxf4nvf4;
+  else if (st.has("kind::f16")) k = kKindF16;
   else if (st.has("kind::tf32")) k = kKindTf32;
   else if (st.has("kind::f8f6f4")) k = kKindF8f6f4;
   else if (st.has("kind::i8")) k = kKindI8;
-  else return dc.fail("tcgen05.mma needs .kind::f16, .kind::tf32, .kind::f8f6f4 or .kind::i8");
+  else return dc.fail("tcgen05.mma needs .kind::f16, .kind::tf32, .kind::f8f6f4, .kind::i8, .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4");
+  return true;
+}
+
+// .block_scale{.scale_vectorsize}: the scale factors per row of K (PTX ISA "Valid combinations of
+// scale_vectorsize with types and MMA-Kind"; .block32 is 1X for mxf8f6f4 and 2X for mxf4*,
+// .block16 is 4X; without one, mxf8f6f4 is 1X and mxf4 2X, mxf4nvf4 needs one, as ptxas says).
+bool scaleVecOf(Decoder& dc, const Stmt& st, MmaKind k, unsigned& vec) {
+  const std::string kn = k == kKindMxf8f6f4 ? ".kind::mxf8f6f4" : k == kKindMxf4 ? ".kind::mxf4" : ".kind::mxf4nvf4";
+  if (!st.has("block_scale")) return dc.fail("tcgen05.mma " + kn + " needs .block_scale");
+  int n = 0;
+  for (const char* q : {"scale_vec::1X", "scale_vec::2X", "scale_vec::4X", "block32", "block16"}) n += st.has(q);
+  if (n > 1) return dc.fail("tcgen05.mma: give one of .scale_vec::1X/2X/4X, .block32, .block16");
+  vec = st.has("scale_vec::1X") ? 1 : st.has("scale_vec::2X") ? 2 : st.has("scale_vec::4X") || st.has("block16") ? 4
+        : st.has("block32") ? (k == kKindMxf8f6f4 ? 1 : 2) : 0;
+  if (!vec) {
+    if (k == kKindMxf4nvf4) return dc.fail("tcgen05.mma .kind::mxf4nvf4 needs .scale_vec::2X/4X (.block32/.block16)");
+    vec = k == kKindMxf8f6f4 ? 1 : 2;
+  }
+  const bool ok = k == kKindMxf8f6f4 ? vec == 1 : k == kKindMxf4 ? vec == 2 : vec != 1;
+  if (!ok) return dc.fail("tcgen05.mma " + kn + " takes " + (k == kKindMxf8f6f4 ? ".scale_vec::1X (.block32)" : k == kKindMxf4 ? ".scale_vec::2X (.block32)" : ".scale_vec::2X or ::4X (.block32, .block16)") +
+                          ", not " + std::to_string(vec) + "X");
   return true;
 }
 
@@ -431,9 +655,19 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.has("cta_group::2")) return dc.fail("tcgen05.mma .cta_group::2 (a CTA pair sharing one MMA) is not simulated yet");
   MmaKind kind;
   if (!kindOf(dc, st, kind)) return false;
-  if (!onlyMods(dc, st, "mma cta_group::1 kind::f16 kind::tf32 kind::f8f6f4 kind::i8") || !st.has("cta_group::1"))
+  const bool scaled = kind >= kKindMxf8f6f4;
+  unsigned vec = 0;
+  if (scaled) {
+    if (!scaleVecOf(dc, st, kind, vec)) return false;
+    if (!onlyMods(dc, st, "mma cta_group::1 kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4 block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16") || !st.has("cta_group::1"))
+      return dc.fail("expected tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX, .block32, .block16}");
+  } else if (st.has("block_scale")) {
+    return dc.fail("tcgen05.mma .block_scale needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4");
+  } else if (!onlyMods(dc, st, "mma cta_group::1 kind::f16 kind::tf32 kind::f8f6f4 kind::i8") || !st.has("cta_group::1")) {
     return dc.fail("expected tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8}");
+  }
   const auto& o = st.ops;
+  if (scaled && o.size() != 7) return dc.fail("expected [d_tmem], a_desc, b_desc, idesc, [scale_A_tmem], [scale_B_tmem], enable_input_d");
   if (o.size() < 5 || o.size() > 7) return dc.fail("expected [d_tmem], a_desc, b_desc, idesc, {disable_output_lane,} enable_input_d {, scale_input_d}");
   uint8_t sym;
   if (o[0].kind != Operand::Addr || !dc.addr(o[0], in.s[0], in.imm, sym)) return dc.fail("expected the accumulator's tensor-memory address [d_tmem]");
@@ -447,9 +681,17 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   in.s[2] = dc.src(o[2], Ty::B64);
   in.s[3] = dc.src(o[3], Ty::B32);
   size_t i = 4;
-  std::vector<uint32_t> e(6, 0);
+  std::vector<uint32_t> e(scaled ? 10 : 6, 0);
   e[5] = (uint32_t)aOff;
-  if (o[i].kind == Operand::Vec) {
+  if (scaled) {  // [scale_A_tmem], [scale_B_tmem]: slots 6-7, offsets 8-9
+    for (int q = 0; q < 2; q++) {
+      int64_t off = 0;
+      if (o[i].kind != Operand::Addr || !dc.addr(o[i], e[6 + q], off, sym))
+        return dc.fail(std::string("expected the tensor-memory address of ") + (q ? "[scale_B_tmem]" : "[scale_A_tmem]"));
+      e[8 + q] = (uint32_t)off;
+      i++;
+    }
+  } else if (o[i].kind == Operand::Vec) {
     if (o[i].elems.size() != 4) return dc.fail("disable_output_lane of .cta_group::1 is a vector of 4 .b32");
     for (int k = 0; k < 4; k++) e[1 + k] = dc.src(o[i].elems[k], Ty::B32);
     i++;
@@ -466,7 +708,7 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   }
   if (i != o.size()) return dc.fail("too many operands");
   in.ext = dc.ext(e);
-  in.mode = (uint8_t)(kind << 4 | scale | (aTmem ? 0x40 : 0));
+  in.mode = scaled ? (uint8_t)(0x80 | (kind - kKindMxf8f6f4) << 4 | vec | (aTmem ? 0x40 : 0)) : (uint8_t)(kind << 4 | scale | (aTmem ? 0x40 : 0));
   in.fn = &mmaOp;
   in.cls = kTensor;
   return true;

@@ -321,7 +321,9 @@ void refusals() {
   expectLoadError("ncols imm", "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 96;", "nCols must be a power of two in [32, 512], got 96", false);
   expectLoadError("x count", "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1}, [%r2];", "expected a vector of 2 registers (.x2)", false);
   expectLoadError("cp", "  tcgen05.cp.cta_group::1.128x256b [%r1], %rd1;", "tcgen05.cp is not simulated yet");
-  expectLoadError("mxf8f6f4", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", "unsupported");
+  // the block-scaled kinds run (ptx_tcgen05_scaled_test); mxf4nvf4 without a vector size is no PTX
+  expectLoadError("mxf4nvf4 without scale_vec", "  tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
+                  "needs .scale_vec::2X/4X", false);
   expectLoadError("scale_input_d f8f6f4", "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r3, %p1, 2;", "scale_input_d is not allowed with kind::f8f6f4", false);
   expectLoadError("scale_input_d i8", "  tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1, 2;", "scale_input_d with kind::i8 (an integer accumulator) is not simulated");
   expectLoadError("ws", "  tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;", "tcgen05.mma.ws is not simulated yet");
