@@ -16,7 +16,7 @@ import { wsMatmulBT, wsMatmulKN } from './ws_dtype_cases.js';
 
 type Acc = 'f32' | 'i32';
 /** n values of `t` (small integers for fp8, the whole range for 8-bit integers) as numbers and as the kernel's bytes. */
-function values(t: DType, n: number, seed: number): { data: ArrayBufferView; v: number[] } {
+function values(t: DType, n: number, seed: number): { data: Uint8Array | Int8Array; v: number[] } {
   const r = lcg(seed);
   if (t === 'f8e4m3' || t === 'f8e5m2') {
     const v = Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
