@@ -18,7 +18,7 @@
 import type { Op, Value } from '../../ir/ops.js';
 import { descOperands } from '../../ir/tensor_desc.js';
 import { isPure } from '../../ir/effects.js';
-import { isMmaLayout, isWgmmaLayout, layoutKey } from '../../compiler/layout.js';
+import { layoutKey } from '../../compiler/layout.js';
 import { loopWriter } from '../../compiler/loop_writers.js';
 import { loopStages } from '../../compiler/pipeline.js';
 import { movFor, type Lowering } from '../context.js';
@@ -29,6 +29,7 @@ import { regKind } from '../ptx_types.js';
 import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
 import { setStaged } from '../smem/staged.js';
 import { descElem, tensorMaps, tileGeometry, type TileGeometry } from '../async/tensor_map.js';
+import { ringOperand } from './ring_operands.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -40,6 +41,8 @@ interface RingTile {
   /** Byte offset in a stage (1024-aligned). */
   readonly offset: number;
   readonly reshape?: Op;
+  /** The transpose of the load the dots read (an 8-bit b loaded [N, K]): the stage holds it transposed. */
+  readonly trans?: Op;
 }
 export interface TmaRingLoop {
   readonly loop: Op;
@@ -60,9 +63,8 @@ const alignUp = (n: number, a: number): number => Math.ceil(n / a) * a;
  * value the dots read and the reshape that drops a [1, .., R, C] block's unit dims (batched
  * tensors: `desc.load([z, m, k]).reshape([R, C])`).
  */
-function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][number], uses: Map<number, Op[]>): string | { slice: Set<Op>; value: Value; reshape?: Op } {
-  const t = descElem(load);
-  if (t !== 'f16' && t !== 'bf16') return 'not a 16-bit dtype';
+function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][number], uses: Map<number, Op[]>): string | { slice: Set<Op>; value: Value; reshape?: Op; trans?: Op } {
+  const t = descElem(load); // the element types the ring takes: ring_operands.ts
   const block = load.attrs.block;
   if (block.length < 2 || block.slice(0, -2).some((b) => b !== 1)) return 'not a 2-D block (or one with leading unit dims)';
   const g = tileGeometry(load);
@@ -76,14 +78,9 @@ function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][numbe
     reshape = r;
     value = r!.results[0]!;
   }
-  const users = uses.get(value.id) ?? [];
-  for (const u of users) {
-    if (u.kind !== 'dot' || !body.ops.includes(u) || u.operands[2]!.id === value.id) return 'used by something other than a dot operand a/b in the loop';
-    const [M, N] = u.results[0]!.type.shape as [number, number];
-    const L = cx.layoutOf(u.results[0]!);
-    if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps)) return 'its dot is not on tensor cores (mma.sync or wgmma)';
-  }
-  if (!users.length) return 'unused';
+  const use = ringOperand(cx, t, value, body, uses);
+  if (typeof use === 'string') return use;
+  value = use.value;
   // the offsets: pure ops of the body on the induction variable and values from outside
   const inBody = new Map<number, Op>();
   for (const x of body.ops) for (const r of x.results) inBody.set(r.id, x);
@@ -105,11 +102,14 @@ function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][numbe
     const why = visit(o.id);
     if (why) return why;
   }
-  return { slice, value, ...(reshape ? { reshape } : {}) };
+  return { slice, value, ...(reshape ? { reshape } : {}), ...(use.trans ? { trans: use.trans } : {}) };
 }
 
-/** The loops to ring: innermost `for`s with a constant positive step and ringable descriptor loads. */
-export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean): Map<Op, TmaRingLoop> {
+/**
+ * The loops to ring: innermost `for`s with a constant positive step and ringable descriptor loads;
+ * `reasons` gets, per loop, why each descriptor load left off is (for the 'pipeline' stage).
+ */
+export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean, reasons?: Map<Op, string[]>): Map<Op, TmaRingLoop> {
   const out = new Map<Op, TmaRingLoop>();
   if (cx.target !== 'sm_90a') return out;
   const uses = new Map<number, Op[]>();
@@ -139,14 +139,17 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
       for (const o of body.ops) {
         if (o.kind !== 'desc_load') continue;
         const r = ringable(cx, o as Op<'desc_load'>, body, uses);
-        if (typeof r === 'string') continue;
+        if (typeof r === 'string') {
+          if (reasons) (reasons.get(op) ?? reasons.set(op, []).get(op)!).push(`desc_load %${o.results[0]!.id}: ${r}`);
+          continue;
+        }
         r.slice.forEach((x) => slice.add(x));
         const g = tileGeometry(o as Op<'desc_load'>);
-        tiles.push({ load: o as Op<'desc_load'>, value: r.value, ...(r.reshape ? { reshape: r.reshape } : {}), g, offset });
+        tiles.push({ load: o as Op<'desc_load'>, value: r.value, ...(r.reshape ? { reshape: r.reshape } : {}), ...(r.trans ? { trans: r.trans } : {}), g, offset });
         offset = alignUp(offset + g.bytes, SWIZZLE_ALIGN);
       }
       if (!tiles.length) continue;
-      const skip = new Set<Op>(tiles.flatMap((t) => (t.reshape ? [t.load, t.reshape] : [t.load])));
+      const skip = new Set<Op>(tiles.flatMap((t) => [t.load, ...(t.reshape ? [t.reshape] : []), ...(t.trans ? [t.trans] : [])]));
       for (let i = body.ops.length - 1; i >= 0; i--) {
         const x = body.ops[i]!;
         if (slice.has(x) && x.results.every((r) => (uses.get(r.id) ?? []).every((u) => skip.has(u)))) skip.add(x);
@@ -188,10 +191,13 @@ export function withTmaRing(rules: Record<string, Rule>, cx: Lowering, numStages
   if (!plan.size) return;
   let own = 0;
   let shared = 0;
+  const owners = new Set<Op>(); // rings whose body uses the scratch: it starts past them in the loop
   for (const l of plan.values()) {
     const bytes = l.numStages * l.stageBytes;
-    if (bodyUsesScratch(cx, l)) own = Math.max(own, bytes);
-    else shared = Math.max(shared, bytes);
+    if (bodyUsesScratch(cx, l)) {
+      own = Math.max(own, bytes);
+      owners.add(l.loop);
+    } else shared = Math.max(shared, bytes);
   }
   // a cp.async ring reserved before (withPipeline) lies within sharedBytes: keep it reserved too
   if (own) cx.reserveShared(Math.max(own, cx.sharedBytes));
@@ -199,8 +205,9 @@ export function withTmaRing(rules: Record<string, Rule>, cx: Lowering, numStages
   const plain = rules.for!;
   rules.for = (c, op) => {
     const l = plan.get(op);
-    if (l) tmaRingFor(c, op, l);
-    else plain(c, op);
+    if (!l) plain(c, op);
+    else if (owners.has(op)) c.withRingLive(() => tmaRingFor(c, op, l));
+    else tmaRingFor(c, op, l);
   };
 }
 
@@ -326,7 +333,7 @@ export function lowerRingBody(cx: Lowering, op: Op, l: TmaRingLoop, iv: string, 
     for (const t of l.tiles) {
       const base = cx.reg('b32');
       cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);
-      setStaged(cx, t.value, { base, rows: t.g.rows, rowBytes: t.g.rowBytes, swizzle: t.g.swizzle, transposed: false });
+      setStaged(cx, t.value, { base, rows: t.g.rows, rowBytes: t.g.rowBytes, swizzle: t.g.swizzle, transposed: !!t.trans });
     }
     let out: string[][] = [];
     for (const o of body.ops) {

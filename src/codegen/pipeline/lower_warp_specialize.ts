@@ -103,10 +103,13 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   const step = cx.info.get(op.operands[2]!).constant;
   if (step === undefined || !Number.isInteger(step) || step <= 0) return 'step is not a known positive constant';
   if (body.ops.some((o) => o.regions.length)) return 'the body has nested regions (loops or ifs)';
-  const ring = planTmaRings(cx, numStages, (o) => o !== op).get(op);
-  if (!ring) return 'no descriptor load of a 16-bit, swizzlable 2-D tile feeding only tensor-core dots in the body';
+  const reasons = new Map<Op, string[]>();
+  const ring = planTmaRings(cx, numStages, (o) => o !== op, reasons).get(op);
+  if (!ring) return `no descriptor load of a swizzlable 2-D tile feeding only tensor-core dots in the body${reasons.has(op) ? ` (${reasons.get(op)!.join('; ')})` : ''}`;
   const ringed = new Set<Op>(ring.tiles.map((t) => t.load));
   const left = body.ops.find((o) => (o.kind === 'load' || o.kind === 'desc_load') && !ringed.has(o));
+  const why = left && reasons.get(op)?.find((r) => r.startsWith(`desc_load %${left.results[0]!.id}:`));
+  if (why) return `${why}: not on the ring`;
   if (left) return `${left.kind} %${left.results[0]!.id} is not on the ring (the producer issues descriptor loads by TMA only; pointer loads have no producer path yet)`;
   const staged = new Set(ring.tiles.map((t) => t.value.id));
   for (const o of body.ops) {
