@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import type { Func } from '../../src/ir/ops.js';
 import { bf16Array, f16Array } from '../../src/ir/half.js';
+import { f8e4m3Bits } from '../../src/ir/fp8.js';
 import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
@@ -35,6 +36,32 @@ const mmDesc = (t: Half): Kernel => kernel(
   },
 );
 const KERNELS = { f16: mmDesc('f16'), bf16: mmDesc('bf16') };
+
+/** The dot's result is read in the loop (acc' = acc + a b + 0.5): not left in flight, the plain TMA ring. */
+const mmDescRead = kernel(
+  { name: 'tc_ring_read', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! }).add(0.5)]);
+    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+  },
+);
+
+/** e4m3 operands through descriptors: TMA loads (no ring: an fp8 B would be MN-major), the dot staged from registers. */
+const mmDescFp8 = kernel(
+  { name: 'tc_desc_fp8', params: { a: ptr('f8e4m3'), b: ptr('f8e4m3'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
+    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+  },
+);
 
 /** Integers in [-4, 4]: exact in f16 and bf16, every product and sum here exact in f32. */
 function ints(n: number, seed: number): Float32Array {
@@ -160,6 +187,38 @@ describe.each(['f16', 'bf16'] as const)('tcgen05 K loop on a TMA ring, %s (bit-e
     const r = compile(f, { target: 'sm_100a', numWarps: 4, numStages: S, ptxas: false, specialization: launchSpecialization(f, positional) });
     expectInflight(r.ptx, 4, S, p.BN);
     expectBitwise(runPtx(k, args, grid, r, r.ptx), want, `sim at ${S} stages vs JS`);
+  });
+});
+
+describe('tcgen05 dots on sm_100a descriptors that are not left in flight', () => {
+  const p = { M: 128, N: 128, K: 256, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+  it('a dot whose result is read in the loop: the plain TMA ring, each iteration waits for its MMAs (bit-exact)', async () => {
+    const { args, want, grid } = problem('f16', p, 51);
+    const r = ringPtx(mmDescRead, args, 4);
+    expect(r.ptx).toContain('// TMA ring: 3 stages');
+    expect(r.ptx).not.toContain('MMAs stay in flight');
+    expect(r.ptx).toMatch(/\$L_mma_wait_\d+:/);
+    const want5 = want.map((x) => x + 0.5 * (p.K / p.BK));
+    for (const dev of ['sim', 'interpret'] as const) {
+      const mine = { ...args, c: new Float32Array(p.M * p.N) };
+      await runOn(dev, mmDescRead, mine, grid, { numWarps: 4, numStages: 3 });
+      expectBitwise(mine.c, want5, `${dev} vs JS`);
+    }
+  });
+
+  it('e4m3 operands: TMA loads outside a ring, kind::f8f6f4 (bit-exact)', async () => {
+    const af = ints(p.M * p.K, 61), bf = ints(p.K * p.N, 62);
+    const args = { a: Uint8Array.from(af, f8e4m3Bits), b: Uint8Array.from(bf, f8e4m3Bits), c: new Float32Array(p.M * p.N), M: p.M, N: p.N, K: p.K, BM: p.BM, BN: p.BN, BK: p.BK };
+    const r = ringPtx(mmDescFp8, args, 4);
+    expect(r.ptx).not.toContain('// TMA ring');
+    expect(count(r.ptx, /cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global/)).toBe(2);
+    expect(r.ptx).toMatch(/tcgen05\.mma\.cta_group::1\.kind::f8f6f4 /);
+    const want = matmulRef(af, bf, p.M, p.N, p.K);
+    for (const dev of ['sim', 'interpret'] as const) {
+      const mine = { ...args, c: new Float32Array(p.M * p.N) };
+      await runOn(dev, mmDescFp8, mine, [1, 1, 1], { numWarps: 4, numStages: 3 });
+      expectBitwise(mine.c, want, `${dev} vs JS`);
+    }
   });
 });
 
