@@ -273,3 +273,12 @@ describe('sabotage on the ring (the same launch, the PTX edited)', () => {
     else expect(differs(got), 'elements that differ from the product').toBeGreaterThan(want.length / 8);
   });
 });
+
+describe('the sanitizers (racecheck, synccheck, initcheck) find nothing in the ring kernel', () => {
+  it('128x128x64 tiles, 2 CTAs, K loop of 7 over 3 stages', async () => {
+    const p = { M: 256, N: 128, K: 448, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+    const { args, want, grid } = problem('f16', p, 91);
+    await KERNELS.f16.run(args, { grid, device: 'sim', numWarps: 4, numStages: 3, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expectBitwise(args.c, want, 'under the sanitizers');
+  });
+});
