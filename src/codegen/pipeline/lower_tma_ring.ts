@@ -2,7 +2,8 @@
 // whose tensor-descriptor loads feed tensor-core dots keeps numStages stages of those tiles in
 // shared memory, each filled by TMA S-1 iterations ahead by thread 0 and guarded by its own
 // mbarrier (expect_tx of the stage's bytes), as Triton's warp-specialization-free Hopper
-// pipeline does. The dot reads its stage directly (StagedTile, staged.ts): each tile is in the swizzled layout of smem_swizzle.ts, one TMA box per column block.
+// pipeline does. The dot reads its stage directly (StagedTile, staged.ts): each tile is in the
+// swizzled layout of smem_swizzle.ts, one TMA box per column block.
 //
 //   prologue:    bar.sync; issue iterations 0..D-1 into stages 0..D-1   (D = S-1)
 //   iteration i: wait stage i%S's mbarrier (parity: bit i%S of `phases`, flipped after the wait)
