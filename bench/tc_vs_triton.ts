@@ -25,6 +25,7 @@ import '../src/runtime/index.js'; // registers the native devices (cuda, sim)
 import { tesseraPipelines, withStages } from './stages.js';
 import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
 import { benchWs } from './tc_ws.js';
+import { benchRing } from './tc_ring.js';
 
 /** The targets the comparison knows, with Triton's compute capability for each. */
 export const TC_TARGETS = { sm_80: 80, sm_90a: 90, sm_100a: 100 } as const;
@@ -314,6 +315,23 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
   }
   out('\nsummary (T = Tessera, Tr = Triton; ratio in parentheses)\n');
   printSummary(rows, out);
+  // the descriptor matmul on sm_100a's TMA ring (bench/tc_ring.ts): its own table
+  if (target === 'sm_100a' && (!only || 'ring_matmul'.includes(only))) {
+    const ringDir = mkdtempSync(join(tmpdir(), 'tessera-tc-ring-'));
+    try {
+      benchRing(out, sim, {
+        dir: ringDir, ptxas,
+        figures: (ptx, shared, file) => staticFigures(ptx, shared, file, ptxas, sass, target),
+        triton: (kernels) => {
+          const py = join(ROOT, '.venv', 'bin', 'python');
+          const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify({ cc: TC_TARGETS[target], kernels }), encoding: 'utf8', maxBuffer: 1 << 26 });
+          return r.status !== 0 ? new Error(r.stderr) : (JSON.parse(r.stdout) as TritonOut);
+        },
+      });
+    } finally {
+      rmSync(ringDir, { recursive: true, force: true });
+    }
+  }
   // the warp-specialized matmul (bench/tc_ws.ts): sm_90a only, its own table
   if (target === 'sm_90a' && (!only || 'ws_matmul'.includes(only))) {
     const wsDir = mkdtempSync(join(tmpdir(), 'tessera-tc-ws-'));

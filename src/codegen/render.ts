@@ -32,6 +32,7 @@ import type { PipelinePlan } from '../compiler/pipeline.js';
 import { dropDeadCode } from './dead_code.js';
 import { setWgmmaSabotage, type WgmmaSabotage } from './tensor_cores/lower_wgmma.js';
 import { planTmaRings, withTmaRing } from './pipeline/lower_tma_ring.js';
+import { withTcgen05Ring } from './pipeline/tcgen05_ring.js';
 import { planWarpSpecialize, PRODUCER_WARPS, withWarpSpecialize } from './pipeline/lower_warp_specialize.js';
 import { withTmem } from './tensor_cores/tmem_alloc.js';
 import { withResidentAcc } from './tensor_cores/tcgen05_resident.js';
@@ -143,6 +144,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
     (opts.pipeline?.loops.size ?? 0) > 0 || [...planTmaRings(cx, opts.numStages ?? 1, cpAsync).keys()].some((o) => o !== loop));
   const ws = withWarpSpecialize(rules, cx, wsPlan);
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
+  withTcgen05Ring(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
   withTmem(rules, cx);
   withResidentAcc(rules, cx);
   const files = new Map<string, number>();

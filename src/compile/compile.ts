@@ -139,7 +139,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
 
   // Tensor descriptors the target does not move with TMA become masked loads and stores.
   const whyNot = (op: Op): string | undefined =>
-    options.target !== 'sm_90a' ? `no TMA on ${options.target}`
+    options.target !== 'sm_90a' && options.target !== 'sm_100a' ? `no TMA on ${options.target}`
     : options.tma === false ? 'option tma: false'
     : tmaDataType(descElem(op)) === undefined ? `TMA has no ${descElem(op)} type`
     : whyNotLaunchMap(func, op);

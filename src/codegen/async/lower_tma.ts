@@ -1,4 +1,4 @@
-// Tensor descriptor loads and stores on sm_90a through TMA (PTX ISA "cp.async.bulk.tensor",
+// Tensor descriptor loads and stores on sm_90a and sm_100a through TMA (PTX ISA "cp.async.bulk.tensor",
 // "mbarrier"). The block travels between global memory and a tile of the shared scratch in the
 // swizzled layout of smem_swizzle.ts (one box per column block, CU_TENSOR_MAP_SWIZZLE_{S}B), and
 // between that tile and the value's registers with ld/st.shared.
@@ -280,8 +280,11 @@ const descStore: Rule = (cx, o) => {
   } else cx.emit(`@${p} cp.async.bulk.wait_group.read 0;`); // the tile may be reused once read; the writes land by the kernel's end
 };
 
-/** desc_load / desc_store: TMA on sm_90a; the compile driver expands them into loads and stores elsewhere. */
+/** The targets whose descriptor ops are TMA copies (compile.ts expands them elsewhere). */
+export const hasTma = (cx: Lowering): boolean => cx.target === 'sm_90a' || cx.target === 'sm_100a';
+
+/** desc_load / desc_store: TMA on sm_90a and sm_100a; the compile driver expands them into loads and stores elsewhere. */
 export const TMA_RULES: Record<'desc_load' | 'desc_store', Rule> = {
-  desc_load: (cx, op) => (cx.target === 'sm_90a' ? descLoad(cx, op) : cx.fail('a tensor descriptor op reached the PTX backend of a target without TMA (it should have been expanded)')),
-  desc_store: (cx, op) => (cx.target === 'sm_90a' ? descStore(cx, op) : cx.fail('a tensor descriptor op reached the PTX backend of a target without TMA (it should have been expanded)')),
+  desc_load: (cx, op) => (hasTma(cx) ? descLoad(cx, op) : cx.fail('a tensor descriptor op reached the PTX backend of a target without TMA (it should have been expanded)')),
+  desc_store: (cx, op) => (hasTma(cx) ? descStore(cx, op) : cx.fail('a tensor descriptor op reached the PTX backend of a target without TMA (it should have been expanded)')),
 };

@@ -1,8 +1,9 @@
-// TMA pipelining on sm_90a: a loop whose tensor-descriptor loads feed tensor-core dots keeps
-// numStages stages of those tiles in shared memory, each filled by TMA S-1 iterations ahead by
-// thread 0 and guarded by its own mbarrier (expect_tx of the stage's bytes), as Triton's
-// warp-specialization-free Hopper pipeline does. The dot reads its stage directly (StagedTile,
-// staged.ts): each tile is in the swizzled layout of smem_swizzle.ts, one TMA box per column block.
+// TMA pipelining on sm_90a and sm_100a (a tcgen05 dot left in flight: tcgen05_ring.ts): a loop
+// whose tensor-descriptor loads feed tensor-core dots keeps numStages stages of those tiles in
+// shared memory, each filled by TMA S-1 iterations ahead by thread 0 and guarded by its own
+// mbarrier (expect_tx of the stage's bytes), as Triton's warp-specialization-free Hopper
+// pipeline does. The dot reads its stage directly (StagedTile, staged.ts): each tile is in the
+// swizzled layout of smem_swizzle.ts, one TMA box per column block.
 //
 //   prologue:    bar.sync; issue iterations 0..D-1 into stages 0..D-1   (D = S-1)
 //   iteration i: wait stage i%S's mbarrier (parity: bit i%S of `phases`, flipped after the wait)
@@ -23,7 +24,7 @@ import { loopWriter } from '../../compiler/loop_writers.js';
 import { loopStages } from '../../compiler/pipeline.js';
 import { movFor, type Lowering } from '../context.js';
 import { backEdge, hoistConversions } from '../lower_control.js';
-import { boxCoords, elected, mapAddress, newBarriers, waitBarrier } from '../async/lower_tma.js';
+import { boxCoords, elected, hasTma, mapAddress, newBarriers, waitBarrier } from '../async/lower_tma.js';
 import { overlappedDot, setWgmmaPending } from '../tensor_cores/lower_wgmma.js';
 import { regKind } from '../ptx_types.js';
 import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
@@ -111,7 +112,7 @@ function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][numbe
  */
 export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean, reasons?: Map<Op, string[]>): Map<Op, TmaRingLoop> {
   const out = new Map<Op, TmaRingLoop>();
-  if (cx.target !== 'sm_90a') return out;
+  if (!hasTma(cx)) return out;
   const uses = new Map<number, Op[]>();
   const see = (ops: readonly Op[]): void => {
     for (const o of ops) {
@@ -229,32 +230,14 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.emit(`// TMA ring: ${S} stages of ${SB} bytes, ${l.tiles.length} tile(s), one mbarrier per stage, issued ${D} ahead`);
   const maps = l.tiles.map((t) => mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)));
   const { bar: bar0, phase: phases } = newBarriers(cx, S); // phases: bit k = parity stage k waits for next
-  const p = elected(cx);
+  elected(cx); // the issuing thread's predicate, made before the ring's registers
   const ring0 = cx.reg('b32');
   const ringEnd = cx.reg('b32');
   cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
   cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${S * SB};`);
   cx.barrier(); // an earlier run of a ring (or the scratch) may still be reading these bytes
 
-  /** Thread 0 fills the stage at `stage` (its mbarrier at `bar`) with the tiles of iteration `iv`. */
-  const issue = (iv: string, stage: string, bar: string): void => {
-    const q = cx.reg('pred');
-    const skip = cx.e.label('tma_skip');
-    cx.emit(`setp.ge.${ty} ${q}, ${iv}, ${ub};`);
-    cx.emit(`@${q} bra.uni ${skip};`);
-    cx.scope(() => {
-      cx.define(body.args[0]!, [iv]);
-      for (const o of l.slice) cx.lowerOp(o);
-      cx.emit(`@${p} mbarrier.arrive.expect_tx.shared::cta.b64 _, [${bar}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
-      l.tiles.forEach((t, k) => {
-        for (let j = 0; j < t.g.boxes; j++) {
-          const off = t.offset + j * t.g.rows * t.g.swizzle;
-          cx.emit(`@${p} cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${stage}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${bar}];`);
-        }
-      });
-    });
-    cx.e.placeLabel(skip);
-  };
+  const issue = (iv: string, stage: string, bar: string): void => issueStage(cx, l, maps, ub, iv, stage, bar);
 
   for (let j = 0; j < D; j++) {
     const ivj = cx.newRegs(ivT, 1)[0]!;
@@ -316,6 +299,34 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.e.placeLabel(end);
   if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
+}
+
+/**
+ * Thread 0 fills the stage at `stage` (its full mbarrier at `bar`) with the tiles of the iteration
+ * whose induction variable is `iv` (skipped at or past `ub`): expect_tx of the stage's bytes, one
+ * cp.async.bulk.tensor per box. The offsets' slice is lowered again for `iv`.
+ */
+export function issueStage(cx: Lowering, l: TmaRingLoop, maps: readonly string[], ub: string, iv: string, stage: string, bar: string): void {
+  const op = l.loop;
+  const body = op.regions[0]!;
+  const ty = regKind(op.operands[0]!.type.elem) === 'b64' ? 's64' : 's32';
+  const p = elected(cx);
+  const q = cx.reg('pred');
+  const skip = cx.e.label('tma_skip');
+  cx.emit(`setp.ge.${ty} ${q}, ${iv}, ${ub};`);
+  cx.emit(`@${q} bra.uni ${skip};`);
+  cx.scope(() => {
+    cx.define(body.args[0]!, [iv]);
+    for (const o of l.slice) cx.lowerOp(o);
+    cx.emit(`@${p} mbarrier.arrive.expect_tx.shared::cta.b64 _, [${bar}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
+    l.tiles.forEach((t, k) => {
+      for (let j = 0; j < t.g.boxes; j++) {
+        const off = t.offset + j * t.g.rows * t.g.swizzle;
+        cx.emit(`@${p} cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${stage}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${bar}];`);
+      }
+    });
+  });
+  cx.e.placeLabel(skip);
 }
 
 /**

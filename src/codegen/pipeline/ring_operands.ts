@@ -2,6 +2,7 @@
 // may stage, by element type, and how the dot then reads the stage:
 //   f16/bf16   a or b of an mma.sync or wgmma dot, as loaded ([M, K] / [K, N]): wgmma reads a
 //              [K, N] b MN-major (imm-trans-b 1)
+//              (and of a tcgen05 dot on sm_100a)
 //   8-bit      (f8e4m3, f8e5m2, i8, u8) wgmma dots only (mma.sync reads 8-bit b by scalar loads
 //              from the scratch). The PTX ISA gives wgmma no transpose for non-16-bit types: A
 //              and B are read K-major. a [M, K] as loaded is; b must be loaded as B^T [N, K]
@@ -17,6 +18,7 @@ import { isMmaLayout, isWgmmaLayout } from '../../compiler/layout.js';
 import { dotInputPrecision } from '../../compiler/mma_kinds.js';
 import { wgmmaKindOf } from '../../compiler/wgmma_kinds.js';
 import type { Lowering } from '../context.js';
+import { isTcgen05Dot } from '../tensor_cores/tmem_alloc.js';
 
 /** What the dots read of a ring tile: `value` (the load's, or its transpose), stored transposed or not. */
 export interface RingOperand {
@@ -62,7 +64,7 @@ export function ringOperand(cx: Lowering, t: DType, value: Value, body: Op['regi
     if (wide) {
       const [M, N] = u.results[0]!.type.shape as [number, number];
       const L = cx.layoutOf(u.results[0]!);
-      if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps)) return 'its dot is not on tensor cores (mma.sync or wgmma)';
+      if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps) && !isTcgen05Dot(cx, u)) return 'its dot is not on tensor cores (mma.sync, wgmma or tcgen05)';
       continue;
     }
     if (!onWgmma(cx, u)) return 'an 8-bit tile feeds wgmma dots only from the ring (its dot is not a wgmma)';

@@ -30,6 +30,7 @@ import { stagedOperand, zeroConst, type SmemOperand } from './mma_smem_operand.j
 import { emitTcgen05Desc, instrDesc } from './tcgen05_desc.js';
 import { isTcgen05Dot, tmem } from './tmem_alloc.js';
 import { residentOf } from './tcgen05_resident.js';
+import { inflightOf } from './tcgen05_inflight.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 
 type Operand = SmemOperand;
@@ -103,8 +104,11 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
     B = stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
   }
   if ((A.mnMajor || B.mnMajor) && !kind.transposable) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
+  // a dot left in flight by its TMA ring (tcgen05_inflight.ts): operands written by TMA (the
+  // async proxy already), MMAs committed to the stage's empty barrier, no wait here
+  const flight = resident && sa && sb ? inflightOf(cx, op) : undefined;
   // generic-proxy writes (st.shared here, cp.async in the pipeliner's ring) -> the async proxy
-  cx.emit('fence.proxy.async.shared::cta;');
+  if (!flight) cx.emit('fence.proxy.async.shared::cta;');
 
   const rows = tmemRows(cx, M, N);
   if (accIn && !resident) storeAcc(cx, rows, accIn);
@@ -123,12 +127,19 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   const fresh = resident ? resident.started : zero ? cx.reg('pred') : acc;
   if (zero) cx.emit(`setp.ne.b32 ${fresh}, 0, 0;`);
   const one = elected(cx);
-  const { bar, phase } = mmaBarrier(cx);
+  const mb = flight ? undefined : mmaBarrier(cx);
   for (let kk = 0; kk < K / kind.k; kk++) {
     const ad = descPlus(cx, descA, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb));
     const bd = descPlus(cx, descB, sliceOffset(B.tile, B.mnMajor, 0, kk * kind.k, eb));
     cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName} [${mem.addr}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? fresh : acc};`);
   }
+  if (flight) {
+    cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${flight.commitTo}]; // the stage's empty barrier`);
+    cx.emit(`setp.ne.b32 ${resident!.started}, 1, 0;`);
+    cx.define(r, cx.regs(op.operands[2]!));
+    return true;
+  }
+  const { bar, phase } = mb!;
   cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
   if (resident) cx.emit(`setp.ne.b32 ${resident.started}, 1, 0;`);
   const loop = cx.e.label('mma_wait');

@@ -1,0 +1,103 @@
+// The TMA-ring rows of `npm run bench:tc -- --target sm_100a`: Tessera's descriptor matmul
+// (bench/ws_kernels.ts with WS false: the K loop on the TMA ring of codegen/pipeline/tcgen05_ring.ts,
+// its tcgen05 MMAs in flight across iterations) beside Triton 3.8's host-descriptor matmul for
+// GPUTarget('cuda', 100, 32) at the same tile, warps and stages (its `.version 9.3` rewritten to
+// 9.0 for our ptxas). Static figures from ptxas -arch sm_100a (no GPU): registers, spills, SASS,
+// shared memory, tcgen05.mma and TMA copies in the PTX, TMEM columns allocated, mbarrier wait
+// sites. Tessera's kernels also run on the sim (against an f64 JS reference, with the sim's warp
+// instruction count); Triton's need CUtensorMap arguments encoded as its launcher does, which
+// this bench's foreign-PTX launch does not do: their dynamic figures are n/a.
+import { join } from 'node:path';
+import { compile, type CompileResult } from '../src/compile/compile.js';
+import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
+import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
+import type { WsTools } from './tc_ws.js';
+import { wsMatmul } from './ws_kernels.js';
+
+const STAGES = 3;
+/** The rows: 128 x 128 on 4 warps (TMEM 128 columns) and 128 x 256 on 8 (256 columns). */
+const TILES = [
+  { BM: 128, BN: 128, BK: 64, numWarps: 4 },
+  { BM: 128, BN: 256, BK: 64, numWarps: 8 },
+] as const;
+type Tile = (typeof TILES)[number];
+
+/** Triton's kernel: the same loop over host tensor descriptors, an f32 C. */
+const TRITON_SRC = `import triton
+import triton.language as tl
+
+@triton.jit
+def ws_matmul(ad, bd, cd, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        av = ad.load([pid_m * BM, k * BK])
+        bv = bd.load([k * BK, pid_n * BN])
+        acc = tl.dot(av, bv, acc)
+    cd.store([pid_m * BM, pid_n * BN], acc)
+`;
+const signature = (t: Tile): Record<string, string> => ({
+  ad: `tensordesc<fp16[${t.BM}, ${t.BK}]>`, bd: `tensordesc<fp16[${t.BK}, ${t.BN}]>`, cd: `tensordesc<fp32[${t.BM}, ${t.BN}]>`,
+  K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr',
+});
+
+const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;
+const tmemColumns = (ptx: string): string => /tcgen05\.alloc\.cta_group::1\.sync\.aligned\.shared::cta\.b32 \[[^\]]+\], (\d+);/.exec(ptx)?.[1] ?? '-';
+
+/** One tile on the sim, K = 512: max relative error vs f64 JS and warp instructions. */
+function simRun(sim: NativeRuntimeDevice, r: CompileResult, t: Tile): { err: number; warpInstrs?: number } {
+  const [M, N, K] = [t.BM, t.BN, 512];
+  let x = 11;
+  const rnd = (n: number): Float32Array => Float32Array.from({ length: n }, () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32) * 4 - 2);
+  const a = f16Array(rnd(M * K)), b = f16Array(rnd(K * N));
+  const dev = sim.native;
+  const [ba, bb, bc] = [dev.alloc(a.byteLength), dev.alloc(b.byteLength), dev.alloc(M * N * 4)];
+  try {
+    dev.upload(ba, a);
+    dev.upload(bb, b);
+    dev.launch(r, [ba, bb, bc, M, N, K], [1, 1, 1]);
+    dev.synchronize();
+    const warpInstrs = dev.simCounters()?.warpInstructions;
+    const c = new Float32Array(M * N);
+    dev.download(bc, c);
+    const [fa, fb] = [f16ToFloat32(a), f16ToFloat32(b)];
+    let worst = 0, scale = 0;
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+      let s = 0;
+      for (let k = 0; k < K; k++) s += fa[i * K + k]! * fb[k * N + j]!;
+      scale = Math.max(scale, Math.abs(s));
+      const d = Math.abs(c[i * N + j]! - s);
+      worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
+    }
+    return { err: worst / Math.max(scale, 1e-30), ...(warpInstrs !== undefined ? { warpInstrs } : {}) };
+  } finally {
+    for (const p of [ba, bb, bc]) dev.free(p);
+  }
+}
+
+/** Prints the rows; sets process.exitCode = 1 when Tessera's result is wrong. */
+export function benchRing(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): void {
+  out(`\nring_matmul (descriptor loads on the TMA ring, tcgen05 MMAs in flight): f16 in, f32 out, numStages ${STAGES}; figures from ptxas -arch sm_100a, no GPU\n`);
+  const key = (t: Tile): string => `ring_${t.BN}`;
+  const tri = tools.triton(TILES.map((t) => ({ key: key(t), name: 'ws_matmul', src: TRITON_SRC, signature: signature(t), constexprs: { BM: t.BM, BN: t.BN, BK: t.BK }, num_warps: t.numWarps, num_stages: STAGES })));
+  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
+  out(`  ${'kernel'.padEnd(40)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'mma'.padStart(5)}${'TMA'.padStart(5)}${'TMEM'.padStart(6)}${'waits'.padStart(7)}  sim (one tile, K 512)\n`);
+  for (const t of TILES) {
+    const label = `${t.BM}x${t.BN}x${t.BK} ${t.numWarps}w`;
+    const ours = compile(wsMatmul.trace({ BM: t.BM, BN: t.BN, BK: t.BK, WS: false }), { target: 'sm_100a', numWarps: t.numWarps, numStages: STAGES, ptxas: false });
+    const rows: [string, string | undefined, number, string][] = [[`tessera ${label}`, ours.ptx, ours.metadata.sharedBytes, `tessera_${key(t)}`]];
+    if (!(tri instanceof Error)) rows.push([`triton ${tri.version} ${label}`, tri.ptx[key(t)]?.replace(/^\.version 9\.\d+$/m, '.version 9.0'), tri.shared[key(t)]!, `triton_${key(t)}`]);
+    for (const [name, ptx, shared, file] of rows) {
+      if (!ptx) continue;
+      const f = tools.figures(ptx, shared, join(tools.dir, file));
+      let run = 'n/a';
+      if (name.startsWith('tessera')) {
+        const s = simRun(sim, ours, t);
+        if (!(s.err <= 1e-5)) process.exitCode = 1;
+        run = `vs JS ${s.err.toExponential(1)}${s.err <= 1e-5 ? '' : ' MISMATCH'}, warp instructions ${s.warpInstrs ?? 'n/a'}`;
+      }
+      out(`  ${name.padEnd(40)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(count(ptx, /tcgen05\.mma\.cta_group/)).padStart(5)}${String(f.tma).padStart(5)}${tmemColumns(ptx).padStart(6)}${String(count(ptx, /mbarrier\.try_wait/)).padStart(7)}  ${run}\n`);
+    }
+  }
+}

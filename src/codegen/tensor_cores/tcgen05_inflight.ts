@@ -1,0 +1,26 @@
+// A tcgen05 dot left in flight across the iterations of its K loop (sm_100a): the loop's ring
+// (codegen/pipeline/tcgen05_ring.ts) owns the synchronization, as Triton's cc 100 pipeline does.
+// While the ring lowers its body it registers the dot here with the mbarrier of the stage the
+// dot reads; the dot (lower_tcgen05.ts) then commits its MMAs to that barrier (the stage's
+// EMPTY barrier: it completes when those MMAs, and every earlier one, have read their operands)
+// and does not wait: the ring waits for it before it refills the stage, and once after the loop
+// before the accumulator is read back. Only a dot whose accumulator stays in TMEM
+// (tcgen05_resident.ts) and whose operands are both ring tiles is left in flight: any other
+// dot's result is read in the iteration, so it must wait for its own MMAs.
+import type { Op } from '../../ir/ops.js';
+import type { Lowering } from '../context.js';
+
+interface Inflight {
+  /** b32 register: the shared address of the mbarrier the dot's MMAs commit to. */
+  readonly commitTo: string;
+}
+const inflight = new WeakMap<Lowering, Map<Op, Inflight>>();
+
+/** Sets (or, with undefined, clears) the barrier `dot` commits to instead of waiting. */
+export function setInflight(cx: Lowering, dot: Op, s: Inflight | undefined): void {
+  let m = inflight.get(cx);
+  if (!m) inflight.set(cx, (m = new Map()));
+  if (s) m.set(dot, s);
+  else m.delete(dot);
+}
+export const inflightOf = (cx: Lowering, dot: Op): Inflight | undefined => inflight.get(cx)?.get(dot);

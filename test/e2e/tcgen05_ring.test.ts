@@ -1,0 +1,284 @@
+// The TMA ring of a tcgen05 K loop (sm_100a, codegen/pipeline/tcgen05_ring.ts): descriptor loads
+// feed the dot through S stages, each with a FULL mbarrier (TMA's expect_tx) and an EMPTY one the
+// stage's MMAs commit to; the MMAs stay in flight across iterations (no wait on an iteration's
+// own commit) and the epilogue waits once, on the last commit, before tcgen05.ld. The sim runs as
+// a B200 (TESSERA_SIM_ARCH, read at cuInit). Inputs are small integers, so every summation order
+// gives the same f32 bits: the sim, the interpreter and the JS reference agree bit for bit.
+// Sabotage (string surgery on the PTX, run through the same launch): the refill of a stage
+// without waiting for its MMAs, and the epilogue's tcgen05.ld above the final wait, give wrong
+// results.
+process.env['TESSERA_SIM_ARCH'] = 'sm_100';
+import { describe, expect, it } from 'vitest';
+import { compile, type CompileResult } from '../../src/compile/compile.js';
+import type { Func } from '../../src/ir/ops.js';
+import { bf16Array, f16Array } from '../../src/ir/half.js';
+import { f8e4m3Bits } from '../../src/ir/fp8.js';
+import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
+import type { LaunchArg } from '../../src/runtime/device.js';
+import { kernel, type Kernel } from '../../src/runtime/kernel.js';
+import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
+import { EMPTY_WAIT, FINAL_WAIT } from '../../src/codegen/pipeline/tcgen05_ring.js';
+import { count, gateTargets } from '../codegen/gate.js';
+import { expectBitwise, lcg, runOn, simDevice } from './helpers.js';
+
+type Half = 'f16' | 'bf16';
+
+/** C = A B (f32) through descriptors: one BM x BN tile per program, the K loop on the ring. */
+const mmDesc = (t: Half): Kernel => kernel(
+  { name: `tc_ring_${t}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
+    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+  },
+);
+const KERNELS = { f16: mmDesc('f16'), bf16: mmDesc('bf16') };
+
+/** The dot's result is read in the loop (acc' = acc + a b + 0.5): not left in flight, the plain TMA ring. */
+const mmDescRead = kernel(
+  { name: 'tc_ring_read', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! }).add(0.5)]);
+    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+  },
+);
+
+/** e4m3 operands through descriptors: TMA loads (no ring: an fp8 B would be MN-major), the dot staged from registers. */
+const mmDescFp8 = kernel(
+  { name: 'tc_desc_fp8', params: { a: ptr('f8e4m3'), b: ptr('f8e4m3'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
+    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+  },
+);
+
+/** Integers in [-4, 4]: exact in f16 and bf16, every product and sum here exact in f32. */
+function ints(n: number, seed: number): Float32Array {
+  const r = lcg(seed);
+  return Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
+}
+function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float32Array {
+  const out = new Float32Array(M * N);
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+    let s = 0;
+    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
+    out[i * N + j] = s;
+  }
+  return out;
+}
+
+interface Problem { M: number; N: number; K: number; BM: number; BN: number; BK: number; numWarps: number }
+function problem(t: Half, p: Problem, seed: number) {
+  const af = ints(p.M * p.K, seed), bf = ints(p.K * p.N, seed + 1);
+  const enc = t === 'f16' ? f16Array : bf16Array;
+  const args = { a: enc(af), b: enc(bf), c: new Float32Array(p.M * p.N), M: p.M, N: p.N, K: p.K, BM: p.BM, BN: p.BN, BK: p.BK };
+  return { args, want: matmulRef(af, bf, p.M, p.N, p.K), grid: [Math.ceil(p.M / p.BM), Math.ceil(p.N / p.BN), 1] as const };
+}
+
+function traced(k: Kernel, args: Record<string, unknown>): { f: Func; positional: LaunchArg[] } {
+  const cx: Record<string, number> = {};
+  for (const n of k.def.constexprNames) cx[n] = args[n] as number;
+  return { f: k.trace(cx), positional: k.def.runtimeParams.map((p) => args[p.name] as LaunchArg) };
+}
+
+/** The PTX for sm_100a as the sim device specializes it, through the ptxas gate. */
+function ringPtx(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages = 3): CompileResult {
+  const { f, positional } = traced(k, args);
+  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!;
+}
+
+/** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim; returns c. */
+function runPtx(k: Kernel, args: Record<string, unknown>, grid: readonly number[], r: CompileResult, ptx: string): Float32Array {
+  const { positional } = traced(k, args);
+  const dev = simDevice().native;
+  const bufs = positional.map((a) => {
+    if (!ArrayBuffer.isView(a)) return undefined;
+    const b = dev.alloc(Math.max(1, a.byteLength));
+    dev.upload(b, a);
+    return b;
+  });
+  try {
+    const { cubin: _drop, ...rest } = r;
+    dev.launch({ ...rest, ptx }, positional.map((a, i) => bufs[i] ?? a), grid);
+    dev.synchronize();
+    return dev.download(bufs[2]!, new Float32Array((args.c as Float32Array).length)) as Float32Array;
+  } finally {
+    for (const b of bufs) if (b) dev.free(b);
+  }
+}
+
+/** The ring's loop: from its header comment to the final wait. */
+function loopText(ptx: string): string {
+  const start = ptx.indexOf('the tcgen05 MMAs stay in flight');
+  const end = ptx.indexOf(FINAL_WAIT);
+  expect(start).toBeGreaterThan(0);
+  expect(end).toBeGreaterThan(start);
+  return ptx.slice(start, end);
+}
+
+const COMMIT = /tcgen05\.commit\.cta_group::1\.mbarrier::arrive::one\.shared::cluster\.b64 \[(%r\d+)\]/;
+
+/** The ring's shape in the PTX: one commit (to the stage's empty barrier), no wait on it before the next MMA. */
+function expectInflight(ptx: string, mmasPerTile: number, S: number, BN: number): void {
+  expect(ptx).toContain(`// TMA ring: ${S} stages`);
+  // per issue: a's box (64 halves: 128-byte rows) and b's 128-byte column blocks; S-1 prologue issues and the loop's
+  expect(count(ptx, /cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global/)).toBe((1 + (2 * BN) / 128) * S);
+  expect(count(ptx, /tcgen05\.mma\.cta_group::1\.kind::f16 /)).toBe(mmasPerTile);
+  expect(count(ptx, /tcgen05\.commit/)).toBe(1);
+  expect(count(ptx, /mbarrier\.init/)).toBe(2 * S);
+  const loop = loopText(ptx);
+  const committed = COMMIT.exec(loop)?.[1];
+  expect(committed, 'the loop commits its MMAs').toBeDefined();
+  // the only mbarrier waits of the loop: the stage's FULL barrier (before the MMAs) and the
+  // previous iteration's EMPTY barrier (after this iteration's MMAs are issued): never the
+  // barrier this iteration's MMAs commit to
+  const waits = [...loop.matchAll(/mbarrier\.try_wait\.parity\.shared::cta\.b64 %p\d+, \[(%r\d+)\]/g)].map((m) => m[1]);
+  expect(waits).toHaveLength(2);
+  expect(waits).not.toContain(committed);
+  expect(loop.indexOf(EMPTY_WAIT)).toBeGreaterThan(loop.search(COMMIT));
+  // the epilogue: one wait on the last commit, then tcgen05.ld
+  const tail = ptx.slice(ptx.indexOf(FINAL_WAIT));
+  expect(tail.search(/mbarrier\.try_wait/)).toBeLessThan(tail.search(/tcgen05\.ld\.sync/));
+  expect(ptx).not.toMatch(/mma\.sync|wgmma/);
+}
+
+describe('the sim as an sm_100', () => {
+  it('compiles for sm_100a (compute 10.0)', () => {
+    expect(simDevice().target).toBe('sm_100a');
+  });
+});
+
+describe.each(['f16', 'bf16'] as const)('tcgen05 K loop on a TMA ring, %s (bit-exact)', (t) => {
+  const k = KERNELS[t];
+  it.each([
+    ['128x128x64 on 4 warps, K loop of 1', { M: 128, N: 128, K: 64, BM: 128, BN: 128, BK: 64, numWarps: 4 }, 4],
+    ['128x128x64 on 4 warps, K loop of 7 (> 3 stages)', { M: 128, N: 128, K: 448, BM: 128, BN: 128, BK: 64, numWarps: 4 }, 4],
+    ['128x256x64 on 8 warps (TMEM 256 columns), K loop of 5', { M: 128, N: 256, K: 320, BM: 128, BN: 256, BK: 64, numWarps: 8 }, 4],
+    ['ragged 200x136x200 over 128x128x64 tiles', { M: 200, N: 136, K: 200, BM: 128, BN: 128, BK: 64, numWarps: 4 }, 4],
+  ] as const)('%s', async (_name, p, mmas) => {
+    const { args, want, grid } = problem(t, p, 7 + p.K + p.N);
+    const r = ringPtx(k, args, p.numWarps);
+    expectInflight(r.ptx, mmas, 3, p.BN);
+    if (p.N === 256) expect(r.ptx).toMatch(/tcgen05\.alloc\.cta_group::1\.sync\.aligned\.shared::cta\.b32 \[%r\d+\], 256;/);
+    // runOn, not runBoth: runBoth's gate also assembles the sm_80 / sm_90 code, where a 128 x 128
+    // f32 accumulator on mma.sync spills; the sm_100a PTX went through the gate above
+    for (const dev of ['sim', 'interpret'] as const) {
+      const mine = { ...args, c: new Float32Array(p.M * p.N) };
+      await runOn(dev, k, mine, grid, { numWarps: p.numWarps, numStages: 3 });
+      expectBitwise(mine.c, want, `${dev} vs JS`);
+    }
+  });
+
+  it.each([2, 4])('numStages %i (K loop of 7)', (S) => {
+    const p = { M: 128, N: 128, K: 448, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+    const { args, want, grid } = problem(t, p, 31 + S);
+    const { f, positional } = traced(k, args);
+    const r = compile(f, { target: 'sm_100a', numWarps: 4, numStages: S, ptxas: false, specialization: launchSpecialization(f, positional) });
+    expectInflight(r.ptx, 4, S, p.BN);
+    expectBitwise(runPtx(k, args, grid, r, r.ptx), want, `sim at ${S} stages vs JS`);
+  });
+});
+
+describe('tcgen05 dots on sm_100a descriptors that are not left in flight', () => {
+  const p = { M: 128, N: 128, K: 256, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+  it('a dot whose result is read in the loop: the plain TMA ring, each iteration waits for its MMAs (bit-exact)', async () => {
+    const { args, want, grid } = problem('f16', p, 51);
+    const r = ringPtx(mmDescRead, args, 4);
+    expect(r.ptx).toContain('// TMA ring: 3 stages');
+    expect(r.ptx).not.toContain('MMAs stay in flight');
+    expect(r.ptx).toMatch(/\$L_mma_wait_\d+:/);
+    const want5 = want.map((x) => x + 0.5 * (p.K / p.BK));
+    for (const dev of ['sim', 'interpret'] as const) {
+      const mine = { ...args, c: new Float32Array(p.M * p.N) };
+      await runOn(dev, mmDescRead, mine, grid, { numWarps: 4, numStages: 3 });
+      expectBitwise(mine.c, want5, `${dev} vs JS`);
+    }
+  });
+
+  it('e4m3 operands: TMA loads outside a ring, kind::f8f6f4 (bit-exact)', async () => {
+    const af = ints(p.M * p.K, 61), bf = ints(p.K * p.N, 62);
+    const args = { a: Uint8Array.from(af, f8e4m3Bits), b: Uint8Array.from(bf, f8e4m3Bits), c: new Float32Array(p.M * p.N), M: p.M, N: p.N, K: p.K, BM: p.BM, BN: p.BN, BK: p.BK };
+    const r = ringPtx(mmDescFp8, args, 4);
+    expect(r.ptx).not.toContain('// TMA ring');
+    expect(count(r.ptx, /cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global/)).toBe(2);
+    expect(r.ptx).toMatch(/tcgen05\.mma\.cta_group::1\.kind::f8f6f4 /);
+    const want = matmulRef(af, bf, p.M, p.N, p.K);
+    for (const dev of ['sim', 'interpret'] as const) {
+      const mine = { ...args, c: new Float32Array(p.M * p.N) };
+      await runOn(dev, mmDescFp8, mine, [1, 1, 1], { numWarps: 4, numStages: 3 });
+      expectBitwise(mine.c, want, `${dev} vs JS`);
+    }
+  });
+});
+
+describe('sabotage on the ring (the same launch, the PTX edited)', () => {
+  const p = { M: 128, N: 128, K: 448, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+  const { args, want, grid } = problem('f16', p, 77);
+  const r = ringPtx(KERNELS.f16, args, 4);
+  const run = (ptx: string): Float32Array | Error => {
+    try {
+      return runPtx(KERNELS.f16, args, grid, r, ptx);
+    } catch (e) {
+      return e as Error;
+    }
+  };
+  const differs = (got: Float32Array | Error): number => (got instanceof Error ? want.length : Array.from(got).filter((x, i) => x !== want[i]).length);
+
+  it('the intact PTX computes the product', () => {
+    expectBitwise(run(r.ptx) as Float32Array, want, 'intact');
+  });
+
+  it('a stage refilled without waiting for the MMAs that read it (no wait on its empty barrier): a wrong result or a named fault', () => {
+    // drop the wait loop between the marker and the label that skips it
+    const lines = r.ptx.split('\n');
+    const at = lines.findIndex((l) => l.includes(EMPTY_WAIT));
+    const skip = lines.findIndex((l, i) => i > at && /^\$L_mma_none_\d+:/.test(l));
+    expect(at).toBeGreaterThan(0);
+    expect(skip).toBeGreaterThan(at);
+    const removed = lines.splice(at + 1, skip - at - 1);
+    expect(removed.join('\n')).toMatch(/mbarrier\.try_wait\.parity/);
+    const got = run(lines.join('\n'));
+    console.log(`no empty wait: ${got instanceof Error ? got.message : `${differs(got)} of ${want.length} elements differ`}`);
+    if (got instanceof Error) expect(got.message).toMatch(/tcgen05|mbarrier|shared|race/i);
+    else expect(differs(got), 'elements that differ from the product').toBeGreaterThan(0);
+  });
+
+  it("the epilogue's tcgen05.ld above the final commit's wait: a wrong result or a named fault", () => {
+    // the wait (its marker through the label that skips it) moved below the tcgen05.ld and its wait::ld
+    const lines = r.ptx.split('\n');
+    const at = lines.findIndex((l) => l.includes(FINAL_WAIT));
+    const skip = lines.findIndex((l, i) => i > at && /^\$L_mma_none_\d+:/.test(l));
+    expect(at).toBeGreaterThan(0);
+    expect(skip).toBeGreaterThan(at);
+    const block = lines.splice(at, skip - at + 1);
+    expect(block.join('\n')).toMatch(/mbarrier\.try_wait\.parity/);
+    const ld = lines.findIndex((l, i) => i >= at && /^\s*tcgen05\.ld\.sync/.test(l));
+    expect(ld).toBeGreaterThan(0);
+    expect(lines[ld + 1]).toMatch(/tcgen05\.wait::ld/);
+    lines.splice(ld + 2, 0, ...block);
+    const got = run(lines.join('\n'));
+    console.log(`ld before the final wait: ${got instanceof Error ? got.message : `${differs(got)} of ${want.length} elements differ`}`);
+    if (got instanceof Error) expect(got.message).toMatch(/tcgen05|tensor memory|poison/i);
+    else expect(differs(got), 'elements that differ from the product').toBeGreaterThan(want.length / 8);
+  });
+});
+
+describe('the sanitizers (racecheck, synccheck, initcheck) find nothing in the ring kernel', () => {
+  it('128x128x64 tiles, 2 CTAs, K loop of 7 over 3 stages', async () => {
+    const p = { M: 256, N: 128, K: 448, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+    const { args, want, grid } = problem('f16', p, 91);
+    await KERNELS.f16.run(args, { grid, device: 'sim', numWarps: 4, numStages: 3, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expectBitwise(args.c, want, 'under the sanitizers');
+  });
+});
