@@ -15,7 +15,8 @@
 // through the shape, and checks every cell of the quarter read back with .32x32b.x1 (the cells
 // the shape does not reach keep the first pattern). Then: the lane-access rule for 16-lane shapes,
 // unallocated columns, a store not waited for with tcgen05.wait::st leaving stale cells, an ld
-// destination read before tcgen05.wait::ld, and the .xN / pack forms refused at load by name.
+// destination read before tcgen05.wait::ld, initcheck on packed loads, and the .xN / pack forms
+// refused at load by name.
 //
 // `sim_ptx_ptx_tcgen05_ldst_test --ptxas PATH` also assembles every module with ptxas -arch=sm_100a.
 #include <algorithm>
@@ -168,7 +169,8 @@ DUMP:
   return ptx;
 }
 
-tsim::Fault run(const std::string& ptx, std::vector<uint32_t>* outv = nullptr) {
+// sanitize: the sanitizers to run (4: initcheck).
+tsim::Fault run(const std::string& ptx, std::vector<uint32_t>* outv = nullptr, unsigned sanitize = 0) {
   modules.push_back(ptx);
   Kernel k(ptx);
   tsim::Fault bad;
@@ -187,6 +189,7 @@ tsim::Fault run(const std::string& ptx, std::vector<uint32_t>* outv = nullptr) {
   cfg.block[0] = kThreads;
   cfg.params = buf.data();
   cfg.threads = 2;
+  cfg.sanitize = sanitize;
   tsim::Counters ctr;
   tsim::Fault f = tsim::launch(*k.mod, *ki, cfg, mem, ctr);
   if (outv) *outv = mem.get<uint32_t>(out, kThreads * kCols);
@@ -209,11 +212,11 @@ void compare(const std::string& what, const std::vector<uint32_t>& got, const st
 }
 
 // The load: every register of every thread against the fill pattern at its cell(s).
-void loadCase(const Case& k) {
+void loadCase(const Case& k, unsigned sanitize = 0) {
   std::string body = k.inst(true) + "  tcgen05.wait::ld.sync.aligned;\n";
   for (unsigned j = 0; j < k.nregs(); j++) body += "  st.global.u32 [%rd3+" + std::to_string(4 * j) + "], %v" + std::to_string(j) + ";\n";
   std::vector<uint32_t> out;
-  tsim::Fault f = run(kernel(k, 0xa5000000u, body, false), &out);
+  tsim::Fault f = run(kernel(k, 0xa5000000u, body, false), &out, sanitize);
   if (f.kind) {
     std::printf("ld %s: fault %s\n", k.name().c_str(), f.detail.c_str());
     failures++;
@@ -304,6 +307,23 @@ void faults() {
   expectFault("16x64b no wait::ld", kernel(k4, 0xa5000000u, body, false), "reads a destination register of the tcgen05.ld at PTX line");
 }
 
+// initcheck: every cell a packed load reads was written (clean); with column 9 never written, the
+// high half of thread 0's first register (16x64b.pack: columns 8 and 9 of lane 0) is reported.
+void initcheck() {
+  loadCase({S16x256b, 4, true}, 4);
+  loadCase({S16x64b, 2, true}, 4);
+  Case k{S16x64b, 1, true};
+  std::string body = k.inst(true) + "  tcgen05.wait::ld.sync.aligned;\n";
+  std::string ptx = kernel(k, 0xa5000000u, body, false);
+  const std::string st = "  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r17], {%r18};\n";
+  ptx.replace(ptx.find(st), st.size(), "  setp.ne.u32 %p3, %r16, 9;\n  @%p3 " + st.substr(2));
+  tsim::Fault f = run(ptx, nullptr, 4);
+  if (f.kind != tsim::Fault::Hazard || f.detail.find("read of uninitialised tensor memory (lane 0, column 9) by tcgen05.ld") == std::string::npos) {
+    std::printf("initcheck 16x64b pack: got kind %d: %s\n", (int)f.kind, f.detail.c_str());
+    failures++;
+  }
+}
+
 void expectLoadError(const std::string& name, const std::string& line, const std::string& phrase, bool validPtx) {
   std::string ptx = std::string(kHead) + ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<40>;\n  .reg .b32 %v<300>;\n" + line + "\n  ret;\n}\n";
   modules.push_back(ptx);
@@ -346,6 +366,7 @@ int main(int argc, char** argv) {
   storeCase({S16x256b, 2, false}, false);
   storeCase({S16x64b, 4, true}, false);
   faults();
+  initcheck();
   refusals();
   if (argc == 3 && std::string(argv[1]) == "--ptxas") {
     for (const std::string& m : modules) {
