@@ -15,8 +15,9 @@
 // through the shape, and checks every cell of the quarter read back with .32x32b.x1 (the cells
 // the shape does not reach keep the first pattern). Then: the lane-access rule for 16-lane shapes,
 // unallocated columns, a store not waited for with tcgen05.wait::st leaving stale cells, an ld
-// destination read before tcgen05.wait::ld, initcheck on packed loads, and the .xN / pack forms
-// refused at load by name.
+// destination read before tcgen05.wait::ld, initcheck on packed loads, racecheck over a wide
+// shape's columns (a load of cells an MMA in flight writes), and the .xN / pack forms refused at
+// load by name.
 //
 // `sim_ptx_ptx_tcgen05_ldst_test --ptxas PATH` also assembles every module with ptxas -arch=sm_100a.
 #include <algorithm>
@@ -324,6 +325,81 @@ void initcheck() {
   }
 }
 
+// racecheck over a wide shape's columns: an f16 MMA (M 128, N 16) writes columns 16..31 and is
+// committed; before the mbarrier wait each warp loads 16x256b.x1 (8 columns, 4 registers) at
+// column `col`. From column 10 (columns 10..17) it reads cells the MMA still writes: reported;
+// from column 8 (8..15) it does not.
+std::string raceKernel(unsigned col) {
+  return std::string(kHead) + R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<8>;
+  .reg .b32 %v<4>;
+  .shared .align 128 .b8 smem[4608];
+  .shared .align 8 .b64 mbar;
+  .shared .align 4 .b32 slot;
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  setp.lt.u32 %p1, %r1, 32;
+  setp.eq.u32 %p2, %r1, 0;
+  mov.u32 %r4, slot;
+  mov.u32 %r5, mbar;
+  @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;
+  @%p1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+  @%p2 mbarrier.init.shared::cta.b64 [%r5], 1;
+  fence.proxy.async.shared::cta;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  ld.shared.u32 %r10, [slot];
+  @!%p2 bra ISSUED;
+  mov.u32 %r9, smem;
+  cvt.u64.u32 %rd1, %r9;
+  shr.u64 %rd1, %rd1, 4;
+  or.b64 %rd2, %rd1, 0x401000080000;   // A: 128 rows x 32 bytes, LBO 128, SBO 256, no swizzle
+  add.s64 %rd3, %rd2, 256;             // B at smem + 4096
+  mov.u32 %r22, 0x08040010;            // D f32, A/B f16, N 16, M 128
+  setp.ne.u32 %p3, %r1, %r1;           // enable_input_d false
+  add.u32 %r11, %r10, 16;
+  tcgen05.mma.cta_group::1.kind::f16 [%r11], %rd2, %rd3, %r22, %p3;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];
+ISSUED:
+  bar.sync 0;
+  and.b32 %r12, %r2, 3;
+  shl.b32 %r13, %r12, 21;
+  and.b32 %r14, %r12, 1;
+  shl.b32 %r14, %r14, 20;
+  add.u32 %r15, %r10, %r13;
+  add.u32 %r15, %r15, %r14;
+  tcgen05.ld.sync.aligned.16x256b.x1.b32 {%v0, %v1, %v2, %v3}, [%r15+)" + std::to_string(col) + R"(];
+  tcgen05.wait::ld.sync.aligned;
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r5], 0;
+  @!%p4 bra WAIT;
+  tcgen05.fence::before_thread_sync;
+  bar.sync 0;
+  tcgen05.fence::after_thread_sync;
+  @%p1 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r10, 32;
+  ret;
+}
+)";
+}
+
+void racecheck() {
+  tsim::Fault f = run(raceKernel(8), nullptr, 1);
+  if (f.kind) {
+    std::printf("racecheck 16x256b clean: %s\n", f.detail.c_str());
+    failures++;
+  }
+  f = run(raceKernel(10), nullptr, 1);
+  if (f.kind != tsim::Fault::Hazard || f.detail.find("read-after-write hazard on tensor memory (lane 0, column 16): tcgen05.ld") == std::string::npos) {
+    std::printf("racecheck 16x256b: got kind %d: %s\n", (int)f.kind, f.detail.c_str());
+    failures++;
+  }
+}
+
 void expectLoadError(const std::string& name, const std::string& line, const std::string& phrase, bool validPtx) {
   std::string ptx = std::string(kHead) + ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<40>;\n  .reg .b32 %v<300>;\n" + line + "\n  ret;\n}\n";
   modules.push_back(ptx);
@@ -367,6 +443,7 @@ int main(int argc, char** argv) {
   storeCase({S16x64b, 4, true}, false);
   faults();
   initcheck();
+  racecheck();
   refusals();
   if (argc == 3 && std::string(argv[1]) == "--ptxas") {
     for (const std::string& m : modules) {
