@@ -12,9 +12,12 @@
 //
 // Warp w reaches only lanes 32*(w%4) .. 32*(w%4)+31 (the "warp's quarter" of the data path);
 // tcgen05.ld/st touching another lane is a named fault, as is a column that is not allocated.
-// Shape 32x32b.xN: thread t's register j is the cell (lane L + t, column C + j). Shape
-// 16x32bx2.xN (two 16-lane halves, the second immHalfSplitoff columns on): thread t's register j
-// is the cell (lane L + t%16, column C + (t/16)*immHalfSplitoff + j).
+// Shapes 32x32b, 16x64b, 16x128b, 16x256b and 16x32bx2 (two 16-lane halves, the second
+// immHalfSplitoff columns on), .x1 .. .x128 (at most 128 registers): thread t's register j is the
+// cell fragOf() gives, the ISA's matrix-fragment figures. .pack::16b (ld) puts the low 16 bits of
+// two adjacent columns in one register (the first in the low half); .unpack::16b (st) writes the
+// halves of a register to the low 16 bits of two adjacent columns (the upper 16 bits zero on the
+// sim), so each register covers two columns.
 //
 // Asynchrony: tcgen05.ld's destination registers are defined only after tcgen05.wait::ld: until
 // then they hold a poison NaN (0x7ff1dead) and any instruction reading or writing one is a named
@@ -52,23 +55,59 @@ bool uniformTaddr(Ctx& c, const Inst& in, uint32_t& taddr, const char* what) {
   return true;
 }
 
-// The shape of a tcgen05.ld/st: in.mode = log2(N) + 1 | (16x32bx2 ? 0x10 : 0); the register list
-// in ext (then, for 16x32bx2, immHalfSplitoff).
+// The shape of a tcgen05.ld/st (PTX ISA "Matrix fragments for shape ..."): in.mode = kind |
+// pack::16b / unpack::16b << 3 | log2(registers) << 4; the register list in ext, then
+// immHalfSplitoff (0 unless 16x32bx2).
+enum LdStKind : uint8_t { k32x32b, k16x32bx2, k16x64b, k16x128b, k16x256b };
+constexpr const char* kKindNames[] = {"32x32b", "16x32bx2", "16x64b", "16x128b", "16x256b"};
+constexpr unsigned kRegsPerRep[] = {1, 1, 1, 2, 4};  // registers per .x1
+constexpr unsigned kColsPerRep[] = {1, 1, 2, 4, 8};  // 32-bit columns per .x1 (unpacked)
 struct LdStShape {
-  unsigned n, lanes, split;  // N registers; lanes reached (32 or 16); second half's column offset
+  uint8_t kind;
+  bool pack;        // two 16-bit halves of a register <-> the low 16 bits of two adjacent columns
+  unsigned n;       // registers per thread
+  unsigned lanes;   // lanes reached (32 or 16)
+  unsigned width;   // columns reached from the base (per half for 16x32bx2)
+  unsigned split;   // 16x32bx2: the second half's column offset
 };
 LdStShape shapeOf(const Inst& in, const Program& p) {
   LdStShape s;
-  s.n = 1u << ((in.mode & 15) - 1);
-  bool half = in.mode & 0x10;
-  s.lanes = half ? 16 : 32;
-  s.split = half ? p.ext[in.ext + s.n] : 0;
+  s.kind = in.mode & 7;
+  s.pack = in.mode & 8;
+  s.n = 1u << (in.mode >> 4);
+  s.lanes = s.kind == k32x32b ? 32 : 16;
+  s.width = s.n / kRegsPerRep[s.kind] * kColsPerRep[s.kind] * (s.pack ? 2 : 1);
+  s.split = p.ext[in.ext + s.n];
   return s;
 }
-// The cell of thread t's register j.
-inline size_t cellOf(const LdStShape& s, uint32_t taddr, unsigned t, unsigned j) {
-  uint32_t lane = (taddr >> 16) + t % s.lanes, col = (taddr & 0xffff) + (t / s.lanes) * s.split + j;
-  return (size_t)lane * kTmemCols + col;
+// Thread t's register j: its lane offset and its column offset in unpacked 32-bit units (with
+// pack, register column c covers the cells 2c and 2c + 1). The PTX ISA's figures 183-187:
+//   32x32b   lane t,                      column j
+//   16x32bx2 lane t%16,                   column j (the second half, t >= 16: immHalfSplitoff on)
+//   16x64b   lane t/4 + 8*(t%2),          column 2j + (t/2)%2
+//   16x128b  lane t/4 + 8*(j%2),          column 4*(j/2) + t%4
+//   16x256b  lane t/4 + 8*((j/2)%2),      column 8*(j/4) + 2*(t%4) + j%2
+inline void fragOf(const LdStShape& s, unsigned t, unsigned j, unsigned& lane, unsigned& col) {
+  switch (s.kind) {
+    case k32x32b: lane = t; col = j; break;
+    case k16x32bx2: lane = t % 16; col = j; break;
+    case k16x64b: lane = t / 4 + 8 * (t % 2); col = 2 * j + (t / 2) % 2; break;
+    case k16x128b: lane = t / 4 + 8 * (j % 2); col = 4 * (j / 2) + t % 4; break;
+    default: lane = t / 4 + 8 * ((j / 2) % 2); col = 8 * (j / 4) + 2 * (t % 4) + j % 2; break;
+  }
+}
+// The cell(s) of thread t's register j: one, or two with pack (low half first).
+inline unsigned cellsOf(const LdStShape& s, uint32_t taddr, unsigned t, unsigned j, size_t cell[2]) {
+  unsigned lane, col;
+  fragOf(s, t, j, lane, col);
+  uint32_t L = (taddr >> 16) + lane, C = (taddr & 0xffff) + (s.kind == k16x32bx2 ? (t / 16) * s.split : 0);
+  if (!s.pack) {
+    cell[0] = (size_t)L * kTmemCols + C + col;
+    return 1;
+  }
+  cell[0] = (size_t)L * kTmemCols + C + 2 * col;
+  cell[1] = cell[0] + 1;
+  return 2;
 }
 
 // The lane-access rule and the column ranges of an access of shape s at taddr.
@@ -77,13 +116,13 @@ bool checkAccess(Ctx& c, uint32_t taddr, const LdStShape& s, const char* what) {
   unsigned q = c.w->id % 4;
   if (lane < 32 * q || lane + s.lanes > 32 * q + 32) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
-          std::string(what) + ": warp " + std::to_string(c.w->id) + " (warp id % 4 = " + std::to_string(q) +
+          std::string(what) + "." + kKindNames[s.kind] + ": warp " + std::to_string(c.w->id) + " (warp id % 4 = " + std::to_string(q) +
               ") may access TMEM lanes " + std::to_string(32 * q) + ".." + std::to_string(32 * q + 31) +
               " only; the address names lanes " + std::to_string(lane) + ".." + std::to_string(lane + s.lanes - 1));
     return false;
   }
-  if (!tmemColumnsAllocated(c, col, s.n, what)) return false;
-  return s.lanes == 32 || tmemColumnsAllocated(c, col + s.split, s.n, what);
+  if (!tmemColumnsAllocated(c, col, s.width, what)) return false;
+  return s.kind != k16x32bx2 || tmemColumnsAllocated(c, col + s.split, s.width, what);
 }
 
 // tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols   (s[1] = nCols)
@@ -170,14 +209,14 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
   if (!c.san || !(c.san->flags & kSanRace) || t.mmas.empty()) return;
   const uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
   // our column ranges: [col0, col0 + n), and for 16x32bx2 the second half's too
-  const uint32_t ours[2] = {col0, s.lanes == 16 ? col0 + s.split : col0};
+  const uint32_t ours[2] = {col0, s.kind == k16x32bx2 ? col0 + s.split : col0};
   for (const Tcgen05Mma& op : t.mmas) {
     const unsigned m = ((op.idesc >> 24) & 31) * 16, n = ((op.idesc >> 17) & 63) * 8;
     const bool aTmem = c.prog->code[op.pc].mode & 0x40;
     // the first of our cells in [c0, c0 + nc) of a row of op (disabled output lanes: not written)
     auto hit = [&](uint32_t c0, uint32_t nc, bool skipDisabled, uint32_t& hl, uint32_t& hc) {
       for (uint32_t from : ours) {
-        uint32_t lo = std::max(from, c0), hi = std::min(from + s.n, c0 + nc);
+        uint32_t lo = std::max(from, c0), hi = std::min(from + s.width, c0 + nc);
         if (lo >= hi) continue;
         for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
           // M = 64 (layout F): the 16 lanes of each quarter from the MMA's lane alignment (0 or 16)
@@ -234,16 +273,23 @@ void ldOp(Ctx& c, const Inst& in, uint32_t exec) {
     bool reported = false;
     for (unsigned j = 0; j < n && !reported; j++)
       for (unsigned t = 0; t < 32 && !reported; t++) {
-        size_t cell = cellOf(sh, taddr, t, j);
-        if (!wr[cell]) {
-          tmemUninitRead(c, c.curPc, c.w->id * 32 + t, (uint32_t)(cell / kTmemCols), (uint32_t)(cell % kTmemCols), "tcgen05.ld");
-          reported = true;
-        }
+        size_t cell[2];
+        for (unsigned k = 0, m = cellsOf(sh, taddr, t, j, cell); k < m && !reported; k++)
+          if (!wr[cell[k]]) {
+            tmemUninitRead(c, c.curPc, c.w->id * 32 + t, (uint32_t)(cell[k] / kTmemCols), (uint32_t)(cell[k] % kTmemCols), "tcgen05.ld");
+            reported = true;
+          }
       }
   }
   for (unsigned j = 0; j < n; j++) {
     std::vector<uint64_t> v(32);
-    for (unsigned t = 0; t < 32; t++) v[t] = cells[cellOf(sh, taddr, t, j)];
+    for (unsigned t = 0; t < 32; t++) {
+      size_t cell[2];
+      if (cellsOf(sh, taddr, t, j, cell) == 1)
+        v[t] = cells[cell[0]];
+      else  // .pack::16b: the low 16 bits of two adjacent columns, the first in the low half
+        v[t] = (cells[cell[0]] & 0xffffu) | (cells[cell[1]] & 0xffffu) << 16;
+    }
     if (f.busy[d[j]]) {  // an earlier tcgen05.ld in flight writes it too: the newer value wins
       for (auto& e : f.shadow)
         if (e.first == d[j]) e.second = std::move(v);
@@ -273,8 +319,16 @@ void stOp(Ctx& c, const Inst& in, uint32_t exec) {
   for (unsigned j = 0; j < n; j++) {
     const uint64_t* r = slot(c, s[j]);
     for (unsigned l = 0; l < 32; l++) {
-      t.pendingSt.emplace_back((uint32_t)cellOf(sh, taddr, l, j), (uint32_t)r[l]);
-      t.pendingStWarp.push_back((uint16_t)c.w->id);
+      size_t cell[2];
+      if (cellsOf(sh, taddr, l, j, cell) == 1) {
+        t.pendingSt.emplace_back((uint32_t)cell[0], (uint32_t)r[l]);
+        t.pendingStWarp.push_back((uint16_t)c.w->id);
+      } else {  // .unpack::16b: each half to the low 16 bits of its column (the upper 16 bits zero)
+        for (unsigned k = 0; k < 2; k++) {
+          t.pendingSt.emplace_back((uint32_t)cell[k], (uint32_t)(r[l] >> (16 * k)) & 0xffffu);
+          t.pendingStWarp.push_back((uint16_t)c.w->id);
+        }
+      }
     }
   }
 }
@@ -300,7 +354,7 @@ void fenceOp(Ctx&, const Inst&, uint32_t) {}
 // The register list of a tcgen05.ld/st: n plain 32-bit registers.
 bool regList(Decoder& dc, const Operand& o, unsigned n, bool dest, std::vector<uint32_t>& out) {
   if (o.kind != Operand::Vec || o.elems.size() != n)
-    return dc.fail("expected a vector of " + std::to_string(n) + " registers (.x" + std::to_string(n) + ")");
+    return dc.fail("expected a vector of " + std::to_string(n) + " registers (the shape and .xN need that many)");
   for (auto& e : o.elems) {
     if (e.kind != Operand::Reg) return dc.fail("the vector holds registers only");
     out.push_back(dest ? dc.dst(e) : dc.src(e, Ty::B32));
@@ -322,16 +376,25 @@ bool taddrOperand(Decoder& dc, const Operand& o, Inst& in) {
 bool ldStDecode(Decoder& dc, const Stmt& st, Inst& in, bool load) {
   const char* name = load ? "tcgen05.ld" : "tcgen05.st";
   if (!st.has("sync") || !st.has("aligned")) return dc.fail(std::string("expected ") + name + ".sync.aligned");
-  for (const char* shape : {"16x64b", "16x128b", "16x256b"})
-    if (st.has(shape)) return dc.fail(std::string(name) + " shape ." + shape + " is not simulated yet (the sim has .32x32b and .16x32bx2)");
-  const bool half = st.has("16x32bx2");
-  if (st.has("pack::16b") || st.has("unpack::16b")) return dc.fail(std::string(name) + " .pack::16b / .unpack::16b are not simulated yet");
   if (st.has("red")) return dc.fail("tcgen05.ld.red is not simulated");
-  if ((!st.has("32x32b") && !half) || st.type() != Ty::B32) return dc.fail(std::string("expected ") + name + ".sync.aligned.{32x32b,16x32bx2}.xN.b32");
-  unsigned n = 0, lg = 0;
+  int kind = -1;
+  for (int k = 0; k < 5; k++)
+    if (st.has(kKindNames[k])) {
+      if (kind >= 0) return dc.fail(std::string(name) + " takes one shape");
+      kind = k;
+    }
+  if (kind < 0 || st.type() != Ty::B32) return dc.fail(std::string("expected ") + name + ".sync.aligned.{32x32b,16x64b,16x128b,16x256b,16x32bx2}.xN.b32");
+  const char* packMod = load ? "pack::16b" : "unpack::16b";
+  if (st.has(load ? "unpack::16b" : "pack::16b")) return dc.fail(std::string(name) + (load ? " packs (.pack::16b), it does not unpack" : " unpacks (.unpack::16b), it does not pack"));
+  const bool pack = st.has(packMod), half = kind == k16x32bx2;
+  unsigned num = 0, lg = 0;
   for (unsigned k = 0; k <= 7; k++)
-    if (st.has(("x" + std::to_string(1u << k)).c_str())) { n = 1u << k; lg = k + 1; }
-  if (!n) return dc.fail(std::string(name) + " needs .xN (N = 1, 2, 4, ..., 128)");
+    if (st.has(("x" + std::to_string(1u << k)).c_str())) { num = 1u << k; lg = k; }
+  if (!num) return dc.fail(std::string(name) + " needs .xN (N = 1, 2, 4, ..., 128)");
+  // Table 47/48: registers = N * (1, 2 or 4); at most 128
+  const unsigned n = num * kRegsPerRep[kind];
+  if (n > 128) return dc.fail(std::string(name) + "." + kKindNames[kind] + " allows .x" + std::to_string(128 / kRegsPerRep[kind]) + " at most (128 registers), got .x" + std::to_string(num));
+  lg += __builtin_ctz(kRegsPerRep[kind]);
   if (st.ops.size() != (half ? 3u : 2u)) return dc.fail(half ? "expected the registers, [taddr] and immHalfSplitoff" : "wrong operand count");
   std::vector<uint32_t> regs;
   int64_t split = 0;
@@ -347,9 +410,9 @@ bool ldStDecode(Decoder& dc, const Stmt& st, Inst& in, bool load) {
     if (!taddrOperand(dc, st.ops[0], in) || !regList(dc, st.ops[half ? 2 : 1], n, false, regs)) return false;
     in.fn = &stOp;
   }
-  if (half) regs.push_back((uint32_t)split);
+  regs.push_back((uint32_t)split);
   in.ext = dc.ext(regs);
-  in.mode = (uint8_t)(lg | (half ? 0x10 : 0));
+  in.mode = (uint8_t)(kind | (pack ? 8 : 0) | lg << 4);
   in.cls = kTensor;
   return true;
 }
@@ -516,14 +579,14 @@ void registerTcgen05Ops(DecodeTable& t) {
             " block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16",
         "sm_100a tensor memory: per-CTA 128 lanes x 512 columns; alloc (power of two >= 32 columns; a CTA exiting "
         "with columns allocated faults) / dealloc / relinquish_alloc_permit; ld / st `.32x32b.xN` with the warp's "
-        "lane quarter enforced, and `.16x32bx2.xN` (two 16-lane halves, the second immHalfSplitoff columns on); ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
+        "lane quarter enforced, and `.16x64b` / `.16x128b` / `.16x256b` / `.16x32bx2` (two 16-lane halves, the second immHalfSplitoff columns on) `.xN` with `.pack::16b` / `.unpack::16b`; ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
         "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2/e2m3/e3m2/e2m1 in any pair -> f32 or f16) and i8 (u8/s8 -> s32), M 64/128, "
         "the block-scaled kinds mxf8f6f4 / mxf4 / mxf4nvf4 (`.block_scale`, scale_vec::1X/2X/4X or .block32/.block16, ue8m0 / ue4m3 scales "
         "from TMEM duplicated in the four lane quarters; M 128), A from TMEM or "
         "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
         "`shift.cta_group::1.down` (asynchronous, completed by a covering commit like an MMA). "
-        "Refused by name: cta_group::2, shapes 16x64b/16x128b/16x256b, pack/unpack, cp, "
+        "Refused by name: cta_group::2, ld.red, cp, "
         "MN-major or TMEM-resident 6/4-bit operands, block-scaled K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 

@@ -314,12 +314,12 @@ void namedFaults() {
 }
 
 void refusals() {
-  expectLoadError("16x64b", "  tcgen05.ld.sync.aligned.16x64b.x1.b32 {%r1}, [%r2];", "shape .16x64b is not simulated yet");
+  // ld.red exists on sm_101a / sm_103f, not sm_100a
+  expectLoadError("ld.red", "  tcgen05.ld.red.sync.aligned.32x32b.x2.max.u32 {%r1, %r3}, %r4, [%r2];", "modifier .max is not implemented for tcgen05", false);
   expectLoadError("16x32bx2 split", "  tcgen05.ld.sync.aligned.16x32bx2.x1.b32 {%r1}, [%r2], %r3;", "immHalfSplitoff must be an integer immediate", false);
-  expectLoadError("pack", "  tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {%r1, %r2}, [%r2];", ".pack::16b / .unpack::16b are not simulated yet");
   expectLoadError("cta_group::2", "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;", ".cta_group::2 (a CTA pair sharing one MMA) is not simulated yet");
   expectLoadError("ncols imm", "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 96;", "nCols must be a power of two in [32, 512], got 96", false);
-  expectLoadError("x count", "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1}, [%r2];", "expected a vector of 2 registers (.x2)", false);
+  expectLoadError("x count", "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1}, [%r2];", "expected a vector of 2 registers", false);
   expectLoadError("cp", "  tcgen05.cp.cta_group::1.128x256b [%r1], %rd1;", "tcgen05.cp is not simulated yet");
   // the block-scaled kinds run (ptx_tcgen05_scaled_test); mxf4nvf4 without a vector size is no PTX
   expectLoadError("mxf4nvf4 without scale_vec", "  tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
