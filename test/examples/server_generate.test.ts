@@ -184,6 +184,17 @@ describe('POST /v1/generate (sim:0, tiny Llama from transformers)', () => {
     expect(after.model.batcher.live).toBe(0);
   });
 
+  it('requests whose pages together exceed the KV cache wait for room instead of failing the batch', async () => {
+    // each needs ceil((40 + 10 - 1) / 4) = 13 of the 64 pages: four fit at once, the fifth waits
+    const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => generate({ tokens: Array.from({ length: 40 }, (_, t) => (t * 7 + i) % 256), max_tokens: 10, ignore_eos: true, stream: false })));
+    for (const r of replies) {
+      expect(r.status, r.body).toBe(200);
+      expect((JSON.parse(r.body) as { tokens: number[] }).tokens.length).toBe(10);
+    }
+    expect(batcher.reservedPages).toBe(0);
+    expect(model.cache.stats().usedBlocks).toBe(0);
+  });
+
   it('bad input is 400 naming the field, before anything runs; over 1 MiB is 413; GET is 405', async () => {
     let submitted = 0;
     const submit = batcher.submit.bind(batcher);
@@ -249,11 +260,14 @@ describe('POST /v1/generate (sim:0, tiny Llama from transformers)', () => {
         const i = next++;
         const body = JSON.stringify({ tokens: [1 + (i % 250), 7, (i * 13) % 256], max_tokens: 1 + (i % 2), ignore_eos: true, stream: i % 3 !== 0, ...(i % 5 === 0 ? { temperature: 1, seed: i } : {}) });
         if (i % 25 === 12) {
-          // a client that sends its request and goes away at once
-          await new Promise<void>((resolve) => {
-            const r = request({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/v1/generate', agent: false });
-            r.on('error', () => resolve());
-            r.end(body, () => setTimeout(() => { r.destroy(); resolve(); }, 1));
+          // a client that goes away after its first token, its sequence in the batch with more to come
+          await new Promise<void>((resolve, reject) => {
+            const r = request({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/v1/generate', agent: false }, () => {
+              r.destroy();
+              resolve();
+            });
+            r.on('error', reject);
+            r.end(JSON.stringify({ tokens: [5, i % 256], max_tokens: 8, ignore_eos: true }));
           });
           aborted++;
           continue;
