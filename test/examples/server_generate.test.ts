@@ -7,7 +7,7 @@
 // 200 in the suite (the sim takes ~55 ms a request on a shared 2-core machine), the issue's 1,000
 // with TESSERA_SERVE_REQUESTS=1000 (run: passes, ~60 s).
 // Bounded waits only stop a hang; no timing is asserted.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -285,6 +285,36 @@ describe('POST /v1/generate (sim:0, tiny Llama from transformers)', () => {
     await device.synchronize?.();
     expect(liveBytes()).toEqual(poolBase);
   }, 240_000);
+});
+
+describe('the server command with --model', () => {
+  it('loads the checkpoint, serves /v1/generate, reports the model in /metrics, exits 0 on SIGTERM; a bad flag is named', async () => {
+    const SERVER = join(ROOT, 'dist', 'examples', 'server.js');
+    expect(existsSync(SERVER), 'dist/ is built by npm install / npm run build:ts').toBe(true);
+    const env = { ...process.env, TESSERA_SIM_THREADS: '1' };
+    const bad = spawnSync(process.execPath, [SERVER, '--port', '0', '--device', DEVICE, '--warmup', 'none', '--model', ckpt, '--dtype', 'f64'], { encoding: 'utf8', env, timeout: 60_000 });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/--dtype/);
+    const child = spawn(process.execPath, [SERVER, '--port', '0', '--device', DEVICE, '--warmup', 'none', '--model', ckpt, '--max-tokens', '8'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exit = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    let text = '';
+    const port = await new Promise<number>((res, rej) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        text += d.toString();
+        const m = /"event":"listening","port":(\d+)/.exec(text);
+        if (m) res(Number(m[1]));
+      });
+      void exit.then((c) => rej(new Error(`server exited with ${c}`)));
+    });
+    const r = await call(port, 'POST', '/v1/generate', JSON.stringify({ tokens: reference.prompt, max_tokens: 3, stream: false }));
+    expect(JSON.parse(r.body)).toMatchObject({ tokens: reference.greedy.slice(0, 3) });
+    expect((await call(port, 'POST', '/v1/generate', '{"tokens":[1],"max_tokens":9}')).status).toBe(400); // over --max-tokens
+    const m = JSON.parse((await call(port, 'GET', '/metrics')).body) as { model: { device: string; dtype: string; kvCache: { usedBlocks: number } } };
+    expect(m.model).toMatchObject({ device: DEVICE, dtype: 'f32', kvCache: { usedBlocks: 0 } });
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(text).toMatch(/"event":"stopped"/);
+  }, 120_000);
 });
 
 describe('POST /v1/generate without a model', () => {
