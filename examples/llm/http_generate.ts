@@ -67,7 +67,10 @@ export function parseGenerateRequest(body: Buffer, batcher: Batcher, limits: Gen
   if (typeof j !== 'object' || j === null || Array.isArray(j)) throw new GenerateInputError('E_JSON', null, 'the body must be a JSON object, e.g. {"tokens":[1,2,3],"max_tokens":16}');
   const o = j as Record<string, unknown>;
   const unknown = Object.keys(o).find((k) => !(GENERATE_FIELDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw bad(JSON.stringify(unknown).slice(0, 80), `unknown field (the fields are ${GENERATE_FIELDS.join(', ')})`);
+  if (unknown !== undefined) {
+    const name = unknown.slice(0, 80);
+    throw new GenerateInputError('E_FIELD', name, `unknown field ${JSON.stringify(name)} (the fields are ${GENERATE_FIELDS.join(', ')})`);
+  }
 
   const model = batcher.model;
   const V = model.config.vocabSize;

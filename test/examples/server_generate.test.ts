@@ -225,7 +225,7 @@ describe('POST /v1/generate (sim:0, tiny Llama from transformers)', () => {
         ['top_p 1.5', '{"tokens":[1],"top_p":1.5}', 400, 'E_FIELD', 'top_p'],
         ['seed negative', '{"tokens":[1],"seed":-1}', 400, 'E_FIELD', 'seed'],
         ['stream a string', '{"tokens":[1],"stream":"yes"}', 400, 'E_FIELD', 'stream'],
-        ['unknown field', '{"tokens":[1],"max_token":4}', 400, 'E_FIELD', '"max_token"'],
+        ['unknown field', '{"tokens":[1],"max_token":4}', 400, 'E_FIELD', 'max_token'],
       ];
       for (const [what, body, status, code, field] of cases) {
         const r = await call(server.port, 'POST', '/v1/generate', body, { 'content-type': 'application/json' });
