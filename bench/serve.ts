@@ -5,6 +5,7 @@
 //   2. four worker processes (node:cluster), one per sim device (TESSERA_SIM_DEVICES=4), sharing
 //      one on-disk compile cache: the first worker compiles, the other three load its result.
 // Every figure is a CPU figure of the simulator (no GPU is used). Not a test.
+// `npm run bench:serve -- --generate`: POST /v1/generate at 1/8/32 streams instead (bench/serve_generate.ts).
 import cluster, { type Worker } from 'node:cluster';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +14,8 @@ import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { benchGenerate } from './serve_generate.js';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -165,7 +168,14 @@ export async function benchServe(out: (s: string) => void): Promise<void> {
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  benchServe((s) => process.stdout.write(s)).catch((e: unknown) => {
+  // --generate [--model DIR] [--device D] [--max-tokens N]: POST /v1/generate instead (bench/serve_generate.ts)
+  const { values } = parseArgs({ options: { generate: { type: 'boolean' }, model: { type: 'string' }, device: { type: 'string' }, 'max-tokens': { type: 'string' } } });
+  const maxTokens = values['max-tokens'] === undefined ? undefined : Number(values['max-tokens']);
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new Error(`--max-tokens must be a positive integer, got ${values['max-tokens']}`);
+  const run = values.generate
+    ? benchGenerate((s) => process.stdout.write(s), { ...(values.model ? { model: values.model } : {}), ...(values.device ? { device: values.device } : {}), ...(maxTokens ? { maxTokens } : {}) })
+    : benchServe((s) => process.stdout.write(s));
+  run.catch((e: unknown) => {
     process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
     process.exitCode = 1;
   });

@@ -9,6 +9,13 @@
 //                         a non-finite value; 413 for a body over the limit (from Content-Length,
 //                         before reading it); 408 when the headers or the body do not arrive in time
 //                         (then the connection is closed); the server keeps serving
+//   POST /v1/generate  (with --model DIR: a Llama checkpoint, examples/llm) body: JSON
+//                      {"tokens":[ids] | "prompt":"text","max_tokens","temperature","top_k","top_p","seed","stream"}
+//                      -> 200 server-sent events (one per token, then "done"), or one JSON with "stream":false;
+//                         concurrent requests are batched into one decode step (examples/llm/batcher.ts);
+//                         a client that disconnects cancels its sequence (its KV pages are freed at once)
+//                      -> 400 {"error","code","field"} for bad JSON or a bad field, before anything runs;
+//                         413 over 1 MiB; 404 when the server runs no model
 //   GET  /healthz      -> 200 {"ok":true,...} (503 while shutting down)
 //   GET  /metrics      -> request counts, latency quantiles, each device's memoryStats(), process memory
 //
@@ -22,6 +29,9 @@ import {
   arange, constexpr, defaultCompileCache, DeviceArray, devices, exp, getDevice, kernel, load, max, programId, ptr,
   setDeviceAnnouncer, store, sum, type Device,
 } from '../src/index.js';
+import { Batcher } from './llm/batcher.js';
+import { GenerateInputError, MAX_GENERATE_BODY, parseGenerateRequest, runGenerate, type GenerateRequest } from './llm/http_generate.js';
+import { loadModel, type ModelDType } from './llm/model.js';
 
 /** One program per row; BLOCK is the row length rounded up to a power of two. */
 export const rowSoftmax = kernel(
@@ -138,6 +148,8 @@ export interface ServerOptions {
   readonly bodyTimeoutMs?: number;
   /** At close(): how long the requests in flight may take before their connections are closed (default DRAIN_TIMEOUT_MS). */
   readonly drainTimeoutMs?: number;
+  /** `POST /v1/generate`: the batcher over a loaded model (the caller owns the model), and the cap on max_tokens. */
+  readonly generate?: { readonly batcher: Batcher; readonly maxTokens?: number; readonly name?: string };
 }
 
 /** Every available device: the GPUs when there are any, else every sim device, else the interpreter. */
@@ -164,6 +176,8 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
   const counts = { requests: 0, ok: 0, badRequest: 0, tooLarge: 0, notFound: 0, serverError: 0, unavailable: 0, clientAborted: 0, timedOut: 0 };
   const perDevice = new Map<Device, number>(devs.map((d) => [d, 0]));
   const lat = new Latencies();
+  // generate: tokens streamed, requests cancelled by their client, time to first token
+  const gen = { tokens: 0, cancelled: 0, ttft: new Latencies() };
   let next = 0;
   let inflight = 0;
   let stopping = false;
@@ -203,6 +217,18 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
       devices: devs.map((d) => ({ name: d.name ?? d.kind, requests: perDevice.get(d), memory: d.memoryStats?.() ?? null })),
       compileCache: (({ memoryHits, diskHits, misses }) => ({ memoryHits, diskHits, misses }))(defaultCompileCache().stats()),
       process: { rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, arrayBuffers: mem.arrayBuffers },
+      model: opts.generate ? modelMetrics(opts.generate.batcher) : null,
+    };
+  }
+
+  function modelMetrics(b: Batcher): unknown {
+    const m = b.model;
+    return {
+      name: opts.generate!.name ?? null, device: m.device.name ?? m.device.kind, dtype: m.dtype,
+      kvCache: { ...m.cache.stats(), numBlocks: m.cache.numBlocks, blockSize: m.cache.blockSize },
+      batcher: { ...b.load, reservedPages: b.reservedPages, maxBatch: b.maxBatch },
+      tokens: gen.tokens, cancelled: gen.cancelled, timeToFirstTokenMs: gen.ttft.quantiles(),
+      memory: m.device.memoryStats?.() ?? null,
     };
   }
 
@@ -216,6 +242,7 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
       req.resume();
       return json(res, 200, metrics());
     }
+    if (url === '/v1/generate') return generateRoute(req, res, expectsContinue);
     if (url !== '/v1/softmax') {
       req.resume();
       counts.notFound++;
@@ -278,6 +305,72 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
         else if (e.status === 408) counts.timedOut++;
         else counts.badRequest++;
         return json(res, e.status, { error: e.message, code: e.code }, e.close);
+      }
+      const code = (e as { code?: string }).code ?? 'E_INTERNAL';
+      const status = code === 'E_OOM' ? 503 : 500;
+      if (status === 503) counts.unavailable++;
+      else counts.serverError++;
+      return json(res, status, { error: (e as Error).message ?? String(e), code });
+    }
+  }
+
+  // POST /v1/generate: checked like /v1/softmax (early 413 from Content-Length, body limit and
+  // deadline), then every field checked before the batcher sees the request.
+  async function generateRoute(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
+    const g = opts.generate;
+    if (!g) {
+      req.resume();
+      counts.notFound++;
+      return json(res, 404, { error: 'no model is loaded: start the server with --model DIR (a Llama checkpoint directory) to serve /v1/generate', code: 'E_NO_MODEL' });
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      counts.notFound++;
+      return json(res, 405, { error: 'use POST', code: 'E_METHOD' });
+    }
+    const t0 = performance.now();
+    counts.requests++;
+    try {
+      const declared = req.headers['content-length'];
+      if (declared !== undefined && Number(declared) > MAX_GENERATE_BODY) {
+        throw new HttpError(413, 'E_TOO_LARGE', `content-length ${Number(declared)} is over the ${MAX_GENERATE_BODY}-byte limit`, true);
+      }
+      if (expectsContinue) res.writeContinue();
+      const body = await readBody(req, MAX_GENERATE_BODY, bodyTimeoutMs);
+      let r: GenerateRequest;
+      try {
+        r = parseGenerateRequest(body, g.batcher, { ...(g.maxTokens !== undefined ? { maxTokens: g.maxTokens } : {}) });
+      } catch (e) {
+        if (!(e instanceof GenerateInputError)) throw e;
+        counts.badRequest++;
+        return json(res, 400, { error: e.message, code: e.code, field: e.field });
+      }
+      if (gone(req, res)) throw new ClientGone('the client went away before its generation began');
+      const out = await runGenerate(g.batcher, r, res, { writeTimeoutMs: bodyTimeoutMs, ...(stopping ? { headers: { connection: 'close' } } : {}) });
+      gen.tokens += out.completionTokens;
+      if (out.firstTokenMs !== undefined) gen.ttft.add(out.firstTokenMs);
+      if (out.finish === 'cancelled') {
+        gen.cancelled++;
+        throw new ClientGone('the client went away during its generation');
+      }
+      counts.ok++;
+      lat.add(performance.now() - t0);
+    } catch (e) {
+      if (answeredByParser.has(res)) return;
+      if (e instanceof ClientGone || gone(req, res)) {
+        counts.clientAborted++;
+        res.destroy();
+        return;
+      }
+      if (e instanceof HttpError) {
+        if (e.status === 413) counts.tooLarge++;
+        else if (e.status === 408) counts.timedOut++;
+        else counts.badRequest++;
+        return json(res, e.status, { error: e.message, code: e.code }, e.close);
+      }
+      if (res.headersSent) {
+        res.destroy();
+        return;
       }
       const code = (e as { code?: string }).code ?? 'E_INTERNAL';
       const status = code === 'E_OOM' ? 503 : 500;
@@ -380,6 +473,27 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
   return { port, close };
 }
 
+/** --model DIR: the checkpoint loaded (on --model-device, else the first serving device) and warmed up. */
+async function openModel(values: Record<string, string | boolean | undefined>, dflt: Device): Promise<NonNullable<ServerOptions['generate']>> {
+  const int = (flag: string, min: number, max: number): number | undefined => {
+    const v = values[flag];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new Error(`--${flag} must be an integer in ${min}..${max}, got ${String(v)}`);
+    return Number(v);
+  };
+  const dtype = values['dtype'];
+  if (dtype !== undefined && !['f32', 'f16', 'bf16'].includes(dtype as string)) throw new Error(`--dtype must be f32, f16 or bf16, got ${String(dtype)}`);
+  const maxBatch = int('max-batch', 1, 1024)!;
+  const maxTokens = int('max-tokens', 1, 1 << 20);
+  const device = values['model-device'] !== undefined ? getDevice(String(values['model-device']) as never) : dflt;
+  const model = await loadModel(String(values['model']), { device, kvCacheTokens: int('kv-cache-tokens', 1, 1 << 24)!, ...(dtype ? { dtype: dtype as ModelDType } : {}) });
+  const batcher = new Batcher(model, maxBatch);
+  // warm-up: compile (or load) the prefill, decode and sampling kernels before listening
+  for await (const t of batcher.submit([0, 1], { maxNewTokens: 2, ignoreEos: true })) void t;
+  for await (const t of batcher.submit([0, 1], { maxNewTokens: 1, temperature: 1, topK: 8, topP: 0.9 })) void t;
+  return { batcher, name: String(values['model']), ...(maxTokens !== undefined ? { maxTokens } : {}) };
+}
+
 function parseDevices(spec: string | undefined): Device[] {
   if (!spec || spec === 'all') return defaultDevices();
   return spec.split(',').map((s) => getDevice(s.trim() as never));
@@ -395,6 +509,12 @@ async function main(): Promise<void> {
       'header-timeout-ms': { type: 'string', default: String(HEADER_TIMEOUT_MS) },
       'body-timeout-ms': { type: 'string', default: String(BODY_TIMEOUT_MS) },
       'drain-timeout-ms': { type: 'string', default: String(DRAIN_TIMEOUT_MS) },
+      model: { type: 'string' },
+      'model-device': { type: 'string' },
+      dtype: { type: 'string' },
+      'max-batch': { type: 'string', default: '32' },
+      'max-tokens': { type: 'string' },
+      'kv-cache-tokens': { type: 'string', default: '4096' },
     },
   });
   const port = Number(values.port);
@@ -408,7 +528,8 @@ async function main(): Promise<void> {
   setDeviceAnnouncer(() => {});
   const devs = parseDevices(values.device);
   const warm = values.warmup === 'none' ? null : (parseShape(values.warmup) as [number, number]);
-  const s = await serve({ port, host: values.host!, devices: devs, warmup: warm, ...deadlines });
+  const generate = values.model === undefined ? undefined : await openModel(values, devs[0]!);
+  const s = await serve({ port, host: values.host!, devices: devs, warmup: warm, ...deadlines, ...(generate ? { generate } : {}) });
   // compileCache: what the warm-up cost this process (misses = compiles; diskHits: another process compiled it)
   const { misses, diskHits } = defaultCompileCache().stats();
   console.log(JSON.stringify({ event: 'listening', port: s.port, pid: process.pid, devices: devs.map((d) => d.name ?? d.kind), compileCache: { misses, diskHits } }));
@@ -419,6 +540,7 @@ async function main(): Promise<void> {
     s.close().then(
       ({ abandoned }) => {
         console.log(JSON.stringify({ event: 'stopped', signal, abandoned, devices: devs.map((d) => ({ name: d.name ?? d.kind, memory: d.memoryStats?.() ?? null })) }));
+        generate?.batcher.model.dispose();
         for (const d of devs) d.close?.();
         process.exit(0);
       },

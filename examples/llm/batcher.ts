@@ -4,6 +4,10 @@
 // batch when it has its tokens, emits an end-of-sequence token, or is cancelled (its AbortSignal, or
 // the consumer stopping its iterator: a server does that when the client disconnects); its KV pages
 // are given back at once. What a server's `POST /v1/generate` sits on.
+// Admission reserves a request's worst case in KV pages (prompt + maxNewTokens - 1 tokens: the last
+// new token is never appended), so a batch never runs out of pages mid-generation: a request that
+// does not fit waits (in order) until finished ones give pages back; one that could never fit the
+// cache is refused at submit.
 import type { DeviceArray } from '../../src/index.js';
 import { ops } from '../../src/index.js';
 import { ModelError, type GenerateOptions, type LlamaModel } from './model.js';
@@ -20,6 +24,8 @@ interface Request {
   readonly tokens: number[];
   /** Tokens handed to the model so far (the next decode input is tokens.at(-1)). */
   emitted: number;
+  /** KV pages reserved for it while it is in the batch (0 before admission and after it leaves). */
+  reserved: number;
   done: boolean;
   error?: unknown;
   wake?: () => void;
@@ -29,6 +35,8 @@ export class Batcher {
   readonly #pending: Request[] = [];
   readonly #live: Request[] = [];
   #running = false;
+  /** KV pages reserved by the live requests. */
+  #reserved = 0;
 
   constructor(readonly model: LlamaModel, readonly maxBatch = 32) {}
 
@@ -37,10 +45,20 @@ export class Batcher {
     return { live: this.#live.length, pending: this.#pending.length };
   }
 
+  /** KV pages reserved by the requests in the batch (0 when it is empty). */
+  get reservedPages(): number {
+    return this.#reserved;
+  }
+
   /** Queues a generation; its new token ids arrive through the returned iterator. */
   submit(prompt: readonly number[], opts: SubmitOptions): AsyncGenerator<number, void, undefined> {
     if (!Number.isSafeInteger(opts?.maxNewTokens) || opts.maxNewTokens < 0) throw new ModelError('E_MODEL_ARG', `maxNewTokens must be an integer >= 0, got ${String(opts?.maxNewTokens)}`);
-    const r: Request = { seq: this.model.newSequence(), prompt: [...prompt], opts, tokens: [], emitted: 0, done: opts.maxNewTokens === 0 };
+    const need = this.pagesFor(prompt.length, opts.maxNewTokens);
+    const { numBlocks, blockSize } = this.model.cache;
+    if (need > numBlocks) {
+      throw new ModelError('E_MODEL_ARG', `a prompt of ${prompt.length} tokens + maxNewTokens ${opts.maxNewTokens} needs ${need} KV pages, the cache has ${numBlocks} (${numBlocks * blockSize} tokens)`);
+    }
+    const r: Request = { seq: this.model.newSequence(), prompt: [...prompt], opts, tokens: [], emitted: 0, reserved: 0, done: opts.maxNewTokens === 0 };
     if (!r.done) {
       this.#pending.push(r);
       opts.signal?.addEventListener('abort', () => this.#finish(r), { once: true });
@@ -48,6 +66,11 @@ export class Batcher {
       this.#kick();
     }
     return this.#stream(r);
+  }
+
+  /** KV pages a request needs at most: its prompt and every new token but the last. */
+  pagesFor(promptTokens: number, maxNewTokens: number): number {
+    return Math.ceil((promptTokens + Math.max(0, maxNewTokens - 1)) / this.model.cache.blockSize);
   }
 
   async *#stream(r: Request): AsyncGenerator<number, void, undefined> {
@@ -73,6 +96,8 @@ export class Batcher {
     if (p >= 0) this.#pending.splice(p, 1);
     const l = this.#live.indexOf(r);
     if (l >= 0) this.#live.splice(l, 1);
+    this.#reserved -= r.reserved;
+    r.reserved = 0;
     this.model.release(r.seq);
     this.#wake(r);
   }
@@ -94,9 +119,14 @@ export class Batcher {
 
   async #loop(): Promise<void> {
     while (this.#pending.length > 0 || this.#live.length > 0) {
-      // admit: one prefill per new request, while the batch has room
+      // admit: one prefill per new request, while the batch and the cache have room (in order)
       while (this.#pending.length > 0 && this.#live.length < this.maxBatch) {
-        const r = this.#pending.shift()!;
+        const r = this.#pending[0]!;
+        const need = this.pagesFor(r.prompt.length, r.opts.maxNewTokens);
+        if (this.#reserved + need > this.model.cache.numBlocks) break;
+        this.#pending.shift();
+        r.reserved = need;
+        this.#reserved += need;
         this.#live.push(r);
         await this.#step([r], () => this.model.prefill(r.seq, r.prompt));
       }

@@ -64,6 +64,29 @@ describe.each(['interpret', 'sim:0'] as const)('tiny Llama from transformers on 
   });
 });
 
+describe('the f16 checkpoint on sim:0', () => {
+  it('run in f16 on the sim: logits within 5e-3 of max|logit|, the 16 greedy tokens identical to transformers\' and to the f32 run', async () => {
+    const r = ref('f16');
+    const model = await loadModel(join(dir, 'f16'), { device: 'sim:0', kvCacheTokens: 256 });
+    try {
+      expect(model.dtype).toBe('f16');
+      expect(relErr(await model.logits(r.prompt), r.logits)).toBeLessThan(5e-3);
+      const greedy = await collect(model.generate(r.prompt, { maxNewTokens: 16 }));
+      expect(greedy).toEqual(r.greedy);
+      expect(model.cache.stats().usedBlocks).toBe(0);
+    } finally {
+      model.dispose();
+    }
+    // the same f16-rounded weights run in f32 on the sim: the same tokens
+    const f32 = await loadModel(join(dir, 'f16'), { device: 'sim:0', dtype: 'f32', kvCacheTokens: 256 });
+    try {
+      expect(await collect(f32.generate(r.prompt, { maxNewTokens: 16 }))).toEqual(r.greedy);
+    } finally {
+      f32.dispose();
+    }
+  });
+});
+
 describe('tiny Llama variants (interpret)', () => {
   it('f16 checkpoint run in f16: logits within 5e-3 of max|logit|, greedy tokens identical', async () => {
     const r = ref('f16');
