@@ -53,7 +53,7 @@ describe('TMA multicast in clusters on the sim (sm_90a)', () => {
     const grid = [Math.ceil(M / BM), Math.ceil(N / BN)] as const;
     const run = async (clusterDims?: Dims): Promise<Float32Array> => {
       const c = new Float32Array(M * N);
-      await wsMatmul.run({ a, b, c, M, N, K, BM, BN, BK, WS: false }, { grid: [...grid], device: 'sim', numWarps, numStages: 3, ...(clusterDims ? { clusterDims } : {}) });
+      await wsMatmul.run({ a, b, c, M, N, K, BM, BN, BK, WS: 0 }, { grid: [...grid], device: 'sim', numWarps, numStages: 3, ...(clusterDims ? { clusterDims } : {}) });
       return c;
     };
     const multi = await run(cluster);
