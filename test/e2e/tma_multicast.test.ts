@@ -61,6 +61,14 @@ describe('TMA multicast in clusters on the sim (sm_90a)', () => {
     expect(Array.from(multi)).toEqual(Array.from(await run()));
   });
 
+  it('the sim sanitizers find no hazard in the multicast ring (2x2 cluster)', async () => {
+    const [M, N, K] = [256, 256, 320];
+    const a = f16Array(randF32(M * K, 53)), b = f16Array(randF32(K * N, 54)), c = new Float32Array(M * N);
+    await wsMatmul.run({ a, b, c, M, N, K, BM: 128, BN: 128, BK: 64, WS: 0 },
+      { grid: [2, 2], device: 'sim', numWarps: 4, numStages: 3, clusterDims: [2, 2, 1], sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expectClose(c, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'sanitized multicast vs JS');
+  });
+
   it('no multicast where the CTAs of a cluster share no tile, or their loops differ (said in the PTX)', () => {
     // a 1-D grid: both tiles depend on programId(0), the cluster axis
     const r = compile(wsMatmul, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, clusterDims: [1, 1, 2], constexprs: { BM: 128, BN: 128, BK: 64, WS: false } });
