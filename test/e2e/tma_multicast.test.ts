@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
-import { expectClose, randF32 } from './helpers.js';
+import { expectClose, randF32, simDevice } from './helpers.js';
 import { wsMatmul } from './ws_cases.js';
 
 function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
@@ -56,9 +56,15 @@ describe('TMA multicast in clusters on the sim (sm_90a)', () => {
       await wsMatmul.run({ a, b, c, M, N, K, BM, BN, BK, WS: 0 }, { grid: [...grid], device: 'sim', numWarps, numStages: 3, ...(clusterDims ? { clusterDims } : {}) });
       return c;
     };
+    // the launch compiles for its cluster shape: B's boxes split between the CTAs along x make fewer
+    // TMA load requests than without clusters (A's row halves along y are as many requests, each half the bytes)
+    const loads = (): number => simDevice().native.simCounters()!.globalLoadRequests;
     const multi = await run(cluster);
+    const multiLoads = loads();
     expectClose(multi, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'multicast vs JS');
     expect(Array.from(multi)).toEqual(Array.from(await run()));
+    if (cluster[0] > 1) expect(multiLoads).toBeLessThan(loads());
+    else expect(multiLoads).toBe(loads());
   });
 
   it('the sim sanitizers find no hazard in the multicast ring (2x2 cluster)', async () => {
