@@ -8,6 +8,7 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
+import { normalizeOptions } from '../../src/runtime/cache/key.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
 import { expectClose, randF32, simDevice } from './helpers.js';
@@ -80,6 +81,14 @@ describe('TMA multicast in clusters on the sim (sm_90a)', () => {
     const r = compile(wsMatmul, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, clusterDims: [1, 1, 2], constexprs: { BM: 128, BN: 128, BK: 64, WS: false } });
     expect(r.ptx).not.toMatch(/multicast::cluster|barrier\.cluster/);
     expect(r.ptx).toContain('// no TMA multicast: clusters along z are not multicast');
+  });
+
+  it('the cluster shape is part of the compile cache key (a cluster of one is not)', () => {
+    const f = wsMatmul.trace({ BM: 128, BN: 128, BK: 64, WS: false });
+    const key = (clusterDims?: [number, number, number]): string => JSON.stringify(normalizeOptions(f, { target: 'sm_90a', ...(clusterDims ? { clusterDims } : {}) }));
+    expect(key([2, 1, 1])).not.toBe(key());
+    expect(key([2, 1, 1])).not.toBe(key([1, 2, 1]));
+    expect(key([1, 1, 1])).toBe(key());
   });
 
   it('a bad clusterDims compile option is refused by name', () => {
