@@ -53,9 +53,12 @@ const structure = (ptx: string): string => {
   return `${threads} threads, setmaxnreg ${dec || inc ? `dec ${dec ?? '-'} / inc ${inc ?? '-'}` : 'none'}, ${count(ptx, /mbarrier\.try_wait/)} mbarrier wait sites`;
 };
 
-/** Runs Tessera's kernel once on the sim (one 128x256 tile, K = 512): max relative error vs f64 JS and warp instructions. */
-function simRun(sim: NativeRuntimeDevice, r: CompileResult): { err: number; warpInstrs?: number } {
-  const [M, N, K] = [TILE.BM, TILE.BN, 512];
+/**
+ * Runs Tessera's kernel once on the sim (one 128x256 tile, K = 512; `clusterM` tiles along M in
+ * one cluster): max relative error vs f64 JS and warp instructions per tile.
+ */
+function simRun(sim: NativeRuntimeDevice, r: CompileResult, clusterM = 1): { err: number; warpInstrs?: number; loads?: number } {
+  const [M, N, K] = [TILE.BM * clusterM, TILE.BN, 512];
   let x = 7;
   const rnd = (n: number): Float32Array => Float32Array.from({ length: n }, () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32) * 4 - 2);
   const a = f16Array(rnd(M * K)), b = f16Array(rnd(K * N));
@@ -64,9 +67,11 @@ function simRun(sim: NativeRuntimeDevice, r: CompileResult): { err: number; warp
   try {
     dev.upload(ba, a);
     dev.upload(bb, b);
-    dev.launch(r, [ba, bb, bc, M, N, K], [1, 1, 1]);
+    dev.launch(r, [ba, bb, bc, M, N, K], [clusterM, 1, 1], clusterM > 1 ? { cluster: [clusterM, 1, 1] } : {});
     dev.synchronize();
-    const warpInstrs = dev.simCounters()?.warpInstructions;
+    const ctr = dev.simCounters();
+    const warpInstrs = ctr ? ctr.warpInstructions / clusterM : undefined;
+    const loads = ctr ? ctr.globalLoadRequests / clusterM : undefined;
     const c = new Float32Array(M * N);
     dev.download(bc, c);
     const [fa, fb] = [f16ToFloat32(a), f16ToFloat32(b)];
@@ -78,7 +83,7 @@ function simRun(sim: NativeRuntimeDevice, r: CompileResult): { err: number; warp
       const d = Math.abs(c[i * N + j]! - s);
       worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
     }
-    return { err: worst / Math.max(scale, 1e-30), ...(warpInstrs !== undefined ? { warpInstrs } : {}) };
+    return { err: worst / Math.max(scale, 1e-30), ...(warpInstrs !== undefined ? { warpInstrs } : {}), ...(loads !== undefined ? { loads } : {}) };
   } finally {
     for (const p of [ba, bb, bc]) dev.free(p);
   }
@@ -93,7 +98,10 @@ export function benchWs(out: (s: string) => void, sim: NativeRuntimeDevice, tool
   const tri = tools.triton([tk(true), tk(false)]);
   const rows: [string, string | undefined, number, string][] = [];
   const [ows, oplain] = [ours(true), ours(false)];
-  rows.push(['tessera warpSpecialize', ows.ptx, ows.metadata.sharedBytes, 'tessera_ws'], ['tessera plain', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_plain']);
+  // the plain TMA ring in 2x1 clusters: B multicast (codegen/async/tma_multicast.ts)
+  const omc = compile(wsMatmul.trace({ ...cx, WS: false }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false, clusterDims: [2, 1, 1] });
+  rows.push(['tessera warpSpecialize', ows.ptx, ows.metadata.sharedBytes, 'tessera_ws'], ['tessera plain', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_plain'],
+    ['tessera plain, 2x1 multicast', omc.ptx, omc.metadata.sharedBytes, 'tessera_multicast']);
   if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
   else rows.push([`triton ${tri.version} warp_specialize`, tri.ptx['ws_true'], tri.shared['ws_true']!, 'triton_ws'], [`triton ${tri.version} plain`, tri.ptx['ws_false'], tri.shared['ws_false']!, 'triton_plain']);
   out(`  ${'kernel'.padEnd(34)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'wgmma'.padStart(7)}${'TMA'.padStart(5)}  structure\n`);
@@ -109,11 +117,13 @@ export function benchWs(out: (s: string) => void, sim: NativeRuntimeDevice, tool
     writeFileSync(join(tools.dir, 'triton_ws.ptx'), tri.ptx['ws_true'] ?? '');
   }
   out("  registers: ptxas's launch count (.maxnreg for Tessera's warp-specialized kernel; its consumers run at the setmaxnreg.inc count)\n");
-  for (const [name, r] of [['tessera warpSpecialize', ows], ['tessera plain', oplain]] as const) {
-    const s = simRun(sim, r);
+  for (const [name, r, cm] of [['tessera warpSpecialize', ows, 1], ['tessera plain', oplain, 1], ['tessera plain, 2x1 multicast', omc, 2]] as const) {
+    const s = simRun(sim, r, cm);
     const ok = s.err <= 1e-5;
     if (!ok) process.exitCode = 1;
-    out(`  sim (one tile, K 512): ${name}: vs JS ${s.err.toExponential(1)}${ok ? '' : '  MISMATCH'}, warp instructions ${s.warpInstrs ?? 'n/a'}\n`);
+    out(`  sim (${cm > 1 ? `a cluster of ${cm} tiles, per tile` : 'one tile'}, K 512): ${name}: vs JS ${s.err.toExponential(1)}${ok ? '' : '  MISMATCH'}, warp instructions ${s.warpInstrs ?? 'n/a'}, global load requests ${s.loads ?? 'n/a'}\n`);
   }
+  out("  multicast: each CTA of the 2x1 cluster loads half of B's boxes and multicasts them to both (docs/compiler.md, TMA multicast in clusters);\n"
+    + "  the sim's warp instructions count the mbarrier spin loops, which grow while a CTA waits for its peer's half (not a kernel figure)\n");
   out("  Triton's kernels are not run on the sim here (their CUtensorMap arguments are not encoded by this bench): dynamic figures n/a\n");
 }

@@ -39,6 +39,7 @@ import { withResidentAcc } from './tensor_cores/tcgen05_resident.js';
 import { globalBarriers } from './global_order.js';
 import { setTmaSabotage, TMA_BARRIER_SYMBOL, TMA_RULES, tmaBarrierCount } from './async/lower_tma.js';
 import { tensorMaps, type TensorMapSpec, type TmaSabotage } from './async/tensor_map.js';
+import { setCluster, type ClusterDims, type MulticastSabotage } from './async/tma_multicast.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -115,6 +116,10 @@ export interface RenderOptions {
   readonly tmaSabotage?: TmaSabotage;
   /** Software-pipelining depth for the TMA rings of sm_90a (lower_tma_ring.ts); 1 or absent: none. */
   readonly numStages?: number;
+  /** The launch's cluster shape: TMA ring tiles shared in a cluster are multicast (async/tma_multicast.ts). */
+  readonly clusterDims?: ClusterDims;
+  /** @internal Breaks the multicast ring on purpose (tests). */
+  readonly multicastSabotage?: MulticastSabotage;
 }
 export interface RenderResult {
   readonly ptx: string;
@@ -138,6 +143,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   withPipeline(rules, cx, opts.pipeline, opts.pipelineSabotage);
   setWgmmaSabotage(cx, opts.wgmmaSabotage);
   setTmaSabotage(cx, opts.tmaSabotage);
+  if (opts.target === 'sm_90a') setCluster(cx, opts.clusterDims, opts.multicastSabotage);
   const cpAsync = (op: Op): boolean => opts.pipeline?.loops.has(op) ?? false;
   // a warp-specialized loop owns its ring for the whole kernel: no other ring may share the kernel
   const wsPlan = planWarpSpecialize(cx, opts.numStages ?? 1, (loop) =>

@@ -20,6 +20,7 @@ import { PIPELINE_SABOTAGE, type PipelineSabotage } from '../codegen/pipeline/lo
 import { WGMMA_SABOTAGE, type WgmmaSabotage } from '../codegen/tensor_cores/lower_wgmma.js';
 import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabotage } from '../codegen/async/tensor_map.js';
 import { MAX_NUM_STAGES as MAX_STAGES } from '../ir/ops.js';
+import { clusterDimsError, MULTICAST_SABOTAGE, type MulticastSabotage } from '../codegen/async/tma_multicast.js';
 import { descriptorPlan, expandDescriptors, whyNotLaunchMap } from '../compiler/expand_descriptors.js';
 
 export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a' | 'sm_100' | 'sm_100a';
@@ -56,6 +57,14 @@ export interface CompileOptions {
   readonly tma?: boolean;
   /** @internal Breaks the TMA lowering on purpose (tests show the sim catches it). */
   readonly tmaSabotage?: TmaSabotage;
+  /**
+   * The thread block cluster shape the kernel will be launched with ([x, y, z]; the `clusterDims`
+   * run option). On sm_90a, TMA ring tiles that every CTA of a cluster loads alike are multicast
+   * (codegen/async/tma_multicast.ts); the kernel must then be launched with exactly these dims.
+   */
+  readonly clusterDims?: readonly [number, number, number];
+  /** @internal Breaks the multicast ring on purpose (tests show the sim catches it). */
+  readonly multicastSabotage?: MulticastSabotage;
 }
 
 /** numStages when the option is absent, per target (Triton's default for Ampere and Hopper). */
@@ -114,6 +123,9 @@ function checkOptions(f: Func, o: CompileOptions): number {
   if (o.tmaSabotage !== undefined && !TMA_SABOTAGE.includes(o.tmaSabotage)) throw new CompileError(f.name, `option 'tmaSabotage' must be one of ${TMA_SABOTAGE.join(', ')}`);
   if (o.pipelineSabotage !== undefined && !PIPELINE_SABOTAGE.includes(o.pipelineSabotage)) throw new CompileError(f.name, `option 'pipelineSabotage' must be one of ${PIPELINE_SABOTAGE.join(', ')}`);
   if (o.wgmmaSabotage !== undefined && !WGMMA_SABOTAGE.includes(o.wgmmaSabotage)) throw new CompileError(f.name, `option 'wgmmaSabotage' must be one of ${WGMMA_SABOTAGE.join(', ')}`);
+  const cluster = o.clusterDims === undefined ? undefined : clusterDimsError(o.clusterDims);
+  if (cluster) throw new CompileError(f.name, cluster);
+  if (o.multicastSabotage !== undefined && !MULTICAST_SABOTAGE.includes(o.multicastSabotage)) throw new CompileError(f.name, `option 'multicastSabotage' must be one of ${MULTICAST_SABOTAGE.join(', ')}`);
   return w;
 }
 
@@ -163,6 +175,8 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
     ...(options.pipelineSabotage ? { pipelineSabotage: options.pipelineSabotage } : {}),
     ...(options.wgmmaSabotage ? { wgmmaSabotage: options.wgmmaSabotage } : {}),
     ...(options.tmaSabotage ? { tmaSabotage: options.tmaSabotage } : {}),
+    ...(options.clusterDims ? { clusterDims: options.clusterDims } : {}),
+    ...(options.multicastSabotage ? { multicastSabotage: options.multicastSabotage } : {}),
   });
   // the codegen decides warp specialization (it needs the layouts): its lines join the pipeline stage
   if (r.warpSpecialize) stages[pipelineAt] = { name: 'pipeline', text: stages[pipelineAt]!.text + r.warpSpecialize.map((l) => `  ${l}\n`).join('') };

@@ -147,6 +147,7 @@ CUresult launch(CUfunction f, const Dims& dims, CUstream s, void** kernelParams,
   cfg.trackInit = d.trackInit.load();
   std::memcpy(cfg.cluster, cluster, sizeof cfg.cluster);
   cfg.explicitCluster = explicitCluster;
+  cfg.clusterSkew = d.clusterSkew;
   const uint64_t printTag = d.printTag.load();
   tsimdrv::enqueueWork(ctx, s, [ctx, module, info, cfg, params, printTag]() mutable {
     cfg.params = params->data();

@@ -1,5 +1,6 @@
 #include "driver_state.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,7 @@ void Driver::initOnce() {
   // Default budget: a hang guard, not a limit normal kernels meet (~minutes of simulation).
   budget = envU64("TESSERA_SIM_BUDGET", uint64_t(1) << 36);
   cpuThreads = static_cast<unsigned>(envU64("TESSERA_SIM_THREADS", 0));
+  clusterSkew = static_cast<unsigned>(std::min<uint64_t>(envU64("TESSERA_SIM_CLUSTER_SKEW", 0), 1u << 20));
   const char* verboseEnv = std::getenv("TESSERA_SIM_VERBOSE");
   verbose = verboseEnv && *verboseEnv && std::strcmp(verboseEnv, "0") != 0;
   const char* mc = std::getenv("TESSERA_SIM_MEMCHECK");

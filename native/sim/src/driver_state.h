@@ -130,6 +130,7 @@ class Driver {
   std::atomic<uint64_t> memoryGenerations{1};  // see DeviceMemory
   bool verbose = false;
   unsigned cpuThreads = 0;
+  unsigned clusterSkew = 0;  // TESSERA_SIM_CLUSTER_SKEW (LaunchConfig::clusterSkew)
   bool memcheck = true;
   unsigned sanitizeEnv = 0;             // TESSERA_SIM_{RACE,SYNC,INIT}CHECK (bits as LaunchConfig::sanitize)
   std::atomic<unsigned> sanitize{0};    // tesseraSimSetSanitize: added to the environment's

@@ -295,6 +295,8 @@ void wakeWarpSync(Warp& w);
 bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta);
 // One arrival on the mbarrier at off of the executing CTA (tcgen05.commit); false after a fault.
 bool mbarrierArriveOne(Ctx& c, int lane, uint32_t off);
+// Whether the 8 bytes at off of t's shared memory are an initialised mbarrier (mbarrier.init ran).
+bool mbarrierInitialised(const Cta& t, uint32_t off);
 // Lands the bulk copies that signal the barrier at off (all when off == ~0u); exec_bulk.cpp.
 bool settleBulkCopies(Ctx& c, uint32_t off);
 // Writes the bulk stores of a lane whose group is below `upto` (all lanes/groups: lane < 0).

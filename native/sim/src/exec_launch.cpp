@@ -271,13 +271,22 @@ void initCta(Ctx& c, Cta& cta, const unsigned* ctaid, unsigned rank, unsigned sh
 
 // Runs the CTAs of one cluster (one CTA when the launch has no clusters) to completion: every
 // warp of every CTA in turn, between barriers.
+// With clusterSkew n >= 2 (TESSERA_SIM_CLUSTER_SKEW), rank 0 takes n turns for each turn of the
+// others (n - 1 of them before the others' first), running ahead as far as the cluster's synchronization lets it: on hardware the CTAs of a
+// cluster run on different SMs at unrelated speeds, and a protocol missing a cross-CTA wait (a
+// producer that refills a stage its peers still read) fails then, where lockstep turns hide it.
 void runCluster(Ctx& c, Cluster& cl) {
   Launch& L = *c.L;
-  for (;;) {
-    bool ran = false;
+  const unsigned skew = L.cfg->clusterSkew;
+  for (uint64_t turn = 0;; turn++) {
+    bool ran = false, skipped = false;
     for (unsigned k = 0; k < cl.size; k++) {
       Cta& cta = cl.ctas[k];
       if (cta.done) continue;
+      if (skew >= 2 && k > 0 && turn % skew != skew - 1) {  // rank 0's first skew - 1 turns come first
+        skipped = true;
+        continue;
+      }
       c.cta = &cta;
       for (auto& w : cta.warps) {
         if (!w.mask) continue;
@@ -306,7 +315,7 @@ void runCluster(Ctx& c, Cluster& cl) {
     if (!anyAlive) return;
     released |= releaseClusterBarrier(c, cl);
     if (L.stop.load(std::memory_order_relaxed)) return;
-    if (!ran && !released) {
+    if (!ran && !released && !skipped) {
       std::string why = "deadlock: threads wait at a barrier that cannot complete";
       bool found = false;
       for (unsigned k = 0; k < cl.size && !found; k++) {

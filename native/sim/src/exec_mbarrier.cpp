@@ -366,6 +366,12 @@ bool mbarrierTx(Ctx& c, int lane, uint32_t off, int64_t delta) {
   return true;
 }
 
+bool mbarrierInitialised(const Cta& t, uint32_t off) {
+  uint64_t v;
+  memcpy(&v, t.shared.data() + off, 8);
+  return expected(v) != 0;  // init's count is at least 1; inval and fresh memory leave 0
+}
+
 bool mbarrierArriveOne(Ctx& c, int lane, uint32_t off) {
   uint64_t state;
   return arrive(c, lane, off, 1, false, false, state);

@@ -250,6 +250,16 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
       raise(c, Fault::SharedOutOfBounds, (int)l, mb, 8, true, "cp.async.bulk.tensor: the mbarrier must be an 8-byte aligned shared-memory object");
       return;
     }
+    // complete_tx on an object that is not (yet) an mbarrier is undefined: in a cluster, a copy
+    // issued before the destination CTA's mbarrier.init (no cluster barrier between them)
+    for (Cta* t : to) {
+      if (!mbarrierInitialised(*t, (uint32_t)mb)) {
+        raise(c, Fault::IllegalInstruction, (int)l, mb, 8, true,
+              "cp.async.bulk.tensor: the mbarrier at shared offset " + std::to_string(mb) + " of cluster rank " +
+                  std::to_string(t->rank) + " is not initialised (mbarrier.init, then a cluster barrier, before a peer's copy)");
+        return;
+      }
+    }
     BulkCopy bc;
     bc.dstOff = boxOff;
     bc.barOff = (uint32_t)mb;
@@ -277,6 +287,18 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
     c.ctr.globalLoadRequests++;
     for (size_t i = 0; i + 1 < to.size(); i++) to[i]->bulkCopies.push_back(bc);
     to.back()->bulkCopies.push_back(std::move(bc));  // each lands when its CTA tests its mbarrier
+    // with clusterSkew (exec_launch.cpp) a copy into another CTA lands at once, the earliest the
+    // hardware could land it: a stage that peer still reads is overwritten under it
+    if (c.L->cfg->clusterSkew >= 2) {
+      for (Cta* t : to) {
+        if (t == c.cta) continue;
+        Cta* self = c.cta;
+        c.cta = t;
+        bool ok = settleBulkCopies(c, (uint32_t)mb);
+        c.cta = self;
+        if (!ok) return;
+      }
+    }
   }
 }
 

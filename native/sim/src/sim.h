@@ -138,6 +138,7 @@ struct LaunchConfig {
   bool trackInit = false;           // mark global bytes written (initcheck's shadow), checks or not
   unsigned cluster[3] = {1, 1, 1};  // CTAs per cluster (exec_cluster.cpp); grid divisible by it
   bool explicitCluster = false;     // launched with a cluster shape (%is_explicit_cluster)
+  unsigned clusterSkew = 0;         // >= 2: rank 0 of a cluster takes this many turns per turn of the others (exec_launch.cpp)
   PrintCapture* prints = nullptr;   // non-null: vprintf appends here (under Launch::printMu), not stdout
 };
 

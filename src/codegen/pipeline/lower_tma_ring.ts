@@ -31,6 +31,7 @@ import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
 import { setStaged } from '../smem/staged.js';
 import { descElem, tensorMaps, tileGeometry, type TileGeometry } from '../async/tensor_map.js';
 import { ringOperand } from './ring_operands.js';
+import { clusterSync, emptyCount, issueShared, planMulticast, releaseStage, type MulticastPlan } from '../async/tma_multicast.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -228,16 +229,24 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
   cx.emit(`// TMA ring: ${S} stages of ${SB} bytes, ${l.tiles.length} tile(s), one mbarrier per stage, issued ${D} ahead`);
-  const maps = l.tiles.map((t) => mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)));
-  const { bar: bar0, phase: phases } = newBarriers(cx, S); // phases: bit k = parity stage k waits for next
-  elected(cx); // the issuing thread's predicate, made before the ring's registers
+  // in a cluster, tiles every CTA of a group loads alike are multicast (async/tma_multicast.ts)
+  const mc = planMulticast(cx, op, l.tiles);
+  if (typeof mc === 'string') cx.emit(`// no TMA multicast: ${mc}`);
+  const multi = typeof mc === 'string' ? undefined : mc;
+  const maps = l.tiles.map((t, k) => (multi?.shares[k] ? '' : mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g))));
+  // phases: bit k = parity stage k waits for next; with multicast, S empty mbarriers follow the S full ones
+  const { bar: bar0, phase: phases } = newBarriers(cx, multi ? 2 * S : S, (k) => (multi && k >= S ? emptyCount(cx, multi) : 1));
+  const p = elected(cx); // the issuing thread's predicate, made before the ring's registers
   const ring0 = cx.reg('b32');
   const ringEnd = cx.reg('b32');
   cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
   cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${S * SB};`);
-  cx.barrier(); // an earlier run of a ring (or the scratch) may still be reading these bytes
+  // an earlier run of a ring (or the scratch) may still be reading these bytes: in this CTA, or
+  // with multicast in any CTA of the cluster (whose mbarriers must also be initialised)
+  if (multi) clusterSync(cx);
+  else cx.barrier();
 
-  const issue = (iv: string, stage: string, bar: string): void => issueStage(cx, l, maps, ub, iv, stage, bar);
+  const issue = (iv: string, stage: string, bar: string): void => issueStage(cx, l, maps, ub, iv, stage, bar, multi);
 
   for (let j = 0; j < D; j++) {
     const ivj = cx.newRegs(ivT, 1)[0]!;
@@ -250,6 +259,36 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   }
 
   const [rd, wr, rdBar, wrBar, rdIdx] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
+  // multicast: the refilled stage's index, the empty barriers' parity bits, the run's iteration count
+  const [wrIdx, ePhases, count] = multi ? [0, 1, 2].map(() => cx.reg('b32')) : [];
+  if (multi) {
+    cx.emit(`mov.u32 ${wrIdx!}, ${D};`);
+    cx.emit(`mov.u32 ${ePhases!}, 0;`);
+    cx.emit(`mov.u32 ${count!}, 0;`);
+  }
+  /**
+   * Before refilling stage wrIdx (iteration `ivn`, if there is one) when this run used it before:
+   * thread 0 releases it in every CTA of the cluster, then waits until every CTA has released it.
+   */
+  const waitEmpty = (ivn: string): void => {
+    const q = cx.reg('pred');
+    const skip = cx.e.label('mc_full');
+    const empty = cx.reg('b32');
+    const parity = cx.reg('b32');
+    const bit = cx.reg('b32');
+    cx.emit(`setp.lt.${ty} ${q}, ${ivn}, ${ub};`);
+    cx.emit(`setp.ge.and.u32 ${q}, ${count!}, ${S - D}, ${q};`);
+    cx.emit(`add.u32 ${empty}, ${wrBar}, ${8 * S};`);
+    cx.emit(`and.pred ${q}, ${q}, ${p};`);
+    cx.emit('// multicast: this CTA is done with the stage; every CTA of the cluster must be before it is refilled');
+    releaseStage(cx, multi!, q, empty);
+    cx.emit(`@!${q} bra ${skip};`);
+    cx.emit(`bfe.u32 ${parity}, ${ePhases!}, ${wrIdx!}, 1;`);
+    waitBarrier(cx, empty, parity);
+    cx.emit(`shl.b32 ${bit}, 1, ${wrIdx!};`);
+    cx.emit(`xor.b32 ${ePhases!}, ${ePhases!}, ${bit};`);
+    cx.e.placeLabel(skip);
+  };
   cx.emit(`mov.u32 ${rd}, ${ring0};`);
   cx.emit(`add.u32 ${wr}, ${ring0}, ${D * SB};`);
   cx.emit(`mov.u32 ${rdBar}, ${bar0};`);
@@ -272,6 +311,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.barrier();
   const ivn = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
+  if (multi) waitEmpty(ivn);
   issue(ivn, wr, wrBar);
 
   const yields = lowerRingBody(cx, op, l, iv, carried, rd);
@@ -294,6 +334,10 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.emit(`mov.u32 ${zero}, 0;`);
   cx.emit(`mov.u32 ${nS}, ${S};`);
   wrap(rdIdx, 1, zero, nS);
+  if (multi) {
+    wrap(wrIdx!, 1, zero, nS);
+    cx.emit(`add.u32 ${count!}, ${count!}, 1;`);
+  }
   cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
@@ -306,7 +350,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
  * whose induction variable is `iv` (skipped at or past `ub`): expect_tx of the stage's bytes, one
  * cp.async.bulk.tensor per box. The offsets' slice is lowered again for `iv`.
  */
-export function issueStage(cx: Lowering, l: TmaRingLoop, maps: readonly string[], ub: string, iv: string, stage: string, bar: string): void {
+export function issueStage(cx: Lowering, l: TmaRingLoop, maps: readonly string[], ub: string, iv: string, stage: string, bar: string, multi?: MulticastPlan): void {
   const op = l.loop;
   const body = op.regions[0]!;
   const ty = regKind(op.operands[0]!.type.elem) === 'b64' ? 's64' : 's32';
@@ -320,6 +364,8 @@ export function issueStage(cx: Lowering, l: TmaRingLoop, maps: readonly string[]
     for (const o of l.slice) cx.lowerOp(o);
     cx.emit(`@${p} mbarrier.arrive.expect_tx.shared::cta.b64 _, [${bar}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
     l.tiles.forEach((t, k) => {
+      const share = multi?.shares[k];
+      if (share) return issueShared(cx, multi!, share, t, t.offset, stage, bar);
       for (let j = 0; j < t.g.boxes; j++) {
         const off = t.offset + j * t.g.rows * t.g.swizzle;
         cx.emit(`@${p} cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${stage}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${bar}];`);

@@ -27,6 +27,9 @@ export interface NormalizedOptions {
   /** Only when set: tensor descriptors without TMA on sm_90a (false), and the TMA sabotage (tests). */
   readonly tma?: boolean;
   readonly tmaSabotage?: string;
+  /** Only when a cluster of more than one CTA: its shape (multicast depends on it), and the multicast sabotage (tests). */
+  readonly clusterDims?: readonly [number, number, number];
+  readonly multicastSabotage?: string;
 }
 
 export interface KeyParts {
@@ -62,6 +65,8 @@ export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptio
     ...(o.pipelineSabotage !== undefined ? { pipelineSabotage: o.pipelineSabotage } : {}),
     ...(o.tma !== undefined ? { tma: o.tma } : {}),
     ...(o.tmaSabotage !== undefined ? { tmaSabotage: o.tmaSabotage } : {}),
+    ...(o.clusterDims && o.clusterDims[0] * o.clusterDims[1] * o.clusterDims[2] > 1 ? { clusterDims: o.clusterDims } : {}),
+    ...(o.multicastSabotage !== undefined ? { multicastSabotage: o.multicastSabotage } : {}),
   };
 }
 

@@ -42,6 +42,8 @@ export interface LaunchOptions {
   readonly stream?: NativeStream;
   /** Dynamic shared bytes; default: metadata.sharedBytes when the kernel's shared memory is dynamic, else 0. */
   readonly sharedBytes?: number;
+  /** Thread block cluster dims (sm_90; through cuLaunchKernelEx); default: no clusters. */
+  readonly cluster?: readonly [number, number, number];
 }
 
 export interface NativeDeviceOptions {
@@ -281,7 +283,9 @@ export class NativeDevice {
     const shared = options.sharedBytes ?? (k.dynamicShared ? md.sharedBytes : 0);
     this.optInShared(k, shared);
     native(
-      () => this.driver.launch(k.fn, g, [blockThreads(md), 1, 1], shared, options.stream?.handle ?? null, packed.bytes),
+      () => options.cluster
+        ? this.driver.launch(k.fn, g, [blockThreads(md), 1, 1], shared, options.stream?.handle ?? null, packed.bytes, undefined, options.cluster)
+        : this.driver.launch(k.fn, g, [blockThreads(md), 1, 1], shared, options.stream?.handle ?? null, packed.bytes),
       `kernel '${md.name}'`,
     );
   }

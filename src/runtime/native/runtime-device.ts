@@ -249,7 +249,7 @@ export class NativeRuntimeDevice implements Device {
   /** False once the sim library turned out to have no vprintf capture (tesseraSimSetPrintCapture). */
   #printCapture = true;
   /** The last launch's plan and what it was chosen by (a loop launching one kernel skips the lookups). */
-  #last: { func: Func; key: string; ctx: NativeContext; numWarps: number; numStages: number | undefined; plan: Plan } | undefined;
+  #last: { func: Func; key: string; ctx: NativeContext; numWarps: number; numStages: number | undefined; cluster: string; plan: Plan } | undefined;
   readonly defaultStream: NativeRuntimeStream;
   readonly memory: DeviceMemory;
 
@@ -581,17 +581,19 @@ export class NativeRuntimeDevice implements Device {
     return this.#compile(func, numWarps, args ? specKey(func, args, doNotSpecialize) : '', numStages);
   }
 
-  #compile(func: Func, numWarps: number, key: string, numStages: number | undefined): CompileResult {
+  #compile(func: Func, numWarps: number, key: string, numStages: number | undefined, cluster?: readonly [number, number, number]): CompileResult {
     let byKey = this.#compiled.get(func);
     if (!byKey) this.#compiled.set(func, (byKey = new Map()));
-    const full = `${numWarps}:${numStages ?? ''}:${key}`;
+    // a cluster shape is compiled in: ring tiles shared in a cluster are multicast (codegen/async/tma_multicast.ts)
+    const multi = cluster && cluster[0] * cluster[1] * cluster[2] > 1 ? cluster : undefined;
+    const full = `${numWarps}:${numStages ?? ''}:${multi ? multi.join('x') : ''}:${key}`;
     let r = byKey.get(full);
     if (!r) {
       const spec = specFromKey(key);
       // The driver JITs the PTX; ptxas is not needed here.
       r = compileCached(func, {
         target: this.target, numWarps, ptxas: false, ...(numStages !== undefined ? { numStages } : {}),
-        ...(spec.some((s) => s) ? { specialization: spec } : {}),
+        ...(spec.some((s) => s) ? { specialization: spec } : {}), ...(multi ? { clusterDims: multi } : {}),
       });
       byKey.set(full, r);
     }
@@ -645,11 +647,12 @@ export class NativeRuntimeDevice implements Device {
       if (hosts && ctx.capture) this.refuseInCapture(`kernel '${func.name}' with host arrays (they are copied back to the host)`);
       const key = specKey(func, args, opts.doNotSpecialize);
       const last = this.#last;
-      if (last && last.func === func && last.key === key && last.ctx === ctx && last.numWarps === opts.numWarps && last.numStages === opts.numStages) {
+      const cluster = opts.clusterDims ? opts.clusterDims.join('x') : '';
+      if (last && last.func === func && last.key === key && last.ctx === ctx && last.numWarps === opts.numWarps && last.numStages === opts.numStages && last.cluster === cluster) {
         plan = last.plan; // the same kernel launched again: no compile-cache or plan lookups
       } else {
-        plan = this.#plan(ctx, this.#compile(func, opts.numWarps, key, opts.numStages));
-        this.#last = { func, key, ctx, numWarps: opts.numWarps, numStages: opts.numStages, plan };
+        plan = this.#plan(ctx, this.#compile(func, opts.numWarps, key, opts.numStages, opts.clusterDims));
+        this.#last = { func, key, ctx, numWarps: opts.numWarps, numStages: opts.numStages, cluster, plan };
       }
       this.applySanitize(ctx, opts.sanitize, func.name);
       // a kernel that prints or asserts: the sim keeps its vprintf calls for the host (device_prints.ts)

@@ -4,7 +4,9 @@
 // same exchange without its barriers is wrong or reported, never a silent pass; remote mbarrier
 // arrivals (.shared::cluster) on rank 0's mbarrier, which rank 0 waits on; isspacep and cvta on
 // generic addresses of another CTA's shared memory; cp.async.bulk into another CTA's shared
-// memory and TMA .multicast::cluster; racecheck across barrier.cluster in a launch
+// memory and TMA .multicast::cluster (a copy into a CTA whose mbarrier is not initialised faults;
+// with clusterSkew a copy into another CTA lands at issue, and rank 0 takes more turns: the exact
+// turn order); racecheck across barrier.cluster in a launch
 // without clusters; exited threads
 // count as arrived; misuse (bad rank, offset past the window, wait without arrive, arrive twice,
 // a cluster barrier that cannot complete) faults with the instruction's reason.
@@ -443,6 +445,97 @@ END:
   ret;
 }
 
+// TMA multicast into ranks 0 and 1 (mask) issued by rank 0 while rank 1 never initialised its
+// mbarrier (a peer's copy must follow the destination's mbarrier.init and a cluster barrier)
+.visible .entry mcastnoinit(.param .u64 tmap, .param .u32 mask)
+{
+  .reg .pred %p<4>;
+  .reg .b16 %h<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 8 .b64 bar;
+  .shared .align 128 .b32 box[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  setp.eq.u32 %p1, %r1, 0;
+  setp.eq.u32 %p2, %r2, 0;
+  and.pred %p3, %p1, %p2;
+  @%p3 mbarrier.init.shared::cta.b64 [bar], 1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  @!%p3 bra END;
+  ld.param.u32 %r3, [mask];
+  cvt.u16.u32 %h1, %r3;
+  ld.param.u64 %rd1, [tmap];
+  mov.u32 %r4, 0;
+  cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [box], [%rd1, {%r4}], [bar], %h1;
+END:
+  ret;
+}
+
+// rank 0 multicasts a box into ranks 0 and 1; after a cluster barrier rank 1 reads its box
+// without waiting on its mbarrier (a race: the copy lands when rank 1 tests it, or with
+// clusterSkew at issue) into out[0..31]
+.visible .entry mcastpeek(.param .u64 out, .param .u64 tmap)
+{
+  .reg .pred %p<4>;
+  .reg .b16 %h<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  .shared .align 8 .b64 bar;
+  .shared .align 128 .b32 box[32];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  setp.eq.u32 %p2, %r2, 0;
+  and.pred %p3, %p1, %p2;
+  mov.u16 %h1, 3;
+  ld.param.u64 %rd1, [tmap];
+  mov.u32 %r3, 0;
+  @%p3 cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [box], [%rd1, {%r3}], [bar], %h1;
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  @%p2 bra END;
+  shl.b32 %r4, %r1, 2;
+  mov.u32 %r5, box;
+  add.u32 %r5, %r5, %r4;
+  ld.shared.u32 %r6, [%r5];
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r6;
+END:
+  barrier.cluster.arrive;
+  barrier.cluster.wait;
+  ret;
+}
+
+// clusterSkew: each CTA (one thread) appends its rank to out[1..6] three times (out[0] counts),
+// a bar.sync between (each CTA's turn ends there)
+.visible .entry turns(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %cluster_ctarank;
+  mov.u32 %r2, 0;
+T:
+  atom.global.add.u32 %r3, [%rd1], 1;
+  add.u32 %r3, %r3, 1;
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  bar.sync 0;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, 3;
+  @%p1 bra T;
+  ret;
+}
+
 // misuse; which: 0 mapa rank 5, 1 offset past the target's window, 2 wait without arrive,
 // 3 arrive twice, 4 a cluster barrier that cannot complete (rank 1 warp 0 waits at bar.sync 1
 // for warp 1, which waits at the cluster barrier for rank 1 warp 0)
@@ -490,7 +583,8 @@ M3:
 )";
 
 static tsim::Fault runC(Kernel& k, Arena& mem, const char* name, std::vector<uint64_t> args, const unsigned* grid,
-                        unsigned block, const unsigned* cl, bool expl, unsigned threads = 2, unsigned sanitize = 0) {
+                        unsigned block, const unsigned* cl, bool expl, unsigned threads = 2, unsigned sanitize = 0,
+                        unsigned skew = 0) {
   tsim::Fault bad;
   bad.kind = tsim::Fault::IllegalInstruction;
   if (!k.mod) return bad;
@@ -509,6 +603,7 @@ static tsim::Fault runC(Kernel& k, Arena& mem, const char* name, std::vector<uin
   cfg.explicitCluster = expl;
   cfg.instructionBudget = 50000000;
   cfg.sanitize = sanitize;
+  cfg.clusterSkew = skew;
   tsim::Counters ctr;
   return tsim::launch(*k.mod, *ki, cfg, mem, ctr);
 }
@@ -663,6 +758,22 @@ int main() {
     f = runC(k, mem, "mcast", {o, tm, 0x11}, g, 32, c, true);
     CHECK_EQ((int)f.kind, (int)tsim::Fault::SharedOutOfBounds);
     CHECK(f.detail.find("ctaMask") != std::string::npos);
+    // a copy into a CTA whose mbarrier was never initialised faults, naming that rank; rank 0's
+    // own (initialised) alone is fine
+    f = runC(k, mem, "mcastnoinit", {tm, 0x3}, g, 32, c, true);
+    CHECK_EQ((int)f.kind, (int)tsim::Fault::IllegalInstruction);
+    CHECK(f.detail.find("of cluster rank 1 is not initialised") != std::string::npos);
+    f = runC(k, mem, "mcastnoinit", {tm, 0x1}, g, 32, c, true);
+    CHECK_EQ((int)f.kind, 0);
+    // rank 1 reading its box unwaited: zeros (the copy lands at rank 1's mbarrier test), and with
+    // clusterSkew the box (a copy into another CTA lands at issue)
+    const unsigned g2[3] = {2, 1, 1}, c2[3] = {2, 1, 1};
+    mem.put(o, std::vector<uint32_t>(32, 0xdead));
+    CHECK_EQ((int)runC(k, mem, "mcastpeek", {o, tm}, g2, 32, c2, true).kind, 0);
+    CHECK(mem.get<uint32_t>(o, 32) == std::vector<uint32_t>(32, 0));
+    mem.put(o, std::vector<uint32_t>(32, 0xdead));
+    CHECK_EQ((int)runC(k, mem, "mcastpeek", {o, tm}, g2, 32, c2, true, 2, 0, 4).kind, 0);
+    CHECK(mem.get<uint32_t>(o, 32) == v32);
   }
   {
     // remote mbarrier arrivals from ranks 1..7 of a cluster of 8 (ranks 1..7 run after rank 0
@@ -684,6 +795,21 @@ int main() {
     CHECK_EQ((int)runC(k, mem, "exited", {o}, g, 32, c, true).kind, 0);
     auto v = mem.get<uint32_t>(o, 32);
     for (unsigned t = 0; t < 32; t++) CHECK_EQ(v[t], 7u);
+  }
+  {
+    // turns in a cluster of 2: lockstep (rank 0, rank 1, each turn), and with clusterSkew 4 rank 0
+    // takes turns 0..3 (its 3 appends, then its exit), rank 1 turns 3, 7 and 11
+    const unsigned g[3] = {2, 1, 1}, c[3] = {2, 1, 1};
+    uint64_t o = mem.alloc(7 * 4);
+    mem.put(o, std::vector<uint32_t>(7, 0));
+    tsim::Fault f = runC(k, mem, "turns", {o}, g, 1, c, true, 1);
+    CHECK_EQ((int)f.kind, 0);
+    if (f.kind) std::printf("fault: %s\n", f.detail.c_str());
+    std::vector<uint32_t> lock = {6, 0, 1, 0, 1, 0, 1}, skewed = {6, 0, 0, 0, 1, 1, 1};
+    CHECK(mem.get<uint32_t>(o, 7) == lock);
+    mem.put(o, std::vector<uint32_t>(7, 0));
+    CHECK_EQ((int)runC(k, mem, "turns", {o}, g, 1, c, true, 1, 0, 4).kind, 0);
+    CHECK(mem.get<uint32_t>(o, 7) == skewed);
   }
   {
     const unsigned g[3] = {2, 1, 1}, c[3] = {2, 1, 1};

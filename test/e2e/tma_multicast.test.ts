@@ -1,0 +1,98 @@
+// TMA multicast in thread block clusters (sm_90a; codegen/async/tma_multicast.ts) on the sim as an
+// sm_90: the plain TMA ring of the descriptor matmul (bench/ws_kernels.ts, WS false), launched with
+// clusterDims. In a 2x1 cluster (along M: programId(0)) both CTAs need the same B tile: each loads
+// half of its boxes and multicasts them to both; in 1x2 the CTAs share A (half of its rows each);
+// in 2x2 both. Each case is checked against an f64 JS reference and bit for bit against the same
+// kernel launched without clusters (the same wgmma in the same order). Ragged M/N and K not a
+// multiple of BK exercise TMA's zero fill.
+process.env['TESSERA_SIM_ARCH'] = 'sm_90';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../../src/compile/compile.js';
+import { normalizeOptions } from '../../src/runtime/cache/key.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { count } from '../codegen/gate.js';
+import { expectClose, randF32, simDevice } from './helpers.js';
+import { wsMatmul } from './ws_cases.js';
+
+function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
+  const c = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+    let s = 0;
+    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
+    c[i * N + j] = s;
+  }
+  return c;
+}
+
+type Dims = [number, number, number];
+// name, [BM, BN, BK], numWarps, cluster, M, N, K
+const CASES: [string, Dims, number, Dims, number, number, number][] = [
+  ['128x128x64, 4 warps, cluster 2x1 (B shared)', [128, 128, 64], 4, [2, 1, 1], 256, 256, 320],
+  ['128x128x64, 4 warps, cluster 1x2 (A shared)', [128, 128, 64], 4, [1, 2, 1], 256, 256, 320],
+  ['128x128x64, 4 warps, cluster 2x2 (A and B shared)', [128, 128, 64], 4, [2, 2, 1], 256, 256, 320],
+  ['128x256x64, 8 warps, cluster 2x1', [128, 256, 64], 8, [2, 1, 1], 256, 256, 256],
+  ['128x256x64, 8 warps, cluster 1x2', [128, 256, 64], 8, [1, 2, 1], 256, 512, 256],
+  ['ragged: M 200, N 136, K 200, 4 warps, cluster 2x1', [128, 128, 64], 4, [2, 1, 1], 200, 136, 200],
+  ['ragged: M 250, N 136, K 72, 4 warps, cluster 1x2', [128, 128, 64], 4, [1, 2, 1], 250, 136, 72],
+];
+
+describe('TMA multicast in clusters on the sim (sm_90a)', () => {
+  it.each(CASES)('%s', async (_, tile, numWarps, cluster, M, N, K) => {
+    const [BM, BN, BK] = tile;
+    const constexprs = { BM, BN, BK, WS: false };
+    const r = compile(wsMatmul, { target: 'sm_90a', numWarps, numStages: 3, ptxas: true, clusterDims: cluster, constexprs });
+    expect(r.metadata.spills, r.metadata.ptxasLog).toBe(0);
+    // the structure: multicast copies, a remote release per CTA of the cluster, one cluster barrier
+    const size = cluster[0] * cluster[1];
+    // B along x: its (BN * 2 / 128) boxes split between the 2 CTAs; A along y: its one box in 2 row halves
+    const perIssue = (cluster[0] > 1 ? (BN * 2) / 128 : 0) + (cluster[1] > 1 ? 2 : 0);
+    expect(count(r.ptx, /\.multicast::cluster \[/)).toBe(2 * perIssue); // the prologue's issue and the loop's
+    expect(count(r.ptx, /mbarrier\.arrive\.release\.cluster\.shared::cluster\.b64 _,/)).toBe(size);
+    expect(count(r.ptx, /barrier\.cluster\.arrive\.release\.aligned;/)).toBe(1);
+    expect(count(r.ptx, new RegExp(`mbarrier\\.init\\.shared::cta\\.b64 \\[%r\\d+\\+\\d+\\], ${size};`))).toBe(3); // the empty barriers
+    const a = f16Array(randF32(M * K, 51)), b = f16Array(randF32(K * N, 52));
+    const grid = [Math.ceil(M / BM), Math.ceil(N / BN)] as const;
+    const run = async (clusterDims?: Dims): Promise<Float32Array> => {
+      const c = new Float32Array(M * N);
+      await wsMatmul.run({ a, b, c, M, N, K, BM, BN, BK, WS: 0 }, { grid: [...grid], device: 'sim', numWarps, numStages: 3, ...(clusterDims ? { clusterDims } : {}) });
+      return c;
+    };
+    // the launch compiles for its cluster shape: B's boxes split between the CTAs along x make fewer
+    // TMA load requests than without clusters (A's row halves along y are as many requests, each half the bytes)
+    const loads = (): number => simDevice().native.simCounters()!.globalLoadRequests;
+    const multi = await run(cluster);
+    const multiLoads = loads();
+    expectClose(multi, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'multicast vs JS');
+    expect(Array.from(multi)).toEqual(Array.from(await run()));
+    if (cluster[0] > 1) expect(multiLoads).toBeLessThan(loads());
+    else expect(multiLoads).toBe(loads());
+  });
+
+  it('the sim sanitizers find no hazard in the multicast ring (2x2 cluster)', async () => {
+    const [M, N, K] = [256, 256, 320];
+    const a = f16Array(randF32(M * K, 53)), b = f16Array(randF32(K * N, 54)), c = new Float32Array(M * N);
+    await wsMatmul.run({ a, b, c, M, N, K, BM: 128, BN: 128, BK: 64, WS: 0 },
+      { grid: [2, 2], device: 'sim', numWarps: 4, numStages: 3, clusterDims: [2, 2, 1], sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expectClose(c, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'sanitized multicast vs JS');
+  });
+
+  it('no multicast where the CTAs of a cluster share no tile, or their loops differ (said in the PTX)', () => {
+    // a 1-D grid: both tiles depend on programId(0), the cluster axis
+    const r = compile(wsMatmul, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, clusterDims: [1, 1, 2], constexprs: { BM: 128, BN: 128, BK: 64, WS: false } });
+    expect(r.ptx).not.toMatch(/multicast::cluster|barrier\.cluster/);
+    expect(r.ptx).toContain('// no TMA multicast: clusters along z are not multicast');
+  });
+
+  it('the cluster shape is part of the compile cache key (a cluster of one is not)', () => {
+    const f = wsMatmul.trace({ BM: 128, BN: 128, BK: 64, WS: false });
+    const key = (clusterDims?: [number, number, number]): string => JSON.stringify(normalizeOptions(f, { target: 'sm_90a', ...(clusterDims ? { clusterDims } : {}) }));
+    expect(key([2, 1, 1])).not.toBe(key());
+    expect(key([2, 1, 1])).not.toBe(key([1, 2, 1]));
+    expect(key([1, 1, 1])).toBe(key());
+  });
+
+  it('a bad clusterDims compile option is refused by name', () => {
+    expect(() => compile(wsMatmul, { target: 'sm_90a', clusterDims: [4, 4, 1], constexprs: { BM: 128, BN: 128, BK: 64, WS: false } })).toThrow(/clusterDims.*8/);
+    expect(() => compile(wsMatmul, { target: 'sm_90a', clusterDims: [0, 1, 1] as never, constexprs: { BM: 128, BN: 128, BK: 64, WS: false } })).toThrow(/clusterDims/);
+  });
+});
