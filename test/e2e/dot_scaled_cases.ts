@@ -5,7 +5,7 @@
 // any device, in any order, gives exactly that sum).
 import { arange, dotScaled, forLoop, load, ptr, store, zeros, type Tile } from '../../src/lang/index.js';
 import type { ScaledFormat } from '../../src/lang/dot_scaled.js';
-import { kernel, type Kernel } from '../../src/runtime/kernel.js';
+import { kernel, type Kernel, type RunArgs } from '../../src/runtime/kernel.js';
 import { bf16Bits, bf16Value, f16Bits, f16Value } from '../../src/ir/half.js';
 import { f8e4m3Value, f8e5m2Value } from '../../src/ir/fp8.js';
 import { e8m0Value, mxValue, packE2M1, ue4m3Value } from '../../src/ir/mx.js';
@@ -119,9 +119,9 @@ export function reference(c: Case, d: Data): { c: Float32Array; exact: boolean }
 }
 
 /** Device arrays: operands in their storage form (e2m1 packed along K, low nibble first). */
-export function deviceArgs(c: Case, d: Data): Record<string, unknown> {
+export function deviceArgs(c: Case, d: Data): RunArgs {
   const store = (f: ScaledFormat, codes: number[]) => (f === 'bf16' || f === 'fp16' ? Uint16Array.from(codes) : Uint8Array.from(codes));
-  let a: unknown = store(c.fa, d.aCodes), b: unknown = store(c.fb, d.bCodes);
+  let a: Uint8Array | Uint16Array = store(c.fa, d.aCodes), b: Uint8Array | Uint16Array = store(c.fb, d.bCodes);
   if (c.fa === 'e2m1') a = packE2M1(d.aCodes); // rows of K: consecutive k pairs share a byte
   if (c.fb === 'e2m1') {
     // b [K, N] packed along K: byte (k/2, n) holds rows 2i (low) and 2i+1 (high)
