@@ -49,11 +49,20 @@ describe('dotScaled shapes and options', () => {
 });
 
 describe('dotScaled scale extremes', () => {
-  it('2^-127 on a and 2^123..2^127 on b: subnormal scaled values stay exact (tf32 / bf16 / f32 paths)', async () => {
-    const o = { aScales: [0, 1, 2, 3], bScales: [123, 124, 125, 126], lo: 0.5, hi: 2 };
+  it('2^-127..2^-124 on a and 2^123..2^126 on b: subnormal scaled values stay exact (tf32 / bf16 / f32 paths)', async () => {
+    const o = { aScales: [0, 1, 2, 3], bScales: [250, 251, 252, 253], lo: 0.5, hi: 2 };
     for (const [fa, fb] of [['e4m3', 'e4m3'], ['e5m2', 'e2m1'], ['e2m1', 'e3m2'], ['e2m3', 'fp16'], ['e5m2', 'e5m2']] as const) {
       await check({ fa, fb, M: 32, N: 32, K: 64, BM: 32, BN: 32, BK: 32 }, 11, o);
     }
+  });
+
+  it('the smallest e4m3/e5m2 values times 2^-127 (below bf16 / tf32 granularity) stay exact', async () => {
+    // a's scaled values reach 2^-136 (e4m3) and 2^-143 (e5m2): a bf16 path would lose the first,
+    // a tf32 path the second; b's scales 2^126..2^127 bring the products back to ~2^-11..2^-4
+    const o = { aScales: [0, 1], bScales: [253, 254], lo: 0.5, hi: 2 };
+    await check({ fa: 'e4m3', fb: 'e2m1', M: 32, N: 32, K: 64, BM: 32, BN: 32, BK: 32 }, 13, { ...o, aLo: 2 ** -9, aHi: 2 ** -6 });
+    await check({ fa: 'e5m2', fb: 'e2m1', M: 32, N: 32, K: 64, BM: 32, BN: 32, BK: 32 }, 14, { ...o, aLo: 2 ** -16, aHi: 2 ** -13 });
+    await check({ fa: 'e5m2', fb: 'e4m3', M: 32, N: 32, K: 64, BM: 32, BN: 32, BK: 32 }, 15, { ...o, aLo: 2 ** -16, aHi: 2 ** -13 });
   });
 
   it('a NaN scale (0xFF) makes its row (a) or column (b) NaN; 2^127 overflows to inf as in f32', async () => {

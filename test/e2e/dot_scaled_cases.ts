@@ -49,8 +49,10 @@ function codesIn(f: ScaledFormat, lo: number, hi: number): number[] {
   for (let c = 0; c < n; c++) {
     const v = Math.abs(elemValue(f, c));
     // bf16/fp16: only values with at most 4 fraction bits (like the 8-bit formats), so sums stay exact
-    if (v === 0 || (v >= lo && v < hi && Number.isInteger(v * 16))) out.push(c);
+    const few = (f !== 'bf16' && f !== 'fp16') || Number.isInteger(v * 16);
+    if (v === 0 || (v >= lo && v < hi && few)) out.push(c);
   }
+  if (out.length < 2) throw new Error(`no ${f} values in [${lo}, ${hi})`);
   return out;
 }
 
@@ -65,6 +67,8 @@ export interface Data {
 export interface DataOptions {
   /** element magnitudes drawn from [lo, hi) (default [0.5, 4): partial sums stay exact) */
   readonly lo?: number; readonly hi?: number;
+  /** a's range alone (default lo/hi) */
+  readonly aLo?: number; readonly aHi?: number;
   /** scale codes drawn from these (default e8m0 126..128, ue4m3 codes of 0.5..2) */
   readonly aScales?: readonly number[]; readonly bScales?: readonly number[];
 }
@@ -72,7 +76,7 @@ export interface DataOptions {
 export function makeData(c: Case, seed: number, o: DataOptions = {}): Data {
   const r = lcg(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const ca = codesIn(c.fa, o.lo ?? 0.5, o.hi ?? 4), cb = codesIn(c.fb, o.lo ?? 0.5, o.hi ?? 4);
+  const ca = codesIn(c.fa, o.aLo ?? o.lo ?? 0.5, o.aHi ?? o.hi ?? 4), cb = codesIn(c.fb, o.lo ?? 0.5, o.hi ?? 4);
   const scales = (k: ScaleKind) => (k === 'ue4m3' ? [0x30, 0x34, 0x38, 0x3c, 0x40] : [126, 127, 128]);
   const ka = scaleKind(c, c.fa), kb = scaleKind(c, c.fb);
   return {
