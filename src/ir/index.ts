@@ -15,6 +15,7 @@ export {
   f8e4m3Bits, f8e5m2Bits, f8e4m3Value, f8e5m2Value, toF8E4M3, toF8E5M2, fp8Bits, fp8Value,
   f8e4m3Array, f8e5m2Array, f8e4m3ToFloat32, f8e5m2ToFloat32, FP8_FORMATS, type Fp8DType,
 } from './fp8.js';
+export { mxValue, mxBits, mxMax, packE2M1, unpackE2M1, e8m0Value, e8m0Bits, ue4m3Value, MX_FORMATS, type MxElemFormat } from './mx.js';
 export { roundF16, roundBF16, roundFloat, wrapInt, evalUnary, evalBinary, evalCmp, evalCast, normalizeConst } from './numeric.js';
 export { descOperands, badDescBlock, MAX_DESC_BLOCK_DIM, MAX_DESC_RANK } from './tensor_desc.js';
 export type { DescOperands } from './tensor_desc.js';

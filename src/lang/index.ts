@@ -33,6 +33,8 @@ export { histogram } from './histogram.js';
 export type { HistogramOptions } from './histogram.js';
 export type { SortOptions, SortResult } from './sort.js';
 export { dot } from './dot.js';
+export { dotScaled } from './dot_scaled.js';
+export type { DotScaledOptions, ScaledFormat } from './dot_scaled.js';
 export { inlineAsmElementwise } from './inline_asm.js';
 export type { InlineAsmOptions } from './inline_asm.js';
 export { makeTensorDescriptor, TensorDescriptor } from './descriptor.js';

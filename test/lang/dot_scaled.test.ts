@@ -1,0 +1,63 @@
+// dotScaled's checks (named errors before anything runs) and the dot each format pair becomes:
+// bf16 tensor-core products for e2m1/e2m3/e3m2/bf16, tf32 when e4m3 or fp16 is involved, exact
+// f32 FMA with e5m2 (src/lang/dot_scaled.ts says why each is exact).
+import { describe, expect, it } from 'vitest';
+import { arange, dotScaled, load, ptr, store, zeros, type Tile } from '../../src/lang/index.js';
+import type { DType } from '../../src/ir/types.js';
+import { kernel } from '../../src/runtime/kernel.js';
+import { compile } from '../../src/compile/compile.js';
+
+type Spec = { dt: DType; shape: [number, number] } | null;
+/** A kernel loading a, b and the scales with the given dtypes/shapes and calling dotScaled. */
+function k(a: Spec, sa: Spec, fa: string, b: Spec, sb: Spec, fb: string, opts: Record<string, unknown> = {}) {
+  const tile = (p: Tile, s: NonNullable<Spec>): Tile => load(p.add(arange(0, s.shape[0]).expandDims(1).mul(s.shape[1]).add(arange(0, s.shape[1]).expandDims(0))));
+  return kernel(
+    { name: 'ds', params: { a: ptr(a!.dt), b: ptr(b!.dt), sa: ptr(sa?.dt ?? 'u8'), sb: ptr(sb?.dt ?? 'u8'), c: ptr('f32') } },
+    ({ a: pa, b: pb, sa: psa, sb: psb, c }) => {
+      const o = opts['accF16'] ? { acc: zeros([a!.shape[0], b!.shape[1]], 'f16') } : opts;
+      const r = dotScaled(tile(pa, a!), sa ? tile(psa, sa) : null, fa as 'e4m3', tile(pb, b!), sb ? tile(psb, sb) : null, fb as 'e4m3', o);
+      store(c.add(arange(0, r.shape[0]!).expandDims(1).mul(r.shape[1]!).add(arange(0, r.shape[1]!).expandDims(0))), r);
+    },
+  );
+}
+const u8 = (r: number, c: number): Spec => ({ dt: 'u8', shape: [r, c] });
+const e4 = (r: number, c: number): Spec => ({ dt: 'f8e4m3', shape: [r, c] });
+
+describe('dotScaled errors', () => {
+  const cases: [string, () => void, RegExp][] = [
+    ['unknown format', () => k(e4(32, 64), u8(32, 2), 'e4m4', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aFormat must be one of 'e4m3', 'e5m2', 'e2m3', 'e3m2', 'e2m1', 'bf16', 'fp16', got 'e4m4'/],
+    ['e2m1 not in bytes', () => k(e4(32, 32), u8(32, 2), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /'e2m1' operand a must be u8 \(two codes per byte, packed along K, low nibble first\), got f8e4m3/],
+    ['e4m3 operand of the wrong fp8 type', () => k(e4(32, 64), u8(32, 2), 'e4m3', { dt: 'f8e5m2', shape: [64, 32] }, u8(32, 2), 'e4m3').trace(), /'e4m3' operand b must be f8e4m3 or u8, got f8e5m2/],
+    ['K mismatch (packing forgotten)', () => k(u8(32, 64), u8(32, 2), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /a \[32, 64\] \('e2m1'\) holds K = 128 elements along K and b \[64, 32\] \('e4m3'\) K = 64/],
+    ['scale shape', () => k(e4(32, 64), u8(32, 4), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale has shape \[32, 4\]; with K = 64 and one e8m0 scale per 32 elements it must be \[32, 2\]/],
+    ['b scale not transposed', () => k(e4(32, 64), u8(32, 2), 'e4m3', e4(64, 16), u8(2, 16), 'e4m3').trace(), /bScale has shape \[2, 16\]; .* must be \[16, 2\]/],
+    ['scale dtype', () => k(e4(32, 64), { dt: 'i32', shape: [32, 2] }, 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale must be u8 \(e8m0 codes, one per 32 elements along K\), got i32/],
+    ['ue4m3 scales only for e2m1', () => k(e4(32, 64), e4(32, 4), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale must be u8 .*got f8e4m3/],
+    ['scale on bf16', () => k({ dt: 'bf16', shape: [32, 64] }, u8(32, 2), 'bf16', e4(64, 32), u8(32, 2), 'e4m3').trace(), /a 'bf16' operand takes no scale \(pass null for aScale\)/],
+    ['acc dtype', () => k(e4(32, 64), u8(32, 2), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3', { accF16: true }).trace(), /dotScaled accumulates in f32; acc is f16/],
+    ['unknown option', () => k(e4(32, 64), u8(32, 2), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3', { outDtype: 'f32' }).trace(), /unknown option 'outDtype' \(allowed: acc, fastMath\)/],
+    ['1-D operand', () => kernel({ name: 'ds1', params: { a: ptr('u8') } }, ({ a }) => { const t = load(a.add(arange(0, 32))); dotScaled(t, null, 'e2m1', t, null, 'e2m1'); }).trace(), /dotScaled needs 2-D operands; a has shape \[32\]/],
+  ];
+  for (const [what, run, re] of cases) it(what, () => expect(run).toThrow(re));
+  it('errors are E_ARG / E_TYPE / E_SHAPE KernelErrors naming dotScaled', () => {
+    try { cases[4]![1](); } catch (e) { expect((e as { code: string }).code).toBe('E_SHAPE'); expect(String(e)).toMatch(/op 'dotScaled'/); return; }
+    throw new Error('no error');
+  });
+});
+
+describe('the dot each format pair runs', () => {
+  const ptx = (fa: string, fb: string, target: 'sm_80' | 'sm_90a') => {
+    const op = (f: string, rows: number, cols: number, packAlongRows: boolean): Spec =>
+      f === 'e2m1' ? u8(packAlongRows ? rows / 2 : rows, packAlongRows ? cols : cols / 2) : f === 'e4m3' ? e4(rows, cols) : f === 'e5m2' ? { dt: 'f8e5m2', shape: [rows, cols] } : u8(rows, cols);
+    return compile(k(op(fa, 64, 64, false), u8(64, 2), fa, op(fb, 64, 64, true), u8(64, 2), fb).trace(), { target, ptxas: false }).ptx;
+  };
+  it('mxfp4 and fp6 on bf16 tensor cores, mxfp8 e4m3 on tf32 ones, e5m2 on exact f32 FMA', () => {
+    expect(ptx('e2m1', 'e2m1', 'sm_80')).toMatch(/mma\.sync\.aligned\.\S+\.bf16\.bf16/);
+    expect(ptx('e2m3', 'e3m2', 'sm_90a')).toMatch(/wgmma\.mma_async\.\S+\.bf16\.bf16/);
+    expect(ptx('e4m3', 'e2m1', 'sm_80')).toMatch(/mma\.sync\.aligned\.\S+\.tf32\.tf32/);
+    expect(ptx('e4m3', 'e4m3', 'sm_90a')).toMatch(/wgmma\.mma_async\.\S+\.tf32\.tf32/);
+    const e5 = ptx('e5m2', 'e4m3', 'sm_80');
+    expect(e5).not.toMatch(/mma\.sync/);
+    expect(e5).toMatch(/fma\.rn\.f32/);
+  });
+});
