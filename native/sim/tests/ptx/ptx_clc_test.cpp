@@ -5,8 +5,12 @@
 // get_first_ctaid::x, and clusters of 2 with .multicast::cluster::all and get_first_ctaid.v4);
 // with nothing left the response is a failure; read before its mbarrier completes the response is
 // the stale shared memory; the misuses the ISA leaves undefined are named faults; malformed forms
-// are refused at load.
+// are refused at load. `sim_ptx_ptx_clc_test --ptxas PATH` also assembles the module with
+// ptxas -arch=sm_100a (sim_ptx_clc_ptxas).
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -211,7 +215,7 @@ tsim::Fault runC(Kernel& k, Arena& mem, const char* name, std::vector<uint64_t> 
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   Kernel k(kPtx);
   CHECK(k.ok());
   if (!k.ok()) return finish("ptx_clc_test");
@@ -312,6 +316,13 @@ int main() {
     auto m = tsim::parsePtx(text, log);
     CHECK(!m);
     if (m) std::printf("accepted: %s\n", b);
+  }
+  if (argc == 3 && std::string(argv[1]) == "--ptxas") {
+    std::string file = "/tmp/tsim_clc_" + std::to_string(::getpid()) + ".ptx";
+    std::ofstream(file) << kPtx;
+    std::string cmd = std::string(argv[2]) + " -arch=sm_100a -o /dev/null " + file;
+    if (std::system(cmd.c_str()) != 0) { std::printf("ptxas -arch=sm_100a refuses the module\n"); failures++; }
+    std::remove(file.c_str());
   }
   return finish("ptx_clc_test");
 }
