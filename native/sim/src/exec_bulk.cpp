@@ -328,6 +328,7 @@ bool settleBulkCopies(Ctx& c, uint32_t off) {
         }
       }
     }
+    if (b.clcFailed) c.cta->clcFailSeen = true;
     ok = mbarrierTx(c, 0, b.barOff, -(int64_t)b.data.size());
   }
   v.resize(keep);

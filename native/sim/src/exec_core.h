@@ -116,6 +116,7 @@ struct BulkCopy {
   std::vector<uint8_t> data;
   uint8_t swizzle = 0;         // TMA: 16-byte chunks land at address bits 4.. XOR bits 7.. (1-3 bits)
   uint8_t redOp = 0, redTy = 0;  // red.async: the reduction (RedOp, RedTy) applied as it lands
+  bool clcFailed = false;        // a failed clusterlaunchcontrol.try_cancel response (exec_clc.cpp)
 };
 // A cp.async.bulk shared->global store of a bulk group. The async proxy reads its shared source
 // (snapshot into src) no later than a cp.async.bulk.wait_group.read covering the group; global
@@ -195,6 +196,7 @@ struct Cta {
   // Empty until first needed (it then starts as the zero-filled shared memory).
   std::vector<uint8_t> asyncView;
   Tmem tmem;                   // tensor memory (sm_100; exec_tcgen05.cpp)
+  bool clcFailSeen = false;    // a failed try_cancel response has landed here (exec_clc.cpp)
 };
 
 // The CTAs of one cluster, run together on one worker thread (exec_cluster.cpp).
@@ -224,6 +226,10 @@ struct Launch {
   unsigned ntid[3] = {1, 1, 1};
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> executed{0};
+  // Clusters are started in this order; clusterlaunchcontrol.try_cancel takes the next one too,
+  // so a cancelled cluster is one never started, and it never runs (exec_clc.cpp).
+  std::atomic<uint64_t> nextCluster{0};
+  uint64_t nclusters = 0;
   std::mutex mu;
   Fault fault;
   std::mutex printMu;

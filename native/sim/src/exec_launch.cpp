@@ -24,6 +24,7 @@ const DecodeTable& decodeTable() {
     registerWgmmaOps(t);
     registerTcgen05Ops(t);
     registerHopperMiscOps(t);
+    registerClcOps(t);
     registerClusterOps(t);
     return t;
   }();
@@ -194,6 +195,7 @@ void initCta(Ctx& c, Cta& cta, const unsigned* ctaid, unsigned rank, unsigned sh
   cta.mbarArrives.clear();
   cta.mbarTx.clear();
   cta.bulkCopies.clear();
+  cta.clcFailSeen = false;
   cta.bulkStores.clear();
   cta.asyncView.clear();
   cta.tmem = Tmem{};
@@ -398,7 +400,7 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
   const unsigned csize = (unsigned)csize64;
   const uint64_t nclusters = nctas / csize;
   workers = (unsigned)std::min<uint64_t>(workers, nclusters);
-  std::atomic<uint64_t> next{0};
+  L.nclusters = nclusters;
   auto work = [&]() {
     Ctx c;
     c.L = &L;
@@ -414,7 +416,7 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
     san.trackInit = cfg.trackInit;
     if (cfg.sanitize || cfg.trackInit) c.san = &san;
     for (;;) {
-      uint64_t id = next.fetch_add(1);
+      uint64_t id = L.nextCluster.fetch_add(1);
       if (id >= nclusters || L.stop.load()) break;
       c.w = nullptr;
       cl.phase = 0;

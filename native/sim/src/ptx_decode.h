@@ -98,6 +98,7 @@ void registerMbarrierOps(DecodeTable& t);
 void registerWgmmaOps(DecodeTable& t);
 void registerTcgen05Ops(DecodeTable& t);  // exec_tcgen05.cpp (and exec_tcgen05_mma.cpp)
 void registerHopperMiscOps(DecodeTable& t);
+void registerClcOps(DecodeTable& t);  // exec_clc.cpp: clusterlaunchcontrol (sm_100)
 void registerClusterOps(DecodeTable& t);                           // exec_cluster.cpp
 bool decodeClusterBarrier(Decoder& dc, const Stmt& st, Inst& in);  // barrier.cluster.{arrive,wait}
 const DecodeTable& decodeTable();
