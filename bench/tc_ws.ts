@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { compile, type CompileResult } from '../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
-import { wsMatmul } from './ws_kernels.js';
+import { persistentWsMatmul, wsMatmul } from './ws_kernels.js';
 
 const TILE = { BM: 128, BN: 256, BK: 64 };
 const NUM_WARPS = 8;
@@ -126,4 +126,57 @@ export function benchWs(out: (s: string) => void, sim: NativeRuntimeDevice, tool
   out("  multicast: each CTA of the 2x1 cluster loads half of B's boxes and multicasts them to both (docs/compiler.md, TMA multicast in clusters);\n"
     + "  the sim's warp instructions count the mbarrier spin loops, which grow while a CTA waits for its peer's half (not a kernel figure)\n");
   out("  Triton's kernels are not run on the sim here (their CUtensorMap arguments are not encoded by this bench): dynamic figures n/a\n");
+  benchPersistent(out, tools);
+}
+
+/** Triton's persistent tensor-descriptor matmul (tutorial 09's TMA form): f16 in and out, grouped tiles, a program per SM. */
+const tritonPersistentSrc = `import triton
+import triton.language as tl
+
+@triton.jit
+def persistent_matmul(ad, bd, cd, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr):
+    tiles_m = tl.cdiv(M, BM)
+    tiles_n = tl.cdiv(N, BN)
+    in_group = GROUP_M * tiles_n
+    for tile in tl.range(tl.program_id(0), tiles_m * tiles_n, NUM_SMS, flatten=True):
+        first_m = (tile // in_group) * GROUP_M
+        size_m = min(tiles_m - first_m, GROUP_M)
+        pm = first_m + (tile % size_m)
+        pn = (tile % in_group) // size_m
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            acc = tl.dot(ad.load([pm * BM, k * BK]), bd.load([k * BK, pn * BN]), acc)
+        cd.store([pm * BM, pn * BN], acc.to(tl.float16))
+`;
+
+/**
+ * The persistent rows: Tessera's persistentWsMatmul (grid = SM count, 128x256x64, 8 consumer
+ * warps; the producer runs the tile loop and loads the next tile during the epilogue) and its
+ * plain form, beside Triton's persistent descriptor matmul at the same tile. Static figures only
+ * (ptxas, no GPU); the e2e tests check the results on the sim (test/e2e/persistent_ws_overlap.test.ts).
+ */
+function benchPersistent(out: (s: string) => void, tools: WsTools): void {
+  const cx = { ...TILE, GROUP_M: 8 };
+  out(`\npersistent TMA matmul (grid = SM count, grouped tiles, f16 out through stmatrix + TMA store): BM=${TILE.BM} BN=${TILE.BN} BK=${TILE.BK}, ${NUM_WARPS} warps, numStages ${STAGES}\n`);
+  const ours = (ws: boolean): CompileResult => compile(persistentWsMatmul.trace({ ...cx, WS: ws }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false });
+  const tri = tools.triton([{
+    key: 'persistent', name: 'persistent_matmul', src: tritonPersistentSrc,
+    signature: { ad: `tensordesc<fp16[${TILE.BM}, ${TILE.BK}]>`, bd: `tensordesc<fp16[${TILE.BK}, ${TILE.BN}]>`, cd: `tensordesc<fp16[${TILE.BM}, ${TILE.BN}]>`, M: 'i32', N: 'i32', K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr', GROUP_M: 'constexpr', NUM_SMS: 'constexpr' },
+    constexprs: { ...cx, NUM_SMS: 132 }, num_warps: NUM_WARPS, num_stages: STAGES,
+  }]);
+  const [ows, oplain] = [ours(true), ours(false)];
+  const rows: [string, string | undefined, number, string][] = [
+    ['tessera persistent warpSpecialize', ows.ptx, ows.metadata.sharedBytes, 'tessera_pws'],
+    ['tessera persistent plain', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_pplain'],
+  ];
+  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
+  else rows.push([`triton ${tri.version} persistent`, tri.ptx['persistent'], tri.shared['persistent']!, 'triton_persistent']);
+  out(`  ${'kernel'.padEnd(34)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'wgmma'.padStart(7)}${'TMA'.padStart(5)}  structure\n`);
+  for (const [name, ptx, shared, file] of rows) {
+    if (!ptx) continue;
+    const f = tools.figures(ptx, shared, join(tools.dir, file));
+    out(`  ${name.padEnd(34)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(f.wgmma).padStart(7)}${String(f.tma).padStart(5)}  ${structure(ptx)}\n`);
+  }
+  out('  fp8 persistent warp-specialized row: n/a — the ring takes 16-bit operands only so far (an fp8 dot is not warp-specialized: the pipeline stage says why)\n');
+  out('  figures from ptxas 13.0 and the PTX, no GPU\n');
 }

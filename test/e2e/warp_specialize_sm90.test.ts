@@ -87,7 +87,7 @@ const ptrMm = kernel({ name: 'ws_ptr_mm', params: { a: ptr('f16'), b: ptr('f16')
   }, { warpSpecialize: true });
   store(c.add(r.expandDims(1).mul(64)).add(r.expandDims(0)), acc!);
 });
-// the loop inside another one: the producer would have to run the outer loop too
+// the loop inside a top-level loop: the producer runs that loop too (ws_tiles.ts)
 const nested = kernel({ name: 'ws_nested', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32' } }, ({ a, b, c, M, N, K }) => {
   const da = makeTensorDescriptor(a, [M, K], [K, 1], [64, 64]);
   const db = makeTensorDescriptor(b, [K, N], [N, 1], [64, 64]);
@@ -96,6 +96,21 @@ const nested = kernel({ name: 'ws_nested', params: { a: ptr('f16'), b: ptr('f16'
     const om = programId(0).mul(2).add(t).mul(64);
     const [acc] = forLoop(0, K, 64, [zeros([64, 64], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, 0]), { acc: acc! })], { warpSpecialize: true });
     dc.store([om, 0], acc!);
+    return [];
+  });
+});
+// two loops deep: the producer runs only a top-level tile loop around the K loop
+const nested2 = kernel({ name: 'ws_nested2', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32' } }, ({ a, b, c, M, N, K }) => {
+  const da = makeTensorDescriptor(a, [M, K], [K, 1], [64, 64]);
+  const db = makeTensorDescriptor(b, [K, N], [N, 1], [64, 64]);
+  const dc = makeTensorDescriptor(c, [M, N], [N, 1], [64, 64]);
+  forLoop(0, 2, 1, [], (s) => {
+    forLoop(0, 2, 1, [], (t) => {
+      const om = programId(0).mul(4).add(s.mul(2)).add(t).mul(64);
+      const [acc] = forLoop(0, K, 64, [zeros([64, 64], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, 0]), { acc: acc! })], { warpSpecialize: true });
+      dc.store([om, 0], acc!);
+      return [];
+    });
     return [];
   });
 });
@@ -127,11 +142,14 @@ describe('loops that are not warp-specialized say why and fall back to the plain
     expect(pipelineText(r)).toMatch(/3 stages, step 64/);
     expect(r.ptx).not.toContain('setmaxnreg');
   });
-  it('a loop inside another loop', () => {
-    const r = compile(nested, { target: 'sm_90a', numWarps: 4, ptxas: false });
-    expect(pipelineText(r)).toMatch(/not warp-specialized: not at the kernel's top level/);
+  it('a loop two loops deep (one top-level tile loop around it is taken: the producer runs it too)', () => {
+    const r = compile(nested2, { target: 'sm_90a', numWarps: 4, ptxas: false });
+    expect(pipelineText(r)).toMatch(/not warp-specialized: not at the kernel's top level nor directly in a top-level tile loop/);
     expect(r.ptx).toContain('// TMA ring: 3 stages');
     expect(r.metadata.producerWarps).toBeUndefined();
+    const one = compile(nested, { target: 'sm_90a', numWarps: 4, ptxas: false });
+    expect(pipelineText(one)).toMatch(/warp-specialized: .*inside tile loop %\d+, which the producer runs too/);
+    expect(one.metadata.producerWarps).toBe(4);
   });
   it('on sm_80 (no TMA, no wgmma)', () => {
     const r = compile(wsMatmul, { target: 'sm_80', numWarps: 4, ptxas: false, constexprs: { BM: 64, BN: 64, BK: 32, WS: true } });

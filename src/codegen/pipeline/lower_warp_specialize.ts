@@ -17,7 +17,8 @@
 //               use ago); arrive.expect_tx full[i%S]; TMA copies of the tiles into stage i%S
 //
 // The ring is at the start of shared memory; the scratch stays past it from the kernel's start
-// to the loop's end (the producer fills stages while the code before the loop runs).
+// to the loop's end (the producer fills stages while the code before the loop runs), or to the
+// end of the persistent tile loop around it, which the producer runs too (ws_tiles.ts).
 // The producer recomputes what it needs (the loop bounds, the tiles' offsets and the scalars
 // before the loop they come from) in its own code; a loop it cannot run alone falls back to the
 // plain TMA ring with the reason in the 'pipeline' stage (warpSpecializeNotes).
@@ -35,6 +36,7 @@ import { overlappedDot, setWgmmaPending } from '../tensor_cores/lower_wgmma.js';
 import { regKind } from '../ptx_types.js';
 import { setStaged } from '../smem/staged.js';
 import { tensorMaps } from '../async/tensor_map.js';
+import { consumerTileStart, producerTiles, tileBarrier, tileLoopOf, tileRoots, type WsTileLoop, type WsTileRegs } from './ws_tiles.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -50,6 +52,8 @@ export interface WarpSpecializedLoop {
   /** Registers per thread: at launch (.maxnreg) and for the consumers after setmaxnreg.inc. */
   readonly maxnreg: number;
   readonly consumerRegs: number;
+  /** The persistent tile loop around the loop, which the producer runs too (ws_tiles.ts). */
+  readonly tiles?: WsTileLoop;
 }
 
 export interface WarpSpecializePlan {
@@ -85,7 +89,7 @@ export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: 
       continue;
     }
     chosen = why;
-    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})`);
+    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}`);
   }
   return { ...(chosen ? { loop: chosen } : {}), notes };
 }
@@ -93,7 +97,9 @@ export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: 
 function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) => boolean): string | WarpSpecializedLoop {
   if (cx.target !== 'sm_90a') return `needs sm_90a (target ${cx.target})`;
   if (cx.numWarps % 4) return `numWarps ${cx.numWarps} is not whole consumer warpgroups (4, 8, ...)`;
-  if (!cx.func.body.ops.includes(op)) return "not at the kernel's top level (the producer runs the loop once)";
+  const where = tileLoopOf(cx, op);
+  if (typeof where === 'string') return where;
+  const tiles = where.tiles;
   if (cx.func.body.ops.some((o) => o.kind === 'exit_if')) return 'the kernel may return early: the producer would wait for consumers that left';
   const S = loopStages(op, numStages);
   if (S < 2) return `numStages ${S}: no ring to fill`;
@@ -120,8 +126,13 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   // what the producer recomputes: top-level pure scalar ops the bounds and offsets depend on
   const top = new Map<number, Op>();
   cx.func.body.ops.forEach((o) => o.results.forEach((r) => top.set(r.id, o)));
+  // in a tile loop: also the body's ops before the loop; a value it carries is not the producer's
+  const tileBody = tiles ? tiles.loop.regions[0]!.ops.slice(0, tiles.loop.regions[0]!.ops.indexOf(op)) : [];
+  tileBody.forEach((o) => o.results.forEach((r) => top.set(r.id, o)));
+  const tileCarried = new Set(tiles ? tiles.loop.regions[0]!.args.slice(1).map((a) => a.id) : []);
   const need = new Set<Op>();
   const visit = (id: number): string | undefined => {
+    if (tileCarried.has(id)) return `the producer cannot recompute %${id} (carried by the tile loop)`;
     const d = top.get(id);
     if (!d || need.has(d)) return undefined;
     if (!isPure(d) || d.regions.length || d.results.some((r) => r.type.shape.length)) return `the producer cannot recompute %${id} (${d.kind} before the loop; it recomputes pure scalars only)`;
@@ -134,19 +145,24 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   };
   const inBody = new Set(body.ops.flatMap((o) => o.results.map((r) => r.id)));
   const offsets = ring.tiles.flatMap((t) => descOperands(t.load).offsets);
-  const roots = [op.operands[0]!, op.operands[1]!, ...offsets, ...ring.slice.flatMap((o) => o.operands)].filter((v) => !inBody.has(v.id));
+  const roots = [op.operands[0]!, op.operands[1]!, ...offsets, ...ring.slice.flatMap((o) => o.operands), ...(tiles ? tileRoots(tiles, ring.tiles.map((t) => t.load)) : [])].filter((v) => !inBody.has(v.id));
   for (const v of roots) {
     const why = visit(v.id);
     if (why) return why;
   }
-  return { ring: { ...ring, numStages: S }, remat: cx.func.body.ops.filter((o) => need.has(o)), ...registerSplit(cx.numWarps) };
+  if (tiles) tiles.remat = tileBody.filter((o) => need.has(o));
+  return { ring: { ...ring, numStages: S }, remat: cx.func.body.ops.filter((o) => need.has(o)), ...registerSplit(cx.numWarps), ...(tiles ? { tiles } : {}) };
 }
 
 interface WsState {
   readonly l: WarpSpecializedLoop;
   full?: string;
   empty?: string;
+  /** In a tile loop: the consumers' ring position (kept across tiles) and the tile-done mbarrier. */
+  ring?: RingPos;
+  tile?: WsTileRegs;
 }
+type RingPos = [rd: string, full: string, empty: string, idx: string, phase: string];
 
 /**
  * Arms a warp-specialized lowering: the ring is reserved for the whole kernel, consumer barriers
@@ -167,15 +183,29 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
   st.full = bar;
   st.empty = cx.reg('b32');
   cx.e.emitPrologue(`add.u32 ${st.empty}, ${bar}, ${8 * S};`);
+  if (l.tiles) {
+    // a tile loop around the loop: the ring's stage and phase run on from tile to tile
+    st.tile = tileBarrier(cx, n);
+    const pos = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as RingPos;
+    cx.e.emitPrologue('// warp specialization: the consumers\' ring position (stage, phase), kept across tiles');
+    [cx.smemSymbol(), st.full, st.empty, '0', '0'].forEach((v, k) => cx.e.emitPrologue(`mov.u32 ${pos[k]}, ${v};`));
+    st.ring = pos;
+  }
   const plain = rules.for!;
   // the producer may write any stage from the kernel's start until the loop's last wait: the
   // scratch stays past the ring until then (after it, as for the plain ring, the two may overlap:
   // every scratch user starts with a consumer barrier, and no copy is in flight)
   cx.enterRingLive();
   rules.for = (c, op) => {
+    if (op === l.tiles?.loop) {
+      // the producer fills the next tile's stages during this tile's epilogue: the scratch
+      // (the epilogue's stmatrix tile) stays past the ring until the tile loop ends
+      plain(c, op);
+      return c.leaveRingLive();
+    }
     if (op !== l.ring.loop) return plain(c, op);
     consumerFor(c, op, st);
-    c.leaveRingLive();
+    if (!l.tiles) c.leaveRingLive();
   };
   const label = 'ws_producer';
   return {
@@ -212,12 +242,17 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
   cx.emit(`// warp-specialized loop (consumers): ${S} stages of ${l.stageBytes} bytes filled by the producer warpgroup${overlapped ? ', wgmma in flight into the next iteration' : ''}`);
-  const [rd, full, empty, idx, phase] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
-  cx.emit(`mov.u32 ${rd}, ${cx.smemSymbol()};`);
-  cx.emit(`mov.u32 ${full}, ${st.full};`);
-  cx.emit(`mov.u32 ${empty}, ${st.empty};`);
-  cx.emit(`mov.u32 ${idx}, 0;`);
-  cx.emit(`mov.u32 ${phase}, 0;`);
+  const [rd, full, empty, idx, phase] = st.ring ?? ([0, 1, 2, 3, 4].map(() => cx.reg('b32')) as RingPos);
+  if (st.tile) {
+    consumerTileStart(cx, st.tile);
+    cx.emit('// ring position (stage, phase) carried over from the previous tile');
+  } else {
+    cx.emit(`mov.u32 ${rd}, ${cx.smemSymbol()};`);
+    cx.emit(`mov.u32 ${full}, ${st.full};`);
+    cx.emit(`mov.u32 ${empty}, ${st.empty};`);
+    cx.emit(`mov.u32 ${idx}, 0;`);
+    cx.emit(`mov.u32 ${phase}, 0;`);
+  }
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
   const prev = overlapped ? { bar: cx.reg('b32'), live: cx.reg('pred') } : undefined; // the stage to release next
@@ -246,6 +281,8 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   cx.e.placeLabel(end);
   // the last wgmma (the producer has issued every stage: no release is awaited any more)
   if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
+  // in a tile loop the producer reuses that stage for a later tile: release it now
+  if (prev && st.tile) cx.emit(`@${prev.live} mbarrier.arrive.shared::cta.b64 _, [${prev.bar}];`);
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 }
 
@@ -277,7 +314,6 @@ function producer(cx: Lowering, st: WsState): void {
   cx.emit(`@${other} ret;`); // one thread issues; the rest of the warpgroup has nothing to do
   cx.scope(() => {
     for (const o of remat) cx.lowerOp(o);
-    const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
     const ivT = op.operands[0]!.type.elem;
     const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
     const maps = l.tiles.map((t) => mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)));
@@ -288,39 +324,45 @@ function producer(cx: Lowering, st: WsState): void {
     cx.emit(`mov.u32 ${idx}, 0;`);
     cx.emit(`mov.u32 ${phase}, 0;`);
     cx.emit(`mov.u32 ${count}, 0;`);
-    const iv = cx.newRegs(ivT, 1)[0]!;
-    cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
-    const top = cx.e.label('wsprod');
-    const end = cx.e.label('endwsprod');
-    const fresh = cx.e.label('wsfresh');
-    const done = cx.reg('pred');
-    const first = cx.reg('pred');
-    const parity = cx.reg('b32');
-    cx.e.placeLabel(top);
-    cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
-    cx.emit(`@${done} bra.uni ${end};`);
-    // the stage's previous use (S iterations ago) must be released by every consumer thread
-    cx.emit(`setp.lt.u32 ${first}, ${count}, ${S};`);
-    cx.emit(`@${first} bra.uni ${fresh};`);
-    cx.emit(`xor.b32 ${parity}, ${phase}, 1;`);
-    waitBarrier(cx, empty, parity);
-    cx.e.placeLabel(fresh);
-    cx.scope(() => {
-      cx.define(body.args[0]!, [iv]);
-      for (const o of l.slice) cx.lowerOp(o);
-      cx.emit(`mbarrier.arrive.expect_tx.shared::cta.b64 _, [${full}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
-      l.tiles.forEach((t, k) => {
-        for (let j = 0; j < t.g.boxes; j++) {
-          const off = t.offset + j * t.g.rows * t.g.swizzle;
-          cx.emit(`cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${wr}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${full}];`);
-        }
+    // the K loop's issue code (inside the producer's own tile loop when there is one: ws_tiles.ts)
+    const kLoop = (): void => {
+      const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
+      const iv = cx.newRegs(ivT, 1)[0]!;
+      cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
+      const top = cx.e.label('wsprod');
+      const end = cx.e.label('endwsprod');
+      const fresh = cx.e.label('wsfresh');
+      const done = cx.reg('pred');
+      const first = cx.reg('pred');
+      const parity = cx.reg('b32');
+      cx.e.placeLabel(top);
+      cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
+      cx.emit(`@${done} bra.uni ${end};`);
+      // the stage's previous use (S iterations ago) must be released by every consumer thread
+      cx.emit(`setp.lt.u32 ${first}, ${count}, ${S};`);
+      cx.emit(`@${first} bra.uni ${fresh};`);
+      cx.emit(`xor.b32 ${parity}, ${phase}, 1;`);
+      waitBarrier(cx, empty, parity);
+      cx.e.placeLabel(fresh);
+      cx.scope(() => {
+        cx.define(body.args[0]!, [iv]);
+        for (const o of l.slice) cx.lowerOp(o);
+        cx.emit(`mbarrier.arrive.expect_tx.shared::cta.b64 _, [${full}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
+        l.tiles.forEach((t, k) => {
+          for (let j = 0; j < t.g.boxes; j++) {
+            const off = t.offset + j * t.g.rows * t.g.swizzle;
+            cx.emit(`cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${wr}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${full}];`);
+          }
+        });
       });
-    });
-    cx.emit(`add.u32 ${count}, ${count}, 1;`);
-    advance(cx, S, l.stageBytes, wr, full, empty, idx, phase);
-    cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
-    cx.emit(`bra.uni ${top};`);
-    cx.e.placeLabel(end);
+      cx.emit(`add.u32 ${count}, ${count}, 1;`);
+      advance(cx, S, l.stageBytes, wr, full, empty, idx, phase);
+      cx.emit(`add.${ty} ${iv}, ${iv}, ${l.step};`);
+      cx.emit(`bra.uni ${top};`);
+      cx.e.placeLabel(end);
+    };
+    if (st.l.tiles) producerTiles(cx, st.l.tiles, st.tile!, l.tiles.map((t) => t.load), kLoop);
+    else kLoop();
     cx.emit('ret;');
   });
 }
