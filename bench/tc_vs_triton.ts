@@ -1,5 +1,6 @@
 // `npm run bench:tc` (node dist/bench/tc_vs_triton.js): code quality of the tensor-core kernels
-// (bench/kernels.ts TC_KERNELS, plus an fp8 matmul on sm_90a and sm_100a) against Triton 3.8 (.venv), same tile
+// (bench/kernels.ts TC_KERNELS, plus an fp8 matmul on sm_90a and sm_100a, and on sm_100a the TMA-ring
+// matmul (tc_ring.ts) and the microscaled mx_dot_scaled rows (tc_mx.ts)) against Triton 3.8 (.venv), same tile
 // sizes, numWarps and numStages; both PTX assembled by the same ptxas for the target (sm_80, or
 // sm_90a with Triton's GPUTarget('cuda', 90, 32), or sm_100a with cc 100). No GPU: static figures (registers, spills, shared
 // memory, SASS instruction count, tensor-core instructions in the PTX) and, running both PTX on the
@@ -26,6 +27,7 @@ import { tesseraPipelines, withStages } from './stages.js';
 import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
 import { benchWs } from './tc_ws.js';
 import { benchRing } from './tc_ring.js';
+import { benchMx } from './tc_mx.js';
 
 /** The targets the comparison knows, with Triton's compute capability for each. */
 export const TC_TARGETS = { sm_80: 80, sm_90a: 90, sm_100a: 100 } as const;
@@ -330,6 +332,23 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
       });
     } finally {
       rmSync(ringDir, { recursive: true, force: true });
+    }
+  }
+  // the microscaled matmul, dotScaled (emulated) vs tl.dot_scaled (block-scaled tcgen05): bench/tc_mx.ts
+  if (target === 'sm_100a' && (!only || 'mx_dot_scaled'.includes(only))) {
+    const mxDir = mkdtempSync(join(tmpdir(), 'tessera-tc-mx-'));
+    try {
+      await benchMx(out, sim, {
+        dir: mxDir, ptxas,
+        figures: (ptx, shared, file) => staticFigures(ptx, shared, file, ptxas, sass, target),
+        triton: (kernels) => {
+          const py = join(ROOT, '.venv', 'bin', 'python');
+          const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify({ cc: TC_TARGETS[target], kernels }), encoding: 'utf8', maxBuffer: 1 << 26 });
+          return r.status !== 0 ? new Error(r.stderr) : (JSON.parse(r.stdout) as TritonOut);
+        },
+      });
+    } finally {
+      rmSync(mxDir, { recursive: true, force: true });
     }
   }
   // the warp-specialized matmul (bench/tc_ws.ts): sm_90a only, its own table

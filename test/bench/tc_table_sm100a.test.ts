@@ -2,10 +2,21 @@
 // (TESSERA_SIM_ARCH, read when the sim loads, so it is set before this file opens it), Triton
 // compiles for GPUTarget('cuda', 100, 32) (its `.version 9.3` rewritten to 9.0 for ptxas 13.0),
 // Tessera for sm_100a; both through ptxas -arch sm_100a. No timing: static figures and sim counters.
+// The mx_dot_scaled table (bench/tc_mx.ts): mxfp8 and mxfp4 rows for both compilers, each with the
+// tcgen05 MMA form its PTX issues (ours the kind::tf32 / kind::f16 emulation, Triton's the
+// block-scaled kinds), both outputs right on the sim, the emulation and the missing GPU said plainly.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { benchTc } from '../../bench/tc_vs_triton.js';
 import { checkTable } from './tc_table_check.js';
+
+/** One row of the mx_dot_scaled table (bench/tc_mx.ts): its nine figures, error vs JS and MMA form. */
+const mxRow = (text: string, who: string, label: string): { figs: number[]; err: string; form: string } => {
+  const re = new RegExp(`^ {2}${who} ${label}\\s+(\\d+)\\s+(\\d+)\\s+(\\d+|n/a)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)/(\\d+)\\s+(\\d+)\\s+(\\S+)\\s+(\\S+)$`, 'm');
+  const m = re.exec(text);
+  expect(m, `${who} ${label} in\n${text}`).not.toBeNull();
+  return { figs: m!.slice(1, 10).map(Number), err: m![10]!, form: m![11]! };
+};
 
 describe('bench:tc table (sm_100a)', () => {
   it('one row: both on tcgen05, the outputs agree on the sim, the table built and cross-checked as for sm_80', async () => {
@@ -18,5 +29,37 @@ describe('bench:tc table (sm_100a)', () => {
     expect(text).toMatch(/counted by the sim \(as an sm_100\)/);
     expect(text).toMatch(/tcgen05\.mma \(PTX\) +\d+ +\d+/);
     expect(row.get('mma.sync (PTX)')!.tessera).toBe(0);
+  });
+
+  it('mxfp8 and mxfp4 rows: ours the emulation on kind::tf32 / kind::f16, Triton the block-scaled kinds, both right on the sim', async () => {
+    let text = '';
+    const before = process.exitCode;
+    await benchTc((s) => { text += s; }, { target: 'sm_100a', only: 'mx_dot_scaled' });
+    expect(process.exitCode, text).toBe(before);
+    expect(text).not.toMatch(/skipped|MISMATCH|Triton failed/);
+    expect(text).toContain('mx_dot_scaled (dotScaled / tl.dot_scaled, e8m0 scales per 32 along K): 128x128x128 tile');
+    expect(text).toMatch(/Tessera's dotScaled is an exact emulation without block-scaled MMA/);
+    expect(text).toMatch(/No GPU was used: registers, spills, SASS, shared bytes and TMEM columns come from ptxas -arch sm_100a/);
+    const want = {
+      tessera: { mxfp8: /^kind::tf32$/, mxfp4: /^kind::f16$/ },
+      triton: { mxfp8: /^kind::mxf8f6f4\.block_scale\b/, mxfp4: /^kind::mxf4\.block_scale\b/ },
+    } as const;
+    for (const label of ['mxfp8', 'mxfp4'] as const) {
+      const ours = mxRow(text, 'tessera', label);
+      const tri = mxRow(text, 'triton \\S+', label);
+      expect(ours.form).toMatch(want.tessera[label]);
+      expect(tri.form).toMatch(want.triton[label]);
+      for (const r of [ours, tri]) {
+        const [regs, , , smem, tmem, mma] = r.figs;
+        expect(regs).toBeGreaterThan(0);
+        expect(smem).toBeGreaterThan(0);
+        expect(tmem).toBeGreaterThanOrEqual(32);
+        expect(mma).toBeGreaterThan(0);
+        expect(Number(r.err)).toBeLessThanOrEqual(1e-5);
+      }
+      // Triton stages its scales into tensor memory; our emulation never does
+      expect(tri.figs[6]! + tri.figs[7]!).toBeGreaterThan(0);
+      expect(ours.figs[6]! + ours.figs[7]!).toBe(0);
+    }
   });
 });
