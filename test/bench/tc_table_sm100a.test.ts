@@ -57,9 +57,8 @@ describe('bench:tc table (sm_100a)', () => {
         expect(mma).toBeGreaterThan(0);
         expect(Number(r.err)).toBeLessThanOrEqual(1e-5);
       }
-      // Triton stages its scales into tensor memory; our emulation never does
+      // Triton stores its scales into tensor memory (tcgen05.st)
       expect(tri.figs[6]! + tri.figs[7]!).toBeGreaterThan(0);
-      expect(ours.figs[6]! + ours.figs[7]!).toBe(0);
     }
   });
 });
