@@ -7,7 +7,7 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
-import { arange, cdiv, constexpr, dot, forLoop, makeTensorDescriptor, persistentTiles, programId, ptr, store, zeros } from '../../src/lang/index.js';
+import { arange, cdiv, constexpr, dot, forLoop, makeTensorDescriptor, persistentTiles, programId, ptr, store, Tile, zeros } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { f16Array } from '../../src/ir/half.js';
 import { runOn, simDevice } from './helpers.js';
@@ -16,19 +16,19 @@ import { wsMatmul } from './ws_cases.js';
 const T = 64; // the tile: BM = BN = BK
 
 /** Writes x (a T x T tile) over a's first K block of row block 0 the way `MODE` says. */
-const preWrite = (a: ReturnType<typeof ptr>, x: ReturnType<typeof ptr>, K: unknown, mode: string): void => {
+const preWrite = (a: Tile, x: Tile, K: Tile, mode: string): void => {
   const r = arange(0, T);
   // x by TMA: the consumers wait on an mbarrier (and a barrier) before they write, so the producer runs first
   const tile = makeTensorDescriptor(x, [T, T], [T, 1], [T, T]).load([0, 0]);
-  if (mode === 'ptr') store(a.add(r.expandDims(1).mul(K as never)).add(r.expandDims(0)), tile);
-  else makeTensorDescriptor(a, [T, K as never], [K as never, 1], [T, T]).store([0, 0], tile);
+  if (mode === 'ptr') store(a.add(r.expandDims(1).mul(K)).add(r.expandDims(0)), tile);
+  else makeTensorDescriptor(a, [T, K], [K, 1], [T, T]).store([0, 0], tile);
 };
 
 // c = a b after a's first block is overwritten by x; one program per T-row block, N = T
 const plainForm = kernel(
   { name: 'ws_order_plain', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), x: ptr('f16'), M: 'i32', K: 'i32', MODE: constexpr(), WS: constexpr() } },
   ({ a, b, c, x, M, K, MODE, WS }) => {
-    preWrite(a, x, K, MODE as string);
+    preWrite(a, x, K, String(MODE));
     const da = makeTensorDescriptor(a, [M, K], [K, 1], [T, T]);
     const db = makeTensorDescriptor(b, [K, T], [T, 1], [T, T]);
     const om = programId(0).mul(T);
@@ -41,7 +41,7 @@ const plainForm = kernel(
 const persistentForm = kernel(
   { name: 'ws_order_persistent', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), x: ptr('f16'), M: 'i32', K: 'i32', MODE: constexpr(), WS: constexpr() } },
   ({ a, b, c, x, M, K, MODE, WS }) => {
-    preWrite(a, x, K, MODE as string);
+    preWrite(a, x, K, String(MODE));
     const da = makeTensorDescriptor(a, [M, K], [K, 1], [T, T]);
     const db = makeTensorDescriptor(b, [K, T], [T, 1], [T, T]);
     const dc = makeTensorDescriptor(c, [M, T], [T, 1], [T, T]);
