@@ -7,7 +7,7 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
-import { arange, cdiv, constexpr, dot, forLoop, makeTensorDescriptor, persistentTiles, programId, ptr, store, Tile, zeros } from '../../src/lang/index.js';
+import { arange, cdiv, constexpr, dot, forLoop, load, makeTensorDescriptor, persistentTiles, programId, ptr, store, Tile, zeros } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { f16Array } from '../../src/ir/half.js';
 import { runOn, simDevice } from './helpers.js';
@@ -131,5 +131,50 @@ describe('the producer waits for the consumers\' writes before the loop', () => 
     const cut = built.ptx.replace(WAIT, '$1');
     expect(cut).not.toBe(built.ptx);
     expect(Array.from(launch(cut))).not.toEqual(Array.from(want()));
+  });
+});
+
+// The plain TMA ring (no producer) and a lone descriptor load after a write of the program: the
+// writers' fence.proxy.async.global before the barrier the issuing thread passes (async/proxy_fence.ts).
+// The sim makes global writes visible to every proxy at once, so this is checked on the PTX.
+describe('TMA loads after generic-proxy global writes get fence.proxy.async.global', () => {
+  const ptx = (k: typeof plainForm, mode: string): string =>
+    compile(k, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: true, constexprs: { MODE: mode, WS: false } }).ptx; // ptxas: the fence assembles
+  it.each(['ptr', 'desc'])('%s store, then the ring: the fence before the ring\'s opening barrier; x\'s load (nothing before it) has none', (mode) => {
+    const p = ptx(plainForm, mode);
+    expect(p).toMatch(/fence\.proxy\.async\.global;\n\s*bar\.sync 0;\n(?:(?!cp\.async\.bulk\.tensor)[\s\S])*?cp\.async\.bulk\.tensor/);
+    expect(p.match(/fence\.proxy\.async\.global;/g)).toHaveLength(1);
+    const ring = p.indexOf('// TMA ring:');
+    expect(p.indexOf('fence.proxy.async.global;')).toBeGreaterThan(ring);
+  });
+  it('a ring in a tile loop that stores after it: the next tile\'s loads follow that store (fenced)', () => {
+    expect(ptx(persistentForm, 'ptr').match(/fence\.proxy\.async\.global;/g)).toHaveLength(1);
+  });
+  it('no write before the loads: no fence', () => {
+    const none = compile(wsMatmul, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 128, BK: 64, WS: false } });
+    expect(none.ptx).toContain('// TMA ring:');
+    expect(none.ptx).not.toContain('fence.proxy.async.global');
+  });
+});
+
+// a lone descriptor load of what the program just stored through a pointer
+const storeThenLoad = kernel({ name: 'ws_order_store_load', params: { a: ptr('f16'), c: ptr('f16'), x: ptr('f16') } }, ({ a, c, x }) => {
+  const r = arange(0, T);
+  const at = r.expandDims(1).mul(T).add(r.expandDims(0));
+  store(a.add(at), load(x.add(at)));
+  store(c.add(at), makeTensorDescriptor(a, [T, T], [T, 1], [T, T]).load([0, 0]));
+});
+
+describe('a lone descriptor load after a pointer store of its tensor', () => {
+  it('is fenced (ptxas-clean for sm_90a) and reads the stored tile on the sim', async () => {
+    const r = compile(storeThenLoad, { target: 'sm_90a', numWarps: 4, ptxas: true });
+    expect(r.ptx).toMatch(/fence\.proxy\.async\.global;\n\s*fence\.proxy\.async\.shared::cta;\n\s*bar\.sync 0;/);
+    const out = async (dev: 'interpret' | 'sim'): Promise<Uint16Array> => {
+      const c = new Uint16Array(T * T);
+      await runOn(dev, storeThenLoad, { a: f16Array(A.subarray(0, T * T)), c, x: f16Array(X) }, [1, 1]);
+      return c;
+    };
+    expect(Array.from(await out('sim'))).toEqual(Array.from(f16Array(X)));
+    expect(Array.from(await out('interpret'))).toEqual(Array.from(f16Array(X)));
   });
 });
