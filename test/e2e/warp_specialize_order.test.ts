@@ -150,6 +150,11 @@ describe('TMA loads after generic-proxy global writes get fence.proxy.async.glob
   it('a ring in a tile loop that stores after it: the next tile\'s loads follow that store (fenced)', () => {
     expect(ptx(persistentForm, 'ptr').match(/fence\.proxy\.async\.global;/g)).toHaveLength(1);
   });
+  it('the same on sm_100a (the tcgen05 ring)', () => {
+    const p = compile(plainForm, { target: 'sm_100a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { MODE: 'ptr', WS: false } }).ptx;
+    expect(p).toContain('the tcgen05 MMAs stay in flight');
+    expect(p).toMatch(/fence\.proxy\.async\.global;\n\s*bar\.sync 0;/);
+  });
   it('no write before the loads: no fence', () => {
     const none = compile(wsMatmul, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 128, BK: 64, WS: false } });
     expect(none.ptx).toContain('// TMA ring:');
