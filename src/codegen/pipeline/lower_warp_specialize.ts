@@ -16,6 +16,9 @@
 //               empty[i%S] (parity: the producer's phase bit, flipped on wrap, as it was one
 //               use ago); arrive.expect_tx full[i%S]; TMA copies of the tiles into stage i%S
 //
+// Program order: when the kernel may write memory before the loop (or its tile loop), the
+// consumers fence (fence.proxy.async.global) and arrive on a `start` mbarrier on reaching the loop,
+// and the producer waits on it before its first copy; otherwise its loads could pass the writes.
 // The ring is at the start of shared memory; the scratch stays past it from the kernel's start
 // to the loop's end (the producer fills stages while the code before the loop runs), or to the
 // end of the persistent tile loop around it, which the producer runs too (ws_tiles.ts).
