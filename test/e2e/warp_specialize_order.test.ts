@@ -94,6 +94,14 @@ describe.each([
   });
 });
 
+describe('under racecheck, synccheck and initcheck', () => {
+  it.each([['top level', plainForm, M / T], ['persistent', persistentForm, 1]] as const)('%s, desc store before the loop: clean, the program-order result', async (_, k, grid) => {
+    const c = new Float32Array(M * T);
+    await k.run({ a: f16Array(A), b: f16Array(B), c, x: f16Array(X), M, K, MODE: 'desc', WS: true } as never, { grid: [grid, 1], device: 'sim', numWarps: 4, numStages: 3, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expect(Array.from(c)).toEqual(Array.from(want()));
+  });
+});
+
 // The structure, and the PTX without the producer's wait for the consumers' writes: a wrong result
 // on the sim (the loads pass the writes), never a pass.
 describe('the producer waits for the consumers\' writes before the loop', () => {
