@@ -24,6 +24,7 @@ import { MEM_TYPE } from '../ptx_types.js';
 import { chunkMask } from '../smem/smem_swizzle.js';
 import { descElem, tensorMaps, tileGeometry, type TileGeometry, type TmaSabotage } from './tensor_map.js';
 import { globalAccessFollows } from './tma_store_wait.js';
+import { fenceGlobalWrites } from './proxy_fence.js';
 import { stmatrixLayout } from '../../compiler/stmatrix.js';
 import { storeByStmatrix } from './lower_stmatrix.js';
 
@@ -219,6 +220,7 @@ const descLoad: Rule = (cx, o) => {
   const p = elected(cx);
   const rank = g.block.length;
   cx.emit(`// tensor descriptor load: ${g.boxes} TMA box(es) [${g.box.join(', ')}], swizzle ${g.swizzle || 'none'}`);
+  fenceGlobalWrites(cx, op);
   cx.emit('fence.proxy.async.shared::cta;');
   cx.barrier();
   const tile = tileBase(cx, g.bytes);

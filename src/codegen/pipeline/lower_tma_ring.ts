@@ -31,6 +31,7 @@ import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
 import { setStaged } from '../smem/staged.js';
 import { descElem, tensorMaps, tileGeometry, type TileGeometry } from '../async/tensor_map.js';
 import { ringOperand } from './ring_operands.js';
+import { fenceGlobalWrites } from '../async/proxy_fence.js';
 import { clusterSync, emptyCount, issueShared, planMulticast, releaseStage, type MulticastPlan } from '../async/tma_multicast.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -241,6 +242,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   const ringEnd = cx.reg('b32');
   cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
   cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${S * SB};`);
+  fenceGlobalWrites(cx, op); // the program's writes before the loop, for the ring's TMA reads
   // an earlier run of a ring (or the scratch) may still be reading these bytes: in this CTA, or
   // with multicast in any CTA of the cluster (whose mbarriers must also be initialised)
   if (multi) clusterSync(cx);

@@ -16,6 +16,9 @@
 //               empty[i%S] (parity: the producer's phase bit, flipped on wrap, as it was one
 //               use ago); arrive.expect_tx full[i%S]; TMA copies of the tiles into stage i%S
 //
+// Program order: when the kernel may write memory before the loop (or its tile loop), the
+// consumers fence (fence.proxy.async.global) and arrive on a `start` mbarrier on reaching the loop,
+// and the producer waits on it before its first copy; otherwise its loads could pass the writes.
 // The ring is at the start of shared memory; the scratch stays past it from the kernel's start
 // to the loop's end (the producer fills stages while the code before the loop runs), or to the
 // end of the persistent tile loop around it, which the producer runs too (ws_tiles.ts).
@@ -54,6 +57,8 @@ export interface WarpSpecializedLoop {
   readonly consumerRegs: number;
   /** The persistent tile loop around the loop, which the producer runs too (ws_tiles.ts). */
   readonly tiles?: WsTileLoop;
+  /** The kernel's first write of memory before the loop (or its tile loop): the producer starts after the consumers' writes. */
+  readonly preWrite?: Op;
 }
 
 export interface WarpSpecializePlan {
@@ -89,7 +94,7 @@ export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: 
       continue;
     }
     chosen = why;
-    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}`);
+    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}${why.preWrite ? `; the producer starts after the consumers' writes before the loop (${why.preWrite.kind}): program order` : ''}`);
   }
   return { ...(chosen ? { loop: chosen } : {}), notes };
 }
@@ -151,7 +156,10 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
     if (why) return why;
   }
   if (tiles) tiles.remat = tileBody.filter((o) => need.has(o));
-  return { ring: { ...ring, numStages: S }, remat: cx.func.body.ops.filter((o) => need.has(o)), ...registerSplit(cx.numWarps), ...(tiles ? { tiles } : {}) };
+  // program order: the loop's loads must see the kernel's writes before it (the consumers run those)
+  const topOps = cx.func.body.ops;
+  const preWrite = loopWriter({ ...cx.func.body, ops: topOps.slice(0, topOps.indexOf(tiles ? tiles.loop : op)) });
+  return { ring: { ...ring, numStages: S }, remat: topOps.filter((o) => need.has(o)), ...registerSplit(cx.numWarps), ...(tiles ? { tiles } : {}), ...(preWrite ? { preWrite } : {}) };
 }
 
 interface WsState {
@@ -161,6 +169,8 @@ interface WsState {
   /** In a tile loop: the consumers' ring position (kept across tiles) and the tile-done mbarrier. */
   ring?: RingPos;
   tile?: WsTileRegs;
+  /** With writes before the loop: the mbarrier the consumers arrive on once they are done (and its phase, 0). */
+  start?: { bar: string; phase: string };
 }
 type RingPos = [rd: string, full: string, empty: string, idx: string, phase: string];
 
@@ -191,7 +201,15 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
     [cx.smemSymbol(), st.full, st.empty, '0', '0'].forEach((v, k) => cx.e.emitPrologue(`mov.u32 ${pos[k]}, ${v};`));
     st.ring = pos;
   }
+  if (l.preWrite) st.start = newBarriers(cx, 1, () => n);
   const plain = rules.for!;
+  // the consumers' writes before the loop are done: fenced for the producer's TMA reads (async proxy), then announced
+  const started = (c: Lowering): void => {
+    if (!st.start) return;
+    c.emit('// the writes before the loop are done: the producer may load (program order)');
+    c.emit('fence.proxy.async.global;');
+    c.emit(`mbarrier.arrive.shared::cta.b64 _, [${st.start.bar}];`);
+  };
   // the producer may write any stage from the kernel's start until the loop's last wait: the
   // scratch stays past the ring until then (after it, as for the plain ring, the two may overlap:
   // every scratch user starts with a consumer barrier, and no copy is in flight)
@@ -200,10 +218,12 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
     if (op === l.tiles?.loop) {
       // the producer fills the next tile's stages during this tile's epilogue: the scratch
       // (the epilogue's stmatrix tile) stays past the ring until the tile loop ends
+      started(c);
       plain(c, op);
       return c.leaveRingLive();
     }
     if (op !== l.ring.loop) return plain(c, op);
+    if (!l.tiles) started(c);
     consumerFor(c, op, st);
     if (!l.tiles) c.leaveRingLive();
   };
@@ -361,6 +381,10 @@ function producer(cx: Lowering, st: WsState): void {
       cx.emit(`bra.uni ${top};`);
       cx.e.placeLabel(end);
     };
+    if (st.start) {
+      cx.emit('// the consumers\' writes before the loop first (program order: the loads must see them)');
+      waitBarrier(cx, st.start.bar, st.start.phase);
+    }
     if (st.l.tiles) producerTiles(cx, st.l.tiles, st.tile!, l.tiles.map((t) => t.load), kLoop);
     else kLoop();
     cx.emit('ret;');

@@ -25,6 +25,7 @@ import { regKind } from '../ptx_types.js';
 import { setInflight } from '../tensor_cores/tcgen05_inflight.js';
 import { residentSlot } from '../tensor_cores/tcgen05_resident.js';
 import { issueStage, lowerRingBody, planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
+import { fenceGlobalWrites } from '../async/proxy_fence.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -76,6 +77,7 @@ function tcgen05RingFor(cx: Lowering, op: Op, l: TmaRingLoop, dot: Op): void {
   const ring0 = r(), ringEnd = r();
   cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
   cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${S * SB};`);
+  fenceGlobalWrites(cx, op); // the program's writes before the loop, for the ring's TMA reads
   cx.barrier(); // an earlier run of a ring (or the scratch) may still be reading these bytes
 
   for (let j = 0; j < D; j++) {
