@@ -25,7 +25,7 @@ import type { SimCounters } from '../src/runtime/native/addon.js';
 import '../src/runtime/index.js'; // registers the native devices (cuda, sim)
 import { tesseraPipelines, withStages } from './stages.js';
 import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
-import { benchWs } from './tc_ws.js';
+import { benchWs, type WsTools } from './tc_ws.js';
 import { benchRing } from './tc_ring.js';
 import { benchMx } from './tc_mx.js';
 
@@ -317,57 +317,28 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
   }
   out('\nsummary (T = Tessera, Tr = Triton; ratio in parentheses)\n');
   printSummary(rows, out);
-  // the descriptor matmul on sm_100a's TMA ring (bench/tc_ring.ts): its own table
-  if (target === 'sm_100a' && (!only || 'ring_matmul'.includes(only))) {
-    const ringDir = mkdtempSync(join(tmpdir(), 'tessera-tc-ring-'));
+  // tables of their own, each with its kernels beside Triton's, compiled by the same tools
+  const tools = (dir: string): WsTools => ({
+    dir, ptxas,
+    figures: (ptx, shared, file) => staticFigures(ptx, shared, file, ptxas, sass, target),
+    triton: (kernels) => {
+      const py = join(ROOT, '.venv', 'bin', 'python');
+      const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify({ cc: TC_TARGETS[target], kernels }), encoding: 'utf8', maxBuffer: 1 << 26 });
+      return r.status !== 0 ? new Error(r.stderr) : (JSON.parse(r.stdout) as TritonOut);
+    },
+  });
+  const table = async (name: string, on: TcTarget, run: (out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools) => void | Promise<void>): Promise<void> => {
+    if (target !== on || (only && !name.includes(only))) return;
+    const tableDir = mkdtempSync(join(tmpdir(), `tessera-tc-${name}-`));
     try {
-      benchRing(out, sim, {
-        dir: ringDir, ptxas,
-        figures: (ptx, shared, file) => staticFigures(ptx, shared, file, ptxas, sass, target),
-        triton: (kernels) => {
-          const py = join(ROOT, '.venv', 'bin', 'python');
-          const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify({ cc: TC_TARGETS[target], kernels }), encoding: 'utf8', maxBuffer: 1 << 26 });
-          return r.status !== 0 ? new Error(r.stderr) : (JSON.parse(r.stdout) as TritonOut);
-        },
-      });
+      await run(out, sim, tools(tableDir));
     } finally {
-      rmSync(ringDir, { recursive: true, force: true });
+      rmSync(tableDir, { recursive: true, force: true });
     }
-  }
-  // the microscaled matmul, dotScaled (emulated) vs tl.dot_scaled (block-scaled tcgen05): bench/tc_mx.ts
-  if (target === 'sm_100a' && (!only || 'mx_dot_scaled'.includes(only))) {
-    const mxDir = mkdtempSync(join(tmpdir(), 'tessera-tc-mx-'));
-    try {
-      await benchMx(out, sim, {
-        dir: mxDir, ptxas,
-        figures: (ptx, shared, file) => staticFigures(ptx, shared, file, ptxas, sass, target),
-        triton: (kernels) => {
-          const py = join(ROOT, '.venv', 'bin', 'python');
-          const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify({ cc: TC_TARGETS[target], kernels }), encoding: 'utf8', maxBuffer: 1 << 26 });
-          return r.status !== 0 ? new Error(r.stderr) : (JSON.parse(r.stdout) as TritonOut);
-        },
-      });
-    } finally {
-      rmSync(mxDir, { recursive: true, force: true });
-    }
-  }
-  // the warp-specialized matmul (bench/tc_ws.ts): sm_90a only, its own table
-  if (target === 'sm_90a' && (!only || 'ws_matmul'.includes(only))) {
-    const wsDir = mkdtempSync(join(tmpdir(), 'tessera-tc-ws-'));
-    try {
-      benchWs(out, sim, {
-        dir: wsDir, ptxas,
-        figures: (ptx, shared, file) => staticFigures(ptx, shared, file, ptxas, sass, target),
-        triton: (kernels) => {
-          const py = join(ROOT, '.venv', 'bin', 'python');
-          const r = spawnSync(py, [join(ROOT, 'bench', 'tc_triton.py')], { input: JSON.stringify({ cc: TC_TARGETS[target], kernels }), encoding: 'utf8', maxBuffer: 1 << 26 });
-          return r.status !== 0 ? new Error(r.stderr) : (JSON.parse(r.stdout) as TritonOut);
-        },
-      });
-    } finally {
-      rmSync(wsDir, { recursive: true, force: true });
-    }
-  }
+  };
+  await table('ring_matmul', 'sm_100a', benchRing); // the descriptor matmul on sm_100a's TMA ring (bench/tc_ring.ts)
+  await table('mx_dot_scaled', 'sm_100a', benchMx); // dotScaled (emulated) vs tl.dot_scaled (block-scaled tcgen05): bench/tc_mx.ts
+  await table('ws_matmul', 'sm_90a', benchWs); // the warp-specialized matmul (bench/tc_ws.ts)
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
