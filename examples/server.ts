@@ -293,25 +293,35 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
       counts.ok++;
       lat.add(performance.now() - t0);
     } catch (e) {
-      if (answeredByParser.has(res)) return;
-      if (e instanceof ClientGone || gone(req, res)) {
-        // nobody to answer: not a server error, and nothing is written to a dead socket
-        counts.clientAborted++;
-        res.destroy();
-        return;
-      }
-      if (e instanceof HttpError) {
-        if (e.status === 413) counts.tooLarge++;
-        else if (e.status === 408) counts.timedOut++;
-        else counts.badRequest++;
-        return json(res, e.status, { error: e.message, code: e.code }, e.close);
-      }
-      const code = (e as { code?: string }).code ?? 'E_INTERNAL';
-      const status = code === 'E_OOM' ? 503 : 500;
-      if (status === 503) counts.unavailable++;
-      else counts.serverError++;
-      return json(res, status, { error: (e as Error).message ?? String(e), code });
+      answerFailure(req, res, e);
     }
+  }
+
+  /** A route's failure: a client that went away is dropped, an HttpError answered with its status, the rest 503/500. */
+  function answerFailure(req: IncomingMessage, res: ServerResponse, e: unknown): void {
+    if (answeredByParser.has(res)) return;
+    if (e instanceof ClientGone || gone(req, res)) {
+      // nobody to answer: not a server error, and nothing is written to a dead socket
+      counts.clientAborted++;
+      res.destroy();
+      return;
+    }
+    if (e instanceof HttpError) {
+      if (e.status === 413) counts.tooLarge++;
+      else if (e.status === 408) counts.timedOut++;
+      else counts.badRequest++;
+      return json(res, e.status, { error: e.message, code: e.code }, e.close);
+    }
+    if (res.headersSent) {
+      // a stream already under way (SSE): its error event was written by the route; end the connection
+      res.destroy();
+      return;
+    }
+    const code = (e as { code?: string }).code ?? 'E_INTERNAL';
+    const status = code === 'E_OOM' ? 503 : 500;
+    if (status === 503) counts.unavailable++;
+    else counts.serverError++;
+    return json(res, status, { error: (e as Error).message ?? String(e), code });
   }
 
   // POST /v1/generate: checked like /v1/softmax (early 413 from Content-Length, body limit and
@@ -356,27 +366,7 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
       counts.ok++;
       lat.add(performance.now() - t0);
     } catch (e) {
-      if (answeredByParser.has(res)) return;
-      if (e instanceof ClientGone || gone(req, res)) {
-        counts.clientAborted++;
-        res.destroy();
-        return;
-      }
-      if (e instanceof HttpError) {
-        if (e.status === 413) counts.tooLarge++;
-        else if (e.status === 408) counts.timedOut++;
-        else counts.badRequest++;
-        return json(res, e.status, { error: e.message, code: e.code }, e.close);
-      }
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      const code = (e as { code?: string }).code ?? 'E_INTERNAL';
-      const status = code === 'E_OOM' ? 503 : 500;
-      if (status === 503) counts.unavailable++;
-      else counts.serverError++;
-      return json(res, status, { error: (e as Error).message ?? String(e), code });
+      answerFailure(req, res, e);
     }
   }
 
