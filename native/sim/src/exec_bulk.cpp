@@ -217,6 +217,7 @@ void bulkCopyOp(Ctx& c, const Inst& in, uint32_t exec) {
     bc.barOff = bOff;
     if (in.mode == 0) {
       uint8_t* p = size ? globalRange(c, src, size, (int)l, false) : nullptr;
+      if (p && c.san) sanAsyncGlobalRead(c, l, src, size, "cp.async.bulk");
       if (size && !p) return;
       bc.data.assign(p, p + size);
       c.ctr.globalLoadRequests++;
@@ -273,6 +274,18 @@ void proxyAsyncFenceOp(Ctx& c, const Inst&, uint32_t exec) {
   if (!exec || c.cta->shared.empty()) return;
   asyncShared(c);
   memcpy(c.cta->asyncView.data(), c.cta->shared.data(), c.cta->shared.size());
+}
+
+// fence.proxy.async.global: global writes are visible to every proxy at once in the sim; what it
+// orders is only tracked by racecheck (sanitize_proxy.cpp). fence.proxy.async (no state space)
+// covers shared and global memory.
+void proxyAsyncGlobalFenceOp(Ctx& c, const Inst&, uint32_t exec) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (exec) sanProxyFenceGlobal(c);
+}
+void proxyAsyncAllFenceOp(Ctx& c, const Inst& in, uint32_t exec) {
+  proxyAsyncFenceOp(c, in, exec);
+  if (exec) sanProxyFenceGlobal(c);
 }
 
 uint8_t* translateRange(Ctx& c, uint64_t addr, uint64_t size, bool write, Fault& f) {

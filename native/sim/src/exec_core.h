@@ -313,6 +313,8 @@ uint8_t* asyncShared(Ctx& c);
 // fence.proxy.async (all spaces, .shared::cta, .shared::cluster): generic writes to shared memory
 // so far become visible to the async proxy; exec_bulk.cpp.
 void proxyAsyncFenceOp(Ctx& c, const Inst& in, uint32_t exec);
+void proxyAsyncGlobalFenceOp(Ctx& c, const Inst& in, uint32_t exec);
+void proxyAsyncAllFenceOp(Ctx& c, const Inst& in, uint32_t exec);
 // Host bytes of the global range [addr, addr+size) with no alignment requirement (bulk copies,
 // tensor maps and TMA rows are 16-byte granular): nullptr with f filled when it is not inside one
 // live allocation (exec_bulk.cpp).

@@ -657,9 +657,14 @@ bool isspacepDecode(Decoder& dc, const Stmt& st, Inst& in) {
 
 bool fenceDecode(Decoder&, const Stmt& st, Inst& in) {
   in.fn = &fenceOp;
-  // fence.proxy.async{,.shared::cta,.shared::cluster}: orders generic shared-memory writes before
-  // the async proxy's accesses (wgmma, bulk and tensor copies), which read Cta::asyncView
-  if (st.has("proxy") && st.has("async") && !st.has("global")) in.fn = &proxyAsyncFenceOp;
+  // fence.proxy.async{.shared::cta,.shared::cluster}: orders generic shared-memory writes before
+  // the async proxy's accesses (wgmma, bulk and tensor copies), which read Cta::asyncView;
+  // .global orders generic global writes before TMA/bulk loads (racecheck tracks it); no state
+  // space: both
+  if (st.has("proxy") && st.has("async")) {
+    bool sh = st.has("shared::cta") || st.has("shared::cluster"), gl = st.has("global");
+    in.fn = gl && !sh ? &proxyAsyncGlobalFenceOp : sh ? &proxyAsyncFenceOp : &proxyAsyncAllFenceOp;
+  }
   in.cls = kSync;
   return true;
 }

@@ -280,6 +280,7 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
               "cp.async.bulk.tensor: " + (f.detail.empty() ? std::string("a row of the box is outside every allocation") : f.detail));
         return false;
       }
+      if (c.san) sanAsyncGlobalRead(c, l, ga, (uint64_t)n * m.esize, "cp.async.bulk.tensor");
       memcpy(bc.data.data() + idx * m.esize, p, (size_t)n * m.esize);
       return true;
     });

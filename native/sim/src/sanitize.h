@@ -85,7 +85,19 @@ struct SanCta {
   };
   std::vector<uint16_t> wgCount;
   std::vector<WgRead> wgReads;
+  // Global bytes this CTA wrote through the generic proxy (st.global, atomics) since the last
+  // fence.proxy.async covering global memory that one of its threads executed: an async-proxy read
+  // of them (a TMA or bulk load) before such a fence is a proxy hazard (sanitize_proxy.cpp).
+  // Contiguous writes are merged; only the newest kSanGenWindow ranges are kept (older ones are
+  // dropped: a missed report, never a false one).
+  struct GenWrite {
+    uint64_t lo, hi;
+    uint32_t pc;
+    uint16_t tid;  // thread index in the CTA
+  };
+  std::vector<GenWrite> genGlobal;
 };
+constexpr size_t kSanGenWindow = 4096;
 
 struct SanState {
   unsigned flags = 0;  // LaunchConfig::sanitize
@@ -142,6 +154,12 @@ void sanWarpSync(Ctx& c, uint32_t exec, uint32_t ready, const uint32_t* grp, con
 // finishes a wait that saw the phase of its arrival `arrival` complete.
 void sanClusterArrive(Ctx& c, uint32_t lanes, uint32_t arrival);
 void sanClusterWait(Ctx& c, const Cta& cta, unsigned warp, unsigned lane, uint32_t arrival);
+// Proxy order of global memory (sanitize_proxy.cpp): generic-proxy writes of the current warp's
+// lanes; a fence.proxy.async covering global memory (of any thread of the CTA); an async-proxy read
+// of [addr, addr + bytes) issued by lane `lane` (`what`: the instruction, for the report).
+void sanGenericGlobalWrite(Ctx& c, uint32_t lanes, const uint64_t* addr, unsigned bytes);
+void sanProxyFenceGlobal(Ctx& c);
+void sanAsyncGlobalRead(Ctx& c, unsigned lane, uint64_t addr, uint64_t bytes, const char* what);
 // The state of the CTA being run.
 SanCta& sanCta(Ctx& c);
 

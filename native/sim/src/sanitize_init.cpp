@@ -10,6 +10,7 @@ namespace tsim {
 
 void sanGlobal(Ctx& c, uint32_t lanes, const uint64_t* addr, unsigned bytes, bool write) {
   SanState& s = *c.san;
+  if (write && (s.flags & kSanRace)) sanGenericGlobalWrite(c, lanes, addr, bytes);
   bool check = (s.flags & kSanInit) && !write;
   if (!lanes || (write ? !s.trackInit : !check)) return;
   FOR_LANES(lanes) {

@@ -209,6 +209,7 @@ void sanBeginCta(Ctx& c, Cta& cta, unsigned sharedBytes) {
   s.acq.assign(nthreads, 0);
   s.wgReads.clear();  // ops left in flight by the previous CTA
   s.wgCount.clear();
+  s.genGlobal.clear();  // the previous CTA's generic writes (another CTA's are not tracked)
   for (auto& b : s.bars) b = SanCta::Bar{};
 }
 
