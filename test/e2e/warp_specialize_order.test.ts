@@ -144,7 +144,8 @@ describe('the producer waits for the consumers\' writes before the loop', () => 
 
 // The plain TMA ring (no producer) and a lone descriptor load after a write of the program: the
 // writers' fence.proxy.async.global before the barrier the issuing thread passes (async/proxy_fence.ts).
-// The sim makes global writes visible to every proxy at once, so this is checked on the PTX.
+// The sim makes global writes visible to every proxy at once, so this is checked on the PTX here,
+// and by racecheck in proxy_fence_sabotage.test.ts (the fence cut out: a proxy hazard).
 describe('TMA loads after generic-proxy global writes get fence.proxy.async.global', () => {
   const ptx = (k: typeof plainForm, mode: string): string =>
     compile(k, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: true, constexprs: { MODE: mode, WS: false } }).ptx; // ptxas: the fence assembles

@@ -718,7 +718,7 @@ void registerMemOps(DecodeTable& t) {
         "an opaque policy for `.L2::cache_hint` operands (hints have no effect)");
   addOp(t, "cvta", cvtaDecode, "to global shared shared::cta shared::cluster local const param u32 u64", "");
   addOp(t, "isspacep", isspacepDecode, "global shared shared::cta shared::cluster local", "");
-  addOp(t, "fence", fenceDecode, "sc acq_rel acquire release cta cluster gpu sys proxy alias async async::generic async::global async::shared::cta shared::cta shared::cluster global mbarrier_init tensormap::generic", "a host fence (every write is visible at once, to every proxy)");
+  addOp(t, "fence", fenceDecode, "sc acq_rel acquire release cta cluster gpu sys proxy alias async async::generic async::global async::shared::cta shared::cta shared::cluster global mbarrier_init tensormap::generic", "`fence.proxy.async{.shared::cta,.shared::cluster}` publishes shared memory to the async proxy; `.global` and the unqualified form order generic global writes before TMA/bulk loads for racecheck; the rest are host fences");
   addOp(t, "membar", fenceDecode, "cta gl sys", "a host fence");
   addOp(t, "prefetch", prefetchDecode, "global local param const L1 L2 L2::evict_last L2::evict_normal tensormap", "no effect");
   addOp(t, "prefetchu", prefetchDecode, "L1", "no effect");
