@@ -3,7 +3,8 @@
 // cvt.rn; narrow integers compute in 32-bit registers and are re-normalized (wraparound).
 import type { BinaryFn, CmpPred, Op, UnaryFn } from '../ir/ops.js';
 import { isFloat, isPtr, isSigned, pointee, type DType, type ElemType, type PtrType } from '../ir/types.js';
-import { byteSize, isFp8 } from '../ir/types.js';
+import { byteSize, isFp8, isMxDType } from '../ir/types.js';
+import { f4e2m1Bits, f8e8m0Bits } from '../ir/mx.js';
 import { fp8Bits } from '../ir/fp8.js';
 import { halfBits, immediate, INT_OP_TYPE, isHalf, regKind } from './ptx_types.js';
 import { movFor, type Lowering } from './context.js';
@@ -40,6 +41,7 @@ export function movConst(cx: Lowering, t: ElemType, dst: string, v: number | big
   if (t === 'bool') cx.emit(`setp.ne.u32 ${dst}, ${v ? 1 : 0}, 0;`);
   else if (isHalf(t)) cx.emit(`mov.b16 ${dst}, 0x${halfBits(t as 'f16' | 'bf16', Number(v)).toString(16).padStart(4, '0')};`);
   else if (isFp8(t)) cx.emit(`mov.b16 ${dst}, 0x${fp8Bits(t, Number(v)).toString(16).padStart(4, '0')};`);
+  else if (isMxDType(t)) cx.emit(`mov.b16 ${dst}, 0x${(t === 'f8e8m0' ? f8e8m0Bits(Number(v)) : f4e2m1Bits(Number(v))).toString(16).padStart(4, '0')};`);
   else if (t === 'f32' || t === 'f64') cx.emit(`mov.${t} ${dst}, ${immediate(t, v)};`);
   else cx.emit(`${movFor(t)} ${dst}, ${immediate(t, v)};`);
 }

@@ -2,7 +2,7 @@
 // into vectors of `plan.vec` consecutive registers (ld/st.global.v2/.v4, 16-bit pairs packed in
 // b32 words) — the layout pass only picks a width it proved aligned and uniformly masked.
 import type { CacheMod, Eviction, Op } from '../ir/ops.js';
-import { bitWidth, byteSize, isFp8, pointee, type DType, type PtrType } from '../ir/types.js';
+import { bitWidth, byteSize, isMiniFloat, pointee, type DType, type PtrType } from '../ir/types.js';
 import type { Lowering } from './context.js';
 import { movConst } from './lower_elementwise.js';
 import { MEM_TYPE, regKind } from './ptx_types.js';
@@ -53,8 +53,8 @@ function pack(cx: Lowering, t: DType, w: string, rs: string[]): void {
   if (rs.length === 2 && regKind(t) === 'b16') return cx.emit(`mov.b32 ${w}, ${cx.wordOf(rs[0]!, rs[1]!) ?? `{${rs[0]}, ${rs[1]}}`};`);
   const bits = 32 / rs.length;
   const byte = (r: string): string => {
-    if (isFp8(t)) {
-      // fp8 lives in a 16-bit register
+    if (isMiniFloat(t)) {
+      // fp8 and the MX dtypes live in a 16-bit register
       const b = cx.reg('b32');
       cx.emit(`cvt.u32.u16 ${b}, ${r};`);
       return b;
@@ -79,7 +79,7 @@ function unpack(cx: Lowering, t: DType, w: string, rs: string[]): void {
       const b = cx.reg('b32');
       cx.emit(`bfe.u32 ${b}, ${w}, ${bits * j}, ${bits};`);
       cx.emit(`setp.ne.u32 ${r}, ${b}, 0;`);
-    } else if (isFp8(t)) {
+    } else if (isMiniFloat(t)) {
       const b = cx.reg('b32');
       cx.emit(`bfe.u32 ${b}, ${w}, ${bits * j}, ${bits};`);
       cx.emit(`cvt.u16.u32 ${r}, ${b};`);

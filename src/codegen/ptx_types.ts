@@ -1,20 +1,20 @@
 // Dtype spellings for PTX, as tables. Narrow integers (i8, u8, i16) live in 32-bit registers,
 // kept sign/zero-extended; f16/bf16 live in 16-bit registers and compute through f32; fp8
-// (f8e4m3, f8e5m2) lives in the low byte of a 16-bit register (high byte zero), a byte in memory;
-// bool is a predicate in registers and a byte in memory.
+// (f8e4m3, f8e5m2) and the MX dtypes (f8e8m0, f4e2m1) live in the low byte of a 16-bit register (high byte zero), a byte in memory;
+// (f4e2m1: its code in the low nibble); bool is a predicate in registers and a byte in memory.
 import type { DType, ElemType } from '../ir/types.js';
 import { isPtr } from '../ir/types.js';
 import type { RegKind } from './emitter.js';
 
 export const REG_KIND: Record<DType, RegKind> = {
-  f64: 'f64', f32: 'f32', f16: 'b16', bf16: 'b16', f8e4m3: 'b16', f8e5m2: 'b16',
+  f64: 'f64', f32: 'f32', f16: 'b16', bf16: 'b16', f8e4m3: 'b16', f8e5m2: 'b16', f8e8m0: 'b16', f4e2m1: 'b16',
   i64: 'b64', i32: 'b32', i16: 'b32', i8: 'b32', u32: 'b32', u8: 'b32', bool: 'pred',
 };
 export const regKind = (t: ElemType): RegKind => (isPtr(t) ? 'b64' : REG_KIND[t as DType]);
 
 /** Type suffix for ld/st (memory width and extension). */
 export const MEM_TYPE: Record<DType, string> = {
-  f64: 'f64', f32: 'f32', f16: 'b16', bf16: 'b16', f8e4m3: 'u8', f8e5m2: 'u8',
+  f64: 'f64', f32: 'f32', f16: 'b16', bf16: 'b16', f8e4m3: 'u8', f8e5m2: 'u8', f8e8m0: 'u8', f4e2m1: 'u8',
   i64: 'b64', i32: 'b32', i16: 's16', i8: 's8', u32: 'b32', u8: 'u8', bool: 'u8',
 };
 export const memType = (t: ElemType): string => (isPtr(t) ? 'b64' : MEM_TYPE[t as DType]);

@@ -13,6 +13,7 @@ import {
 } from './scalar.js';
 import { f16Bits, bf16Bits } from '../ir/half.js';
 import { f8e4m3Bits, f8e5m2Bits } from '../ir/fp8.js';
+import { f4e2m1Bits, f8e8m0Bits } from '../ir/mx.js';
 
 const elemOf = (op: Op, i = 0): ElemType => op.results[i]!.type.elem;
 const dtypeOf = (op: Op, i = 0): DType => {
@@ -28,6 +29,8 @@ export function laneOf(t: ElemType, v: ConstValue): number | bigint {
   if (t === 'bf16') return bf16Bits(n);
   if (t === 'f8e4m3') return f8e4m3Bits(n);
   if (t === 'f8e5m2') return f8e5m2Bits(n);
+  if (t === 'f8e8m0') return f8e8m0Bits(n);
+  if (t === 'f4e2m1') return f4e2m1Bits(n);
   if (t === 'bool') return n !== 0 ? 1 : 0;
   return n;
 }

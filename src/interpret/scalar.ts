@@ -4,6 +4,7 @@ import type { BinaryFn, CmpPred, UnaryFn } from '../ir/ops.js';
 import { bitWidth, isFloat, isPtr, isSigned, type DType, type ElemType } from '../ir/types.js';
 import { bf16Bits, bf16Value, f16Bits, f16Value } from '../ir/half.js';
 import { f8e4m3Bits, f8e4m3Value, f8e5m2Bits, f8e5m2Value } from '../ir/fp8.js';
+import { f4e2m1Bits, f4e2m1Value, f8e8m0Bits, f8e8m0Value } from '../ir/mx.js';
 import { addRoundToOdd, bigToDoubleOdd, erf, erfc, fmaF64 } from './float.js';
 
 export type NumFn1 = (a: number) => number;
@@ -146,6 +147,8 @@ export function floatDecoder(t: DType): NumFn1 | undefined {
   if (t === 'bf16') return bf16Value;
   if (t === 'f8e4m3') return f8e4m3Value;
   if (t === 'f8e5m2') return f8e5m2Value;
+  if (t === 'f8e8m0') return f8e8m0Value;
+  if (t === 'f4e2m1') return f4e2m1Value;
   return undefined;
 }
 
@@ -156,6 +159,9 @@ export function floatEncoder(t: DType): NumFn1 | undefined {
   // fp8: nearest even, saturating to ±max (PTX cvt.rn.satfinite), src/ir/fp8.ts
   if (t === 'f8e4m3') return f8e4m3Bits;
   if (t === 'f8e5m2') return f8e5m2Bits;
+  // the MX dtypes (src/ir/mx.ts): f8e8m0 2^floor(log2 x); f4e2m1 nearest even, saturating
+  if (t === 'f8e8m0') return f8e8m0Bits;
+  if (t === 'f4e2m1') return f4e2m1Bits;
   return undefined;
 }
 

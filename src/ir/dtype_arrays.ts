@@ -1,5 +1,5 @@
 // Facts about dtypes in memory, shared by every stage that holds data: the typed array that stores
-// each dtype (f16/bf16 as 16-bit patterns, f8e4m3/f8e5m2 as 8-bit patterns, bool as bytes 0/1, i64 as BigInt64Array) and its width.
+// each dtype (f16/bf16 as 16-bit patterns, f8e4m3/f8e5m2/f8e8m0 as 8-bit patterns, f4e2m1 one code a byte, bool as bytes 0/1, i64 as BigInt64Array) and its width.
 import type { DType } from './types.js';
 
 export type ElemArray =
@@ -17,11 +17,11 @@ export function arrayCtorFor(d: DType): { new (n: number): ElemArray; new (b: Ar
     case 'i16': return Int16Array;
     case 'i8': return Int8Array;
     case 'u32': return Uint32Array;
-    case 'u8': case 'bool': case 'f8e4m3': case 'f8e5m2': return Uint8Array;
+    case 'u8': case 'bool': case 'f8e4m3': case 'f8e5m2': case 'f8e8m0': case 'f4e2m1': return Uint8Array;
   }
 }
 
 /** Bytes per element of each dtype in memory. */
 export const BYTES: Record<DType, number> = {
-  f64: 8, f32: 4, f16: 2, bf16: 2, f8e4m3: 1, f8e5m2: 1, i64: 8, i32: 4, i16: 2, i8: 1, u32: 4, u8: 1, bool: 1,
+  f64: 8, f32: 4, f16: 2, bf16: 2, f8e4m3: 1, f8e5m2: 1, f8e8m0: 1, f4e2m1: 1, i64: 8, i32: 4, i16: 2, i8: 1, u32: 4, u8: 1, bool: 1,
 };

@@ -97,3 +97,30 @@ export function e8m0Bits(x: number, rounding: 'rz' | 'rp' = 'rz'): number {
 
 /** The value of a ue4m3 scale code (nvfp4): e4m3 with the sign bit ignored. */
 export const ue4m3Value = (code: number): number => f8e4m3Value(code & 0x7f);
+
+// The MX storage dtypes (src/ir/types.ts isMxDType): lanes are their codes, one per byte.
+//   f8e8m0: a cast rounds as e8m0Bits(x, 'rz') (the OCP MX scale rule floor(log2 x), PTX
+//           cvt.rz.satfinite.ue8m0x2.f32): NaN, zero and negatives give 0xFF, +inf 0xFE.
+//   f4e2m1: nearest even, saturating to ±6; NaN gives +6 (0x7), the sign of zero kept (mxBits).
+
+/** The f8e8m0 code of `x` (rounded toward zero in the exponent: 2^floor(log2 x)). */
+export const f8e8m0Bits = (x: number): number => e8m0Bits(x, 'rz');
+/** The value of an f8e8m0 code: 2^(code-127), 0xFF NaN. */
+export const f8e8m0Value = (code: number): number => e8m0Value(code);
+/** The f4e2m1 code of `x` (low nibble of the byte). */
+export const f4e2m1Bits = (x: number): number => mxBits('e2m1', x);
+/** The value of an f4e2m1 code (the high nibble of the byte is ignored). */
+export const f4e2m1Value = (code: number): number => mxValue('e2m1', code & 0xf);
+
+/** Converts numbers into f8e8m0 codes. */
+export function f8e8m0Array(values: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = f8e8m0Bits(values[i]!);
+  return out;
+}
+/** Converts numbers into f4e2m1 codes, one per byte. */
+export function f4e2m1Array(values: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = f4e2m1Bits(values[i]!);
+  return out;
+}

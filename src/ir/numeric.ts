@@ -9,6 +9,7 @@ import type { BinaryFn, CmpPred, ConstValue, UnaryFn } from './ops.js';
 import type { DType } from './types.js';
 import { bitWidth, isFloat, isInt, isSigned } from './types.js';
 import { toF8E4M3, toF8E5M2 } from './fp8.js';
+import { f4e2m1Bits, f4e2m1Value, f8e8m0Bits, f8e8m0Value } from './mx.js';
 
 /** Rounds `x` to a binary float with `mant` significand bits (hidden bit included), nearest even. */
 function roundToFormat(x: number, mant: number, minExp: number, maxFinite: number): number {
@@ -53,6 +54,8 @@ export function roundFloat(d: DType, x: number): number {
     case 'bf16': return roundBF16(x);
     case 'f8e4m3': return toF8E4M3(x);
     case 'f8e5m2': return toF8E5M2(x);
+    case 'f8e8m0': return f8e8m0Value(f8e8m0Bits(x));
+    case 'f4e2m1': return f4e2m1Value(f4e2m1Bits(x));
     default: throw new Error(`roundFloat: ${d} is not a float dtype`);
   }
 }

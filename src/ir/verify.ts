@@ -11,7 +11,7 @@ import { badDescBlock } from './tensor_desc.js';
 import type { Block, Func, Loc, Op, OpKind, Value } from './ops.js';
 import { EVICTIONS, LOAD_CACHE_MODS, STORE_CACHE_MODS } from './ops.js';
 import type { DType, ElemType, PtrType, TileType } from './types.js';
-import { bitWidth, isBool, isDType, isFloat as isAnyFloat, isFp8, isInt, isPow2, isPtr, isRtzCast, numel, pointee, sameShape, sameType, typeToString } from './types.js';
+import { bitWidth, isBool, isDType, isFloat as isAnyFloat, isFp8, isMiniFloat, isInt, isPow2, isPtr, isRtzCast, numel, pointee, sameShape, sameType, typeToString } from './types.js';
 
 const ts = typeToString;
 const shapeStr = (s: readonly number[]): string => `[${s.join(', ')}]`;
@@ -61,10 +61,10 @@ class Ctx<K extends OpKind = OpKind> {
 type Rule<K extends OpKind> = (c: Ctx<K>) => void;
 
 // fp8 is a storage type: it takes part in loads, stores, data movement and casts, never in arithmetic.
-const isFloat = (e: ElemType): boolean => isAnyFloat(e) && !isFp8(e);
+const isFloat = (e: ElemType): boolean => isAnyFloat(e) && !isMiniFloat(e);
 const numeric = (e: ElemType): boolean => isInt(e) || isFloat(e);
 /** The dtypes an fp8 value converts to and from directly (anything else goes through f32). */
-const FP8_CAST_PEERS: ReadonlySet<ElemType> = new Set(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2']);
+const FP8_CAST_PEERS: ReadonlySet<ElemType> = new Set(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2', 'f8e8m0', 'f4e2m1']);
 const FLOAT_UNARY = new Set(['exp', 'exp2', 'log', 'log2', 'sqrt', 'rsqrt', 'sin', 'cos', 'tanh', 'sigmoid', 'erf', 'erfc', 'floor', 'ceil']);
 const BITWISE = new Set(['and', 'or', 'xor']);
 
@@ -217,7 +217,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   },
   cmp: (c) => {
     c.counts(2, 1);
-    c.check(!isFp8(c.operand(0).elem), () => `cmp on ${c.operand(0).elem} is not allowed (fp8 is a storage type: cast to f32 first)`);
+    c.check(!isMiniFloat(c.operand(0).elem), () => `cmp on ${c.operand(0).elem} is not allowed (fp8 is a storage type: cast to f32 first)`);
     c.expectType(c.operand(1), c.operand(0), 'operand #1');
     c.expectType(c.result(), { elem: 'bool', shape: c.operand(0).shape }, 'result');
   },
@@ -236,8 +236,8 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.check(isDType(c.attrs.to), () => `cast target ${String(c.attrs.to)} is not a dtype`);
     c.check(!isPtr(c.operand(0).elem), () => `cast of a pointer (${ts(c.operand(0))}) is not allowed`);
     const from = c.operand(0).elem, to = c.attrs.to;
-    c.check(!(isFp8(from) || isFp8(to)) || (FP8_CAST_PEERS.has(from) && FP8_CAST_PEERS.has(to)),
-      () => `cast ${from} -> ${to} is not allowed: fp8 converts only to and from f32, f16, bf16 and fp8`);
+    c.check(!(isMiniFloat(from) || isMiniFloat(to)) || (FP8_CAST_PEERS.has(from) && FP8_CAST_PEERS.has(to)),
+      () => `cast ${from} -> ${to} is not allowed: fp8, f8e8m0 and f4e2m1 convert only to and from f32, f16, bf16 and each other`);
     const r: unknown = c.attrs.rounding;
     c.check(r === undefined || (r === 'rtz' && isRtzCast(from, to)), () => `cast ${from} -> ${to}: rounding ${String(r)} is not allowed (only 'rtz', from a float to a narrower non-fp8 float)`);
     c.expectType(c.result(), { elem: c.attrs.to, shape: c.operand(0).shape }, 'result');
@@ -285,7 +285,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const p = c.operand(0);
     c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
-    c.check(!isFp8(value.elem), () => `atomic_rmw on ${p.elem} is not allowed (fp8 is a storage type)`);
+    c.check(!isMiniFloat(value.elem), () => `atomic_rmw on ${p.elem} is not allowed (fp8 is a storage type)`);
     c.expectType(c.operand(1), value, 'value');
     if (c.attrs.hasMask) c.expectType(c.operand(2), { elem: 'bool', shape: p.shape }, 'mask');
     c.expectType(c.result(), value, 'result');
@@ -297,7 +297,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     c.counts(3, 1);
     const p = c.operand(0);
     c.check(isPtr(p.elem), () => `operand #0 must be a pointer tile, got ${ts(p)}`);
-    c.check(!isFp8(pointee(p.elem as PtrType)), () => `atomic_cas on ${p.elem} is not allowed (fp8 is a storage type)`);
+    c.check(!isMiniFloat(pointee(p.elem as PtrType)), () => `atomic_cas on ${p.elem} is not allowed (fp8 is a storage type)`);
     const value = { elem: pointee(p.elem as PtrType), shape: p.shape };
     c.expectType(c.operand(1), value, 'compare value');
     c.expectType(c.operand(2), value, 'new value');
@@ -308,7 +308,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     const pad = c.attrs.padding;
     if (pad !== undefined) {
       c.check(pad === 'nan', () => `padding must be 'nan' or absent (zero), got ${String(pad)}`);
-      c.check(isFloat(c.result().elem) && !isFp8(c.result().elem), () => `padding 'nan' needs a float pointee (f64, f32, f16, bf16), got ${c.result().elem}`);
+      c.check(isFloat(c.result().elem), () => `padding 'nan' needs a float pointee (f64, f32, f16, bf16), got ${c.result().elem}`);
     }
   },
   desc_store: (c) => descCommon(c, true),
@@ -419,7 +419,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   },
   print: (c) => {
     c.counts(c.op.operands.length, 0);
-    for (const v of c.op.operands) c.check(!isFp8(v.type.elem), () => `print of ${ts(v.type)} is not allowed (fp8 is a storage type: cast to f32 first)`);
+    for (const v of c.op.operands) c.check(!isMiniFloat(v.type.elem), () => `print of ${ts(v.type)} is not allowed (fp8 is a storage type: cast to f32 first)`);
   },
   assert: (c) => {
     c.counts(1, 0);

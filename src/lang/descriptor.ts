@@ -4,7 +4,7 @@
 // TMA does). On sm_90a the compiler moves the blocks with TMA (cp.async.bulk.tensor); elsewhere
 // they become masked loads and stores. Errors are E_DESCRIPTOR, named at trace time.
 import { badDescBlock } from '../ir/tensor_desc.js';
-import { byteSize, isBool, isFloat, isFp8, isInt, isPtr, pointee, type DType, type PtrType } from '../ir/types.js';
+import { byteSize, isBool, isFloat, isMiniFloat, isInt, isPtr, pointee, type DType, type PtrType } from '../ir/types.js';
 import { broadcastToIn, castIn, constantIn, describe, isScalar } from './semantic.js';
 import { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
@@ -35,7 +35,7 @@ function descPadding(t: Trace, opts: unknown, dtype: DType): 'zero' | 'nan' {
   for (const k of Object.keys(opts)) if (k !== 'paddingOption') t.fail('E_ARG', `unknown desc.load option '${k}' (allowed: paddingOption)`);
   const pad = (opts as { paddingOption?: unknown }).paddingOption ?? 'zero';
   if (pad !== 'zero' && pad !== 'nan') return t.fail('E_ARG', `paddingOption must be 'zero' or 'nan', got ${describe(pad)}`);
-  if (pad === 'nan' && (!isFloat(dtype) || isFp8(dtype))) return t.fail('E_TYPE', `paddingOption 'nan' needs a float descriptor (f64, f32, f16, bf16), got ${dtype}`);
+  if (pad === 'nan' && (!isFloat(dtype) || isMiniFloat(dtype))) return t.fail('E_TYPE', `paddingOption 'nan' needs a float descriptor (f64, f32, f16, bf16), got ${dtype}`);
   return pad;
 }
 

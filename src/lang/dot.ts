@@ -1,7 +1,7 @@
 // dot: 2-D matrix product with an accumulator; 3-D operands are a batch of them (Triton's tl.dot on
 // [B,M,K] x [B,K,N] -> [B,M,N]).
 import type { DType } from '../ir/types.js';
-import { isBool, isFloat, isFp8, isInt, isPtr, sameShape } from '../ir/types.js';
+import { isBool, isFloat, isFp8, isInt, isMxDType, isPtr, sameShape } from '../ir/types.js';
 import { dotTf32x3 } from './dot_tf32x3.js';
 import { promoteInts } from './promote.js';
 import { broadcastToIn, castIn, checkDType, constantIn, describe, toTileIn, type TileLike } from './semantic.js';
@@ -53,6 +53,9 @@ export const dot = (a: Tile, b: Tile, opts: DotOptions = {}): Tile =>
     if (at.rank === 3 && bt.shape[0] !== at.shape[0]) t.fail('E_SHAPE', `batched dot: a is [${at.shape.join(', ')}] and b is [${bt.shape.join(', ')}]; their batch dims (dim 0) must be equal`);
     // fp8 dots: both inputs fp8 (the same type or e4m3 x e5m2, as the mma instructions take them),
     // never promoted, accumulating in f32 or f16 (docs/semantics.md)
+    for (const d of [at.dtype, bt.dtype] as DType[]) {
+      if (isMxDType(d)) t.fail('E_TYPE', `dot does not take ${d} operands (a storage type): use dotScaled for MX operands, or cast with .to('bf16') first`);
+    }
     const fp8 = isFp8(at.dtype as DType) || isFp8(bt.dtype as DType);
     if (fp8 && !(isFp8(at.dtype as DType) && isFp8(bt.dtype as DType))) {
       t.fail('E_TYPE', `dot of ${at.dtype} and ${bt.dtype}: an fp8 dot takes two fp8 operands (f8e4m3 or f8e5m2); cast the other operand to fp8, or both with .to('f16')`);

@@ -3,7 +3,7 @@
 // the IR Func. The runtime (src/runtime) wraps a KernelDef into the user-facing `kernel(...)`.
 import type { Func, Param } from '../ir/ops.js';
 import type { DType, ElemType } from '../ir/types.js';
-import { DTYPES, isDType, isFp8, isInt, isPtr, ptrOf } from '../ir/types.js';
+import { DTYPES, isDType, isMiniFloat, isInt, isPtr, ptrOf } from '../ir/types.js';
 import { KernelError } from './errors.js';
 import { userLoc } from './loc.js';
 import { describe } from './semantic.js';
@@ -56,14 +56,14 @@ export const ptr = <D extends DType>(dtype: D, flags?: ParamFlags): PtrSpec<D> =
 };
 
 const FP8_SCALAR = (d: DType): string =>
-  `${d} scalar parameters are not supported (fp8 is a storage type): pass an f32 scalar and cast it with .to('${d}'), or pass a ptr('${d}')`;
+  `${d} scalar parameters are not supported (${d} is a storage type): pass an f32 scalar and cast it with .to('${d}'), or pass a ptr('${d}')`;
 
 /** A runtime scalar parameter with flags; `scalar('i32')` is the same as writing `'i32'`. */
 export const scalar = <D extends DType>(dtype: D, flags?: ParamFlags): ScalarSpec<D> => {
   if (!isDType(dtype)) {
     throw new KernelError('E_ARG', `scalar() needs a dtype (${DTYPES.join(' ')}), got ${describe(dtype)}`, withLoc({ op: 'scalar' }));
   }
-  if (isFp8(dtype)) throw new KernelError('E_TYPE', FP8_SCALAR(dtype), withLoc({ op: 'scalar' }));
+  if (isMiniFloat(dtype)) throw new KernelError('E_TYPE', FP8_SCALAR(dtype), withLoc({ op: 'scalar' }));
   const f = checkFlags('scalar', flags);
   return f.doNotSpecialize ? { kind: 'scalar', dtype, doNotSpecialize: true } : { kind: 'scalar', dtype };
 };
@@ -169,14 +169,14 @@ export function defineKernel<P extends Record<string, KernelParamSpec>>(spec: Ke
     if (!IDENT.test(p)) fail(`parameter name '${p}' is not an identifier`, name);
     const s: unknown = spec.params[p];
     if (typeof s === 'string') {
-      if (!isDType(s)) fail(`parameter '${p}' has unknown type '${s}' (scalars: ${DTYPES.filter((d) => !isFp8(d)).join(' ')}; pointers: ptr('f32'); compile-time: constexpr())`, name);
-      if (isFp8(s as DType)) throw new KernelError('E_TYPE', `parameter '${p}': ${FP8_SCALAR(s as DType)}`, withLoc({ kernel: name, op: 'defineKernel' }));
+      if (!isDType(s)) fail(`parameter '${p}' has unknown type '${s}' (scalars: ${DTYPES.filter((d) => !isMiniFloat(d)).join(' ')}; pointers: ptr('f32'); compile-time: constexpr())`, name);
+      if (isMiniFloat(s as DType)) throw new KernelError('E_TYPE', `parameter '${p}': ${FP8_SCALAR(s as DType)}`, withLoc({ kernel: name, op: 'defineKernel' }));
       addRuntime(p, s as DType, undefined);
     } else if (typeof s === 'object' && s !== null && (s as PtrSpec).kind === 'ptr' && isDType((s as PtrSpec).dtype)) {
       addRuntime(p, ptrOf((s as PtrSpec).dtype), (s as PtrSpec).doNotSpecialize);
     } else if (typeof s === 'object' && s !== null && (s as ScalarSpec).kind === 'scalar' && isDType((s as ScalarSpec).dtype)) {
       const d = (s as ScalarSpec).dtype;
-      if (isFp8(d)) throw new KernelError('E_TYPE', `parameter '${p}': ${FP8_SCALAR(d)}`, withLoc({ kernel: name, op: 'defineKernel' }));
+      if (isMiniFloat(d)) throw new KernelError('E_TYPE', `parameter '${p}': ${FP8_SCALAR(d)}`, withLoc({ kernel: name, op: 'defineKernel' }));
       addRuntime(p, d, (s as ScalarSpec).doNotSpecialize);
     } else if (typeof s === 'object' && s !== null && (s as TensorDescSpec).kind === 'tensorDesc' && isDType((s as TensorDescSpec).dtype)) {
       // the descriptor travels as its base pointer, then one i32 per dim of shape and per outer stride

@@ -6,7 +6,7 @@
 // once at the end (like the other math ops); f32 and f64 compute in their own type.
 import type { BinaryFn, CmpPred, UnaryFn } from '../ir/ops.js';
 import type { DType } from '../ir/types.js';
-import { isFloat, isInt } from '../ir/types.js';
+import { isFloat, isInt, isMiniFloat } from '../ir/types.js';
 import { bitcastIn, broadcastShapes, broadcastToIn, castIn, cmpIn, constantIn, promoteOperands, toTileIn, whereIn, type TileLike } from './semantic.js';
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
@@ -133,7 +133,7 @@ type Body = (f: F, xs: Tile[]) => Tile;
 function floatFn(name: string, xs: TileLike[], body: Body, result: 'same' | 'bool' = 'same'): Tile {
   return api(name, (t) => {
     const { tiles, dtype, shape } = xs.length === 1 ? (() => { const x = toTileIn(t, xs[0], 'input'); return { tiles: [x], dtype: x.dtype as DType, shape: [...x.shape] }; })() : promoteOperands(t, xs, name);
-    if (!isFloat(dtype) || dtype === 'f8e4m3' || dtype === 'f8e5m2') return t.fail('E_TYPE', `${name} needs floating-point operands, got ${dtype} (cast with .to('f32') first)`);
+    if (!isFloat(dtype) || isMiniFloat(dtype)) return t.fail('E_TYPE', `${name} needs floating-point operands, got ${dtype} (cast with .to('f32') first)`);
     const d = dtype === 'f64' ? 'f64' : 'f32';
     const f = new F(t, d, shape);
     const r = body(f, tiles.map((x) => castIn(t, x, d)));
@@ -261,7 +261,7 @@ export const ldexp = (x: TileLike, n: TileLike): Tile =>
   api('ldexp', (t) => {
     const xt = toTileIn(t, x, 'x of ldexp'), nt = toTileIn(t, n, 'n of ldexp');
     const dtype = xt.dtype as DType;
-    if (!isFloat(dtype) || dtype === 'f8e4m3' || dtype === 'f8e5m2') return t.fail('E_TYPE', `ldexp needs a floating-point x, got ${dtype} (cast with .to('f32') first)`);
+    if (!isFloat(dtype) || isMiniFloat(dtype)) return t.fail('E_TYPE', `ldexp needs a floating-point x, got ${dtype} (cast with .to('f32') first)`);
     if (!isInt(nt.dtype)) return t.fail('E_TYPE', `ldexp needs an integer exponent n, got ${nt.dtype}`);
     const shape = broadcastShapes(t, xt.shape, nt.shape, 'ldexp');
     const d = dtype === 'f64' ? 'f64' : 'f32'; // f16/bf16: x · 2ⁿ is exact in f32 until it rounds to the format

@@ -4,7 +4,7 @@
 // are what other ops (and the Pallas front end) build on.
 import type { BinaryFn, CmpPred, ConstValue, UnaryFn } from '../ir/ops.js';
 import type { DType, ElemType, TileType } from '../ir/types.js';
-import { bitWidth, DTYPES, isBool, isDType, isFloat, isFp8, isInt, isPow2, isPtr, isRtzCast, sameShape, typeToString } from '../ir/types.js';
+import { bitWidth, DTYPES, isBool, isDType, isFloat, isFp8, isMiniFloat, isInt, isPow2, isPtr, isRtzCast, sameShape, typeToString } from '../ir/types.js';
 import { KernelError } from './errors.js';
 import { computationType, literalDType } from './promote.js';
 import { Tile } from './tile.js';
@@ -118,16 +118,17 @@ export function broadcastToIn(t: Trace, x: Tile, shape: readonly number[], what 
 // Casts
 
 /**
- * fp8 (f8e4m3, f8e5m2) is a storage type: loads, stores, data movement, casts and bitcasts only.
- * Every arithmetic, comparison, math, reduction, dot, atomic or print on an fp8 tile fails here.
+ * fp8 (f8e4m3, f8e5m2) and the MX dtypes (f8e8m0, f4e2m1) are storage types: loads, stores, data
+ * movement, casts and bitcasts only. Every arithmetic, comparison, math, reduction, dot, atomic or
+ * print on such a tile fails here.
  */
 export function rejectFp8(t: Trace, dtype: ElemType, opName: string): void {
-  if (!isFp8(dtype)) return;
-  t.fail('E_TYPE', `${opName} does not take ${dtype} operands: fp8 is a storage type without arithmetic; cast with .to('f16') or .to('f32') first`);
+  if (!isMiniFloat(dtype)) return;
+  t.fail('E_TYPE', `${opName} does not take ${dtype} operands: ${isFp8(dtype) ? 'fp8' : dtype} is a storage type without arithmetic; cast with .to('f16') or .to('f32') first`);
 }
 
 /** Types an fp8 value converts to and from with one cast op (the IR's rule; the rest go through f32). */
-const FP8_PEERS: ReadonlySet<DType> = new Set<DType>(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2']);
+const FP8_PEERS: ReadonlySet<DType> = new Set<DType>(['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2', 'f8e8m0', 'f4e2m1']);
 
 /** Value cast to `to` (float->int truncates; ->bool is `!= 0`). No op when already `to`. */
 export function castIn(t: Trace, x: Tile, to: DType, rounding?: 'rtz'): Tile {
@@ -135,11 +136,11 @@ export function castIn(t: Trace, x: Tile, to: DType, rounding?: 'rtz'): Tile {
   if (x.dtype === to) return x;
   if (isPtr(x.dtype)) return t.fail('E_TYPE', `cannot cast a pointer tile (${x.dtype}) to ${to}`);
   const from = x.dtype as DType;
-  if (isFp8(from) && !FP8_PEERS.has(to)) {
+  if (isMiniFloat(from) && !FP8_PEERS.has(to)) {
     // fp8 -> f32 is exact, so fp8 -> f32 -> anything is the direct conversion.
     return castIn(t, castIn(t, x, 'f32'), to);
   }
-  if (isFp8(to) && !FP8_PEERS.has(from)) {
+  if (isMiniFloat(to) && !FP8_PEERS.has(from)) {
     if (from === 'f64') {
       return t.fail('E_TYPE', `cannot cast f64 to ${to} directly (it would round twice); cast with .to('f32') first`);
     }

@@ -2,7 +2,7 @@
 // registers and warp shuffles in the compiled code (codegen/lower_sort.ts). With `returnIndices`
 // an i32 index tile travels with the keys (equal keys keep their order: ascending positions).
 import type { DType } from '../ir/types.js';
-import { isBool, isFp8, isPow2, isPtr } from '../ir/types.js';
+import { isBool, isMiniFloat, isPow2, isPtr } from '../ir/types.js';
 import { describe, toTileIn } from './semantic.js';
 import { normAxis } from './shape.js';
 import type { Tile } from './tile.js';
@@ -34,7 +34,7 @@ function sortCore(t: Trace, name: string, x: unknown, k: number | undefined, o: 
   const xt = toTileIn(t, x, `${name} input`);
   const d = xt.dtype as DType;
   if (xt.rank === 0) t.fail('E_AXIS', `${name} needs a tile with at least one dim, got a scalar`);
-  if (isPtr(d) || isBool(d) || isFp8(d)) t.fail('E_TYPE', `${name} sorts integers, f16, bf16, f32 and f64, got ${d}`);
+  if (isPtr(d) || isBool(d) || isMiniFloat(d)) t.fail('E_TYPE', `${name} sorts integers, f16, bf16, f32 and f64, got ${d}`);
   const axis = o.dim === undefined ? xt.rank - 1 : normAxis(t, o.dim, xt.rank, 'dim');
   const n = xt.shape[axis]!;
   const kk = k ?? n;

@@ -5,7 +5,7 @@ import type { ShapedArray } from './aval.js';
 
 /** MLIR element type of each dtype (unsigned ints are `ui`, bool is `i1`). */
 export const MLIR_ELEMENT: { readonly [D in DType]: string } = {
-  f64: 'f64', f32: 'f32', f16: 'f16', bf16: 'bf16', f8e4m3: 'f8E4M3FN', f8e5m2: 'f8E5M2', i64: 'i64', i32: 'i32', i16: 'i16', i8: 'i8', u32: 'ui32', u8: 'ui8', bool: 'i1',
+  f64: 'f64', f32: 'f32', f16: 'f16', bf16: 'bf16', f8e4m3: 'f8E4M3FN', f8e5m2: 'f8E5M2', f8e8m0: 'f8E8M0FNU', f4e2m1: 'f4E2M1FN', i64: 'i64', i32: 'i32', i16: 'i16', i8: 'i8', u32: 'ui32', u8: 'ui8', bool: 'i1',
 };
 
 export const tensorType = (a: ShapedArray): string => `tensor<${a.shape.map((d) => `${d}x`).join('')}${MLIR_ELEMENT[a.dtype]}>`;

@@ -8,20 +8,21 @@ import { TesseraError } from '../ir/errors.js';
 import { arrayCtorFor, type ElemArray } from '../ir/dtype_arrays.js';
 import { bf16Array, bf16Value, f16Array, f16Value } from '../ir/half.js';
 import { f8e4m3Array, f8e4m3Value, f8e5m2Array, f8e5m2Value } from '../ir/fp8.js';
+import { f4e2m1Array, f4e2m1Value, f8e8m0Array, f8e8m0Value } from '../ir/mx.js';
 
 export type TypedArray = ElemArray;
 
 /** The storage typed array of each dtype. */
 export interface ArrayTypes {
   f64: Float64Array; f32: Float32Array; f16: Uint16Array; bf16: Uint16Array;
-  f8e4m3: Uint8Array; f8e5m2: Uint8Array; i64: BigInt64Array;
+  f8e4m3: Uint8Array; f8e5m2: Uint8Array; f8e8m0: Uint8Array; f4e2m1: Uint8Array; i64: BigInt64Array;
   i32: Int32Array; i16: Int16Array; i8: Int8Array; u32: Uint32Array; u8: Uint8Array; bool: Uint8Array;
 }
 
 /** Which typed array holds each dtype (what `kernel(...).run` accepts for a `ptr(dtype)` param). */
 export const ARRAY_FOR_DTYPE: Readonly<Record<DType, string>> = {
   f64: 'Float64Array', f32: 'Float32Array', f16: 'Uint16Array', bf16: 'Uint16Array',
-  f8e4m3: 'Uint8Array', f8e5m2: 'Uint8Array', i64: 'BigInt64Array',
+  f8e4m3: 'Uint8Array', f8e5m2: 'Uint8Array', f8e8m0: 'Uint8Array', f4e2m1: 'Uint8Array', i64: 'BigInt64Array',
   i32: 'Int32Array', i16: 'Int16Array', i8: 'Int8Array', u32: 'Uint32Array', u8: 'Uint8Array', bool: 'Uint8Array',
 };
 
@@ -29,7 +30,7 @@ export const ARRAY_FOR_DTYPE: Readonly<Record<DType, string>> = {
 export const holdsDType = <D extends DType>(a: unknown, d: D): a is ArrayTypes[D] => a instanceof arrayCtorFor(d);
 
 const DECODE: Partial<Record<DType, (bits: number) => number>> = {
-  f16: f16Value, bf16: bf16Value, f8e4m3: f8e4m3Value, f8e5m2: f8e5m2Value,
+  f16: f16Value, bf16: bf16Value, f8e4m3: f8e4m3Value, f8e5m2: f8e5m2Value, f8e8m0: f8e8m0Value, f4e2m1: f4e2m1Value,
 };
 
 export class HostArray<D extends DType = DType> {
@@ -58,7 +59,7 @@ export class HostArray<D extends DType = DType> {
 
 /**
  * Makes a HostArray of `dtype` from JS values (numbers are rounded to f16/bf16 to nearest even, to
- * fp8 as `cvt.rn.satfinite` does,
+ * fp8 as `cvt.rn.satfinite` does, to f8e8m0 and f4e2m1 as their casts do (src/ir/mx.ts),
  * wrapped to integer widths) or from a typed array of the matching kind (copied).
  */
 export function array<D extends DType>(data: ArrayLike<number> | ArrayLike<bigint> | TypedArray, dtype: D, shape?: readonly number[]): HostArray<D> {
@@ -69,6 +70,8 @@ export function array<D extends DType>(data: ArrayLike<number> | ArrayLike<bigin
   else if (dtype === 'bf16') storage = bf16Array(data as ArrayLike<number>);
   else if (dtype === 'f8e4m3') storage = f8e4m3Array(data as ArrayLike<number>);
   else if (dtype === 'f8e5m2') storage = f8e5m2Array(data as ArrayLike<number>);
+  else if (dtype === 'f8e8m0') storage = f8e8m0Array(data as ArrayLike<number>);
+  else if (dtype === 'f4e2m1') storage = f4e2m1Array(data as ArrayLike<number>);
   else if (dtype === 'i64') storage = BigInt64Array.from(data as ArrayLike<number | bigint>, (v) => BigInt(v));
   else if (dtype === 'bool') storage = Uint8Array.from(data as ArrayLike<number>, (v) => (v ? 1 : 0));
   else {

@@ -22,7 +22,7 @@ export function arrayFor(d: DType, n: number): AnyArray {
     case 'i16': return new Int16Array(n);
     case 'i8': return new Int8Array(n);
     case 'u32': return new Uint32Array(n);
-    case 'u8': case 'bool': case 'f8e4m3': case 'f8e5m2': return new Uint8Array(n);
+    case 'u8': case 'bool': case 'f8e4m3': case 'f8e5m2': case 'f8e8m0': case 'f4e2m1': return new Uint8Array(n);
   }
 }
 

@@ -35,7 +35,7 @@ export interface TensorMapSpec {
 
 /** cuda.h's CUtensorMapDataType for each dtype TMA moves (8-bit types as raw bytes). */
 const DATA_TYPE: Partial<Record<DType, number>> = {
-  u8: 0, i8: 0, f8e4m3: 0, f8e5m2: 0, i16: 1, u32: 2, i32: 3, i64: 5, f16: 6, f32: 7, f64: 8, bf16: 9,
+  u8: 0, i8: 0, f8e4m3: 0, f8e5m2: 0, f8e8m0: 0, f4e2m1: 0, i16: 1, u32: 2, i32: 3, i64: 5, f16: 6, f32: 7, f64: 8, bf16: 9,
 };
 export const tmaDataType = (d: DType): number | undefined => DATA_TYPE[d];
 export const descElem = (op: Op): DType => pointee(op.operands[0]!.type.elem as PtrType);

@@ -15,7 +15,8 @@
 //           so `add.rn.f32` does the rounding; then saturation, sign and NaN are selected.
 import type { Fp8DType } from '../../ir/fp8.js';
 import { FP8_FORMATS } from '../../ir/fp8.js';
-import { isFp8, type ElemType } from '../../ir/types.js';
+import { isFp8, isMiniFloat, type ElemType } from '../../ir/types.js';
+import { f32ToMx, mxToF32 } from './lower_mx_dtypes.js';
 import { hasFp8Cvt, type Lowering } from '../context.js';
 import { f32Hex } from '../ptx_types.js';
 
@@ -120,37 +121,42 @@ export function f32ToFp8(cx: Lowering, t: Fp8DType, d: string, f: string): void 
   cx.emit(`cvt.u16.u32 ${d}, ${c};`);
 }
 
-/** Whether castOne should hand this conversion to castFp8. */
-export const involvesFp8 = (from: ElemType, to: ElemType): boolean => isFp8(from) || isFp8(to);
+/** Whether castOne should hand this conversion to castFp8 (fp8 or an MX dtype on either side). */
+export const involvesFp8 = (from: ElemType, to: ElemType): boolean => isMiniFloat(from) || isMiniFloat(to);
+
+/** A storage float (fp8, f8e8m0, f4e2m1) register -> a new f32 register (exact). */
+const miniToF32 = (cx: Lowering, t: ElemType, a: string): string => (isFp8(t) ? fp8ToF32(cx, t, a) : mxToF32(cx, t as 'f8e8m0' | 'f4e2m1', a));
+/** f32 register `f` -> storage float register `d` (the one rounding). */
+const f32ToMini = (cx: Lowering, t: ElemType, d: string, f: string): void => (isFp8(t) ? f32ToFp8(cx, t, d, f) : f32ToMx(cx, t as 'f8e8m0' | 'f4e2m1', d, f));
 
 /**
- * fp8 <-> f32/f16/bf16/fp8 (the casts the verifier allows; the language routes every other
- * conversion through f32).
+ * fp8 / f8e8m0 / f4e2m1 <-> f32/f16/bf16/each other (the casts the verifier allows; the language
+ * routes every other conversion through f32): decode exactly to f32, then one rounding.
  */
 export function castFp8(cx: Lowering, from: ElemType, to: ElemType, d: string, a: string): void {
-  if (isFp8(from)) {
-    if (to === 'f16') return fp8ToF16(cx, from, d, a);
-    const f = fp8ToF32(cx, from, a);
+  if (isMiniFloat(from)) {
+    if (to === 'f16' && isFp8(from)) return fp8ToF16(cx, from, d, a);
+    const f = miniToF32(cx, from, a);
     if (to === 'f32') return void cx.emit(`mov.f32 ${d}, ${f};`);
-    if (to === 'bf16') return void cx.emit(`cvt.rn.bf16.f32 ${d}, ${f};`); // exact
-    if (isFp8(to)) return f32ToFp8(cx, to, d, f);
+    if (to === 'bf16' || to === 'f16') return void cx.emit(`cvt.rn.${to}.f32 ${d}, ${f};`); // exact but for f8e8m0 -> f16 (one rounding)
+    if (isMiniFloat(to)) return f32ToMini(cx, to, d, f);
     return cx.fail(`cast ${from} -> ${to} is not supported (cast through f32)`);
   }
-  if (!isFp8(to)) return cx.fail(`castFp8 called for ${from} -> ${to}`);
-  if (from === 'f32') return f32ToFp8(cx, to, d, a);
+  if (!isMiniFloat(to)) return cx.fail(`castFp8 called for ${from} -> ${to}`);
+  if (from === 'f32') return f32ToMini(cx, to, d, a);
   if (from === 'f16' || from === 'bf16') {
     // exact widening, then the one rounding
     const f = cx.reg('f32');
     cx.emit(`cvt.f32.${from} ${f}, ${a};`);
-    return f32ToFp8(cx, to, d, f);
+    return f32ToMini(cx, to, d, f);
   }
   return cx.fail(`cast ${from} -> ${to} is not supported (cast through f32)`);
 }
 
-/** Bitcast between an fp8 (b16 register, low byte) and an 8-bit integer (32-bit register). */
+/** Bitcast between a storage float (b16 register, low byte) and an 8-bit integer (32-bit register). */
 export function bitcastFp8(cx: Lowering, from: ElemType, to: ElemType, d: string, a: string): void {
-  if (isFp8(from) && isFp8(to)) return void cx.emit(`mov.b16 ${d}, ${a};`);
-  if (isFp8(from)) {
+  if (isMiniFloat(from) && isMiniFloat(to)) return void cx.emit(`mov.b16 ${d}, ${a};`);
+  if (isMiniFloat(from)) {
     cx.emit(`cvt.u32.u16 ${d}, ${a};`);
     if (to === 'i8') cx.emit(`cvt.s32.s8 ${d}, ${d};`);
     else if (to !== 'u8') cx.fail(`bitcast ${from} -> ${to} changes the width`);
