@@ -462,6 +462,8 @@ Fault launch(Module& module, const KernelInfo& kernel, const LaunchConfig& cfg, 
     L.fault.kind = Fault::Hazard;
     L.fault.kernel = fn.name;
     L.fault.detail = sanReport(L);
+  } else if (!L.hazards.empty()) {
+    L.fault.detail += "\n" + sanReport(L);  // what the sanitizers found before the fault
   }
   return L.fault;
 }

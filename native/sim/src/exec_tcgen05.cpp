@@ -34,6 +34,7 @@
 #include "exec_tcgen05.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "exec_mem.h"
 
@@ -512,6 +513,16 @@ bool tmemColumnsAllocated(Ctx& c, uint32_t col, uint32_t n, const std::string& w
 bool tcgen05FullWarp(Ctx& c, uint32_t exec, const char* what) {
   if (!exec) return false;
   if (exec != ~0u) {
+    // synccheck names the lanes, as for an .aligned barrier in divergent code (its report is
+    // appended to the fault's, exec_launch.cpp); the instruction cannot run on part of a warp
+    if (c.san && (c.san->flags & kSanSync)) {
+      char m[64];
+      std::snprintf(m, sizeof m, "lanes 0x%08x of warp %u", ~exec, c.w->id);
+      sanRecord(c, 1, 4, c.curPc, c.curPc,
+                std::string(what) + " in divergent code: " + m + " are not at it, " +
+                    sanWhere(c, c.w->id * kWarp + __builtin_ctz(exec), c.curPc) +
+                    " (.sync.aligned tcgen05 instructions need every thread of the warp)");
+    }
     raise(c, Fault::IllegalInstruction, __builtin_ctz(exec), 0, 0, false, std::string(what) + " needs all 32 lanes of the warp (.sync.aligned)");
     return false;
   }
