@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { canonicalize } from '../../../src/compiler/canonicalize.js';
 import type { BinaryFn, CmpPred, ConstValue, Func, UnaryFn, Value } from '../../../src/ir/ops.js';
-import { DTYPES, isFloat, isFp8, isInt, ptrOf, tile, type DType } from '../../../src/ir/types.js';
+import { DTYPES, isFloat, isMiniFloat, isInt, ptrOf, tile, type DType } from '../../../src/ir/types.js';
 import { intRange, normalizeConst } from '../../../src/ir/numeric.js';
 import { verify } from '../../../src/ir/verify.js';
 import { arrayCtorFor } from '../../../src/ir/index.js';
@@ -86,9 +86,9 @@ function check(resultType: DType, cases: Case[]): number {
 }
 
 // fp8 is a storage type: no arithmetic, and casts only to and from f32/f16/bf16/fp8 (the verifier's rule).
-const NUMERIC = DTYPES.filter((d) => d !== 'bool' && !isFp8(d));
-const FP8_PEERS: readonly DType[] = ['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2'];
-const castable = (from: DType, to: DType): boolean => !(isFp8(from) || isFp8(to)) || (FP8_PEERS.includes(from) && FP8_PEERS.includes(to));
+const NUMERIC = DTYPES.filter((d) => d !== 'bool' && !isMiniFloat(d));
+const FP8_PEERS: readonly DType[] = ['f32', 'f16', 'bf16', 'f8e4m3', 'f8e5m2', 'f8e8m0', 'f4e2m1'];
+const castable = (from: DType, to: DType): boolean => !(isMiniFloat(from) || isMiniFloat(to)) || (FP8_PEERS.includes(from) && FP8_PEERS.includes(to));
 const INT_BINARY: BinaryFn[] = ['add', 'sub', 'mul', 'div', 'floordiv', 'rem', 'and', 'or', 'xor', 'shl', 'shr', 'min', 'max'];
 const FLOAT_BINARY: BinaryFn[] = ['add', 'sub', 'mul', 'div', 'rem', 'min', 'max'];
 
@@ -132,7 +132,7 @@ describe('constant folding agrees with the interpreter', () => {
       expect(check(d, pairs(d, 50).map(([a, b]) => ({ resultType: d, build: (t) => t.bin('umulhi', t.const(a, d), t.const(b, d)) })))).toBe(0);
     });
   }
-  for (const d of [...NUMERIC, 'f8e4m3', 'f8e5m2'] as DType[]) {
+  for (const d of [...NUMERIC, 'f8e4m3', 'f8e5m2', 'f8e8m0', 'f4e2m1'] as DType[]) {
     test(`casts from ${d}`, () => {
       const vs = samples(d, 40);
       for (const to of DTYPES.filter((t) => castable(d, t))) {
