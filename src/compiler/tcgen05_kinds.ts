@@ -11,7 +11,9 @@
 // columns to t >= 16): spt [1, N/2], tpw [16, 2], wpc [4, 1], order [0, 1].
 //
 // The forms are mma.sync's (mma_kinds.ts: f16/bf16 k16, tf32 k8, e4m3/e5m2 and s8/u8 k32), with
-// 32-bit accumulators only (f32; s32 for integers): f16 accumulation is not simulated yet.
+// 32-bit accumulators (f32; s32 for integers) or f16 ones for f16 and fp8 inputs (D type f16:
+// each value in the low 16 bits of its TMEM cell, as the ISA packs matrix D; the MMA rounds to f16
+// once per instruction, K 16 or 32 products, as mma.sync does).
 // Operands are read from shared memory through sm_100 descriptors like wgmma's, so the same
 // staging rule holds: only 16-bit operands may be read MN-major (transposable).
 import { layoutKey, type BlockedLayout, type Layout } from './layout.js';
@@ -30,7 +32,10 @@ const KIND_NAME: Readonly<Record<WgmmaKind['input'], Tcgen05Kind['kindName']>> =
 /** The tcgen05 form for a dot, or undefined (then mma.sync or FMA decide). */
 export function tcgen05KindOf(ta: string, tb: string, tc: string, inputPrecision: string): Tcgen05Kind | undefined {
   const k = wgmmaKindOf(ta, tb, tc, inputPrecision);
-  if (!k || (k.acc !== 'f32' && k.acc !== 's32') || (tc !== 'f32' && tc !== 'i32' && tc !== 'u32')) return undefined;
+  if (!k) return undefined;
+  // 32-bit accumulators, or f16 accumulated in f16 (f16 and fp8 inputs: D type f16, one value a TMEM cell)
+  const native = (k.acc === 'f32' && tc === 'f32') || (k.acc === 's32' && (tc === 'i32' || tc === 'u32')) || (k.acc === 'f16' && tc === 'f16');
+  if (!native) return undefined;
   return { ...k, kindName: KIND_NAME[k.input] };
 }
 

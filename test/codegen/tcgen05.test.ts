@@ -50,8 +50,10 @@ describe('the tcgen05 accumulator layout', () => {
     expect(tcgen05Layout(64, 64, 8)).toBeUndefined();
     expect(tcgen05Layout(32, 64, 4)).toBeUndefined();
     expect(tcgen05Layout(128, 64, 2)).toBeUndefined();
-    // f16 accumulators and f32 'ieee' inputs stay off tcgen05; rows under the 32-byte swizzle too
-    expect(tcgen05KindOf('f16', 'f16', 'f16', 'ieee')).toBeUndefined();
+    // f16 accumulators take D type f16 (f16 inputs; bf16 ones accumulate in f32 on every path, so a
+    // bf16 x bf16 -> f16 dot stays off); f32 'ieee' inputs stay off tcgen05; rows under the 32-byte swizzle too
+    expect(tcgen05KindOf('f16', 'f16', 'f16', 'ieee')?.acc).toBe('f16');
+    expect(tcgen05KindOf('bf16', 'bf16', 'f16', 'ieee')).toBeUndefined();
     expect(tcgen05KindOf('f32', 'f32', 'f32', 'ieee')).toBeUndefined();
     expect(tcgen05LayoutForDot(128, 64, 8, 'f16', 'f16', 'f32', 4)).toBeUndefined();
     expect(tcgen05LayoutForDot(128, 64, 32, 'f8e4m3', 'f8e5m2', 'f32', 4)).toBeDefined();

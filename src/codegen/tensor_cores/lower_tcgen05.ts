@@ -111,7 +111,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   if (!flight) cx.emit('fence.proxy.async.shared::cta;');
 
   const rows = tmemRows(cx, M, N);
-  if (accIn && !resident) storeAcc(cx, rows, accIn);
+  if (accIn && !resident) storeAcc(cx, rows, accIn, r.type.elem);
   // every warp's shared stores and TMEM stores before thread 0's MMAs
   cx.emit('tcgen05.fence::before_thread_sync;');
   cx.barrier();
@@ -202,8 +202,33 @@ export function tmemRows(cx: Lowering, M: number, N: number): TmemRows {
   return { at, chunks, shape: half ? '16x32bx2' : '32x32b', split: half ? N / 2 : 0 };
 }
 
-/** tcgen05.st of an accumulator's registers (one row a thread; one register: a splat), then wait::st. */
-export function storeAcc(cx: Lowering, rows: TmemRows, regs: readonly string[]): void {
+/**
+ * f16 accumulators: one value in the low 16 bits of a 32-bit TMEM cell. They move two columns a
+ * register: tcgen05.ld `.pack::16b` joins the low halves of columns 2j and 2j+1 into one register,
+ * tcgen05.st `.unpack::16b` splits one back (high halves zero), so the halves are plain f16 pairs.
+ */
+const isHalfAcc = (t: ElemType): boolean => t === 'f16';
+
+/**
+ * tcgen05.st of an accumulator's registers of type `t` (one row a thread; one register: a splat),
+ * then wait::st.
+ */
+export function storeAcc(cx: Lowering, rows: TmemRows, regs: readonly string[], t: ElemType): void {
+  if (isHalfAcc(t)) {
+    const splat = regs.length === 1 ? cx.reg('b32') : undefined;
+    if (splat) cx.emit(`mov.b32 ${splat}, {${regs[0]}, ${regs[0]}};`);
+    for (const [c, n] of rows.chunks) {
+      const rs = Array.from({ length: n / 2 }, (_, j) => {
+        if (splat) return splat;
+        const w = cx.reg('b32');
+        cx.emit(`mov.b32 ${w}, {${regs[c + 2 * j]}, ${regs[c + 2 * j + 1]}};`);
+        return w;
+      });
+      cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${n / 2}.unpack::16b.b32 [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''}, {${rs.join(', ')}};`);
+    }
+    cx.emit('tcgen05.wait::st.sync.aligned;');
+    return;
+  }
   for (const [c, n] of rows.chunks) {
     const rs = Array.from({ length: n }, (_, j) => regs[regs.length === 1 ? 0 : c + j]!);
     cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${n}.b32 [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''}, {${rs.join(', ')}};`);
@@ -215,6 +240,13 @@ export function storeAcc(cx: Lowering, rows: TmemRows, regs: readonly string[]):
 export function loadAcc(cx: Lowering, rows: TmemRows, t: ElemType): string[] {
   const cols = rows.chunks.reduce((s, [, n]) => s + n, 0);
   const out = cx.newRegs(t, cols);
+  if (isHalfAcc(t)) {
+    const words = cx.newRegs('u32', cols / 2);
+    for (const [c, n] of rows.chunks) cx.emit(`tcgen05.ld.sync.aligned.${rows.shape}.x${n / 2}.pack::16b.b32 {${words.slice(c / 2, (c + n) / 2).join(', ')}}, [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''};`);
+    cx.emit('tcgen05.wait::ld.sync.aligned;');
+    words.forEach((w, j) => cx.emit(`mov.b32 {${out[2 * j]}, ${out[2 * j + 1]}}, ${w};`));
+    return out;
+  }
   for (const [c, n] of rows.chunks) cx.emit(`tcgen05.ld.sync.aligned.${rows.shape}.x${n}.b32 {${out.slice(c, c + n).join(', ')}}, [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''};`);
   cx.emit('tcgen05.wait::ld.sync.aligned;');
   return out;

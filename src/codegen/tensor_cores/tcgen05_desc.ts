@@ -8,7 +8,7 @@
 // code in 62-63 shifted one place, so the same bits land where sm_100 reads them.
 //
 // Instruction descriptor (32 bits, kinds f16/tf32/f8f6f4/i8): sparsity 0-2 (dense: 0), saturate
-// 3, D type 4-5 (1 f32, 2 s32), A type 7-9, B type 10-12, negate A/B 13-14, A/B MN-major 15-16,
+// 3, D type 4-5 (0 f16, 1 f32, 2 s32), A type 7-9, B type 10-12, negate A/B 13-14, A/B MN-major 15-16,
 // N >> 3 in 17-22, M >> 4 in 24-28.
 import type { Tcgen05Kind } from '../../compiler/tcgen05_kinds.js';
 import type { Lowering } from '../context.js';
@@ -33,7 +33,7 @@ const TYPE_CODE: Readonly<Record<Tcgen05Kind['input'], number>> = { f16: 0, bf16
 
 /** The instruction descriptor of an M x N tcgen05.mma of `kind`, A/B K-major unless said. */
 export function instrDesc(kind: Tcgen05Kind, M: number, N: number, aMnMajor: boolean, bMnMajor: boolean): number {
-  const d = kind.acc === 's32' ? 2 : 1;
+  const d = kind.acc === 's32' ? 2 : kind.acc === 'f16' ? 0 : 1;
   const a = TYPE_CODE[kind.input], b = TYPE_CODE[kind.inputB ?? kind.input];
   return ((d << 4) | (a << 7) | (b << 10) | (Number(aMnMajor) << 15) | (Number(bMnMajor) << 16) | ((N >> 3) << 17) | ((M >> 4) << 24)) >>> 0;
 }

@@ -68,7 +68,7 @@ export function withResidentAcc(rules: Record<string, (cx: Lowering, op: Op) => 
     c.emit(`// the accumulator of this loop's dot stays in tensor memory (tcgen05_resident.ts)`);
     if (zero) c.emit(`setp.ne.b32 ${started}, 0, 0;`);
     else {
-      storeAcc(c, tmemRows(c, M, N), c.regsIn(init, c.layoutOf(op.results[slot.k]!)));
+      storeAcc(c, tmemRows(c, M, N), c.regsIn(init, c.layoutOf(op.results[slot.k]!)), r.type.elem);
       c.emit(`setp.ne.b32 ${started}, 1, 0;`);
     }
     let m = residents.get(c);
