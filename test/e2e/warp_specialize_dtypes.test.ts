@@ -92,7 +92,7 @@ describe('operand types the ring does not take say why, and the loop stays right
     const [M, N, K] = [128, 128, 128];
     const k = wsMatmulKN('i8', 'i32');
     const r = compile(k, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 128, BK: 64 } });
-    expect(pipelineText(r)).toMatch(/not warp-specialized: .*an 8-bit b loaded \[K, N\] is N-major, and wgmma reads 8-bit B K-major only/);
+    expect(pipelineText(r)).toMatch(/not warp-specialized: .*an 8-bit b loaded \[K, N\] is N-major, and wgmma and tcgen05 read 8-bit B K-major only/);
     expect(r.ptx).not.toContain('setmaxnreg');
     const A = values('i8', M * K, 71), B = values('i8', K * N, 72);
     const bt = Array.from({ length: N * K }, (_, i) => B.v[(i % K) * N + Math.floor(i / K)]!);

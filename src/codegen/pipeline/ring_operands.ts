@@ -3,8 +3,9 @@
 //   f16/bf16   a or b of an mma.sync or wgmma dot, as loaded ([M, K] / [K, N]): wgmma reads a
 //              [K, N] b MN-major (imm-trans-b 1)
 //              (and of a tcgen05 dot on sm_100a)
-//   8-bit      (f8e4m3, f8e5m2, i8, u8) wgmma dots only (mma.sync reads 8-bit b by scalar loads
-//              from the scratch). The PTX ISA gives wgmma no transpose for non-16-bit types: A
+//   8-bit      (f8e4m3, f8e5m2, i8, u8) wgmma and tcgen05 dots only (mma.sync reads 8-bit b by
+//              scalar loads from the scratch). The PTX ISA gives wgmma and tcgen05 no transpose
+//              for non-16-bit types: A
 //              and B are read K-major. a [M, K] as loaded is; b must be loaded as B^T [N, K]
 //              (a descriptor on the transposed tensor) and transposed in the loop
 //              (`bt.load([n, k]).trans()`): the stage then holds b K-major. A [K, N] 8-bit b
@@ -29,10 +30,14 @@ export interface RingOperand {
 
 const is8Bit = (t: DType): boolean => t === 'i8' || t === 'u8' || isFp8(t);
 
-/** Whether `d` runs on wgmma (the accumulator in the wgmma layout and a wgmma kind for its types). */
+/**
+ * Whether `d` runs on wgmma (the accumulator in the wgmma layout and a wgmma kind for its types) or
+ * on tcgen05 (sm_100a), which reads non-16-bit operands K-major only as well.
+ */
 function onWgmma(cx: Lowering, d: Op): boolean {
   const [a, b] = d.operands as [Value, Value];
   const r = d.results[0]!;
+  if (isTcgen05Dot(cx, d)) return true;
   return isWgmmaLayout(cx.layoutOf(r), a.type.shape[0]!, cx.numWarps) && !!wgmmaKindOf(a.type.elem, b.type.elem, r.type.elem, dotInputPrecision(d));
 }
 
@@ -55,7 +60,7 @@ export function ringOperand(cx: Lowering, t: DType, value: Value, body: Op['regi
     if (!tu.length) return 'unused';
     for (const u of tu) {
       if (u.kind !== 'dot' || !body.ops.includes(u) || u.operands[1]!.id !== tv.id || u.operands[0]!.id === tv.id) return 'its transpose is used by something other than a dot operand b in the loop';
-      if (!onWgmma(cx, u)) return 'an 8-bit tile feeds wgmma dots only from the ring (its dot is not a wgmma)';
+      if (!onWgmma(cx, u)) return 'an 8-bit tile feeds wgmma and tcgen05 dots only from the ring (its dot is neither)';
     }
     return { value: tv, trans: tr };
   }
@@ -67,8 +72,8 @@ export function ringOperand(cx: Lowering, t: DType, value: Value, body: Op['regi
       if (!isMmaLayout(L, M, N, cx.numWarps) && !isWgmmaLayout(L, M, cx.numWarps) && !isTcgen05Dot(cx, u)) return 'its dot is not on tensor cores (mma.sync, wgmma or tcgen05)';
       continue;
     }
-    if (!onWgmma(cx, u)) return 'an 8-bit tile feeds wgmma dots only from the ring (its dot is not a wgmma)';
-    if (u.operands[1]!.id === value.id) return `an 8-bit b loaded [K, N] is N-major, and wgmma reads 8-bit B K-major only: load B^T [N, K] from a descriptor on the transposed tensor and .trans() it`;
+    if (!onWgmma(cx, u)) return 'an 8-bit tile feeds wgmma and tcgen05 dots only from the ring (its dot is neither)';
+    if (u.operands[1]!.id === value.id) return `an 8-bit b loaded [K, N] is N-major, and wgmma and tcgen05 read 8-bit B K-major only: load B^T [N, K] from a descriptor on the transposed tensor and .trans() it`;
   }
   return { value };
 }
