@@ -17,13 +17,14 @@ import { wsMatmulBT } from './ws_dtype_cases.js';
 
 const enc = (t: DType, v: number): number => (t === 'f8e4m3' ? f8e4m3Bits(v) : t === 'f8e5m2' ? f8e5m2Bits(v) : v & 0xff);
 
-const CASES = [
+type Case = [ta: 'f8e4m3' | 'f8e5m2' | 'i8' | 'u8', tb: 'f8e4m3' | 'f8e5m2' | 'i8' | 'u8', acc: 'f32' | 'i32', BM: number, BN: number, BK: number, numWarps: number, M: number, N: number, K: number, stages: number];
+const CASES: Case[] = [
   // ta, tb, acc, BM, BN, BK, numWarps, M, N, K, stages
   ['f8e4m3', 'f8e4m3', 'f32', 128, 128, 64, 4, 128, 128, 448, 3],
   ['f8e5m2', 'f8e4m3', 'f32', 128, 256, 128, 8, 256, 256, 256, 2],
   ['i8', 'i8', 'i32', 128, 64, 64, 4, 200, 136, 208, 3],
   ['u8', 'u8', 'i32', 128, 128, 128, 4, 128, 128, 128, 2],
-] as const;
+];
 
 describe('8-bit operands on the tcgen05 ring (B^T [N, K] transposed in the loop)', () => {
   it('the sim is an sm_100', () => expect(simDevice().target).toBe('sm_100a'));
