@@ -43,3 +43,20 @@ export const persistentWsMatmul = kernel(
     });
   },
 );
+
+/**
+ * The 8-bit descriptor matmul: C (f32) = A [M, K] @ B with B given as bt [N, K] (a descriptor on
+ * the transposed tensor), transposed in the loop, so a ring stage holds it K-major, as wgmma and
+ * tcgen05 read 8-bit operands (src/codegen/pipeline/ring_operands.ts). `WS` as in wsMatmul.
+ */
+export const wsMatmulBT8 = kernel(
+  { name: 'ws_matmul_bt_e4m3', params: { a: ptr('f8e4m3'), bt: ptr('f8e4m3'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr(), WS: constexpr() } },
+  ({ a, bt, c, M, N, K, BM, BN, BK, WS }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(bt, [N, K], [K, 1], [bn, bk]);
+    const om = programId(0).mul(bm), on = programId(1).mul(bn);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([on, k]).trans(), { acc: acc! })], { warpSpecialize: Boolean(WS) });
+    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+  },
+);
