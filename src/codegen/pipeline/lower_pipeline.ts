@@ -36,6 +36,10 @@ import { SWIZZLE_ALIGN, swizzleFor, swizzledTileBytes } from '../smem/smem_swizz
 import { setStaged } from '../smem/staged.js';
 import { overlappedDot, setWgmmaPending } from '../tensor_cores/lower_wgmma.js';
 import { slotOffsets, type TileGeom } from '../smem/swizzle_addr.js';
+import { newBarriers, waitBarrier } from '../async/lower_tma.js';
+import { setInflight } from '../tensor_cores/tcgen05_inflight.js';
+import { residentSlot } from '../tensor_cores/tcgen05_resident.js';
+import { EMPTY_WAIT, FINAL_WAIT } from './tcgen05_ring.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -171,14 +175,75 @@ function readers(l: PipelinedLoop): number {
 }
 
 /**
- * The ring's stages B and how far ahead its copies run (D): B = S-1 and D = B, or, when a wgmma
- * dot of the loop stays in flight into the next iteration (lower_wgmma.ts overlappedDot), one
- * stage more for it to keep reading: B = S and D = S-1 (Triton's Hopper ring of S buffers).
+ * The loop's tcgen05 dot that may stay in flight across iterations (sm_100a): the loop's resident
+ * dot (its accumulator in TMEM), the loop's only dot, both operands ring tiles.
  */
-function stagesOf(cx: Lowering, l: PipelinedLoop): { B: number; D: number; overlapped?: Op } {
+function inflightTcgen05(cx: Lowering, l: PipelinedLoop): Op | undefined {
+  if (cx.target !== 'sm_100a' || l.numStages < 2) return undefined;
+  const slot = residentSlot(cx, l.loop);
+  if (!slot) return undefined;
+  const staged = new Set(l.loads.map((c) => c.load.results[0]!.id));
+  const [a, b] = slot.dot.operands;
+  if (!staged.has(a!.id) || !staged.has(b!.id)) return undefined;
+  return l.loop.regions[0]!.ops.filter((o) => o.kind === 'dot').length === 1 ? slot.dot : undefined;
+}
+
+/**
+ * The ring's stages B and how far ahead its copies run (D): B = S-1 and D = B, or, when a wgmma
+ * dot of the loop stays in flight into the next iteration (lower_wgmma.ts overlappedDot) or a
+ * tcgen05 dot's MMAs do (tc5), one stage more for it to keep reading: B = S and D = S-1 (Triton's
+ * ring of S buffers).
+ */
+function stagesOf(cx: Lowering, l: PipelinedLoop): { B: number; D: number; overlapped?: Op; tc5?: Op } {
   const overlapped = overlappedDot(cx, l.loop, new Set(l.loads.map((c) => c.load.results[0]!.id)));
   const S = l.numStages;
-  return overlapped ? { B: S, D: S - 1, overlapped } : { B: S - 1, D: S - 1 };
+  if (overlapped) return { B: S, D: S - 1, overlapped };
+  const tc5 = inflightTcgen05(cx, l);
+  return tc5 ? { B: S, D: S - 1, tc5 } : { B: S - 1, D: S - 1 };
+}
+
+/**
+ * The EMPTY mbarriers of a cp.async ring whose tcgen05 MMAs stay in flight (one per stage, as
+ * tcgen05_ring.ts has for TMA): the dot of iteration i commits to `rd` (stage i%S's); before the
+ * copies of i+S-1 overwrite stage (i-1)%S every thread waits for the commit of i-1 (`waitPrev`),
+ * and after the loop for the last one. Every commit is waited for once, so the per-stage parity
+ * bits stay right when the loop runs again.
+ */
+function tcgen05Empties(cx: Lowering, S: number): { rd: string; waitPrev: (marker: string) => void; advance: () => void } {
+  const { bar: empty0, phase: bits } = newBarriers(cx, S);
+  const r = (): string => cx.reg('b32');
+  const [rd, prev, idx, prevIdx, end] = [r(), r(), r(), r(), r()];
+  cx.emit(`mov.u32 ${rd}, ${empty0};`);
+  cx.emit(`mov.u32 ${prev}, ${empty0};`);
+  cx.emit(`add.u32 ${end}, ${empty0}, ${8 * S};`);
+  cx.emit(`mov.u32 ${idx}, 0;`);
+  cx.emit(`mov.u32 ${prevIdx}, 0;`);
+  const pending = cx.reg('pred'); // MMAs committed and not yet waited for
+  cx.emit(`setp.ne.b32 ${pending}, 0, 0;`);
+  const waitPrev = (marker: string): void => {
+    const skip = cx.e.label('mma_none');
+    cx.emit(marker);
+    cx.emit(`@!${pending} bra.uni ${skip};`);
+    const parity = r(), bit = r();
+    cx.emit(`bfe.u32 ${parity}, ${bits}, ${prevIdx}, 1;`);
+    waitBarrier(cx, prev, parity);
+    cx.emit(`shl.b32 ${bit}, 1, ${prevIdx};`);
+    cx.emit(`xor.b32 ${bits}, ${bits}, ${bit};`);
+    cx.e.placeLabel(skip);
+  };
+  const advance = (): void => {
+    cx.emit(`mov.u32 ${prev}, ${rd};`);
+    cx.emit(`mov.u32 ${prevIdx}, ${idx};`);
+    cx.emit(`setp.ne.b32 ${pending}, 1, 0;`);
+    const q = cx.reg('pred');
+    cx.emit(`add.u32 ${rd}, ${rd}, 8;`);
+    cx.emit(`setp.eq.u32 ${q}, ${rd}, ${end};`);
+    cx.emit(`selp.b32 ${rd}, ${empty0}, ${rd}, ${q};`);
+    cx.emit(`add.u32 ${idx}, ${idx}, 1;`);
+    cx.emit(`setp.eq.u32 ${q}, ${idx}, ${S};`);
+    cx.emit(`selp.b32 ${idx}, 0, ${idx}, ${q};`);
+  };
+  return { rd, waitPrev, advance };
 }
 
 function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: PipelineSabotage): void {
@@ -186,15 +251,17 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   const ivT = op.operands[0]!.type.elem;
   const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
   const body = op.regions[0]!;
-  const { B, D, overlapped } = stagesOf(cx, l);
-  if (overlapped) setWgmmaPending(cx, overlapped, 1);
+  const { B, D, overlapped: wgmmaOverlapped, tc5 } = stagesOf(cx, l);
+  const overlapped = wgmmaOverlapped ?? tc5;
+  if (wgmmaOverlapped) setWgmmaPending(cx, wgmmaOverlapped, 1);
   const ring = ringOf(l);
   const SB = ring.stageBytes;
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
   hoistAFragments(cx, op);
   hoistWgmmaA(cx, op);
-  cx.emit(`// pipelined loop: ${B} stages of ${SB} bytes, ${ring.tiles.length} tile(s) by cp.async`);
+  cx.emit(`// pipelined loop: ${B} stages of ${SB} bytes, ${ring.tiles.length} tile(s) by cp.async${tc5 ? '; the tcgen05 MMAs stay in flight, committed to an empty mbarrier per stage' : ''}`);
+  const empties = tc5 ? tcgen05Empties(cx, B) : undefined;
   const copies = ring.tiles.map((t) => copiesOf(cx, t));
   const ring0 = cx.reg('b32');
   const ringEnd = cx.reg('b32');
@@ -280,7 +347,9 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   const issueNext = (): void => {
     if (issued) return;
     issued = true;
-    if (sabotage !== 'no-release-barrier') cx.barrier();
+    // the stage is read by the previous iteration's MMAs alone: wait for their commit instead
+    if (empties) empties.waitPrev(EMPTY_WAIT);
+    else if (sabotage !== 'no-release-barrier') cx.barrier();
     const ivn = cx.newRegs(ivT, 1)[0]!;
     cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
     issue(ivn, prev);
@@ -301,17 +370,23 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
       setStaged(cx, t.c.load.results[0]!, { base, ...t.geom, transposed: t.c.transposed, release });
     }
     let out: string[][] = [];
-    for (const o of body.ops) {
-      if (o.kind === 'yield') {
-        issueNext();
-        out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
-      } else if (!l.skip.has(o)) cx.lowerOp(o);
+    if (tc5) setInflight(cx, tc5, { commitTo: empties!.rd, generic: true });
+    try {
+      for (const o of body.ops) {
+        if (o.kind === 'yield') {
+          issueNext();
+          out = o.operands.map((v, i) => cx.regsIn(v, cx.layoutOf(op.results[i]!)));
+        } else if (!l.skip.has(o)) cx.lowerOp(o);
+      }
+    } finally {
+      if (tc5) setInflight(cx, tc5, undefined);
     }
     issueNext();
     for (const t of ring.tiles) setStaged(cx, t.c.load.results[0]!, undefined);
     return out;
   });
   backEdge(cx, op, carried, yields);
+  empties?.advance();
   // the next stage, wrapping at the end of the ring
   if (B > 1) {
     const q = cx.reg('pred');
@@ -324,6 +399,10 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
   cx.emit('cp.async.wait_group 0;');
-  if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
+  if (wgmmaOverlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
+  if (empties) {
+    empties.waitPrev(FINAL_WAIT);
+    cx.emit('tcgen05.fence::after_thread_sync;');
+  }
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 }

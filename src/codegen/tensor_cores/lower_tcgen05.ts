@@ -108,7 +108,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   // async proxy already), MMAs committed to the stage's empty barrier, no wait here
   const flight = resident && sa && sb ? inflightOf(cx, op) : undefined;
   // generic-proxy writes (st.shared here, cp.async in the pipeliner's ring) -> the async proxy
-  if (!flight) cx.emit('fence.proxy.async.shared::cta;');
+  if (!flight || flight.generic) cx.emit('fence.proxy.async.shared::cta;');
 
   const rows = tmemRows(cx, M, N);
   if (accIn && !resident) storeAcc(cx, rows, accIn, r.type.elem);

@@ -1,5 +1,5 @@
 // A tcgen05 dot left in flight across the iterations of its K loop (sm_100a): the loop's ring
-// (codegen/pipeline/tcgen05_ring.ts) owns the synchronization, as Triton's cc 100 pipeline does.
+// (codegen/pipeline/tcgen05_ring.ts, or the cp.async ring of lower_pipeline.ts) owns the synchronization, as Triton's cc 100 pipeline does.
 // While the ring lowers its body it registers the dot here with the mbarrier of the stage the
 // dot reads; the dot (lower_tcgen05.ts) then commits its MMAs to that barrier (the stage's
 // EMPTY barrier: it completes when those MMAs, and every earlier one, have read their operands)
@@ -13,6 +13,8 @@ import type { Lowering } from '../context.js';
 interface Inflight {
   /** b32 register: the shared address of the mbarrier the dot's MMAs commit to. */
   readonly commitTo: string;
+  /** The stages were written by the generic proxy (cp.async): fence.proxy.async before the MMAs. */
+  readonly generic?: boolean;
 }
 const inflight = new WeakMap<Lowering, Map<Op, Inflight>>();
 
