@@ -254,10 +254,7 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
   const sass = sassTool();
   const pipelines = tesseraPipelines();
   // without a pipeliner every row runs at 1 stage and the explicit numStages-1 row would repeat one
-  // sm_100a: Triton's flash attention puts an M = 64 accumulator at TMEM lane 16, which the sim
-  // does not run yet (its tcgen05.mma takes lane 0 only), so those rows wait for it
-  const simCannot = (c: TcCase): boolean => target === 'sm_100a' && c.label.startsWith('flash');
-  const cases = tcCases(target).filter((c) => (!only || c.label.includes(only)) && (pipelines || forced !== undefined || c.numStages !== 1) && !simCannot(c));
+  const cases = tcCases(target).filter((c) => (!only || c.label.includes(only)) && (pipelines || forced !== undefined || c.numStages !== 1));
   // Both compilers get the same numStages: what the row asks for when Tessera pipelines, else 1.
   const rows0 = cases.map((c) => {
     const stages = forced ?? (pipelines ? c.numStages : 1);
