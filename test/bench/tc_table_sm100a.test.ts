@@ -31,6 +31,18 @@ describe('bench:tc table (sm_100a)', () => {
     expect(row.get('mma.sync (PTX)')!.tessera).toBe(0);
   });
 
+  it('ring_matmul rows (f16 and e4m3 on the TMA ring, MMAs in flight): ours right on the sim, Triton beside each', async () => {
+    let text = '';
+    const before = process.exitCode;
+    await benchTc((s) => { text += s; }, { target: 'sm_100a', only: 'ring_matmul' });
+    expect(process.exitCode, text).toBe(before);
+    expect(text).not.toMatch(/MISMATCH|Triton failed/);
+    for (const label of ['f16 128x128x64 4w', 'f16 128x256x64 8w', 'e4m3 128x128x128 4w']) {
+      expect(text).toMatch(new RegExp(`^ {2}tessera ${label}\\s+\\d+\\s+0\\s+\\d+\\s+\\d+\\s+4\\s+\\d+\\s+\\d+\\s+3\\s+vs JS \\d\\.\\de-\\d+, warp instructions \\d+$`, 'm'));
+      expect(text).toMatch(new RegExp(`^ {2}triton \\S+ ${label}\\s+\\d+`, 'm'));
+    }
+  });
+
   it('mxfp8 and mxfp4 rows: ours the emulation on kind::tf32 / kind::f16, Triton the block-scaled kinds, both right on the sim', async () => {
     let text = '';
     const before = process.exitCode;
