@@ -22,6 +22,7 @@ import triton_kernels as K  # noqa: E402
 import triton_kernels_sm90 as K90  # noqa: E402
 import triton_kernels_sm100 as K100  # noqa: E402
 from corpus_io import Buf, Scalar, Scratch, bf16_bits, bf16_float, write_case  # noqa: E402
+from host_desc import HostDesc  # noqa: E402
 
 TARGET = GPUTarget('cuda', 100, 32)
 rng = np.random.default_rng(10000)
@@ -49,7 +50,9 @@ def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need=
         failures.append(f'{name}: the PTX has no {need}')
         return
     ptx = re.sub(r'^\.version 9\.\d+$', '.version 9.0', ptx, count=1, flags=re.M)
-    md = k.metadata
+    md = k.metadata  # md.num_warps counts a warp-specialized kernel's worker warps too (its .reqntid)
+    metas = iter(getattr(md, 'tensordesc_meta', None) or [])
+    args = [x for a in args for x in (a.expand(next(metas)) if isinstance(a, HostDesc) else [a])]
     nprog = grid[0] * (grid[1] if len(grid) > 1 else 1) * (grid[2] if len(grid) > 2 else 1)
     extra = [Scratch(md.global_scratch_size * nprog), Scratch(getattr(md, 'profile_scratch_size', 0) * nprog)]
     g = list(grid) + [1] * (3 - len(grid))
@@ -191,6 +194,22 @@ dot_scaled_case('tt100_dot_scaled_mxfp4', 'e2m1', 'e2m1', 128, 256, 256)
 dot_scaled_case('tt100_dot_scaled_mxfp8_mxfp4', 'e4m3', 'e2m1', 256, 128, 128)
 # N = 256 in one MMA: scale_B's 256 columns in 8 tensor-memory columns
 dot_scaled_case('tt100_dot_scaled_mxfp4_n256', 'e2m1', 'e2m1', 128, 256, 256, BN=256)
+
+# persistent matmuls over host tensor descriptors: 2 programs walk the 4 output tiles (2 each),
+# plain and warp-specialized (tl.range(..., warp_specialize=True): load, MMA and epilogue
+# partitions with setmaxnreg, 8 warps). A rng of its own keeps the cases above unchanged.
+rng_pm = np.random.default_rng(10031)
+for ws in (False, True):
+    M = N = 256
+    Kd = 320
+    A = (rng_pm.integers(-4, 5, (M, Kd)) / 4).astype(np.float16)
+    B = (rng_pm.integers(-4, 5, (Kd, N)) / 4).astype(np.float16)
+    ref = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float16)
+    case('tt100_persistent_matmul' + ('_ws' if ws else ''), K100.persistent_desc_matmul,
+         [HostDesc(Buf('f16', A), [M, Kd]), HostDesc(Buf('f16', B), [Kd, N]),
+          HostDesc(Buf('f16', count=M * N, expect=ref, tol=close(2e-3, 2e-3)), [M, N]), Scalar(M), Scalar(N), Scalar(Kd)],
+         ['tensordesc<fp16[128, 64]>', 'tensordesc<fp16[64, 128]>', 'tensordesc<fp16[128, 128]>', 'i32', 'i32', 'i32'], [2],
+         {'BM': 128, 'BN': 128, 'BK': 64, 'NUM_SMS': 2, 'WS': ws}, num_stages=3, need='setmaxnreg' if ws else 'tcgen05.mma')
 
 if failures:
     print('\n'.join(failures), file=sys.stderr)

@@ -16,36 +16,14 @@ from triton.compiler import ASTSource  # noqa: E402
 
 import triton_kernels as K  # noqa: E402
 import triton_kernels_sm90 as K90  # noqa: E402
-from corpus_io import Buf, Scalar, Scratch, TMap, bf16_bits, bf16_float, write_case  # noqa: E402
-from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST  # noqa: E402
+from corpus_io import Buf, Scalar, Scratch, bf16_bits, bf16_float, write_case  # noqa: E402
+from host_desc import HostDesc  # noqa: E402
 
 TARGET = GPUTarget('cuda', 90, 32)
 rng = np.random.default_rng(9090)
 failures = []
 TY = {'fp8e5': 'fp8e5', 'fp8e4nv': 'fp8e4nv', 'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i8': 'i8', 'u8': 'u8',
       'i32': 'i32', 'u32': 'u32'}
-
-
-class HostDesc:
-    """A host-side TensorDescriptor argument (triton.tools.tensor_descriptor.TensorDescriptor over
-    `buf`, row-major `shape`): once the kernel is compiled it becomes what Triton's launcher passes
-    (make_tensordesc_arg / fill_tma_descriptor_tiled): the CUtensorMap by value, then the shape and
-    the strides."""
-
-    def __init__(self, buf, shape, padding='zero'):
-        self.buf, self.shape, self.padding = buf, list(shape), padding
-        self.strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
-
-    def expand(self, meta):
-        rank, elem = len(self.shape), meta['elem_size']
-        assert not meta['fp4_padded'] and not meta.get('is_im2col', False)
-        m = TMap(self.buf, TMA_DTYPE_DEVICE_TO_HOST[meta['elem_type']], reversed(self.shape),
-                 [elem * s for s in reversed(self.strides[:-1])], reversed(meta['block_size']), [1] * rank,
-                 0,  # CU_TENSOR_MAP_INTERLEAVE_NONE
-                 meta['swizzle'],
-                 2,  # CU_TENSOR_MAP_L2_PROMOTION_L2_128B
-                 1 if self.padding == 'nan' else 0)  # CU_TENSOR_MAP_FLOAT_OOB_FILL_{NAN_REQUEST_ZERO_FMA,NONE}
-        return [m] + [Scalar(x) for x in self.shape] + [Scalar(x) for x in self.strides]
 
 
 def case(name, fn, args, sig, grid, constexprs=None, num_warps=4, num_stages=3, need=None):

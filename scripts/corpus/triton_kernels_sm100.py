@@ -28,3 +28,23 @@ def dot_scaled(a, sa, b, sb, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK:
         sbv = tl.load(sb + rn[:, None] * (K // 32) + (k * (BK // 32) + rs)[None, :])
         acc = tl.dot_scaled(av, sav, FA, bv, sbv, FB, acc)
     tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def persistent_desc_matmul(ad, bd, cd, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                           NUM_SMS: tl.constexpr, WS: tl.constexpr):
+    # Triton's persistent matmul over host tensor descriptors (tutorial 09's form): each program walks
+    # tiles pid, pid + NUM_SMS, ...; with WS the tile loop is warp-specialized (Blackwell: load, MMA
+    # and epilogue partitions with setmaxnreg).
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BM)
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(pid, tiles_m * tiles_n, NUM_SMS, flatten=True, warp_specialize=WS):
+        pm = tile // tiles_n
+        pn = tile % tiles_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            av = ad.load([pm * BM, k * BK])
+            bv = bd.load([k * BK, pn * BN])
+            acc = tl.dot(av, bv, acc)
+        cd.store([pm * BM, pn * BN], acc.to(tl.float16))

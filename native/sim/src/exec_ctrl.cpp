@@ -32,6 +32,35 @@ void braOp(Ctx& c, const Inst& in, uint32_t exec) {
   split(w, exec);
 }
 
+// brx.idx{.uni} index, tlist: each lane branches to entry `index` of the .branchtargets list
+// (Program::ext at in.ext: [count, pc...]); an index past the list is undefined in the ISA: a
+// named fault here.
+void brxOp(Ctx& c, const Inst& in, uint32_t exec) {
+  Warp& w = *c.w;
+  if (!exec) return advance(w);
+  const uint32_t* list = &c.prog->ext[in.ext];
+  const uint64_t* idx = slot(c, in.s[0]);
+  uint32_t first = ~0u;
+  bool same = true;
+  FOR_LANES(exec) {
+    if ((uint32_t)idx[l] >= list[0]) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false,
+            "brx.idx: index " + std::to_string((uint32_t)idx[l]) + " is outside its .branchtargets list of " + std::to_string(list[0]) + " labels");
+      return;
+    }
+    uint32_t t = list[1 + (uint32_t)idx[l]];
+    if (first == ~0u) first = t;
+    same &= t == first;
+  }
+  if (same && exec == w.mask) {
+    w.pc = first;
+    if (w.pc >= w.nextPc) reschedule(w);
+    return;
+  }
+  FOR_LANES(exec) w.pcs[l] = list[1 + (uint32_t)idx[l]];
+  split(w, exec);
+}
+
 void exitLanes(Ctx& c, uint32_t exec) {
   Warp& w = *c.w;
   w.live &= ~exec;
@@ -303,6 +332,18 @@ bool braDecode(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kControl;
   return dc.label(st.ops[0], in);
 }
+bool brxDecode(Decoder& dc, const Stmt& st, Inst& in) {
+  if (!st.has("idx") || st.ops.size() != 2) return dc.fail("expected brx.idx{.uni} index, tlist");
+  if (st.ops[1].kind != Operand::Sym && st.ops[1].kind != Operand::Reg) return dc.fail("brx.idx: expected a .branchtargets label");
+  int at = dc.targets(st.ops[1].name);
+  if (at < 0) return dc.fail("brx.idx: '" + st.ops[1].name + "' is not a .branchtargets list declared before it");
+  in.fn = &brxOp;
+  in.flags |= kfControl;
+  in.cls = kControl;
+  in.s[0] = dc.src(st.ops[0], Ty::U32);
+  in.ext = (uint32_t)at;
+  return true;
+}
 bool exitDecode(Decoder&, const Stmt& st, Inst& in) {
   in.fn = st.op == "ret" ? &retOp : &exitOp;
   in.flags |= kfControl;
@@ -433,6 +474,7 @@ bool nopDecode(Decoder&, const Stmt& st, Inst& in) {
 
 void registerCtrlOps(DecodeTable& t) {
   addOp(t, "bra", braDecode, "uni", "");
+  addOp(t, "brx", brxDecode, "idx uni", "an indirect branch: each lane to entry `index` of a `.branchtargets` list (an index past it is a named fault)");
   addOp(t, "exit", exitDecode, "", "");
   addOp(t, "ret", exitDecode, "uni", "");
   addOp(t, "trap", trapDecode, "", "");

@@ -44,6 +44,8 @@ class Decoder {
   virtual bool label(const Operand& o, Inst& in) = 0;
   // Function lookup by name (-1 when unknown).
   virtual int func(const std::string& name) = 0;
+  // A .branchtargets list by name: its offset in Program::ext ([count, pc...]), -1 when unknown.
+  virtual int targets(const std::string& name) = 0;
   // Local-memory offset and size of a .param/.local symbol declared in the current function.
   virtual bool localSym(const Operand& o, unsigned& off, unsigned& size) = 0;
   virtual Program& prog() = 0;

@@ -84,8 +84,10 @@ constexpr unsigned kMaxLocalBytes = 512u << 10;  // per thread
 constexpr uint32_t kMaxSlots = 1u << 16;         // registers + constants per module
 
 struct Sym {
-  enum Kind { Reg, Shared, Global, Local, KParam, Func, Label } kind = Reg;
-  uint32_t idx = 0;  // Reg: slot; Shared/Global: var index; Local/KParam: offset; Func: index; Label: pc
+  enum Kind { Reg, Shared, Global, Local, KParam, Func, Label, Targets } kind = Reg;
+  // Reg: slot; Shared/Global: var index; Local/KParam: offset; Func: index; Label: pc;
+  // Targets (a .branchtargets list): offset in Program::ext of [count, pc...]
+  uint32_t idx = 0;
   Ty ty = Ty::None;
   unsigned size = 0;
 };
@@ -308,6 +310,10 @@ class Parser : public Decoder {
     scopes_.back().pending.push_back({(uint32_t)m_.prog.code.size(), o.name, line_});
     return true;
   }
+  int targets(const std::string& name) override {
+    const Sym* s = lookup(name);
+    return s && s->kind == Sym::Targets ? (int)s->idx : -1;
+  }
   int func(const std::string& name) override {
     const Sym* s = lookup(name);
     if (!s || s->kind != Sym::Func) return -1;
@@ -333,7 +339,8 @@ class Parser : public Decoder {
   // it); [0] is the module, [1] a function's parameters and outermost body. Labels and variables
   // share a scope's names, as in ptxas. `pending` holds the branches of this block whose label is
   // not resolved yet.
-  struct Fixup { uint32_t pc; std::string label; int line; };
+  // pc: the branch whose target this is, or (inExt) the Program::ext word of a .branchtargets entry
+  struct Fixup { uint32_t pc; std::string label; int line; bool inExt = false; };
   struct Scope {
     std::map<std::string, Sym> syms;
     std::vector<Fixup> pending;
@@ -402,7 +409,7 @@ class Parser : public Decoder {
       auto it = sc.syms.find(f.label);
       if (it != sc.syms.end()) {
         if (it->second.kind != Sym::Label) throw ParseError{f.line, "'" + f.label + "' is not a label"};
-        m_.prog.code[f.pc].target = it->second.idx;
+        (f.inExt ? m_.prog.ext[f.pc] : m_.prog.code[f.pc].target) = it->second.idx;
       } else if (functionBody) {
         throw ParseError{f.line, "unknown label '" + f.label + "'" +
                                      (funcLabels_.count(f.label) ? " (a label is visible only in its own { } block and the blocks inside it)" : "")};
@@ -715,6 +722,7 @@ class Parser : public Decoder {
         continue;
       }
       if (t.kind == Tok::Ident && (t.s == ".loc" || t.s == ".file")) { skipLine(); continue; }
+      if (is(".branchtargets")) { branchTargets(); continue; }
       if (t.kind == Tok::Ident && t.s == ".pragma") { while (!is(";") && cur().kind != Tok::End) p_++; p_++; continue; }
       if (is(".reg") || (t.kind == Tok::Ident && t.s.compare(0, 5, ".reg.") == 0)) { regDecl(); continue; }
       if (is(".local") || is(".shared") || is(".global") || is(".const")) { varDecl(false); continue; }
@@ -732,6 +740,31 @@ class Parser : public Decoder {
         continue;
       }
       instruction();
+    }
+  }
+
+  // `name: .branchtargets L0, L1, ...;` (PTX ISA, brx.idx): the label just declared names the list
+  // instead of a pc. Its entries go to Program::ext as [count, pc...], resolved like branches.
+  void branchTargets() {
+    if (p_ < 2 || toks_[p_ - 1].s != ":" || toks_[p_ - 2].kind != Tok::Ident) bad(".branchtargets needs a label naming the list");
+    const std::string name = toks_[p_ - 2].s;
+    p_++;
+    std::vector<std::pair<std::string, int>> labels;
+    while (true) {
+      if (cur().kind != Tok::Ident) bad("expected a label in .branchtargets");
+      labels.push_back({cur().s, cur().line});
+      p_++;
+      if (is(",")) { p_++; continue; }
+      expect(";");
+      break;
+    }
+    Sym& s = scopes_.back().syms[name];
+    s.kind = Sym::Targets;
+    s.idx = (uint32_t)m_.prog.ext.size();
+    m_.prog.ext.push_back((uint32_t)labels.size());
+    for (auto& [l, line] : labels) {
+      scopes_.back().pending.push_back({(uint32_t)m_.prog.ext.size(), l, line, true});
+      m_.prog.ext.push_back(0);
     }
   }
 
