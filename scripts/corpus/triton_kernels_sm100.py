@@ -28,3 +28,34 @@ def dot_scaled(a, sa, b, sb, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK:
         sbv = tl.load(sb + rn[:, None] * (K // 32) + (k * (BK // 32) + rs)[None, :])
         acc = tl.dot_scaled(av, sav, FA, bv, sbv, FB, acc)
     tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def attention_fwd_causal(Q, K, V, O, sm_scale, L: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    # flash attention forward with a causal mask: row m attends to keys n <= m only, so the loop
+    # stops after the diagonal block and masked scores are -inf before the online softmax
+    start = tl.program_id(0) * BM
+    offm = start + tl.arange(0, BM)
+    offd = tl.arange(0, D)
+    q = tl.load(Q + offm[:, None] * D + offd[None, :])
+    m_i = tl.zeros([BM], dtype=tl.float32) - float('inf')
+    l_i = tl.zeros([BM], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for s in range(0, start + BM, BN):
+        offn = s + tl.arange(0, BN)
+        k = tl.load(K + offn[None, :] * D + offd[:, None])
+        qk = tl.dot(q, k)
+        qk = tl.where(offm[:, None] >= offn[None, :], qk, float('-inf'))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(V + offn[:, None] * D + offd[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(O + offm[:, None] * D + offd[None, :], acc.to(tl.float16))
