@@ -216,6 +216,21 @@ attention_case('tt100_attention_fwd_causal', K100.attention_fwd_causal, 256, 64,
 attention_case('tt100_attention_fwd_d128', K.attention_fwd, 256, 128, 64)
 attention_case('tt100_attention_fwd_causal_d128', K100.attention_fwd_causal, 256, 128, 64)
 
+
+# persistent (tensor descriptors, 2 programs over 4 tiles) and warp-specialized matmuls, f16 in, f32 out
+def desc_mm_case(name, fn, M, N, Kd, grid, extra, stages):
+    A = f32(M * Kd).reshape(M, Kd).astype(np.float16)
+    B = f32(N * Kd).reshape(N, Kd).astype(np.float16)
+    ref = (A.astype(np.float64) @ B.astype(np.float64).T).astype(np.float32)
+    case(name, fn, [Buf('f16', A), Buf('f16', B), Buf('f32', count=M * N, expect=ref, tol=close(1e-5, 1e-5)),
+                    Scalar(M), Scalar(N), Scalar(Kd)],
+         ['*f16', '*f16', '*f32', 'i32', 'i32', 'i32'], grid, dict({'BM': 128, 'BN': 128, 'BK': 64}, **extra),
+         num_stages=stages)
+
+
+desc_mm_case('tt100_matmul_persistent_tma', K100.matmul_persistent_tma, 256, 256, 128, [2], {'NPROG': 2}, 3)
+desc_mm_case('tt100_matmul_ws', K100.matmul_ws, 256, 128, 256, [2, 1], {}, 3)
+
 if failures:
     print('\n'.join(failures), file=sys.stderr)
     sys.exit(1)

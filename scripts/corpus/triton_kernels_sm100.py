@@ -59,3 +59,41 @@ def attention_fwd_causal(Q, K, V, O, sm_scale, L: tl.constexpr, D: tl.constexpr,
         m_i = m_ij
     acc = acc / l_i[:, None]
     tl.store(O + offm[:, None] * D + offd[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def matmul_persistent_tma(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          NPROG: tl.constexpr):
+    # tutorial 09 style: NPROG programs stride over the output tiles; A (M x K) and B (N x K, K-major)
+    # are read and C (f32) written through device-side tensor descriptors (TMA)
+    a_d = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_d = tl.make_tensor_descriptor(b, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_d = tl.make_tensor_descriptor(c, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    nn = tl.cdiv(N, BN)
+    tiles = tl.cdiv(M, BM) * nn
+    for t in tl.range(tl.program_id(0), tiles, NPROG):
+        pm = t // nn
+        pn = t % nn
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for ki in range(0, tl.cdiv(K, BK)):
+            av = a_d.load([pm * BM, ki * BK])
+            bv = b_d.load([pn * BN, ki * BK])
+            acc = tl.dot(av, bv.T, acc)
+        c_d.store([pm * BM, pn * BN], acc)
+
+
+@triton.jit
+def matmul_ws(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # the K loop warp-specialized (`warp_specialize=True`): a producer partition issues the TMA
+    # loads, an MMA partition the tcgen05 MMAs, handing stages over through mbarriers
+    a_d = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_d = tl.make_tensor_descriptor(b, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_d = tl.make_tensor_descriptor(c, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for ki in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        av = a_d.load([pm * BM, ki * BK])
+        bv = b_d.load([pn * BN, ki * BK])
+        acc = tl.dot(av, bv.T, acc)
+    c_d.store([pm * BM, pn * BN], acc)
