@@ -195,6 +195,45 @@ dot_scaled_case('tt100_dot_scaled_mxfp8_mxfp4', 'e4m3', 'e2m1', 256, 128, 128)
 # N = 256 in one MMA: scale_B's 256 columns in 8 tensor-memory columns
 dot_scaled_case('tt100_dot_scaled_mxfp4_n256', 'e2m1', 'e2m1', 128, 256, 256, BN=256)
 
+# second tiles (appended after the cases above so their inputs stay as they were)
+mm_case('tt100_matmul_bf16_128x128', 'bf16', 'f32', 'ieee', 256, 128, 128, 128, 128, 32, 2, tol=close(1e-5, 1e-5))
+mm_case('tt100_matmul_tf32_128x128', 'f32', 'f32', 'tf32', 128, 128, 64, 128, 128, 16, 1, tol=close(1e-2, 1e-2))
+mm_case('tt100_matmul_i8_128x128', 'i8', 'i32', 'ieee', 128, 256, 128, 128, 128, 128, 1)
+
+
+# flash attention forward, causal (row m sees keys n <= m) and not, at D = 64 and 128
+def attention_case(name, fn, L, D, BN):
+    q, k, v = (f32(L * D).reshape(L, D).astype(np.float16) for _ in range(3))
+    sc = 1.0 / np.sqrt(D)
+    s = q.astype(np.float64) @ k.astype(np.float64).T * sc
+    if fn is K100.attention_fwd_causal:
+        s = np.where(np.tril(np.ones((L, L), bool)), s, -np.inf)
+    p = np.exp(s - s.max(1, keepdims=True))
+    o = (p / p.sum(1, keepdims=True)) @ v.astype(np.float64)
+    case(name, fn, [Buf('f16', q), Buf('f16', k), Buf('f16', v),
+                    Buf('f16', count=L * D, expect=o.astype(np.float16), tol=close(1e-2, 2e-3)), Scalar(sc)],
+         ['*f16'] * 4 + ['f32'], [L // 128], {'L': L, 'D': D, 'BM': 128, 'BN': BN})
+
+
+attention_case('tt100_attention_fwd_causal', K100.attention_fwd_causal, 256, 64, 64)
+attention_case('tt100_attention_fwd_d128', K.attention_fwd, 256, 128, 64)
+attention_case('tt100_attention_fwd_causal_d128', K100.attention_fwd_causal, 256, 128, 64)
+
+
+# persistent (tensor descriptors, 2 programs over 4 tiles) and warp-specialized matmuls, f16 in, f32 out
+def desc_mm_case(name, fn, M, N, Kd, grid, extra, stages):
+    A = f32(M * Kd).reshape(M, Kd).astype(np.float16)
+    B = f32(N * Kd).reshape(N, Kd).astype(np.float16)
+    ref = (A.astype(np.float64) @ B.astype(np.float64).T).astype(np.float32)
+    case(name, fn, [Buf('f16', A), Buf('f16', B), Buf('f32', count=M * N, expect=ref, tol=close(1e-5, 1e-5)),
+                    Scalar(M), Scalar(N), Scalar(Kd)],
+         ['*f16', '*f16', '*f32', 'i32', 'i32', 'i32'], grid, dict({'BM': 128, 'BN': 128, 'BK': 64}, **extra),
+         num_stages=stages)
+
+
+desc_mm_case('tt100_matmul_persistent_tma', K100.matmul_persistent_tma, 256, 256, 128, [2], {'NPROG': 2}, 3)
+desc_mm_case('tt100_matmul_ws', K100.matmul_ws, 256, 128, 256, [2, 1], {}, 3)
+
 # persistent matmuls over host tensor descriptors: 2 programs walk the 4 output tiles (2 each),
 # plain and warp-specialized (tl.range(..., warp_specialize=True): load, MMA and epilogue
 # partitions with setmaxnreg, 8 warps). A rng of its own keeps the cases above unchanged.

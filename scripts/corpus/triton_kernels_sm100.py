@@ -48,3 +48,70 @@ def persistent_desc_matmul(ad, bd, cd, M, N, K, BM: tl.constexpr, BN: tl.constex
             bv = bd.load([k * BK, pn * BN])
             acc = tl.dot(av, bv, acc)
         cd.store([pm * BM, pn * BN], acc.to(tl.float16))
+
+def attention_fwd_causal(Q, K, V, O, sm_scale, L: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    # flash attention forward with a causal mask: row m attends to keys n <= m only, so the loop
+    # stops after the diagonal block and masked scores are -inf before the online softmax
+    start = tl.program_id(0) * BM
+    offm = start + tl.arange(0, BM)
+    offd = tl.arange(0, D)
+    q = tl.load(Q + offm[:, None] * D + offd[None, :])
+    m_i = tl.zeros([BM], dtype=tl.float32) - float('inf')
+    l_i = tl.zeros([BM], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for s in range(0, start + BM, BN):
+        offn = s + tl.arange(0, BN)
+        k = tl.load(K + offn[None, :] * D + offd[:, None])
+        qk = tl.dot(q, k)
+        qk = tl.where(offm[:, None] >= offn[None, :], qk, float('-inf'))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(V + offn[:, None] * D + offd[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(O + offm[:, None] * D + offd[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def matmul_persistent_tma(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          NPROG: tl.constexpr):
+    # tutorial 09 style: NPROG programs stride over the output tiles; A (M x K) and B (N x K, K-major)
+    # are read and C (f32) written through device-side tensor descriptors (TMA)
+    a_d = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_d = tl.make_tensor_descriptor(b, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_d = tl.make_tensor_descriptor(c, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    nn = tl.cdiv(N, BN)
+    tiles = tl.cdiv(M, BM) * nn
+    for t in tl.range(tl.program_id(0), tiles, NPROG):
+        pm = t // nn
+        pn = t % nn
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for ki in range(0, tl.cdiv(K, BK)):
+            av = a_d.load([pm * BM, ki * BK])
+            bv = b_d.load([pn * BN, ki * BK])
+            acc = tl.dot(av, bv.T, acc)
+        c_d.store([pm * BM, pn * BN], acc)
+
+
+@triton.jit
+def matmul_ws(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # the K loop warp-specialized (`warp_specialize=True`): a producer partition issues the TMA
+    # loads, an MMA partition the tcgen05 MMAs, handing stages over through mbarriers
+    a_d = tl.make_tensor_descriptor(a, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_d = tl.make_tensor_descriptor(b, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c_d = tl.make_tensor_descriptor(c, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for ki in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        av = a_d.load([pm * BM, ki * BK])
+        bv = b_d.load([pn * BN, ki * BK])
+        acc = tl.dot(av, bv.T, acc)
+    c_d.store([pm * BM, pn * BN], acc)
