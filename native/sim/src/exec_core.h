@@ -87,6 +87,10 @@ struct Tmem {
   uint32_t allocated = 0;     // bit i: columns 32i..32i+31 are allocated
   bool relinquished = false;  // tcgen05.relinquish_alloc_permit executed
   int allocLine = 0;          // PTX line of the last tcgen05.alloc (for the exit check)
+  uint32_t pairCols = 0;      // bit i: columns 32i..32i+31 were allocated with .cta_group::2
+  // .cta_group::2 allocations the peer CTA made in this CTA's tensor memory too (column, nCols),
+  // oldest first, that this CTA's own tcgen05.alloc.cta_group::2 has not matched yet
+  std::vector<std::pair<uint32_t, uint32_t>> peerAllocs;
   std::vector<Tcgen05Mma> mmas;       // in flight, oldest first
   uint64_t mmaIssued = 0, mmaDone = 0;  // sequence numbers: mmas[i] is number mmaDone + i
   std::vector<Tcgen05Commit> commits; // arrivals not yet performed, oldest first

@@ -126,7 +126,32 @@ bool checkAccess(Ctx& c, uint32_t taddr, const LdStShape& s, const char* what) {
   return s.kind != k16x32bx2 || tmemColumnsAllocated(c, col + s.split, s.width, what);
 }
 
-// tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols   (s[1] = nCols)
+// The peer of this CTA in a .cta_group::2 pair (PTX ISA "CTA pair": the two CTAs of a cluster
+// whose %cluster_ctarank differ only in bit 0); null after a fault when there is none.
+Cta* pairPeer(Ctx& c, const char* what) {
+  Cluster& cl = *c.cta->cluster;
+  const unsigned r = c.cta->rank ^ 1;
+  if (r >= cl.size) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+          std::string(what) + ": the CTA pair needs the peer CTA (%cluster_ctarank " + std::to_string(r) + ") in the cluster, which has " +
+              std::to_string(cl.size) + " CTA(s)");
+    return nullptr;
+  }
+  Cta* peer = &cl.ctas[r];
+  if (peer->done) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+          std::string(what) + ": the peer CTA (%cluster_ctarank " + std::to_string(r) + ") has already exited");
+    return nullptr;
+  }
+  return peer;
+}
+
+// tcgen05.alloc.cta_group::{1,2}.sync.aligned{.shared::cta}.b32 [dst], nCols   (s[1] = nCols)
+// .cta_group::2 (in.mode 2): the first of the pair's two allocs (one warp in each CTA) takes the
+// lowest range free in both CTAs' tensor memory, in both; the peer's alloc then reports the same
+// address. On hardware the first would block until the peer's arrives; the sim lets it proceed
+// (nothing of the peer's is reachable through it before then, as cta_group::2 MMA is refused) and
+// a CTA that exits without its matching half is a named fault (tmemExitCheck).
 void allocOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tcgen05FullWarp(c, exec, "tcgen05.alloc")) return;
   Tmem& t = c.cta->tmem;
@@ -145,10 +170,37 @@ void allocOp(Ctx& c, const Inst& in, uint32_t exec) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.alloc after this CTA's tcgen05.relinquish_alloc_permit (the CTA gave up the right to allocate)");
     return;
   }
+  const bool pair = in.mode == 2;
+  Cta* peer = pair ? pairPeer(c, "tcgen05.alloc.cta_group::2") : nullptr;
+  if (pair && !peer) return;
   uint32_t chunks = n / 32, mask = chunks == 16 ? 0xffffu : ((1u << chunks) - 1);
+  if (pair && !t.peerAllocs.empty()) {  // the peer CTA allocated first: this is the matching half
+    auto [col, m] = t.peerAllocs.front();
+    if (m != n) {
+      raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+            "tcgen05.alloc.cta_group::2 of " + std::to_string(n) + " columns, but the peer CTA's (%cluster_ctarank " +
+                std::to_string(peer->rank) + ") matching tcgen05.alloc.cta_group::2 took " + std::to_string(m));
+      return;
+    }
+    uint8_t* p[kWarp];
+    uint32_t first = exec & (0u - exec);
+    if (!resolve(c, in, first, 4, true, p, true)) return;
+    t.peerAllocs.erase(t.peerAllocs.begin());
+    t.allocLine = in.line;
+    memcpy(p[__builtin_ctz(first)], &col, 4);
+    return;
+  }
+  const uint32_t taken = t.allocated | (pair ? peer->tmem.allocated : 0);
   int at = -1;
   for (uint32_t i = 0; i + chunks <= 16; i += chunks)
-    if (!(t.allocated & (mask << i))) { at = (int)i; break; }
+    if (!(taken & (mask << i))) { at = (int)i; break; }
+  if (at < 0 && pair) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+          "tcgen05.alloc.cta_group::2 of " + std::to_string(n) + " columns cannot be satisfied: no range is free in both CTAs of the pair (this CTA holds " +
+              std::to_string(32 * __builtin_popcount(t.allocated)) + ", the peer " + std::to_string(32 * __builtin_popcount(peer->tmem.allocated)) +
+              " of 512; on the sim a CTA's tensor memory is its own, so the allocation would block forever)");
+    return;
+  }
   if (at < 0) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
           "tcgen05.alloc of " + std::to_string(n) + " columns cannot be satisfied: the CTA already holds " +
@@ -166,6 +218,16 @@ void allocOp(Ctx& c, const Inst& in, uint32_t exec) {
   t.allocated |= mask << at;
   t.allocLine = in.line;
   uint32_t addr = (uint32_t)at * 32;  // lane 0, first column
+  if (pair) {  // the same columns in the peer's tensor memory, which its own alloc then reports
+    t.pairCols |= mask << at;
+    Tmem& pt = peer->tmem;
+    if (!pt.written.empty())
+      for (uint32_t lane = 0; lane < kTmemLanes; lane++) std::fill_n(pt.written.begin() + lane * kTmemCols + at * 32, n, 0);
+    pt.allocated |= mask << at;
+    pt.pairCols |= mask << at;
+    pt.allocLine = in.line;
+    pt.peerAllocs.push_back({addr, n});
+  }
   memcpy(p[__builtin_ctz(first)], &addr, 4);
 }
 
@@ -187,12 +249,28 @@ void deallocOp(Ctx& c, const Inst& in, uint32_t exec) {
   }
   if (!tmemColumnsAllocated(c, col, n, "tcgen05.dealloc")) return;
   Tmem& t = c.cta->tmem;
+  const uint32_t dmask = ((n / 32 == 16) ? 0xffffu : ((1u << (n / 32)) - 1)) << (col / 32);
+  const bool pair = in.mode == 2;
+  if (pair ? (t.pairCols & dmask) != dmask : (t.pairCols & dmask) != 0) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+          std::string("tcgen05.dealloc.cta_group::") + (pair ? "2" : "1") + " of columns " + std::to_string(col) + ".." +
+              std::to_string(col + n - 1) + " allocated with " + (pair ? ".cta_group::1" : ".cta_group::2") +
+              " (the cta_group of a dealloc must match its alloc)");
+    return;
+  }
+  for (const auto& [pc, pn] : t.peerAllocs)
+    if (pc < col + n && col < pc + pn) {
+      raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+            "tcgen05.dealloc.cta_group::2 of columns the peer CTA allocated for this CTA before this CTA's own tcgen05.alloc.cta_group::2 executed");
+      return;
+    }
   if (!t.mmas.empty()) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc while a tcgen05.mma or tcgen05.shift is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
     return;
   }
   uint32_t chunks = n / 32;
   t.allocated &= ~(((chunks == 16) ? 0xffffu : ((1u << chunks) - 1)) << (col / 32));
+  t.pairCols &= ~dmask;
 }
 
 void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
@@ -418,9 +496,11 @@ bool ldStDecode(Decoder& dc, const Stmt& st, Inst& in, bool load) {
   return true;
 }
 
-bool ctaGroup1(Decoder& dc, const Stmt& st) {
-  if (st.has("cta_group::2")) return dc.fail("tcgen05 .cta_group::2 (a CTA pair sharing one MMA) is not simulated yet");
-  if (!st.has("cta_group::1")) return dc.fail("expected .cta_group::1");
+// .cta_group::1 or ::2 (in.mode 2) for alloc / dealloc / relinquish_alloc_permit.
+bool ctaGroup12(Decoder& dc, const Stmt& st, Inst& in) {
+  const bool two = st.has("cta_group::2");
+  if (two == st.has("cta_group::1")) return dc.fail("expected .cta_group::1 or .cta_group::2");
+  in.mode = two ? 2 : 1;
   return true;
 }
 
@@ -447,10 +527,10 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
     return true;
   }
   if (st.has("alloc") || st.has("dealloc") || st.has("relinquish_alloc_permit")) {
-    if (!ctaGroup1(dc, st)) return false;
+    if (!ctaGroup12(dc, st, in)) return false;
     if (!st.has("sync") || !st.has("aligned")) return dc.fail("expected .sync.aligned");
     if (st.has("relinquish_alloc_permit")) {
-      if (!onlyMods(dc, st, "relinquish_alloc_permit cta_group::1 sync aligned")) return false;
+      if (!onlyMods(dc, st, "relinquish_alloc_permit cta_group::1 cta_group::2 sync aligned")) return false;
       if (!o.empty()) return dc.fail("tcgen05.relinquish_alloc_permit takes no operands");
       in.fn = &relinquishOp;
       return true;
@@ -458,9 +538,9 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
     int64_t imm;
     if (o.size() == 2 && o[1].kind == Operand::Imm && immInt(o[1].name, imm) && (imm < 32 || imm > 512 || (imm & (imm - 1))))
       return dc.fail("nCols must be a power of two in [32, 512], got " + std::to_string(imm));
-    if (st.type() != Ty::B32 || o.size() != 2) return dc.fail(st.has("alloc") ? "expected tcgen05.alloc.cta_group::1.sync.aligned{.shared::cta}.b32 [dst], nCols" : "expected tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, nCols");
+    if (st.type() != Ty::B32 || o.size() != 2) return dc.fail(st.has("alloc") ? "expected tcgen05.alloc.cta_group::{1,2}.sync.aligned{.shared::cta}.b32 [dst], nCols" : "expected tcgen05.dealloc.cta_group::{1,2}.sync.aligned.b32 taddr, nCols");
     if (st.has("alloc")) {
-      if (!onlyMods(dc, st, "alloc cta_group::1 sync aligned shared::cta b32")) return false;
+      if (!onlyMods(dc, st, "alloc cta_group::1 cta_group::2 sync aligned shared::cta b32")) return false;
       uint8_t sym;
       if (o[0].kind != Operand::Addr || !dc.addr(o[0], in.s[0], in.imm, sym)) return dc.fail("expected the shared-memory address [dst]");
       in.space = st.has("shared::cta") ? kShared : kGeneric;
@@ -468,7 +548,7 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
       in.fn = &allocOp;
       return true;
     }
-    if (!onlyMods(dc, st, "dealloc cta_group::1 sync aligned b32")) return false;
+    if (!onlyMods(dc, st, "dealloc cta_group::1 cta_group::2 sync aligned b32")) return false;
     in.s[0] = dc.src(o[0], Ty::B32);
     in.s[1] = dc.src(o[1], Ty::U32);
     in.fn = &deallocOp;
@@ -568,6 +648,13 @@ bool tmemExitCheck(Ctx& c) {
   tmemLandStores(c, -1);
   t.commits.clear();
   t.mmas.clear();
+  if (!t.peerAllocs.empty()) {
+    raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+          "the CTA exited without the tcgen05.alloc.cta_group::2 that matches its peer CTA's (columns " +
+              std::to_string(t.peerAllocs.front().first) + "..., " + std::to_string(t.peerAllocs.front().second) +
+              " columns, PTX line " + std::to_string(t.allocLine) + "): both CTAs of the pair must allocate together");
+    return false;
+  }
   if (!t.allocated) return true;
   std::string held;
   for (unsigned i = 0; i < 16; i++)
@@ -589,7 +676,8 @@ void registerTcgen05Ops(DecodeTable& t) {
         "warpx2::02_13 warpx2::01_23 warpx4" + xs +
             " block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16",
         "sm_100a tensor memory: per-CTA 128 lanes x 512 columns; alloc (power of two >= 32 columns; a CTA exiting "
-        "with columns allocated faults) / dealloc / relinquish_alloc_permit; ld / st `.32x32b.xN` with the warp's "
+        "with columns allocated faults) / dealloc / relinquish_alloc_permit, `.cta_group::1` and `::2` (the CTA pair "
+        "allocating jointly: the same columns in both); ld / st `.32x32b.xN` with the warp's "
         "lane quarter enforced, and `.16x64b` / `.16x128b` / `.16x256b` / `.16x32bx2` (two 16-lane halves, the second immHalfSplitoff columns on) `.xN` with `.pack::16b` / `.unpack::16b`; ld results are a poison NaN (0x7ff1dead) and a named fault on use until "
         "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2/e2m3/e3m2/e2m1 in any pair -> f32 or f16) and i8 (u8/s8 -> s32), M 64/128, "
         "the block-scaled kinds mxf8f6f4 / mxf4 / mxf4nvf4 (`.block_scale`, scale_vec::1X/2X/4X or .block32/.block16, ue8m0 / ue4m3 scales "
@@ -597,7 +685,7 @@ void registerTcgen05Ops(DecodeTable& t) {
         "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
         "`shift.cta_group::1.down` (asynchronous, completed by a covering commit like an MMA). "
-        "Refused by name: cta_group::2, ld.red, cp, "
+        "Refused by name: cta_group::2 for mma / commit / shift / cp, ld.red, cp, "
         "MN-major or TMEM-resident 6/4-bit operands, block-scaled K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 
