@@ -70,6 +70,7 @@ struct Tcgen05Mma {
   uint8_t lane;
   uint32_t san = 0;          // racecheck: its operand-read record (sanWgmmaIssue), 0 when none
   bool shift = false;        // a tcgen05.shift (taddr only), in the same queue as the MMAs
+  uint8_t cp = 0;            // a tcgen05.cp: 1 + its shape (taddr, descA the source descriptor)
   uint32_t sfA = 0, sfB = 0;  // .block_scale: the tensor-memory addresses of scale_A and scale_B
 };
 // A tcgen05.commit's arrive-on: due once the MMAs issued before it (seq < upto) are complete.

@@ -290,6 +290,23 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
   // our column ranges: [col0, col0 + n), and for 16x32bx2 the second half's too
   const uint32_t ours[2] = {col0, s.kind == k16x32bx2 ? col0 + s.split : col0};
   for (const Tcgen05Mma& op : t.mmas) {
+    if (op.cp) {  // a tcgen05.cp in flight writes its destination cells
+      uint32_t cc, nc;
+      for (uint32_t from : ours)
+        for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
+          if (!tcgen05CpWrites(op, L, cc, nc)) continue;
+          const uint32_t lo = std::max(from, cc), hi = std::min(from + s.width, cc + nc);
+          if (lo >= hi) continue;
+          char head[160];
+          std::snprintf(head, sizeof head, "%s hazard on tensor memory (lane %u, column %u): ", write ? "write-after-write" : "read-after-write", L, lo);
+          sanRecord(c, 0, write ? 7 : 6, op.pc, c.curPc,
+                    std::string(head) + (write ? "tcgen05.st " : "tcgen05.ld ") + sanWhere(c, c.w->id * kWarp, c.curPc) +
+                        (write ? " writes" : " reads") + " a cell that tcgen05.cp " + sanWhere(c, op.warp * kWarp + op.lane, op.pc) +
+                        " writes (its destination), before the tcgen05.commit that covers the copy has arrived on its mbarrier");
+          return;
+        }
+      continue;
+    }
     const unsigned m = ((op.idesc >> 24) & 31) * 16, n = ((op.idesc >> 17) & 63) * 8;
     const bool aTmem = c.prog->code[op.pc].mode & 0x40;
     // the first of our cells in [c0, c0 + nc) of a row of op (disabled output lanes: not written)
@@ -511,7 +528,7 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.has("ld")) return ldStDecode(dc, st, in, true);
   if (st.has("st")) return ldStDecode(dc, st, in, false);
   if (st.has("shift")) return decodeTcgen05Shift(dc, st, in);
-  if (st.has("cp")) return dc.fail("tcgen05.cp is not simulated yet");
+  if (st.has("cp")) return decodeTcgen05Cp(dc, st, in);
   in.cls = kSync;
   if (st.has("fence::before_thread_sync") || st.has("fence::after_thread_sync")) {
     if (!onlyMods(dc, st, "fence::before_thread_sync fence::after_thread_sync")) return false;
@@ -673,7 +690,7 @@ void registerTcgen05Ops(DecodeTable& t) {
         "mma commit cp shift down cta_group::1 cta_group::2 sync aligned shared::cta shared::cluster b32 b64 32x32b 16x64b 16x128b "
         "16x256b 16x32bx2 pack::16b unpack::16b red kind::f16 kind::tf32 kind::f8f6f4 kind::i8 kind::mxf8f6f4 kind::mxf4 "
         "kind::mxf4nvf4 ws sp mbarrier::arrive::one multicast::cluster 128x256b 4x256b 128x128b 64x128b 32x128b "
-        "warpx2::02_13 warpx2::01_23 warpx4" + xs +
+        "warpx2::02_13 warpx2::01_23 warpx4 b8x16 b6x16_p32 b4x16_p64" + xs +
             " block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16",
         "sm_100a tensor memory: per-CTA 128 lanes x 512 columns; alloc (power of two >= 32 columns; a CTA exiting "
         "with columns allocated faults) / dealloc / relinquish_alloc_permit, `.cta_group::1` and `::2` (the CTA pair "
@@ -685,7 +702,10 @@ void registerTcgen05Ops(DecodeTable& t) {
         "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
         "`shift.cta_group::1.down` (asynchronous, completed by a covering commit like an MMA). "
-        "Refused by name: cta_group::2 for mma / commit / shift / cp, ld.red, cp, "
+        "`cp.cta_group::1` shared -> TMEM in every shape: `.128x256b`, `.4x256b` (lanes 32 apart), `.128x128b`, "
+        "`.64x128b.warpx2::02_13` / `::01_23` and `.32x128b.warpx4` (multicast to warp pairs / all four quarters), the source an "
+        "sm_100 descriptor's 8-bit K-major layout; asynchronous in the MMA queue (done when a covering commit arrives). "
+        "Refused by name: cta_group::2 for mma / commit / shift / cp, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
         "MN-major or TMEM-resident 6/4-bit operands, block-scaled K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 

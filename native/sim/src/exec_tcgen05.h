@@ -4,6 +4,7 @@
 #include <string>
 
 #include "exec_core.h"
+#include "exec_smem_matrix.h"
 
 namespace tsim {
 
@@ -21,6 +22,14 @@ bool tcgen05FullWarp(Ctx& c, uint32_t exec, const char* what);
 bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in);
 bool decodeTcgen05Commit(Decoder& dc, const Stmt& st, Inst& in);
 bool decodeTcgen05Shift(Decoder& dc, const Stmt& st, Inst& in);
+// tcgen05.cp (exec_tcgen05_cp.cpp): its decoder; the copy itself, done in queue order when a
+// covering commit arrives (false after a fault); and whether it writes TMEM lane `lane` (then its
+// columns [col, col + ncols)), for racecheck.
+bool decodeTcgen05Cp(Decoder& dc, const Stmt& st, Inst& in);
+bool completeTcgen05Cp(Ctx& c, const Tcgen05Mma& op);
+bool tcgen05CpWrites(const Tcgen05Mma& op, uint32_t lane, uint32_t& col, uint32_t& ncols);
+// The sm_100 shared-memory descriptor (exec_tcgen05_mma.cpp): "" or why the sim does not take it.
+std::string decodeTcgen05SmemDesc(uint64_t v, SmemMatrix& d);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 

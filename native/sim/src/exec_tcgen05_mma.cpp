@@ -346,6 +346,7 @@ bool applyScales(Ctx& c, const Tcgen05Mma& op, const Idesc& d, std::vector<doubl
 
 bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   if (op.shift) return completeShift(c, op);
+  if (op.cp) return completeTcgen05Cp(c, op);
   if (op.san) sanWgmmaDone(c, op.san);  // read now: later writes to its operands no longer race
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
@@ -648,6 +649,8 @@ bool scaleVecOf(Decoder& dc, const Stmt& st, MmaKind k, unsigned& vec) {
 }
 
 }  // namespace
+
+std::string decodeTcgen05SmemDesc(uint64_t v, SmemMatrix& d) { return decodeSmemDesc(v, d); }
 
 bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.has("sp")) return dc.fail("tcgen05.mma.sp (sparse A) is not simulated yet");

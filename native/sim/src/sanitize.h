@@ -75,13 +75,13 @@ struct SanCta {
   // wgmma.mma_async operands in flight: the async proxy may read them until the wgmma.wait_group
   // that covers the op, so a write to them before then is a hazard. Per shared byte, how many ops
   // read it (sized at the first op); per op, its bytes (sorted) and who issued it.
-  // tcgen05.mma operands are kept here too (tcgen05: true): read until the tcgen05.commit that
-  // covers the MMA has arrived on its mbarrier.
+  // tcgen05.mma operands (tcgen05: 1) and tcgen05.cp sources (2) are kept here too: read until
+  // the tcgen05.commit that covers them has arrived on its mbarrier.
   struct WgRead {
     uint32_t id, pc;
     uint16_t tid;  // tagged like SanAcc::tid
     std::vector<uint32_t> bytes;
-    bool tcgen05 = false;
+    uint8_t tcgen05 = 0;
   };
   std::vector<uint16_t> wgCount;
   std::vector<WgRead> wgReads;
@@ -143,8 +143,9 @@ void sanBulkLand(Ctx& c, uint32_t off, unsigned bytes);  // cp.async.bulk / TMA 
 void sanAcquireAll(Ctx& c, unsigned lane);  // a completed mbarrier wait
 // racecheck: a wgmma.mma_async of the current warp reads these shared bytes until its wait
 // (returns the record's id, never 0), and the wgmma.wait_group that covered record id.
-// tcgen05.mma: the same, for thread `lane` of the current warp, done when its commit arrives.
-uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, bool tcgen05 = false, unsigned lane = 0);
+// tcgen05.mma (tcgen05 = 1) and tcgen05.cp (2): the same, for thread `lane` of the current warp,
+// done when its commit arrives.
+uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, unsigned tcgen05 = 0, unsigned lane = 0);
 void sanWgmmaDone(Ctx& c, uint32_t id);
 void sanBarArrive(Ctx& c, const Inst& in, uint32_t exec, unsigned id, unsigned count, bool arriveOnly);
 void sanBarRelease(Ctx& c, Cta& cta, unsigned id);

@@ -132,14 +132,15 @@ void wgHazard(Ctx& c, const SanCta::WgRead& r, uint64_t o, unsigned bytes, unsig
   std::snprintf(head, sizeof head, "write-after-read hazard on shared memory [0x%llx, +%u)%s: ", (unsigned long long)o,
                 bytes, trank == c.cta->rank ? "" : (" of cluster rank " + std::to_string(trank)).c_str());
   sanRecord(c, 0, 5, r.pc, pc,
-            std::string(head) + what + (r.tcgen05 ? " conflicts with tcgen05.mma operand read " : " conflicts with wgmma operand read ") +
+            std::string(head) + what +
+                (r.tcgen05 == 2 ? " conflicts with tcgen05.cp source read " : r.tcgen05 ? " conflicts with tcgen05.mma operand read " : " conflicts with wgmma operand read ") +
                 whereRec(c, p) +
                 (r.tcgen05 ? ", before the tcgen05.commit that covers it has arrived on its mbarrier" : ", before the wgmma.wait_group that covers it"));
 }
 
 }  // namespace
 
-uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, bool tcgen05, unsigned lane) {
+uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, unsigned tcgen05, unsigned lane) {
   SanState& S = *c.san;
   SanCta& s = sanCta(c);
   if (s.wgCount.size() < s.cells.size()) s.wgCount.assign(s.cells.size(), 0);
@@ -148,7 +149,7 @@ uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, bool tcgen05, unsi
   while (!bytes.empty() && bytes.back() >= s.wgCount.size()) bytes.pop_back();  // out of bounds: faults at the wait
   for (uint32_t b : bytes) s.wgCount[b]++;
   uint32_t id = ++S.wgId ? S.wgId : ++S.wgId;
-  s.wgReads.push_back({id, c.curPc, tagged(c.cta->rank, c.w->id * kWarp + lane), std::move(bytes), tcgen05});
+  s.wgReads.push_back({id, c.curPc, tagged(c.cta->rank, c.w->id * kWarp + lane), std::move(bytes), (uint8_t)tcgen05});
   return id;
 }
 
