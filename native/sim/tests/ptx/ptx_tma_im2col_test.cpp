@@ -15,7 +15,7 @@
 //    and completes exactly its bytes (ppc x cpp x element size) on the mbarrier.
 // Named faults: a filter base outside the bounding box, an im2col offset outside the ISA's range,
 // .im2col with a tiled map, .tile with an im2col map, rows not a multiple of 16 bytes, an N
-// traversal stride. Forms refused at load: no offsets, wrong offset count, 2-D, a store, the sm_100
+// traversal stride, tensormap.replace.tile on an im2col map. Forms refused at load: no offsets, wrong offset count, 2-D, a store, the sm_100
 // modes on .target sm_90a. `--ptxas PATH` assembles every kernel with ptxas -arch=sm_90a.
 #include <cstdlib>
 #include <fstream>
@@ -252,6 +252,35 @@ int main(int argc, char** argv) {
            faultOf(mem, "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r11], [%rd1, {%r1, %r2, %r3, %r4}], [%r10];", s,
                    2048, {0, 0, 0, 0}, {}),
            "im2col tensor map");
+  }
+  // tensormap.replace.tile edits tiled maps only: on an im2col map it is a named fault
+  {
+    Kernel rk(R"(
+.version 8.3
+.target sm_90a
+.address_size 64
+.visible .entry rp(.param .u64 tm)
+{
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [tm];
+  tensormap.replace.tile.box_dim.global.b1024.b32 [%rd1], 0, 8;
+  ret;
+}
+)");
+    MapSpec s;
+    s.kind = tsim::kTmIm2col;
+    s.addr = mem.alloc(4096);
+    s.dim = {32, 4, 4, 1};
+    s.strideBytes = {128, 512, 2048};
+    s.channels = 32;
+    s.pixels = 16;
+    s.lower = {0, 0};
+    s.upper = {0, 0};
+    uint64_t tm = mem.alloc(128);
+    mem.put(tm, std::vector<tsim::TensorMapBits>{makeMap(s)});
+    tsim::Fault f = rk.run(mem, "rp", {tm}, 1, 32);
+    CHECK_EQ((int)f.kind, (int)tsim::Fault::IllegalInstruction);
+    CHECK(f.detail.find("on an im2col tensor map") != std::string::npos);
   }
   // forms refused at load
   const char* refused[] = {
