@@ -191,6 +191,7 @@ const std::unordered_map<std::string, Proc>& table() {
       P("cuLaunchKernelEx", cuLaunchKernelEx, 11060),
       P("cuTensorMapEncodeTiled", cuTensorMapEncodeTiled, 12000),
       P("cuTensorMapEncodeIm2col", cuTensorMapEncodeIm2col, 12000),
+      P("cuTensorMapEncodeIm2colWide", cuTensorMapEncodeIm2colWide, 12080),
       P("cuLaunchCooperativeKernel", cuLaunchCooperativeKernel, 9000),
       P("cuLaunchHostFunc", cuLaunchHostFunc, 10000),
       P("cuStreamAddCallback", cuStreamAddCallback, 5000),

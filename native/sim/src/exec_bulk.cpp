@@ -404,7 +404,7 @@ bool onlyMods(Decoder& dc, const Stmt& st, const char* allowed) {
 bool decodeCpAsyncBulk(Decoder& dc, const Stmt& st, Inst& in) {
   in.cls = kMemGlobal;
   if (st.has("reduce")) return decodeCpReduceBulk(dc, st, in);
-  if (!onlyMods(dc, st, "async bulk tensor 1d 2d 3d 4d 5d tile shared::cluster shared::cta global mbarrier::complete_tx::bytes multicast::cluster "
+  if (!onlyMods(dc, st, "async bulk tensor 1d 2d 3d 4d 5d tile tile::gather4 tile::scatter4 im2col im2col::w im2col::w::128 shared::cluster shared::cta global mbarrier::complete_tx::bytes multicast::cluster "
                         "bulk_group commit_group wait_group read L2::cache_hint"))
     return false;
   if (st.has("tensor")) return decodeCpAsyncBulkTensor(dc, st, in);

@@ -134,6 +134,7 @@ struct BulkStore {
   uint16_t warp;
   uint8_t lane;
   bool tensor = false;         // cp.async.bulk.tensor store: tmap and coord say where (exec_tma.cpp)
+  uint8_t tensorMode = 0;      // its TmaLoadMode: .tile, or .tile::scatter4 (exec_tma_modes.h)
   uint8_t redOp = 0, redTy = 0;  // cp.reduce.async.bulk: the reduction (0: a plain store) and type
   uint8_t tmap[128];
   int32_t coord[5];

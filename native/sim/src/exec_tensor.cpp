@@ -437,9 +437,10 @@ void registerTensorOps(DecodeTable& t) {
   const std::string ldm = "sync aligned m8n8 x1 x2 x4 trans shared shared::cta b16";
   addOp(t, "ldmatrix", ldmatrixDecode, ldm, "");
   addOp(t, "stmatrix", ldmatrixDecode, ldm, "the inverse of `ldmatrix` (sm_90)");
-  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B L2::cache_hint mbarrier arrive noinc b64 bulk shared::cluster mbarrier::complete_tx::bytes multicast::cluster bulk_group read tensor 1d 2d 3d 4d 5d tile "
+  addOp(t, "cp", cpAsyncDecode, "async ca cg shared global shared::cta commit_group wait_group wait_all L2::64B L2::128B L2::256B L2::cache_hint mbarrier arrive noinc b64 bulk shared::cluster mbarrier::complete_tx::bytes multicast::cluster bulk_group read tensor 1d 2d 3d 4d 5d tile tile::gather4 tile::scatter4 im2col im2col::w im2col::w::128 "
         "reduce and or xor add inc dec min max noftz u32 s32 u64 s64 b32 f32 f64 f16 bf16",
-        "`cp.async`: copies land at the covering wait (or, for `cp.async.mbarrier.arrive`, when that mbarrier is tested); L2 prefetch sizes have no effect");
+        "`cp.async`: copies land at the covering wait (or, for `cp.async.mbarrier.arrive`, when that mbarrier is tested); L2 prefetch sizes have no effect; "
+        "tensor copies: `.tile`, `.im2col` (sm_90), `.tile::gather4` / `.tile::scatter4` / `.im2col::w{::128}` (sm_100a)");
 }
 
 }  // namespace tsim

@@ -15,20 +15,24 @@
 // group is waited for (or the CTA ends). A load into another CTA of the cluster (a mapa
 // destination) or .multicast::cluster (every CTA of ctaMask) lands in those CTAs' shared memory
 // when each tests its mbarrier.
-// Not implemented (a fault naming it): im2col, interleaved maps, the 128B_ATOM swizzles, a swizzled
+// The other load modes (.tile::gather4, .tile::scatter4, .im2col, .im2col::w, .im2col::w::128) say
+// which elements the box holds in exec_tma_modes.cpp; they land and complete as .tile does.
+// Not implemented (a fault naming it): interleaved maps, the 128B_ATOM swizzles, a swizzled
 // box whose inner dimension is narrower than the swizzle span.
 #include <climits>
+#include <cstdlib>
 
 #include "exec_core.h"
 #include "exec_mem.h"
+#include "exec_tma_modes.h"
 #include "tensormap.h"
 
 namespace tsim {
 
 namespace {
 
-// ext: [tmap base slot, tmap offset (int32), tmap space, coord slots...]; in.vec = rank;
-// in.mode: 0 load, 1 store. Load: s[0]+imm = dst shared address, s[3]+target = mbarrier.
+// ext: [tmap base slot, tmap offset (int32), tmap space, load mode (TmaLoadMode), coord slots...,
+// im2colInfo slots...]; in.vec = rank; in.mode: 0 load, 1 store. Load: s[0]+imm = dst shared address, s[3]+target = mbarrier.
 // Store: s[0]+imm = src shared address.
 
 // CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA: out-of-bounds elements of a load are the
@@ -76,7 +80,11 @@ bool readTensorMap(Ctx& c, const Inst& in, int lane, TensorMapBits& m, uint8_t r
   memcpy(raw, p, 128);
   memcpy(&m, raw, sizeof m);
   if (m.magic != kTensorMapMagic || m.version != 1) {
-    raise(c, Fault::IllegalInstruction, lane, a, 128, false, "cp.async.bulk.tensor: not a tensor map made by cuTensorMapEncodeTiled");
+    raise(c, Fault::IllegalInstruction, lane, a, 128, false, "cp.async.bulk.tensor: not a tensor map made by cuTensorMapEncodeTiled/Im2col");
+    return false;
+  }
+  if (e[3] == kTmaTile && m.kind != kTmTiled) {
+    raise(c, Fault::IllegalInstruction, lane, a, 128, false, "cp.async.bulk.tensor .tile with an im2col tensor map (it needs one from cuTensorMapEncodeTiled)");
     return false;
   }
   if (m.rank != in.vec) {
@@ -174,9 +182,21 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
     TensorMapBits m;
     uint8_t raw[128];
     if (!readTensorMap(c, in, (int)l, m, raw)) return;
+    const uint8_t lm = (uint8_t)e[3];
+    const unsigned nc = tmaCoordCount(lm, in.vec), ni = tmaInfoCount(lm, in.vec);
     int32_t coord[5] = {0, 0, 0, 0, 0};
-    for (unsigned d = 0; d < in.vec; d++) coord[d] = (int32_t)(uint32_t)slot(c, e[3 + d])[l];
+    uint16_t info[3] = {0, 0, 0};
+    for (unsigned d = 0; d < nc; d++) coord[d] = (int32_t)(uint32_t)slot(c, e[4 + d])[l];
+    for (unsigned i = 0; i < ni; i++) info[i] = (uint16_t)slot(c, e[4 + nc + i])[l];
     Box b = boxOf(m);
+    if (lm != kTmaTile) {
+      std::string why = tmaModeCheck(m, lm, coord, info);
+      if (!why.empty()) {
+        raise(c, Fault::IllegalInstruction, (int)l, 0, 0, in.mode == 1, "cp.async.bulk.tensor" + why);
+        return;
+      }
+      b.bytes = tmaModeBytes(m, lm);
+    }
     uint32_t boxOff;
     // a load's destination may name another CTA of the cluster (a mapa address: exec_cluster.cpp);
     // every CTA of a launch has the same shared size, so the box is checked against this one's
@@ -196,6 +216,7 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
       s.warp = (uint16_t)c.w->id;
       s.lane = (uint8_t)l;
       s.tensor = true;
+      s.tensorMode = lm;
       s.redOp = in.size;  // cp.reduce.async.bulk.tensor: the reduction (0: a plain store)
       if (s.redOp) {
         int t = reduceTypeOfTensorMap(m.dtype, s.redOp);
@@ -267,7 +288,7 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
     bc.data.assign(b.bytes, 0);
     uint64_t nan = 0;
     const bool nanFill = m.oobFill && oobNaN(m.dtype, nan);
-    bool ok = walkBox(m, b, coord, [&](uint64_t idx, uint64_t ga, unsigned n) {
+    auto land = [&](uint64_t idx, uint64_t ga, unsigned n) {
       if (ga == ~0ull) {  // out of bounds: zero, or NaN
         if (nanFill)
           for (unsigned k = 0; k < n; k++) memcpy(bc.data.data() + (idx + k) * m.esize, &nan, m.esize);
@@ -283,7 +304,8 @@ void tensorOp(Ctx& c, const Inst& in, uint32_t exec) {
       if (c.san) sanAsyncGlobalRead(c, l, ga, (uint64_t)n * m.esize, "cp.async.bulk.tensor");
       memcpy(bc.data.data() + idx * m.esize, p, (size_t)n * m.esize);
       return true;
-    });
+    };
+    bool ok = lm == kTmaTile ? walkBox(m, b, coord, land) : tmaModeWalk(m, lm, coord, info, land);
     if (!ok) return;
     c.ctr.globalLoadRequests++;
     for (size_t i = 0; i + 1 < to.size(); i++) to[i]->bulkCopies.push_back(bc);
@@ -309,7 +331,7 @@ bool tmaStore(Ctx& c, const BulkStore& s) {
   TensorMapBits m;
   memcpy(&m, s.tmap, sizeof m);
   Box b = boxOf(m);
-  return walkBox(m, b, s.coord, [&](uint64_t idx, uint64_t ga, unsigned n) {
+  auto put = [&](uint64_t idx, uint64_t ga, unsigned n) {
     if (ga == ~0ull) return true;  // out of bounds: not written
     Fault f;
     uint8_t* p = translateRange(c, ga, (uint64_t)n * m.esize, true, f);
@@ -330,7 +352,8 @@ bool tmaStore(Ctx& c, const BulkStore& s) {
       else memcpy(p + (size_t)k * m.esize, from, m.esize);
     }
     return true;
-  });
+  };
+  return s.tensorMode == kTmaTile ? walkBox(m, b, s.coord, put) : tmaModeWalk(m, s.tensorMode, s.coord, nullptr, put);
 }
 
 namespace {
@@ -375,6 +398,11 @@ void replaceOp(Ctx& c, const Inst& in, uint32_t exec) {
     if (!p) return;
     TensorMapBits m;
     memcpy(&m, p, sizeof m);
+    if (m.magic == kTensorMapMagic && m.version == 1 && m.kind != kTmTiled) {
+      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, true, "tensormap.replace.tile on an im2col tensor map");
+      return;
+    }
+    if (m.magic != kTensorMapMagic || m.version != 1) m.kind = kTmTiled;  // a fresh object becomes a tiled map
     m.magic = kTensorMapMagic;
     m.version = 1;
     uint64_t x = in.mode == kFAddr || in.mode == kFStride ? v[l] : (uint32_t)v[l];
@@ -485,6 +513,28 @@ void registerTensormapOps(DecodeTable& t) {
         "`replace` edits the sim's tensor-map encoding field by field (ISA `.elemtype` numbering); `cp_fenceproxy` copies 128 bytes (the fence has nothing to order)");
 }
 
+// The load mode modifier (.tile when none) and whether the module's .target has it: .im2col is
+// sm_90; .tile::gather4 and .im2col::w need sm_100 (sm_100a into .shared::cluster),
+// .tile::scatter4 and .im2col::w::128 sm_100a (or the sm_100f family).
+static bool tensorLoadMode(Decoder& dc, const Stmt& st, bool toCluster, uint8_t& lm) {
+  static const struct { const char* mod; uint8_t mode; } modes[] = {{"tile", kTmaTile}, {"tile::gather4", kTmaGather4},
+      {"tile::scatter4", kTmaScatter4}, {"im2col", kTmaIm2col}, {"im2col::w", kTmaIm2colW}, {"im2col::w::128", kTmaIm2colW128}};
+  lm = kTmaTile;
+  int n = 0;
+  for (auto& m : modes)
+    if (st.has(m.mod)) lm = m.mode, n++;
+  if (n > 1) return dc.fail("cp.async.bulk.tensor takes one load mode");
+  if (lm == kTmaTile || lm == kTmaIm2col) return true;
+  const std::string& t = dc.target;
+  const int sm = t.size() > 3 && t.compare(0, 3, "sm_") == 0 ? std::atoi(t.c_str() + 3) : 0;
+  const char suffix = t.empty() ? 0 : t.back();
+  const bool archSpecific = lm == kTmaScatter4 || lm == kTmaIm2colW128 || toCluster;
+  if ((sm && sm < 100) || (sm && archSpecific && suffix != 'a' && suffix != 'f'))
+    return dc.fail(std::string("cp.async.bulk.tensor") + tmaModeName(lm) + (archSpecific ? " needs .target sm_100a" : " needs .target sm_100 or later") +
+                   " (this module's target is " + t + ")");
+  return true;
+}
+
 bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in) {
   unsigned rank = st.has("1d") ? 1 : st.has("2d") ? 2 : st.has("3d") ? 3 : st.has("4d") ? 4 : st.has("5d") ? 5 : 0;
   if (!rank) return dc.fail("expected cp.async.bulk.tensor.{1..5}d");
@@ -494,14 +544,27 @@ bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in) {
   bool load = sp.size() == 2 && (sp[0] == "shared::cluster" || sp[0] == "shared::cta") && sp[1] == "global" && st.has("mbarrier::complete_tx::bytes");
   bool store = sp.size() == 2 && sp[0] == "global" && sp[1] == "shared::cta" && st.has("bulk_group");
   if (!load && !store) return dc.fail("expected a tile load to shared memory with mbarrier::complete_tx::bytes or a tile store to global memory with bulk_group");
+  uint8_t lm;
+  if (!tensorLoadMode(dc, st, load && sp[0] == "shared::cluster", lm)) return false;
+  const std::string mname = tmaModeName(lm);
+  if (store && lm != kTmaTile && lm != kTmaScatter4) return dc.fail(mname + " is a load mode: a tensor store takes .tile or .tile::scatter4");
+  if (load && lm == kTmaScatter4) return dc.fail(".tile::scatter4 is a store mode: a tensor load takes .tile::gather4");
+  if ((lm == kTmaGather4 || lm == kTmaScatter4) && rank != 2) return dc.fail(mname + " copies rows of a 2-D tensor: it needs .2d");
+  const unsigned ni = lm >= kTmaIm2col && rank >= 3 ? tmaInfoCount(lm, rank) : 0;
+  if (lm >= kTmaIm2col && rank < 3) return dc.fail(mname + " needs a tensor of at least 3 dimensions (.3d, .4d or .5d)");
   const auto& o = st.ops;
   bool multicast = st.has("multicast::cluster");
   if (multicast && !load) return dc.fail(".multicast::cluster is a form of the tile load");
-  if (o.size() != (load ? (multicast ? 4u : 3u) : 2u)) return dc.fail("wrong operand count");
+  const unsigned want = load ? 3u + (ni ? 1 : 0) + (multicast ? 1 : 0) : 2u;
+  if (o.size() != want)
+    return dc.fail("wrong operand count" + std::string(ni ? " (" + mname + " takes its im2colInfo vector after the mbarrier)" : ""));
   const Operand& t = o[load ? 1 : 0];
   if (t.kind != Operand::Addr || t.elems.size() != 2 || t.elems[1].kind != Operand::Vec)
     return dc.fail("expected [tensorMap, {coordinates}]");
-  if (t.elems[1].elems.size() != rank) return dc.fail("the coordinate vector must have " + std::to_string(rank) + " elements");
+  const unsigned nc = tmaCoordCount(lm, rank);
+  if (t.elems[1].elems.size() != nc)
+    return dc.fail("the coordinate vector must have " + std::to_string(nc) + " elements" +
+                   (nc != rank ? " ({col, row0, row1, row2, row3} for " + mname + ")" : ""));
   Operand base = t;
   base.elems.resize(1);
   uint32_t tb;
@@ -509,8 +572,15 @@ bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in) {
   uint8_t tsp;
   if (!dc.addr(base, tb, toff, tsp)) return false;
   if (toff < INT32_MIN || toff > INT32_MAX) return dc.fail("tensor map offset out of range");
-  std::vector<uint32_t> e = {tb, (uint32_t)(int32_t)toff, (uint32_t)tsp};
+  std::vector<uint32_t> e = {tb, (uint32_t)(int32_t)toff, (uint32_t)tsp, lm};
   for (auto& x : t.elems[1].elems) e.push_back(dc.src(x, Ty::S32));
+  if (ni) {
+    const Operand& v = o[3];
+    if (v.kind != Operand::Vec || v.elems.size() != ni)
+      return dc.fail(mname + " needs its im2colInfo vector of " + std::to_string(ni) + " 16-bit values" +
+                     (lm == kTmaIm2col ? " (the im2col offsets, W first)" : " ({wHalo, wOffset})"));
+    for (auto& x : v.elems) e.push_back(dc.src(x, Ty::U16));
+  }
   uint8_t sp2;
   if (!dc.addr(o[load ? 0 : 1], in.s[0], in.imm, sp2)) return false;
   if (load) {
@@ -518,7 +588,7 @@ bool decodeCpAsyncBulkTensor(Decoder& dc, const Stmt& st, Inst& in) {
     if (!dc.addr(o[2], in.s[3], mo, sp2)) return false;
     if (mo < 0 || mo > INT32_MAX) return dc.fail("mbarrier offset out of range");
     in.target = (uint32_t)mo;
-    if (multicast) in.s[1] = dc.src(o[3], Ty::U16);  // ctaMask
+    if (multicast) in.s[1] = dc.src(o.back(), Ty::U16);  // ctaMask
   }
   in.ext = dc.ext(e);
   in.vec = (uint8_t)rank;

@@ -62,6 +62,7 @@ class Decoder {
   std::string err;                // set when a decoder rejects the statement
   bool negHandled = false;        // a decoder that implements "!%p" source operands sets this
   std::vector<Inst> emitAfter;    // extra instructions that follow the decoded one
+  std::string target;             // the module's `.target` architecture ("sm_90a"; "" before any)
 };
 
 // Immediate literal text -> bits for an operand of type t ("" on success, else why not).

@@ -455,6 +455,7 @@ class Parser : public Decoder {
   void topLevel() {
     const Tok& t = cur();
     if (t.kind != Tok::Ident) bad("unexpected '" + t.s + "'");
+    if (t.s == ".target" && peek().kind == Tok::Ident) target = peek().s;  // decoders refuse forms newer than it
     if (t.s == ".version" || t.s == ".target" || t.s == ".address_size" || t.s == ".file") { skipLine(); return; }
     if (t.s == ".section") {
       while (!is("{") && cur().kind != Tok::End) p_++;
