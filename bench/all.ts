@@ -21,7 +21,7 @@ export interface Benchmark {
 export const BENCHMARKS: readonly Benchmark[] = [
   { name: 'compile', description: 'trace / passes / PTX / ptxas times per kernel, warm and cold, vs Triton', run: (out) => benchCompile(out) },
   { name: 'launch', description: 'host overhead per launch on the sim: C loop vs the addon\'s launch plan, the low-level API and kernel.run', run: (out) => benchLaunch(out, [foreignLaunchRow, kernelRunRow]), unavailable: () => needsRepoTool('launch_overhead_bench') ?? needsSim() },
-  { name: 'sim', description: 'simulated thread-instructions per second of the sim device (reduction, matmul, each sanitizer), and Triton\'s wgmma matmul vs the mma.sync one in simulated FLOP/s per core (medians, interleaved)', run: (out) => benchSim(out), unavailable: () => needsRepoTool('sim_bench') },
+  { name: 'sim', description: 'simulated thread-instructions per second of the sim device (reduction, matmul, each sanitizer), and Triton\'s wgmma and tcgen05 matmuls vs the mma.sync one in simulated FLOP/s per core (medians)', run: (out) => benchSim(out), unavailable: () => needsRepoTool('sim_bench') },
   { name: 'tc', description: 'tensor-core kernels vs Triton 3.8 for sm_80 (npm run bench:tc -- --target sm_90a for Hopper): registers, spills, SASS, shared memory; sim warp instructions, sectors, bank conflicts', run: (out) => benchTc(out) },
   { name: 'kernel-run', description: 'host overhead per kernel.run launch on device arrays vs host arrays (sim, empty 8-arg kernel)', run: (out) => benchKernelRun(out), unavailable: needsSim },
   { name: 'graph', description: 'host time of one graph.launch of 20 captured kernels vs 3 and 20 separate kernel.run calls (sim)', run: (out) => benchGraph(out), unavailable: needsSim },

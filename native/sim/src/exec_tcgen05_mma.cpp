@@ -439,30 +439,40 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
       }
       continue;
     }
-    for (unsigned n = 0; n < N; n++) {
-      // The sum in double with the rounding error of every addition (TwoSum); when none has any,
-      // every partial sum was exact and one rounding to f32 gives the exactly rounded result;
-      // otherwise (or for inf/NaN) it is summed again in long double.
-      // an f16 accumulator is one element in the low 16 bits of its cell (the ISA's packing
-      // format for matrix D); the sim writes the high 16 bits as zero
-      const double in0 = !op.enableD ? 0.0 : (d.f16D ? (double)f16ToF32((uint16_t)row[n]) : (double)bitsf32(row[n])) * scale;
-      double s = in0, e = 0;
+    // The sums in double, eight columns at a time (N is a multiple of 8; B's row k holds them
+    // side by side, so the compiler packs them two to an SSE2 register), with the rounding error
+    // of every addition (TwoSum); when none has any, every partial sum was exact and one rounding
+    // gives the exactly rounded result; otherwise (or for inf/NaN) that column is summed again in
+    // long double. An f16 accumulator is one element in the low 16 bits of its cell (the ISA's
+    // packing format for matrix D); the sim writes the high 16 bits as zero.
+    for (unsigned n = 0; n < N; n += 8) {
+      double in[8], sum[8], err[8];
+      for (unsigned j = 0; j < 8; j++) {
+        in[j] = !op.enableD ? 0.0 : (d.f16D ? (double)f16ToF32((uint16_t)row[n + j]) : (double)bitsf32(row[n + j])) * scale;
+        sum[j] = in[j];
+        err[j] = 0;
+      }
       for (unsigned k = 0; k < K; k++) {
-        double p = a[k] * B[(size_t)k * N + n], t = s + p, z = t - s;
-        e += std::fabs((s - (t - z)) + (p - z));
-        s = t;
+        const double x = a[k], *b = &B[(size_t)k * N + n];
+        for (unsigned j = 0; j < 8; j++) {
+          const double p = x * b[j], t = sum[j] + p, z = t - sum[j];
+          err[j] += std::fabs((sum[j] - (t - z)) + (p - z));
+          sum[j] = t;
+        }
       }
-      long double sum = s;
-      if (e != 0) {
-        sum = (long double)in0;
-        for (unsigned k = 0; k < K; k++) sum += (long double)a[k] * B[(size_t)k * N + n];
+      for (unsigned j = 0; j < 8; j++) {
+        long double r = sum[j];
+        if (err[j] != 0) {
+          r = in[j];
+          for (unsigned k = 0; k < K; k++) r += (long double)a[k] * B[(size_t)k * N + n + j];  // exact products
+        }
+        if (d.f16D) {
+          row[n + j] = (uint32_t)roundTo(r, Ty::F16, kRn);  // nearest even, NaN canonical
+        } else {
+          const float f = (float)r;
+          row[n + j] = f != f ? 0x7fffffffu : f32bits(f);
+        }
       }
-      if (d.f16D) {
-        row[n] = (uint32_t)roundTo(sum, Ty::F16, kRn);  // nearest even, NaN canonical
-        continue;
-      }
-      float r = (float)sum;
-      row[n] = r != r ? 0x7fffffffu : f32bits(r);
     }
   }
   return true;

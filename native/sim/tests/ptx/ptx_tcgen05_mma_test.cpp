@@ -20,6 +20,7 @@
 // scale_input_d, disable_output_lane, N = 256; asynchrony: a tcgen05.ld before the mbarrier wait
 // reads the old columns, shared operands overwritten after the commit but before the wait are what
 // the MMA reads, a tcgen05.st not waited for is not seen by the MMA (and lands over its result);
+// the summation precision (an exact sum rounded once, as wgmma's test pins it);
 // named faults for descriptors
 // the sim does not run or that are malformed. Racecheck: the two early accesses above are reported
 // (a tcgen05.ld of accumulator cells, a write to an operand, before the covering commit arrived),
@@ -112,6 +113,7 @@ struct Case {
   unsigned san = 0;              // LaunchConfig::sanitize (1: racecheck)
   bool f16D = false;             // kind::f16 accumulating in f16 (D type 0)
   const char* hazard = nullptr;  // the sanitizer report expected (else none)
+  bool precision = false;        // f16 K-major none, en: the summation-precision values below
 };
 
 unsigned typeCode(Ty t) { return t == F16 || t == E4M3 || t == U8 ? 0 : t == BF16 || t == E5M2 || t == S8 ? 1 : 2; }
@@ -330,6 +332,17 @@ void runCase(const Case& c) {
     for (unsigned k = 0; k < kTot; k++) put(pa.at[(size_t)m * kTot + k], encode(c.ty, A[m * kTot + k]));
   for (unsigned n = 0; n < N; n++)
     for (unsigned k = 0; k < kTot; k++) put(bBase + pb.at[(size_t)n * kTot + k], encode(bType(c), B[k * N + n]));
+  if (c.precision) {
+    // The sum is exact and rounded once: D[0][0] = 2^20 + 2^-20 * 2^-20 - 1024 * 1024 = 2^-40
+    // (the partial sum 2^20 + 2^-40 needs 61 bits, more than a double's 53: a plain double sum
+    // gives 0); D[1][2] = 2^20 + 2^-24 * 2^-24 - 2^20 = 0 (2^20 + 2^-48 needs 69 bits, beyond
+    // the 64 that hold every sum exact here, and rounds to 2^20). The other operands are zero.
+    std::fill(img.begin(), img.end(), 0);
+    auto putA = [&](unsigned m, unsigned k, uint32_t b) { put(pa.at[(size_t)m * kTot + k], b); };
+    auto putB = [&](unsigned k, unsigned n, uint32_t b) { put(bBase + pb.at[(size_t)n * kTot + k], b); };
+    putA(0, 0, 0x0010), putA(0, 1, 0xe400), putA(1, 0, 0x0001), putA(1, 1, 0xe400);  // 2^-20, -1024, 2^-24
+    putB(0, 0, 0x0010), putB(1, 0, 0x6400), putB(0, 2, 0x0001), putB(1, 2, 0x6400);  // 2^-20, 1024, 2^-24
+  }
   std::vector<uint64_t> descs;
   for (unsigned i = 0; i < nmma; i++) {
     descs.push_back(pa.desc[i] ^ c.descAXor);
@@ -383,6 +396,16 @@ void runCase(const Case& c) {
       }
       want[lane * N + n] = c.f16D ? f16bits(d) : fbits((float)d);
     }
+  }
+  if (c.precision) {
+    std::fill(init.begin(), init.end(), 0u);
+    std::fill(initW.begin(), initW.end(), 0u);
+    init[0 * N + 0] = initW[0 * W + 0] = 0x49800000u;  // 2^20
+    init[1 * N + 2] = initW[1 * W + 2] = 0x49800000u;
+    want = init;
+    want[0 * N + 0] = 0x2b800000u;  // 2^-40
+    want[1 * N + 2] = 0;
+    want[0 * N + 2] = want[1 * N + 0] = 0xc9800000u;  // -2^20 + 2^-44, rounded to f32: -2^20
   }
   if (c.flags & 1) want = before;  // read before the wait: the old columns
   if (c.flags & 4) want = init;    // the MMA saw zeros, then the stores landed over its result
@@ -453,6 +476,7 @@ int main(int argc, char** argv) {
     c.n = swz == 32 ? 16 : swz == 64 ? 32 : swz == 128 ? 128 : 64;
     cases.push_back(c);
   }
+  { Case c = mk("summation precision (f16, exact sum rounded once)"); c.precision = c.en = true; c.swzA = c.swzB = 0; cases.push_back(c); }
   { Case c = mk("bf16 128B, enable_input_d"); c.ty = BF16; c.en = true; cases.push_back(c); }
   { Case c = mk("tf32 128B"); c.ty = TF32; c.n = 32; cases.push_back(c); }
   { Case c = mk("tf32 none, MN-major B"); c.ty = TF32; c.n = 48; c.swzA = c.swzB = 0; c.mnB = true; c.en = true; cases.push_back(c); }
