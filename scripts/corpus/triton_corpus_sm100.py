@@ -21,6 +21,10 @@ from triton.compiler import ASTSource  # noqa: E402
 import triton_kernels as K  # noqa: E402
 import triton_kernels_sm90 as K90  # noqa: E402
 import triton_kernels_sm100 as K100  # noqa: E402
+# after our triton_kernels: Gluon's import would otherwise bind that name to a package of its own
+from triton.experimental.gluon._runtime import GluonASTSource  # noqa: E402
+
+import gluon_kernels_sm100 as G100  # noqa: E402
 from corpus_io import Buf, Scalar, Scratch, bf16_bits, bf16_float, write_case  # noqa: E402
 from host_desc import HostDesc  # noqa: E402
 
@@ -30,16 +34,17 @@ failures = []
 TY = {'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i32': 'i32', 'i8': 'i8', 'u8': 'u8', 'fp8e5': 'fp8e5', 'fp8e4nv': 'fp8e4nv'}
 
 
-def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need='tcgen05.mma'):
+def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need='tcgen05.mma', source=ASTSource):
     """sig: the Triton type of each runtime arg, in order. need: a PTX opcode the kernel must
-    contain (so a case meant to exercise tcgen05 fails to generate rather than silently not)."""
+    contain (so a case meant to exercise tcgen05 fails to generate rather than silently not).
+    source: GluonASTSource for a Gluon kernel."""
     signature, it = {}, iter(sig)
     for n in fn.arg_names:
         signature[n] = 'constexpr' if n in constexprs else next(it)
     signature = {n: ('*' + TY[t[1:]] if t.startswith('*') else TY.get(t, t)) if t != 'constexpr' else t
                  for n, t in signature.items()}
     try:
-        k = triton.compile(ASTSource(fn, signature, constexprs), target=TARGET,
+        k = triton.compile(source(fn, signature, constexprs), target=TARGET,
                            options={'num_warps': num_warps, 'num_stages': num_stages})
     except Exception as e:  # noqa: BLE001
         failures.append(f'{name}: triton cannot compile it for sm_100a: {str(e).splitlines()[0][:200]}')
@@ -249,6 +254,16 @@ for ws in (False, True):
           HostDesc(Buf('f16', count=M * N, expect=ref, tol=close(2e-3, 2e-3)), [M, N]), Scalar(M), Scalar(N), Scalar(Kd)],
          ['tensordesc<fp16[128, 64]>', 'tensordesc<fp16[64, 128]>', 'tensordesc<fp16[128, 128]>', 'i32', 'i32', 'i32'], [2],
          {'BM': 128, 'BN': 128, 'BK': 64, 'NUM_SMS': 2, 'WS': ws}, num_stages=3, need='setmaxnreg' if ws else 'tcgen05.mma')
+
+# cluster launch control (Gluon: clc.try_cancel / load_result): 40 blocks of 512, each CTA takes
+# further blocks by cancelling launches that have not started; hits counts each block's CTAs.
+rng_clc = np.random.default_rng(10047)
+n_clc = 40 * 512 - 100
+xc, yc = rng_clc.uniform(-1, 1, n_clc).astype(np.float32), rng_clc.uniform(-1, 1, n_clc).astype(np.float32)
+case('tt100_gluon_clc_add', G100.clc_add, [Buf('f32', xc), Buf('f32', yc), Buf('f32', count=n_clc, expect=xc + yc),
+                                     Buf('i32', count=40, expect=np.ones(40, np.int32)), Scalar(n_clc)],
+     ['*f32', '*f32', '*f32', '*i32', 'i32'], [40], {'BLOCK': 512}, need='clusterlaunchcontrol.try_cancel',
+     source=GluonASTSource)
 
 if failures:
     print('\n'.join(failures), file=sys.stderr)

@@ -49,6 +49,8 @@ def persistent_desc_matmul(ad, bd, cd, M, N, K, BM: tl.constexpr, BN: tl.constex
             acc = tl.dot(av, bv, acc)
         cd.store([pm * BM, pn * BN], acc.to(tl.float16))
 
+
+@triton.jit
 def attention_fwd_causal(Q, K, V, O, sm_scale, L: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
     # flash attention forward with a causal mask: row m attends to keys n <= m only, so the loop
     # stops after the diagonal block and masked scores are -inf before the online softmax

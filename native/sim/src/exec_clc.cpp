@@ -10,9 +10,13 @@
 // cancelled, words 1..3 = the first CTA's ctaid) lands with complete_tx of 16 bytes on mbar when
 // the CTA next tests that mbarrier, as cp.async.bulk's do, so a reader that skips the wait sees
 // stale bytes. With .multicast::cluster::all it lands at the same offsets in every CTA of the
-// cluster. The ISA leaves undefined: a try_cancel issued after the CTA observed a failed one (a
-// failed response landed), misaligned operands, and get_first_ctaid of a failed response: the sim
-// faults on each, naming it.
+// cluster. The ISA leaves undefined a try_cancel issued after the CTA observed a failed one (a
+// failed response landed) and misaligned operands: the sim faults on each, naming it. The ctaid
+// of a failed response is unspecified (the CUDA guide calls using it undefined), but decoding it
+// is a pure register operation that Triton's and CUTLASS's code issue unconditionally and then
+// discard (`where(is_canceled, ctaid, -1)`), so get_first_ctaid of a failed response returns
+// 0xffffffff in each coordinate rather than faulting: a block index no grid has, which a kernel
+// that does use it indexes memory out of bounds with, or faults at its next try_cancel.
 #include <cstring>
 
 #include "exec_core.h"
@@ -55,7 +59,8 @@ void tryCancelOp(Ctx& c, const Inst& in, uint32_t exec) {
     bool got = false;
     while (id < c.L->nclusters && !(got = c.L->nextCluster.compare_exchange_weak(id, id + 1))) {
     }
-    uint32_t resp[4] = {0, 0, 0, 0};
+    // a failed response's ctaid words are unspecified; all ones, a block no grid has
+    uint32_t resp[4] = {0, ~0u, ~0u, ~0u};
     if (got) {
       const uint64_t ncl[2] = {g[0] / cd[0], g[1] / cd[1]};
       resp[0] = 1;
@@ -96,11 +101,6 @@ void queryCancelOp(Ctx& c, const Inst& in, uint32_t exec) {
     if (in.mode == 0) {
       slot(c, in.d[0])[l] = w[0] == 1;
       continue;
-    }
-    if (w[0] != 1) {
-      raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false,
-            "clusterlaunchcontrol.query_cancel.get_first_ctaid: the response is a failed try_cancel (undefined in the ISA; test .is_canceled first)");
-      return;
     }
     if (in.mode == 4) {
       for (int k = 0; k < 3; k++)
@@ -181,8 +181,8 @@ void registerClcOps(DecodeTable& t) {
         "try_cancel async shared::cta mbarrier::complete_tx::bytes multicast::cluster::all b128 query_cancel is_canceled "
         "pred get_first_ctaid get_first_ctaid::x get_first_ctaid::y get_first_ctaid::z v4 b32",
         "`try_cancel` takes the next not-yet-started cluster of the grid (it never runs); the 16-byte response lands "
-        "with complete_tx on its mbarrier; a try_cancel after an observed failure and `get_first_ctaid` of a failed "
-        "response are named faults (sm_100)");
+        "with complete_tx on its mbarrier; a try_cancel after an observed failure is a named fault, `get_first_ctaid` "
+        "of a failed response gives 0xffffffff (sm_100)");
 }
 
 }  // namespace tsim
