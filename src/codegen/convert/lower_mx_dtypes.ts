@@ -9,12 +9,29 @@
 //   f32 -> f4e2m1: nearest even, saturating: the code counts the midpoints |x| passes (a tie goes
 //                  to the even code: '>' above an odd code, '>=' above an even one); NaN gives
 //                  +6 (0x7), as cvt.rn.satfinite.e2m1x2.f32 does.
+// On sm_100a f4e2m1 uses the hardware conversions instead (PTX ISA "cvt": e2m1x2 packings, sm_100a):
+// `cvt.rn.satfinite.e2m1x2.f32` rounds as above (the code in the low nibble comes from the second
+// source), `cvt.rn.f16x2.e2m1x2` decodes exactly (every e2m1 value is an f16); their 8-bit
+// operand lives in a scoped `.reg .b8`, a type our register file does not otherwise need.
+// f8e8m0 stays integer code: cvt's ue8m0 forms leave zero and negatives undefined, where the MX
+// rule gives 0xFF.
 import type { Lowering } from '../context.js';
 
 const NAN_F32 = '0x7fffffff';
 
 /** f8e8m0 or f4e2m1 register `a` -> a new f32 register (exact). */
 export function mxToF32(cx: Lowering, t: 'f8e8m0' | 'f4e2m1', a: string): string {
+  if (t === 'f4e2m1' && cx.target === 'sm_100a') {
+    const pair = cx.reg('b32'), h = cx.reg('b16'), f = cx.reg('f32');
+    cx.emit('{');
+    cx.emit('.reg .b8 %mx8;');
+    cx.emit(`cvt.u8.u16 %mx8, ${a};`);
+    cx.emit(`cvt.rn.f16x2.e2m1x2 ${pair}, %mx8;`); // the low nibble's value in the low half, the high one's (not the code) above
+    cx.emit('}');
+    cx.emit(`cvt.u16.u32 ${h}, ${pair};`);
+    cx.emit(`cvt.f32.f16 ${f}, ${h};`);
+    return f;
+  }
   const c = cx.reg('b32'), bits = cx.reg('b32'), p = cx.reg('pred'), f = cx.reg('f32');
   cx.emit(`cvt.u32.u16 ${c}, ${a};`);
   if (t === 'f8e8m0') {
@@ -46,6 +63,14 @@ export function mxToF32(cx: Lowering, t: 'f8e8m0' | 'f4e2m1', a: string): string
 
 /** f32 register `f` -> f8e8m0 or f4e2m1 register `d` (one rounding, as src/ir/mx.ts). */
 export function f32ToMx(cx: Lowering, t: 'f8e8m0' | 'f4e2m1', d: string, f: string): void {
+  if (t === 'f4e2m1' && cx.target === 'sm_100a') {
+    cx.emit('{');
+    cx.emit('.reg .b8 %mx8;');
+    cx.emit(`cvt.rn.satfinite.e2m1x2.f32 %mx8, 0f00000000, ${f};`); // f's code in the low nibble
+    cx.emit(`cvt.u16.u8 ${d}, %mx8;`);
+    cx.emit('}');
+    return;
+  }
   const c = cx.reg('b32'), p = cx.reg('pred');
   if (t === 'f8e8m0') {
     const u = cx.reg('b32');
