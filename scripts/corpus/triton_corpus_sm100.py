@@ -34,7 +34,7 @@ failures = []
 TY = {'f16': 'fp16', 'f32': 'fp32', 'bf16': 'bf16', 'i32': 'i32', 'i8': 'i8', 'u8': 'u8', 'fp8e5': 'fp8e5', 'fp8e4nv': 'fp8e4nv'}
 
 
-def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need='tcgen05.mma', source=ASTSource):
+def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need='tcgen05.mma', source=ASTSource, num_ctas=1):
     """sig: the Triton type of each runtime arg, in order. need: a PTX opcode the kernel must
     contain (so a case meant to exercise tcgen05 fails to generate rather than silently not).
     source: GluonASTSource for a Gluon kernel."""
@@ -45,7 +45,7 @@ def case(name, fn, args, sig, grid, constexprs, num_warps=4, num_stages=1, need=
                  for n, t in signature.items()}
     try:
         k = triton.compile(source(fn, signature, constexprs), target=TARGET,
-                           options={'num_warps': num_warps, 'num_stages': num_stages})
+                           options={'num_warps': num_warps, 'num_stages': num_stages, 'num_ctas': num_ctas})
     except Exception as e:  # noqa: BLE001
         failures.append(f'{name}: triton cannot compile it for sm_100a: {str(e).splitlines()[0][:200]}')
         return
@@ -264,6 +264,15 @@ case('tt100_gluon_clc_add', G100.clc_add, [Buf('f32', xc), Buf('f32', yc), Buf('
                                      Buf('i32', count=40, expect=np.ones(40, np.int32)), Scalar(n_clc)],
      ['*f32', '*f32', '*f32', '*i32', 'i32'], [40], {'BLOCK': 512}, need='clusterlaunchcontrol.try_cancel',
      source=GluonASTSource)
+
+# the 2-CTA MMA (Gluon: TensorMemoryLayout(two_ctas=True), num_ctas=2; `.reqnctapercluster 2`): a
+# 256 x 128 f32 tile from 256 x 64 and 64 x 128 f16 on one CTA pair
+rng_2cta = np.random.default_rng(10053)
+A2 = (rng_2cta.integers(-8, 9, (256, 64)) / 8).astype(np.float16)
+B2 = (rng_2cta.integers(-8, 9, (64, 128)) / 8).astype(np.float16)
+case('tt100_gluon_matmul_2cta', G100.matmul_2cta,
+     [Buf('f16', A2), Buf('f16', B2), Buf('f32', count=256 * 128, expect=(A2.astype(np.float64) @ B2.astype(np.float64)).astype(np.float32))],
+     ['*f16', '*f16', '*f32'], [2], {'BM': 256, 'BN': 128, 'BK': 64}, need='tcgen05.mma.cta_group::2', source=GluonASTSource, num_ctas=2)
 
 if failures:
     print('\n'.join(failures), file=sys.stderr)
