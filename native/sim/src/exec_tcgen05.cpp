@@ -150,8 +150,9 @@ Cta* pairPeer(Ctx& c, const char* what) {
 // .cta_group::2 (in.mode 2): the first of the pair's two allocs (one warp in each CTA) takes the
 // lowest range free in both CTAs' tensor memory, in both; the peer's alloc then reports the same
 // address. On hardware the first would block until the peer's arrives; the sim lets it proceed
-// (nothing of the peer's is reachable through it before then, as cta_group::2 MMA is refused) and
-// a CTA that exits without its matching half is a named fault (tmemExitCheck).
+// (a tcgen05.mma.cta_group::2 issued before then writes the peer's half into the columns already
+// reserved there, which the peer's own alloc then reports) and a CTA that exits without its
+// matching half is a named fault (tmemExitCheck).
 void allocOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tcgen05FullWarp(c, exec, "tcgen05.alloc")) return;
   Tmem& t = c.cta->tmem;
@@ -285,11 +286,21 @@ void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
 // such a load reads stale cells and such a store is overwritten by, or changes, the MMA's result.
 void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
   const Tmem& t = c.cta->tmem;
-  if (!c.san || !(c.san->flags & kSanRace) || t.mmas.empty()) return;
+  if (!c.san || !(c.san->flags & kSanRace)) return;
+  // this CTA's operations in flight, and the .cta_group::2 MMAs the even CTA of its pair issued
+  // (they write this CTA's lanes too: its disable_output_lane words 4-7)
+  std::vector<const Tcgen05Mma*> ops;
+  for (const Tcgen05Mma& op : t.mmas) ops.push_back(&op);
+  if (c.cta->rank & 1)
+    for (const Tcgen05Mma& op : c.cta->cluster->ctas[c.cta->rank ^ 1].tmem.mmas)
+      if (op.peer == c.cta) ops.push_back(&op);
+  if (ops.empty()) return;
   const uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
   // our column ranges: [col0, col0 + n), and for 16x32bx2 the second half's too
   const uint32_t ours[2] = {col0, s.kind == k16x32bx2 ? col0 + s.split : col0};
-  for (const Tcgen05Mma& op : t.mmas) {
+  for (const Tcgen05Mma* opp : ops) {
+    const Tcgen05Mma& op = *opp;
+    const unsigned dis0 = op.peer == c.cta ? 4 : 0;
     if (op.cp) {  // a tcgen05.cp in flight writes its destination cells
       uint32_t cc, nc;
       for (uint32_t from : ours)
@@ -317,7 +328,7 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
         for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
           // M = 64 (layout F): the 16 lanes of each quarter from the MMA's lane alignment (0 or 16)
           if (m == 64 && L % 32 / 16 != (op.taddr >> 16) / 16) continue;
-          if (skipDisabled && ((op.disableLanes[L / 32] >> (L % 32)) & 1)) continue;
+          if (skipDisabled && ((op.disableLanes[dis0 + L / 32] >> (L % 32)) & 1)) continue;
           hl = L;
           hc = lo;
           return true;
@@ -575,6 +586,8 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 }  // namespace
+
+Cta* tcgen05PairPeer(Ctx& c, const char* what) { return pairPeer(c, what); }
 
 uint32_t* tmemCells(Ctx& c) {
   auto& v = c.cta->tmem.cells;
