@@ -86,7 +86,7 @@ struct Case {
   bool en = false;
   uint32_t dis[8] = {};  // disable_output_lane (given when any is set)
   bool multicast = true;
-  unsigned flags = 0;    // 1: both CTAs tcgen05.ld before the wait (| 8: the odd CTA only), 2: the odd CTA issues, 4: the odd CTA frees its columns first
+  unsigned flags = 0;    // 1: both CTAs tcgen05.ld before the wait (| 8: the odd CTA only), 2: the odd CTA issues, 4: the odd CTA frees its columns first, 16: the odd CTA writes no initial D
   bool commit1 = false;  // a cta_group::1 commit (mixing)
   uint32_t idescXor = 0;
   unsigned cluster = 2, ctas = 2;
@@ -186,6 +186,12 @@ COPIED:
   ld.param.u64 %rd12, [pout];
   add.s64 %rd20, %rd12, %rd5;
   mov.u32 %r17, 0;
+  // flags 16: the odd CTA writes no initial accumulator (initcheck cases)
+  and.b32 %r39, %r60, 16;
+  setp.ne.u32 %p3, %r39, 0;
+  setp.eq.u32 %p5, %r32, 1;
+  and.pred %p3, %p3, %p5;
+  @%p3 bra INITDONE;
 INIT:
   ld.global.u32 %r18, [%rd6];
   add.u32 %r19, %r14, %r17;
@@ -194,6 +200,7 @@ INIT:
   add.u32 %r17, %r17, 1;
   setp.lt.u32 %p4, %r17, )" + nc + R"(;
   @%p4 bra INIT;
+INITDONE:
   tcgen05.wait::st.sync.aligned;
   tcgen05.fence::before_thread_sync;
   bar.sync 0;
@@ -437,6 +444,11 @@ int main(int argc, char** argv) {
   // the odd CTA's early tcgen05.ld: its lanes are the pair MMA's rows 128-255
   { Case c = mk("racecheck: ld before the wait"); c.san = 1; c.flags = 1 | 8; c.n = 32;
     c.hazard = "read-after-write hazard on tensor memory (lane 0, column 0): tcgen05.ld at PTX line"; cases.push_back(c); }
+  // initcheck: the pair MMA's writes count in the odd CTA (it wrote no initial D there and reads
+  // only what the MMA wrote); with enable_input_d the MMA itself reads never-written cells there
+  { Case c = mk("initcheck clean, odd CTA written by the MMA only"); c.san = 4; c.flags = 16; c.n = 32; cases.push_back(c); }
+  { Case c = mk("initcheck: enable_input_d on the odd CTA's unwritten cells"); c.san = 4; c.flags = 16; c.en = true; c.n = 32;
+    c.hazard = "tcgen05.mma (its accumulator, enable_input_d)"; cases.push_back(c); }
   { Case c = mk("issued by the odd CTA"); c.flags = 2; c.n = 32; c.fault = "tcgen05.mma.cta_group::2 issued by the odd CTA of the pair (%cluster_ctarank 1)"; cases.push_back(c); }
   { Case c = mk("peer's columns freed"); c.flags = 4; c.n = 32; c.fault = "are not allocated with tcgen05.alloc.cta_group::2 in the peer CTA (%cluster_ctarank 1)"; cases.push_back(c); }
   { Case c = mk("cta_group::1 commit after the pair MMA"); c.commit1 = true; c.n = 32;
