@@ -718,7 +718,10 @@ void registerTcgen05Ops(DecodeTable& t) {
         "`cp.cta_group::1` shared -> TMEM in every shape: `.128x256b`, `.4x256b` (lanes 32 apart), `.128x128b`, "
         "`.64x128b.warpx2::02_13` / `::01_23` and `.32x128b.warpx4` (multicast to warp pairs / all four quarters), the source an "
         "sm_100 descriptor's 8-bit K-major layout; asynchronous in the MMA queue (done when a covering commit arrives). "
-        "Refused by name: cta_group::2 for mma / commit / shift / cp, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
+        "`mma.cta_group::2` (dense kinds, M 256: issued by the even CTA of the pair, each CTA holding 128 rows of D and giving its "
+        "rows of A and half of B's columns) and `commit.cta_group::2` (`.multicast::cluster` with a ctaMask: the mbarrier in each CTA named); "
+        "one .cta_group per kernel (a load error otherwise, as in ptxas). "
+        "Refused by name: cta_group::2 for shift / cp and for mma with M 128, A in TMEM or block scaling, cta_group::1 commit multicast, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
         "MN-major or TMEM-resident 6/4-bit operands, block-scaled K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 

@@ -126,6 +126,7 @@ bool decodeTcgen05CommitPair(Decoder& dc, const Stmt& st, Inst& in) {
       !onlyMods(dc, st, "commit cta_group::1 cta_group::2 mbarrier::arrive::one shared::cluster multicast::cluster b64"))
     return dc.fail(form);
   if (multi && !st.has("shared::cluster")) return dc.fail("tcgen05.commit .multicast::cluster needs .shared::cluster");
+  if (multi && !two) return dc.fail("tcgen05.commit.cta_group::1 .multicast::cluster is not simulated yet (.cta_group::2's is)");
   uint8_t sym;
   if (st.ops[0].kind != Operand::Addr || !dc.addr(st.ops[0], in.s[0], in.imm, sym)) return dc.fail("expected the mbarrier address [mbar]");
   if (multi) in.s[1] = dc.src(st.ops[1], Ty::B16);
