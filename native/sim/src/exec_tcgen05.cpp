@@ -269,6 +269,7 @@ void deallocOp(Ctx& c, const Inst& in, uint32_t exec) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc while a tcgen05.mma or tcgen05.shift is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
     return;
   }
+  if (pairMmaInFlight(c)) return;  // the even CTA's tcgen05.mma.cta_group::2 still writes here
   uint32_t chunks = n / 32;
   t.allocated &= ~(((chunks == 16) ? 0xffffu : ((1u << chunks) - 1)) << (col / 32));
   t.pairCols &= ~dmask;

@@ -34,6 +34,7 @@ std::string decodeTcgen05SmemDesc(uint64_t v, SmemMatrix& d);
 // after a fault); the .cta_group::2 / multicast commit's decoder. tcgen05PairPeer: the other CTA
 // of this one's pair (exec_tcgen05.cpp; null after a fault).
 Cta* pairMmaPeer(Ctx& c, uint32_t col, uint32_t n);
+bool pairMmaInFlight(Ctx& c);  // a fault for tcgen05.dealloc: the pair's MMA still writes here
 bool decodeTcgen05CommitPair(Decoder& dc, const Stmt& st, Inst& in);
 Cta* tcgen05PairPeer(Ctx& c, const char* what);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.

@@ -54,6 +54,21 @@ Cta* pairMmaPeer(Ctx& c, uint32_t col, uint32_t n) {
   return peer;
 }
 
+// tcgen05.dealloc in the odd CTA while the even CTA's tcgen05.mma.cta_group::2 (which writes rows
+// 128-255 here) is in flight: a named fault, as for the CTA's own MMAs.
+bool pairMmaInFlight(Ctx& c) {
+  if (!(c.cta->rank & 1)) return false;
+  const Cta& even = c.cta->cluster->ctas[c.cta->rank ^ 1];
+  for (const Tcgen05Mma& op : even.tmem.mmas)
+    if (op.peer == c.cta) {
+      raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
+            "tcgen05.dealloc while the peer CTA's (%cluster_ctarank " + std::to_string(even.rank) +
+                ") tcgen05.mma.cta_group::2, which writes this CTA's tensor memory, is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
+      return true;
+    }
+  return false;
+}
+
 namespace {
 
 // The CTA of the cluster whose shared memory p points into (null when none).

@@ -14,10 +14,11 @@
 // the odd CTA's wait completes the even CTA's MMAs; the non-multicast .cta_group::2 commit arrives
 // in the even CTA only (which relays to the odd one with a remote mbarrier.arrive). Asynchrony: a
 // tcgen05.ld before the wait reads the old columns in both CTAs, and racecheck reports it in the
-// odd CTA too. Named faults: the MMA issued by the odd CTA, the peer's columns freed, a
+// odd CTA too; initcheck marks the odd CTA's cells the MMA writes. Named faults: the MMA issued
+// by the odd CTA, the peer's columns freed (before the issue; or while the MMA is in flight), a
 // cta_group::1 commit after the cta_group::2 MMA and a callee allocating with ::1 (one
 // .cta_group per kernel: load errors, as ptxas refuses both), no pair in the cluster, M = 128
-// (layout B, not simulated yet), N = 16.
+// (layout B, not simulated yet), N = 16, the cta_group::1 commit's multicast (by name).
 //
 // `sim_ptx_ptx_tcgen05_mma_pair_test --ptxas PATH` also assembles the kernels with ptxas -arch=sm_100a.
 #include <algorithm>
@@ -86,7 +87,7 @@ struct Case {
   bool en = false;
   uint32_t dis[8] = {};  // disable_output_lane (given when any is set)
   bool multicast = true;
-  unsigned flags = 0;    // 1: both CTAs tcgen05.ld before the wait (| 8: the odd CTA only), 2: the odd CTA issues, 4: the odd CTA frees its columns first, 16: the odd CTA writes no initial D
+  unsigned flags = 0;    // 1: both CTAs tcgen05.ld before the wait (| 8: the odd CTA only), 2: the odd CTA issues, 4: the odd CTA frees its columns first, 16: the odd CTA writes no initial D, 32: the odd CTA frees its columns after the issue
   bool commit1 = false;  // a cta_group::1 commit (mixing)
   uint32_t idescXor = 0;
   unsigned cluster = 2, ctas = 2;
@@ -256,6 +257,13 @@ MMA:
 )" + commit + R"(ISSUED:
   barrier.cluster.arrive.release.aligned;  // issued and committed before anyone reads or waits
   barrier.cluster.wait.acquire.aligned;
+  // flags 32: the odd CTA frees its half while the MMA is in flight
+  and.b32 %r39, %r60, 32;
+  setp.ne.u32 %p3, %r39, 0;
+  setp.eq.u32 %p5, %r32, 1;
+  and.pred %p3, %p3, %p5;
+  and.pred %p3, %p3, %p1;
+  @%p3 tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r11, )" + alloc + R"(;
 )" + early + R"(  barrier.cluster.arrive.release.aligned;  // early reads done before any wait
   barrier.cluster.wait.acquire.aligned;
 WAIT:
@@ -451,12 +459,35 @@ int main(int argc, char** argv) {
     c.hazard = "tcgen05.mma (its accumulator, enable_input_d)"; cases.push_back(c); }
   { Case c = mk("issued by the odd CTA"); c.flags = 2; c.n = 32; c.fault = "tcgen05.mma.cta_group::2 issued by the odd CTA of the pair (%cluster_ctarank 1)"; cases.push_back(c); }
   { Case c = mk("peer's columns freed"); c.flags = 4; c.n = 32; c.fault = "are not allocated with tcgen05.alloc.cta_group::2 in the peer CTA (%cluster_ctarank 1)"; cases.push_back(c); }
+  { Case c = mk("odd CTA frees while the pair MMA is in flight"); c.flags = 32; c.n = 32;
+    c.fault = "tcgen05.dealloc while the peer CTA's (%cluster_ctarank 0) tcgen05.mma.cta_group::2, which writes this CTA's tensor memory, is still in flight"; cases.push_back(c); }
   { Case c = mk("cta_group::1 commit after the pair MMA"); c.commit1 = true; c.n = 32;
     c.loadError = "names .cta_group::1 but the tcgen05 instruction at line 23 of the same function names .cta_group::2"; cases.push_back(c); }
   { Case c = mk("cluster of one"); c.cluster = 1; c.ctas = 1; c.n = 32; c.fault = "needs the peer CTA (%cluster_ctarank 1) in the cluster, which has 1 CTA(s)"; cases.push_back(c); }
   { Case c = mk("M=128"); c.n = 32; c.idescXor = (16u ^ 8u) << 24; c.fault = "M = 128 with .cta_group::2 (layout B, 64 rows per CTA) is not simulated yet"; cases.push_back(c); }
   { Case c = mk("N=16"); c.n = 32; c.idescXor = (4u ^ 2u) << 17; c.fault = "N = 16 (bits 17-22) is not a shape for .cta_group::2 M = 256"; cases.push_back(c); }
   for (const Case& c : cases) runCase(c);
+  {  // refused by name: the cta_group::1 commit's multicast (valid sm_100a PTX)
+    const std::string ptx = R"(.version 8.8
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b16 %rs<2>;
+  .shared .align 8 .b64 bar;
+  mov.u16 %rs1, 3;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], %rs1;
+  ret;
+}
+)";
+    modules.push_back(ptx);
+    std::string log;
+    const char* phrase = "tcgen05.commit.cta_group::1 .multicast::cluster is not simulated yet";
+    if (tsim::parsePtx(ptx, log) || log.find(phrase) == std::string::npos) {
+      std::printf("cta_group::1 multicast commit: expected the load to fail with \"%s\", got: %s\n", phrase, log.c_str());
+      failures++;
+    }
+  }
   {  // the .cta_group rule across a call: a kernel allocating with ::2 calls a function allocating with ::1
     const std::string ptx = R"(.version 8.8
 .target sm_100a
