@@ -91,6 +91,7 @@ struct Case {
   bool commit1 = false;  // a cta_group::1 commit (mixing)
   uint32_t idescXor = 0;
   unsigned cluster = 2, ctas = 2;
+  unsigned skew = 0;  // TESSERA_SIM_CLUSTER_SKEW: rank 0 running ahead
   unsigned san = 0;
   const char* fault = nullptr;
   const char* hazard = nullptr;
@@ -400,6 +401,7 @@ void runCase(const Case& c) {
   cfg.threads = 2;
   cfg.instructionBudget = 200000000;
   cfg.sanitize = c.san;
+  cfg.clusterSkew = c.skew;
   tsim::Counters ctr;
   tsim::Fault f = tsim::launch(*k.mod, *ki, cfg, mem, ctr);
   const char* expect = c.hazard ? c.hazard : c.fault;
@@ -439,6 +441,7 @@ int main(int argc, char** argv) {
   auto mk = [](const char* name) { Case c; c.name = name; return c; };
   std::vector<Case> cases;
   { Case c = mk("f16 128B, N=64"); cases.push_back(c); }
+  { Case c = mk("f16 128B, N=64, two clusters, rank 0 running ahead"); c.skew = 3; c.ctas = 4; c.en = true; cases.push_back(c); }
   { Case c = mk("bf16 none, N=32, enable_input_d"); c.ty = c.tyB = BF16; c.swz = 0; c.n = 32; c.en = true; cases.push_back(c); }
   { Case c = mk("f16 MN-major 128B, N=128"); c.mn = true; c.n = 128; c.en = true; cases.push_back(c); }
   { Case c = mk("tf32 128B, N=48"); c.ty = c.tyB = TF32; c.n = 48; cases.push_back(c); }
