@@ -63,7 +63,8 @@ struct Tcgen05Mma {
   uint32_t pc;
   uint32_t taddr, idesc;
   uint64_t descA, descB;
-  uint32_t disableLanes[4];  // disable_output_lane: bit l of word l/32 leaves TMEM lane l unwritten
+  uint32_t disableLanes[8];  // disable_output_lane: bit l of word l/32 leaves TMEM lane l unwritten
+                             // (.cta_group::2: words 4-7 are the odd CTA's lanes)
   uint8_t scaleD;            // scale-input-d: D = A*B + D * 2^-scaleD
   bool enableD;              // false: D = A*B
   uint16_t warp;
@@ -72,6 +73,7 @@ struct Tcgen05Mma {
   bool shift = false;        // a tcgen05.shift (taddr only), in the same queue as the MMAs
   uint8_t cp = 0;            // a tcgen05.cp: 1 + its shape (taddr, descA the source descriptor)
   uint32_t sfA = 0, sfB = 0;  // .block_scale: the tensor-memory addresses of scale_A and scale_B
+  struct Cta* peer = nullptr;  // .cta_group::2: the odd CTA of the pair, whose half it also computes
 };
 // A tcgen05.commit's arrive-on: due once the MMAs issued before it (seq < upto) are complete.
 struct Tcgen05Commit {
@@ -79,6 +81,7 @@ struct Tcgen05Commit {
   uint64_t upto;
   uint16_t warp;
   uint8_t lane;
+  struct Cta* src = nullptr;  // .cta_group::2: the CTA whose MMAs it covers (null: this one)
 };
 // The CTA's tensor memory: 128 lanes x 512 columns of 32 bits (cells[lane * 512 + column]),
 // allocated in 32-column chunks; created at the first tcgen05.alloc.

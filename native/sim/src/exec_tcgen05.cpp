@@ -150,8 +150,9 @@ Cta* pairPeer(Ctx& c, const char* what) {
 // .cta_group::2 (in.mode 2): the first of the pair's two allocs (one warp in each CTA) takes the
 // lowest range free in both CTAs' tensor memory, in both; the peer's alloc then reports the same
 // address. On hardware the first would block until the peer's arrives; the sim lets it proceed
-// (nothing of the peer's is reachable through it before then, as cta_group::2 MMA is refused) and
-// a CTA that exits without its matching half is a named fault (tmemExitCheck).
+// (a tcgen05.mma.cta_group::2 issued before then writes the peer's half into the columns already
+// reserved there, which the peer's own alloc then reports) and a CTA that exits without its
+// matching half is a named fault (tmemExitCheck).
 void allocOp(Ctx& c, const Inst& in, uint32_t exec) {
   if (!tcgen05FullWarp(c, exec, "tcgen05.alloc")) return;
   Tmem& t = c.cta->tmem;
@@ -268,6 +269,7 @@ void deallocOp(Ctx& c, const Inst& in, uint32_t exec) {
     raise(c, Fault::IllegalInstruction, 0, 0, 0, false, "tcgen05.dealloc while a tcgen05.mma or tcgen05.shift is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
     return;
   }
+  if (pairMmaInFlight(c)) return;  // the even CTA's tcgen05.mma.cta_group::2 still writes here
   uint32_t chunks = n / 32;
   t.allocated &= ~(((chunks == 16) ? 0xffffu : ((1u << chunks) - 1)) << (col / 32));
   t.pairCols &= ~dmask;
@@ -285,11 +287,21 @@ void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
 // such a load reads stale cells and such a store is overwritten by, or changes, the MMA's result.
 void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
   const Tmem& t = c.cta->tmem;
-  if (!c.san || !(c.san->flags & kSanRace) || t.mmas.empty()) return;
+  if (!c.san || !(c.san->flags & kSanRace)) return;
+  // this CTA's operations in flight, and the .cta_group::2 MMAs the even CTA of its pair issued
+  // (they write this CTA's lanes too: its disable_output_lane words 4-7)
+  std::vector<const Tcgen05Mma*> ops;
+  for (const Tcgen05Mma& op : t.mmas) ops.push_back(&op);
+  if (c.cta->rank & 1)
+    for (const Tcgen05Mma& op : c.cta->cluster->ctas[c.cta->rank ^ 1].tmem.mmas)
+      if (op.peer == c.cta) ops.push_back(&op);
+  if (ops.empty()) return;
   const uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
   // our column ranges: [col0, col0 + n), and for 16x32bx2 the second half's too
   const uint32_t ours[2] = {col0, s.kind == k16x32bx2 ? col0 + s.split : col0};
-  for (const Tcgen05Mma& op : t.mmas) {
+  for (const Tcgen05Mma* opp : ops) {
+    const Tcgen05Mma& op = *opp;
+    const unsigned dis0 = op.peer == c.cta ? 4 : 0;
     if (op.cp) {  // a tcgen05.cp in flight writes its destination cells
       uint32_t cc, nc;
       for (uint32_t from : ours)
@@ -317,7 +329,7 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
         for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
           // M = 64 (layout F): the 16 lanes of each quarter from the MMA's lane alignment (0 or 16)
           if (m == 64 && L % 32 / 16 != (op.taddr >> 16) / 16) continue;
-          if (skipDisabled && ((op.disableLanes[L / 32] >> (L % 32)) & 1)) continue;
+          if (skipDisabled && ((op.disableLanes[dis0 + L / 32] >> (L % 32)) & 1)) continue;
           hl = L;
           hc = lo;
           return true;
@@ -576,6 +588,8 @@ bool tcgen05Decode(Decoder& dc, const Stmt& st, Inst& in) {
 
 }  // namespace
 
+Cta* tcgen05PairPeer(Ctx& c, const char* what) { return pairPeer(c, what); }
+
 uint32_t* tmemCells(Ctx& c) {
   auto& v = c.cta->tmem.cells;
   if (v.empty()) {
@@ -705,7 +719,10 @@ void registerTcgen05Ops(DecodeTable& t) {
         "`cp.cta_group::1` shared -> TMEM in every shape: `.128x256b`, `.4x256b` (lanes 32 apart), `.128x128b`, "
         "`.64x128b.warpx2::02_13` / `::01_23` and `.32x128b.warpx4` (multicast to warp pairs / all four quarters), the source an "
         "sm_100 descriptor's 8-bit K-major layout; asynchronous in the MMA queue (done when a covering commit arrives). "
-        "Refused by name: cta_group::2 for mma / commit / shift / cp, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
+        "`mma.cta_group::2` (dense kinds, M 256: issued by the even CTA of the pair, each CTA holding 128 rows of D and giving its "
+        "rows of A and half of B's columns) and `commit.cta_group::2` (`.multicast::cluster` with a ctaMask: the mbarrier in each CTA named); "
+        "one .cta_group per kernel (a load error otherwise, as in ptxas). "
+        "Refused by name: cta_group::2 for shift / cp and for mma with M 128, A in TMEM or block scaling, cta_group::1 commit multicast, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
         "MN-major or TMEM-resident 6/4-bit operands, block-scaled K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
 }
 

@@ -30,6 +30,13 @@ bool completeTcgen05Cp(Ctx& c, const Tcgen05Mma& op);
 bool tcgen05CpWrites(const Tcgen05Mma& op, uint32_t lane, uint32_t& col, uint32_t& ncols);
 // The sm_100 shared-memory descriptor (exec_tcgen05_mma.cpp): "" or why the sim does not take it.
 std::string decodeTcgen05SmemDesc(uint64_t v, SmemMatrix& d);
+// .cta_group::2 (exec_tcgen05_pair.cpp): the pair of a tcgen05.mma.cta_group::2 issued here with its accumulator at [col, col + n) (null
+// after a fault); the .cta_group::2 / multicast commit's decoder. tcgen05PairPeer: the other CTA
+// of this one's pair (exec_tcgen05.cpp; null after a fault).
+Cta* pairMmaPeer(Ctx& c, uint32_t col, uint32_t n);
+bool pairMmaInFlight(Ctx& c);  // a fault for tcgen05.dealloc: the pair's MMA still writes here
+bool decodeTcgen05CommitPair(Decoder& dc, const Stmt& st, Inst& in);
+Cta* tcgen05PairPeer(Ctx& c, const char* what);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 

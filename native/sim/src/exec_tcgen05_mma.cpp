@@ -6,6 +6,9 @@
 //   tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX|.block32|.block16}
 //       [d_tmem], a_desc | [a_tmem], b_desc, idesc, [scale_A_tmem], [scale_B_tmem], enable_input_d;
 //
+//   tcgen05.mma.cta_group::2.kind::{f16,tf32,f8f6f4,i8} ... {disable_output_lane (8 x b32),} ...
+//       (issued by the even CTA of a pair for both: M = 256, see exec_tcgen05_pair.cpp)
+//
 // issued by each thread that executes it (compilers elect one), computes D (M x N, f32 or s32 for
 // i8, in TMEM at d_tmem) = A (M x K, shared memory) * B (K x N, shared memory) {+ D *
 // 2^-scale_input_d}, with K = 32 bytes of the operand type (16 f16/bf16, 8 tf32, 32 e4m3/e5m2 and
@@ -65,6 +68,7 @@ struct Idesc {
   ElTy ta, tb;
   bool isInt, satf, negA, negB, transA, transB;
   bool f16D;  // an f16 accumulator (D type 0)
+  bool pair = false;  // .cta_group::2: M = 256 across the CTA pair, 128 rows in each CTA's lanes
   // block scaling: scale factors per row of K (1, 2, 4), the byte of the 32-bit cell the row's
   // first one is in (scale factor ids), ue4m3 (else ue8m0) scales; packed4: two e2m1 per byte
   bool scaled = false, ue4m3 = false, packed4 = false;
@@ -132,9 +136,22 @@ std::string decodeScaledIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) 
   return "";
 }
 
+// .cta_group::2 shapes (PTX ISA "Matrix shape", "Data path layout organization"): M = 256 is
+// layout A, rows 0-127 in the even CTA's lanes 0-127 and rows 128-255 in the odd CTA's, N 32..256
+// in steps of 16 (each CTA holds B's N/2 columns). M = 128 (layout B, 64 rows per CTA with the
+// column halves folded across lane halves) is refused by name.
+std::string decodePairShape(Idesc& d) {
+  if (d.m == 128) return "M = 128 with .cta_group::2 (layout B, 64 rows per CTA) is not simulated yet (M = 256 is)";
+  if (d.m != 256) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::2 shape (256; 128 is not simulated)";
+  if (d.n < 32 || d.n > 256 || d.n % 16) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for .cta_group::2 M = 256 (32..256 in steps of 16)";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
+  return "";
+}
+
 // Decodes and checks an instruction descriptor; "" or why it is not one the sim runs.
-std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) {
+std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d, bool pair = false) {
   if (kind >= kKindMxf8f6f4) return decodeScaledIdesc(v, kind, vec, d);
+  d.pair = pair;
   if (v & 4u) return "the instruction descriptor asks for sparsity (bit 2), which needs tcgen05.mma.sp (not simulated)";
   if (v & 3u) return "the instruction descriptor's sparsity selector (bits 0-1) must be 0 for a dense MMA";
   if ((v & 8u) && kind != kKindI8) return "the instruction descriptor's saturate bit (3) is for kind::i8 only";
@@ -174,6 +191,7 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) {
   d.transB = v >> 16 & 1;
   d.n = ((v >> 17) & 63) * 8;
   d.m = ((v >> 24) & 31) * 16;
+  if (pair) return decodePairShape(d);
   if (d.m != 64 && d.m != 128) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::1 shape (64 or 128)";
   unsigned step = d.m == 64 ? 8 : 16;
   if (d.n < step || d.n > 256 || d.n % step) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = " + std::to_string(d.m) + " (" + std::to_string(step) + ".." + "256 in steps of " + std::to_string(step) + ")";
@@ -251,7 +269,7 @@ inline bool scaleValue(uint32_t b, bool ue4m3, double& v) {
 // PTX ISA "Data Path Layout Organization": M = 128 is layout D (row m in lane m); M = 64 without
 // .ws is layout F, half the datapath: 16 rows in each 32-lane quarter, from the quarter's lane 0
 // or 16 (the lane alignment the address names, the same for A in TMEM and D).
-inline unsigned dLane(const Idesc& d, unsigned m, unsigned base) { return d.m == 128 ? m : 32 * (m / 16) + base + m % 16; }
+inline unsigned dLane(const Idesc& d, unsigned m, unsigned base) { return d.pair ? m % 128 : d.m == 128 ? m : 32 * (m / 16) + base + m % 16; }
 
 // Computes one MMA into tensor memory; false after a fault.
 // tcgen05.shift.cta_group::1.down [taddr] (PTX ISA "tcgen05.shift"): the 32-byte elements (8
@@ -344,6 +362,8 @@ bool applyScales(Ctx& c, const Tcgen05Mma& op, const Idesc& d, std::vector<doubl
   return true;
 }
 
+bool writeD(Ctx& c, const Tcgen05Mma& op, const Idesc& d, const std::vector<double>& A, const std::vector<double>& B, unsigned m0, unsigned m1);
+
 bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   if (op.shift) return completeShift(c, op);
   if (op.cp) return completeTcgen05Cp(c, op);
@@ -351,22 +371,35 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
   SmemDesc da, db;
-  decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d);
+  decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d, op.peer != nullptr);
   const bool aTmem = in.mode & 0x40;
   if (!aTmem) decodeSmemDesc(op.descA, da);
   decodeSmemDesc(op.descB, db);
   const uint32_t col0 = op.taddr & 0xffff;
   if (!tmemColumnsAllocated(c, col0, d.n, "tcgen05.mma (at PTX line " + std::to_string(in.line) + ", completing)")) return false;
   const unsigned M = d.m, N = d.n, K = d.k;
-  const uint8_t* sm = asyncShared(c);
-  const size_t smSize = c.cta->shared.size();
+  // .cta_group::2: A's rows [M/2, M) and B's columns [N/2, N) are in the peer's shared memory at
+  // the same descriptor addresses (ctas[1]); each CTA's operand half is read through its own view
+  Cta* ctas[2] = {c.cta, op.peer};
+  const uint8_t* smv[2] = {asyncShared(c), nullptr};
+  size_t smn[2] = {c.cta->shared.size(), 0};
+  if (op.peer) {
+    c.cta = op.peer;
+    smv[1] = asyncShared(c);
+    smn[1] = op.peer->shared.size();
+    c.cta = ctas[0];
+  }
+  unsigned half = 0;  // which CTA's shared memory read() reads
   std::vector<double> A((size_t)M * K), B((size_t)K * N);
   auto read = [&](const SmemDesc& sd, bool mnMajor, unsigned mn, unsigned k, const char* which, double& out, ElTy ty) {
+    const uint8_t* sm = smv[half];
+    const size_t smSize = smn[half];
     const ElemLoc at = elemLoc(sd, d, mnMajor, mn, k, ty);
     const unsigned nb = elemBits(ty, d.esize), bytes = (at.bit + nb + 7) / 8;
     if ((uint64_t)at.addr + bytes > smSize) {
       raise(c, Fault::SharedOutOfBounds, 0, at.addr, bytes, false,
-            std::string("tcgen05.mma (PTX line ") + std::to_string(in.line) + "): " + which + " element outside shared memory (window is " + std::to_string(smSize) + " bytes)");
+            std::string("tcgen05.mma (PTX line ") + std::to_string(in.line) + "): " + which + " element outside " + (half ? "the peer CTA's " : "") +
+                "shared memory (window is " + std::to_string(smSize) + " bytes)");
       return false;
     }
     uint32_t bits = 0;
@@ -397,24 +430,47 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
         A[(size_t)m * K + k] = elemValue(v, d.ta);
       }
   } else {
-    for (unsigned m = 0; m < M; m++)
+    const unsigned Mh = op.peer ? M / 2 : M;
+    for (unsigned m = 0; m < M; m++) {
+      half = m / Mh;
       for (unsigned k = 0; k < K; k++)
-        if (!read(da, d.transA, m, k, "A", A[(size_t)m * K + k], d.ta)) return false;
+        if (!read(da, d.transA, m % Mh, k, "A", A[(size_t)m * K + k], d.ta)) return false;
+    }
   }
+  const unsigned Nh = op.peer ? N / 2 : N;
   for (unsigned k = 0; k < K; k++)
-    for (unsigned n = 0; n < N; n++)
-      if (!read(db, d.transB, n, k, "B", B[(size_t)k * N + n], d.tb)) return false;
+    for (unsigned n = 0; n < N; n++) {
+      half = n / Nh;
+      if (!read(db, d.transB, n % Nh, k, "B", B[(size_t)k * N + n], d.tb)) return false;
+    }
   if (d.scaled && !applyScales(c, op, d, A, B)) return false;
   if (d.negA) for (auto& x : A) x = -x;
   if (d.negB) for (auto& x : B) x = -x;
+  // .cta_group::2: rows [0, 128) into this CTA's tensor memory, [128, 256) into the peer's
+  for (unsigned h = 0; h < (op.peer ? 2u : 1u); h++) {
+    c.cta = ctas[h];
+    const bool ok = writeD(c, op, d, A, B, h ? 128 : 0, op.peer ? 128 * (h + 1) : M);
+    c.cta = ctas[0];
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The rows [m0, m1) of D = A * B {+ D}: into the tensor memory of c.cta.
+bool writeD(Ctx& c, const Tcgen05Mma& op, const Idesc& d, const std::vector<double>& A, const std::vector<double>& B, unsigned m0, unsigned m1) {
+  const unsigned N = d.n, K = d.k;
+  const uint32_t col0 = op.taddr & 0xffff;
+  const unsigned dis0 = m0 ? 4 : 0;  // the odd CTA's disable_output_lane words
+  if (m0 && !tmemColumnsAllocated(c, col0, N, "tcgen05.mma (at PTX line " + std::to_string(c.prog->code[op.pc].line) + ", completing the peer CTA's half)"))
+    return false;
   uint32_t* cells = tmemCells(c);
   const double scale = std::ldexp(1.0, -(int)op.scaleD);
   auto& written = c.cta->tmem.written;
   if (!written.empty()) {  // initcheck: the accumulator read (enable_input_d), then written
     bool reported = !op.enableD;
-    for (unsigned m = 0; m < M; m++) {
+    for (unsigned m = m0; m < m1; m++) {
       const unsigned lane = dLane(d, m, op.taddr >> 16);
-      if ((op.disableLanes[lane / 32] >> (lane % 32)) & 1) continue;
+      if ((op.disableLanes[dis0 + lane / 32] >> (lane % 32)) & 1) continue;
       uint8_t* w = &written[(size_t)lane * kTmemCols + col0];
       for (unsigned n = 0; n < N; n++) {
         if (!reported && !w[n]) {
@@ -425,9 +481,9 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
       }
     }
   }
-  for (unsigned m = 0; m < M; m++) {
+  for (unsigned m = m0; m < m1; m++) {
     const unsigned lane = dLane(d, m, op.taddr >> 16);
-    if ((op.disableLanes[lane / 32] >> (lane % 32)) & 1) continue;
+    if ((op.disableLanes[dis0 + lane / 32] >> (lane % 32)) & 1) continue;
     uint32_t* row = cells + (size_t)lane * kTmemCols + col0;
     const double* a = &A[(size_t)m * K];
     if (d.isInt) {  // exact integer sums; wrapping, or clamped with the saturate bit
@@ -493,8 +549,9 @@ std::vector<uint32_t> operandBytes(const Tcgen05Mma& op, const Idesc& d, bool aT
           if (bytes.empty() || bytes.back() != at.addr + b) bytes.push_back(at.addr + b);
       }
   };
-  if (!aTmem) add(op.descA, d.transA, d.m, d.ta);
-  add(op.descB, d.transB, d.n, d.tb);
+  // .cta_group::2: this CTA's half of A's rows and of B's columns (the peer's half is not tracked)
+  if (!aTmem) add(op.descA, d.transA, d.pair ? d.m / 2 : d.m, d.ta);
+  add(op.descB, d.transB, d.pair ? d.n / 2 : d.n, d.tb);
   return bytes;
 }
 
@@ -519,6 +576,7 @@ bool completeUpTo(Ctx& c, uint64_t upto) {
 void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
   Tmem& t = c.cta->tmem;
   const uint32_t* e = &c.prog->ext[in.ext];
+  const bool pair = in.vec == 2;  // .cta_group::2
   FOR_LANES(exec) {
     Tcgen05Mma op;
     op.pc = c.curPc;
@@ -528,7 +586,10 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     op.descB = slot(c, in.s[2])[l];
     op.idesc = (uint32_t)slot(c, in.s[3])[l];
     op.enableD = slot(c, e[0])[l] & 1;
-    for (int i = 0; i < 4; i++) op.disableLanes[i] = e[1 + i] ? (uint32_t)slot(c, e[1 + i])[l] : 0;
+    for (int i = 0; i < 8; i++) {  // .cta_group::2: slots 1-4 then 6-9
+      const uint32_t sl = i < 4 ? e[1 + i] : pair ? e[2 + i] : 0;
+      op.disableLanes[i] = sl ? (uint32_t)slot(c, sl)[l] : 0;
+    }
     const bool scaled = in.mode & 0x80;
     op.scaleD = scaled ? 0 : in.mode & 15;
     if (scaled) {
@@ -538,7 +599,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     op.warp = (uint16_t)c.w->id;
     op.lane = (uint8_t)l;
     Idesc d;
-    std::string why = decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d);
+    std::string why = decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d, pair);
     SmemDesc sd;
     if (why.empty() && aTmem && (subByte(d.ta) || d.packed4))
       why = "A in tensor memory with a 6- or 4-bit type is not simulated (the ISA gives its 8-bit containers only as figures)";
@@ -552,7 +613,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     if (why.empty() && aTmem && d.transA) why = "A in tensor memory cannot be MN-major (bit 15 must be 0)";
     // lane alignment: 0 for M = 128; 0 or 16 for M = 64 (layout F), A in TMEM aligned as D
     const uint32_t laneD = op.taddr >> 16;
-    const bool laneOk = laneD == 0 || (d.m == 64 && laneD == 16);
+    const bool laneOk = laneD == 0 || (d.m == 64 && !pair && laneD == 16);
     if (why.empty() && aTmem && (op.descA >> 16) != (laneOk ? laneD : 0))
       why = "A's tensor-memory address must name lane " + std::string(laneOk && laneD ? "16, as D's does" : "0") + " (got lane " + std::to_string(op.descA >> 16) + ")";
     if (why.empty()) {
@@ -566,6 +627,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     if (!tmemColumnsAllocated(c, op.taddr & 0xffff, d.n, "tcgen05.mma")) return;
+    if (pair && !(op.peer = pairMmaPeer(c, op.taddr & 0xffff, d.n))) return;
     if (scaled && (!tmemColumnsAllocated(c, op.sfA & 0xffff, scaleCols(d.m), "tcgen05.mma scale_A") ||
                    !tmemColumnsAllocated(c, op.sfB & 0xffff, scaleCols(d.n), "tcgen05.mma scale_B")))
       return;
@@ -665,10 +727,12 @@ std::string decodeTcgen05SmemDesc(uint64_t v, SmemMatrix& d) { return decodeSmem
 bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.has("sp")) return dc.fail("tcgen05.mma.sp (sparse A) is not simulated yet");
   if (st.has("ws")) return dc.fail("tcgen05.mma.ws is not simulated yet");
-  if (st.has("cta_group::2")) return dc.fail("tcgen05.mma .cta_group::2 (a CTA pair sharing one MMA) is not simulated yet");
   MmaKind kind;
   if (!kindOf(dc, st, kind)) return false;
   const bool scaled = kind >= kKindMxf8f6f4;
+  const bool pair = st.has("cta_group::2");
+  if (pair && scaled) return dc.fail("tcgen05.mma .cta_group::2 with the block-scaled kinds is not simulated yet (f16, tf32, f8f6f4 and i8 are)");
+  if (pair == st.has("cta_group::1")) return dc.fail("tcgen05.mma needs .cta_group::1 or .cta_group::2");
   unsigned vec = 0;
   if (scaled) {
     if (!scaleVecOf(dc, st, kind, vec)) return false;
@@ -676,8 +740,8 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
       return dc.fail("expected tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX, .block32, .block16}");
   } else if (st.has("block_scale")) {
     return dc.fail("tcgen05.mma .block_scale needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4");
-  } else if (!onlyMods(dc, st, "mma cta_group::1 kind::f16 kind::tf32 kind::f8f6f4 kind::i8") || !st.has("cta_group::1")) {
-    return dc.fail("expected tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8}");
+  } else if (!onlyMods(dc, st, "mma cta_group::1 cta_group::2 kind::f16 kind::tf32 kind::f8f6f4 kind::i8")) {
+    return dc.fail("expected tcgen05.mma.cta_group::{1,2}.kind::{f16,tf32,f8f6f4,i8}");
   }
   const auto& o = st.ops;
   if (scaled && o.size() != 7) return dc.fail("expected [d_tmem], a_desc, b_desc, idesc, [scale_A_tmem], [scale_B_tmem], enable_input_d");
@@ -687,6 +751,7 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   const bool aTmem = o[1].kind == Operand::Addr;
   int64_t aOff = 0;
   if (aTmem) {
+    if (pair) return dc.fail("tcgen05.mma .cta_group::2 with A in tensor memory is not simulated yet (A from a shared-memory descriptor is)");
     if (!dc.addr(o[1], in.s[1], aOff, sym)) return dc.fail("expected A's tensor-memory address [a_tmem]");
   } else {
     in.s[1] = dc.src(o[1], Ty::B64);
@@ -694,7 +759,7 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   in.s[2] = dc.src(o[2], Ty::B64);
   in.s[3] = dc.src(o[3], Ty::B32);
   size_t i = 4;
-  std::vector<uint32_t> e(scaled ? 10 : 6, 0);
+  std::vector<uint32_t> e(scaled || pair ? 10 : 6, 0);
   e[5] = (uint32_t)aOff;
   if (scaled) {  // [scale_A_tmem], [scale_B_tmem]: slots 6-7, offsets 8-9
     for (int q = 0; q < 2; q++) {
@@ -705,8 +770,9 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
       i++;
     }
   } else if (o[i].kind == Operand::Vec) {
-    if (o[i].elems.size() != 4) return dc.fail("disable_output_lane of .cta_group::1 is a vector of 4 .b32");
-    for (int k = 0; k < 4; k++) e[1 + k] = dc.src(o[i].elems[k], Ty::B32);
+    // .cta_group::2: 8 words, the even CTA's 128 lanes then the odd CTA's (slots 1-4, 6-9)
+    if (o[i].elems.size() != (pair ? 8u : 4u)) return dc.fail(pair ? "disable_output_lane of .cta_group::2 is a vector of 8 .b32" : "disable_output_lane of .cta_group::1 is a vector of 4 .b32");
+    for (int k = 0; k < (pair ? 8 : 4); k++) e[k < 4 ? 1 + k : 2 + k] = dc.src(o[i].elems[k], Ty::B32);
     i++;
   }
   if (i >= o.size()) return dc.fail("missing enable_input_d");
@@ -724,6 +790,7 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   in.mode = scaled ? (uint8_t)(0x80 | (kind - kKindMxf8f6f4) << 4 | vec | (aTmem ? 0x40 : 0)) : (uint8_t)(kind << 4 | scale | (aTmem ? 0x40 : 0));
   in.fn = &mmaOp;
   in.cls = kTensor;
+  in.vec = pair ? 2 : 1;
   return true;
 }
 
@@ -739,8 +806,7 @@ bool decodeTcgen05Shift(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 bool decodeTcgen05Commit(Decoder& dc, const Stmt& st, Inst& in) {
-  if (st.has("cta_group::2")) return dc.fail("tcgen05.commit .cta_group::2 is not simulated yet");
-  if (st.has("multicast::cluster")) return dc.fail("tcgen05.commit .multicast::cluster is not simulated yet");
+  if (st.has("cta_group::2") || st.has("multicast::cluster")) return decodeTcgen05CommitPair(dc, st, in);  // exec_tcgen05_pair.cpp
   if (!onlyMods(dc, st, "commit cta_group::1 mbarrier::arrive::one shared::cluster b64") || !st.has("cta_group::1") ||
       !st.has("mbarrier::arrive::one") || st.type() != Ty::B64 || st.ops.size() != 1)
     return dc.fail("expected tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]");
@@ -764,7 +830,12 @@ bool settleTcgen05Commits(Ctx& c, uint32_t off) {
       recs[keep++] = r;
       continue;
     }
-    ok = completeUpTo(c, r.upto) && mbarrierArriveOne(c, r.lane, r.barOff);
+    // a .cta_group::2 commit's arrival here may cover the MMAs of the other CTA of the pair
+    Cta* self = c.cta;
+    if (r.src) c.cta = r.src;
+    ok = completeUpTo(c, r.upto);
+    c.cta = self;
+    ok = ok && mbarrierArriveOne(c, r.lane, r.barOff);
   }
   recs.resize(keep);
   t.commits = std::move(recs);

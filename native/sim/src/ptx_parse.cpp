@@ -348,6 +348,7 @@ class Parser : public Decoder {
   std::vector<Scope> scopes_;
   std::map<std::tuple<int, uint64_t, unsigned>, uint32_t> constIndex_;
   int curFunc_ = -1;
+  std::map<int, std::pair<int, int>> tcgen05Group_;  // per function: the .cta_group of its tcgen05 instructions, and the line naming it first
   std::set<std::string> funcLabels_;  // every label of the current function, for the error message
   std::vector<uint32_t> callSites_;
 
@@ -955,6 +956,17 @@ class Parser : public Decoder {
       throw ParseError{st.line, "unsupported instruction '" + text + "'" + (err.empty() ? "" : " (" + err + ")")};
     }
     in.line = st.line;
+    // PTX ISA (tcgen05 "CTA pair"): the tcgen05 instructions of a kernel all name the same
+    // .cta_group; ptxas refuses a function that mixes them, so does the sim (across calls: at run
+    // time, exec_tcgen05_pair.cpp)
+    if (st.op == "tcgen05" && (st.has("cta_group::1") || st.has("cta_group::2"))) {
+      const int g = st.has("cta_group::2") ? 2 : 1;
+      auto at = tcgen05Group_.emplace(curFunc_, std::make_pair(g, st.line)).first;
+      if (at->second.first != g)
+        throw ParseError{st.line, "'" + text + "' names .cta_group::" + std::to_string(g) + " but the tcgen05 instruction at line " +
+                                      std::to_string(at->second.second) + " of the same function names .cta_group::" +
+                                      std::to_string(at->second.first) + " (all tcgen05 instructions of a kernel must use the same .cta_group)"};
+    }
     m_.prog.code.push_back(in);
     for (auto& e : emitAfter) {
       e.line = st.line;
@@ -987,6 +999,31 @@ class Parser : public Decoder {
       if (color[f] == 0) visit((int)f);
   }
 
+  // The .cta_group rule across calls (ptxas refuses a kernel whose callees mix them too): the
+  // groups each kernel reaches through its call graph (acyclic by now).
+  void refuseMixedCtaGroups(const Program& pr) {
+    for (size_t k = 0; k < pr.funcs.size(); k++) {
+      if (!pr.funcs[k].isEntry) continue;
+      std::vector<int> todo{(int)k}, seen(pr.funcs.size(), 0);
+      int first = -1;  // the function naming the first group found
+      while (!todo.empty()) {
+        int f = todo.back();
+        todo.pop_back();
+        if (seen[f]++) continue;
+        for (int c : pr.funcs[f].callees) todo.push_back(c);
+        auto at = tcgen05Group_.find(f);
+        if (at == tcgen05Group_.end()) continue;
+        if (first < 0) first = f;
+        const auto& g0 = tcgen05Group_.at(first);
+        if (at->second.first != g0.first)
+          throw ParseError{at->second.second, "kernel '" + pr.funcs[k].name + "' reaches tcgen05 instructions with .cta_group::" + std::to_string(g0.first) +
+                                                  " (in '" + pr.funcs[first].name + "', line " + std::to_string(g0.second) + ") and .cta_group::" +
+                                                  std::to_string(at->second.first) + " (in '" + pr.funcs[f].name +
+                                                  "'): all tcgen05 instructions of a kernel must use the same .cta_group"};
+      }
+    }
+  }
+
   void finish() {
     Program& pr = m_.prog;
     for (auto& f : pr.funcs)
@@ -994,6 +1031,7 @@ class Parser : public Decoder {
         if (pr.funcs[c].isExtern && pr.funcs[c].name != "vprintf" && pr.funcs[c].name != "__assertfail")
           throw ParseError{line_, "call to undefined function '" + pr.funcs[c].name + "'"};
     refuseRecursion(pr);
+    refuseMixedCtaGroups(pr);
     // per-kernel static shared layout over the shared variables it can reach
     for (size_t k = 0; k < pr.funcs.size(); k++) {
       Function& f = pr.funcs[k];

@@ -6,7 +6,7 @@
 // before the peer's first: the peer's allocs still report them in order); every warp of each CTA
 // round-trips its quarter of the 64-column range with tcgen05.st / ld, exact values per rank.
 // Named faults: only one CTA of the pair allocating, mismatched column counts, no peer CTA in the
-// cluster, a cta_group::1 dealloc of pair columns.
+// cluster; a cta_group::1 dealloc of pair columns is refused at load (one .cta_group per kernel).
 #include "ptx_harness.h"
 
 using namespace ptxtest;
@@ -150,9 +150,10 @@ int main() {
               2, 2, "matching tcgen05.alloc.cta_group::2 took");
   // a cluster of one CTA has no pair
   expectFault("no peer", module(kAlloc1, kAlloc2, kDealloc), 1, 1, "needs the peer CTA (%cluster_ctarank 1)");
-  // the cta_group of the dealloc must be the alloc's
+  // the cta_group of the dealloc must be the alloc's: one .cta_group per kernel, refused at load
+  // as ptxas refuses it
   expectFault("dealloc group",
               module(kAlloc1, kAlloc2, "  @%p1 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r9, 32;"), 2, 2,
-              "allocated with .cta_group::2");
+              "names .cta_group::1 but the tcgen05 instruction at line 19 of the same function names .cta_group::2");
   return finish("ptx_tcgen05_pair_test");
 }

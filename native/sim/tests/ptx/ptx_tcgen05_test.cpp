@@ -317,8 +317,10 @@ void refusals() {
   // ld.red exists on sm_101a / sm_103f, not sm_100a
   expectLoadError("ld.red", "  tcgen05.ld.red.sync.aligned.32x32b.x2.max.u32 {%r1, %r3}, %r4, [%r2];", "modifier .max is not implemented for tcgen05", false);
   expectLoadError("16x32bx2 split", "  tcgen05.ld.sync.aligned.16x32bx2.x1.b32 {%r1}, [%r2], %r3;", "immHalfSplitoff must be an integer immediate", false);
-  // alloc / dealloc / relinquish .cta_group::2 run (ptx_tcgen05_pair_test); the pair's MMA does not yet
-  expectLoadError("cta_group::2", "  tcgen05.mma.cta_group::2.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;", "tcgen05.mma .cta_group::2 (a CTA pair sharing one MMA) is not simulated yet");
+  // alloc / dealloc / relinquish and the dense kinds' MMA .cta_group::2 run (ptx_tcgen05_pair_test,
+  // ptx_tcgen05_mma_pair_test); the pair's block-scaled MMA does not yet
+  expectLoadError("cta_group::2", "  tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
+                  "tcgen05.mma .cta_group::2 with the block-scaled kinds is not simulated yet");
   expectLoadError("ncols imm", "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 96;", "nCols must be a power of two in [32, 512], got 96", false);
   expectLoadError("x count", "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1}, [%r2];", "expected a vector of 2 registers", false);
   // tcgen05.cp runs (ptx_tcgen05_cp_test); its decompressing forms do not yet
