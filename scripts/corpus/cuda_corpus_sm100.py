@@ -1,0 +1,52 @@
+# Compiles the CUDA C++ kernels in cuda100/*.cu with nvcc for sm_100a (one module per source file)
+# and writes each case, named cu100_<entry>, with its inputs and a numpy reference (see
+# corpus_io.py). The kernels drive tcgen05 through inline PTX with descriptors of their own (see
+# cuda100/tcgen05.cuh); corpus-sm100.test.ts runs them with the sim as a B200.
+import os
+import subprocess
+import sys
+import tempfile
+
+import ml_dtypes
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from corpus_io import Buf, TMap, write_case  # noqa: E402
+
+NVCC = os.environ.get('NVCC', '/usr/local/cuda/bin/nvcc')
+rng = np.random.default_rng(10010)
+VERSION = subprocess.run([NVCC, '--version'], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+
+
+def ptx_of(src):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, f'{src}.ptx')
+        subprocess.run([NVCC, '-ptx', '-arch=sm_100a', '-O3', '-std=c++17', '-o', out,
+                        os.path.join(HERE, 'cuda100', f'{src}.cu')], check=True)
+        return open(out).read()
+
+
+def case(src, entry, grid, block, args, shared=0, need=()):
+    ptx = ptx_of(src)
+    assert '.target sm_100a' in ptx, entry
+    for s in need:
+        assert s in ptx, f'{entry}: no {s} in the PTX'
+    write_case(f'cu100_{entry}', f'nvcc ({VERSION}) -arch=sm_100a: scripts/corpus/cuda100/{src}.cu', ptx,
+               entry, list(grid) + [1] * (3 - len(grid)), list(block) + [1] * (3 - len(block)), shared, args)
+
+
+def small_f16(shape):
+    # multiples of 1/8 in [-2, 2]: every product and the sums over K = 64 are exact in f32
+    return (rng.integers(-16, 17, shape) / 8).astype(np.float16)
+
+
+TC = ('tcgen05.alloc.cta_group::1', 'tcgen05.commit.cta_group::1.mbarrier::arrive::one', 'tcgen05.ld.sync.aligned.32x32b',
+      'tcgen05.wait::ld', 'tcgen05.dealloc', 'tcgen05.relinquish_alloc_permit')
+
+# f16 x f16 -> f32, A K-major and B MN-major, 128B swizzle, M = 128, K = 64, N = 128 and 256
+for n in (128, 256):
+    A, B = small_f16((128, 64)), small_f16((64, n))
+    C = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
+    case('tc_f16', f'tc_f16_128x{n}x64', [1], [128], [Buf('f16', A), Buf('f16', B), Buf('f32', count=C.size, expect=C.ravel())],
+         shared=1024 + 16384 + 64 * n * 2 + 16, need=TC + ('tcgen05.mma.cta_group::1.kind::f16',))
