@@ -50,3 +50,19 @@ for n in (128, 256):
     C = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
     case('tc_f16', f'tc_f16_128x{n}x64', [1], [128], [Buf('f16', A), Buf('f16', B), Buf('f32', count=C.size, expect=C.ravel())],
          shared=1024 + 16384 + 64 * n * 2 + 16, need=TC + ('tcgen05.mma.cta_group::1.kind::f16',))
+
+# kind::f8f6f4, e4m3 x e5m2 -> f32 (A K-major no swizzle, B K-major 64B swizzle), N = 64: the
+# values are multiples of 1/8 (e4m3) and 1/4 (e5m2), so every sum is exact in f32
+a8 = (rng.integers(-32, 33, (128, 64)) / 8).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+b8 = (rng.integers(-16, 17, (64, 64)) / 4).astype(np.float32).astype(ml_dtypes.float8_e5m2)
+C = (a8.astype(np.float64) @ b8.astype(np.float64)).astype(np.float32)
+case('tc_8bit', 'tc_f8f6f4_e4m3_e5m2', [1], [128],
+     [Buf('u8', a8.view(np.uint8)), Buf('u8', b8.view(np.uint8)), Buf('u32', count=C.size, expect=C.view(np.uint32).ravel())],
+     shared=1024 + 8192 + 4096 + 16, need=TC + ('tcgen05.mma.cta_group::1.kind::f8f6f4',))
+
+# kind::i8, s8 (A MN-major, 64B swizzle) x u8 (B K-major, no swizzle) -> s32, N = 128, full ranges
+ai = rng.integers(-128, 128, (128, 64)).astype(np.int8)
+bi = rng.integers(0, 256, (64, 128)).astype(np.uint8)
+C = ai.astype(np.int64) @ bi.astype(np.int64)
+case('tc_8bit', 'tc_i8_s8u8_mn_a', [1], [128], [Buf('i8', ai), Buf('u8', bi), Buf('i32', count=C.size, expect=C.astype(np.int32).ravel())],
+     shared=1024 + 8192 + 8192 + 16, need=TC + ('tcgen05.mma.cta_group::1.kind::i8',))
