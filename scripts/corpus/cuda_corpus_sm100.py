@@ -66,3 +66,13 @@ bi = rng.integers(0, 256, (64, 128)).astype(np.uint8)
 C = ai.astype(np.int64) @ bi.astype(np.int64)
 case('tc_8bit', 'tc_i8_s8u8_mn_a', [1], [128], [Buf('i8', ai), Buf('u8', bi), Buf('i32', count=C.size, expect=C.astype(np.int32).ravel())],
      shared=1024 + 8192 + 8192 + 16, need=TC + ('tcgen05.mma.cta_group::1.kind::i8',))
+
+# TMA-fed kind::f16 on 2 CTAs: the operands arrive by cp.async.bulk.tensor through 128B-swizzled
+# tensor maps (CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, SWIZZLE_128B = 3), C = 128 x 256
+A, B = small_f16((128, 64)), small_f16((64, 256))
+C = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
+mapA = TMap(Buf('f16', A), 6, [64, 128], [64 * 2], [64, 128], [1, 1], 0, 3, 0, 0)
+mapB = TMap(Buf('f16', B), 6, [256, 64], [256 * 2], [64, 64], [1, 1], 0, 3, 0, 0)
+case('tc_tma_f16', 'tc_tma_f16', [2], [128], [mapA, mapB, Buf('f32', count=C.size, expect=C.ravel())],
+     shared=1024 + 16384 + 16384 + 32,
+     need=TC + ('cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes', 'tcgen05.mma.cta_group::1.kind::f16'))
