@@ -91,6 +91,13 @@ describe('sabotaged sm_100a kernels fail on the sim', () => {
     expect(o.stage).toBe('result');
   });
 
+  it('nvcc\'s TMA-fed MMA without the wait for the tensor copies reads shared memory before they land: a wrong result', () => {
+    // the first of the kernel's two parity waits is the one on the TMA barrier
+    const o = sabotaged('cu100_tc_tma_f16', (p) =>
+      p.replace(/mbarrier\.try_wait\.parity\.shared::cta\.b64 done, \[(%r\d+)\], (%r\d+);/, 'setp.eq.u32 done, 0, 0;'));
+    expect(o.stage).toBe('result');
+  });
+
   it('without tcgen05.dealloc, the exit holding tensor memory is reported', () => {
     const o = sabotaged('tt100_matmul_f16', (p) => p.replace(/^\s*@%p\d+ tcgen05\.dealloc[^;]*;$/m, ''));
     expect(o.stage).toBe('launch');
