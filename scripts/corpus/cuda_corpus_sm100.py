@@ -12,7 +12,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from corpus_io import Buf, TMap, write_case  # noqa: E402
+from corpus_io import Buf, TMap, bf16_bits, write_case  # noqa: E402
 
 NVCC = os.environ.get('NVCC', '/usr/local/cuda/bin/nvcc')
 rng = np.random.default_rng(10010)
@@ -76,3 +76,11 @@ mapB = TMap(Buf('f16', B), 6, [256, 64], [256 * 2], [64, 64], [1, 1], 0, 3, 0, 0
 case('tc_tma_f16', 'tc_tma_f16', [2], [128], [mapA, mapB, Buf('f32', count=C.size, expect=C.ravel())],
      shared=1024 + 16384 + 16384 + 32,
      need=TC + ('cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes', 'tcgen05.mma.cta_group::1.kind::f16'))
+
+# A in tensor memory (tcgen05.st, then [a_tmem] operands), M = 64 (half the datapath), bf16, two
+# commits to one mbarrier (phases 0 and 1); B K-major with the 32B swizzle
+A = (rng.integers(-16, 17, (64, 64)) / 8).astype(np.float32)
+B = (rng.integers(-16, 17, (64, 64)) / 8).astype(np.float32)
+C = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
+case('tc_tmem_a', 'tc_bf16_tmem_a_m64', [1], [128], [Buf('bf16', bf16_bits(A)), Buf('bf16', bf16_bits(B)), Buf('f32', count=C.size, expect=C.ravel())],
+     need=TC + ('tcgen05.st.sync.aligned.32x32b.x32', 'tcgen05.wait::st', 'tcgen05.mma.cta_group::1.kind::f16 [%r'))
