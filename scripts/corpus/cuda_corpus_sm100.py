@@ -84,3 +84,29 @@ B = (rng.integers(-16, 17, (64, 64)) / 8).astype(np.float32)
 C = (A.astype(np.float64) @ B.astype(np.float64)).astype(np.float32)
 case('tc_tmem_a', 'tc_bf16_tmem_a_m64', [1], [128], [Buf('bf16', bf16_bits(A)), Buf('bf16', bf16_bits(B)), Buf('f32', count=C.size, expect=C.ravel())],
      need=TC + ('tcgen05.st.sync.aligned.32x32b.x32', 'tcgen05.wait::st', 'tcgen05.mma.cta_group::1.kind::f16 [%r'))
+
+# kind::mxf8f6f4.block_scale.scale_vec::1X, e4m3 x e4m3 with ue8m0 scales 2^-1..2^1 per row of A
+# (column of B) and 32 of K, copied into tensor memory by tcgen05.cp.32x128b.warpx4 from the
+# ((32,4),4) tile (row r byte 4j + id: the scale of row r + 32j for K block id; the other bytes
+# hold other exponents, so reading the wrong byte changes the result); exact sums
+a8 = (rng.integers(-16, 17, (128, 64)) / 8).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+b8 = (rng.integers(-16, 17, (64, 64)) / 8).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+ea = rng.integers(126, 129, (128, 2))
+eb = rng.integers(126, 129, (64, 2))
+
+
+def scale_tile(e, rows):
+    t = rng.integers(120, 123, 512).astype(np.uint8)  # noise: exponents no scale uses
+    for r in range(rows):
+        for kk in range(2):
+            t[(r % 32) * 16 + 4 * (r // 32) + kk] = e[r, kk]
+    return t
+
+
+As = a8.astype(np.float64) * np.repeat(2.0 ** (ea - 127), 32, axis=1)
+Bs = b8.astype(np.float64) * np.repeat(2.0 ** (eb - 127), 32, axis=1).T
+C = (As @ Bs).astype(np.float32)
+case('tc_mxf8', 'tc_mxf8_e4m3_scaled', [1], [128],
+     [Buf('u8', a8.view(np.uint8)), Buf('u8', b8.view(np.uint8)), Buf('u8', scale_tile(ea, 128)), Buf('u8', scale_tile(eb, 64)),
+      Buf('f32', count=C.size, expect=C.ravel())],
+     need=TC + ('tcgen05.cp.cta_group::1.32x128b.warpx4', 'tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X'))
