@@ -11,4 +11,5 @@ rm -rf test/corpus/kernels
 "$PY" scripts/corpus/triton_corpus_sm100.py
 "$PY" scripts/corpus/cuda_corpus.py
 "$PY" scripts/corpus/cuda_corpus_sm90.py
+"$PY" scripts/corpus/cuda_corpus_sm100.py
 echo "corpus: $(ls test/corpus/kernels | wc -l) kernels in test/corpus/kernels"

@@ -12,7 +12,7 @@ import { describeOutcome, run, type Case, type Outcome } from './run-case.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, 'kernels');
-// sm_100a kernels (`tt100_*`) run in corpus-sm100.test.ts, with the sim as a B200
+// sm_100a kernels (`tt100_*`, `cu100_*`) run in corpus-sm100.test.ts, with the sim as a B200
 const names = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'case.json')) && !/^(tt|cu)100_/.test(d)).sort();
 const known = knownFailures(readFileSync(join(HERE, '..', '..', 'docs', 'testing.md'), 'utf8'));
 // The corpus holds sm_80 and sm_90a (`tt90_*`, `cu90_*`) kernels: the sim pretends to be an H100,

@@ -510,6 +510,12 @@ int main(int argc, char** argv) {
   { Case c = mk("MN-major e4m3 x e5m2 128B"); c.ty = E4M3; c.tyB = E5M2; c.mnA = c.mnB = true; c.n = 128; c.en = true; cases.push_back(c); }
   { Case c = mk("MN-major s8, K-major u8 B, 64B"); c.ty = S8; c.tyB = U8; c.mnA = true; c.swzA = 64; c.swzB = 0; c.n = 64; cases.push_back(c); }
   { Case c = mk("K-major s8 A, MN-major s8 B none"); c.ty = c.tyB = S8; c.mnB = true; c.swzA = c.swzB = 0; c.n = 32; c.en = true; cases.push_back(c); }
+  // MN-major with several swizzle atoms along M/N (the leading byte offset between them): bf16 B
+  // over 4 atoms of 128B at N = 256, the 32B swizzle at M = 64, 8-bit B over 8 atoms of 32B at N = 256
+  { Case c = mk("bf16 MN-major A and B 128B, N=256"); c.ty = BF16; c.mnA = c.mnB = true; c.n = 256; c.en = true; cases.push_back(c); }
+  { Case c = mk("f16 MN-major A and B 32B, M=64"); c.mnA = c.mnB = true; c.swzA = c.swzB = 32; c.m = 64; c.n = 32; cases.push_back(c); }
+  { Case c = mk("e5m2 x e4m3, MN-major B 32B, N=256"); c.ty = E5M2; c.tyB = E4M3; c.mnB = true; c.swzA = 128; c.swzB = 32; c.n = 256; c.en = true; cases.push_back(c); }
+  { Case c = mk("u8 x u8 MN-major A none, M=64 at lane 16"); c.ty = c.tyB = U8; c.mnA = true; c.swzA = c.swzB = 0; c.m = 64; c.n = 24; c.lane0 = 16; cases.push_back(c); }
   // the 6- and 4-bit types run (ptx_tcgen05_scaled_test); A/B type 2 is none of f8f6f4's
   { Case c = mk("f8f6f4 A type 2"); c.ty = c.tyB = E4M3; c.idescXor = 2u << 7; c.fault = "kind::f8f6f4 takes A/B type 0 (e4m3), 1 (e5m2), 3 (e2m3), 4 (e3m2) or 5 (e2m1); got 2"; cases.push_back(c); }
   { Case c = mk("i8 with negate"); c.ty = c.tyB = S8; c.negA = true; c.fault = "kind::i8 has no negate"; cases.push_back(c); }
