@@ -99,6 +99,27 @@ describe('sabotaged sm_100a kernels fail on the sim', () => {
     expect(o.stage).toBe('result');
   });
 
+  it('with racecheck on, the same MMA issued before its tensor copies landed is reported', () => {
+    drv.close();
+    drv = openSimDriver();
+    drv.simSetInstructionBudget(2 ** 28);
+    drv.simSetSanitize(1); // racecheck (native/sim/src/sanitize.h kSanRace)
+    const { c, ptx, data } = load('cu100_tc_tma_f16');
+    const bad = ptx.replace(/mbarrier\.try_wait\.parity\.shared::cta\.b64 done, \[(%r\d+)\], (%r\d+);/, 'setp.eq.u32 done, 0, 0;');
+    expect(bad).not.toBe(ptx);
+    const o = run(drv, c, bad, data);
+    expect(o.stage).not.toBe('pass');
+    expect(describeOutcome(o)).toContain('an asynchronous copy (TMA / cp.async.bulk) still in flight writes');
+    // and the kernel as written is clean (a fresh driver: the hazard's launch failure is sticky)
+    drv.close();
+    drv = openSimDriver();
+    drv.simSetInstructionBudget(2 ** 28);
+    drv.simSetSanitize(1);
+    const clean = run(drv, c, ptx, data);
+    drv.simSetSanitize(0);
+    expect(describeOutcome(clean)).toBe('passes');
+  });
+
   it('without tcgen05.dealloc, the exit holding tensor memory is reported', () => {
     const o = sabotaged('tt100_matmul_f16', (p) => p.replace(/^\s*@%p\d+ tcgen05\.dealloc[^;]*;$/m, ''));
     expect(o.stage).toBe('launch');

@@ -148,6 +148,23 @@ uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, unsigned tcgen05, 
   bytes.erase(std::unique(bytes.begin(), bytes.end()), bytes.end());
   while (!bytes.empty() && bytes.back() >= s.wgCount.size()) bytes.pop_back();  // out of bounds: faults at the wait
   for (uint32_t b : bytes) s.wgCount[b]++;
+  // A TMA or bulk copy into this CTA lands when a thread tests its mbarrier (exec_mbarrier.cpp):
+  // one still pending here writes bytes the MMA reads, with no wait in between. The MMA would read
+  // the old bytes on the sim (a wrong result); report it too.
+  for (const BulkCopy& bc : c.cta->bulkCopies) {
+    if (bc.clcFailed || bc.data.empty()) continue;
+    const uint32_t lo = bc.dstOff, hi = bc.dstOff + (uint32_t)bc.data.size();
+    auto it = std::lower_bound(bytes.begin(), bytes.end(), lo);
+    if (it == bytes.end() || *it >= hi) continue;
+    char head[160];
+    std::snprintf(head, sizeof head, "read-after-write hazard on shared memory 0x%x: ", *it);
+    sanRecord(c, 0, 21, c.curPc, c.curPc,
+              std::string(head) + (tcgen05 ? "tcgen05.mma " : "wgmma.mma_async ") + sanWhere(c, c.w->id * kWarp + lane, c.curPc) +
+                  " reads an operand that an asynchronous copy (TMA / cp.async.bulk) still in flight writes: its mbarrier "
+                  "(at shared 0x" + [&] { char b[16]; std::snprintf(b, sizeof b, "%x", bc.barOff); return std::string(b); }() +
+                  ") was not waited on before the MMA was issued");
+    break;
+  }
   uint32_t id = ++S.wgId ? S.wgId : ++S.wgId;
   s.wgReads.push_back({id, c.curPc, tagged(c.cta->rank, c.w->id * kWarp + lane), std::move(bytes), (uint8_t)tcgen05});
   return id;
