@@ -128,7 +128,7 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   if (why) return `${why}: not on the ring`;
   if (left) return `${left.kind} %${left.results[0]!.id} is not on the ring (the producer issues descriptor loads by TMA only; pointer loads have no producer path yet)`;
   const staged = new Set(ring.tiles.map((t) => t.value.id));
-  const tc = cx.target === 'sm_100a' ? tcgen05WsWhyNot(cx, op, ring, !!tiles) : undefined; // ws_tcgen05.ts
+  const tc = cx.target === 'sm_100a' ? tcgen05WsWhyNot(cx, op, ring, tiles?.loop) : undefined; // ws_tcgen05.ts
   if (tc) return tc;
   if (cx.target !== 'sm_100a') for (const o of body.ops) {
     if (o.kind !== 'dot' || !o.operands.slice(0, 2).some((v) => staged.has(v.id))) continue;

@@ -15,6 +15,14 @@
 //   epilogue:   setmaxnreg.inc; the kernel's code; at the loop: wait ACC_FULL (if it ran),
 //               tcgen05.fence::after_thread_sync, then tcgen05_resident.ts reads the accumulator
 //               with tcgen05.ld; barriers are `bar.sync 1, 32*numWarps`
+// Persistent (the K loop directly in a top-level tile loop, ws_tiles.ts): the load and MMA
+// threads walk the same tiles, the ring runs on across tiles, and the accumulator is
+// double-buffered in tensor memory (2 x N columns): tile t accumulates into buffer t%2, so the
+// MMAs of tile t+1 run while the epilogue warps read and store tile t. Per buffer b two more
+// mbarriers: ACC_FULL[b] (the MMA thread's commit after the tile's K loop) and ACC_EMPTY[b]
+// (every epilogue thread arrives, after tcgen05.fence::before_thread_sync, when it reaches the
+// next tile: the buffer's tcgen05.ld are done). The MMA thread waits ACC_EMPTY[b] before it
+// reuses buffer b (from the third tile on), each side keeping one phase bit per buffer.
 // The K loop's body holds the ring's loads, the dot and the offsets' arithmetic only (the MMA
 // warp runs nothing else), its one carried value is the dot's zero-initialized accumulator.
 // Program order before the loop, the ring's place in shared memory and the register split are
@@ -31,24 +39,26 @@ import { stagedBytes } from '../tensor_cores/mma_fragments.js';
 import { stagedOperand, zeroConst } from '../tensor_cores/mma_smem_operand.js';
 import { emitTcgen05Desc, instrDesc } from '../tensor_cores/tcgen05_desc.js';
 import { residentOf, residentSlot } from '../tensor_cores/tcgen05_resident.js';
-import { tmem } from '../tensor_cores/tmem_alloc.js';
+import { setAccBase, setTmemBuffers, tmem } from '../tensor_cores/tmem_alloc.js';
 import { descPlus, sliceOffset } from '../tensor_cores/wgmma_desc.js';
 import { inflightDot } from './tcgen05_ring.js';
 import type { TmaRingLoop } from './lower_tma_ring.js';
 import type { WarpSpecializedLoop, WarpSpecializePlan } from './lower_warp_specialize.js';
+import { consumerTileStart, producerTiles, tileBarrier, type WsTileRegs } from './ws_tiles.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
 /** Marks the epilogue's wait (a comment in the PTX; the sabotage test moves the tcgen05.ld above it). */
 export const ACC_FULL_WAIT = "// warp specialization (tcgen05): wait for the MMA warp's final commit (ACC_FULL)";
+/** Marks the MMA thread's wait for a free accumulator buffer (persistent). */
+export const ACC_EMPTY_WAIT = '// warp specialization (tcgen05): wait until the epilogue warps have read this buffer (ACC_EMPTY)';
 /** The label the load and MMA warps start at. */
 export const WS_PARTITIONS = 'ws_producer';
 /** The MMA warp's code starts at this label. */
 export const WS_MMA = 'ws_mma';
 
 /** Why the tcgen05 form cannot take `op` with ring `ring`, or undefined (sm_100a only). */
-export function tcgen05WsWhyNot(cx: Lowering, op: Op, ring: TmaRingLoop, inTileLoop: boolean): string | undefined {
-  if (inTileLoop) return 'a persistent tile loop around it is not warp-specialized on sm_100a yet';
+export function tcgen05WsWhyNot(cx: Lowering, op: Op, ring: TmaRingLoop, tileLoop: Op | undefined): string | undefined {
   const slot = residentSlot(cx, op);
   if (!slot) return 'its dot is not one tcgen05 dot accumulating in place into a carried value (the accumulator must stay in tensor memory)';
   if (inflightDot(cx, ring) !== slot.dot) return 'the tcgen05 dot does not read both operands from the ring (the MMA warp issues from ring stages only)';
@@ -61,12 +71,23 @@ export function tcgen05WsWhyNot(cx: Lowering, op: Op, ring: TmaRingLoop, inTileL
   const [a, b] = slot.dot.operands as [Value, Value];
   const kind = tcgen05KindOf(a.type.elem, b.type.elem, slot.dot.results[0]!.type.elem, dotInputPrecision(slot.dot));
   if (!kind || a.type.shape[1]! % kind.k) return 'no tcgen05 kind for the dot';
+  if (tileLoop) {
+    const N = b.type.shape[1]!;
+    if (2 * Math.max(32, 2 ** Math.ceil(Math.log2(N))) > 512) return `two accumulator buffers of ${N} columns do not fit tensor memory's 512`;
+    const others: Op[] = [];
+    const find = (ops: readonly Op[]): void => ops.forEach((o) => {
+      if (o.kind === 'dot' && o !== slot.dot) others.push(o);
+      o.regions.forEach((r) => find(r.ops));
+    });
+    find(cx.func.body.ops);
+    if (others.length) return 'the kernel has another dot (the double-buffered accumulator owns tensor memory)';
+  }
   return undefined;
 }
 
 /** The note of the 'pipeline' stage for a loop taken by this form. */
 export function tcgen05WsNote(cx: Lowering, l: WarpSpecializedLoop, regs: number): string {
-  return `warp-specialized (tcgen05): a load warp (TMA, ${l.ring.tiles.length} tile(s)) and an MMA warp in 1 warpgroup, ${cx.numWarps / 4} epilogue warpgroup(s), ${l.ring.numStages} stages of ${l.ring.stageBytes} bytes, full/empty mbarriers (the MMAs commit to empty), ACC_FULL after the K loop; setmaxnreg ${regs}/${l.consumerRegs} (launch ${l.maxnreg})${l.preWrite ? `; the load warp starts after the epilogue warps' writes before the loop (${l.preWrite.kind}): program order` : ''}`;
+  return `warp-specialized (tcgen05): a load warp (TMA, ${l.ring.tiles.length} tile(s)) and an MMA warp in 1 warpgroup, ${cx.numWarps / 4} epilogue warpgroup(s), ${l.ring.numStages} stages of ${l.ring.stageBytes} bytes, full/empty mbarriers (the MMAs commit to empty), ACC_FULL after the K loop; setmaxnreg ${regs}/${l.consumerRegs} (launch ${l.maxnreg})${l.tiles ? `; inside tile loop %${l.tiles.loop.regions[0]!.args[0]!.id}, which the load and MMA warps run too: the accumulator double-buffered in tensor memory (ACC_FULL/ACC_EMPTY per buffer), the next tile's MMAs overlap the epilogue` : ''}${l.preWrite ? `; the load warp starts after the epilogue warps' writes before the loop (${l.preWrite.kind}): program order` : ''}`;
 }
 
 interface State {
@@ -77,6 +98,10 @@ interface State {
   /** A register holding 0: the parity of ACC_FULL's one phase. */
   readonly zero: string;
   readonly start?: { bar: string; phase: string };
+  /** Persistent: the tile-done barrier (ws_tiles.ts), ACC_EMPTY[0], and the epilogue's buffer registers. */
+  readonly tile?: WsTileRegs;
+  readonly accEmpty?: string;
+  readonly epi?: { buf: string; base: string; fullBits: string };
 }
 
 /**
@@ -90,22 +115,47 @@ export function withWsTcgen05(rules: Record<string, Rule>, cx: Lowering, plan: W
   const S = l.ring.numStages;
   cx.reserveShared(S * l.ring.stageBytes);
   cx.barrierThreads = n;
-  const { bar, phase } = newBarriers(cx, 2 * S + 1, () => 1);
+  // full[S], empty[S], ACC_FULL (two with a tile loop), then ACC_EMPTY[2] (every epilogue thread)
+  const { bar, phase } = newBarriers(cx, 2 * S + (l.tiles ? 4 : 1), (k) => (k >= 2 * S + 2 ? n : 1));
   const empty = cx.reg('b32'), accFull = cx.reg('b32');
   cx.e.emitPrologue(`add.u32 ${empty}, ${bar}, ${8 * S};`);
   cx.e.emitPrologue(`add.u32 ${accFull}, ${bar}, ${16 * S};`);
-  const st: State = { l, full: bar, empty, accFull, zero: phase, ...(l.preWrite ? { start: newBarriers(cx, 1, () => n) } : {}) };
+  let tiled: Pick<State, 'tile' | 'accEmpty' | 'epi'> = {};
+  if (l.tiles) {
+    setTmemBuffers(cx, 2);
+    const accEmpty = cx.reg('b32');
+    cx.e.emitPrologue(`add.u32 ${accEmpty}, ${bar}, ${16 * S + 16};`);
+    const [buf, base, fullBits] = [cx.reg('b32'), cx.reg('b32'), cx.reg('b32')];
+    cx.e.emitPrologue('// warp specialization (tcgen05): the epilogue\'s accumulator buffer and its ACC_FULL phase bits, kept across tiles');
+    cx.e.emitPrologue(`mov.u32 ${buf}, 0;`);
+    cx.e.emitPrologue(`mov.u32 ${fullBits}, 0;`);
+    tiled = { tile: tileBarrier(cx, n), accEmpty, epi: { buf, base, fullBits } };
+  }
+  const st: State = { l, full: bar, empty, accFull, zero: phase, ...tiled, ...(l.preWrite ? { start: newBarriers(cx, 1, () => n) } : {}) };
   const plain = rules.for!;
+  const started = (c: Lowering): void => {
+    if (!st.start) return;
+    c.emit('// the writes before the loop are done: the load warp may load (program order)');
+    c.emit('fence.proxy.async.global;');
+    c.emit(`mbarrier.arrive.shared::cta.b64 _, [${st.start.bar}];`);
+  };
   cx.enterRingLive(); // the load warp may fill any stage from the kernel's start until the loop ends
   rules.for = (c, op) => {
-    if (op !== l.ring.loop) return plain(c, op);
-    if (st.start) {
-      c.emit('// the writes before the loop are done: the load warp may load (program order)');
-      c.emit('fence.proxy.async.global;');
-      c.emit(`mbarrier.arrive.shared::cta.b64 _, [${st.start.bar}];`);
+    if (op === l.tiles?.loop) {
+      // the epilogue's scratch stays past the ring for the whole tile loop; its tcgen05.ld read the current buffer
+      started(c);
+      setAccBase(c, st.epi!.base);
+      try {
+        plain(c, op);
+      } finally {
+        setAccBase(c, undefined);
+      }
+      return c.leaveRingLive();
     }
+    if (op !== l.ring.loop) return plain(c, op);
+    if (!l.tiles) started(c);
     epilogueWait(c, op, st);
-    c.leaveRingLive();
+    if (!l.tiles) c.leaveRingLive();
   };
   return {
     entry: () => {
@@ -135,16 +185,48 @@ function epilogueWait(cx: Lowering, op: Op, st: State): void {
   if (!res) cx.fail('warp-specialized tcgen05 loop without its resident accumulator');
   const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
   cx.emit(`// warp-specialized loop (epilogue warps): the load and MMA warps run its ${st.l.ring.numStages}-stage ring`);
+  let accFull = st.accFull, parity = st.zero;
+  if (st.epi) {
+    const { buf, base, fullBits } = st.epi;
+    const later = st.tile!.later;
+    cx.emit('// the previous tile\'s accumulator buffer is read (its tcgen05.ld waited for): the MMA warp may reuse it');
+    const prevEmpty = cx.reg('b32');
+    cx.emit(`mad.lo.u32 ${prevEmpty}, ${buf}, 8, ${st.accEmpty!};`);
+    cx.emit(`@${later} tcgen05.fence::before_thread_sync;`);
+    cx.emit(`@${later} mbarrier.arrive.shared::cta.b64 _, [${prevEmpty}];`);
+    cx.emit(`@${later} xor.b32 ${buf}, ${buf}, 1;`);
+    consumerTileStart(cx, st.tile!); // sets `later`
+    cx.emit(`mad.lo.u32 ${base}, ${buf}, ${tmemCols(st)}, ${tmem(cx).addr};`);
+    accFull = cx.reg('b32');
+    parity = cx.reg('b32');
+    cx.emit(`mad.lo.u32 ${accFull}, ${buf}, 8, ${st.accFull};`);
+    cx.emit(`shr.u32 ${parity}, ${fullBits}, ${buf};`);
+    cx.emit(`and.b32 ${parity}, ${parity}, 1;`);
+  }
   // the MMA warp commits to ACC_FULL only when it ran an iteration: the same bounds decide here
   cx.emit(`setp.lt.${loopTy(op)} ${res!.started}, ${lb}, ${ub};`);
   const skip = cx.e.label('acc_none');
   cx.emit(`@!${res!.started} bra.uni ${skip};`);
   cx.emit(ACC_FULL_WAIT);
-  waitBarrier(cx, st.accFull, st.zero);
+  waitBarrier(cx, accFull, parity);
+  if (st.epi) flipBit(cx, st.epi.fullBits, st.epi.buf);
   cx.emit('tcgen05.fence::after_thread_sync;');
   cx.e.placeLabel(skip);
   op.results.forEach((r, k) => cx.define(r, cx.regsIn(op.operands[3 + k]!, cx.layoutOf(r))));
 }
+
+/** Flips bit `k` (a register) of `bits`. */
+function flipBit(cx: Lowering, bits: string, k: string): void {
+  const m = cx.reg('b32');
+  cx.emit(`shl.b32 ${m}, 1, ${k};`);
+  cx.emit(`xor.b32 ${bits}, ${bits}, ${m};`);
+}
+
+/** Columns of one accumulator buffer (half the allocation when double-buffered). */
+const tmemCols = (st: State): number => {
+  const n = st.l.ring.loop.results[0]!.type.shape[1]!;
+  return Math.max(32, 2 ** Math.ceil(Math.log2(n)));
+};
 
 /** Next stage: address and barriers advance; past the last, back to stage 0 with the phase bit flipped. */
 function advance(cx: Lowering, S: number, SB: number, regs: { rd: string; full: string; empty: string; idx: string; phase: string }): void {
@@ -199,10 +281,11 @@ function partitions(cx: Lowering, st: State, producerRegs: number): void {
   const [isLoad, isMma] = [cx.reg('pred'), cx.reg('pred')];
   cx.emit(`setp.eq.u32 ${isLoad}, ${tid}, ${n};`);
   cx.emit(`setp.eq.u32 ${isMma}, ${tid}, ${n + 32};`);
-  cx.emit(`@${isMma} bra ${WS_MMA};`);
-  cx.emit(`@!${isLoad} ret;`); // one thread of each warp works; the other two warps have nothing to do
   cx.scope(() => {
+    // the scalars both threads recompute (before they part: the MMA thread branches past the load code)
     for (const o of st.l.remat) cx.lowerOp(o);
+    cx.emit(`@${isMma} bra ${WS_MMA};`);
+    cx.emit(`@!${isLoad} ret;`); // one thread of each warp works; the other two warps have nothing to do
     loadThread(cx, st);
     cx.emit('ret;');
     cx.e.placeLabel(WS_MMA);
@@ -225,7 +308,7 @@ function loadThread(cx: Lowering, st: State): void {
   const pos = ringStart(cx, st);
   const count = cx.reg('b32');
   cx.emit(`mov.u32 ${count}, 0;`);
-  kLoop(cx, l, 'wsload', pos, (iv) => {
+  const k = (): void => kLoop(cx, l, 'wsload', pos, (iv) => {
     const fresh = cx.e.label('wsfresh'), first = cx.reg('pred'), parity = cx.reg('b32');
     // the stage's previous use (S iterations ago): its MMAs' commit must have arrived
     cx.emit(`setp.lt.u32 ${first}, ${count}, ${S};`);
@@ -246,6 +329,8 @@ function loadThread(cx: Lowering, st: State): void {
     });
     cx.emit(`add.u32 ${count}, ${count}, 1;`);
   });
+  if (st.l.tiles) producerTiles(cx, st.l.tiles, st.tile!, l.tiles.map((t) => t.load), k);
+  else k();
 }
 
 /** The MMA thread: waits for each stage, issues its MMAs and commits them to the stage's empty barrier. */
@@ -266,7 +351,8 @@ function mmaThread(cx: Lowering, st: State): void {
   cx.emit(`setp.ne.b32 ${ran}, 0, 0;`); // false until the first MMA: it overwrites the accumulator
   cx.emit(`setp.ne.b32 ${on}, 1, 0;`);
   const idesc = cx.reg('b32');
-  kLoop(cx, l, 'wsmma', pos, () => {
+  const acc = st.epi ? cx.reg('b32') : mem.addr; // the current tile's buffer
+  const kl = (): void => kLoop(cx, l, 'wsmma', pos, () => {
     waitBarrier(cx, pos.full, pos.phase); // the stage's TMA copies have landed
     const base = (t: typeof ta): string => {
       const r = cx.reg('b32');
@@ -283,11 +369,56 @@ function mmaThread(cx: Lowering, st: State): void {
     for (let kk = 0; kk < K / kind.k; kk++) {
       const ad = descPlus(cx, da, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb));
       const bd = descPlus(cx, db, sliceOffset(B.tile, B.mnMajor, 0, kk * kind.k, eb));
-      cx.emit(`tcgen05.mma.cta_group::1.kind::${kind.kindName} [${mem.addr}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? ran : on};`);
+      cx.emit(`tcgen05.mma.cta_group::1.kind::${kind.kindName} [${acc}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? ran : on};`);
     }
     cx.emit(`tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${pos.empty}]; // the stage's empty barrier: released when these MMAs are done`);
     cx.emit(`setp.ne.b32 ${ran}, 1, 0;`);
   });
-  cx.emit('// every MMA of the loop: the epilogue warps may read the accumulator');
-  cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${st.accFull}];`);
+  if (!st.l.tiles) {
+    kl();
+    cx.emit('// every MMA of the loop: the epilogue warps may read the accumulator');
+    cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${st.accFull}];`);
+    return;
+  }
+  // persistent: the same tiles as the epilogue's, buffer t%2 for tile t
+  const t = st.l.tiles;
+  const [buf, tiles, emptyBits, accFull, accEmpty, parity] = [0, 1, 2, 3, 4, 5].map(() => cx.reg('b32')) as [string, string, string, string, string, string];
+  [buf, tiles, emptyBits].forEach((r) => cx.emit(`mov.u32 ${r}, 0;`));
+  const tl = t.loop;
+  const [tlb, tub, tstep] = [0, 1, 2].map((i) => cx.regs(tl.operands[i]!)[0]!) as [string, string, string];
+  const ivT = tl.operands[0]!.type.elem;
+  const tiv = cx.newRegs(ivT, 1)[0]!;
+  cx.emit(`${movFor(ivT)} ${tiv}, ${tlb};`);
+  const top = cx.e.label('wsmma_tile'), end = cx.e.label('endwsmma_tile'), done = cx.reg('pred'), reuse = cx.reg('pred');
+  cx.emit('// MMA tile loop: the epilogue\'s tile sequence; the accumulator alternates between two TMEM buffers');
+  cx.e.placeLabel(top);
+  cx.emit(`setp.ge.${loopTy(tl)} ${done}, ${tiv}, ${tub};`);
+  cx.emit(`@${done} bra.uni ${end};`);
+  cx.emit(`mad.lo.u32 ${accEmpty}, ${buf}, 8, ${st.accEmpty!};`);
+  cx.emit(`mad.lo.u32 ${accFull}, ${buf}, 8, ${st.accFull};`);
+  cx.emit(`mad.lo.u32 ${acc}, ${buf}, ${tmemCols(st)}, ${mem.addr};`);
+  // the buffer's previous tile (two ago) must have been read by every epilogue thread
+  const fresh = cx.e.label('acc_fresh');
+  cx.emit(`setp.lt.u32 ${reuse}, ${tiles}, 2;`);
+  cx.emit(`@${reuse} bra.uni ${fresh};`);
+  cx.emit(`shr.u32 ${parity}, ${emptyBits}, ${buf};`);
+  cx.emit(`and.b32 ${parity}, ${parity}, 1;`);
+  cx.emit(ACC_EMPTY_WAIT);
+  waitBarrier(cx, accEmpty, parity);
+  flipBit(cx, emptyBits, buf);
+  cx.emit('tcgen05.fence::after_thread_sync;');
+  cx.e.placeLabel(fresh);
+  cx.scope(() => {
+    cx.define(tl.regions[0]!.args[0]!, [tiv]);
+    for (const o of t.remat) cx.lowerOp(o);
+    cx.emit(`setp.ne.b32 ${ran}, 0, 0;`);
+    kl();
+  });
+  cx.emit('// every MMA of the tile: the epilogue warps may read its buffer');
+  cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${accFull}];`);
+  cx.emit(`xor.b32 ${buf}, ${buf}, 1;`);
+  cx.emit(`add.u32 ${tiles}, ${tiles}, 1;`);
+  cx.emit(`add.${loopTy(tl)} ${tiv}, ${tiv}, ${tstep};`);
+  cx.emit(`bra.uni ${top};`);
+  cx.e.placeLabel(end);
 }
