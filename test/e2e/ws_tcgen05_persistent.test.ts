@@ -51,6 +51,7 @@ describe('persistent warp-specialized tcgen05 matmul, the accumulator double-buf
   it('a store overlapping an input (c is a): the next tile\'s loads wait for it (program order)', () => {
     const [M, N, K] = [256, 256, 256];
     const ws = build(T128, true);
+    expect(ws.ptx).toContain('ws_mma:');
     const a = ints(Math.max(M * K, M * N), 31), b = ints(K * N, 32);
     const want = reference(a.slice(0, M * K), b, M, N, K, 128, 128, tileOrder(2, 2), true);
     const got = launch(ws, ws.ptx, a.slice(0, M * K), b, M, N, K, 1, true);
@@ -60,6 +61,8 @@ describe('persistent warp-specialized tcgen05 matmul, the accumulator double-buf
 
   it.each([['128x128x64, 4 warps', T128], ['128x256x64, 8 warps', T256]] as const)('%s: ptxas for sm_100a clean, no spills', (_, t) => {
     const r = build(t, true, true);
+    expect(r.ptx).toContain('ws_mma:');
+    expect(r.ptx).toMatch(new RegExp(`tcgen05\\.alloc\\.cta_group::1\\.sync\\.aligned\\.shared::cta\\.b32 \\[%r\\d+\\], ${2 * t.BN};`));
     expect(r.metadata.spills, r.metadata.ptxasLog).toBe(0);
     expect(r.metadata.ptxasLog).not.toMatch(/warning/i);
   });
