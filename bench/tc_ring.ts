@@ -7,6 +7,9 @@
 // sites. Tessera's kernels also run on the sim (against an f64 JS reference, with the sim's warp
 // instruction count); Triton's need CUtensorMap arguments encoded as its launcher does, which
 // this bench's foreign-PTX launch does not do: their dynamic figures are n/a.
+// The `ws` rows: the same kernels with `warpSpecialize: true` (codegen/pipeline/ws_tcgen05.ts: a
+// load warp, an MMA warp, the kernel's warps as the epilogue) beside Triton's with
+// `tl.range(..., warp_specialize=True)`.
 import { join } from 'node:path';
 import { compile, type CompileResult } from '../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
@@ -18,10 +21,13 @@ import { f8e4m3Array, f8e4m3ToFloat32 } from '../src/ir/fp8.js';
 const STAGES = 3;
 /** The rows: 128 x 128 on 4 warps (TMEM 128 columns) and 128 x 256 on 8 (256 columns). */
 const TILES = [
-  { BM: 128, BN: 128, BK: 64, numWarps: 4, dtype: 'f16' },
-  { BM: 128, BN: 256, BK: 64, numWarps: 8, dtype: 'f16' },
+  { BM: 128, BN: 128, BK: 64, numWarps: 4, dtype: 'f16', ws: false },
+  { BM: 128, BN: 256, BK: 64, numWarps: 8, dtype: 'f16', ws: false },
   // e4m3: b as B^T [N, K] transposed in the loop (the stage K-major, kind::f8f6f4), BK 128 = 128 bytes
-  { BM: 128, BN: 128, BK: 128, numWarps: 4, dtype: 'e4m3' },
+  { BM: 128, BN: 128, BK: 128, numWarps: 4, dtype: 'e4m3', ws: false },
+  // warp-specialized (a load warp and an MMA warp beside the numWarps epilogue warps)
+  { BM: 128, BN: 128, BK: 64, numWarps: 4, dtype: 'f16', ws: true },
+  { BM: 128, BN: 256, BK: 64, numWarps: 8, dtype: 'f16', ws: true },
 ] as const;
 type Tile = (typeof TILES)[number];
 
@@ -102,13 +108,17 @@ function simRun(sim: NativeRuntimeDevice, r: CompileResult, t: Tile): { err: num
 /** Prints the rows; sets process.exitCode = 1 when Tessera's result is wrong. */
 export function benchRing(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): void {
   out(`\nring_matmul (descriptor loads on the TMA ring, tcgen05 MMAs in flight): f16 (e4m3: b as B^T, transposed in the loop) in, f32 out, numStages ${STAGES}; figures from ptxas -arch sm_100a, no GPU\n`);
-  const key = (t: Tile): string => `ring_${t.dtype}_${t.BN}`;
-  const tri = tools.triton(TILES.map((t) => ({ key: key(t), name: t.dtype === 'f16' ? 'ws_matmul' : 'ws_matmul_bt', src: t.dtype === 'f16' ? TRITON_SRC : TRITON_SRC_FP8, signature: signature(t), constexprs: { BM: t.BM, BN: t.BN, BK: t.BK }, num_warps: t.numWarps, num_stages: STAGES })));
+  const key = (t: Tile): string => `ring_${t.dtype}_${t.BN}${t.ws ? '_ws' : ''}`;
+  const src = (t: Tile): string => {
+    const plain = t.dtype === 'f16' ? TRITON_SRC : TRITON_SRC_FP8;
+    return t.ws ? plain.replace('range(0, tl.cdiv(K, BK))', 'tl.range(0, tl.cdiv(K, BK), warp_specialize=True)') : plain;
+  };
+  const tri = tools.triton(TILES.map((t) => ({ key: key(t), name: t.dtype === 'f16' ? 'ws_matmul' : 'ws_matmul_bt', src: src(t), signature: signature(t), constexprs: { BM: t.BM, BN: t.BN, BK: t.BK }, num_warps: t.numWarps, num_stages: STAGES })));
   if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
   out(`  ${'kernel'.padEnd(40)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'mma'.padStart(5)}${'TMA'.padStart(5)}${'TMEM'.padStart(6)}${'waits'.padStart(7)}  sim (one tile, K 512)\n`);
   for (const t of TILES) {
-    const label = `${t.dtype} ${t.BM}x${t.BN}x${t.BK} ${t.numWarps}w`;
-    const ours = compile((t.dtype === 'f16' ? wsMatmul : wsMatmulBT8).trace({ BM: t.BM, BN: t.BN, BK: t.BK, WS: false }), { target: 'sm_100a', numWarps: t.numWarps, numStages: STAGES, ptxas: false });
+    const label = `${t.dtype} ${t.BM}x${t.BN}x${t.BK} ${t.numWarps}w${t.ws ? ' ws' : ''}`;
+    const ours = compile((t.dtype === 'f16' ? wsMatmul : wsMatmulBT8).trace({ BM: t.BM, BN: t.BN, BK: t.BK, WS: t.ws }), { target: 'sm_100a', numWarps: t.numWarps, numStages: STAGES, ptxas: false });
     const rows: [string, string | undefined, number, string][] = [[`tessera ${label}`, ours.ptx, ours.metadata.sharedBytes, `tessera_${key(t)}`]];
     if (!(tri instanceof Error)) rows.push([`triton ${tri.version} ${label}`, tri.ptx[key(t)]?.replace(/^\.version 9\.\d+$/m, '.version 9.0'), tri.shared[key(t)]!, `triton_${key(t)}`]);
     for (const [name, ptx, shared, file] of rows) {

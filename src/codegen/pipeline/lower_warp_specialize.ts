@@ -39,6 +39,7 @@ import { overlappedDot, setWgmmaPending } from '../tensor_cores/lower_wgmma.js';
 import { regKind } from '../ptx_types.js';
 import { setStaged } from '../smem/staged.js';
 import { tensorMaps } from '../async/tensor_map.js';
+import { tcgen05WsNote, tcgen05WsWhyNot, withWsTcgen05 } from './ws_tcgen05.js';
 import { consumerTileStart, producerTiles, tileBarrier, tileLoopOf, tileRoots, type WsTileLoop, type WsTileRegs } from './ws_tiles.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -94,13 +95,17 @@ export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: 
       continue;
     }
     chosen = why;
+    if (cx.target === 'sm_100a') {
+      notes.push(`${loopName(op)}: ${tcgen05WsNote(cx, why, PRODUCER_REGS)}`);
+      continue;
+    }
     notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}${why.preWrite ? `; the producer starts after the consumers' writes before the loop (${why.preWrite.kind}): program order` : ''}`);
   }
   return { ...(chosen ? { loop: chosen } : {}), notes };
 }
 
 function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) => boolean): string | WarpSpecializedLoop {
-  if (cx.target !== 'sm_90a') return `needs sm_90a (target ${cx.target})`;
+  if (cx.target !== 'sm_90a' && cx.target !== 'sm_100a') return `needs sm_90a or sm_100a (target ${cx.target})`;
   if (cx.numWarps % 4) return `numWarps ${cx.numWarps} is not whole consumer warpgroups (4, 8, ...)`;
   const where = tileLoopOf(cx, op);
   if (typeof where === 'string') return where;
@@ -123,7 +128,9 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   if (why) return `${why}: not on the ring`;
   if (left) return `${left.kind} %${left.results[0]!.id} is not on the ring (the producer issues descriptor loads by TMA only; pointer loads have no producer path yet)`;
   const staged = new Set(ring.tiles.map((t) => t.value.id));
-  for (const o of body.ops) {
+  const tc = cx.target === 'sm_100a' ? tcgen05WsWhyNot(cx, op, ring, tiles?.loop) : undefined; // ws_tcgen05.ts
+  if (tc) return tc;
+  if (cx.target !== 'sm_100a') for (const o of body.ops) {
     if (o.kind !== 'dot' || !o.operands.slice(0, 2).some((v) => staged.has(v.id))) continue;
     if (!isWgmmaLayout(cx.layoutOf(o.results[0]!), o.operands[0]!.type.shape[0]!, cx.numWarps)) return 'a dot on its tiles is not a wgmma (consumer warpgroups run wgmma)';
   }
@@ -183,6 +190,7 @@ type RingPos = [rd: string, full: string, empty: string, idx: string, phase: str
 export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, plan: WarpSpecializePlan): { entry: () => string[]; producer: () => void } | undefined {
   const l = plan.loop;
   if (!l) return undefined;
+  if (cx.target === 'sm_100a') return withWsTcgen05(rules, cx, plan, PRODUCER_REGS); // a load warp, an MMA warp, epilogue warps
   const st: WsState = { l };
   const n = 32 * cx.numWarps;
   cx.reserveShared(l.ring.numStages * l.ring.stageBytes);

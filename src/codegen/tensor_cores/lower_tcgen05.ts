@@ -28,7 +28,7 @@ import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
 import { stagedTile } from '../smem/staged.js';
 import { stagedOperand, zeroConst, type SmemOperand } from './mma_smem_operand.js';
 import { emitTcgen05Desc, instrDesc } from './tcgen05_desc.js';
-import { isTcgen05Dot, tmem } from './tmem_alloc.js';
+import { accBase, isTcgen05Dot, tmem } from './tmem_alloc.js';
 import { residentOf } from './tcgen05_resident.js';
 import { inflightOf } from './tcgen05_inflight.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
@@ -185,7 +185,7 @@ export function tmemRows(cx: Lowering, M: number, N: number): TmemRows {
   const q = cx.reg('b32');
   cx.emit(`and.b32 ${q}, ${warp}, 3;`);
   cx.emit(`shl.b32 ${q}, ${q}, 21;`); // (32 * (w % 4)) << 16
-  cx.emit(`add.u32 ${rowAddr}, ${tmem(cx).addr}, ${q};`);
+  cx.emit(`add.u32 ${rowAddr}, ${accBase(cx)}, ${q};`);
   if (wn > 1) {
     const h = cx.reg('b32');
     cx.emit(`shr.u32 ${h}, ${warp}, 2;`);

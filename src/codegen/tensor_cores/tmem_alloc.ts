@@ -6,6 +6,7 @@
 //   exits     all: fence::before_thread_sync, bar.sync (every warp's tcgen05.ld is done),
 //             fence::after_thread_sync; warp 0: tcgen05.dealloc; then ret / exit
 // Columns: the widest tcgen05 accumulator of the kernel (N f32/s32 cells per row), a power of two
+// (twice that for a persistent warp-specialized loop, which double-buffers it: setTmemBuffers),
 // >= 32 as alloc requires. Dots run one at a time (each waits for its MMAs and reads its
 // accumulator back before the next), so they share the columns.
 import type { Op, Value } from '../../ir/ops.js';
@@ -20,6 +21,23 @@ interface Tmem {
   readonly warp0: string;
 }
 const state = new WeakMap<Lowering, Tmem>();
+const buffers = new WeakMap<Lowering, number>();
+const bases = new WeakMap<Lowering, string>();
+
+/**
+ * Allocates `k` accumulator buffers of the widest dot's columns (a persistent warp-specialized
+ * loop double-buffers its accumulator: pipeline/ws_tcgen05.ts). Before the first tmem().
+ */
+export function setTmemBuffers(cx: Lowering, k: number): void {
+  buffers.set(cx, k);
+}
+/** While set, accumulator rows are addressed from this b32 register (the current buffer) instead of the allocation's start. */
+export function setAccBase(cx: Lowering, reg: string | undefined): void {
+  if (reg) bases.set(cx, reg);
+  else bases.delete(cx);
+}
+/** The TMEM address accumulator rows are read and written from. */
+export const accBase = (cx: Lowering): string => bases.get(cx) ?? tmem(cx).addr;
 
 const dotsOf = (ops: readonly Op[], out: Op[] = []): Op[] => {
   for (const o of ops) {
@@ -41,7 +59,7 @@ export function tmem(cx: Lowering): Tmem {
   let t = state.get(cx);
   if (t) return t;
   const widest = Math.max(...tcgen05Dots(cx).map((o) => o.results[0]!.type.shape[1]!));
-  const cols = Math.max(32, 2 ** Math.ceil(Math.log2(widest)));
+  const cols = Math.max(32, 2 ** Math.ceil(Math.log2(widest))) * (buffers.get(cx) ?? 1);
   const P = (l: string): void => cx.e.emitPrologue(l);
   const { warp } = cx.thread();
   const warp0 = cx.reg('pred'), word = cx.reg('b32'), addr = cx.reg('b32');
