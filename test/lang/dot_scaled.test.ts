@@ -22,20 +22,28 @@ function k(a: Spec, sa: Spec, fa: string, b: Spec, sb: Spec, fb: string, opts: R
 }
 const u8 = (r: number, c: number): Spec => ({ dt: 'u8', shape: [r, c] });
 const e4 = (r: number, c: number): Spec => ({ dt: 'f8e4m3', shape: [r, c] });
+const f4 = (r: number, c: number): Spec => ({ dt: 'f4e2m1', shape: [r, c] });
+const e8 = (r: number, c: number): Spec => ({ dt: 'f8e8m0', shape: [r, c] });
 
 describe('dotScaled errors', () => {
   const cases: [string, () => void, RegExp][] = [
     ['unknown format', () => k(e4(32, 64), u8(32, 2), 'e4m4', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aFormat must be one of 'e4m3', 'e5m2', 'e2m3', 'e3m2', 'e2m1', 'bf16', 'fp16', got 'e4m4'/],
-    ['e2m1 not in bytes', () => k(e4(32, 32), u8(32, 2), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /'e2m1' operand a must be u8 \(two codes per byte, packed along K, low nibble first\), got f8e4m3/],
+    ['e2m1 not in bytes', () => k(e4(32, 32), u8(32, 2), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /'e2m1' operand a must be u8 or f4e2m1 \(u8: two codes per byte, packed along K, low nibble first; f4e2m1: one per element\), got f8e4m3/],
     ['e4m3 operand of the wrong fp8 type', () => k(e4(32, 64), u8(32, 2), 'e4m3', { dt: 'f8e5m2', shape: [64, 32] }, u8(32, 2), 'e4m3').trace(), /'e4m3' operand b must be f8e4m3 or u8, got f8e5m2/],
-    ['K mismatch (packing forgotten)', () => k(u8(32, 64), u8(32, 2), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /a \[32, 64\] \('e2m1'\) holds K = 128 elements along K and b \[64, 32\] \('e4m3'\) K = 64/],
+    ['K mismatch (packing forgotten)', () => k(u8(32, 64), u8(32, 2), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /a u8\[32, 64\] \('e2m1'\) holds K = 128 elements along K and b f8e4m3\[64, 32\] \('e4m3'\) K = 64/],
     ['scale shape', () => k(e4(32, 64), u8(32, 4), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale has shape \[32, 4\]; with K = 64 and one e8m0 scale per 32 elements it must be \[32, 2\]/],
     ['b scale not transposed', () => k(e4(32, 64), u8(32, 2), 'e4m3', e4(64, 16), u8(2, 16), 'e4m3').trace(), /bScale has shape \[2, 16\]; .* must be \[16, 2\]/],
-    ['scale dtype', () => k(e4(32, 64), { dt: 'i32', shape: [32, 2] }, 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale must be u8 \(e8m0 codes, one per 32 elements along K\), got i32/],
+    ['scale dtype', () => k(e4(32, 64), { dt: 'i32', shape: [32, 2] }, 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale must be u8 or f8e8m0 \(e8m0 codes, one per 32 elements along K\), got i32/],
     ['ue4m3 scales only for e2m1', () => k(e4(32, 64), e4(32, 4), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale must be u8 .*got f8e4m3/],
     ['scale on bf16', () => k({ dt: 'bf16', shape: [32, 64] }, u8(32, 2), 'bf16', e4(64, 32), u8(32, 2), 'e4m3').trace(), /a 'bf16' operand takes no scale \(pass null for aScale\)/],
     ['acc dtype', () => k(e4(32, 64), u8(32, 2), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3', { accF16: true }).trace(), /dotScaled accumulates in f32; acc is f16/],
     ['unknown option', () => k(e4(32, 64), u8(32, 2), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3', { outDtype: 'f32' }).trace(), /unknown option 'outDtype' \(allowed: acc, fastMath\)/],
+    ['f4e2m1 tiles are not packed (K counted per element)', () => k(f4(32, 32), u8(32, 2), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /a f4e2m1\[32, 32\] \('e2m1'\) holds K = 32 elements along K and b f8e4m3\[64, 32\] \('e4m3'\) K = 64/],
+    ['f4e2m1 operand named e4m3', () => k(f4(32, 64), u8(32, 2), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /'e4m3' operand a must be f8e4m3 or u8, got f4e2m1/],
+    ['f8e8m0 as an operand', () => k({ dt: 'f8e8m0', shape: [32, 64] }, u8(32, 2), 'e4m3', e4(64, 32), u8(32, 2), 'e4m3').trace(), /'e4m3' operand a must be f8e4m3 or u8, got f8e8m0/],
+    ['f4e2m1 as a scale', () => k(f4(32, 64), f4(32, 2), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale must be u8 or f8e8m0 \(e8m0 codes, one per 32 elements along K\) or f8e4m3 \(ue4m3, nvfp4: one per 16\), got f4e2m1/],
+    ['f8e8m0 scale shape (one per 32)', () => k(f4(32, 64), e8(32, 4), 'e2m1', e4(64, 32), u8(32, 2), 'e4m3').trace(), /aScale has shape \[32, 4\]; with K = 64 and one e8m0 scale per 32 elements it must be \[32, 2\]/],
+    ['f8e8m0 scale on fp16', () => k({ dt: 'f16', shape: [32, 64] }, null, 'fp16', e4(64, 32), e8(32, 2), 'e4m3').trace() && k({ dt: 'f16', shape: [32, 64] }, e8(32, 2), 'fp16', e4(64, 32), e8(32, 2), 'e4m3').trace(), /a 'fp16' operand takes no scale \(pass null for aScale\)/],
     ['1-D operand', () => kernel({ name: 'ds1', params: { a: ptr('u8') } }, ({ a }) => { const t = load(a.add(arange(0, 32))); dotScaled(t, null, 'e2m1', t, null, 'e2m1'); }).trace(), /dotScaled needs 2-D operands; a has shape \[32\]/],
   ];
   for (const [what, run, re] of cases) it(what, () => expect(run).toThrow(re));
