@@ -16,7 +16,8 @@ import { binaryIn, bitcastIn, broadcastToIn, castIn, cmpIn, constantIn, describe
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
-export type ScaledFormat = 'e4m3' | 'e5m2' | 'e2m3' | 'e3m2' | 'e2m1' | 'bf16' | 'fp16';
+import type { ScaledFormat } from '../ir/ops.js';
+export type { ScaledFormat };
 const FORMATS: readonly ScaledFormat[] = ['e4m3', 'e5m2', 'e2m3', 'e3m2', 'e2m1', 'bf16', 'fp16'];
 
 /**
@@ -176,16 +177,31 @@ export const dotScaled = (a: Tile, aScale: Tile | null | undefined, aFormat: Sca
       acc = broadcastToIn(t, acc, [M, N], 'dotScaled accumulator');
     } else acc = constantIn(t, 0, { elem: 'f32', shape: [M, N] });
 
-    const values = ops.map((o) => {
-      const v = decodeOperand(t, o);
-      return o.scale ? binaryIn(t, 'mul', v, decodeScale(t, o.scale, groups.shift()!, o.name === 'b')) : v;
-    }) as [Tile, Tile];
-    const bf16Exact = (f: ScaledFormat) => f === 'e2m1' || f === 'e2m3' || f === 'e3m2' || f === 'bf16';
-    const tf32Exact = (f: ScaledFormat) => bf16Exact(f) || f === 'e4m3' || f === 'fp16';
+    // one dot_scaled op (a target with block-scaled tensor cores lowers it natively) whose region
+    // is its definition, the emulation, traced over the region's args
+    const operands = [oa.tile, ...(oa.scale ? [oa.scale] : []), ob.tile, ...(ob.scale ? [ob.scale] : []), acc];
     const type = { elem: 'f32' as const, shape: [M, N] };
-    if (bf16Exact(oa.format) && bf16Exact(ob.format)) {
-      return t.emit('dot', [castIn(t, values[0], 'bf16'), castIn(t, values[1], 'bf16'), acc], type, { inputPrecision: 'ieee' });
-    }
-    const prec = tf32Exact(oa.format) && tf32Exact(ob.format) ? 'tf32' : 'ieee';
-    return t.emit('dot', [values[0], values[1], acc], type, { inputPrecision: prec });
+    const def = t.region(operands.map((x) => ({ elem: x.dtype, shape: [...x.shape] })), (args) => {
+      const arg = [...args];
+      const inside = ops.map((o) => ({ ...o, tile: arg.shift()!, scale: o.scale ? arg.shift()! : undefined }));
+      t.emitOp('yield', [emulate(t, inside as [Operand, Operand], [...groups], arg[0]!, type)], [], {});
+    });
+    const attrs = { aFormat: oa.format, bFormat: ob.format, hasAScale: !!oa.scale, hasBScale: !!ob.scale };
+    return t.emit('dot_scaled', operands, type, attrs, [def]);
   });
+
+/** The definition of dotScaled (docs/semantics.md): decode, scale in f32, then an exact dot. */
+function emulate(t: Trace, ops: [Operand, Operand], groups: number[], acc: Tile, type: { elem: 'f32'; shape: number[] }): Tile {
+  const [oa, ob] = ops;
+  const values = ops.map((o) => {
+    const v = decodeOperand(t, o);
+    return o.scale ? binaryIn(t, 'mul', v, decodeScale(t, o.scale, groups.shift()!, o.name === 'b')) : v;
+  }) as [Tile, Tile];
+  const bf16Exact = (f: ScaledFormat) => f === 'e2m1' || f === 'e2m3' || f === 'e3m2' || f === 'bf16';
+  const tf32Exact = (f: ScaledFormat) => bf16Exact(f) || f === 'e4m3' || f === 'fp16';
+  if (bf16Exact(oa.format) && bf16Exact(ob.format)) {
+    return t.emit('dot', [castIn(t, values[0], 'bf16'), castIn(t, values[1], 'bf16'), acc], type, { inputPrecision: 'ieee' });
+  }
+  const prec = tf32Exact(oa.format) && tf32Exact(ob.format) ? 'tf32' : 'ieee';
+  return t.emit('dot', [values[0], values[1], acc], type, { inputPrecision: prec });
+}

@@ -6,6 +6,8 @@ import { arange, dotScaled, load, ptr, store, zeros, type Tile } from '../../src
 import type { DType } from '../../src/ir/types.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { compile } from '../../src/compile/compile.js';
+import { printFunc } from '../../src/ir/print.js';
+import { verify } from '../../src/ir/verify.js';
 
 type Spec = { dt: DType; shape: [number, number] } | null;
 /** A kernel loading a, b and the scales with the given dtypes/shapes and calling dotScaled. */
@@ -67,5 +69,35 @@ describe('the dot each format pair runs', () => {
     const e5 = ptx('e5m2', 'e4m3', 'sm_80');
     expect(e5).not.toMatch(/mma\.sync/);
     expect(e5).toMatch(/fma\.rn\.f32/);
+  });
+});
+
+describe('the dot_scaled IR op', () => {
+  const traced = () => k(e4(32, 64), e8(32, 2), 'e4m3', f4(64, 32), u8(32, 2), 'e2m1').trace();
+  it('dotScaled traces one dot_scaled op whose region over its operands is the emulation', () => {
+    const f = traced();
+    const ds = f.body.ops.filter((o) => o.kind === 'dot_scaled');
+    expect(ds).toHaveLength(1);
+    const op = ds[0]!;
+    expect(op.attrs).toEqual({ aFormat: 'e4m3', bFormat: 'e2m1', hasAScale: true, hasBScale: true });
+    expect(op.operands.map((v) => v.type.elem)).toEqual(['f8e4m3', 'f8e8m0', 'f4e2m1', 'u8', 'f32']);
+    expect(op.regions[0]!.args.map((v) => v.type)).toEqual(op.operands.map((v) => v.type));
+    expect(op.regions[0]!.ops.filter((o) => o.kind === 'dot')).toHaveLength(1);
+    expect(f.body.ops.some((o) => o.kind === 'dot')).toBe(false); // the dot lives only in the definition
+    expect(printFunc(f)).toMatch(/= dot_scaled /);
+  });
+  it('every target without block-scaled lowering inlines it (compiler/inline_dot_scaled.ts): no dot_scaled reaches codegen', () => {
+    const r = compile(traced(), { target: 'sm_90a', ptxas: false });
+    const ir = r.stages.find((s) => s.name === 'canonicalize')!.text;
+    expect(ir).not.toMatch(/= dot_scaled /);
+    expect(ir).toMatch(/= dot /);
+  });
+  it('the verifier checks its accumulator and its region', () => {
+    const f = traced();
+    const op = f.body.ops.find((o) => o.kind === 'dot_scaled')!;
+    const badAcc = { ...op, results: [{ id: op.results[0]!.id, type: { elem: 'f16' as const, shape: [32, 32] } }] };
+    expect(() => verify({ ...f, body: { ...f.body, ops: f.body.ops.map((o) => (o === op ? badAcc : o)) } })).toThrow(/result/);
+    const noRegion = { ...op, regions: [] };
+    expect(() => verify({ ...f, body: { ...f.body, ops: f.body.ops.map((o) => (o === op ? noRegion : o)) } })).toThrow(/expected 1 region/);
   });
 });
