@@ -74,6 +74,7 @@ export function ruleTable(dot: string): Record<OpKind, Rule> {
     inline_asm: inlineAsm,
     reduce: REDUCE_RULES.reduce!, scan: SCAN_RULES.scan!, sort: SORT_RULES.sort!, gather: GATHER_RULES.gather!, histogram: HISTOGRAM_RULES.histogram!, dot: dotRule,
     for: CONTROL_RULES.for!, if: CONTROL_RULES.if!, while: lowerWhile, exit_if: lowerExitIf, assume: lowerAssume,
+    dot_scaled: unsupported('a dot_scaled left by compiler/inline_dot_scaled.ts'),
     yield: unsupported('a yield outside a region'),
     print: lowerPrint,
     assert: lowerAssert,

@@ -13,6 +13,7 @@ import { analyzeAxisInfo, type Specialization } from '../compiler/axis_info.js';
 import { printAxisInfo, printLayouts } from '../compiler/annotate.js';
 import { CompileError, PtxasError } from '../compiler/errors.js';
 import { runIRPasses } from '../compiler/ir_passes.js';
+import { inlineDotScaled } from '../compiler/inline_dot_scaled.js';
 import { splitBatchedDots } from '../compiler/batched_dot.js';
 import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
@@ -158,7 +159,8 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const descs = descriptorPlan(func, whyNot);
   if (descs) stage('descriptors', descs);
   // batched (3-D) dots become B 2-D dots for every lowering (compiler/batched_dot.ts)
-  let f = splitBatchedDots(expandDescriptors(func, (op) => whyNot(op) === undefined));
+  // and dot_scaled becomes its emulation (compiler/inline_dot_scaled.ts)
+  let f = splitBatchedDots(inlineDotScaled(expandDescriptors(func, (op) => whyNot(op) === undefined)));
   if (options.skipIRPasses) irStage('input', f);
   else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy

@@ -10,6 +10,7 @@ import {
 import { addptrRule, atomicCasRule, atomicRmwRule, loadRule, storeRule } from './rules-memory.js';
 import { descLoadRule, descStoreRule } from './rules-descriptor.js';
 import { dotRule, reduceRule, scanRule } from './rules-reduce.js';
+import { dotScaledRule } from './rules-dot-scaled.js';
 import { sortRule } from './rules-sort.js';
 import { gatherRule } from './rules-gather.js';
 import { histogramRule } from './rules-histogram.js';
@@ -52,6 +53,7 @@ const RULES: { [K in OpKind]: Rule<K> } = {
   gather: gatherRule,
   histogram: histogramRule,
   dot: dotRule,
+  dot_scaled: dotScaledRule,
   inline_asm: inlineAsmRule,
   for: forRule,
   if: ifRule,

@@ -25,6 +25,9 @@ export type BinaryFn =
   | 'pow'
   | 'umulhi'; // int (32/64-bit) only: high half of the unsigned double-width product of the bit patterns
 
+/** Element formats of dot_scaled's operands (OCP MX, and bf16/fp16 unscaled). */
+export type ScaledFormat = 'e4m3' | 'e5m2' | 'e2m3' | 'e3m2' | 'e2m1' | 'bf16' | 'fp16';
+
 export type CmpPred = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 export type AtomicOp = 'add' | 'max' | 'min' | 'and' | 'or' | 'xor' | 'xchg';
 export type MemSem = 'relaxed' | 'acquire' | 'release' | 'acq_rel';
@@ -159,6 +162,14 @@ export interface OpAttrs {
   inline_asm: { asm: string; constraints: string; pack: number; isPure: boolean };
   /** (a [M,K], b [K,N], acc [M,N]) -> [M,N] of acc's dtype */
   dot: { inputPrecision: 'ieee' | 'tf32' };
+  /**
+   * (a, aScale?, b, bScale?, acc f32 [M,N]) -> f32 [M,N]: Triton's tl.dot_scaled (src/lang/dot_scaled.ts,
+   * docs/semantics.md "dotScaled"), scales present when the `has*` attribute is true. One region,
+   * the op's definition: args (the operands, same types), its exact emulation (decode, scale in
+   * f32, an ordinary dot), ending in `yield` of the result. The interpreter runs the region;
+   * targets without block-scaled tensor cores inline it (compiler/inline_dot_scaled.ts).
+   */
+  dot_scaled: { aFormat: ScaledFormat; bFormat: ScaledFormat; hasAScale: boolean; hasBScale: boolean };
   /**
    * (lb, ub, step, init_0..init_{n-1}) -> n results. Region args: (iv, carried_0..carried_{n-1}),
    * terminated by `yield` of n values. lb/ub/step are i32 or i64 scalars; step is positive.

@@ -365,6 +365,18 @@ const RULES: { [K in OpKind]: Rule<K> } = {
     }
     c.expectType(c.result(), acc, 'result');
   },
+  dot_scaled: (c) => {
+    const { hasAScale, hasBScale } = c.attrs;
+    c.counts(3 + (hasAScale ? 1 : 0) + (hasBScale ? 1 : 0), 1, 1);
+    const types = c.op.operands.map((v) => v.type);
+    const a = types[0]!, b = types[hasAScale ? 2 : 1]!, acc = types.at(-1)!;
+    c.check(a.shape.length === 2 && b.shape.length === 2, () => `dot_scaled needs 2-D operands, got ${ts(a)} and ${ts(b)}`);
+    c.check(acc.elem === 'f32' && acc.shape.length === 2 && acc.shape[0] === a.shape[0] && acc.shape[1] === b.shape[1],
+      () => `dot_scaled accumulates in f32 [M,N] = [${a.shape[0]}, ${b.shape[1]}], got ${ts(acc)}`);
+    c.expectType(c.result(), acc, 'result');
+    c.regionArgs(0, types);
+    c.yields(0, [acc]);
+  },
   for: (c) => {
     const op = c.op;
     c.check(op.operands.length >= 3, 'expected lb, ub, step and the initial values');

@@ -16,13 +16,19 @@ import { binaryIn, bitcastIn, broadcastToIn, castIn, cmpIn, constantIn, describe
 import type { Tile } from './tile.js';
 import { api, type Trace } from './trace.js';
 
-export type ScaledFormat = 'e4m3' | 'e5m2' | 'e2m3' | 'e3m2' | 'e2m1' | 'bf16' | 'fp16';
+import type { ScaledFormat } from '../ir/ops.js';
+export type { ScaledFormat };
 const FORMATS: readonly ScaledFormat[] = ['e4m3', 'e5m2', 'e2m3', 'e3m2', 'e2m1', 'bf16', 'fp16'];
 
-/** Tile dtypes each format is accepted in (u8/i16: the bit patterns, as in Triton). */
+/**
+ * Tile dtypes each format is accepted in (u8/i16: the bit patterns, as in Triton; f4e2m1: the MX
+ * dtype, one code per byte, so not packed).
+ */
 const OPERAND_DTYPES: Record<ScaledFormat, readonly DType[]> = {
-  e4m3: ['f8e4m3', 'u8'], e5m2: ['f8e5m2', 'u8'], e2m3: ['u8'], e3m2: ['u8'], e2m1: ['u8'], bf16: ['bf16', 'i16'], fp16: ['f16', 'i16'],
+  e4m3: ['f8e4m3', 'u8'], e5m2: ['f8e5m2', 'u8'], e2m3: ['u8'], e3m2: ['u8'], e2m1: ['u8', 'f4e2m1'], bf16: ['bf16', 'i16'], fp16: ['f16', 'i16'],
 };
+/** Elements per byte along K: u8 e2m1 tiles are packed two codes a byte (f4e2m1 ones are not). */
+const perByte = (format: ScaledFormat, tile: Tile): number => (format === 'e2m1' && tile.dtype === 'u8' ? 2 : 1);
 
 /** Minifloat layouts of the formats decoded with integer ops (no inf/NaN; docs/semantics.md). */
 const MINI: Partial<Record<ScaledFormat, { e: number; m: number; bias: number }>> = {
@@ -101,6 +107,8 @@ function checkFormat(t: Trace, f: unknown, what: string): ScaledFormat {
 function decodeOperand(t: Trace, o: Operand): Tile {
   const x = o.tile;
   const mini = MINI[o.format];
+  // an f4e2m1 tile: its code in the low nibble (the high one ignored, docs/semantics.md)
+  if (x.dtype === 'f4e2m1') return decodeMini(t, and(t, i32(t, bitcastIn(t, x, 'u8')), 0xf), mini!);
   if (o.format === 'e2m1') return decodeMini(t, i32(t, unpackE2M1(t, x, o.name === 'b')), mini!);
   if (mini) return decodeMini(t, and(t, i32(t, x), 0x3f), mini);
   const natives: Record<string, DType> = { e4m3: 'f8e4m3', e5m2: 'f8e5m2', bf16: 'bf16', fp16: 'f16' };
@@ -112,15 +120,18 @@ function decodeOperand(t: Trace, o: Operand): Tile {
 function decodeScale(t: Trace, s: Tile, group: number, forB: boolean): Tile {
   const e = expandScale(t, s, group, forB);
   if (s.dtype === 'u8') return decodeE8M0(t, i32(t, e));
+  // f8e8m0 tiles: the same codes, decoded by the same integer code as u8 ones
+  if (s.dtype === 'f8e8m0') return decodeE8M0(t, i32(t, bitcastIn(t, e, 'u8')));
   // nvfp4: ue4m3, an e4m3 code with its sign bit ignored
   return castIn(t, bitcastIn(t, castIn(t, and(t, i32(t, bitcastIn(t, e, 'u8')), 0x7f), 'u8'), 'f8e4m3'), 'f32');
 }
 
 /**
  * acc + (a scaled by aScale) · (b scaled by bScale), Triton's tl.dot_scaled (docs/language.md):
- * a [M, K] (e2m1: [M, K/2] bytes packed along K), b [K, N] (e2m1: [K/2, N] packed along K);
- * scales u8 e8m0 [M, K/32] and [N, K/32] (b's is not transposed), or for e2m1 f8e4m3 (ue4m3,
- * nvfp4) [M, K/16] / [N, K/16]; null for no scale (required for bf16/fp16). Result f32 [M, N].
+ * a [M, K] (e2m1 in u8: [M, K/2] bytes packed along K), b [K, N] (e2m1 in u8: [K/2, N] packed
+ * along K; e2m1 in f4e2m1 tiles is one code per element, unpacked); scales e8m0 (u8 codes or
+ * f8e8m0) [M, K/32] and [N, K/32] (b's is not transposed), or for e2m1 f8e4m3 (ue4m3, nvfp4)
+ * [M, K/16] / [N, K/16]; null for no scale (required for bf16/fp16). Result f32 [M, N].
  */
 export const dotScaled = (a: Tile, aScale: Tile | null | undefined, aFormat: ScaledFormat, b: Tile, bScale: Tile | null | undefined, bFormat: ScaledFormat, opts: DotScaledOptions = {}): Tile =>
   api('dotScaled', (t) => {
@@ -133,7 +144,7 @@ export const dotScaled = (a: Tile, aScale: Tile | null | undefined, aFormat: Sca
       const tile = toTileIn(t, x, name);
       if (tile.rank !== 2) t.fail('E_SHAPE', `dotScaled needs 2-D operands; ${name} has shape [${tile.shape.join(', ')}]`);
       if (!OPERAND_DTYPES[format].includes(tile.dtype as DType)) {
-        t.fail('E_TYPE', `dotScaled: a '${format}' operand ${name} must be ${OPERAND_DTYPES[format].join(' or ')}${format === 'e2m1' ? ' (two codes per byte, packed along K, low nibble first)' : ''}, got ${tile.dtype}`);
+        t.fail('E_TYPE', `dotScaled: a '${format}' operand ${name} must be ${OPERAND_DTYPES[format].join(' or ')}${format === 'e2m1' ? ' (u8: two codes per byte, packed along K, low nibble first; f4e2m1: one per element)' : ''}, got ${tile.dtype}`);
       }
       const scale = s === null || s === undefined ? undefined : toTileIn(t, s, `${name}Scale`);
       if (scale && (format === 'bf16' || format === 'fp16')) t.fail('E_ARG', `dotScaled: a '${format}' operand takes no scale (pass null for ${name}Scale)`);
@@ -141,20 +152,20 @@ export const dotScaled = (a: Tile, aScale: Tile | null | undefined, aFormat: Sca
     }
     const [oa, ob] = ops as [Operand, Operand];
     const M = oa.tile.shape[0]!, N = ob.tile.shape[1]!;
-    const K = oa.tile.shape[1]! * (oa.format === 'e2m1' ? 2 : 1);
-    const Kb = ob.tile.shape[0]! * (ob.format === 'e2m1' ? 2 : 1);
-    if (K !== Kb) t.fail('E_SHAPE', `dotScaled: a [${oa.tile.shape.join(', ')}] ('${oa.format}') holds K = ${K} elements along K and b [${ob.tile.shape.join(', ')}] ('${ob.format}') K = ${Kb}; they must be equal (e2m1 packs two per byte along K)`);
+    const K = oa.tile.shape[1]! * perByte(oa.format, oa.tile);
+    const Kb = ob.tile.shape[0]! * perByte(ob.format, ob.tile);
+    if (K !== Kb) t.fail('E_SHAPE', `dotScaled: a ${oa.tile.dtype}[${oa.tile.shape.join(', ')}] ('${oa.format}') holds K = ${K} elements along K and b ${ob.tile.dtype}[${ob.tile.shape.join(', ')}] ('${ob.format}') K = ${Kb}; they must be equal (e2m1 in u8 packs two per byte along K)`);
     const groups: number[] = [];
     for (const o of ops) {
       if (!o.scale) continue;
       const rows = o.name === 'a' ? M : N;
       let group: number;
-      if (o.scale.dtype === 'u8') group = 32;
+      if (o.scale.dtype === 'u8' || o.scale.dtype === 'f8e8m0') group = 32;
       else if (o.scale.dtype === 'f8e4m3' && o.format === 'e2m1') group = 16;
-      else return t.fail('E_TYPE', `dotScaled: ${o.name}Scale must be u8 (e8m0 codes, one per 32 elements along K)${o.format === 'e2m1' ? ' or f8e4m3 (ue4m3, nvfp4: one per 16)' : ''}, got ${o.scale.dtype}`);
+      else return t.fail('E_TYPE', `dotScaled: ${o.name}Scale must be u8 or f8e8m0 (e8m0 codes, one per 32 elements along K)${o.format === 'e2m1' ? ' or f8e4m3 (ue4m3, nvfp4: one per 16)' : ''}, got ${o.scale.dtype}`);
       const want = [rows, K / group];
       if (K % group !== 0 || !sameShape(o.scale.shape, want)) {
-        t.fail('E_SHAPE', `dotScaled: ${o.name}Scale has shape [${o.scale.shape.join(', ')}]; with K = ${K} and one ${o.scale.dtype === 'u8' ? 'e8m0' : 'ue4m3'} scale per ${group} elements it must be [${rows}, ${K / group}]${K % group ? ` (K must be a multiple of ${group})` : ''}`);
+        t.fail('E_SHAPE', `dotScaled: ${o.name}Scale has shape [${o.scale.shape.join(', ')}]; with K = ${K} and one ${group === 32 ? 'e8m0' : 'ue4m3'} scale per ${group} elements it must be [${rows}, ${K / group}]${K % group ? ` (K must be a multiple of ${group})` : ''}`);
       }
       groups.push(group);
     }
@@ -166,16 +177,31 @@ export const dotScaled = (a: Tile, aScale: Tile | null | undefined, aFormat: Sca
       acc = broadcastToIn(t, acc, [M, N], 'dotScaled accumulator');
     } else acc = constantIn(t, 0, { elem: 'f32', shape: [M, N] });
 
-    const values = ops.map((o) => {
-      const v = decodeOperand(t, o);
-      return o.scale ? binaryIn(t, 'mul', v, decodeScale(t, o.scale, groups.shift()!, o.name === 'b')) : v;
-    }) as [Tile, Tile];
-    const bf16Exact = (f: ScaledFormat) => f === 'e2m1' || f === 'e2m3' || f === 'e3m2' || f === 'bf16';
-    const tf32Exact = (f: ScaledFormat) => bf16Exact(f) || f === 'e4m3' || f === 'fp16';
+    // one dot_scaled op (a target with block-scaled tensor cores lowers it natively) whose region
+    // is its definition, the emulation, traced over the region's args
+    const operands = [oa.tile, ...(oa.scale ? [oa.scale] : []), ob.tile, ...(ob.scale ? [ob.scale] : []), acc];
     const type = { elem: 'f32' as const, shape: [M, N] };
-    if (bf16Exact(oa.format) && bf16Exact(ob.format)) {
-      return t.emit('dot', [castIn(t, values[0], 'bf16'), castIn(t, values[1], 'bf16'), acc], type, { inputPrecision: 'ieee' });
-    }
-    const prec = tf32Exact(oa.format) && tf32Exact(ob.format) ? 'tf32' : 'ieee';
-    return t.emit('dot', [values[0], values[1], acc], type, { inputPrecision: prec });
+    const def = t.region(operands.map((x) => ({ elem: x.dtype, shape: [...x.shape] })), (args) => {
+      const arg = [...args];
+      const inside = ops.map((o) => ({ ...o, tile: arg.shift()!, scale: o.scale ? arg.shift()! : undefined }));
+      t.emitOp('yield', [emulate(t, inside as [Operand, Operand], [...groups], arg[0]!, type)], [], {});
+    });
+    const attrs = { aFormat: oa.format, bFormat: ob.format, hasAScale: !!oa.scale, hasBScale: !!ob.scale };
+    return t.emit('dot_scaled', operands, type, attrs, [def]);
   });
+
+/** The definition of dotScaled (docs/semantics.md): decode, scale in f32, then an exact dot. */
+function emulate(t: Trace, ops: [Operand, Operand], groups: number[], acc: Tile, type: { elem: 'f32'; shape: number[] }): Tile {
+  const [oa, ob] = ops;
+  const values = ops.map((o) => {
+    const v = decodeOperand(t, o);
+    return o.scale ? binaryIn(t, 'mul', v, decodeScale(t, o.scale, groups.shift()!, o.name === 'b')) : v;
+  }) as [Tile, Tile];
+  const bf16Exact = (f: ScaledFormat) => f === 'e2m1' || f === 'e2m3' || f === 'e3m2' || f === 'bf16';
+  const tf32Exact = (f: ScaledFormat) => bf16Exact(f) || f === 'e4m3' || f === 'fp16';
+  if (bf16Exact(oa.format) && bf16Exact(ob.format)) {
+    return t.emit('dot', [castIn(t, values[0], 'bf16'), castIn(t, values[1], 'bf16'), acc], type, { inputPrecision: 'ieee' });
+  }
+  const prec = tf32Exact(oa.format) && tf32Exact(ob.format) ? 'tf32' : 'ieee';
+  return t.emit('dot', [values[0], values[1], acc], type, { inputPrecision: prec });
+}

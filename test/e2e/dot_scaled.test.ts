@@ -48,6 +48,23 @@ describe('dotScaled shapes and options', () => {
   });
 });
 
+describe('dotScaled on the MX dtypes (f4e2m1 operands, f8e8m0 scales)', () => {
+  it('mxfp4 and mixed mxfp8 x mxfp4 as the u8 forms, ragged M/N, an accumulator; nvfp4 on f4e2m1', async () => {
+    await check({ fa: 'e2m1', fb: 'e2m1', M: 30, N: 17, K: 64, BM: 32, BN: 32, BK: 32, acc: true, mxDtypes: true }, 21);
+    await check({ fa: 'e4m3', fb: 'e2m1', M: 20, N: 48, K: 96, BM: 32, BN: 64, BK: 32, mxDtypes: true }, 22);
+    await check({ fa: 'e2m1', fb: 'e5m2', M: 32, N: 9, K: 64, BM: 32, BN: 16, BK: 32, mxDtypes: true }, 23);
+    await check({ fa: 'e2m1', fb: 'e2m1', M: 32, N: 32, K: 64, BM: 32, BN: 32, BK: 64, nvfp4: true, mxDtypes: true }, 24);
+  });
+
+  it('f8e8m0 scale extremes (2^-127, 2^127 neighbours) and a NaN scale code give what the u8 codes give', async () => {
+    const o = { aScales: [0, 1, 0xff], bScales: [252, 253], lo: 0.5, hi: 2 };
+    const c: Case = { fa: 'e2m1', fb: 'e4m3', M: 32, N: 32, K: 64, BM: 32, BN: 32, BK: 32 };
+    const u8 = await check(c, 25, o, false), mx = await check({ ...c, mxDtypes: true }, 25, o, false);
+    for (const w of WHERE) expect(Array.from(mx[w]!), w).toEqual(Array.from(u8[w]!));
+    expect(Array.from(u8['interpret']!).some(Number.isNaN)).toBe(true);
+  });
+});
+
 describe('dotScaled scale extremes', () => {
   it('2^-127..2^-124 on a and 2^123..2^126 on b: subnormal scaled values stay exact (tf32 / bf16 / f32 paths)', async () => {
     const o = { aScales: [0, 1, 2, 3], bScales: [250, 251, 252, 253], lo: 0.5, hi: 2 };

@@ -22,13 +22,16 @@ export interface Case {
   readonly acc?: boolean;
   /** nvfp4 (ue4m3 scales per 16) for e2m1 operands */
   readonly nvfp4?: boolean;
+  /** the MX dtypes: e2m1 operands as f4e2m1 tiles (one code per byte, unpacked), e8m0 scales as f8e8m0 */
+  readonly mxDtypes?: boolean;
 }
 
 const hasScale = (f: ScaledFormat) => f !== 'bf16' && f !== 'fp16';
 export const scaleKind = (c: Case, f: ScaledFormat): ScaleKind => (!hasScale(f) ? 'none' : c.nvfp4 && f === 'e2m1' ? 'ue4m3' : 'e8m0');
 const group = (k: ScaleKind) => (k === 'ue4m3' ? 16 : 32);
-const ptrDtype = (f: ScaledFormat) => (f === 'e4m3' ? 'f8e4m3' : f === 'e5m2' ? 'f8e5m2' : f === 'bf16' ? 'bf16' : f === 'fp16' ? 'f16' : 'u8');
-const packed = (f: ScaledFormat) => (f === 'e2m1' ? 2 : 1);
+const ptrDtype = (c: Case, f: ScaledFormat) => (f === 'e4m3' ? 'f8e4m3' : f === 'e5m2' ? 'f8e5m2' : f === 'bf16' ? 'bf16' : f === 'fp16' ? 'f16' : f === 'e2m1' && c.mxDtypes ? 'f4e2m1' : 'u8');
+const scaleDtype = (c: Case, k: ScaleKind) => (k === 'ue4m3' ? 'f8e4m3' : c.mxDtypes ? 'f8e8m0' : 'u8');
+const packed = (c: Case, f: ScaledFormat) => (f === 'e2m1' && !c.mxDtypes ? 2 : 1);
 
 /** The value of one (unpacked) element code of format f. */
 export function elemValue(f: ScaledFormat, code: number): number {
@@ -126,8 +129,8 @@ export function reference(c: Case, d: Data): { c: Float32Array; exact: boolean }
 export function deviceArgs(c: Case, d: Data): RunArgs {
   const store = (f: ScaledFormat, codes: number[]) => (f === 'bf16' || f === 'fp16' ? Uint16Array.from(codes) : Uint8Array.from(codes));
   let a: Uint8Array | Uint16Array = store(c.fa, d.aCodes), b: Uint8Array | Uint16Array = store(c.fb, d.bCodes);
-  if (c.fa === 'e2m1') a = packE2M1(d.aCodes); // rows of K: consecutive k pairs share a byte
-  if (c.fb === 'e2m1') {
+  if (c.fa === 'e2m1' && !c.mxDtypes) a = packE2M1(d.aCodes); // rows of K: consecutive k pairs share a byte
+  if (c.fb === 'e2m1' && !c.mxDtypes) {
     // b [K, N] packed along K: byte (k/2, n) holds rows 2i (low) and 2i+1 (high)
     const bytes = new Uint8Array((c.K / 2) * c.N);
     for (let k = 0; k < c.K; k++) for (let n = 0; n < c.N; n++) bytes[(k >> 1) * c.N + n]! |= (d.bCodes[k * c.N + n]! & 0xf) << (4 * (k & 1));
@@ -141,9 +144,9 @@ export { bf16Bits, f16Bits };
 /** The kernel of a case: one program, masked loads of the [BM, BK] / [BK, BN] tiles and scales. */
 export function scaledKernel(c: Case, name: string): Kernel {
   const ka = scaleKind(c, c.fa), kb = scaleKind(c, c.fb);
-  const pa = packed(c.fa), pb = packed(c.fb);
+  const pa = packed(c, c.fa), pb = packed(c, c.fb);
   return kernel(
-    { name, params: { a: ptr(ptrDtype(c.fa)), b: ptr(ptrDtype(c.fb)), as: ptr(ka === 'ue4m3' ? 'f8e4m3' : 'u8'), bs: ptr(kb === 'ue4m3' ? 'f8e4m3' : 'u8'), c: ptr('f32') } },
+    { name, params: { a: ptr(ptrDtype(c, c.fa)), b: ptr(ptrDtype(c, c.fb)), as: ptr(scaleDtype(c, ka)), bs: ptr(scaleDtype(c, kb)), c: ptr('f32') } },
     ({ a, b, as, bs, c: cp }) => {
       const rm = arange(0, c.BM).expandDims(1), rn = arange(0, c.BN).expandDims(0);
       const cMask = rm.lt(c.M).and(rn.lt(c.N));
