@@ -60,3 +60,27 @@ export const wsMatmulBT8 = kernel(
     makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
   },
 );
+
+/**
+ * The persistent warp-specialized fp8 matmul: persistentWsMatmul on e4m3 operands, B given as
+ * bt [N, K] and transposed in the loop (K-major stages, as wgmma reads 8-bit operands), f16 out.
+ */
+export const persistentWsMatmulBT8 = kernel(
+  {
+    name: 'persistent_ws_matmul_e4m3',
+    params: { a: ptr('f8e4m3'), bt: ptr('f8e4m3'), c: ptr('f16'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr(), GROUP_M: constexpr(), WS: constexpr() },
+  },
+  ({ a, bt, c, M, N, K, BM, BN, BK, GROUP_M, WS }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
+    const db = makeTensorDescriptor(bt, [N, K], [K, 1], [bn, bk]);
+    const dc = makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
+    const tilesM = cdiv(M, bm), tilesN = cdiv(N, bn);
+    persistentTiles(tilesM.mul(tilesN), (tile) => {
+      const [pm, pn] = groupedTile(tile, tilesM, tilesN, GROUP_M as number);
+      const om = pm.mul(bm), on = pn.mul(bn);
+      const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([on, k]).trans(), { acc: acc! })], { warpSpecialize: Boolean(WS) });
+      dc.store([om, on], acc!.to('f16'));
+    });
+  },
+);

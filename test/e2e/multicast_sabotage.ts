@@ -14,10 +14,11 @@ type Dims = [number, number, number];
 const [M, N, K] = [256, 256, 640];
 const a = f16Array(randF32(M * K, 61)), b = f16Array(randF32(K * N, 62));
 
-export const multicastKernel = (cluster: Dims, sabotage?: MulticastSabotage): CompileResult =>
+/** The plain multicast ring, or (ws) the warp-specialized one (pipeline/ws_multicast.ts). */
+export const multicastKernel = (cluster: Dims, sabotage?: MulticastSabotage, ws = false): CompileResult =>
   compile(wsMatmul, {
     target: 'sm_90a', numWarps: 4, numStages: 4, ptxas: false, clusterDims: cluster,
-    ...(sabotage ? { multicastSabotage: sabotage } : {}), constexprs: { BM: 128, BN: 128, BK: 64, WS: false },
+    ...(sabotage ? { multicastSabotage: sabotage } : {}), constexprs: { BM: 128, BN: 128, BK: 64, WS: ws },
   });
 
 let want: Float64Array | undefined;

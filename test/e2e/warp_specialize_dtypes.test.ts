@@ -4,7 +4,7 @@
 // as is (K-major descriptors, k32 per instruction; 64-byte rows of a BK 64 tile: 64-byte swizzle).
 // The inputs are small integers, so every product and sum is exact: the sim's result is compared
 // bit for bit with a JS reference, the interpreter and the plain TMA ring (WS false). Loops the
-// ring cannot take (an 8-bit B loaded [K, N], f32 tiles of a tf32 dot) say why and fall back.
+// ring cannot take (an 8-bit or f32 B loaded [K, N]) say why and fall back.
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
@@ -100,9 +100,9 @@ describe('operand types the ring does not take say why, and the loop stays right
     await runOn(DEV, k, { a: A.data, b: B.data, c, M, N, K, BM: 128, BN: 128, BK: 64 }, [1, 1], { numWarps: 4, numStages: 3 });
     expectBitwise(c, reference(A.v, bt, M, N, K, 'i32'), 'sim vs JS');
   });
-  it('f32 tiles of a tf32 dot: wgmma would truncate the staged f32, the reference rounds (cvt.rna)', () => {
+  it('an f32 (tf32) b loaded [K, N] is N-major: not on the ring (wgmma reads tf32 B K-major only; ring_tf32.test.ts runs it)', () => {
     const r = compile(wsMatmulKN('f32', 'f32', 'tf32'), { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 64, BK: 32 } });
-    expect(pipelineText(r)).toMatch(/not warp-specialized: .*an f32 tile \(tf32 dot\): wgmma would read the staged f32 truncated to tf32/);
+    expect(pipelineText(r)).toMatch(/not warp-specialized: .*an f32 \(tf32\) b loaded \[K, N\] is N-major, and wgmma reads tf32 B K-major only/);
     expect(r.ptx).not.toContain('setmaxnreg');
     expect(r.ptx).toContain('cvt.rna.tf32.f32');
   });

@@ -173,10 +173,11 @@ function groupOf(cx: Lowering, dims: ClusterDims, share: TileShare): { mask: str
 
 /**
  * Thread 0's copies of a shared tile for the stage at `stage` (its full mbarrier at `bar`): this
- * CTA's piece, multicast to the group. The `tile offset` is the tile's offset in the stage.
+ * CTA's piece, multicast to the group. The `tile offset` is the tile's offset in the stage;
+ * `issuer` the predicate of the issuing thread (thread 0 when not given).
  */
-export function issueShared(cx: Lowering, plan: MulticastPlan, share: TileShare, t: SharedTile, tileOffset: number, stage: string, bar: string): void {
-  const p = elected(cx);
+export function issueShared(cx: Lowering, plan: MulticastPlan, share: TileShare, t: SharedTile, tileOffset: number, stage: string, bar: string, issuer?: string): void {
+  const p = issuer ?? elected(cx); // the issuing thread: thread 0, or the warp-specialized producer's
   const { g, load } = t;
   const { mask, piece } = groupOf(cx, plan.dims, share);
   const rank = load.attrs.block.length;

@@ -32,6 +32,7 @@ import { setStaged } from '../smem/staged.js';
 import { descElem, tensorMaps, tileGeometry, type TileGeometry } from '../async/tensor_map.js';
 import { ringOperand } from './ring_operands.js';
 import { fenceGlobalWrites } from '../async/proxy_fence.js';
+import { roundTf32Stage } from './ring_tf32.js';
 import { clusterSync, emptyCount, issueShared, planMulticast, releaseStage, type MulticastPlan } from '../async/tma_multicast.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -389,6 +390,7 @@ export function lowerRingBody(cx: Lowering, op: Op, l: TmaRingLoop, iv: string, 
       cx.define(a, carried[k]!);
       cx.own(a, body);
     });
+    roundTf32Stage(cx, l.tiles, rd); // f32 tiles of tf32 dots: rounded as the reference does
     for (const t of l.tiles) {
       const base = cx.reg('b32');
       cx.emit(`add.u32 ${base}, ${rd}, ${t.offset};`);

@@ -40,6 +40,8 @@ import { regKind } from '../ptx_types.js';
 import { setStaged } from '../smem/staged.js';
 import { tensorMaps } from '../async/tensor_map.js';
 import { tcgen05WsNote, tcgen05WsWhyNot, withWsTcgen05 } from './ws_tcgen05.js';
+import { issueShared, type MulticastPlan } from '../async/tma_multicast.js';
+import { planWsMulticast, wsClusterClose, wsClusterOpen, wsEmptyCount, wsRelease } from './ws_multicast.js';
 import { consumerTileStart, producerTiles, tileBarrier, tileLoopOf, tileRoots, type WsTileLoop, type WsTileRegs } from './ws_tiles.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -178,6 +180,8 @@ interface WsState {
   tile?: WsTileRegs;
   /** With writes before the loop: the mbarrier the consumers arrive on once they are done (and its phase, 0). */
   start?: { bar: string; phase: string };
+  /** In a cluster: the tiles multicast to the CTAs that share them (ws_multicast.ts). */
+  mc?: MulticastPlan;
 }
 type RingPos = [rd: string, full: string, empty: string, idx: string, phase: string];
 
@@ -197,7 +201,11 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
   cx.barrierThreads = n;
   // the mbarriers, init'ed in the prologue by thread 0 before the partitions part
   const S = l.ring.numStages;
-  const { bar } = newBarriers(cx, 2 * S, (k) => (k < S ? 1 : n));
+  const mc = planWsMulticast(cx, l.ring, !!l.tiles);
+  if (typeof mc === 'string') {
+    if (mc !== 'no cluster') cx.e.emitPrologue(`// no TMA multicast: ${mc}`);
+  } else st.mc = mc;
+  const { bar } = newBarriers(cx, 2 * S, (k) => (k < S ? 1 : wsEmptyCount(cx, st.mc, n)));
   st.full = bar;
   st.empty = cx.reg('b32');
   cx.e.emitPrologue(`add.u32 ${st.empty}, ${bar}, ${8 * S};`);
@@ -211,6 +219,12 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
   }
   if (l.preWrite) st.start = newBarriers(cx, 1, () => n);
   const plain = rules.for!;
+  const ret = rules.return!;
+  // in a cluster the consumers' last remote releases may trail: one cluster barrier before they exit
+  rules.return = (c, op) => {
+    wsClusterClose(c, st.mc);
+    ret(c, op);
+  };
   // the consumers' writes before the loop are done: fenced for the producer's TMA reads (async proxy), then announced
   const started = (c: Lowering): void => {
     if (!st.start) return;
@@ -243,6 +257,7 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
       return [
         `\t// warp specialization: warps ${cx.numWarps}..${cx.numWarps + PRODUCER_WARPS - 1} are the producer`,
         `\tsetp.ge.u32 ${p}, ${tid}, ${n};`,
+        ...wsClusterOpen(cx, st.mc),
         `\t@${p} bra.uni ${label};`,
         `\tsetmaxnreg.inc.sync.aligned.u32 ${l.consumerRegs};`,
       ];
@@ -295,12 +310,12 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   const yields = lowerRingBody(cx, op, l, iv, carried, rd);
   if (prev) {
     // wait_group 1 completed the previous iteration's wgmma: its stage is free; this one is next
-    cx.emit(`@${prev.live} mbarrier.arrive.shared::cta.b64 _, [${prev.bar}];`);
+    wsRelease(cx, st.mc, prev.bar, prev.live);
     cx.emit(`mov.u32 ${prev.bar}, ${empty};`);
     cx.emit(`setp.eq.u32 ${prev.live}, 0, 0;`);
   } else {
     // every dot on the stage waited for its wgmma (wait_group 0): this thread is done with it
-    cx.emit(`mbarrier.arrive.shared::cta.b64 _, [${empty}];`);
+    wsRelease(cx, st.mc, empty);
   }
   backEdge(cx, op, carried, yields);
   advance(cx, S, l.stageBytes, rd, full, empty, idx, phase);
@@ -310,7 +325,7 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   // the last wgmma (the producer has issued every stage: no release is awaited any more)
   if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
   // in a tile loop the producer reuses that stage for a later tile: release it now
-  if (prev && st.tile) cx.emit(`@${prev.live} mbarrier.arrive.shared::cta.b64 _, [${prev.bar}];`);
+  if (prev && st.tile) wsRelease(cx, st.mc, prev.bar, prev.live);
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 }
 
@@ -339,12 +354,15 @@ function producer(cx: Lowering, st: WsState): void {
   cx.emit(`setmaxnreg.dec.sync.aligned.u32 ${PRODUCER_REGS};`);
   const other = cx.reg('pred');
   cx.emit(`setp.ne.u32 ${other}, ${tid}, ${32 * cx.numWarps};`);
-  cx.emit(`@${other} ret;`); // one thread issues; the rest of the warpgroup has nothing to do
+  const exit = st.mc ? cx.e.label('ws_exit') : undefined; // in a cluster: the closing cluster barrier first
+  cx.emit(exit ? `@${other} bra ${exit};` : `@${other} ret;`); // one thread issues; the rest of the warpgroup has nothing to do
+  const issuer = st.mc ? cx.reg('pred') : undefined;
+  if (issuer) cx.emit(`setp.eq.u32 ${issuer}, 0, 0;`);
   cx.scope(() => {
     for (const o of remat) cx.lowerOp(o);
     const ivT = op.operands[0]!.type.elem;
     const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
-    const maps = l.tiles.map((t) => mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)));
+    const maps = l.tiles.map((t, k) => (st.mc?.shares[k] ? '' : mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)))); // a multicast tile: its own map (issueShared)
     const [wr, full, empty, idx, phase, count] = [0, 1, 2, 3, 4, 5].map(() => cx.reg('b32')) as [string, string, string, string, string, string];
     cx.emit(`mov.u32 ${wr}, ${cx.smemSymbol()};`);
     cx.emit(`mov.u32 ${full}, ${st.full};`);
@@ -377,6 +395,8 @@ function producer(cx: Lowering, st: WsState): void {
         for (const o of l.slice) cx.lowerOp(o);
         cx.emit(`mbarrier.arrive.expect_tx.shared::cta.b64 _, [${full}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
         l.tiles.forEach((t, k) => {
+          const share = st.mc?.shares[k];
+          if (share) return issueShared(cx, st.mc!, share, t, t.offset, wr, full, issuer);
           for (let j = 0; j < t.g.boxes; j++) {
             const off = t.offset + j * t.g.rows * t.g.swizzle;
             cx.emit(`cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${wr}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${full}];`);
@@ -395,6 +415,8 @@ function producer(cx: Lowering, st: WsState): void {
     }
     if (st.l.tiles) producerTiles(cx, st.l.tiles, st.tile!, l.tiles.map((t) => t.load), kLoop);
     else kLoop();
+    if (exit) cx.e.placeLabel(exit);
+    wsClusterClose(cx, st.mc);
     cx.emit('ret;');
   });
 }

@@ -10,9 +10,10 @@
 //              (a descriptor on the transposed tensor) and transposed in the loop
 //              (`bt.load([n, k]).trans()`): the stage then holds b K-major. A [K, N] 8-bit b
 //              loaded row-major is N-major and stays off the ring (the reason says so).
-//   f32 (tf32) off the ring: wgmma reads a staged f32 as tf32 by ignoring its low 13 mantissa
-//              bits (truncation), while the reference semantics round to nearest (cvt.rna, what
-//              the registers-to-scratch path does): the result would differ from the interpreter.
+//   f32 (tf32) of wgmma dots with inputPrecision 'tf32' only, K-major as 8-bit (a as loaded, b as
+//              B^T [N, K] transposed in the loop). wgmma reads a staged f32 as tf32 by ignoring
+//              its low 13 mantissa bits, the reference rounds to nearest (cvt.rna): the consumers
+//              round each landed stage in place first (ring_tf32.ts).
 import type { Op, Value } from '../../ir/ops.js';
 import { isFp8, type DType } from '../../ir/types.js';
 import { isMmaLayout, isWgmmaLayout } from '../../compiler/layout.js';
@@ -20,6 +21,7 @@ import { dotInputPrecision } from '../../compiler/mma_kinds.js';
 import { wgmmaKindOf } from '../../compiler/wgmma_kinds.js';
 import type { Lowering } from '../context.js';
 import { isTcgen05Dot } from '../tensor_cores/tmem_alloc.js';
+import { tf32Users } from './ring_tf32.js';
 
 /** What the dots read of a ring tile: `value` (the load's, or its transpose), stored transposed or not. */
 export interface RingOperand {
@@ -46,10 +48,13 @@ function onWgmma(cx: Lowering, d: Op): boolean {
  * or what the dots read. `uses` maps value ids to their users.
  */
 export function ringOperand(cx: Lowering, t: DType, value: Value, body: Op['regions'][number], uses: Map<number, Op[]>): string | RingOperand {
-  if (t === 'f32') return 'an f32 tile (tf32 dot): wgmma would read the staged f32 truncated to tf32, the reference rounds to nearest (cvt.rna)';
   const wide = t === 'f16' || t === 'bf16';
-  if (!wide && !is8Bit(t)) return `${t} is not a tensor-core operand type the ring stages (16-bit or 8-bit)`;
+  if (!wide && !is8Bit(t) && t !== 'f32') return `${t} is not a tensor-core operand type the ring stages (16-bit, 8-bit or f32 of a tf32 dot)`;
   const users = uses.get(value.id) ?? [];
+  if (t === 'f32') {
+    const why = tf32Users(cx, value, users, uses);
+    if (why) return why;
+  }
   if (!users.length) return 'unused';
   // 8-bit b loaded as [N, K] and transposed: the transpose's only use is as b of wgmma dots
   const tr0 = users[0]!;

@@ -1,0 +1,89 @@
+// TMA multicast in the warp-specialized ring (sm_90a; codegen/pipeline/ws_multicast.ts) on the sim
+// as an sm_90: wsMatmul with WS true launched with clusterDims. The producer warpgroup issues its
+// CTA's 1/n piece of a tile the CTAs of a group share with .multicast::cluster (B along x, A along
+// y), every consumer thread releases the stage on the empty barrier of every CTA of the cluster,
+// one cluster barrier opens the kernel and one closes it. Each case: an f64 JS reference, and bit
+// for bit the same warp-specialized kernel launched without clusters (the same wgmma in the same
+// order). Ragged M/N and K not a multiple of BK exercise TMA's zero fill.
+process.env['TESSERA_SIM_ARCH'] = 'sm_90';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../../src/compile/compile.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { count } from '../codegen/gate.js';
+import { expectClose, randF32, simDevice } from './helpers.js';
+import { wsMatmul } from './ws_cases.js';
+
+function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
+  const c = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+    let s = 0;
+    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
+    c[i * N + j] = s;
+  }
+  return c;
+}
+
+type Dims = [number, number, number];
+// name, [BM, BN, BK], numWarps (consumers), cluster, M, N, K: K / BK > numStages, every stage reused
+const CASES: [string, Dims, number, Dims, number, number, number][] = [
+  ['128x128x64, 4 warps, cluster 2x1 (B shared)', [128, 128, 64], 4, [2, 1, 1], 256, 256, 320],
+  ['128x128x64, 4 warps, cluster 1x2 (A shared)', [128, 128, 64], 4, [1, 2, 1], 256, 256, 320],
+  ['128x128x64, 4 warps, cluster 2x2 (A and B shared)', [128, 128, 64], 4, [2, 2, 1], 256, 256, 320],
+  ['128x256x64, 8 warps, cluster 2x1', [128, 256, 64], 8, [2, 1, 1], 256, 256, 256],
+  ['128x256x64, 8 warps, cluster 1x2', [128, 256, 64], 8, [1, 2, 1], 256, 512, 256],
+  ['128x256x64, 8 warps, cluster 2x2', [128, 256, 64], 8, [2, 2, 1], 256, 512, 256],
+  ['ragged: M 200, N 136, K 200, 4 warps, cluster 2x1', [128, 128, 64], 4, [2, 1, 1], 200, 136, 200],
+  ['ragged: M 250, N 136, K 72, 4 warps, cluster 1x2', [128, 128, 64], 4, [1, 2, 1], 250, 136, 72],
+  ['ragged: M 200, N 200, K 136, 8 warps, cluster 2x2', [128, 128, 64], 8, [2, 2, 1], 200, 200, 136],
+];
+
+describe('TMA multicast in the warp-specialized ring on the sim (sm_90a)', () => {
+  it.each(CASES)('%s', async (_, tile, numWarps, cluster, M, N, K) => {
+    const [BM, BN, BK] = tile;
+    const constexprs = { BM, BN, BK, WS: true };
+    const r = compile(wsMatmul, { target: 'sm_90a', numWarps, numStages: 3, ptxas: true, clusterDims: cluster, constexprs });
+    expect(r.metadata.spills, r.metadata.ptxasLog).toBe(0);
+    expect(r.ptx).toContain('setmaxnreg.dec');
+    const size = cluster[0] * cluster[1];
+    // B along x: its (BN * 2 / 128) boxes split between the CTAs; A along y: its one box in row pieces
+    const perIssue = (cluster[0] > 1 ? (BN * 2) / 128 : 0) + (cluster[1] > 1 ? 2 : 0);
+    expect(count(r.ptx, /\.multicast::cluster \[/)).toBe(perIssue); // the producer's one issue site
+    expect(count(r.ptx, /mbarrier\.arrive\.release\.cluster\.shared::cluster\.b64 _,/)).toBe(size); // the consumers' release
+    expect(count(r.ptx, /mbarrier\.arrive\.shared::cta\.b64 _,/)).toBe(0); // no local-only release is left
+    expect(count(r.ptx, /barrier\.cluster\.arrive\.release\.aligned;/)).toBe(1); // the opening barrier
+    expect(count(r.ptx, /barrier\.cluster\.arrive\.release;/)).toBe(2); // the consumers' and the producer's exit
+    // the 3 empty barriers count every consumer thread of every CTA
+    expect(count(r.ptx, new RegExp(`mbarrier\\.init\\.shared::cta\\.b64 \\[%r\\d+\\+\\d+\\], ${32 * numWarps * size};`))).toBe(3);
+    const a = f16Array(randF32(M * K, 71)), b = f16Array(randF32(K * N, 72));
+    const grid = [Math.ceil(M / BM), Math.ceil(N / BN)] as const;
+    const run = async (clusterDims?: Dims): Promise<Float32Array> => {
+      const c = new Float32Array(M * N);
+      await wsMatmul.run({ a, b, c, M, N, K, BM, BN, BK, WS: 1 }, { grid: [...grid], device: 'sim', numWarps, numStages: 3, ...(clusterDims ? { clusterDims } : {}) });
+      return c;
+    };
+    const loads = (): number => simDevice().native.simCounters()!.globalLoadRequests;
+    const multi = await run(cluster);
+    const multiLoads = loads();
+    expectClose(multi, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'multicast vs JS');
+    expect(Array.from(multi)).toEqual(Array.from(await run()));
+    // B's boxes split between the CTAs along x: fewer TMA load requests (A's row pieces are as many)
+    if (cluster[0] > 1) expect(multiLoads).toBeLessThan(loads());
+    else expect(multiLoads).toBe(loads());
+  });
+
+  it('the sim sanitizers find no hazard in the warp-specialized multicast ring (2x2 cluster)', async () => {
+    const [M, N, K] = [256, 256, 320];
+    const a = f16Array(randF32(M * K, 73)), b = f16Array(randF32(K * N, 74)), c = new Float32Array(M * N);
+    await wsMatmul.run({ a, b, c, M, N, K, BM: 128, BN: 128, BK: 64, WS: 1 },
+      { grid: [2, 2], device: 'sim', numWarps: 4, numStages: 3, clusterDims: [2, 2, 1], sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expectClose(c, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'sanitized multicast vs JS');
+  });
+
+  it('no multicast where the CTAs of a cluster share no tile (said in the PTX), and the kernel is as without clusters', () => {
+    const opts = { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 128, BK: 64, WS: true } } as const;
+    const r = compile(wsMatmul, { ...opts, clusterDims: [1, 1, 2] });
+    expect(r.ptx).not.toMatch(/multicast::cluster|barrier\.cluster/);
+    expect(r.ptx).toContain('// no TMA multicast: clusters along z are not multicast');
+    expect(compile(wsMatmul, opts).ptx).not.toContain('no TMA multicast');
+  });
+});
