@@ -4,7 +4,8 @@
 // instead of through a swizzled shared tile. The sim pretends to be a B200 (TESSERA_SIM_ARCH, read
 // at cuInit) and runs the A-from-TMEM MMA as the ISA lays it out; each kernel runs on the
 // interpreter and the sim and is compared with an f64 JS reference; the PTX is checked to read A
-// from TMEM. Sabotage: the wait::st after A's stores removed gives a wrong product.
+// from TMEM; the sanitizers find nothing. Sabotage: the wait::st after A's stores removed gives a
+// wrong product.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
@@ -214,5 +215,21 @@ describe('sabotage: A\'s tcgen05.st not waited for before the MMA', () => {
     const got = await run(noWaitSt(r.ptx));
     const off = Array.from(got).filter((x, i) => x !== want[i]).length;
     expect(off, 'elements that differ from the product').toBeGreaterThan(M * N / 2);
+  });
+});
+
+describe('the sanitizers (racecheck, synccheck, initcheck) find nothing with A in TMEM', () => {
+  it('flash attention (BM = BN = D = 64, 3 stages, 2 CTAs) and a chained dot at M = 128', async () => {
+    const sanitize = ['racecheck', 'synccheck', 'initcheck'] as const;
+    const L = 128, D = 64, scale = 1 / Math.sqrt(D);
+    const qf = randF32(L * D, 81), kf = randF32(L * D, 82), vf = randF32(L * D, 83);
+    const o = new Float32Array(L * D);
+    await new Kernel(flashAttention.f16).run({ q: f16Array(qf), k: f16Array(kf), v: f16Array(vf), o, L, scale, BM: 64, BN: 64, D }, { grid: L / 64, device: 'sim', numStages: 3, sanitize: [...sanitize] });
+    expectClose(o, attentionRef(dec('f16', f16Array(qf)), dec('f16', f16Array(kf)), dec('f16', f16Array(vf)), L, D, scale, false), 4e-3, 'flash under the sanitizers');
+    const M = 128, K = 32, J = 64, N = 64;
+    const af = ints(M * K, 84, 2), bf = ints(K * J, 85, 2), df = ints(J * N, 86, 3);
+    const c = new Float32Array(M * N);
+    await new Kernel(chained('f16') as unknown as KernelDef).run({ a: f16Array(af), b: f16Array(bf), d: f16Array(df), c, M, K, J, N }, { grid: 1, device: 'sim', numStages: 1, sanitize: [...sanitize] });
+    expectBitwise(c, chainRef(af, bf, df, M, K, J, N), 'chained under the sanitizers');
   });
 });
