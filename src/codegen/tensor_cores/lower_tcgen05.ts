@@ -6,6 +6,8 @@
 //              swizzled shared tiles: the pipeliner's ring stage (staged.ts) or the scratch,
 //              written from registers (lower_mma.ts storeStaged) - the tiles wgmma reads;
 //              fence.proxy.async (the MMA reads them through the async proxy)
+//              (a 16-bit register A in the accumulator layout, flash attention's P, goes to
+//              TMEM instead and the MMA reads `[a_tmem]`: tcgen05_tmem_a.ts)
 //   acc in     a non-zero accumulator is stored to TMEM (tcgen05.st.32x32b, wait::st); a zero
 //              one is never materialized: the first k-step has enable_input_d false
 //   MMA        fence::before_thread_sync, bar.sync, fence::after_thread_sync; thread 0 issues
@@ -31,6 +33,7 @@ import { emitTcgen05Desc, instrDesc } from './tcgen05_desc.js';
 import { accBase, isTcgen05Dot, tmem } from './tmem_alloc.js';
 import { residentOf } from './tcgen05_resident.js';
 import { inflightOf } from './tcgen05_inflight.js';
+import { storeATmem, tmemACols } from './tcgen05_tmem_a.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 
 type Operand = SmemOperand;
@@ -72,7 +75,9 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
     if (swizzle === 0) cx.fail(`tcgen05 operand rows of ${rowBytes} bytes are narrower than the 32-byte swizzle`);
     return { rows, rowBytes, swizzle };
   };
-  const aTile = !sa ? tileOf(M, K) : undefined;
+  // a register A already in the accumulator layout (flash attention's P) goes to TMEM instead
+  const aInTmem = !sa && tmemACols(cx, op) > 0;
+  const aTile = !sa && !aInTmem ? tileOf(M, K) : undefined;
   const bTile = !sb ? (bT ? tileOf(N, K) : tileOf(K, N)) : undefined;
 
   // the accumulator first: converting it goes through the same shared scratch
@@ -80,7 +85,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   const resident = residentOf(cx, op);
   const zero = !resident && zeroConst(cx, op.operands[2]!);
   const accIn = zero || resident ? undefined : cx.operand(op, 2);
-  let A: Operand, B: Operand;
+  let A: Operand | undefined, B: Operand;
   if (aTile || bTile) {
     const aBytes = aTile ? roundUp(M * K * eb, SWIZZLE_ALIGN) : 0;
     const sm = cx.reg('b32');
@@ -97,13 +102,13 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
       const lb = bT ? permuteBlocked(Lb as BlockedLayout, [1, 0]) : Lb;
       storeStaged(cx, b.type.elem, input(b), lb, bT ? [N, K] : [K, N], bTile, sm, aBytes);
     }
-    A = aTile ? { tile: { ...aTile, base: sm }, mnMajor: false } : stagedOperand(cx, 'tcgen05', sa!, true, [M, K], eb);
+    A = aTile ? { tile: { ...aTile, base: sm }, mnMajor: false } : sa && stagedOperand(cx, 'tcgen05', sa, true, [M, K], eb);
     B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
   } else {
-    A = stagedOperand(cx, 'tcgen05', sa!, true, [M, K], eb);
+    A = sa && stagedOperand(cx, 'tcgen05', sa, true, [M, K], eb);
     B = stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
   }
-  if ((A.mnMajor || B.mnMajor) && !kind.transposable) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
+  if ((A?.mnMajor || B.mnMajor) && !kind.transposable) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
   // a dot left in flight by its TMA ring (tcgen05_inflight.ts): operands written by TMA (the
   // async proxy already), MMAs committed to the stage's empty barrier, no wait here
   const flight = resident && sa && sb ? inflightOf(cx, op) : undefined;
@@ -112,15 +117,16 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
 
   const rows = tmemRows(cx, M, N);
   if (accIn && !resident) storeAcc(cx, rows, accIn, r.type.elem);
+  const aTmem = aInTmem ? storeATmem(cx, a, N, kind.k) : undefined;
   // every warp's shared stores and TMEM stores before thread 0's MMAs
   cx.emit('tcgen05.fence::before_thread_sync;');
   cx.barrier();
   cx.emit('tcgen05.fence::after_thread_sync;');
 
-  const descA = emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
+  const descA = A && emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
   const descB = emitTcgen05Desc(cx, B.tile.base, B.tile, B.mnMajor);
   const idesc = cx.reg('b32');
-  cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, M, N, A.mnMajor, B.mnMajor).toString(16)};`);
+  cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, M, N, !!A?.mnMajor, B.mnMajor).toString(16)};`);
   const acc = cx.reg('pred');
   cx.emit(`setp.ne.b32 ${acc}, 1, 0;`);
   // first k-step: D = A*B for a zero accumulator (or a resident one not yet started)
@@ -129,7 +135,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   const one = elected(cx);
   const mb = flight ? undefined : mmaBarrier(cx);
   for (let kk = 0; kk < K / kind.k; kk++) {
-    const ad = descPlus(cx, descA, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb));
+    const ad = A ? descPlus(cx, descA!, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb)) : `[${aTmem!(kk)}]`;
     const bd = descPlus(cx, descB, sliceOffset(B.tile, B.mnMajor, 0, kk * kind.k, eb));
     cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName} [${mem.addr}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? fresh : acc};`);
   }

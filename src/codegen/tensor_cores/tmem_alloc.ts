@@ -5,13 +5,15 @@
 //             address, bar.sync (the word sits at the scratch's start, which the body reuses)
 //   exits     all: fence::before_thread_sync, bar.sync (every warp's tcgen05.ld is done),
 //             fence::after_thread_sync; warp 0: tcgen05.dealloc; then ret / exit
-// Columns: the widest tcgen05 accumulator of the kernel (N f32/s32 cells per row), a power of two
-// (twice that for a persistent warp-specialized loop, which double-buffers it: setTmemBuffers),
-// >= 32 as alloc requires. Dots run one at a time (each waits for its MMAs and reads its
+// Columns: the widest tcgen05 accumulator of the kernel (N f32/s32 cells per row; plus K/2 where
+// the dot's A is read from TMEM, tcgen05_tmem_a.ts), a power of two (twice that for a persistent
+// warp-specialized loop, which double-buffers it: setTmemBuffers), >= 32 as alloc requires. Dots
+// run one at a time (each waits for its MMAs and reads its
 // accumulator back before the next), so they share the columns.
 import type { Op, Value } from '../../ir/ops.js';
 import { isTcgen05Layout } from '../../compiler/tcgen05_kinds.js';
 import type { Lowering } from '../context.js';
+import { tmemACols } from './tcgen05_tmem_a.js';
 
 interface Tmem {
   /** b32 register with the allocation's TMEM address (lane 0, first column). */
@@ -58,7 +60,8 @@ export function isTcgen05Dot(cx: Lowering, op: Op): boolean {
 export function tmem(cx: Lowering): Tmem {
   let t = state.get(cx);
   if (t) return t;
-  const widest = Math.max(...tcgen05Dots(cx).map((o) => o.results[0]!.type.shape[1]!));
+  // a dot whose A is read from TMEM (tcgen05_tmem_a.ts) takes its K/2 columns beside its accumulator
+  const widest = Math.max(...tcgen05Dots(cx).map((o) => o.results[0]!.type.shape[1]! + tmemACols(cx, o)));
   const cols = Math.max(32, 2 ** Math.ceil(Math.log2(widest))) * (buffers.get(cx) ?? 1);
   const P = (l: string): void => cx.e.emitPrologue(l);
   const { warp } = cx.thread();
