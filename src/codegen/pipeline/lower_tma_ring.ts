@@ -31,6 +31,7 @@ import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
 import { setStaged } from '../smem/staged.js';
 import { descElem, tensorMaps, tileGeometry, type TileGeometry } from '../async/tensor_map.js';
 import { ringOperand } from './ring_operands.js';
+import { isCombiner } from './ws_attention.js';
 import { fenceGlobalWrites } from '../async/proxy_fence.js';
 import { roundTf32Stage } from './ring_tf32.js';
 import { clusterSync, emptyCount, issueShared, planMulticast, releaseStage, type MulticastPlan } from '../async/tma_multicast.js';
@@ -113,7 +114,7 @@ function ringable(cx: Lowering, load: Op<'desc_load'>, body: Op['regions'][numbe
  * The loops to ring: innermost `for`s with a constant positive step and ringable descriptor loads;
  * `reasons` gets, per loop, why each descriptor load left off is (for the 'pipeline' stage).
  */
-export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean, reasons?: Map<Op, string[]>): Map<Op, TmaRingLoop> {
+export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean, reasons?: Map<Op, string[]>, combiners = false): Map<Op, TmaRingLoop> {
   const out = new Map<Op, TmaRingLoop>();
   if (!hasTma(cx)) return out;
   const uses = new Map<number, Op[]>();
@@ -131,7 +132,8 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
       const S = loopStages(op, numStages); // the loop's own numStages overrides the kernel's
       if (S < 2) continue;
       const body = op.regions[0]!;
-      if (body.ops.some((o) => o.regions.length)) continue; // innermost, straight-line bodies only
+      // innermost, straight-line bodies only (`combiners`: reductions' combine regions allowed, ws_attention.ts)
+      if (body.ops.some((o) => o.regions.length && !(combiners && isCombiner(o)))) continue;
       // a loop that writes memory keeps its loads in program order: a TMA copy of iteration i+D
       // would run before the writes of i..i+D (compiler/loop_writers.ts; noted in the 'pipeline' stage)
       if (loopWriter(body)) continue;

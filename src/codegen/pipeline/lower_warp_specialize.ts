@@ -42,6 +42,8 @@ import { tensorMaps } from '../async/tensor_map.js';
 import { tcgen05WsNote, tcgen05WsWhyNot, withWsTcgen05 } from './ws_tcgen05.js';
 import { issueShared, type MulticastPlan } from '../async/tma_multicast.js';
 import { planWsMulticast, wsClusterClose, wsClusterOpen, wsEmptyCount, wsRelease } from './ws_multicast.js';
+import { isCombiner } from './ws_attention.js';
+import { hoistWgmmaA } from '../tensor_cores/wgmma_a_hoist.js';
 import { consumerTileStart, producerTiles, tileBarrier, tileLoopOf, tileRoots, type WsTileLoop, type WsTileRegs } from './ws_tiles.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -120,9 +122,9 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   if (writer) return describeWriter(writer);
   const step = cx.info.get(op.operands[2]!).constant;
   if (step === undefined || !Number.isInteger(step) || step <= 0) return 'step is not a known positive constant';
-  if (body.ops.some((o) => o.regions.length)) return 'the body has nested regions (loops or ifs)';
+  if (body.ops.some((o) => o.regions.length && !isCombiner(o))) return 'the body has nested regions (loops or ifs)';
   const reasons = new Map<Op, string[]>();
-  const ring = planTmaRings(cx, numStages, (o) => o !== op, reasons).get(op);
+  const ring = planTmaRings(cx, numStages, (o) => o !== op, reasons, true).get(op);
   if (!ring) return `no descriptor load of a swizzlable 2-D tile feeding only tensor-core dots in the body${reasons.has(op) ? ` (${reasons.get(op)!.join('; ')})` : ''}`;
   const ringed = new Set<Op>(ring.tiles.map((t) => t.load));
   const left = body.ops.find((o) => (o.kind === 'load' || o.kind === 'desc_load') && !ringed.has(o));
@@ -284,6 +286,7 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   if (overlapped) setWgmmaPending(cx, overlapped, 1);
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
+  hoistWgmmaA(cx, op); // a loop-invariant A (attention's Q): register fragments once, before the loop
   cx.emit(`// warp-specialized loop (consumers): ${S} stages of ${l.stageBytes} bytes filled by the producer warpgroup${overlapped ? ', wgmma in flight into the next iteration' : ''}`);
   const [rd, full, empty, idx, phase] = st.ring ?? ([0, 1, 2, 3, 4].map(() => cx.reg('b32')) as RingPos);
   if (st.tile) {
