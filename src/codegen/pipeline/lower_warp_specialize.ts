@@ -12,6 +12,8 @@
 //               the body: wgmma reads stage i%S; every consumer thread arrives on empty[i%S]
 //               after wait_group 0, or (the wgmma left in flight, overlappedDot) on empty of
 //               stage (i-1)%S after wait_group 1; wait_group 0 after the loop
+//               two consumer warpgroups of an attention loop take turns issuing their wgmma
+//               (named barriers 2/3: FA3's ping-pong, ws_pingpong.ts)
 //   producer:   setmaxnreg.dec; all but one thread leave; iteration i: from the S-th on, wait
 //               empty[i%S] (parity: the producer's phase bit, flipped on wrap, as it was one
 //               use ago); arrive.expect_tx full[i%S]; TMA copies of the tiles into stage i%S
