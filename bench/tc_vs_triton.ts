@@ -26,6 +26,7 @@ import '../src/runtime/index.js'; // registers the native devices (cuda, sim)
 import { tesseraPipelines, withStages } from './stages.js';
 import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
 import { benchWs, type WsTools } from './tc_ws.js';
+import { benchFa3 } from './tc_fa3.js';
 import { benchRing } from './tc_ring.js';
 import { benchMx } from './tc_mx.js';
 
@@ -336,6 +337,7 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
   await table('ring_matmul', 'sm_100a', benchRing); // the descriptor matmul on sm_100a's TMA ring (bench/tc_ring.ts)
   await table('mx_dot_scaled', 'sm_100a', benchMx); // dotScaled (emulated) vs tl.dot_scaled (block-scaled tcgen05): bench/tc_mx.ts
   await table('ws_matmul', 'sm_90a', benchWs); // the warp-specialized matmul (bench/tc_ws.ts)
+  await table('fa3_attention', 'sm_90a', benchFa3); // FA3-style attention, warp-specialized with the ping-pong (bench/tc_fa3.ts)
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

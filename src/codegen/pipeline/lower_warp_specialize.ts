@@ -12,6 +12,8 @@
 //               the body: wgmma reads stage i%S; every consumer thread arrives on empty[i%S]
 //               after wait_group 0, or (the wgmma left in flight, overlappedDot) on empty of
 //               stage (i-1)%S after wait_group 1; wait_group 0 after the loop
+//               two consumer warpgroups of an attention loop take turns issuing their wgmma
+//               (named barriers 2/3: FA3's ping-pong, ws_pingpong.ts)
 //   producer:   setmaxnreg.dec; all but one thread leave; iteration i: from the S-th on, wait
 //               empty[i%S] (parity: the producer's phase bit, flipped on wrap, as it was one
 //               use ago); arrive.expect_tx full[i%S]; TMA copies of the tiles into stage i%S
@@ -44,6 +46,7 @@ import { issueShared, type MulticastPlan } from '../async/tma_multicast.js';
 import { planWsMulticast, wsClusterClose, wsClusterOpen, wsEmptyCount, wsRelease } from './ws_multicast.js';
 import { isCombiner } from './ws_attention.js';
 import { hoistWgmmaA } from '../tensor_cores/wgmma_a_hoist.js';
+import { armPingPong, pingPongDots, pingPongNote } from './ws_pingpong.js';
 import { consumerTileStart, producerTiles, tileBarrier, tileLoopOf, tileRoots, type WsTileLoop, type WsTileRegs } from './ws_tiles.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -64,6 +67,8 @@ export interface WarpSpecializedLoop {
   readonly tiles?: WsTileLoop;
   /** The kernel's first write of memory before the loop (or its tile loop): the producer starts after the consumers' writes. */
   readonly preWrite?: Op;
+  /** Two consumer warpgroups of an attention loop: the wgmma dots they take turns issuing (ws_pingpong.ts). */
+  readonly pingPong?: readonly Op[];
 }
 
 export interface WarpSpecializePlan {
@@ -103,7 +108,7 @@ export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: 
       notes.push(`${loopName(op)}: ${tcgen05WsNote(cx, why, PRODUCER_REGS)}`);
       continue;
     }
-    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}${why.preWrite ? `; the producer starts after the consumers' writes before the loop (${why.preWrite.kind}): program order` : ''}`);
+    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}${why.preWrite ? `; the producer starts after the consumers' writes before the loop (${why.preWrite.kind}): program order` : ''}${why.pingPong ? pingPongNote(why.pingPong) : ''}`);
   }
   return { ...(chosen ? { loop: chosen } : {}), notes };
 }
@@ -170,7 +175,8 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   // program order: the loop's loads must see the kernel's writes before it (the consumers run those)
   const topOps = cx.func.body.ops;
   const preWrite = loopWriter({ ...cx.func.body, ops: topOps.slice(0, topOps.indexOf(tiles ? tiles.loop : op)) });
-  return { ring: { ...ring, numStages: S }, remat: topOps.filter((o) => need.has(o)), ...registerSplit(cx.numWarps), ...(tiles ? { tiles } : {}), ...(preWrite ? { preWrite } : {}) };
+  const pp = cx.target === 'sm_90a' ? pingPongDots(cx, op, overlappedDot(cx, op, staged)) : undefined;
+  return { ring: { ...ring, numStages: S }, remat: topOps.filter((o) => need.has(o)), ...registerSplit(cx.numWarps), ...(tiles ? { tiles } : {}), ...(preWrite ? { preWrite } : {}), ...(Array.isArray(pp) ? { pingPong: pp } : {}) };
 }
 
 interface WsState {
@@ -302,6 +308,7 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
   const prev = overlapped ? { bar: cx.reg('b32'), live: cx.reg('pred') } : undefined; // the stage to release next
+  const turn = st.l.pingPong && armPingPong(cx, st.l.pingPong, lb, ub, ty);
   if (prev) cx.emit(`setp.ne.u32 ${prev.live}, 0, 0;`);
   const top = cx.e.label('wsfor');
   const end = cx.e.label('endwsfor');
@@ -309,6 +316,7 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   cx.e.placeLabel(top);
   cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
   cx.emit(`@${done} bra.uni ${end};`);
+  turn?.(iv, l.step);
   waitBarrier(cx, full, phase); // the producer's copies of this stage have landed
   const yields = lowerRingBody(cx, op, l, iv, carried, rd);
   if (prev) {

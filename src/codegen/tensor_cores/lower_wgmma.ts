@@ -51,6 +51,14 @@ export function setWgmmaPending(cx: Lowering, op: Op, n: number): void {
   m.set(op, n);
 }
 
+/** Lines around a dot's wgmma issue (before its fence, after its commit_group): the consumers' ping-pong turns (pipeline/ws_pingpong.ts). */
+const issueOrderOf = new WeakMap<Lowering, Map<Op, { before: () => void; after: () => void }>>();
+export function setWgmmaIssueOrder(cx: Lowering, op: Op, hooks: { before: () => void; after: () => void }): void {
+  let m = issueOrderOf.get(cx);
+  if (!m) issueOrderOf.set(cx, (m = new Map()));
+  m.set(op, hooks);
+}
+
 /**
  * The dot of a pipelined loop whose wgmma may stay in flight into the next iteration (Triton's
  * wait for all but the most recent group), or undefined: a wgmma dot directly in the body, both
@@ -210,6 +218,8 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
   }
   const aFrags: string[][][] = [];
   if (aRegs) for (let i = 0; i < MI; i++) aFrags.push(Array.from({ length: K / kind.k }, (_, kk) => aRegs(i, kk)));
+  const order = issueOrderOf.get(cx)?.get(op);
+  order?.before();
   cx.emit('wgmma.fence.sync.aligned;');
   const instr = wgmmaInstr(kind, NI);
   const imm = immediates(kind, !!aRegs, A.mnMajor, B.mnMajor);
@@ -225,6 +235,7 @@ export function wgmmaDot(cx: Lowering, op: Op): boolean {
     }
   }
   cx.emit('wgmma.commit_group.sync.aligned;');
+  order?.after();
   if (sabotage !== 'no-wait') cx.emit(`wgmma.wait_group.sync.aligned ${pendingOf.get(cx)?.get(op) ?? 0};`);
   // the wgmma that read a ring's stage has completed (wait 0; overlapped: wait 1 completed the
   // previous iteration's, whose stage the ring then refills): the ring may overwrite it

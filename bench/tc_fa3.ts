@@ -1,0 +1,184 @@
+// The FA3-style attention row of `npm run bench:tc -- --target sm_90a`: Tessera's attention with
+// the KV loop `warpSpecialize: true` (bench/fa3_kernels.ts: a producer warpgroup fills the K/V
+// ring by TMA, two consumer warpgroups of 64 query rows ping-pong their wgmma against each other's
+// softmax; src/codegen/pipeline/ws_pingpong.ts) and its plain form (the TMA ring, every warp loads
+// and computes), beside Triton 3.8's flash-attention forward for cc 90 at the same tile (tutorial
+// 06's structure in our own words: Q in registers, a tl.dot flash loop over key blocks, the online
+// softmax, keys past L masked as ours are), with `warp_specialize=True` on its KV loop and without.
+// D = 128, BM = BN = 128, 8 warps (Tessera: consumers, + the producer warpgroup), 2 stages. Static
+// figures from ptxas; each kernel that takes plain pointers or Tessera's own launch also runs on the
+// sim: one program (128 query rows) over L = 512 keys, against an f64 JS reference, with the sim's
+// warp instructions per output tile (they count the mbarrier spin loops too: not a kernel figure
+// alone) and global load requests.
+import { join } from 'node:path';
+import { compile, type CompileResult } from '../src/compile/compile.js';
+import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
+import { DeviceArray } from '../src/runtime/device_array.js';
+import { loadModule } from '../src/runtime/native/foreign_module.js';
+import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
+import { fa3Attention } from './fa3_kernels.js';
+import type { WsTools } from './tc_ws.js';
+
+const TILE = { BM: 128, BN: 128, D: 128 };
+const NUM_WARPS = 8;
+const STAGES = 2;
+/** The sim's problem: one program of BM query rows over L keys. */
+const L = 512;
+
+/** Triton's flash forward (one head, Q/K/V f16 [L, D], O f32), keys past L masked; `ws`: warp_specialize on the KV loop. */
+const tritonSrc = (ws: boolean): string => `import triton
+import triton.language as tl
+
+@triton.jit
+def flash_fwd(q, k, v, o, L, scale, BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    dd = tl.arange(0, D)
+    qv = tl.load(q + rows[:, None] * D + dd[None, :], mask=rows[:, None] < L, other=0.0)
+    m_i = tl.full((BM,), float("-inf"), tl.float32)
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    for j in tl.range(0, L, BN${ws ? ', warp_specialize=True' : ''}):
+        kn = j + cols
+        kt = tl.load(k + kn[None, :] * D + dd[:, None], mask=kn[None, :] < L, other=0.0)
+        vv = tl.load(v + kn[:, None] * D + dd[None, :], mask=kn[:, None] < L, other=0.0)
+        s = tl.where(kn[None, :] < L, tl.dot(qv, kt) * scale, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), vv)
+        m_i = m_new
+    tl.store(o + rows[:, None] * D + dd[None, :], acc / l_i[:, None], mask=rows[:, None] < L)
+`;
+const SIGNATURE = { q: '*fp16', k: '*fp16', v: '*fp16', o: '*fp32', L: 'i32', scale: 'fp32', BM: 'constexpr', BN: 'constexpr', D: 'constexpr' };
+
+const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;
+const structure = (ptx: string): string => {
+  const inc = /setmaxnreg\.inc\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1], dec = /setmaxnreg\.dec\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1];
+  const threads = /\.reqntid (\d+)/.exec(ptx)?.[1] ?? /\.maxntid (\d+)/.exec(ptx)?.[1] ?? '?';
+  const pp = count(ptx, /\bbar\.arrive\b/);
+  return `${threads} threads, setmaxnreg ${dec || inc ? `dec ${dec ?? '-'} / inc ${inc ?? '-'}` : 'none'}, ${count(ptx, /mbarrier\.try_wait/)} mbarrier wait sites${pp ? `, ping-pong (${pp} bar.arrive)` : ''}`;
+};
+
+interface Inputs { q: Uint16Array; k: Uint16Array; v: Uint16Array; scale: number; want: Float64Array }
+
+/** Random f16 Q, K, V [L, D] and the f64 reference of the first program's BM rows. */
+function inputs(): Inputs {
+  const { BM, D } = TILE;
+  let x = 5;
+  const rnd = (): Uint16Array => f16Array(Float32Array.from({ length: L * D }, () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32) * 4 - 2));
+  const [q, k, v] = [rnd(), rnd(), rnd()];
+  const [fq, fk, fv] = [q, k, v].map(f16ToFloat32) as [Float32Array, Float32Array, Float32Array];
+  const scale = 1 / Math.sqrt(D);
+  const want = new Float64Array(BM * D);
+  const s = new Float64Array(L);
+  for (let i = 0; i < BM; i++) {
+    let mx = -Infinity;
+    for (let j = 0; j < L; j++) {
+      let d = 0;
+      for (let c = 0; c < D; c++) d += fq[i * D + c]! * fk[j * D + c]!;
+      mx = Math.max(mx, (s[j] = d * scale));
+    }
+    let sum = 0;
+    for (let j = 0; j < L; j++) sum += (s[j] = Math.exp(s[j]! - mx));
+    for (let c = 0; c < D; c++) {
+      let a = 0;
+      for (let j = 0; j < L; j++) a += s[j]! * fv[j * D + c]!;
+      want[i * D + c] = a / sum;
+    }
+  }
+  return { q, k, v, scale, want };
+}
+
+const relErr = (got: Float32Array, want: Float64Array): number => {
+  let worst = 0, scale = 0;
+  for (let i = 0; i < want.length; i++) {
+    scale = Math.max(scale, Math.abs(want[i]!));
+    const d = Math.abs(got[i]! - want[i]!);
+    worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
+  }
+  return worst / Math.max(scale, 1e-30);
+};
+
+interface SimFigures { err: number; warpInstrs?: number; loads?: number }
+
+/** Tessera's kernel (its tensor maps encoded by its own launch), one program. */
+function simTessera(sim: NativeRuntimeDevice, r: CompileResult, x: Inputs): SimFigures {
+  const dev = sim.native;
+  const bufs = [x.q, x.k, x.v].map((a) => dev.alloc(a.byteLength));
+  const bo = dev.alloc(L * TILE.D * 4);
+  try {
+    [x.q, x.k, x.v].forEach((a, i) => dev.upload(bufs[i]!, a));
+    dev.upload(bo, new Float32Array(L * TILE.D));
+    dev.launch(r, [...bufs, bo, L, x.scale], [1, 1, 1]);
+    dev.synchronize();
+    const ctr = dev.simCounters();
+    const o = new Float32Array(L * TILE.D);
+    dev.download(bo, o);
+    return { err: relErr(o.subarray(0, TILE.BM * TILE.D), x.want), ...(ctr ? { warpInstrs: ctr.warpInstructions, loads: ctr.globalLoadRequests } : {}) };
+  } finally {
+    for (const p of [...bufs, bo]) dev.free(p);
+  }
+}
+
+/** Triton's PTX through the foreign-module launch (plain pointers; its trailing scratch pointers get 0), one program. */
+async function simTriton(sim: NativeRuntimeDevice, ptx: string, shared: number, x: Inputs): Promise<SimFigures> {
+  const fn = loadModule(ptx, { device: sim }).getFunction('flash_fwd');
+  const arrays = [...[x.q, x.k, x.v].map((a) => DeviceArray.from(a, 'f16', { device: sim })), DeviceArray.from(new Float32Array(L * TILE.D), 'f32', { device: sim })];
+  const user = [...arrays, L, x.scale];
+  try {
+    await fn.launch({ grid: [1, 1, 1], block: NUM_WARPS * 32, sharedBytes: shared, args: fn.params.map((_, i) => (i < user.length ? user[i] : 0)) });
+    const ctr = sim.native.simCounters();
+    const o = (await arrays[3]!.toArray()) as Float32Array;
+    return { err: relErr(o.subarray(0, TILE.BM * TILE.D), x.want), ...(ctr ? { warpInstrs: ctr.warpInstructions, loads: ctr.globalLoadRequests } : {}) };
+  } finally {
+    for (const a of arrays) a.free();
+  }
+}
+
+/** Prints the table; sets process.exitCode = 1 when a result is wrong. */
+export async function benchFa3(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): Promise<void> {
+  const cx = { ...TILE, CAUSAL: false };
+  out(`\nfa3 attention (FA3-style, warp-specialized with the consumers' ping-pong): D=${TILE.D} BM=${TILE.BM} BN=${TILE.BN}, ${NUM_WARPS} warps (Tessera: consumers; + a producer warpgroup), numStages ${STAGES}\n`);
+  const ours = (ws: boolean): CompileResult => compile(fa3Attention.trace({ ...cx, WS: ws }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false });
+  const tk = (ws: boolean) => ({ key: 'fa', name: 'flash_fwd', src: tritonSrc(ws), signature: SIGNATURE, constexprs: TILE, num_warps: NUM_WARPS, num_stages: STAGES, divisible: ['q', 'k', 'v', 'o', 'L'] });
+  // separately (the same key, so the PTX differ only where the kernels do): Triton's warp
+  // specialization may fail where its plain kernel compiles
+  const [triWs, tri] = [tools.triton([tk(true)]), tools.triton([tk(false)])];
+  const [ows, oplain] = [ours(true), ours(false)];
+  const rows: [string, string | undefined, number, string, 'tessera' | 'triton', CompileResult?][] = [
+    ['tessera warpSpecialize + ping-pong', ows.ptx, ows.metadata.sharedBytes, 'tessera_fa3_ws', 'tessera', ows],
+    ['tessera plain (TMA ring)', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_fa3_plain', 'tessera', oplain],
+  ];
+  if (triWs instanceof Error) out(`  Triton warp_specialize=True failed: ${triWs.message.trim().split('\n').slice(-2).join(' | ')}\n`);
+  else rows.push([`triton ${triWs.version} warp_specialize`, triWs.ptx['fa'], triWs.shared['fa']!, 'triton_fa_ws', 'triton']);
+  if (tri instanceof Error) out(`  Triton failed: ${tri.message.trim().split('\n').slice(-2).join(' | ')}\n`);
+  else rows.push([`triton ${tri.version} plain`, tri.ptx['fa'], tri.shared['fa']!, 'triton_fa_plain', 'triton']);
+  const x = inputs();
+  out(`  ${'kernel'.padEnd(36)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'wgmma'.padStart(7)}${'TMA'.padStart(5)}${'warp instrs'.padStart(13)}${'ld reqs'.padStart(9)}  structure\n`);
+  for (const [name, ptx, shared, file, who, r] of rows) {
+    if (!ptx) continue;
+    const f = tools.figures(ptx, shared, join(tools.dir, file));
+    let s: SimFigures | Error;
+    try {
+      s = who === 'tessera' ? simTessera(sim, r!, x) : await simTriton(sim, ptx, shared, x);
+    } catch (e) {
+      s = e as Error;
+    }
+    const ok = !(s instanceof Error) && s.err <= 2e-3;
+    if (who === 'tessera' && !ok) process.exitCode = 1;
+    const dyn = s instanceof Error ? `${'n/a'.padStart(13)}${'n/a'.padStart(9)}` : `${String(s.warpInstrs ?? 'n/a').padStart(13)}${String(s.loads ?? 'n/a').padStart(9)}`;
+    out(`  ${name.padEnd(36)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(f.wgmma).padStart(7)}${String(f.tma).padStart(5)}${dyn}  ${structure(ptx)}`
+      + `${s instanceof Error ? `; sim: ${s.message.split('\n')[0]}` : `; vs JS ${s.err.toExponential(1)}${ok ? '' : '  MISMATCH'}`}\n`);
+  }
+  if (!(triWs instanceof Error) && !(tri instanceof Error)) {
+    // the code, without the debug sections (they name each compile's temporary directory)
+    const code = (ptx = ''): string => ptx.slice(0, ptx.indexOf('\t.file') >>> 0);
+    const same = code(triWs.ptx['fa']) === code(tri.ptx['fa']);
+    const noop = !/setmaxnreg/.test(triWs.ptx['fa'] ?? '');
+    out(`  Triton's warp_specialize=True on the KV loop: ${same ? 'the same code as without the flag' : 'a different PTX'}${noop ? ', no setmaxnreg and no producer partition: a no-op here' : ''}\n`);
+  }
+  out(`  sim: one program (${TILE.BM} query rows, one ${TILE.BM}x${TILE.D} output tile) over L ${L} keys (${L / TILE.BN} KV steps); warp instructions include the mbarrier spin loops\n`);
+  out("  registers: ptxas's launch count (.maxnreg for Tessera's warp-specialized kernel; its consumers run at the setmaxnreg.inc count)\n");
+}
