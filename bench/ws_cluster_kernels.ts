@@ -34,3 +34,11 @@ export const clusterPersistentWsMatmul = kernel(
     }, 2);
   },
 );
+
+/**
+ * The grid of one program per SM for clusterPersistentWsMatmul in clusters [CX, CY, 1]: [CX, CY, n]
+ * with n = floor(sms / (CX CY)) whole clusters (at least one), so every axis divides by the cluster
+ * (`grid: 'sms'` is [sms, 1, 1], for tile loops over programId(0)).
+ */
+export const clusterTileGrid = (sms: number, cluster: readonly [number, number, number]): [number, number, number] =>
+  [cluster[0], cluster[1], Math.max(1, Math.floor(sms / (cluster[0] * cluster[1])))];

@@ -14,7 +14,9 @@ import { compile } from '../../src/compile/compile.js';
 import { count } from '../codegen/gate.js';
 import { expectBitwise } from './helpers.js';
 import { ints, parts, persistentWsMatmul, reference } from './persistent_ws_cases.js';
-import { build, run, type Dims, type Tile } from './ws_multicast_persistent_cases.js';
+import { build, clusterPersistentWsMatmul, run, type Dims, type Tile } from './ws_multicast_persistent_cases.js';
+import { clusterTileGrid } from '../../bench/ws_cluster_kernels.js';
+import { getDevice } from '../../src/runtime/index.js';
 
 const T128: Tile = { BM: 128, BN: 128, BK: 64, numWarps: 4 };
 const T256: Tile = { BM: 128, BN: 256, BK: 64, numWarps: 8 };
@@ -72,6 +74,19 @@ describe('TMA multicast across a persistent tile loop on the sim (sm_90a)', () =
     expect(count(r.ptx, new RegExp(`mbarrier\\.init\\.shared::cta\\.b64 \\[%r\\d+\\+\\d+\\], ${32 * t.numWarps * size};`))).toBe(3);
     expect(count(r.ptx, /barrier\.cluster\.arrive\.release\.aligned;/)).toBe(1); // opening
     expect(count(r.ptx, /barrier\.cluster\.arrive\.release;/)).toBe(2); // the consumers' and the producer's exit
+  });
+
+  it('one program per SM in whole clusters (clusterTileGrid: [2, 2, 33] on the sim\'s 132 SMs): most clusters run no tile', async () => {
+    const cluster: Dims = [2, 2, 1];
+    const sms = getDevice('sim').properties!.multiProcessorCount;
+    const grid = clusterTileGrid(sms, cluster);
+    expect(grid).toEqual([2, 2, Math.floor(sms / 4)]);
+    const [M, N, K] = [256, 512, 128];
+    const a = ints(M * K, 25), b = ints(K * N, 26);
+    const c = new Uint16Array(M * N).fill(0x7e00);
+    await clusterPersistentWsMatmul.run({ a, b, c, M, N, K, BM: 128, BN: 128, BK: 64, GROUP_M: 2, CX: 2, CY: 2, WS: true } as never, { grid, device: 'sim', numWarps: 4, numStages: 3, clusterDims: cluster });
+    expectBitwise(c, reference(a, b, M, N, K, 128, 128, allTiles(M, N, T128)), 'grid of whole clusters, one program per SM, vs JS');
+    expect(clusterTileGrid(1, cluster)).toEqual([2, 2, 1]); // fewer SMs than a cluster: one cluster
   });
 
   it('a tile loop over programId(0) (persistentTiles\' default) is not multicast, said in the PTX; the kernel stays correct', async () => {
