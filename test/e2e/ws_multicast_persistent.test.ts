@@ -89,6 +89,15 @@ describe('TMA multicast across a persistent tile loop on the sim (sm_90a)', () =
     expect(clusterTileGrid(1, cluster)).toEqual([2, 2, 1]); // fewer SMs than a cluster: one cluster
   });
 
+  it('the sim sanitizers find no hazard across tiles (2x2 cluster, 2 tiles per cluster)', async () => {
+    const [M, N, K] = [512, 512, 192];
+    const a = ints(M * K, 27), b = ints(K * N, 28);
+    const c = new Uint16Array(M * N).fill(0x7e00);
+    await clusterPersistentWsMatmul.run({ a, b, c, M, N, K, BM: 128, BN: 128, BK: 64, GROUP_M: 2, CX: 2, CY: 2, WS: true } as never,
+      { grid: [2, 2, 2], device: 'sim', numWarps: 4, numStages: 3, clusterDims: [2, 2, 1], sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expectBitwise(c, reference(a, b, M, N, K, 128, 128, allTiles(M, N, T128)), 'sanitized, vs JS');
+  });
+
   it('a tile loop over programId(0) (persistentTiles\' default) is not multicast, said in the PTX; the kernel stays correct', async () => {
     const opts = { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 128, BK: 64, GROUP_M: 2, WS: true } } as const;
     const r = compile(persistentWsMatmul, { ...opts, clusterDims: [2, 1, 1] });
