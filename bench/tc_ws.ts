@@ -12,6 +12,7 @@ import { compile, type CompileResult } from '../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
 import { persistentWsMatmul, persistentWsMatmulBT8, wsMatmul } from './ws_kernels.js';
+import { clusterPersistentWsMatmul } from './ws_cluster_kernels.js';
 
 const TILE = { BM: 128, BN: 256, BK: 64 };
 const NUM_WARPS = 8;
@@ -167,10 +168,13 @@ function benchPersistent(out: (s: string) => void, tools: WsTools): void {
   const [ows, oplain] = [ours(true), ours(false)];
   // fp8 (e4m3, B given as B^T [N, K]: K-major stages), the same structure (test/e2e/persistent_ws_fp8.test.ts)
   const o8 = compile(persistentWsMatmulBT8.trace({ ...cx, WS: true }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false });
+  // clusters 2x1 (B multicast along M) over cluster tiles (test/e2e/ws_multicast_persistent.test.ts)
+  const omc = compile(clusterPersistentWsMatmul.trace({ ...cx, CX: 2, CY: 1, WS: true }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false, clusterDims: [2, 1, 1] });
   const rows: [string, string | undefined, number, string][] = [
     ['tessera persistent warpSpecialize', ows.ptx, ows.metadata.sharedBytes, 'tessera_pws'],
     ['tessera persistent plain', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_pplain'],
     ['tessera persistent fp8 warpSpec.', o8.ptx, o8.metadata.sharedBytes, 'tessera_pws_fp8'],
+    ['tessera persistent WS, 2x1 mcast', omc.ptx, omc.metadata.sharedBytes, 'tessera_pws_mc'],
   ];
   if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
   else rows.push([`triton ${tri.version} persistent`, tri.ptx['persistent'], tri.shared['persistent']!, 'triton_persistent']);
@@ -180,6 +184,7 @@ function benchPersistent(out: (s: string) => void, tools: WsTools): void {
     const f = tools.figures(ptx, shared, join(tools.dir, file));
     out(`  ${name.padEnd(34)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(f.wgmma).padStart(7)}${String(f.tma).padStart(5)}  ${structure(ptx)}\n`);
   }
+  out(`  2x1 mcast row: grid [2, 1, SMs / 2] in clusters [2, 1, 1] walking cluster tiles; each CTA loads half of B's boxes and multicasts them (${(omc.ptx.match(/\.multicast::cluster \[/g) ?? []).length} multicast copy instructions in the PTX); no Triton multicast kernel beside it\n`);
   out('  fp8 row: e4m3 A [M, K] and B^T [N, K] (wgmma reads 8-bit operands K-major), f32 accumulate, f16 out; no Triton fp8 persistent kernel beside it yet\n');
   out('  figures from ptxas 13.0 and the PTX, no GPU\n');
 }

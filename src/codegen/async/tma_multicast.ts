@@ -94,6 +94,14 @@ function uniformChecker(f: Func, axes: readonly number[]): (v: Value) => boolean
   return check;
 }
 
+/** Whether every value of `vs` is the same in every CTA of the cluster (false when unsure or no cluster). */
+export function sameInCluster(cx: Lowering, vs: readonly Value[]): boolean {
+  const s = settings.get(cx);
+  if (!s) return false;
+  const check = uniformChecker(cx.func, [0, 1, 2].filter((a) => s.dims[a]! > 1));
+  return vs.every(check);
+}
+
 interface SharedTile {
   readonly load: Op<'desc_load'>;
   readonly g: TileGeometry;

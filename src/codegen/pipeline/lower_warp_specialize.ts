@@ -209,7 +209,7 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
   cx.barrierThreads = n;
   // the mbarriers, init'ed in the prologue by thread 0 before the partitions part
   const S = l.ring.numStages;
-  const mc = planWsMulticast(cx, l.ring, !!l.tiles);
+  const mc = planWsMulticast(cx, l.ring, l.tiles);
   if (typeof mc === 'string') {
     if (mc !== 'no cluster') cx.e.emitPrologue(`// no TMA multicast: ${mc}`);
   } else st.mc = mc;

@@ -17,17 +17,27 @@
 //              cluster barrier before it exits (CUTLASS's kernels end the same way), the
 //              producer's idle threads and its issuing thread as well (non-.aligned: the
 //              producer warp diverges there)
-// Only for a warp-specialized loop that is not inside a persistent tile loop: a tile loop's tiles
-// depend on programId(0) and its trip count may differ between CTAs.
+// Across a persistent tile loop (ws_tiles.ts) as well, when the tile loop's bounds and step are
+// the same in every CTA of the cluster (a loop over cluster tiles: programId(2) stepping by
+// numPrograms(2) in a grid [X, Y, n], each CTA's tile offset by its programId(0)/(1), as
+// docs/compiler.md shows): then every CTA of a cluster runs the same number of tiles and K steps,
+// the tiles' offsets are checked as for a top-level loop (the tile loop's induction variable is
+// the same in the cluster), the ring's stage and phase run on across tiles in every CTA alike, and
+// the consumers release every stage use of every tile to every CTA. A tile loop over programId(0)
+// (persistentTiles' default) hands the CTAs of a cluster unrelated tiles and trip counts that may
+// differ: no multicast, said in the PTX.
 import type { Lowering } from '../context.js';
-import { multicastSabotage, planMulticast, releaseStage, type MulticastPlan } from '../async/tma_multicast.js';
+import { multicastSabotage, planMulticast, releaseStage, sameInCluster, type MulticastPlan } from '../async/tma_multicast.js';
+import type { WsTileLoop } from './ws_tiles.js';
 import type { TmaRingLoop } from './lower_tma_ring.js';
 
 /** The multicast plan of a warp-specialized ring, or why there is none (said in the PTX). */
-export function planWsMulticast(cx: Lowering, ring: TmaRingLoop, inTileLoop: boolean): MulticastPlan | string {
+export function planWsMulticast(cx: Lowering, ring: TmaRingLoop, tiles: WsTileLoop | undefined): MulticastPlan | string {
   const mc = planMulticast(cx, ring.loop, ring.tiles);
-  if (typeof mc === 'string') return mc;
-  if (inTileLoop) return 'the warp-specialized ring runs across a persistent tile loop (its tiles differ between the CTAs)';
+  if (mc === 'no cluster') return mc;
+  if (tiles && !sameInCluster(cx, tiles.loop.operands.slice(0, 3))) {
+    return "the persistent tile loop's bounds or step differ between the CTAs of a cluster (walk cluster tiles: programId(2) stepping by numPrograms(2))";
+  }
   return mc;
 }
 
