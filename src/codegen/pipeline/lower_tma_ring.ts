@@ -176,7 +176,7 @@ const REGISTER_ONLY = new Set(['const', 'arange', 'splat', 'broadcast', 'expand_
  * does: the ring's opening barrier and the one every scratch user starts with keep them apart,
  * and no TMA write is in flight after the loop (every issued stage was waited for).
  */
-function bodyUsesScratch(cx: Lowering, l: TmaRingLoop): boolean {
+export function bodyUsesScratch(cx: Lowering, l: TmaRingLoop): boolean {
   const staged = new Set(l.tiles.map((t) => t.value.id));
   const converts = (o: Op, i: number): boolean => {
     const v = o.operands[i]!;
