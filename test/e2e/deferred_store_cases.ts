@@ -13,3 +13,10 @@ export const dropReuseWait = (ptx: string): string => cut(ptx, /\/\/ deferred ep
 
 /** Sabotage: the next tile's loads are released before this tile's stores have completed (c aliasing a). */
 export const dropOrderedWait = (ptx: string): string => cut(ptx, /\/\/ deferred epilogue store: the next tile's loads may read what it stored/);
+
+/** Sabotage: the plain ring prefetches the next tile even where a store may overlap a ring tensor. */
+export function alwaysPrefetch(ptx: string): string {
+  const re = /(\/\/ the next tile's first stages, before this tile's epilogue[^\n]*\n(?:\s*[^\n]*\n){2}\s*)setp\.lt\.and\.s32 (%p\d+), (%r\d+), (%r\d+), %p\d+;/;
+  expect(ptx).toMatch(re);
+  return ptx.replace(re, '$1setp.lt.s32 $2, $3, $4;');
+}

@@ -1,0 +1,122 @@
+// The plain (non-warp-specialized) TMA ring across a persistent tile loop on sm_90a
+// (codegen/pipeline/ring_prefetch.ts): at the end of each tile's K loop thread 0 issues the next
+// tile's first stages, so they land during this tile's epilogue; the epilogue's tile lies past
+// the ring (shared = ring + tile) and its bulk-store wait is deferred to after the next K loop.
+// On the sim: bit for bit the JS reference, the interpreter and the warp-specialized kernel at 1,
+// 2 and 3+ tiles per program, ragged shapes, K loops of one step and of more steps than stages;
+// the PTX (prefetch copies before the epilogue, the waits, the shared size, the 227 KiB gate);
+// c aliasing a (no prefetch where a store may overlap an input, checked at run time); sabotages.
+process.env['TESSERA_SIM_ARCH'] = 'sm_90';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../../src/compile/compile.js';
+import { count } from '../codegen/gate.js';
+import { expectBitwise } from './helpers.js';
+import { build, ints, launch, persistentWsMatmul, reference, tileOrder, type Tile } from './persistent_ws_cases.js';
+import { alwaysPrefetch, dropReuseWait } from './deferred_store_cases.js';
+
+const T128: Tile = { BM: 128, BN: 128, BK: 64, numWarps: 4 };
+const T256: Tile = { BM: 128, BN: 256, BK: 64, numWarps: 8 };
+const TMA_LOAD = /cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes/;
+
+const CASES: [string, Tile, number, number, number, number[]][] = [
+  ['128x128x64, 4 warps: 2x3 tiles, K 320 (5 steps > 3 stages)', T128, 256, 384, 320, [6, 3, 2, 1]],
+  ['128x128x64, 4 warps: ragged M 200, N 304, K 64 (1 step)', T128, 200, 304, 64, [6, 3, 1]],
+  ['128x128x64, 4 warps: ragged K 200 (4 steps, the last partial)', T128, 136, 256, 200, [2, 1]],
+  ['128x256x64, 8 warps: 2x2 tiles, K 256 (4 steps)', T256, 256, 512, 256, [4, 2, 1]],
+  ['128x256x64, 8 warps: ragged M 200, N 264, K 40 (1 partial step)', T256, 200, 264, 40, [3, 1]],
+];
+
+describe('plain persistent ring: the next tile\'s stages prefetched before the epilogue (sim, sm_90a)', () => {
+  it.each(CASES)('%s', (_, t, M, N, K, grids) => {
+    const plain = build(t, false), ws = build(t, true);
+    expect(plain.metadata.producerWarps ?? 0).toBe(0);
+    const a = ints(M * K, 71), b = ints(K * N, 72);
+    const want = reference(a, b, M, N, K, t.BM, t.BN, tileOrder(Math.ceil(M / t.BM), Math.ceil(N / t.BN)));
+    for (const grid of grids) {
+      const got = launch(plain, plain.ptx, a, b, M, N, K, grid);
+      if (got instanceof Error) throw got;
+      expectBitwise(got, want, `plain ring, grid ${grid} vs JS`);
+    }
+    const w = launch(ws, ws.ptx, a, b, M, N, K, 2);
+    if (w instanceof Error) throw w;
+    expectBitwise(w, want, 'warp-specialized vs JS');
+  });
+
+  it('the interpreter agrees (ragged, 3 tiles on 2 programs)', async () => {
+    const [M, N, K] = [200, 264, 136];
+    const a = ints(M * K, 73), b = ints(K * N, 74);
+    const c = new Uint16Array(M * N);
+    await persistentWsMatmul.run({ a, b, c, M, N, K, BM: 128, BN: 128, BK: 64, GROUP_M: 2, WS: 0 }, { grid: [2], device: 'interpret', numWarps: 4 });
+    expectBitwise(c, reference(a, b, M, N, K, 128, 128, tileOrder(2, 3)), 'interpreter vs JS');
+    const r = build(T128, false);
+    const got = launch(r, r.ptx, a, b, M, N, K, 2);
+    if (got instanceof Error) throw got;
+    expectBitwise(got, c, 'sim vs interpreter');
+  });
+});
+
+describe('plain persistent ring prefetch: the PTX', () => {
+  it.each([['128x128x64', T128, 6, 32768], ['128x256x64', T256, 10, 65536]] as const)('%s: the next tile\'s copies after the K loop, before the epilogue; ptxas-clean', (_, t, perIssue, tileBytes) => {
+    const r = build(t, false, true);
+    expect(r.metadata.spills, r.metadata.ptxasLog).toBe(0);
+    const ptx = r.ptx;
+    const endK = ptx.search(/\$L_endtfor_\d+:/);
+    const pf = ptx.indexOf('// the next tile\'s first stages, before this tile\'s epilogue');
+    const epilogue = ptx.indexOf('// epilogue: registers -> stmatrix');
+    expect(endK).toBeGreaterThan(0);
+    expect(pf).toBeGreaterThan(endK);
+    expect(epilogue).toBeGreaterThan(pf);
+    // stages 0..D-1 (D = 1: the wgmma stays in flight) of the next tile: as many copies as the prologue's
+    expect(count(ptx.slice(pf, epilogue), TMA_LOAD)).toBe(perIssue / 2);
+    expect(count(ptx, TMA_LOAD)).toBe(perIssue + perIssue / 2);
+    // the prologue is skipped where the previous tile prefetched it; its full store wait sits before its copies
+    expect(ptx).toMatch(/@%p\d+ bra\.uni \$L_prefetched_\d+;\n\s*\/\/ deferred epilogue store: the previous tile's store completes before this tile's loads[^\n]*\n\s*@%p\d+ cp\.async\.bulk\.wait_group 0;/);
+    // no wait between the store's commit and the tile loop's back edge; the reuse wait after the prefetch
+    const commit = ptx.indexOf('cp.async.bulk.commit_group;');
+    expect(ptx.slice(commit, ptx.indexOf('bra.uni $L_for_', commit))).not.toMatch(/wait_group/);
+    expect(ptx.slice(pf, epilogue)).toMatch(/\$L_noprefetch_\d+:\n\s*\/\/ deferred epilogue store: the previous tile's store has drained[^\n]*\n\s*@%p\d+ cp\.async\.bulk\.wait_group 0;/);
+    // shared memory: the ring, then the epilogue's tile past it (no longer aliasing the drained ring)
+    expect(r.metadata.sharedBytes).toBeGreaterThanOrEqual(3 * (perIssue === 6 ? 32768 : 49152) + tileBytes);
+    expect(r.metadata.sharedBytes).toBeLessThanOrEqual(227 * 1024);
+  });
+
+  it('gated where the ring and the tile past it do not fit 227 KiB: 4 stages of 128x256x64 keep the old ring', () => {
+    const r = compile(persistentWsMatmul, { target: 'sm_90a', numWarps: 8, numStages: 4, constexprs: { BM: 128, BN: 256, BK: 64, GROUP_M: 2, WS: 0 } });
+    expect(r.ptx).toMatch(/no next-tile prefetch: the ring \(196608 B\) and the epilogue's tile past it need \d+ B of shared memory, over sm_90's 232448/);
+    expect(r.ptx).not.toMatch(/the next tile's first stages/);
+    expect(r.ptx).toMatch(/cp\.async\.bulk\.commit_group;\n\s*@%p\d+ cp\.async\.bulk\.wait_group 0;\n\s*bar\.sync 0;/); // waited where stored
+    const [M, N, K] = [256, 512, 320];
+    const a = ints(M * K, 75), b = ints(K * N, 76);
+    const got = launch(r, r.ptx, a, b, M, N, K, 1);
+    if (got instanceof Error) throw got;
+    expectBitwise(got, reference(a, b, M, N, K, 128, 256, tileOrder(2, 2)), '4 stages, no prefetch, vs JS');
+  });
+});
+
+describe('plain persistent ring prefetch: program order and sabotages', () => {
+  const [M, N, K] = [256, 128, 64];
+  const a = ints(M * K, 81), b = ints(K * N, 82, 1 / 8);
+  const want = reference(a, b, M, N, K, 128, 128, tileOrder(2, 1), true);
+  const r = build(T128, false);
+  it('c aliasing a, one program: no prefetch (the run-time overlap check), each tile reads what the one before stored', () => {
+    const got = launch(r, r.ptx, a, b, M, N, K, 1, true);
+    if (got instanceof Error) throw got;
+    expectBitwise(got, want, 'c = a, program order');
+  });
+  it('sabotage: prefetching even where a store overlaps an input reads stale rows', () => {
+    const bad = launch(r, alwaysPrefetch(r.ptx), a, b, M, N, K, 1, true);
+    if (bad instanceof Error) expect(bad.message).toMatch(/tessera-sim: /);
+    else expect(Array.from(bad)).not.toEqual(Array.from(want));
+  });
+  it('sabotage: without the wait before the epilogue rewrites its tile, an earlier tile stores a later one\'s values', () => {
+    const [M2, N2, K2] = [256, 256, 128];
+    const a2 = ints(M2 * K2, 83), b2 = ints(K2 * N2, 84);
+    const want2 = reference(a2, b2, M2, N2, K2, 128, 128, tileOrder(2, 2));
+    const control = launch(r, r.ptx, a2, b2, M2, N2, K2, 1);
+    if (control instanceof Error) throw control;
+    expectBitwise(control, want2, 'control');
+    const bad = launch(r, dropReuseWait(r.ptx), a2, b2, M2, N2, K2, 1);
+    if (bad instanceof Error) expect(bad.message).toMatch(/tessera-sim: /);
+    else expect(Array.from(bad)).not.toEqual(Array.from(want2));
+  });
+});
