@@ -13,13 +13,36 @@ import { compile } from '../../src/compile/compile.js';
 import { count } from '../codegen/gate.js';
 import { expectBitwise } from './helpers.js';
 import { build, ints, launch, persistentWsMatmul, reference, tileOrder, type Tile } from './persistent_ws_cases.js';
+import { cdiv, constexpr, dot, forLoop, groupedTile, makeTensorDescriptor, persistentTiles, ptr, zeros } from '../../src/lang/index.js';
+import { kernel } from '../../src/runtime/kernel.js';
+import { simDevice } from './helpers.js';
+
+/** The persistent matmul storing its tile twice (c and c2): the epilogue is not one store, so neither prefetch nor deferral. */
+const twoStores = kernel(
+  { name: 'persistent_two_stores', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f16'), c2: ptr('f16'), M: 'i32', N: 'i32', K: 'i32', WS: constexpr() } },
+  ({ a, b, c, c2, M, N, K, WS }) => {
+    const da = makeTensorDescriptor(a, [M, K], [K, 1], [128, 64]);
+    const db = makeTensorDescriptor(b, [K, N], [N, 1], [64, 128]);
+    const dc = makeTensorDescriptor(c, [M, N], [N, 1], [128, 128]);
+    const dc2 = makeTensorDescriptor(c2, [M, N], [N, 1], [128, 128]);
+    const tilesM = cdiv(M, 128), tilesN = cdiv(N, 128);
+    persistentTiles(tilesM.mul(tilesN), (tile) => {
+      const [pm, pn] = groupedTile(tile, tilesM, tilesN, 2);
+      const om = pm.mul(128), on = pn.mul(128);
+      const [acc] = forLoop(0, K, 64, [zeros([128, 128], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })], { warpSpecialize: Boolean(WS) });
+      const h = acc!.to('f16');
+      dc.store([om, on], h);
+      dc2.store([om, on], h);
+    });
+  },
+);
 
 const T128: Tile = { BM: 128, BN: 128, BK: 64, numWarps: 4 };
 const T256: Tile = { BM: 128, BN: 256, BK: 64, numWarps: 8 };
 const TMA_LOAD = /cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes/;
 
 const CASES: [string, Tile, number, number, number, number[]][] = [
-  ['128x128x64, 4 warps: 2x3 tiles, K 320 (5 steps > 3 stages)', T128, 256, 384, 320, [6, 3, 2, 1]],
+  ['128x128x64, 4 warps: 2x3 tiles, K 320 (5 steps > 3 stages)', T128, 256, 384, 320, [6, 4, 3, 2, 1]],
   ['128x128x64, 4 warps: ragged M 200, N 304, K 64 (1 step)', T128, 200, 304, 64, [6, 3, 1]],
   ['128x128x64, 4 warps: ragged K 200 (4 steps, the last partial)', T128, 136, 256, 200, [2, 1]],
   ['128x256x64, 8 warps: 2x2 tiles, K 256 (4 steps)', T256, 256, 512, 256, [4, 2, 1]],
@@ -90,6 +113,29 @@ describe('plain persistent ring prefetch: the PTX', () => {
     const got = launch(r, r.ptx, a, b, M, N, K, 1);
     if (got instanceof Error) throw got;
     expectBitwise(got, reference(a, b, M, N, K, 128, 256, tileOrder(2, 2)), '4 stages, no prefetch, vs JS');
+  });
+});
+
+describe('where the epilogue is not one descriptor store: the old form', () => {
+  it.each([['plain ring', false], ['warp-specialized', true]] as const)('%s: two stores per tile, waited where stored; both right', (_, ws) => {
+    const r = compile(twoStores, { target: 'sm_90a', numWarps: 4, numStages: 3, constexprs: { WS: ws } });
+    expect(r.ptx).toMatch(ws ? /the epilogue's bulk-store wait is not deferred: the epilogue's only global access is not one descriptor store/ : /no next-tile prefetch: the epilogue's only global access is not one descriptor store/);
+    expect(r.ptx).not.toMatch(/deferred epilogue store|the next tile's first stages/);
+    const [M, N, K] = [256, 384, 192];
+    const a = ints(M * K, 91), b = ints(K * N, 92);
+    const want = reference(a, b, M, N, K, 128, 128, tileOrder(2, 3));
+    const dev = simDevice().native;
+    const bufs = [a.byteLength, b.byteLength, M * N * 2, M * N * 2].map((n) => dev.alloc(n));
+    try {
+      dev.upload(bufs[0]!, a);
+      dev.upload(bufs[1]!, b);
+      dev.launch(r, [...bufs, M, N, K], [2, 1, 1]);
+      dev.synchronize();
+      expectBitwise(dev.download(bufs[2]!, new Uint16Array(M * N)), want, 'c');
+      expectBitwise(dev.download(bufs[3]!, new Uint16Array(M * N)), want, 'c2');
+    } finally {
+      bufs.forEach((x) => dev.free(x));
+    }
   });
 });
 

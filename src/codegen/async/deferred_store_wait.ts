@@ -18,6 +18,7 @@
 // tile loop before the K loop touches global memory, and the K loop's body uses no scratch.
 import type { Op } from '../../ir/ops.js';
 import { isPure } from '../../ir/effects.js';
+import { descOperands } from '../../ir/tensor_desc.js';
 import type { Lowering } from '../context.js';
 import { elected } from './lower_tma.js';
 import { layoutKey } from '../../compiler/layout.js';
@@ -34,13 +35,20 @@ const touchesGlobal = (op: Op): boolean => (op.regions.length ? op.regions.some(
  * `kLoop` is the warp-specialized K loop directly in it; `kLoopUsesScratch` whether its body
  * uses the shared scratch.
  */
-export function deferrableStore(tileLoop: Op, kLoop: Op, kLoopUsesScratch: boolean): Op<'desc_store'> | string {
+export function deferrableStore(tileLoop: Op, kLoop: Op, kLoopUsesScratch: boolean, loads: readonly Op<'desc_load'>[]): Op<'desc_store'> | string {
   const body = tileLoop.regions[0]!.ops;
   const at = body.indexOf(kLoop);
   if (kLoopUsesScratch) return 'the K loop uses the shared scratch';
   if (body.slice(0, at).some(touchesGlobal)) return 'the tile loop touches global memory before its K loop';
   const after = body.slice(at + 1).filter(touchesGlobal);
   if (after.length !== 1 || after[0]!.kind !== 'desc_store') return 'the epilogue\'s only global access is not one descriptor store';
+  // the overlap check runs before the tile loop, on the descriptors' bases, shapes and strides
+  const inside = definedInside(tileLoop);
+  const d = [after[0]!, ...loads].flatMap((o) => {
+    const x = descOperands(o as Op<'desc_store'>);
+    return [x.base, ...x.shape, ...x.strides];
+  });
+  if (d.some((v) => inside.has(v.id))) return 'a descriptor is made inside the tile loop (the overlap check runs before it)';
   return after[0] as Op<'desc_store'>;
 }
 

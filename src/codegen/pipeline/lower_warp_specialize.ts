@@ -221,7 +221,7 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
     cx.e.emitPrologue('// warp specialization: the consumers\' ring position (stage, phase), kept across tiles');
     [cx.smemSymbol(), st.full, st.empty, '0', '0'].forEach((v, k) => cx.e.emitPrologue(`mov.u32 ${pos[k]}, ${v};`));
     st.ring = pos;
-    const store = deferrableStore(l.tiles.loop, l.ring.loop, bodyUsesScratch(cx, l.ring) || convertsBeforeLoop(cx, l.ring.loop));
+    const store = deferrableStore(l.tiles.loop, l.ring.loop, bodyUsesScratch(cx, l.ring) || convertsBeforeLoop(cx, l.ring.loop), l.ring.tiles.map((t) => t.load));
     if (typeof store === 'string') cx.e.emitPrologue(`// the epilogue's bulk-store wait is not deferred: ${store}`);
     else {
       deferStoreWait(cx, store);

@@ -48,7 +48,7 @@ export function planRingPrefetch(cx: Lowering, l: TmaRingLoop, usesScratch: bool
   const t = where.tiles;
   const body = t.loop.regions[0]!;
   if (body.args.length !== 1) return 'the tile loop carries values';
-  const store = deferrableStore(t.loop, l.loop, usesScratch || convertsBeforeLoop(cx, l.loop));
+  const store = deferrableStore(t.loop, l.loop, usesScratch || convertsBeforeLoop(cx, l.loop), l.tiles.map((x) => x.load));
   if (typeof store === 'string') return store;
   const S = l.numStages;
   const need = S * l.stageBytes + tileGeometry(store).bytes + 1024;
