@@ -116,6 +116,23 @@ describe('plain persistent ring prefetch: the PTX', () => {
   });
 });
 
+describe('4 stages (two stages prefetched per tile)', () => {
+  it.each([[64, '1 step: the second prefetched stage is past the end'], [320, '5 steps']] as const)('128x128x64, 4 warps, K %i (%s)', (K) => {
+    const r = compile(persistentWsMatmul, { target: 'sm_90a', numWarps: 4, numStages: 4, constexprs: { BM: 128, BN: 128, BK: 64, GROUP_M: 2, WS: 0 } });
+    const pf = r.ptx.indexOf('// the next tile\'s first stages');
+    expect(pf).toBeGreaterThan(0);
+    expect(count(r.ptx.slice(pf, r.ptx.indexOf('// epilogue: registers -> stmatrix')), TMA_LOAD)).toBe(6); // stages 0 and 1
+    const [M, N] = [384, 256];
+    const a = ints(M * K, 95), b = ints(K * N, 96);
+    const want = reference(a, b, M, N, K, 128, 128, tileOrder(3, 2));
+    for (const grid of [4, 1]) {
+      const got = launch(r, r.ptx, a, b, M, N, K, grid);
+      if (got instanceof Error) throw got;
+      expectBitwise(got, want, `4 stages, grid ${grid} vs JS`);
+    }
+  });
+});
+
 describe('where the epilogue is not one descriptor store: the old form', () => {
   it.each([['plain ring', false], ['warp-specialized', true]] as const)('%s: two stores per tile, waited where stored; both right', (_, ws) => {
     const r = compile(twoStores, { target: 'sm_90a', numWarps: 4, numStages: 3, constexprs: { WS: ws } });
