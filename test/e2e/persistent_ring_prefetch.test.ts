@@ -117,7 +117,7 @@ describe('plain persistent ring prefetch: the PTX', () => {
 });
 
 describe('4 stages (two stages prefetched per tile)', () => {
-  it.each([[64, '1 step: the second prefetched stage is past the end'], [320, '5 steps']] as const)('128x128x64, 4 warps, K %i (%s)', (K) => {
+  it.each([[64, '1 step: the second prefetched stage is past the end'], [320, '5 steps']] as const)('128x128x64, 4 warps, K %i (%s)', (K, _why) => {
     const r = compile(persistentWsMatmul, { target: 'sm_90a', numWarps: 4, numStages: 4, constexprs: { BM: 128, BN: 128, BK: 64, GROUP_M: 2, WS: 0 } });
     const pf = r.ptx.indexOf('// the next tile\'s first stages');
     expect(pf).toBeGreaterThan(0);
