@@ -153,7 +153,8 @@ def persistent_matmul(ad, bd, cd, M, N, K, BM: tl.constexpr, BN: tl.constexpr, B
 /**
  * The persistent rows: Tessera's persistentWsMatmul (grid = SM count, 128x256x64, 8 consumer
  * warps; the producer runs the tile loop and loads the next tile during the epilogue) and its
- * plain form, beside Triton's persistent descriptor matmul at the same tile. Static figures only
+ * plain form (its ring prefetches the next tile's first stages before the epilogue:
+ * codegen/pipeline/ring_prefetch.ts), beside Triton's persistent descriptor matmul at the same tile. Static figures only
  * (ptxas, no GPU); the e2e tests check the results on the sim (test/e2e/persistent_ws_overlap.test.ts).
  */
 function benchPersistent(out: (s: string) => void, tools: WsTools): void {

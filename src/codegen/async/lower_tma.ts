@@ -27,6 +27,7 @@ import { globalAccessFollows } from './tma_store_wait.js';
 import { fenceGlobalWrites } from './proxy_fence.js';
 import { stmatrixLayout } from '../../compiler/stmatrix.js';
 import { storeByStmatrix } from './lower_stmatrix.js';
+import { isDeferred } from './deferred_store_wait.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 type DescOp = Op<'desc_load'> | Op<'desc_store'>;
@@ -274,7 +275,8 @@ const descStore: Rule = (cx, o) => {
     cx.emit(`@${p} cp.async.bulk.tensor.${rank}d.global.shared::cta.tile.bulk_group [${map}, ${boxCoords(cx, op, g, j)}], ${src};`);
   }
   cx.emit(`@${p} cp.async.bulk.commit_group;`);
-  if (globalAccessFollows(cx.func, op)) {
+  if (isDeferred(cx, op)) cx.emit('// the wait is deferred: after the next tile\'s K loop, or before its loads where they may read these bytes (deferred_store_wait.ts)');
+  else if (globalAccessFollows(cx.func, op)) {
     // a later access of the program may touch these bytes: the writes complete (visible to thread
     // 0), then the barrier orders them before every thread's later accesses (tma_store_wait.ts)
     cx.emit(`@${p} cp.async.bulk.wait_group 0;`);

@@ -35,6 +35,8 @@ import { isCombiner } from './ws_attention.js';
 import { fenceGlobalWrites } from '../async/proxy_fence.js';
 import { roundTf32Stage } from './ring_tf32.js';
 import { clusterSync, emptyCount, issueShared, planMulticast, releaseStage, type MulticastPlan } from '../async/tma_multicast.js';
+import { planRingPrefetch, prefetchNextTile, prefetchTileLoop, prologueUnlessPrefetched, type RingPrefetch } from './ring_prefetch.js';
+import { waitDeferredStore } from '../async/deferred_store_wait.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -176,7 +178,7 @@ const REGISTER_ONLY = new Set(['const', 'arange', 'splat', 'broadcast', 'expand_
  * does: the ring's opening barrier and the one every scratch user starts with keep them apart,
  * and no TMA write is in flight after the loop (every issued stage was waited for).
  */
-function bodyUsesScratch(cx: Lowering, l: TmaRingLoop): boolean {
+export function bodyUsesScratch(cx: Lowering, l: TmaRingLoop): boolean {
   const staged = new Set(l.tiles.map((t) => t.value.id));
   const converts = (o: Op, i: number): boolean => {
     const v = o.operands[i]!;
@@ -198,8 +200,16 @@ export function withTmaRing(rules: Record<string, Rule>, cx: Lowering, numStages
   let own = 0;
   let shared = 0;
   const owners = new Set<Op>(); // rings whose body uses the scratch: it starts past them in the loop
+  const prefetch = new Map<Op, RingPrefetch>(); // K loop -> its plan; tile loop -> its K loop's plan (ring_prefetch.ts)
   for (const l of plan.values()) {
     const bytes = l.numStages * l.stageBytes;
+    const pf = planRingPrefetch(cx, l, bodyUsesScratch(cx, l), planMulticast(cx, l.loop, l.tiles) !== 'no cluster');
+    if (typeof pf !== 'string') {
+      // the next tile's copies land during the epilogue: the scratch lies past the ring for the whole tile loop
+      prefetch.set(l.loop, pf).set(pf.tiles.loop, pf);
+      own = Math.max(own, bytes);
+    } else if (pf !== 'not directly in a top-level tile loop') cx.e.emitPrologue(`// loop %${l.loop.regions[0]!.args[0]!.id}: no next-tile prefetch: ${pf}`);
+    if (typeof pf !== 'string') continue;
     if (bodyUsesScratch(cx, l)) {
       own = Math.max(own, bytes);
       owners.add(l.loop);
@@ -211,13 +221,15 @@ export function withTmaRing(rules: Record<string, Rule>, cx: Lowering, numStages
   const plain = rules.for!;
   rules.for = (c, op) => {
     const l = plan.get(op);
-    if (!l) plain(c, op);
+    const pf = prefetch.get(op);
+    if (pf && !l) prefetchTileLoop(c, pf, [...plan.values()].find((x) => prefetch.get(x.loop) === pf)!.tiles.map((t) => t.load), () => c.withRingLive(() => plain(c, op)));
+    else if (!l) plain(c, op);
     else if (owners.has(op)) c.withRingLive(() => tmaRingFor(c, op, l));
-    else tmaRingFor(c, op, l);
+    else tmaRingFor(c, op, l, pf);
   };
 }
 
-function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
+function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop, pf?: RingPrefetch): void {
   const [lb, ub] = [0, 1].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string];
   const ivT = op.operands[0]!.type.elem;
   const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
@@ -245,23 +257,29 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   const ringEnd = cx.reg('b32');
   cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
   cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${S * SB};`);
-  fenceGlobalWrites(cx, op); // the program's writes before the loop, for the ring's TMA reads
-  // an earlier run of a ring (or the scratch) may still be reading these bytes: in this CTA, or
-  // with multicast in any CTA of the cluster (whose mbarriers must also be initialised)
-  if (multi) clusterSync(cx);
-  else cx.barrier();
-
   const issue = (iv: string, stage: string, bar: string): void => issueStage(cx, l, maps, ub, iv, stage, bar, multi);
-
-  for (let j = 0; j < D; j++) {
-    const ivj = cx.newRegs(ivT, 1)[0]!;
-    const st = cx.reg('b32');
-    const bj = cx.reg('b32');
-    cx.emit(`add.${ty} ${ivj}, ${lb}, ${j * l.step};`);
-    cx.emit(`add.u32 ${st}, ${ring0}, ${j * SB};`);
-    cx.emit(`add.u32 ${bj}, ${bar0}, ${8 * j};`);
-    issue(ivj, st, bj);
-  }
+  /** Stages 0..D-1: the first D iterations of a run from `lo` (bound `hi`). */
+  const issueFirst = (lo: string, hi: string): void => {
+    for (let j = 0; j < D; j++) {
+      const ivj = cx.newRegs(ivT, 1)[0]!;
+      const st = cx.reg('b32');
+      const bj = cx.reg('b32');
+      cx.emit(`add.${ty} ${ivj}, ${lo}, ${j * l.step};`);
+      cx.emit(`add.u32 ${st}, ${ring0}, ${j * SB};`);
+      cx.emit(`add.u32 ${bj}, ${bar0}, ${8 * j};`);
+      issueStage(cx, l, maps, hi, ivj, st, bj, multi);
+    }
+  };
+  const prologue = (): void => {
+    fenceGlobalWrites(cx, op); // the program's writes before the loop, for the ring's TMA reads
+    // an earlier run of a ring (or the scratch) may still be reading these bytes: in this CTA, or
+    // with multicast in any CTA of the cluster (whose mbarriers must also be initialised)
+    if (multi) clusterSync(cx);
+    else cx.barrier();
+    issueFirst(lb, ub);
+  };
+  if (pf) prologueUnlessPrefetched(cx, pf, prologue); // the previous tile may have issued them (ring_prefetch.ts)
+  else prologue();
 
   const [rd, wr, rdBar, wrBar, rdIdx] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
   // multicast: the refilled stage's index, the empty barriers' parity bits, the run's iteration count
@@ -347,6 +365,10 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop): void {
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
   if (overlapped) cx.emit('wgmma.wait_group.sync.aligned 0;');
+  if (pf) {
+    prefetchNextTile(cx, pf, op, issueFirst);
+    waitDeferredStore(cx, 'the previous tile\'s store has drained during this K loop: its shared tile may be rewritten');
+  }
   op.results.forEach((r, k) => cx.define(r, carried[k]!));
 }
 

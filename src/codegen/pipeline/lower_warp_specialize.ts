@@ -36,7 +36,7 @@ import { describeWriter, loopWriter } from '../../compiler/loop_writers.js';
 import { movFor, type Lowering } from '../context.js';
 import { backEdge, hoistConversions } from '../lower_control.js';
 import { boxCoords, mapAddress, newBarriers, waitBarrier } from '../async/lower_tma.js';
-import { lowerRingBody, planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
+import { bodyUsesScratch, lowerRingBody, planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
 import { overlappedDot, setWgmmaPending } from '../tensor_cores/lower_wgmma.js';
 import { regKind } from '../ptx_types.js';
 import { setStaged } from '../smem/staged.js';
@@ -47,7 +47,8 @@ import { planWsMulticast, wsClusterClose, wsClusterOpen, wsEmptyCount, wsRelease
 import { isCombiner } from './ws_attention.js';
 import { hoistWgmmaA } from '../tensor_cores/wgmma_a_hoist.js';
 import { armPingPong, pingPongDots, pingPongNote } from './ws_pingpong.js';
-import { consumerTileStart, producerTiles, tileBarrier, tileLoopOf, tileRoots, type WsTileLoop, type WsTileRegs } from './ws_tiles.js';
+import { consumerTileStart, producerTiles, tileBarrier, tileLoopOf, tileOrdered, tileRoots, type WsTileLoop, type WsTileRegs } from './ws_tiles.js';
+import { convertsBeforeLoop, deferrableStore, deferStoreWait, waitDeferredStore } from '../async/deferred_store_wait.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -190,6 +191,8 @@ interface WsState {
   start?: { bar: string; phase: string };
   /** In a cluster: the tiles multicast to the CTAs that share them (ws_multicast.ts). */
   mc?: MulticastPlan;
+  /** In a tile loop: the epilogue store whose bulk wait is deferred (deferred_store_wait.ts), and the overlap predicate. */
+  defer?: { store: Op; ordered?: string };
 }
 type RingPos = [rd: string, full: string, empty: string, idx: string, phase: string];
 
@@ -224,6 +227,12 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
     cx.e.emitPrologue('// warp specialization: the consumers\' ring position (stage, phase), kept across tiles');
     [cx.smemSymbol(), st.full, st.empty, '0', '0'].forEach((v, k) => cx.e.emitPrologue(`mov.u32 ${pos[k]}, ${v};`));
     st.ring = pos;
+    const store = deferrableStore(l.tiles.loop, l.ring.loop, bodyUsesScratch(cx, l.ring) || convertsBeforeLoop(cx, l.ring.loop), l.ring.tiles.map((t) => t.load));
+    if (typeof store === 'string') cx.e.emitPrologue(`// the epilogue's bulk-store wait is not deferred: ${store}`);
+    else {
+      deferStoreWait(cx, store);
+      st.defer = { store };
+    }
   }
   if (l.preWrite) st.start = newBarriers(cx, 1, () => n);
   const plain = rules.for!;
@@ -249,12 +258,16 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
       // the producer fills the next tile's stages during this tile's epilogue: the scratch
       // (the epilogue's stmatrix tile) stays past the ring until the tile loop ends
       started(c);
+      if (st.defer) st.defer.ordered = tileOrdered(c, l.tiles, l.ring.tiles.map((t) => t.load));
       plain(c, op);
+      if (st.defer) waitDeferredStore(c, 'the last tile\'s store completes before the code after the tile loop and the kernel\'s end');
       return c.leaveRingLive();
     }
     if (op !== l.ring.loop) return plain(c, op);
     if (!l.tiles) started(c);
     consumerFor(c, op, st);
+    // the previous tile's store drained during this K loop; the epilogue writes its shared tile next
+    if (st.defer) waitDeferredStore(c, 'the previous tile\'s store has drained during this K loop: its shared tile may be rewritten');
     if (!l.tiles) c.leaveRingLive();
   };
   const label = 'ws_producer';
@@ -296,7 +309,7 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   cx.emit(`// warp-specialized loop (consumers): ${S} stages of ${l.stageBytes} bytes filled by the producer warpgroup${overlapped ? ', wgmma in flight into the next iteration' : ''}`);
   const [rd, full, empty, idx, phase] = st.ring ?? ([0, 1, 2, 3, 4].map(() => cx.reg('b32')) as RingPos);
   if (st.tile) {
-    consumerTileStart(cx, st.tile);
+    consumerTileStart(cx, st.tile, st.defer?.ordered ? { ordered: st.defer.ordered } : undefined);
     cx.emit('// ring position (stage, phase) carried over from the previous tile');
   } else {
     cx.emit(`mov.u32 ${rd}, ${cx.smemSymbol()};`);

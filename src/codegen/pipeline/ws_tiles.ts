@@ -20,6 +20,7 @@ import { movFor, type Lowering } from '../context.js';
 import { newBarriers, waitBarrier } from '../async/lower_tma.js';
 import { descElem } from '../async/tensor_map.js';
 import { regKind } from '../ptx_types.js';
+import { waitDeferredStore } from '../async/deferred_store_wait.js';
 
 /** The tile loop around a warp-specialized K loop. */
 export interface WsTileLoop {
@@ -81,7 +82,13 @@ export function tileBarrier(cx: Lowering, consumers: number): WsTileRegs {
  * Consumers, at the start of each tile's K loop: from the second tile on, tell the producer the
  * previous tile is done (its epilogue's stores waited for, behind a consumer barrier).
  */
-export function consumerTileStart(cx: Lowering, r: WsTileRegs): void {
+export function consumerTileStart(cx: Lowering, r: WsTileRegs, deferred?: { ordered: string }): void {
+  if (deferred) {
+    // the epilogue's store was not waited for (deferred_store_wait.ts): complete it first where the producer waits on it
+    const q = cx.reg('pred');
+    cx.emit(`and.pred ${q}, ${r.later}, ${deferred.ordered};`);
+    waitDeferredStore(cx, 'the next tile\'s loads may read what it stored: its writes complete before the tile-done arrival', q);
+  }
   cx.emit('// tile done: the previous tile\'s epilogue has stored (the producer waits on it only when a store may overlap a ring tensor)');
   cx.emit(`@${r.later} fence.proxy.async.global;`); // generic-proxy stores before the producer's TMA reads
   cx.emit(`@${r.later} mbarrier.arrive.shared::cta.b64 _, [${r.done}];`);
@@ -112,15 +119,8 @@ function span(cx: Lowering, o: Op<'desc_load'> | Op<'desc_store'>): [string, str
   return [lo, hi];
 }
 
-/**
- * The producer's tile loop around `kLoop` (the K loop's issue code): the same tiles as the
- * consumers', no barrier with them; a wait on the previous tile only when a store may overlap.
- */
-export function producerTiles(cx: Lowering, t: WsTileLoop, r: WsTileRegs, loads: readonly Op<'desc_load'>[], kLoop: () => void): void {
-  const op = t.loop;
-  const [lb, ub, step] = [0, 1, 2].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string, string];
-  const ivT = op.operands[0]!.type.elem;
-  const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
+/** A predicate, true when the next tile's loads must wait for this tile's stores (a store may overlap a ring tensor, or a pointer write). */
+export function tileOrdered(cx: Lowering, t: WsTileLoop, loads: readonly Op<'desc_load'>[]): string {
   const ordered = cx.reg('pred');
   if (t.alwaysOrdered || !t.stores.length) cx.emit(`setp.${t.alwaysOrdered ? 'eq' : 'ne'}.u32 ${ordered}, 0, 0;`);
   else {
@@ -138,6 +138,19 @@ export function producerTiles(cx: Lowering, t: WsTileLoop, r: WsTileRegs, loads:
       }
     }
   }
+  return ordered;
+}
+
+/**
+ * The producer's tile loop around `kLoop` (the K loop's issue code): the same tiles as the
+ * consumers', no barrier with them; a wait on the previous tile only when a store may overlap.
+ */
+export function producerTiles(cx: Lowering, t: WsTileLoop, r: WsTileRegs, loads: readonly Op<'desc_load'>[], kLoop: () => void): void {
+  const op = t.loop;
+  const [lb, ub, step] = [0, 1, 2].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string, string];
+  const ivT = op.operands[0]!.type.elem;
+  const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
+  const ordered = tileOrdered(cx, t, loads);
   const [parity, first, skip] = [cx.reg('b32'), cx.reg('pred'), cx.e.label('wstile_go')];
   cx.emit(`mov.u32 ${parity}, 0;`);
   cx.emit(`setp.eq.u32 ${first}, 0, 0;`);
