@@ -7,6 +7,10 @@
 // multiple of BK exercise the masked copies' zero fill. ptxas for sm_90a: clean, no spills.
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
@@ -36,6 +40,24 @@ function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: nu
     c[i * N + j] = s;
   }
   return c;
+}
+/**
+ * The cubin's SASS by cuobjdump (the CUDA image has ptxas only: Triton's wheel in .venv ships
+ * one, as bench/tc_vs_triton.ts finds it): the registers the producer partition (after its
+ * USETMAXREG.DEALLOC) uses, and the counts of both setmaxnreg, as ptxas honoured them.
+ */
+function producerRegisters(cubin: Uint8Array): { dealloc: number; alloc: number; maxReg: number } {
+  const lib = join(process.cwd(), '.venv', 'lib');
+  const tool = existsSync(lib) ? readdirSync(lib).map((py) => join(lib, py, 'site-packages', 'triton', 'backends', 'nvidia', 'bin', 'cuobjdump')).find(existsSync) : undefined;
+  if (!tool) throw new Error('no cuobjdump (Triton\'s wheel in .venv) to read the SASS with');
+  const file = join(mkdtempSync(join(tmpdir(), 'wscp-')), 'k.cubin');
+  writeFileSync(file, cubin);
+  const sass = spawnSync(tool, ['-sass', file], { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout.split('\n');
+  const at = sass.findIndex((l) => l.includes('USETMAXREG.DEALLOC'));
+  const num = (re: RegExp): number => Number(re.exec(sass.join('\n'))?.[1] ?? NaN);
+  let maxReg = 0;
+  for (const l of sass.slice(at)) for (const m of (l.split(';')[0] ?? '').matchAll(/\bR(\d+)\b/g)) maxReg = Math.max(maxReg, Number(m[1]));
+  return { dealloc: num(/USETMAXREG\.DEALLOC\.CTAPOOL (0x[0-9a-f]+)/), alloc: num(/USETMAXREG\.TRY_ALLOC\.CTAPOOL UP0, (0x[0-9a-f]+)/), maxReg };
 }
 // what the runtime specializes for these arguments: 16-aligned pointers and strides
 const SPEC = { a: { divisibleBy16: true }, b: { divisibleBy16: true }, c: { divisibleBy16: true }, N: { divisibleBy16: true }, K: { divisibleBy16: true } };
@@ -99,6 +121,11 @@ describe('warp-specialized matmul of pointer loads on the sim (sm_90a, cp.async 
     const full = build(tile, numWarps, true, true);
     expect(full.metadata.spills, full.metadata.ptxasLog).toBe(0);
     expect(full.metadata.ptxasLog).not.toMatch(/warning/i);
+    // ptxas honours the split: the producer's 128 threads compute their addresses within setmaxnreg.dec's 40 registers
+    const regs = producerRegisters(full.cubin!);
+    expect(regs.dealloc).toBe(40);
+    expect(regs.alloc).toBe(Number(/setmaxnreg\.inc\.sync\.aligned\.u32 (\d+);/.exec(ptx)![1]));
+    expect(regs.maxReg).toBeLessThan(40);
   });
 
   it('random f16 inputs: the interpreter and an f64 reference agree with the sim', async () => {
