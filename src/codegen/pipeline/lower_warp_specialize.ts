@@ -25,6 +25,8 @@
 // The producer recomputes what it needs (the loop bounds, the tiles' offsets and the scalars
 // before the loop they come from) in its own code; a loop it cannot run alone falls back to the
 // plain TMA ring with the reason in the 'pipeline' stage (warpSpecializeNotes).
+// Pointer loads on the cp.async ring (Triton's `ptrs += BK` form) get a producer of their own kind
+// instead of TMA: all 128 producer threads issue cp.async and arrive on full[s] (ws_cpasync.ts).
 import type { Op } from '../../ir/ops.js';
 import { isPure } from '../../ir/effects.js';
 import { descOperands } from '../../ir/tensor_desc.js';
@@ -363,7 +365,7 @@ function advance(cx: Lowering, S: number, SB: number, rd: string, full: string, 
   cx.emit(`@${wrap} xor.b32 ${phase}, ${phase}, 1;`);
 }
 
-/** The producer partition: one thread walks the loop's iterations and fills the ring by TMA. */
+/** The producer partition: one thread walks the loop's iterations and fills the ring by TMA (cp.async: all 128, ws_cpasync.ts). */
 function producer(cx: Lowering, st: WsState): void {
   const { ring: l, remat } = st.l;
   const op = l.loop;
