@@ -18,7 +18,7 @@ import { expectClose, runOn, simDevice } from './helpers.js';
 import { HostArray } from '../../src/runtime/array.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
 import type { Kernel, RunArgs } from '../../src/runtime/kernel.js';
-import { wsPtrMatmul } from './ws_cpasync_cases.js';
+import { wsPtrMatmul, wsPtrMatmulBT } from './ws_cpasync_cases.js';
 import { arange, dot, forLoop, load, makeTensorDescriptor, ptr, store, zeros } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 
@@ -128,6 +128,30 @@ describe('warp-specialized matmul of pointer loads on the sim (sm_90a, cp.async 
     expect(regs.maxReg).toBeLessThan(40);
   });
 
+  it('b stored as B^T [N, K], its tiles contiguous along k (staged transposed): ragged, 4 and 8 warps', async () => {
+    const [M, N, K] = [100, 80, 208];
+    for (const numWarps of [4, 8]) {
+      const a = f16Array(smallInts(M * K, 61)), bt = f16Array(smallInts(N * K, 62));
+      const args = (ws: boolean, c: Float32Array): RunArgs => ({ a, bt, c, M, N, K, BM: 128, BN: 128, BK: 64, WS: ws });
+      const ptx = simPtx(wsPtrMatmulBT, args(true, new Float32Array(M * N)), numWarps, 3);
+      expect(ptx).toContain('ws_producer:');
+      expect(ptx).toMatch(/cp\.async\.mbarrier\.arrive\.noinc/);
+      const b = new Float32Array(K * N);
+      const btf = f16ToFloat32(bt);
+      for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) b[k * N + n] = btf[n * K + k]!;
+      const want = matmulRef(f16ToFloat32(a), b, M, N, K);
+      const run = async (dev: 'interpret' | 'sim', ws: boolean): Promise<Float32Array> => {
+        const c = new Float32Array(M * N);
+        await runOn(dev, wsPtrMatmulBT, args(ws, c), [1, 1], { numWarps, numStages: 3 });
+        return c;
+      };
+      const sim = await run('sim', true);
+      expect(Array.from(sim)).toEqual(Array.from(want));
+      expect(Array.from(await run('interpret', true))).toEqual(Array.from(want));
+      expect(Array.from(await run('sim', false))).toEqual(Array.from(sim));
+    }
+  });
+
   it('random f16 inputs: the interpreter and an f64 reference agree with the sim', async () => {
     const [M, N, K] = [128, 128, 320];
     let s = 7;
@@ -141,6 +165,37 @@ describe('warp-specialized matmul of pointer loads on the sim (sm_90a, cp.async 
     const interp = await run('interpret');
     expectClose(interp, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-3, 'interpreter vs JS');
     expectClose(await run('sim'), interp, 1e-4, 'sim vs interpreter');
+  });
+});
+
+// program order: the consumers overwrite a's first block (a pointer store) before the loop; the
+// producer, which starts issuing as soon as the partitions part, waits for them (the `start` mbarrier)
+const ordered = kernel({ name: 'ws_cp_order', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), x: ptr('f16'), K: 'i32' } }, ({ a, b, c, x, K }) => {
+  const r = arange(0, 64);
+  store(a.add(r.expandDims(1).mul(K).add(r.expandDims(0))), load(x.add(r.expandDims(1).mul(64).add(r.expandDims(0)))));
+  const pa0 = a.add(r.expandDims(1).mul(K).add(r.expandDims(0)));
+  const pb0 = b.add(r.expandDims(1).mul(64).add(r.expandDims(0)));
+  const [acc] = forLoop(0, K, 64, [zeros([64, 64], 'f32'), pa0, pb0], (_k, acc, pa, pb) => [dot(load(pa!), load(pb!), { acc: acc! }), pa!.add(64), pb!.add(64 * 64)], { warpSpecialize: true });
+  store(c.add(r.expandDims(1).mul(64).add(r.expandDims(0))), acc!);
+});
+
+describe('program order before a cp.async-fed loop', () => {
+  it('a store before the loop into the tile the loop reads first: the producer starts after it', async () => {
+    const K = 256;
+    const A = smallInts(64 * K, 71), B = smallInts(K * 64, 72), X = Float32Array.from({ length: 64 * 64 }, (_, i) => (i % 3) + 1);
+    const ptx = simPtx(ordered, { a: f16Array(A), b: f16Array(B), c: new Float32Array(64 * 64), x: f16Array(X), K }, 4, 3);
+    expect(ptx).toContain('ws_producer:');
+    expect(ptx).toMatch(/cp\.async\.mbarrier\.arrive\.noinc/);
+    const r = compile(ordered, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, specialization: { a: { divisibleBy16: true }, b: { divisibleBy16: true }, c: { divisibleBy16: true }, x: { divisibleBy16: true }, K: { divisibleBy16: true } } as never });
+    expect(pipelineText(r)).toMatch(/the producer starts after the consumers' writes before the loop \(store\): program order/);
+    const a2 = Float32Array.from(A);
+    for (let i = 0; i < 64; i++) for (let j = 0; j < 64; j++) a2[i * K + j] = X[i * 64 + j]!;
+    const want = matmulRef(a2, B, 64, 64, K);
+    for (const dev of ['sim', 'interpret'] as const) {
+      const c = new Float32Array(64 * 64);
+      await runOn(dev, ordered, { a: f16Array(A), b: f16Array(B), c, x: f16Array(X), K }, [1], { numWarps: 4, numStages: 3 });
+      expect(Array.from(c), dev).toEqual(Array.from(want));
+    }
   });
 });
 
