@@ -38,7 +38,7 @@ export class Lowering {
   readonly e = new PtxBuilder();
   private readonly vals = new Map<number, string[]>();
   private readonly conv = new Map<string, string[]>();
-  private readonly bases = new Map<string, string[]>();
+  private bases = new Map<string, string[]>();
   /** Values whose registers nothing else shares (a loop's private copies of its carried values). */
   private readonly owned = new Map<number, Block>();
   private useCounts?: Map<number, number>;
@@ -214,6 +214,25 @@ export class Lowering {
       this.threadRegs = { tid, lane, warp };
     }
     return this.threadRegs;
+  }
+
+  /**
+   * Lowers `fn` as the thread `regs` of the kernel's layouts, its prologue lines emitted in place:
+   * the warp-specialized cp.async producer issues the copies of consumer threads (ws_cpasync.ts).
+   * The thread's bases (and anything else `fn` would put in the prologue) are computed in `fn`'s code.
+   */
+  asThread<T>(regs: { tid: string; lane: string; warp: string }, fn: () => T): T {
+    const saved = { t: this.threadRegs, b: this.bases, p: this.e.emitPrologue };
+    this.threadRegs = regs;
+    this.bases = new Map();
+    this.e.emitPrologue = (line: string): void => this.e.emit(line);
+    try {
+      return fn();
+    } finally {
+      this.threadRegs = saved.t;
+      this.bases = saved.b;
+      this.e.emitPrologue = saved.p;
+    }
   }
 
   /** Per-dim base coordinate of this thread in blocked layout `b` (computed once, in the prologue). */

@@ -141,14 +141,16 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   legalize(f, plan);
   const cx = new Lowering(f, plan, info, opts.target, makeConvert(defsOf(f)));
   const rules = ruleTable(opts.dot ?? DEFAULT_DOT);
-  withPipeline(rules, cx, opts.pipeline, opts.pipelineSabotage);
   setWgmmaSabotage(cx, opts.wgmmaSabotage);
   setTmaSabotage(cx, opts.tmaSabotage);
   if (opts.target === 'sm_90a') setCluster(cx, opts.clusterDims, opts.multicastSabotage);
   const cpAsync = (op: Op): boolean => opts.pipeline?.loops.has(op) ?? false;
   // a warp-specialized loop owns its ring for the whole kernel: no other ring may share the kernel
+  // (its own cp.async ring, when its pointer loads are the producer's, is not another: ws_cpasync.ts)
   const wsPlan = planWarpSpecialize(cx, opts.numStages ?? 1, (loop) =>
-    (opts.pipeline?.loops.size ?? 0) > 0 || [...planTmaRings(cx, opts.numStages ?? 1, cpAsync).keys()].some((o) => o !== loop));
+    [...(opts.pipeline?.loops.keys() ?? [])].some((o) => o !== loop) || [...planTmaRings(cx, opts.numStages ?? 1, cpAsync).keys()].some((o) => o !== loop), opts.pipeline);
+  const wsCp = wsPlan.loop?.cp ? wsPlan.loop.ring.loop : undefined;
+  withPipeline(rules, cx, wsCp && opts.pipeline ? { ...opts.pipeline, loops: new Map([...opts.pipeline.loops].filter(([o]) => o !== wsCp)) } : opts.pipeline, opts.pipelineSabotage);
   const ws = withWarpSpecialize(rules, cx, wsPlan);
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
   withTcgen05Ring(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);

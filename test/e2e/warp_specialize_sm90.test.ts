@@ -77,7 +77,7 @@ describe('warp-specialized matmul on the sim (sm_90a)', () => {
 
 const ALIGNED = { a: { divisibleBy16: true }, b: { divisibleBy16: true }, c: { divisibleBy16: true } };
 const pipelineText = (r: CompileResult): string => r.stages.find((s) => s.name === 'pipeline')!.text;
-// pointer loads: the producer has no cp.async path, the loop keeps the cp.async ring
+// pointer loads: the cp.async producer (ws_cpasync.ts; warp_specialize_cpasync.test.ts runs it)
 const ptrMm = kernel({ name: 'ws_ptr_mm', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32') } }, ({ a, b, c }) => {
   const r = arange(0, 64);
   const [acc] = forLoop(0, 256, 64, [zeros([64, 64], 'f32')], (k, acc) => {
@@ -136,11 +136,13 @@ describe('the ring is the producer\'s from the kernel\'s start', () => {
 });
 
 describe('loops that are not warp-specialized say why and fall back to the plain pipeline', () => {
-  it('pointer loads: no producer path (the cp.async ring instead)', () => {
+  it('pointer loads: the cp.async producer where the cp.async ring takes them, else the reason', () => {
     const r = compile(ptrMm, { target: 'sm_90a', numWarps: 4, ptxas: false, specialization: ALIGNED });
-    expect(pipelineText(r)).toMatch(/not warp-specialized: no descriptor load .*; plain pipeline/);
-    expect(pipelineText(r)).toMatch(/3 stages, step 64/);
-    expect(r.ptx).not.toContain('setmaxnreg');
+    expect(pipelineText(r)).toMatch(/warp-specialized: 1 producer warpgroup \(cp\.async by its 128 threads/);
+    // without 16-byte alignment AxisInfo proves no 4-byte runs: not on the cp.async ring, not warp-specialized
+    const u = compile(ptrMm, { target: 'sm_90a', numWarps: 4, ptxas: false });
+    expect(pipelineText(u)).toMatch(/not warp-specialized: its pointer loads are not on the cp\.async ring \(the pipeline notes say why\); plain pipeline/);
+    expect(u.ptx).not.toContain('setmaxnreg');
   });
   it('a loop two loops deep (one top-level tile loop around it is taken: the producer runs it too)', () => {
     const r = compile(nested2, { target: 'sm_90a', numWarps: 4, ptxas: false });

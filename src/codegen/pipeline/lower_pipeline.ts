@@ -55,7 +55,7 @@ type Rule = (cx: Lowering, op: Op) => void;
 export type PipelineSabotage = 'no-wait' | 'short-wait' | 'no-barrier' | 'no-release-barrier';
 export const PIPELINE_SABOTAGE: readonly PipelineSabotage[] = ['no-wait', 'short-wait', 'no-barrier', 'no-release-barrier'];
 
-interface Tile {
+export interface Tile {
   readonly c: PipelinedLoad;
   readonly shape: readonly [number, number];
   readonly bytes: number;
@@ -63,7 +63,7 @@ interface Tile {
   /** Byte offset of the tile inside a stage. */
   readonly offset: number;
 }
-interface Ring {
+export interface Ring {
   readonly tiles: Tile[];
   readonly stageBytes: number;
 }
@@ -71,7 +71,7 @@ interface Ring {
 const alignUp = (n: number, a: number): number => Math.ceil(n / a) * a;
 
 /** A stage: the tiles one after another, each swizzled (plain rows below 32 bytes), 1024-aligned. */
-function ringOf(l: PipelinedLoop): Ring {
+export function ringOf(l: PipelinedLoop): Ring {
   let offset = 0;
   const tiles = l.loads.map((c): Tile => {
     const ptr = c.load.operands[0]!;
@@ -142,7 +142,7 @@ export function withPipeline(rules: Record<string, Rule>, cx: Lowering, plan: Pi
 }
 
 /** One cp.async per copy: its element slot, destination (register relative to the stage + imm) and guard. */
-interface Copy {
+export interface Copy {
   readonly slot: number;
   readonly reg: string;
   readonly imm: number;
@@ -150,7 +150,7 @@ interface Copy {
 }
 
 /** The copies of `t` for this thread, with destinations relative to a stage (computed once, before the loop). */
-function copiesOf(cx: Lowering, t: Tile): Copy[] {
+export function copiesOf(cx: Lowering, t: Tile): Copy[] {
   const { layout, vec, transposed } = t.c;
   // in the stored tile's terms (a transposed load's registers relabeled, as lower_mma stages b^T)
   const stored = transposed ? permuteBlocked(layout, [1, 0]) : layout;
@@ -164,6 +164,38 @@ function copiesOf(cx: Lowering, t: Tile): Copy[] {
     out.push({ slot: i, reg: o.reg, imm: t.offset + o.imm, ...(only ? { only } : {}) });
   });
   return out;
+}
+
+/**
+ * The cp.async copies of one iteration (its address slice lowered) into the stage at `stage`:
+ * masked-off copies read nothing and zero-fill (src-size 0). No commit: the caller's.
+ */
+export function emitCopies(cx: Lowering, ring: Ring, copies: readonly Copy[][], stage: string): void {
+  const dst = new Map<string, string>();
+  ring.tiles.forEach((t, k) => {
+    const load = t.c.load;
+    const ptrs = cx.operand(load, 0);
+    const mask = load.attrs.hasMask ? cx.operand(load, 1) : undefined;
+    const n = t.c.vec * t.bytes;
+    for (const c of copies[k]!) {
+      let d = dst.get(c.reg);
+      if (!d) {
+        d = cx.reg('b32');
+        cx.emit(`add.u32 ${d}, ${stage}, ${c.reg};`);
+        dst.set(c.reg, d);
+      }
+      let size = '';
+      if (mask) {
+        // masked-off copies read nothing and zero-fill (src-size 0)
+        const sz = cx.reg('b32');
+        cx.emit(`selp.u32 ${sz}, ${n}, 0, ${mask[mask.length === 1 ? 0 : c.slot]};`);
+        size = `, ${sz}`;
+      }
+      const at = c.only ? `@${c.only} ` : '';
+      const addr = c.imm ? `[${d}+${c.imm}]` : `[${d}]`;
+      cx.emit(`${at}cp.async.${n === 16 ? 'cg' : 'ca'}.shared.global ${addr}, [${ptrs[c.slot]}], ${n}${size};`);
+    }
+  });
 }
 
 /** (op, operand) pairs of the body that read a pipelined tile: each reader releases once. */
@@ -285,31 +317,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
     cx.preserving(redefined, () => cx.scope(() => {
       cx.define(body.args[0]!, [iv]);
       for (const o of l.slice) cx.lowerOp(o);
-      const dst = new Map<string, string>();
-      ring.tiles.forEach((t, k) => {
-        const load = t.c.load;
-        const ptrs = cx.operand(load, 0);
-        const mask = load.attrs.hasMask ? cx.operand(load, 1) : undefined;
-        const n = t.c.vec * t.bytes;
-        for (const c of copies[k]!) {
-          let d = dst.get(c.reg);
-          if (!d) {
-            d = cx.reg('b32');
-            cx.emit(`add.u32 ${d}, ${stage}, ${c.reg};`);
-            dst.set(c.reg, d);
-          }
-          let size = '';
-          if (mask) {
-            // masked-off copies read nothing and zero-fill (src-size 0)
-            const sz = cx.reg('b32');
-            cx.emit(`selp.u32 ${sz}, ${n}, 0, ${mask[mask.length === 1 ? 0 : c.slot]};`);
-            size = `, ${sz}`;
-          }
-          const at = c.only ? `@${c.only} ` : '';
-          const addr = c.imm ? `[${d}+${c.imm}]` : `[${d}]`;
-          cx.emit(`${at}cp.async.${n === 16 ? 'cg' : 'ca'}.shared.global ${addr}, [${ptrs[c.slot]}], ${n}${size};`);
-        }
-      });
+      emitCopies(cx, ring, copies, stage);
     }));
     cx.e.placeLabel(skip);
     cx.emit('cp.async.commit_group;');

@@ -27,6 +27,8 @@
 // The producer recomputes what it needs (the loop bounds, the tiles' offsets and the scalars
 // before the loop they come from) in its own code; a loop it cannot run alone falls back to the
 // plain TMA ring with the reason in the 'pipeline' stage (warpSpecializeNotes).
+// Pointer loads on the cp.async ring (Triton's `ptrs += BK` form) get a producer of their own kind
+// instead of TMA: all 128 producer threads issue cp.async and arrive on full[s] (ws_cpasync.ts).
 import type { Op } from '../../ir/ops.js';
 import { isPure } from '../../ir/effects.js';
 import { descOperands } from '../../ir/tensor_desc.js';
@@ -47,6 +49,8 @@ import { planWsMulticast, wsClusterClose, wsClusterOpen, wsEmptyCount, wsRelease
 import { isCombiner } from './ws_attention.js';
 import { hoistWgmmaA } from '../tensor_cores/wgmma_a_hoist.js';
 import { armPingPong, pingPongDots, pingPongNote } from './ws_pingpong.js';
+import { CP_PRODUCER_THREADS, cpStaged, issueCpStage, lowerCpRingBody, planWsCpAsync, producerPasses } from './ws_cpasync.js';
+import type { PipelinedLoop, PipelinePlan } from '../../compiler/pipeline.js';
 import { consumerTileStart, producerTiles, tileBarrier, tileLoopOf, tileOrdered, tileRoots, type WsTileLoop, type WsTileRegs } from './ws_tiles.js';
 import { convertsBeforeLoop, deferrableStore, deferStoreWait, waitDeferredStore } from '../async/deferred_store_wait.js';
 
@@ -59,6 +63,8 @@ export const PRODUCER_REGS = 40;
 
 export interface WarpSpecializedLoop {
   readonly ring: TmaRingLoop;
+  /** Pointer loads on the cp.async ring instead of TMA tiles (ring.tiles is empty): the producer's 128 threads issue cp.async (ws_cpasync.ts). */
+  readonly cp?: PipelinedLoop;
   /** Ops before the loop (top level, pure scalars) the producer lowers again, in program order. */
   readonly remat: readonly Op[];
   /** Registers per thread: at launch (.maxnreg) and for the consumers after setmaxnreg.inc. */
@@ -89,7 +95,7 @@ export function registerSplit(numWarps: number): { maxnreg: number; consumerRegs
 }
 
 /** Decides the warp-specialized loop of the kernel (at most one) and why other asking loops are not. */
-export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: (loop: Op) => boolean): WarpSpecializePlan {
+export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: (loop: Op) => boolean, pipeline?: PipelinePlan): WarpSpecializePlan {
   const notes: string[] = [];
   const asking: Op[] = [];
   const find = (ops: readonly Op[]): void => ops.forEach((o) => {
@@ -99,7 +105,7 @@ export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: 
   find(cx.func.body.ops);
   let chosen: WarpSpecializedLoop | undefined;
   for (const op of asking) {
-    const why = chosen ? 'only one loop per kernel is warp-specialized' : whyNot(cx, op, numStages, otherRings);
+    const why = chosen ? 'only one loop per kernel is warp-specialized' : whyNot(cx, op, numStages, otherRings, pipeline);
     if (typeof why === 'string') {
       notes.push(`${loopName(op)}: not warp-specialized: ${why}; plain pipeline`);
       continue;
@@ -109,12 +115,12 @@ export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: 
       notes.push(`${loopName(op)}: ${tcgen05WsNote(cx, why, PRODUCER_REGS)}`);
       continue;
     }
-    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (TMA, ${why.ring.tiles.length} tile(s)), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}${why.preWrite ? `; the producer starts after the consumers' writes before the loop (${why.preWrite.kind}): program order` : ''}${why.pingPong ? pingPongNote(why.pingPong) : ''}`);
+    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (${why.cp ? `cp.async by its ${CP_PRODUCER_THREADS} threads, ${why.cp.loads.length} tile(s), full[s] expects ${CP_PRODUCER_THREADS} arrivals` : `TMA, ${why.ring.tiles.length} tile(s)`}), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}${why.preWrite ? `; the producer starts after the consumers' writes before the loop (${why.preWrite.kind}): program order` : ''}`);
   }
   return { ...(chosen ? { loop: chosen } : {}), notes };
 }
 
-function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) => boolean): string | WarpSpecializedLoop {
+function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) => boolean, pipeline?: PipelinePlan): string | WarpSpecializedLoop {
   if (cx.target !== 'sm_90a' && cx.target !== 'sm_100a') return `needs sm_90a or sm_100a (target ${cx.target})`;
   if (cx.numWarps % 4) return `numWarps ${cx.numWarps} is not whole consumer warpgroups (4, 8, ...)`;
   const where = tileLoopOf(cx, op);
@@ -130,14 +136,23 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   if (step === undefined || !Number.isInteger(step) || step <= 0) return 'step is not a known positive constant';
   if (body.ops.some((o) => o.regions.length && !isCombiner(o))) return 'the body has nested regions (loops or ifs)';
   const reasons = new Map<Op, string[]>();
-  const ring = planTmaRings(cx, numStages, (o) => o !== op, reasons, true).get(op);
+  let ring = planTmaRings(cx, numStages, (o) => o !== op, reasons, true).get(op);
+  let cp: PipelinedLoop | undefined;
+  if (!ring && body.ops.some((o) => o.kind === 'load')) {
+    // pointer loads: the cp.async producer (ws_cpasync.ts)
+    const c = planWsCpAsync(cx, op, S, pipeline);
+    if (typeof c === 'string') return c;
+    if (tiles) return 'pointer loads in a persistent tile loop: the cp.async producer runs a top-level loop only';
+    [ring, cp] = [c.ring, c.cp];
+  }
   if (!ring) return `no descriptor load of a swizzlable 2-D tile feeding only tensor-core dots in the body${reasons.has(op) ? ` (${reasons.get(op)!.join('; ')})` : ''}`;
-  const ringed = new Set<Op>(ring.tiles.map((t) => t.load));
+  const ringed = new Set<Op>([...ring.tiles.map((t) => t.load), ...(cp?.loads.map((c) => c.load) ?? [])]);
   const left = body.ops.find((o) => (o.kind === 'load' || o.kind === 'desc_load') && !ringed.has(o));
   const why = left && reasons.get(op)?.find((r) => r.startsWith(`desc_load %${left.results[0]!.id}:`));
   if (why) return `${why}: not on the ring`;
-  if (left) return `${left.kind} %${left.results[0]!.id} is not on the ring (the producer issues descriptor loads by TMA only; pointer loads have no producer path yet)`;
-  const staged = new Set(ring.tiles.map((t) => t.value.id));
+  if (left?.kind === 'load') return `load %${left.results[0]!.id} beside descriptor loads: one loop's producer issues either TMA or cp.async, not both`;
+  if (left) return `desc_load %${left.results[0]!.id} is not on the ring`;
+  const staged = cp ? cpStaged(cp) : new Set(ring.tiles.map((t) => t.value.id));
   const tc = cx.target === 'sm_100a' ? tcgen05WsWhyNot(cx, op, ring, tiles?.loop) : undefined; // ws_tcgen05.ts
   if (tc) return tc;
   if (cx.target !== 'sm_100a') for (const o of body.ops) {
@@ -157,7 +172,8 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
     if (tileCarried.has(id)) return `the producer cannot recompute %${id} (carried by the tile loop)`;
     const d = top.get(id);
     if (!d || need.has(d)) return undefined;
-    if (!isPure(d) || d.regions.length || d.results.some((r) => r.type.shape.length)) return `the producer cannot recompute %${id} (${d.kind} before the loop; it recomputes pure scalars only)`;
+    // the cp.async producer recomputes tiles too (its address slice reads them), as consumer threads
+    if (!isPure(d) || d.regions.length || (!cp && d.results.some((r) => r.type.shape.length))) return `the producer cannot recompute %${id} (${d.kind} before the loop; it recomputes pure ${cp ? 'ops' : 'scalars'} only)`;
     need.add(d);
     for (const v of d.operands) {
       const why = visit(v.id);
@@ -176,8 +192,9 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   // program order: the loop's loads must see the kernel's writes before it (the consumers run those)
   const topOps = cx.func.body.ops;
   const preWrite = loopWriter({ ...cx.func.body, ops: topOps.slice(0, topOps.indexOf(tiles ? tiles.loop : op)) });
-  const pp = cx.target === 'sm_90a' ? pingPongDots(cx, op, overlappedDot(cx, op, staged)) : undefined;
-  return { ring: { ...ring, numStages: S }, remat: topOps.filter((o) => need.has(o)), ...registerSplit(cx.numWarps), ...(tiles ? { tiles } : {}), ...(preWrite ? { preWrite } : {}), ...(Array.isArray(pp) ? { pingPong: pp } : {}) };
+  // the ping-pong is planned for TMA-fed consumers only (no cp.async-fed attention is tested)
+  const pp = cx.target === 'sm_90a' && !cp ? pingPongDots(cx, op, overlappedDot(cx, op, staged)) : undefined;
+  return { ring: { ...ring, numStages: S }, ...(cp ? { cp } : {}), remat: topOps.filter((o) => need.has(o)), ...registerSplit(cx.numWarps), ...(tiles ? { tiles } : {}), ...(preWrite ? { preWrite } : {}), ...(Array.isArray(pp) ? { pingPong: pp } : {}) };
 }
 
 interface WsState {
@@ -212,11 +229,12 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
   cx.barrierThreads = n;
   // the mbarriers, init'ed in the prologue by thread 0 before the partitions part
   const S = l.ring.numStages;
-  const mc = planWsMulticast(cx, l.ring, l.tiles);
+  const mc = l.cp ? 'no cluster' : planWsMulticast(cx, l.ring, l.tiles); // cp.async copies are not multicast
   if (typeof mc === 'string') {
     if (mc !== 'no cluster') cx.e.emitPrologue(`// no TMA multicast: ${mc}`);
   } else st.mc = mc;
-  const { bar } = newBarriers(cx, 2 * S, (k) => (k < S ? 1 : wsEmptyCount(cx, st.mc, n)));
+  // full[s]: one arrival with the stage's bytes (TMA), or one per producer thread (cp.async .noinc arrivals)
+  const { bar } = newBarriers(cx, 2 * S, (k) => (k < S ? (l.cp ? CP_PRODUCER_THREADS : 1) : wsEmptyCount(cx, st.mc, n)));
   st.full = bar;
   st.empty = cx.reg('b32');
   cx.e.emitPrologue(`add.u32 ${st.empty}, ${bar}, ${8 * S};`);
@@ -301,7 +319,8 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   const S = l.numStages;
   // the wgmma of iteration i may stay in flight into i+1 (lower_wgmma.ts overlappedDot): its
   // wait_group 1 then completes the wgmma of i-1, whose stage is released one iteration late
-  const overlapped = overlappedDot(cx, op, new Set(l.tiles.map((t) => t.value.id)));
+  const cp = st.l.cp;
+  const overlapped = overlappedDot(cx, op, cp ? cpStaged(cp) : new Set(l.tiles.map((t) => t.value.id)));
   if (overlapped) setWgmmaPending(cx, overlapped, 1);
   const carried = op.operands.slice(3).map((v, k) => cx.copy(v.type.elem, cx.regsIn(v, cx.layoutOf(op.results[k]!))));
   hoistConversions(cx, op);
@@ -331,7 +350,7 @@ function consumerFor(cx: Lowering, op: Op, st: WsState): void {
   cx.emit(`@${done} bra.uni ${end};`);
   turn?.(iv, l.step);
   waitBarrier(cx, full, phase); // the producer's copies of this stage have landed
-  const yields = lowerRingBody(cx, op, l, iv, carried, rd);
+  const yields = cp ? lowerCpRingBody(cx, op, cp, iv, carried, rd) : lowerRingBody(cx, op, l, iv, carried, rd);
   if (prev) {
     // wait_group 1 completed the previous iteration's wgmma: its stage is free; this one is next
     wsRelease(cx, st.mc, prev.bar, prev.live);
@@ -368,7 +387,7 @@ function advance(cx: Lowering, S: number, SB: number, rd: string, full: string, 
   cx.emit(`@${wrap} xor.b32 ${phase}, ${phase}, 1;`);
 }
 
-/** The producer partition: one thread walks the loop's iterations and fills the ring by TMA. */
+/** The producer partition: one thread walks the loop's iterations and fills the ring by TMA (cp.async: all 128, ws_cpasync.ts). */
 function producer(cx: Lowering, st: WsState): void {
   const { ring: l, remat } = st.l;
   const op = l.loop;
@@ -379,11 +398,16 @@ function producer(cx: Lowering, st: WsState): void {
   const other = cx.reg('pred');
   cx.emit(`setp.ne.u32 ${other}, ${tid}, ${32 * cx.numWarps};`);
   const exit = st.mc ? cx.e.label('ws_exit') : undefined; // in a cluster: the closing cluster barrier first
-  cx.emit(exit ? `@${other} bra ${exit};` : `@${other} ret;`); // one thread issues; the rest of the warpgroup has nothing to do
+  const cp = st.l.cp;
+  // TMA: one thread issues, the rest of the warpgroup has nothing to do; cp.async: all 128 issue
+  if (!cp) cx.emit(exit ? `@${other} bra ${exit};` : `@${other} ret;`);
   const issuer = st.mc ? cx.reg('pred') : undefined;
   if (issuer) cx.emit(`setp.eq.u32 ${issuer}, 0, 0;`);
   cx.scope(() => {
-    for (const o of remat) cx.lowerOp(o);
+    // the cp.async producer lowers the tiles before the loop per iteration, as the consumer threads it plays
+    const tensors = cp ? remat.filter((o) => o.results.some((r) => r.type.shape.length)) : [];
+    for (const o of remat) if (!tensors.includes(o)) cx.lowerOp(o);
+    const passes = cp ? producerPasses(cx) : [];
     const ivT = op.operands[0]!.type.elem;
     const ty = regKind(ivT) === 'b64' ? 's64' : 's32';
     const maps = l.tiles.map((t, k) => (st.mc?.shares[k] ? '' : mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g)))); // a multicast tile: its own map (issueShared)
@@ -416,6 +440,7 @@ function producer(cx: Lowering, st: WsState): void {
       cx.e.placeLabel(fresh);
       cx.scope(() => {
         cx.define(body.args[0]!, [iv]);
+        if (cp) return issueCpStage(cx, cp, passes, tensors, iv, wr, full);
         for (const o of l.slice) cx.lowerOp(o);
         cx.emit(`mbarrier.arrive.expect_tx.shared::cta.b64 _, [${full}], ${l.tiles.reduce((n, t) => n + t.g.bytes, 0)};`);
         l.tiles.forEach((t, k) => {
@@ -441,6 +466,7 @@ function producer(cx: Lowering, st: WsState): void {
     else kLoop();
     if (exit) cx.e.placeLabel(exit);
     wsClusterClose(cx, st.mc);
+    if (cp) cx.emit('cp.async.wait_all;'); // every copy landed (its arrival done) before the thread exits
     cx.emit('ret;');
   });
 }

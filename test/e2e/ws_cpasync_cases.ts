@@ -1,0 +1,42 @@
+// Warp-specialized matmuls whose tiles are pointer loads (sm_90a): Triton's `ptrs += BK` form,
+// masked on every edge, for the cp.async producer (codegen/pipeline/ws_cpasync.ts). WS: the loop
+// option on or off (the same kernel without it is the plain cp.async ring).
+import { arange, constexpr, dot, forLoop, load, programId, ptr, store, zeros } from '../../src/lang/index.js';
+import { kernel } from '../../src/runtime/kernel.js';
+
+export const wsPtrMatmul = kernel(
+  { name: 'ws_ptr_matmul', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr(), WS: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK, WS }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const pa0 = a.add(rm.expandDims(1).mul(K).add(rk.expandDims(0)));
+    const pb0 = b.add(rk.expandDims(1).mul(N).add(rn.expandDims(0)));
+    const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32'), pa0, pb0], (k, acc, pa, pb) => {
+      const ka = k.add(rk);
+      const ta = load(pa!, { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
+      const tb = load(pb!, { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
+      return [dot(ta, tb, { acc: acc! }), pa!.add(BK), pb!.add(N.mul(BK))];
+    }, WS ? { warpSpecialize: true } : undefined);
+    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!, { mask: rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N)) });
+  },
+);
+
+/** The same with b stored as B^T [N, K] and loaded as [BK, BN] tiles contiguous along k: the ring stages it transposed. */
+export const wsPtrMatmulBT = kernel(
+  { name: 'ws_ptr_matmul_bt', params: { a: ptr('f16'), bt: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr(), WS: constexpr() } },
+  ({ a, bt, c, M, N, K, BM, BN, BK, WS }) => {
+    const rm = programId(0).mul(BM).add(arange(0, BM));
+    const rn = programId(1).mul(BN).add(arange(0, BN));
+    const rk = arange(0, BK);
+    const pa0 = a.add(rm.expandDims(1).mul(K).add(rk.expandDims(0)));
+    const pb0 = bt.add(rn.expandDims(0).mul(K).add(rk.expandDims(1)));
+    const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32'), pa0, pb0], (k, acc, pa, pb) => {
+      const ka = k.add(rk);
+      const ta = load(pa!, { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
+      const tb = load(pb!, { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
+      return [dot(ta, tb, { acc: acc! }), pa!.add(BK), pb!.add(BK)];
+    }, WS ? { warpSpecialize: true } : undefined);
+    store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!, { mask: rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N)) });
+  },
+);
