@@ -7,7 +7,11 @@
 // the peer's half of a stage) is tcgen05_2cta_sabotage.test.ts.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { compile } from '../../src/compile/compile.js';
+import { autotune, TuningStore } from '../../src/runtime/index.js';
 import { EMPTY_WAIT, FINAL_WAIT } from '../../src/codegen/pipeline/tcgen05_ring.js';
 import { count } from '../codegen/gate.js';
 import { expectBitwise, runOn } from './helpers.js';
@@ -107,5 +111,34 @@ describe('2-CTA: numStages and the fallbacks', () => {
     expect(() => compile(f, { target: 'sm_100a', twoCta: true, ptxas: false })).toThrow(/option 'twoCta' needs clusterDims \[2, 1, 1\].*got none/);
     expect(() => compile(f, { target: 'sm_100a', twoCta: true, clusterDims: [1, 2, 1], ptxas: false })).toThrow(/got \[1, 2, 1\]/);
     expect(() => compile(f, { target: 'sm_100a', twoCta: 'yes' as never, clusterDims: CLUSTER, ptxas: false })).toThrow(/option 'twoCta' must be a boolean/);
+  });
+});
+
+describe('2-CTA through kernel.run and the autotuner (sim)', () => {
+  const p = { M: 256, N: 256, K: 192, BN: 128, BK: 64, numWarps: 4 };
+
+  it('kernel.run({ twoCta: true, clusterDims: [2, 1, 1] }): bit-exact; twoCta without the cluster is named', async () => {
+    const { args, want, grid } = problem('f16', p, 71);
+    await KERNELS.f16.run(args, { grid: [...grid], device: 'sim', numWarps: 4, numStages: 3, clusterDims: [2, 1, 1], twoCta: true });
+    expectBitwise(args.c, want, 'kernel.run twoCta vs JS');
+    await expect(KERNELS.f16.run(args, { grid: [...grid], device: 'sim', twoCta: true })).rejects.toThrow(/option 'twoCta' needs clusterDims \[2, 1, 1\]/);
+  });
+
+  it('the autotuner times a 2-CTA config beside a cta_group::1 one and runs the chosen one correctly', async () => {
+    const { args, want, grid } = problem('f16', p, 72);
+    const { BM: _m, BN: _n, BK: _k, ...rest } = args;
+    const store = new TuningStore(mkdtempSync(join(tmpdir(), 'tessera-tune-2cta-')), true);
+    const tuned = autotune({
+      configs: [
+        { constexprs: { BM: 128, BN: 128, BK: 64 }, numWarps: 4, numStages: 3, clusterDims: [2, 1, 1], twoCta: true },
+        { constexprs: { BM: 128, BN: 128, BK: 64 }, numWarps: 4, numStages: 3, clusterDims: [2, 1, 1] },
+      ],
+      key: ['M', 'N', 'K'], store, device: 'sim', warmup: 0, rep: 1, maxReps: 2,
+    }, KERNELS.f16);
+    const t = await tuned.run(rest as never, { grid: () => [...grid] });
+    expect(t.trials).toHaveLength(2);
+    for (const r of t.trials) expect(r.ms, r.skipped).toBeGreaterThanOrEqual(0);
+    expect(t.trials.map((r) => !!r.config.twoCta)).toEqual([true, false]);
+    expectBitwise(args.c, want, 'autotuned vs JS');
   });
 });

@@ -21,6 +21,11 @@ describe('2-CTA tcgen05 with the leader running ahead (sim as sm_100)', () => {
     expectBitwise(runPtx(k, args, grid, build(k, args, 4, true)), want, 'pair under skew vs JS');
   });
 
+  it('the pair kernel, K loop of 7 on 3 stages (the leader held back by its PEER and EMPTY waits): bit-exact', () => {
+    const q = problem('f16', { ...p, K: 448 }, 5);
+    expectBitwise(runPtx(k, q.args, q.grid, build(k, q.args, 4, true)), q.want, 'pair under skew vs JS');
+  });
+
   it("without the leader's wait for the peer's half of the stage: a wrong result or a named fault", () => {
     const r = build(k, args, 4, true, { twoCtaSabotage: 'no-peer-wait' });
     expect(r.ptx).not.toMatch(/try_wait\.parity\.acquire\.cluster/);
