@@ -124,6 +124,12 @@ describe('2-CTA through kernel.run and the autotuner (sim)', () => {
     await expect(KERNELS.f16.run(args, { grid: [...grid], device: 'sim', twoCta: true })).rejects.toThrow(/option 'twoCta' needs clusterDims \[2, 1, 1\]/);
   });
 
+  it('the sim sanitizers find no hazard in the pair ring (racecheck, synccheck, initcheck)', async () => {
+    const { args, want, grid } = problem('f16', { ...p, K: 320 }, 73);
+    await KERNELS.f16.run(args, { grid: [...grid], device: 'sim', numWarps: 4, numStages: 3, clusterDims: [2, 1, 1], twoCta: true, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expectBitwise(args.c, want, 'sanitized pair vs JS');
+  });
+
   it('the autotuner times a 2-CTA config beside a cta_group::1 one and runs the chosen one correctly', async () => {
     const { args, want, grid } = problem('f16', p, 72);
     const { BM: _m, BN: _n, BK: _k, ...rest } = args;
