@@ -195,7 +195,7 @@ export function issuePairStage(cx: Lowering, l: TmaRingLoop, plan: PairPlan, map
         return;
       }
       const h = t.g.boxes / 2;
-      cx.emit(`// 2-CTA: B's columns ${'split'}: boxes 0..${h - 1} in the even CTA, ${h}..${2 * h - 1} in the odd one, each at the stage's first ${h} box slot(s)`);
+      cx.emit(`// 2-CTA: B's columns split: boxes 0..${h - 1} in the even CTA, ${h}..${2 * h - 1} in the odd one, each at the stage's first ${h} box slot(s)`);
       for (let j = 0; j < h; j++) cp(even, j, j);
       for (let j = 0; j < h; j++) cp(odd, h + j, j);
     });
