@@ -28,8 +28,13 @@ with tempfile.TemporaryDirectory() as tmp:
         fn = getattr(mod, k["name"])
         # the launcher's "D" specialization (tt.divisibility 16), keyed by argument index
         attrs = {(fn.arg_names.index(n),): [["tt.divisibility", 16]] for n in k.get("divisible", [])}
-        c = triton.compile(ASTSource(fn, k["signature"], k["constexprs"], attrs), target=GPUTarget("cuda", req.get("cc", 80), 32),
-                           options={"num_warps": k["num_warps"], "num_stages": k["num_stages"]})
+        # "gluon": a Gluon kernel (triton.experimental.gluon); "num_ctas": CTAs per cluster (2: a CTA pair)
+        if k.get("gluon"):
+            from triton.experimental.gluon._runtime import GluonASTSource as source
+        else:
+            source = ASTSource
+        c = triton.compile(source(fn, k["signature"], k["constexprs"], attrs), target=GPUTarget("cuda", req.get("cc", 80), 32),
+                           options={"num_warps": k["num_warps"], "num_stages": k["num_stages"], "num_ctas": k.get("num_ctas", 1)})
         out["ptx"][k["key"]] = c.asm["ptx"]
         if os.environ.get("TC_TTGIR"): out.setdefault("ttgir", {})[k["key"]] = c.asm["ttgir"]
         out["shared"][k["key"]] = c.metadata.shared

@@ -29,6 +29,7 @@ import { benchWs, type WsTools } from './tc_ws.js';
 import { benchFa3 } from './tc_fa3.js';
 import { benchRing } from './tc_ring.js';
 import { benchMx } from './tc_mx.js';
+import { bench2Cta } from './tc_2cta.js';
 
 /** The targets the comparison knows, with Triton's compute capability for each. */
 export const TC_TARGETS = { sm_80: 80, sm_90a: 90, sm_100a: 100 } as const;
@@ -335,6 +336,7 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
     }
   };
   await table('ring_matmul', 'sm_100a', benchRing); // the descriptor matmul on sm_100a's TMA ring (bench/tc_ring.ts)
+  await table('matmul_2cta', 'sm_100a', bench2Cta); // a 256x256x64 tile on a CTA pair, tcgen05.mma.cta_group::2 (bench/tc_2cta.ts)
   await table('mx_dot_scaled', 'sm_100a', benchMx); // dotScaled (emulated) vs tl.dot_scaled (block-scaled tcgen05): bench/tc_mx.ts
   await table('ws_matmul', 'sm_90a', benchWs); // the warp-specialized matmul (bench/tc_ws.ts)
   await table('fa3_attention', 'sm_90a', benchFa3); // FA3-style attention, warp-specialized with the ping-pong (bench/tc_fa3.ts)

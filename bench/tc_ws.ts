@@ -44,7 +44,7 @@ export interface WsTools {
   /** Static figures of one PTX (tc_vs_triton.ts staticFigures). */
   figures(ptx: string, shared: number, file: string): { registers: number; spills: number; shared: number; sass?: number; wgmma: number; tma: number };
   /** Triton's PTX and shared bytes for these kernels (tc_triton.py). */
-  triton(kernels: { key: string; name: string; src: string; signature: Record<string, string>; constexprs: Record<string, number | string>; num_warps: number; num_stages: number; divisible?: string[] }[]): { version: string; ptx: Record<string, string>; shared: Record<string, number> } | Error;
+  triton(kernels: { key: string; name: string; src: string; signature: Record<string, string>; constexprs: Record<string, number | string>; num_warps: number; num_stages: number; divisible?: string[]; gluon?: boolean; num_ctas?: number }[]): { version: string; ptx: Record<string, string>; shared: Record<string, number> } | Error;
 }
 
 const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;

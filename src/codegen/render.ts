@@ -33,6 +33,7 @@ import { dropDeadCode } from './dead_code.js';
 import { setWgmmaSabotage, type WgmmaSabotage } from './tensor_cores/lower_wgmma.js';
 import { planTmaRings, withTmaRing } from './pipeline/lower_tma_ring.js';
 import { withTcgen05Ring } from './pipeline/tcgen05_ring.js';
+import { planTwoCta, type TwoCtaSabotage } from './pipeline/tcgen05_pair.js';
 import { planWarpSpecialize, PRODUCER_WARPS, withWarpSpecialize } from './pipeline/lower_warp_specialize.js';
 import { withTmem } from './tensor_cores/tmem_alloc.js';
 import { withResidentAcc } from './tensor_cores/tcgen05_resident.js';
@@ -121,6 +122,10 @@ export interface RenderOptions {
   readonly clusterDims?: ClusterDims;
   /** @internal Breaks the multicast ring on purpose (tests). */
   readonly multicastSabotage?: MulticastSabotage;
+  /** sm_100a: the tcgen05 ring's dot on a CTA pair, .cta_group::2 (pipeline/tcgen05_pair.ts). */
+  readonly twoCta?: boolean;
+  /** @internal Breaks the pair ring on purpose (tests). */
+  readonly twoCtaSabotage?: TwoCtaSabotage;
 }
 export interface RenderResult {
   readonly ptx: string;
@@ -154,6 +159,8 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   const ws = withWarpSpecialize(rules, cx, wsPlan);
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
   withTcgen05Ring(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
+  // before anything is lowered: the kernel's .cta_group decides the TMEM allocation's too
+  const pairNote = opts.twoCta ? planTwoCta(cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop, wsPlan.loop?.ring.loop, opts.twoCtaSabotage) : undefined;
   withTmem(rules, cx);
   withResidentAcc(rules, cx);
   const files = new Map<string, number>();
@@ -237,7 +244,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   out.push(...body, '}', '');
   return {
     ptx: out.join('\n'), sharedBytes: cx.usesShared ? Math.max(16, shared) : 0, dynamicShared, params, tensorMaps: tmaps, prints: cx.deviceSites,
-    ...(producerWarps ? { producerWarps } : {}), ...(wsPlan.notes.length ? { warpSpecialize: wsPlan.notes } : {}),
+    ...(producerWarps ? { producerWarps } : {}), ...(wsPlan.notes.length || pairNote ? { warpSpecialize: [...wsPlan.notes, ...(pairNote ? [pairNote] : [])] } : {}),
   };
 }
 

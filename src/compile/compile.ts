@@ -22,6 +22,7 @@ import { WGMMA_SABOTAGE, type WgmmaSabotage } from '../codegen/tensor_cores/lowe
 import { descElem, tmaDataType, TMA_SABOTAGE, type TensorMapSpec, type TmaSabotage } from '../codegen/async/tensor_map.js';
 import { MAX_NUM_STAGES as MAX_STAGES } from '../ir/ops.js';
 import { clusterDimsError, MULTICAST_SABOTAGE, type MulticastSabotage } from '../codegen/async/tma_multicast.js';
+import { TWO_CTA_SABOTAGE, type TwoCtaSabotage } from '../codegen/pipeline/tcgen05_pair.js';
 import { descriptorPlan, expandDescriptors, whyNotLaunchMap } from '../compiler/expand_descriptors.js';
 
 export type Target = 'sm_80' | 'sm_89' | 'sm_90' | 'sm_90a' | 'sm_100' | 'sm_100a';
@@ -66,6 +67,27 @@ export interface CompileOptions {
   readonly clusterDims?: readonly [number, number, number];
   /** @internal Breaks the multicast ring on purpose (tests show the sim catches it). */
   readonly multicastSabotage?: MulticastSabotage;
+  /**
+   * sm_100a (Triton's `two_ctas`): the K loop's tcgen05 dot on 128-row tiles runs on the CTA pairs
+   * of a [2, 1, 1] cluster (programs 2p, 2p+1 along M, same N tile) as one 256-row
+   * `tcgen05.mma.cta_group::2` per k-step, each CTA loading half of B (codegen/pipeline/tcgen05_pair.ts).
+   * Needs clusterDims [2, 1, 1]; where the kernel does not fit it keeps cta_group::1 and the
+   * 'pipeline' stage says why.
+   */
+  readonly twoCta?: boolean;
+  /** @internal Breaks the 2-CTA ring on purpose (tests show the sim catches it). */
+  readonly twoCtaSabotage?: TwoCtaSabotage;
+}
+
+/** Why options `twoCta` / `twoCtaSabotage` are wrong, if they are. */
+export function twoCtaError(o: CompileOptions): string | undefined {
+  if (o.twoCta !== undefined && typeof o.twoCta !== 'boolean') return `option 'twoCta' must be a boolean, got ${JSON.stringify(o.twoCta)}`;
+  if (o.twoCtaSabotage !== undefined && !TWO_CTA_SABOTAGE.includes(o.twoCtaSabotage)) return `option 'twoCtaSabotage' must be one of ${TWO_CTA_SABOTAGE.join(', ')}`;
+  if (!o.twoCta) return o.twoCtaSabotage ? "option 'twoCtaSabotage' needs twoCta: true" : undefined;
+  if (o.target !== 'sm_100a') return `option 'twoCta' (tcgen05.mma.cta_group::2) needs target sm_100a, got ${o.target}`;
+  const d = o.clusterDims;
+  if (!d || d[0] !== 2 || d[1] !== 1 || d[2] !== 1) return `option 'twoCta' needs clusterDims [2, 1, 1] (the CTA pair along M), got ${d ? `[${d.join(', ')}]` : 'none'}`;
+  return undefined;
 }
 
 /** numStages when the option is absent, per target (Triton's default for Ampere and Hopper). */
@@ -127,6 +149,8 @@ function checkOptions(f: Func, o: CompileOptions): number {
   const cluster = o.clusterDims === undefined ? undefined : clusterDimsError(o.clusterDims);
   if (cluster) throw new CompileError(f.name, cluster);
   if (o.multicastSabotage !== undefined && !MULTICAST_SABOTAGE.includes(o.multicastSabotage)) throw new CompileError(f.name, `option 'multicastSabotage' must be one of ${MULTICAST_SABOTAGE.join(', ')}`);
+  const pairWhy = twoCtaError(o);
+  if (pairWhy) throw new CompileError(f.name, pairWhy);
   return w;
 }
 
@@ -179,6 +203,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
     ...(options.tmaSabotage ? { tmaSabotage: options.tmaSabotage } : {}),
     ...(options.clusterDims ? { clusterDims: options.clusterDims } : {}),
     ...(options.multicastSabotage ? { multicastSabotage: options.multicastSabotage } : {}),
+    ...(options.twoCta ? { twoCta: true } : {}), ...(options.twoCtaSabotage ? { twoCtaSabotage: options.twoCtaSabotage } : {}),
   });
   // the codegen decides warp specialization (it needs the layouts): its lines join the pipeline stage
   if (r.warpSpecialize) stages[pipelineAt] = { name: 'pipeline', text: stages[pipelineAt]!.text + r.warpSpecialize.map((l) => `  ${l}\n`).join('') };

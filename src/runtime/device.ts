@@ -40,6 +40,8 @@ export interface LaunchOptions {
    * devices launch through cuLaunchKernelEx; the interpreter numbers clusterCtaRank() by it.
    */
   readonly clusterDims?: readonly [number, number, number];
+  /** sm_100a: the tcgen05 dot on CTA pairs (compile's `twoCta`; needs clusterDims [2, 1, 1]). The interpreter ignores it. */
+  readonly twoCta?: boolean;
 }
 
 /**

@@ -72,6 +72,12 @@ export interface RunOptions<A = Readonly<RunArgs>> {
    * clusterCtaRank() is the program's rank in its cluster. Needs compute capability 9.0 on native devices.
    */
   readonly clusterDims?: readonly number[];
+  /**
+   * sm_100a (Triton's `two_ctas`): the K loop's tcgen05 dot runs on the CTA pairs of the
+   * [2, 1, 1] clusters as one 256-row tcgen05.mma.cta_group::2 (compile's `twoCta`). Needs
+   * clusterDims [2, 1, 1]; other targets name the error. The interpreter ignores it.
+   */
+  readonly twoCta?: boolean;
   readonly device?: DeviceName | Device;
   /** Receives devicePrint lines (default: console.log). */
   readonly onPrint?: (line: string) => void;
@@ -154,10 +160,14 @@ export class Kernel<P extends Record<string, ParamSpec> = Record<string, ParamSp
       // set field by field: conditional spreads allocate on every launch
       const lo: {
         grid: [number, number, number]; numWarps: number; numStages?: number; onPrint?: (line: string) => void; stream?: Stream;
-        doNotSpecialize?: readonly boolean[]; sanitize?: readonly SanitizeCheck[]; clusterDims?: [number, number, number];
+        doNotSpecialize?: readonly boolean[]; sanitize?: readonly SanitizeCheck[]; clusterDims?: [number, number, number]; twoCta?: boolean;
       } = { grid, numWarps };
       if (numStages !== undefined) lo.numStages = numStages;
       if (opts.clusterDims !== undefined) lo.clusterDims = this.checkCluster(opts.clusterDims, grid, device);
+      if (opts.twoCta !== undefined) {
+        if (typeof opts.twoCta !== 'boolean') throw this.error(`twoCta must be a boolean, got ${JSON.stringify(opts.twoCta)}`);
+        if (opts.twoCta) lo.twoCta = true;
+      }
       if (this.#doNotSpecialize) lo.doNotSpecialize = this.#doNotSpecialize;
       if (opts.sanitize) lo.sanitize = opts.sanitize;
       if (opts.onPrint) lo.onPrint = opts.onPrint;

@@ -62,7 +62,7 @@ export interface MulticastPlan {
 }
 
 /** Whether value `v` is the same in every CTA of a cluster along `axes` (false when unsure). */
-function uniformChecker(f: Func, axes: readonly number[]): (v: Value) => boolean {
+export function uniformChecker(f: Func, axes: readonly number[]): (v: Value) => boolean {
   const defs = new Map<number, Op>();
   const ivOf = new Map<number, Op>(); // a for's induction variable -> the for
   const params = new Set(f.body.args.map((a) => a.id));

@@ -26,6 +26,7 @@ import { setInflight } from '../tensor_cores/tcgen05_inflight.js';
 import { residentSlot } from '../tensor_cores/tcgen05_resident.js';
 import { issueStage, lowerRingBody, planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
 import { fenceGlobalWrites } from '../async/proxy_fence.js';
+import { issuePairStage, pairLoop, pairRegs, pairRing, peerHandshake } from './tcgen05_pair.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -73,6 +74,11 @@ function tcgen05RingFor(cx: Lowering, op: Op, l: TmaRingLoop, dot: Op): void {
   const { bar: full0, phase: fullPh } = newBarriers(cx, S); // bit k: the parity stage k's FULL waits for next
   const { bar: empty0, phase: emptyPh } = newBarriers(cx, S); // bit k: the same for EMPTY
   elected(cx);
+  // a 2-CTA pair (tcgen05_pair.ts): PEER barriers, B's half per CTA, the leader issues
+  const pair = pairLoop(cx, op);
+  const pr = pair && pairRing(cx, S);
+  const issue = (iv: string, stage: string, bar: string): void =>
+    pair ? issuePairStage(cx, l, pair, maps, ub, iv, stage, bar) : issueStage(cx, l, maps, ub, iv, stage, bar);
   const r = (): string => cx.reg('b32');
   const ring0 = r(), ringEnd = r();
   cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
@@ -86,7 +92,7 @@ function tcgen05RingFor(cx: Lowering, op: Op, l: TmaRingLoop, dot: Op): void {
     cx.emit(`add.${ty} ${ivj}, ${lb}, ${j * l.step};`);
     cx.emit(`add.u32 ${st}, ${ring0}, ${j * SB};`);
     cx.emit(`add.u32 ${bj}, ${full0}, ${8 * j};`);
-    issueStage(cx, l, maps, ub, ivj, st, bj);
+    issue(ivj, st, bj);
   }
 
   // rd: the stage read now; wr: the stage filled now (= the previous one); idx: rd's number
@@ -126,7 +132,9 @@ function tcgen05RingFor(cx: Lowering, op: Op, l: TmaRingLoop, dot: Op): void {
   cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
   cx.emit(`@${done} bra.uni ${end};`);
   waitBit(fullRd, fullPh, idx);
-  setInflight(cx, dot, { commitTo: emptyRd });
+  if (pair) peerHandshake(cx, pr!, pair, idx);
+  const pairIssue = pair ? { pair: { issuer: pairRegs(cx).issuer, mask: pairRegs(cx).mask } } : {};
+  setInflight(cx, dot, { commitTo: emptyRd, ...pairIssue });
   let yields: string[][];
   try {
     yields = lowerRingBody(cx, op, l, iv, carried, rd);
@@ -136,7 +144,7 @@ function tcgen05RingFor(cx: Lowering, op: Op, l: TmaRingLoop, dot: Op): void {
   waitPrevMma(EMPTY_WAIT);
   const ivn = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`add.${ty} ${ivn}, ${iv}, ${D * l.step};`);
-  issueStage(cx, l, maps, ub, ivn, wr, fullWr);
+  issue(ivn, wr, fullWr);
   backEdge(cx, op, carried, yields);
   // this iteration's commit is the one the next waits for; every pointer advances one stage
   cx.emit(`mov.u32 ${emptyPrev}, ${emptyRd};`);

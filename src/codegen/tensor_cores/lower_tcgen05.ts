@@ -126,21 +126,25 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   const descA = A && emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
   const descB = emitTcgen05Desc(cx, B.tile.base, B.tile, B.mnMajor);
   const idesc = cx.reg('b32');
-  cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, M, N, !!A?.mnMajor, B.mnMajor).toString(16)};`);
+  // a CTA pair's MMA (pipeline/tcgen05_pair.ts) is M 256: this CTA's 128 rows and the peer's
+  const pair = flight?.pair;
+  const group = pair ? 2 : 1;
+  cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, pair ? 2 * M : M, N, !!A?.mnMajor, B.mnMajor).toString(16)};`);
   const acc = cx.reg('pred');
   cx.emit(`setp.ne.b32 ${acc}, 1, 0;`);
   // first k-step: D = A*B for a zero accumulator (or a resident one not yet started)
   const fresh = resident ? resident.started : zero ? cx.reg('pred') : acc;
   if (zero) cx.emit(`setp.ne.b32 ${fresh}, 0, 0;`);
-  const one = elected(cx);
+  const one = pair ? pair.issuer : elected(cx);
   const mb = flight ? undefined : mmaBarrier(cx);
   for (let kk = 0; kk < K / kind.k; kk++) {
     const ad = A ? descPlus(cx, descA!, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb)) : `[${aTmem!(kk)}]`;
     const bd = descPlus(cx, descB, sliceOffset(B.tile, B.mnMajor, 0, kk * kind.k, eb));
-    cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName} [${mem.addr}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? fresh : acc};`);
+    cx.emit(`@${one} tcgen05.mma.cta_group::${group}.kind::${kind.kindName} [${mem.addr}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? fresh : acc};`);
   }
   if (flight) {
-    cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${flight.commitTo}]; // the stage's empty barrier`);
+    if (pair) cx.emit(`@${one} tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [${flight.commitTo}], ${pair.mask}; // the stage's empty barrier in both CTAs`);
+    else cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${flight.commitTo}]; // the stage's empty barrier`);
     cx.emit(`setp.ne.b32 ${resident!.started}, 1, 0;`);
     cx.define(r, cx.regs(op.operands[2]!));
     return true;

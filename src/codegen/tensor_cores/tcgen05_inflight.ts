@@ -15,6 +15,11 @@ interface Inflight {
   readonly commitTo: string;
   /** The stages were written by the generic proxy (cp.async): fence.proxy.async before the MMAs. */
   readonly generic?: boolean;
+  /**
+   * A 2-CTA pair (pipeline/tcgen05_pair.ts): the MMAs are `.cta_group::2` (M 256) issued by this
+   * predicate, the commit multicast to the barrier at the same offset in each CTA of `mask`.
+   */
+  readonly pair?: { readonly issuer: string; readonly mask: string };
 }
 const inflight = new WeakMap<Lowering, Map<Op, Inflight>>();
 

@@ -14,6 +14,7 @@ import type { Op, Value } from '../../ir/ops.js';
 import { isTcgen05Layout } from '../../compiler/tcgen05_kinds.js';
 import type { Lowering } from '../context.js';
 import { tmemACols } from './tcgen05_tmem_a.js';
+import { ctaGroup } from './tcgen05_group.js';
 
 interface Tmem {
   /** b32 register with the allocation's TMEM address (lane 0, first column). */
@@ -71,8 +72,8 @@ export function tmem(cx: Lowering): Tmem {
   P(`setp.eq.u32 ${warp0}, ${warp}, 0;`);
   P(`mov.u32 ${word}, ${cx.smemSymbol()};`);
   P(`@!${warp0} bra.uni ${done};`);
-  P(`tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [${word}], ${cols};`);
-  P('tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;');
+  P(`tcgen05.alloc.cta_group::${ctaGroup(cx)}.sync.aligned.shared::cta.b32 [${word}], ${cols};`);
+  P(`tcgen05.relinquish_alloc_permit.cta_group::${ctaGroup(cx)}.sync.aligned;`);
   P(`${done}:`);
   P('tcgen05.fence::before_thread_sync;');
   P('bar.sync 0;');
@@ -96,10 +97,15 @@ function dealloc(cx: Lowering): void {
   const t = tmem(cx);
   const skip = cx.e.label('tmem_free');
   cx.emit('tcgen05.fence::before_thread_sync;');
-  cx.barrier();
+  if (ctaGroup(cx) === 2) {
+    // a CTA pair frees and leaves together: neither exits while the other may still name it
+    // in a pair instruction (pipeline/tcgen05_pair.ts)
+    cx.emit('barrier.cluster.arrive.release.aligned;');
+    cx.emit('barrier.cluster.wait.acquire.aligned;');
+  } else cx.barrier();
   cx.emit('tcgen05.fence::after_thread_sync;');
   cx.emit(`@!${t.warp0} bra.uni ${skip};`);
-  cx.emit(`tcgen05.dealloc.cta_group::1.sync.aligned.b32 ${t.addr}, ${t.cols};`);
+  cx.emit(`tcgen05.dealloc.cta_group::${ctaGroup(cx)}.sync.aligned.b32 ${t.addr}, ${t.cols};`);
   cx.e.placeLabel(skip);
 }
 

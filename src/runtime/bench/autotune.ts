@@ -24,6 +24,10 @@ export interface TuneConfig {
   readonly numWarps?: number;
   /** The compiler's software-pipelining depth (kernel.run's numStages; default: the target's). */
   readonly numStages?: number;
+  /** kernel.run's clusterDims for this config (e.g. [2, 1, 1] with twoCta). */
+  readonly clusterDims?: readonly [number, number, number];
+  /** kernel.run's twoCta (sm_100a: the tcgen05 dot on CTA pairs; needs clusterDims [2, 1, 1]). */
+  readonly twoCta?: boolean;
 }
 
 export interface AutotuneOptions<A = RunArgs> {
@@ -72,7 +76,8 @@ export interface AutotuneRunOptions<G> {
 }
 
 const describe = (c: TuneConfig): string =>
-  [...Object.entries(c.constexprs ?? {}).map(([k, v]) => `${k}=${String(v)}`), `numWarps=${c.numWarps ?? 4}`, ...(c.numStages !== undefined ? [`numStages=${c.numStages}`] : [])].join(' ');
+  [...Object.entries(c.constexprs ?? {}).map(([k, v]) => `${k}=${String(v)}`), `numWarps=${c.numWarps ?? 4}`, ...(c.numStages !== undefined ? [`numStages=${c.numStages}`] : []),
+    ...(c.clusterDims ? [`clusterDims=${c.clusterDims.join('x')}`] : []), ...(c.twoCta ? ['twoCta'] : [])].join(' ');
 
 function keyValue(v: unknown): unknown {
   if (v instanceof DeviceArray || v instanceof HostArray) return [v.dtype, v.shape];
@@ -177,7 +182,7 @@ export class Autotuned<A extends object = RunArgs, G = A> {
       } catch {
         h.update(`untraceable:${describe(c)}`);
       }
-      h.update(JSON.stringify([c.numWarps ?? 4, c.numStages ?? null]));
+      h.update(JSON.stringify([c.numWarps ?? 4, c.numStages ?? null, ...(c.clusterDims || c.twoCta ? [c.clusterDims ?? null, c.twoCta ?? false] : [])]));
     }
     return h.digest('hex').slice(0, 32);
   }
@@ -272,7 +277,7 @@ export class Autotuned<A extends object = RunArgs, G = A> {
           const v = (args as Record<string, unknown>)[name];
           return v instanceof HostArray ? v.data : (v as never);
         });
-        const r = device.compile(func, c.numWarps ?? 4, launchArgs, c.numStages, this.kernel.doNotSpecialize);
+        const r = device.compile(func, c.numWarps ?? 4, launchArgs, c.numStages, this.kernel.doNotSpecialize, c.clusterDims, c.twoCta);
         const limit = device.native.info.maxSharedOptin;
         if (r.metadata.sharedBytes > limit) return `needs ${r.metadata.sharedBytes} bytes of shared memory; the device allows ${limit}`;
       }
@@ -284,8 +289,9 @@ export class Autotuned<A extends object = RunArgs, G = A> {
 }
 
 /** The launch options a config sets. */
-const launchOf = (c: TuneConfig): { numWarps: number; numStages?: number } =>
-  ({ numWarps: c.numWarps ?? 4, ...(c.numStages !== undefined ? { numStages: c.numStages } : {}) });
+const launchOf = (c: TuneConfig): { numWarps: number; numStages?: number; clusterDims?: readonly number[]; twoCta?: boolean } =>
+  ({ numWarps: c.numWarps ?? 4, ...(c.numStages !== undefined ? { numStages: c.numStages } : {}),
+    ...(c.clusterDims ? { clusterDims: c.clusterDims } : {}), ...(c.twoCta ? { twoCta: true } : {}) });
 
 /**
  * Wraps `kernel` with an autotuner; `run(args, { grid })` takes the kernel's arguments with the

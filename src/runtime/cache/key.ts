@@ -30,6 +30,9 @@ export interface NormalizedOptions {
   /** Only when a cluster of more than one CTA: its shape (multicast depends on it), and the multicast sabotage (tests). */
   readonly clusterDims?: readonly [number, number, number];
   readonly multicastSabotage?: string;
+  /** Only when set: the 2-CTA tcgen05 MMA (sm_100a) and its sabotage (tests). */
+  readonly twoCta?: boolean;
+  readonly twoCtaSabotage?: string;
 }
 
 export interface KeyParts {
@@ -67,6 +70,7 @@ export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptio
     ...(o.tmaSabotage !== undefined ? { tmaSabotage: o.tmaSabotage } : {}),
     ...(o.clusterDims && o.clusterDims[0] * o.clusterDims[1] * o.clusterDims[2] > 1 ? { clusterDims: o.clusterDims } : {}),
     ...(o.multicastSabotage !== undefined ? { multicastSabotage: o.multicastSabotage } : {}),
+    ...(o.twoCta ? { twoCta: true } : {}), ...(o.twoCtaSabotage !== undefined ? { twoCtaSabotage: o.twoCtaSabotage } : {}),
   };
 }
 

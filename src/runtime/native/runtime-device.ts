@@ -577,16 +577,16 @@ export class NativeRuntimeDevice implements Device {
    * of 16 or equal to 1 are marked so, which lets the compiler vectorize and fold — except the
    * params `doNotSpecialize` marks. `numStages`: compile's option (undefined: the target's default).
    */
-  compile(func: Func, numWarps: number, args?: readonly LaunchArg[], numStages?: number, doNotSpecialize?: readonly boolean[]): CompileResult {
-    return this.#compile(func, numWarps, args ? specKey(func, args, doNotSpecialize) : '', numStages);
+  compile(func: Func, numWarps: number, args?: readonly LaunchArg[], numStages?: number, doNotSpecialize?: readonly boolean[], cluster?: readonly [number, number, number], twoCta?: boolean): CompileResult {
+    return this.#compile(func, numWarps, args ? specKey(func, args, doNotSpecialize) : '', numStages, cluster, twoCta);
   }
 
-  #compile(func: Func, numWarps: number, key: string, numStages: number | undefined, cluster?: readonly [number, number, number]): CompileResult {
+  #compile(func: Func, numWarps: number, key: string, numStages: number | undefined, cluster?: readonly [number, number, number], twoCta?: boolean): CompileResult {
     let byKey = this.#compiled.get(func);
     if (!byKey) this.#compiled.set(func, (byKey = new Map()));
     // a cluster shape is compiled in: ring tiles shared in a cluster are multicast (codegen/async/tma_multicast.ts)
     const multi = cluster && cluster[0] * cluster[1] * cluster[2] > 1 ? cluster : undefined;
-    const full = `${numWarps}:${numStages ?? ''}:${multi ? multi.join('x') : ''}:${key}`;
+    const full = `${numWarps}:${numStages ?? ''}:${multi ? multi.join('x') : ''}${twoCta ? ':2cta' : ''}:${key}`;
     let r = byKey.get(full);
     if (!r) {
       const spec = specFromKey(key);
@@ -594,6 +594,7 @@ export class NativeRuntimeDevice implements Device {
       r = compileCached(func, {
         target: this.target, numWarps, ptxas: false, ...(numStages !== undefined ? { numStages } : {}),
         ...(spec.some((s) => s) ? { specialization: spec } : {}), ...(multi ? { clusterDims: multi } : {}),
+        ...(twoCta ? { twoCta: true, ...(cluster ? { clusterDims: cluster } : {}) } : {}),
       });
       byKey.set(full, r);
     }
@@ -647,11 +648,11 @@ export class NativeRuntimeDevice implements Device {
       if (hosts && ctx.capture) this.refuseInCapture(`kernel '${func.name}' with host arrays (they are copied back to the host)`);
       const key = specKey(func, args, opts.doNotSpecialize);
       const last = this.#last;
-      const cluster = opts.clusterDims ? opts.clusterDims.join('x') : '';
+      const cluster = (opts.clusterDims ? opts.clusterDims.join('x') : '') + (opts.twoCta ? ':2cta' : '');
       if (last && last.func === func && last.key === key && last.ctx === ctx && last.numWarps === opts.numWarps && last.numStages === opts.numStages && last.cluster === cluster) {
         plan = last.plan; // the same kernel launched again: no compile-cache or plan lookups
       } else {
-        plan = this.#plan(ctx, this.#compile(func, opts.numWarps, key, opts.numStages, opts.clusterDims));
+        plan = this.#plan(ctx, this.#compile(func, opts.numWarps, key, opts.numStages, opts.clusterDims, opts.twoCta));
         this.#last = { func, key, ctx, numWarps: opts.numWarps, numStages: opts.numStages, cluster, plan };
       }
       this.applySanitize(ctx, opts.sanitize, func.name);
