@@ -88,6 +88,8 @@ void cpOp(Ctx& c, const Inst& in, uint32_t exec) {
     op.lane = (uint8_t)l;
     SmemMatrix sd;
     std::string why = decodeTcgen05SmemDesc(op.descA, sd);
+    // its rows are read K-major, and the ISA gives 128B_base32b an MN-major atom only
+    if (why.empty() && sd.atom32) why = "the 128B_base32b swizzle (mode 1) is not simulated for tcgen05.cp (the ISA gives 32-byte atomicity an MN-major atom only)";
     if (!why.empty()) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, what + ": the source shared-memory descriptor: " + why);
       return;

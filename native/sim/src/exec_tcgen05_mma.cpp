@@ -32,6 +32,7 @@
 // atoms, 2 128B, 4 64B, 6 32B). The canonical layouts (core matrices of 8 rows x 16 bytes, K-major
 // and MN-major, the swizzle XOR of address bits [4, 4+b) with bits [7, 7+b)) are wgmma's (see
 // exec_smem_matrix.h): element addresses are computed from the shared-memory address itself.
+// 128B_base32b (MN-major tf32 only, layoutRule) XORs bits [5, 7) with [7, 9) (exec_smem_matrix.h).
 //
 // Asynchrony: an MMA is kept in flight until a tcgen05.commit that follows it (in the issuing
 // order of the CTA) has its mbarrier arrival performed, which the sim does when a thread tests that
@@ -74,6 +75,11 @@ struct Idesc {
   bool scaled = false, ue4m3 = false, packed4 = false;
   unsigned vec = 0, sfa = 0, sfb = 0;
 };
+
+// PTX ISA "Valid Combinations of Type-Size, Major-ness and Swizzling": MN-major is listed for
+// the 8-, 16- and 32-bit types only.
+const char* const kSubByteMn =
+    "MN-major (transposed) 6- and 4-bit operands are not a valid combination (the ISA's table of type size, major-ness and swizzling lists MN-major for 8-, 16- and 32-bit types only)";
 
 inline bool subByte(ElTy t) { return t == kFp6E2M3 || t == kFp6E3M2 || t == kFp4E2M1; }
 inline unsigned elemBits(ElTy t, unsigned esize) { return t == kFp4E2M1 ? 4 : subByte(t) ? 6 : 8 * esize; }
@@ -132,7 +138,7 @@ std::string decodeScaledIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) 
   d.m = ((v >> 27) & 3) * 128;
   if (d.m != 128) return "M = " + std::to_string(d.m) + " (bits 27-28, M >> 7) is not a .cta_group::1 shape of the block-scaled kinds (128)";
   if (d.n < 16 || d.n > 256 || d.n % 16) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = 128 (16..256 in steps of 16)";
-  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return kSubByteMn;
   return "";
 }
 
@@ -144,7 +150,7 @@ std::string decodePairShape(Idesc& d) {
   if (d.m == 128) return "M = 128 with .cta_group::2 (layout B, 64 rows per CTA) is not simulated yet (M = 256 is)";
   if (d.m != 256) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::2 shape (256; 128 is not simulated)";
   if (d.n < 32 || d.n > 256 || d.n % 16) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for .cta_group::2 M = 256 (32..256 in steps of 16)";
-  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return kSubByteMn;
   return "";
 }
 
@@ -195,22 +201,34 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d, bool p
   if (d.m != 64 && d.m != 128) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::1 shape (64 or 128)";
   unsigned step = d.m == 64 ? 8 : 16;
   if (d.n < step || d.n > 256 || d.n % step) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = " + std::to_string(d.m) + " (" + std::to_string(step) + ".." + "256 in steps of " + std::to_string(step) + ")";
-  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return kSubByteMn;
   return "";
 }
 
 using SmemDesc = SmemMatrix;
 
+// PTX ISA "Valid Combinations of Type-Size, Major-ness and Swizzling" (Table 52): K-major takes
+// every swizzle; MN-major 8- and 16-bit every one but 128B_base32b, MN-major 32-bit (tf32) only
+// 128B_base32b. The ISA's swizzle atoms (Table 53) give 128B_base32b no K-major atom, so K-major
+// with it is refused by name.
+std::string layoutRule(const SmemDesc& sd, bool mnMajor, unsigned bits) {
+  if (!mnMajor)
+    return sd.atom32 ? "K-major with the 128B_base32b swizzle (mode 1) is not simulated (the ISA's table of swizzle atoms gives 32-byte atomicity an MN-major atom only)" : "";
+  if (bits == 32 && !sd.atom32) return "an MN-major (transposed) 32-bit (tf32) operand takes only the 128B_base32b swizzle (mode 1), as the ISA's table of valid type size, major-ness and swizzling says";
+  if (bits != 32 && sd.atom32) return "the 128B_base32b swizzle (mode 1) is for MN-major 32-bit (tf32) operands only; MN-major " + std::to_string(bits) + "-bit operands take the other swizzles (the ISA's table of valid type size, major-ness and swizzling)";
+  return "";
+}
+
 std::string decodeSmemDesc(uint64_t v, SmemDesc& d) {
   if (((v >> 46) & 7) != 1) return "bits 46-48 must hold the fixed value 0b001 (the sm_100 descriptor), got " + std::to_string((v >> 46) & 7);
   if (v >> 52 & 1) return "the leading-dimension mode bit 52 (absolute addresses, for 48-byte K tiles) is not simulated";
   unsigned mode = (unsigned)(v >> 61);
-  if (mode == 1) return "swizzle mode 1 (128B with 32-byte atoms, 128B_base32b) is not simulated yet";
-  if (mode != 0 && mode != 2 && mode != 4 && mode != 6) return "swizzle mode " + std::to_string(mode) + " (bits 61-63) is not one of 0, 1, 2, 4, 6";
+  if (mode != 0 && mode != 1 && mode != 2 && mode != 4 && mode != 6) return "swizzle mode " + std::to_string(mode) + " (bits 61-63) is not one of 0, 1, 2, 4, 6";
   d.start = (uint32_t)(v & 0x3fff) << 4;
   d.lbo = (uint32_t)((v >> 16) & 0x3fff) << 4;
   d.sbo = (uint32_t)((v >> 32) & 0x3fff) << 4;
-  d.swz = mode == 0 ? 0 : mode == 2 ? 128 : mode == 4 ? 64 : 32;
+  d.swz = mode == 0 ? 0 : mode <= 2 ? 128 : mode == 4 ? 64 : 32;
+  d.atom32 = mode == 1;
   d.base = d.swz ? (uint32_t)((v >> 49) & 7) : 0;
   return "";
 }
@@ -608,6 +626,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       why = "the scale_A and scale_B tensor-memory addresses must name lane 0 (got lanes " + std::to_string(op.sfA >> 16) + " and " + std::to_string(op.sfB >> 16) + ")";
     if (why.empty() && !aTmem) {
       std::string w = decodeSmemDesc(op.descA, sd);
+      if (w.empty()) w = layoutRule(sd, d.transA, elemBits(d.ta, d.esize));
       if (!w.empty()) why = "the A shared-memory descriptor: " + w;
     }
     if (why.empty() && aTmem && d.transA) why = "A in tensor memory cannot be MN-major (bit 15 must be 0)";
@@ -618,6 +637,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       why = "A's tensor-memory address must name lane " + std::string(laneOk && laneD ? "16, as D's does" : "0") + " (got lane " + std::to_string(op.descA >> 16) + ")";
     if (why.empty()) {
       std::string w = decodeSmemDesc(op.descB, sd);
+      if (w.empty()) w = layoutRule(sd, d.transB, elemBits(d.tb, d.esize));
       if (!w.empty()) why = "the B shared-memory descriptor: " + w;
     }
     if (why.empty() && !laneOk)

@@ -303,6 +303,8 @@ int main(int argc, char** argv) {
   // named faults
   { Case c; c.name = "descriptor fixed bits"; c.descXor = 1ull << 46;
     c.fault = "tcgen05.cp.128x256b: the source shared-memory descriptor: bits 46-48 must hold the fixed value 0b001"; add(c); }
+  { Case c; c.name = "descriptor swizzle 128B_base32b"; c.descXor = 1ull << 61;
+    c.fault = "tcgen05.cp.128x256b: the source shared-memory descriptor: the 128B_base32b swizzle (mode 1) is not simulated for tcgen05.cp"; add(c); }
   { Case c; c.name = "descriptor swizzle mode 3"; c.descXor = 3ull << 61;
     c.fault = "the source shared-memory descriptor: swizzle mode 3 (bits 61-63) is not one of 0, 1, 2, 4, 6"; add(c); }
   { Case c; c.name = "128x128b at lane 32"; c.shape = S128x128; c.lane = 32;
