@@ -292,7 +292,7 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
   // (they write this CTA's lanes too: its disable_output_lane words 4-7)
   std::vector<const Tcgen05Mma*> ops;
   for (const Tcgen05Mma& op : t.mmas) ops.push_back(&op);
-  if (c.cta->rank & 1)
+  if (c.cta->cluster && (c.cta->rank ^ 1) < c.cta->cluster->size)  // (the odd CTA's: cp/shift .cta_group::2)
     for (const Tcgen05Mma& op : c.cta->cluster->ctas[c.cta->rank ^ 1].tmem.mmas)
       if (op.peer == c.cta) ops.push_back(&op);
   if (ops.empty()) return;

@@ -37,6 +37,9 @@ Cta* pairMmaPeer(Ctx& c, uint32_t col, uint32_t n);
 bool pairMmaInFlight(Ctx& c);  // a fault for tcgen05.dealloc: the pair's MMA still writes here
 bool decodeTcgen05CommitPair(Decoder& dc, const Stmt& st, Inst& in);
 Cta* tcgen05PairPeer(Ctx& c, const char* what);
+// tcgen05.cp / tcgen05.shift .cta_group::2 (exec_tcgen05_pair_move.cpp): the peer CTA whose tensor
+// memory the operation also writes at columns [col, col + n) (null after a fault).
+Cta* tcgen05PairMovePeer(Ctx& c, uint32_t col, uint32_t n, const char* what);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 

@@ -293,7 +293,7 @@ inline unsigned dLane(const Idesc& d, unsigned m, unsigned base) { return d.pair
 // tcgen05.shift.cta_group::1.down [taddr] (PTX ISA "tcgen05.shift"): the 32-byte elements (8
 // cells from taddr's column) of the 31 rows from taddr's lane (a multiple of 32) move down one
 // row; the first row keeps its cells on the sim (the ISA does not say what it holds).
-bool completeShift(Ctx& c, const Tcgen05Mma& op) {
+bool shiftOne(Ctx& c, const Tcgen05Mma& op) {
   const uint32_t lane0 = op.taddr >> 16, col = op.taddr & 0xffff;
   if (!tmemColumnsAllocated(c, col, 8, "tcgen05.shift (at PTX line " + std::to_string(c.prog->code[op.pc].line) + ", completing)")) return false;
   uint32_t* cells = tmemCells(c);
@@ -305,6 +305,17 @@ bool completeShift(Ctx& c, const Tcgen05Mma& op) {
       if (!wr.empty()) wr[to] = wr[from];
     }
   return true;
+}
+// .cta_group::2: the same shift in the peer CTA's tensor memory too (PTX ISA "tcgen05.shift")
+bool completeShift(Ctx& c, const Tcgen05Mma& op) {
+  Cta* const self = c.cta;
+  bool ok = shiftOne(c, op);
+  if (ok && op.peer) {
+    c.cta = op.peer;
+    ok = shiftOne(c, op);
+    c.cta = self;
+  }
+  return ok;
 }
 
 // Block scaling (PTX ISA "Block Scaling for tcgen05.mma"): D = (A * scale_A) * (B * scale_B) + D,
@@ -698,6 +709,7 @@ void shiftOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     if (!tmemColumnsAllocated(c, op.taddr & 0xffff, 8, "tcgen05.shift")) return;
+    if (in.vec == 2 && !(op.peer = tcgen05PairMovePeer(c, op.taddr & 0xffff, 8, "tcgen05.shift.cta_group::2"))) return;
     if (t.mmas.size() >= 65536) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.shift: more than 65536 MMAs/shifts in flight (no tcgen05.commit whose mbarrier is waited on)");
       return;
@@ -815,9 +827,10 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 bool decodeTcgen05Shift(Decoder& dc, const Stmt& st, Inst& in) {
-  if (st.has("cta_group::2")) return dc.fail("tcgen05.shift .cta_group::2 is not simulated yet");
-  if (!onlyMods(dc, st, "shift cta_group::1 down") || !st.has("cta_group::1") || !st.has("down") || st.ops.size() != 1)
-    return dc.fail("expected tcgen05.shift.cta_group::1.down [taddr]");
+  const bool pair = st.has("cta_group::2");  // exec_tcgen05_pair_move.cpp
+  if (!onlyMods(dc, st, "shift cta_group::1 cta_group::2 down") || pair == st.has("cta_group::1") || !st.has("down") || st.ops.size() != 1)
+    return dc.fail("expected tcgen05.shift.cta_group::{1,2}.down [taddr]");
+  in.vec = pair ? 2 : 1;
   uint8_t sym;
   if (st.ops[0].kind != Operand::Addr || !dc.addr(st.ops[0], in.s[0], in.imm, sym)) return dc.fail("expected the tensor-memory address [taddr]");
   in.fn = &shiftOp;
