@@ -397,6 +397,7 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   if (op.shift) return completeShift(c, op);
   if (op.cp) return completeTcgen05Cp(c, op);
   if (op.san) sanWgmmaDone(c, op.san);  // read now: later writes to its operands no longer race
+  if (op.san && op.peer) sanTcgen05PeerDone(c, op.san, op.peer);
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
   SmemDesc da, db;
@@ -578,7 +579,8 @@ std::vector<uint32_t> operandBytes(const Tcgen05Mma& op, const Idesc& d, bool aT
           if (bytes.empty() || bytes.back() != at.addr + b) bytes.push_back(at.addr + b);
       }
   };
-  // .cta_group::2: this CTA's half of A's rows and of B's columns (the peer's half is not tracked)
+  // .cta_group::2: this CTA's half of A's rows and of B's columns (the peer's half: the same bytes
+  // of its shared memory, mmaOp)
   if (!aTmem) add(op.descA, d.transA, d.pair ? d.m / 2 : d.m, d.ta);
   add(op.descB, d.transB, d.pair ? d.n / 2 : d.n, d.tb);
   return bytes;
@@ -668,7 +670,14 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.mma: more than 65536 MMAs in flight (no tcgen05.commit whose mbarrier is waited on)");
       return;
     }
-    if (c.san && (c.san->flags & kSanRace)) op.san = sanWgmmaIssue(c, operandBytes(op, d, aTmem), true, l);
+    if (c.san && (c.san->flags & kSanRace)) {
+      std::vector<uint32_t> bytes = operandBytes(op, d, aTmem);
+      // .cta_group::2: the peer's half of A's rows and B's columns lies at the same addresses in its
+      // shared memory, read until the commit arrives as well
+      std::vector<uint32_t> peerBytes = op.peer ? bytes : std::vector<uint32_t>();
+      op.san = sanWgmmaIssue(c, std::move(bytes), true, l);
+      if (op.peer) sanTcgen05PeerIssue(c, op.san, std::move(peerBytes), l, op.peer);
+    }
     t.mmas.push_back(op);
     t.mmaIssued++;
   }
