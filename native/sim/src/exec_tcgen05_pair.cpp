@@ -93,6 +93,7 @@ void addCommit(Ctx& c, Cta* to, uint32_t off, unsigned l) {
 // [mbar]{, ctaMask}: in.vec the cta_group, in.mode 1 multicast (s[1] the 16-bit ctaMask: an
 // arrive-on at the mbarrier at the same shared-memory offset in each CTA of the mask).
 void commitPairOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!exec) return;  // predicated off in every lane: nothing is committed, no peer is needed
   if (in.vec == 2 && !tcgen05PairPeer(c, "tcgen05.commit.cta_group::2")) return;
   Cluster& cl = *c.cta->cluster;
   FOR_LANES(exec) {
