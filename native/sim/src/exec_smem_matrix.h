@@ -15,6 +15,11 @@
 // every 256/512/1024 bytes; one that starts off that boundary is named by the descriptor's base
 // offset, (pattern start >> 7) & 7, and the row phase XORed in is then ((a >> 7) - base) & mask
 // (the base offset is valid for the swizzling modes only; without swizzle it is ignored).
+// tcgen05's 128B_base32b (128-byte swizzle with 32-byte atomicity, MN-major only: PTX ISA tables
+// "Layout for swizzle atoms" and "Valid Combinations of Type-Size, Major-ness and Swizzling"): an
+// atom is 4 K-rows of 128 bytes along MN, the atoms along MN LBO apart and along K SBO apart, and
+// the 32-byte units of a row are XORed with the row phase: address bits [5, 7) with bits [7, 9)
+// (the tensor-copy "32-byte atomicity sub-mode" pattern, repeating every 512 bytes).
 #pragma once
 #include <cstdint>
 
@@ -23,11 +28,17 @@ namespace tsim {
 struct SmemMatrix {
   uint32_t start, lbo, sbo, swz;  // swz: 0 none, else R = 32/64/128 bytes
   uint32_t base;                  // the swizzle pattern's row phase at its start (base offset)
+  bool atom32 = false;            // 128B_base32b (swz 128, MN-major only)
 };
 
 // Shared-memory byte address of element (mn, k) of an esize-byte type.
 inline uint32_t smemElemAddr(const SmemMatrix& d, bool mnMajor, unsigned mn, unsigned k, unsigned esize) {
   uint32_t a;
+  if (d.atom32) {  // MN-major (callers refuse K-major)
+    const unsigned mb = mn * esize;
+    a = d.start + (k % 4) * 128 + (k / 4) * d.sbo + (mb % 128) + (mb / 128) * d.lbo;
+    return a ^ ((((a >> 7) - d.base) & 3u) << 5);
+  }
   if (!mnMajor) {
     unsigned kb = k * esize;
     if (!d.swz) a = d.start + (mn % 8) * 16 + (mn / 8) * d.sbo + (kb % 16) + (kb / 16) * d.lbo;

@@ -292,7 +292,7 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
   // (they write this CTA's lanes too: its disable_output_lane words 4-7)
   std::vector<const Tcgen05Mma*> ops;
   for (const Tcgen05Mma& op : t.mmas) ops.push_back(&op);
-  if (c.cta->rank & 1)
+  if (c.cta->cluster && (c.cta->rank ^ 1) < c.cta->cluster->size)  // (the odd CTA's: cp/shift .cta_group::2)
     for (const Tcgen05Mma& op : c.cta->cluster->ctas[c.cta->rank ^ 1].tmem.mmas)
       if (op.peer == c.cta) ops.push_back(&op);
   if (ops.empty()) return;
@@ -713,17 +713,19 @@ void registerTcgen05Ops(DecodeTable& t) {
         "`wait::ld`, st lands at `wait::st`; `mma.cta_group::1` kinds f16 (f16/bf16 -> f32 or f16), tf32, f8f6f4 (e4m3/e5m2/e2m3/e3m2/e2m1 in any pair -> f32 or f16) and i8 (u8/s8 -> s32), M 64/128, "
         "the block-scaled kinds mxf8f6f4 / mxf4 / mxf4nvf4 (`.block_scale`, scale_vec::1X/2X/4X or .block32/.block16, ue8m0 / ue4m3 scales "
         "from TMEM duplicated in the four lane quarters; M 128), A from TMEM or "
-        "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B), computed when an mbarrier a covering "
+        "an sm_100 shared-memory descriptor, B from a descriptor (swizzle none/32B/64B/128B, and 128B_base32b, which MN-major tf32 takes only; the ISA's table of valid type size, major-ness and swizzling enforced), computed when an mbarrier a covering "
         "`commit` arrives on is tested (TMEM keeps old values, shared operands are read then); fences accepted. "
-        "`shift.cta_group::1.down` (asynchronous, completed by a covering commit like an MMA). "
-        "`cp.cta_group::1` shared -> TMEM in every shape: `.128x256b`, `.4x256b` (lanes 32 apart), `.128x128b`, "
+        "`shift.cta_group::{1,2}.down` (asynchronous, completed by a covering commit like an MMA). "
+        "`cp.cta_group::{1,2}` shared -> TMEM in every shape: `.128x256b`, `.4x256b` (lanes 32 apart), `.128x128b`, "
         "`.64x128b.warpx2::02_13` / `::01_23` and `.32x128b.warpx4` (multicast to warp pairs / all four quarters), the source an "
         "sm_100 descriptor's 8-bit K-major layout; asynchronous in the MMA queue (done when a covering commit arrives). "
         "`mma.cta_group::2` (dense kinds, M 256: issued by the even CTA of the pair, each CTA holding 128 rows of D and giving its "
         "rows of A and half of B's columns) and `commit.cta_group::2` (`.multicast::cluster` with a ctaMask: the mbarrier in each CTA named); "
         "one .cta_group per kernel (a load error otherwise, as in ptxas). "
-        "Refused by name: cta_group::2 for shift / cp and for mma with M 128, A in TMEM or block scaling, cta_group::1 commit multicast, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
-        "MN-major or TMEM-resident 6/4-bit operands, block-scaled K = 96, .sp, .ws; racecheck covers TMEM and the operands of MMAs in flight");
+        "`cp` / `shift` `.cta_group::2` write both CTAs' tensor memory (issued by either CTA; the copy reads the issuer's shared memory). "
+        "Refused by name: mma.cta_group::2 with M 128, A in TMEM or block scaling, cta_group::1 commit multicast, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
+        "TMEM-resident 6/4-bit operands (MN-major ones are invalid), block-scaled K = 96, K-major 128B_base32b, .sp, .ws; racecheck covers TMEM and the "
+        "operands of MMAs in flight (both CTAs' for a pair MMA)");
 }
 
 }  // namespace tsim

@@ -2,6 +2,7 @@
 // (tcgen05.mma, tcgen05.commit).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "exec_core.h"
 #include "exec_smem_matrix.h"
@@ -37,6 +38,13 @@ Cta* pairMmaPeer(Ctx& c, uint32_t col, uint32_t n);
 bool pairMmaInFlight(Ctx& c);  // a fault for tcgen05.dealloc: the pair's MMA still writes here
 bool decodeTcgen05CommitPair(Decoder& dc, const Stmt& st, Inst& in);
 Cta* tcgen05PairPeer(Ctx& c, const char* what);
+// tcgen05.cp / tcgen05.shift .cta_group::2 (exec_tcgen05_pair_move.cpp): the peer CTA whose tensor
+// memory the operation also writes at columns [col, col + n) (null after a fault).
+Cta* tcgen05PairMovePeer(Ctx& c, uint32_t col, uint32_t n, const char* what);
+// racecheck (sanitize_race.cpp): the peer CTA's operand bytes of a tcgen05.mma.cta_group::2, read
+// until its commit arrives, recorded in the peer under the issuer's record id; and done.
+void sanTcgen05PeerIssue(Ctx& c, uint32_t id, std::vector<uint32_t>&& bytes, unsigned lane, Cta* peer);
+void sanTcgen05PeerDone(Ctx& c, uint32_t id, Cta* peer);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 

@@ -1,7 +1,7 @@
 // tcgen05.cp (sm_100a; PTX ISA "tcgen05.cp", "Data Movement Shape", "Matrix Descriptors",
 // "Implicitly pipelined tcgen05 Instructions"):
 //
-//   tcgen05.cp.cta_group::1.shape{.multicast} [taddr], s_desc;
+//   tcgen05.cp.cta_group::{1,2}.shape{.multicast} [taddr], s_desc;
 //
 // issued by each thread that executes it (compilers elect one), copies a matrix of R rows of
 // 128 or 256 bits from shared memory to tensor memory. The source is read through the sm_100
@@ -25,10 +25,12 @@
 // before the commit's phase is observed reads the old ones, and a producer overwriting the source
 // before then changes what is copied (racecheck reports both).
 //
-// Refused by name: .cta_group::2 (CTA pairs) and the decompressing forms .b8x16.b6x16_p32 /
+// .cta_group::2: the same copy into the peer CTA's tensor memory too (exec_tcgen05_pair_move.cpp).
+// Refused by name: the decompressing forms .b8x16.b6x16_p32 /
 // .b8x16.b4x16_p64, whose 8-bit containers (where the 6 or 4 bits sit in each byte) the ISA gives
 // only as figures.
 #include <cstdio>
+#include <vector>
 
 #include "exec_mem.h"
 #include "exec_smem_matrix.h"
@@ -88,6 +90,8 @@ void cpOp(Ctx& c, const Inst& in, uint32_t exec) {
     op.lane = (uint8_t)l;
     SmemMatrix sd;
     std::string why = decodeTcgen05SmemDesc(op.descA, sd);
+    // its rows are read K-major, and the ISA gives 128B_base32b an MN-major atom only
+    if (why.empty() && sd.atom32) why = "the 128B_base32b swizzle (mode 1) is not simulated for tcgen05.cp (the ISA gives 32-byte atomicity an MN-major atom only)";
     if (!why.empty()) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, what + ": the source shared-memory descriptor: " + why);
       return;
@@ -101,6 +105,7 @@ void cpOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     if (!tmemColumnsAllocated(c, col, kCpBytes[shape] / 4, what)) return;
+    if (in.vec == 2 && !(op.peer = tcgen05PairMovePeer(c, col, kCpBytes[shape] / 4, "tcgen05.cp.cta_group::2"))) return;
     uint32_t bad;
     if (cpSourceOutside(sd, shape, c.cta->shared.size(), bad)) {
       raise(c, Fault::SharedOutOfBounds, (int)l, bad, 1, false,
@@ -139,20 +144,32 @@ bool completeTcgen05Cp(Ctx& c, const Tcgen05Mma& op) {
     raise(c, Fault::SharedOutOfBounds, op.lane, bad, 1, false, what + ": source byte outside shared memory");
     return false;
   }
+  // the rows from this (the issuing) CTA's shared memory; .cta_group::2: into both CTAs' tensor
+  // memory, the same cells (PTX ISA "tcgen05.cp": "copied into the Tensor Memory of both the
+  // current and the peer CTAs")
   const uint8_t* sm = asyncShared(c);
-  uint32_t* cells = tmemCells(c);
-  auto& written = c.cta->tmem.written;
-  for (unsigned r = 0; r < kCpRows[shape]; r++) {
-    uint32_t words[8] = {};
-    for (unsigned b = 0; b < kCpBytes[shape]; b++) words[b / 4] |= (uint32_t)sm[cpSrcAddr(sd, r, b)] << (8 * (b % 4));
-    unsigned lanes[4];
-    for (unsigned i = 0, n = cpLanes(shape, r, lanes); i < n; i++) {
-      const size_t at = (size_t)(lane0 + lanes[i]) * kTmemCols + col0;
-      for (unsigned j = 0; j < ncols; j++) {
-        cells[at + j] = words[j];
-        if (!written.empty()) written[at + j] = 1;
+  std::vector<uint32_t> words((size_t)kCpRows[shape] * 8, 0);
+  for (unsigned r = 0; r < kCpRows[shape]; r++)
+    for (unsigned b = 0; b < kCpBytes[shape]; b++) words[r * 8 + b / 4] |= (uint32_t)sm[cpSrcAddr(sd, r, b)] << (8 * (b % 4));
+  Cta* const self = c.cta;
+  for (Cta* dst : {self, op.peer}) {
+    if (!dst) continue;
+    c.cta = dst;
+    const bool ok = dst == self || tmemColumnsAllocated(c, col0, ncols, what + ", the peer CTA's copy");
+    uint32_t* cells = ok ? tmemCells(c) : nullptr;
+    auto& written = c.cta->tmem.written;
+    for (unsigned r = 0; ok && r < kCpRows[shape]; r++) {
+      unsigned lanes[4];
+      for (unsigned i = 0, n = cpLanes(shape, r, lanes); i < n; i++) {
+        const size_t at = (size_t)(lane0 + lanes[i]) * kTmemCols + col0;
+        for (unsigned j = 0; j < ncols; j++) {
+          cells[at + j] = words[r * 8 + j];
+          if (!written.empty()) written[at + j] = 1;
+        }
       }
     }
+    c.cta = self;
+    if (!ok) return false;
   }
   return true;
 }
@@ -167,8 +184,8 @@ bool tcgen05CpWrites(const Tcgen05Mma& op, uint32_t lane, uint32_t& col, uint32_
 }
 
 bool decodeTcgen05Cp(Decoder& dc, const Stmt& st, Inst& in) {
-  if (st.has("cta_group::2")) return dc.fail("tcgen05.cp .cta_group::2 (copying into a CTA pair's tensor memory) is not simulated yet");
-  if (!st.has("cta_group::1")) return dc.fail("tcgen05.cp needs .cta_group::1 (or ::2)");
+  const bool pair = st.has("cta_group::2");  // exec_tcgen05_pair_move.cpp
+  if (pair == st.has("cta_group::1")) return dc.fail("tcgen05.cp needs .cta_group::1 or .cta_group::2");
   int shape = -1, n = 0;
   const char* bare[] = {"128x256b", "4x256b", "128x128b", "64x128b", "32x128b"};
   for (int k = 0; k < 5; k++)
@@ -192,7 +209,7 @@ bool decodeTcgen05Cp(Decoder& dc, const Stmt& st, Inst& in) {
   }
   if ((dstAt < 0) != (srcAt == -1) || srcAt == -2 || (dstAt >= 0 && srcAt != dstAt + 1))
     return dc.fail("tcgen05.cp decompression is written .b8x16.b6x16_p32 or .b8x16.b4x16_p64 (the destination format, then one source format)");
-  if (!onlyMods(dc, st, "cp cta_group::1 128x256b 4x256b 128x128b 64x128b 32x128b warpx2::02_13 warpx2::01_23 warpx4 b8x16 b6x16_p32 b4x16_p64"))
+  if (!onlyMods(dc, st, "cp cta_group::1 cta_group::2 128x256b 4x256b 128x128b 64x128b 32x128b warpx2::02_13 warpx2::01_23 warpx4 b8x16 b6x16_p32 b4x16_p64"))
     return false;
   if (dstAt >= 0)
     return dc.fail(std::string("tcgen05.cp decompression (.b8x16.") + st.mods[srcAt] +
@@ -205,6 +222,7 @@ bool decodeTcgen05Cp(Decoder& dc, const Stmt& st, Inst& in) {
   in.mode = (uint8_t)(shape == 3 ? (x0213 ? k64x128b0213 : k64x128b0123) : shape == 4 ? k32x128bx4 : shape);
   in.fn = &cpOp;
   in.cls = kTensor;
+  in.vec = pair ? 2 : 1;
   return true;
 }
 

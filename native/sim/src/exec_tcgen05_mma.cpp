@@ -32,6 +32,7 @@
 // atoms, 2 128B, 4 64B, 6 32B). The canonical layouts (core matrices of 8 rows x 16 bytes, K-major
 // and MN-major, the swizzle XOR of address bits [4, 4+b) with bits [7, 7+b)) are wgmma's (see
 // exec_smem_matrix.h): element addresses are computed from the shared-memory address itself.
+// 128B_base32b (MN-major tf32 only, layoutRule) XORs bits [5, 7) with [7, 9) (exec_smem_matrix.h).
 //
 // Asynchrony: an MMA is kept in flight until a tcgen05.commit that follows it (in the issuing
 // order of the CTA) has its mbarrier arrival performed, which the sim does when a thread tests that
@@ -74,6 +75,11 @@ struct Idesc {
   bool scaled = false, ue4m3 = false, packed4 = false;
   unsigned vec = 0, sfa = 0, sfb = 0;
 };
+
+// PTX ISA "Valid Combinations of Type-Size, Major-ness and Swizzling": MN-major is listed for
+// the 8-, 16- and 32-bit types only.
+const char* const kSubByteMn =
+    "MN-major (transposed) 6- and 4-bit operands are not a valid combination (the ISA's table of type size, major-ness and swizzling lists MN-major for 8-, 16- and 32-bit types only)";
 
 inline bool subByte(ElTy t) { return t == kFp6E2M3 || t == kFp6E3M2 || t == kFp4E2M1; }
 inline unsigned elemBits(ElTy t, unsigned esize) { return t == kFp4E2M1 ? 4 : subByte(t) ? 6 : 8 * esize; }
@@ -132,7 +138,7 @@ std::string decodeScaledIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) 
   d.m = ((v >> 27) & 3) * 128;
   if (d.m != 128) return "M = " + std::to_string(d.m) + " (bits 27-28, M >> 7) is not a .cta_group::1 shape of the block-scaled kinds (128)";
   if (d.n < 16 || d.n > 256 || d.n % 16) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = 128 (16..256 in steps of 16)";
-  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return kSubByteMn;
   return "";
 }
 
@@ -144,7 +150,7 @@ std::string decodePairShape(Idesc& d) {
   if (d.m == 128) return "M = 128 with .cta_group::2 (layout B, 64 rows per CTA) is not simulated yet (M = 256 is)";
   if (d.m != 256) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::2 shape (256; 128 is not simulated)";
   if (d.n < 32 || d.n > 256 || d.n % 16) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for .cta_group::2 M = 256 (32..256 in steps of 16)";
-  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return kSubByteMn;
   return "";
 }
 
@@ -195,22 +201,34 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d, bool p
   if (d.m != 64 && d.m != 128) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::1 shape (64 or 128)";
   unsigned step = d.m == 64 ? 8 : 16;
   if (d.n < step || d.n > 256 || d.n % step) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = " + std::to_string(d.m) + " (" + std::to_string(step) + ".." + "256 in steps of " + std::to_string(step) + ")";
-  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return "MN-major (transposed) 6- and 4-bit operands are not simulated (K-major are)";
+  if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return kSubByteMn;
   return "";
 }
 
 using SmemDesc = SmemMatrix;
 
+// PTX ISA "Valid Combinations of Type-Size, Major-ness and Swizzling" (Table 52): K-major takes
+// every swizzle; MN-major 8- and 16-bit every one but 128B_base32b, MN-major 32-bit (tf32) only
+// 128B_base32b. The ISA's swizzle atoms (Table 53) give 128B_base32b no K-major atom, so K-major
+// with it is refused by name.
+std::string layoutRule(const SmemDesc& sd, bool mnMajor, unsigned bits) {
+  if (!mnMajor)
+    return sd.atom32 ? "K-major with the 128B_base32b swizzle (mode 1) is not simulated (the ISA's table of swizzle atoms gives 32-byte atomicity an MN-major atom only)" : "";
+  if (bits == 32 && !sd.atom32) return "an MN-major (transposed) 32-bit (tf32) operand takes only the 128B_base32b swizzle (mode 1), as the ISA's table of valid type size, major-ness and swizzling says";
+  if (bits != 32 && sd.atom32) return "the 128B_base32b swizzle (mode 1) is for MN-major 32-bit (tf32) operands only; MN-major " + std::to_string(bits) + "-bit operands take the other swizzles (the ISA's table of valid type size, major-ness and swizzling)";
+  return "";
+}
+
 std::string decodeSmemDesc(uint64_t v, SmemDesc& d) {
   if (((v >> 46) & 7) != 1) return "bits 46-48 must hold the fixed value 0b001 (the sm_100 descriptor), got " + std::to_string((v >> 46) & 7);
   if (v >> 52 & 1) return "the leading-dimension mode bit 52 (absolute addresses, for 48-byte K tiles) is not simulated";
   unsigned mode = (unsigned)(v >> 61);
-  if (mode == 1) return "swizzle mode 1 (128B with 32-byte atoms, 128B_base32b) is not simulated yet";
-  if (mode != 0 && mode != 2 && mode != 4 && mode != 6) return "swizzle mode " + std::to_string(mode) + " (bits 61-63) is not one of 0, 1, 2, 4, 6";
+  if (mode != 0 && mode != 1 && mode != 2 && mode != 4 && mode != 6) return "swizzle mode " + std::to_string(mode) + " (bits 61-63) is not one of 0, 1, 2, 4, 6";
   d.start = (uint32_t)(v & 0x3fff) << 4;
   d.lbo = (uint32_t)((v >> 16) & 0x3fff) << 4;
   d.sbo = (uint32_t)((v >> 32) & 0x3fff) << 4;
-  d.swz = mode == 0 ? 0 : mode == 2 ? 128 : mode == 4 ? 64 : 32;
+  d.swz = mode == 0 ? 0 : mode <= 2 ? 128 : mode == 4 ? 64 : 32;
+  d.atom32 = mode == 1;
   d.base = d.swz ? (uint32_t)((v >> 49) & 7) : 0;
   return "";
 }
@@ -275,7 +293,7 @@ inline unsigned dLane(const Idesc& d, unsigned m, unsigned base) { return d.pair
 // tcgen05.shift.cta_group::1.down [taddr] (PTX ISA "tcgen05.shift"): the 32-byte elements (8
 // cells from taddr's column) of the 31 rows from taddr's lane (a multiple of 32) move down one
 // row; the first row keeps its cells on the sim (the ISA does not say what it holds).
-bool completeShift(Ctx& c, const Tcgen05Mma& op) {
+bool shiftOne(Ctx& c, const Tcgen05Mma& op) {
   const uint32_t lane0 = op.taddr >> 16, col = op.taddr & 0xffff;
   if (!tmemColumnsAllocated(c, col, 8, "tcgen05.shift (at PTX line " + std::to_string(c.prog->code[op.pc].line) + ", completing)")) return false;
   uint32_t* cells = tmemCells(c);
@@ -287,6 +305,17 @@ bool completeShift(Ctx& c, const Tcgen05Mma& op) {
       if (!wr.empty()) wr[to] = wr[from];
     }
   return true;
+}
+// .cta_group::2: the same shift in the peer CTA's tensor memory too (PTX ISA "tcgen05.shift")
+bool completeShift(Ctx& c, const Tcgen05Mma& op) {
+  Cta* const self = c.cta;
+  bool ok = shiftOne(c, op);
+  if (ok && op.peer) {
+    c.cta = op.peer;
+    ok = shiftOne(c, op);
+    c.cta = self;
+  }
+  return ok;
 }
 
 // Block scaling (PTX ISA "Block Scaling for tcgen05.mma"): D = (A * scale_A) * (B * scale_B) + D,
@@ -368,6 +397,7 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   if (op.shift) return completeShift(c, op);
   if (op.cp) return completeTcgen05Cp(c, op);
   if (op.san) sanWgmmaDone(c, op.san);  // read now: later writes to its operands no longer race
+  if (op.san && op.peer) sanTcgen05PeerDone(c, op.san, op.peer);
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
   SmemDesc da, db;
@@ -549,7 +579,8 @@ std::vector<uint32_t> operandBytes(const Tcgen05Mma& op, const Idesc& d, bool aT
           if (bytes.empty() || bytes.back() != at.addr + b) bytes.push_back(at.addr + b);
       }
   };
-  // .cta_group::2: this CTA's half of A's rows and of B's columns (the peer's half is not tracked)
+  // .cta_group::2: this CTA's half of A's rows and of B's columns (the peer's half: the same bytes
+  // of its shared memory, mmaOp)
   if (!aTmem) add(op.descA, d.transA, d.pair ? d.m / 2 : d.m, d.ta);
   add(op.descB, d.transB, d.pair ? d.n / 2 : d.n, d.tb);
   return bytes;
@@ -608,6 +639,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       why = "the scale_A and scale_B tensor-memory addresses must name lane 0 (got lanes " + std::to_string(op.sfA >> 16) + " and " + std::to_string(op.sfB >> 16) + ")";
     if (why.empty() && !aTmem) {
       std::string w = decodeSmemDesc(op.descA, sd);
+      if (w.empty()) w = layoutRule(sd, d.transA, elemBits(d.ta, d.esize));
       if (!w.empty()) why = "the A shared-memory descriptor: " + w;
     }
     if (why.empty() && aTmem && d.transA) why = "A in tensor memory cannot be MN-major (bit 15 must be 0)";
@@ -618,6 +650,7 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       why = "A's tensor-memory address must name lane " + std::string(laneOk && laneD ? "16, as D's does" : "0") + " (got lane " + std::to_string(op.descA >> 16) + ")";
     if (why.empty()) {
       std::string w = decodeSmemDesc(op.descB, sd);
+      if (w.empty()) w = layoutRule(sd, d.transB, elemBits(d.tb, d.esize));
       if (!w.empty()) why = "the B shared-memory descriptor: " + w;
     }
     if (why.empty() && !laneOk)
@@ -637,7 +670,14 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.mma: more than 65536 MMAs in flight (no tcgen05.commit whose mbarrier is waited on)");
       return;
     }
-    if (c.san && (c.san->flags & kSanRace)) op.san = sanWgmmaIssue(c, operandBytes(op, d, aTmem), true, l);
+    if (c.san && (c.san->flags & kSanRace)) {
+      std::vector<uint32_t> bytes = operandBytes(op, d, aTmem);
+      // .cta_group::2: the peer's half of A's rows and B's columns lies at the same addresses in its
+      // shared memory, read until the commit arrives as well
+      std::vector<uint32_t> peerBytes = op.peer ? bytes : std::vector<uint32_t>();
+      op.san = sanWgmmaIssue(c, std::move(bytes), true, l);
+      if (op.peer) sanTcgen05PeerIssue(c, op.san, std::move(peerBytes), l, op.peer);
+    }
     t.mmas.push_back(op);
     t.mmaIssued++;
   }
@@ -678,6 +718,7 @@ void shiftOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     if (!tmemColumnsAllocated(c, op.taddr & 0xffff, 8, "tcgen05.shift")) return;
+    if (in.vec == 2 && !(op.peer = tcgen05PairMovePeer(c, op.taddr & 0xffff, 8, "tcgen05.shift.cta_group::2"))) return;
     if (t.mmas.size() >= 65536) {
       raise(c, Fault::IllegalInstruction, (int)l, 0, 0, false, "tcgen05.shift: more than 65536 MMAs/shifts in flight (no tcgen05.commit whose mbarrier is waited on)");
       return;
@@ -795,9 +836,10 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
 }
 
 bool decodeTcgen05Shift(Decoder& dc, const Stmt& st, Inst& in) {
-  if (st.has("cta_group::2")) return dc.fail("tcgen05.shift .cta_group::2 is not simulated yet");
-  if (!onlyMods(dc, st, "shift cta_group::1 down") || !st.has("cta_group::1") || !st.has("down") || st.ops.size() != 1)
-    return dc.fail("expected tcgen05.shift.cta_group::1.down [taddr]");
+  const bool pair = st.has("cta_group::2");  // exec_tcgen05_pair_move.cpp
+  if (!onlyMods(dc, st, "shift cta_group::1 cta_group::2 down") || pair == st.has("cta_group::1") || !st.has("down") || st.ops.size() != 1)
+    return dc.fail("expected tcgen05.shift.cta_group::{1,2}.down [taddr]");
+  in.vec = pair ? 2 : 1;
   uint8_t sym;
   if (st.ops[0].kind != Operand::Addr || !dc.addr(st.ops[0], in.s[0], in.imm, sym)) return dc.fail("expected the tensor-memory address [taddr]");
   in.fn = &shiftOp;

@@ -56,14 +56,16 @@ Cta* pairMmaPeer(Ctx& c, uint32_t col, uint32_t n) {
 
 // tcgen05.dealloc in the odd CTA while the even CTA's tcgen05.mma.cta_group::2 (which writes rows
 // 128-255 here) is in flight: a named fault, as for the CTA's own MMAs.
+// Also the tcgen05.cp / tcgen05.shift .cta_group::2 either CTA issues (exec_tcgen05_pair_move.cpp).
 bool pairMmaInFlight(Ctx& c) {
-  if (!(c.cta->rank & 1)) return false;
+  if (!c.cta->cluster || (c.cta->rank ^ 1) >= c.cta->cluster->size) return false;
   const Cta& even = c.cta->cluster->ctas[c.cta->rank ^ 1];
   for (const Tcgen05Mma& op : even.tmem.mmas)
     if (op.peer == c.cta) {
+      const char* name = op.cp ? "tcgen05.cp" : op.shift ? "tcgen05.shift" : "tcgen05.mma";
       raise(c, Fault::IllegalInstruction, 0, 0, 0, false,
-            "tcgen05.dealloc while the peer CTA's (%cluster_ctarank " + std::to_string(even.rank) +
-                ") tcgen05.mma.cta_group::2, which writes this CTA's tensor memory, is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
+            "tcgen05.dealloc while the peer CTA's (%cluster_ctarank " + std::to_string(even.rank) + ") " + name +
+                ".cta_group::2, which writes this CTA's tensor memory, is still in flight (no mbarrier wait saw the arrival of its tcgen05.commit)");
       return true;
     }
   return false;
@@ -91,6 +93,7 @@ void addCommit(Ctx& c, Cta* to, uint32_t off, unsigned l) {
 // [mbar]{, ctaMask}: in.vec the cta_group, in.mode 1 multicast (s[1] the 16-bit ctaMask: an
 // arrive-on at the mbarrier at the same shared-memory offset in each CTA of the mask).
 void commitPairOp(Ctx& c, const Inst& in, uint32_t exec) {
+  if (!exec) return;  // predicated off in every lane: nothing is committed, no peer is needed
   if (in.vec == 2 && !tcgen05PairPeer(c, "tcgen05.commit.cta_group::2")) return;
   Cluster& cl = *c.cta->cluster;
   FOR_LANES(exec) {

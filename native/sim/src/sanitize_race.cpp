@@ -28,6 +28,7 @@
 #include <cstdio>
 
 #include "exec_core.h"
+#include "exec_tcgen05.h"
 
 namespace tsim {
 
@@ -140,9 +141,13 @@ void wgHazard(Ctx& c, const SanCta::WgRead& r, uint64_t o, unsigned bytes, unsig
 
 }  // namespace
 
-uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, unsigned tcgen05, unsigned lane) {
+namespace {
+
+// sanWgmmaIssue, for bytes of `owner`'s shared memory (the issuer's, or the peer CTA's operand
+// half of a tcgen05.mma.cta_group::2), recorded under id (0: a new one).
+uint32_t wgIssue(Ctx& c, std::vector<uint32_t>&& bytes, unsigned tcgen05, unsigned lane, Cta* owner, uint32_t id) {
   SanState& S = *c.san;
-  SanCta& s = sanCta(c);
+  SanCta& s = S.ranks[owner->rank];
   if (s.wgCount.size() < s.cells.size()) s.wgCount.assign(s.cells.size(), 0);
   std::sort(bytes.begin(), bytes.end());
   bytes.erase(std::unique(bytes.begin(), bytes.end()), bytes.end());
@@ -151,13 +156,14 @@ uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, unsigned tcgen05, 
   // A TMA or bulk copy into this CTA lands when a thread tests its mbarrier (exec_mbarrier.cpp):
   // one still pending here writes bytes the MMA reads, with no wait in between. The MMA would read
   // the old bytes on the sim (a wrong result); report it too.
-  for (const BulkCopy& bc : c.cta->bulkCopies) {
+  for (const BulkCopy& bc : owner->bulkCopies) {
     if (bc.clcFailed || bc.data.empty()) continue;
     const uint32_t lo = bc.dstOff, hi = bc.dstOff + (uint32_t)bc.data.size();
     auto it = std::lower_bound(bytes.begin(), bytes.end(), lo);
     if (it == bytes.end() || *it >= hi) continue;
     char head[160];
-    std::snprintf(head, sizeof head, "read-after-write hazard on shared memory 0x%x: ", *it);
+    std::snprintf(head, sizeof head, "read-after-write hazard on shared memory 0x%x%s: ", *it,
+                  owner == c.cta ? "" : (" of cluster rank " + std::to_string(owner->rank) + " (the peer CTA's operand half)").c_str());
     sanRecord(c, 0, 21, c.curPc, c.curPc,
               std::string(head) + (tcgen05 ? "tcgen05.mma " : "wgmma.mma_async ") + sanWhere(c, c.w->id * kWarp + lane, c.curPc) +
                   " reads an operand that an asynchronous copy (TMA / cp.async.bulk) still in flight writes: its mbarrier "
@@ -165,9 +171,27 @@ uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, unsigned tcgen05, 
                   ") was not waited on before the MMA was issued");
     break;
   }
-  uint32_t id = ++S.wgId ? S.wgId : ++S.wgId;
+  if (!id) id = ++S.wgId ? S.wgId : ++S.wgId;
   s.wgReads.push_back({id, c.curPc, tagged(c.cta->rank, c.w->id * kWarp + lane), std::move(bytes), (uint8_t)tcgen05});
   return id;
+}
+
+}  // namespace
+
+uint32_t sanWgmmaIssue(Ctx& c, std::vector<uint32_t>&& bytes, unsigned tcgen05, unsigned lane) {
+  return wgIssue(c, std::move(bytes), tcgen05, lane, c.cta, 0);
+}
+
+// exec_tcgen05.h: the peer CTA's operand half of a pair MMA, under the issuer's record id (ids are
+// unique across the cluster, and each CTA keeps its own records)
+void sanTcgen05PeerIssue(Ctx& c, uint32_t id, std::vector<uint32_t>&& bytes, unsigned lane, Cta* peer) {
+  wgIssue(c, std::move(bytes), 1, lane, peer, id);
+}
+void sanTcgen05PeerDone(Ctx& c, uint32_t id, Cta* peer) {
+  Cta* self = c.cta;
+  c.cta = peer;
+  sanWgmmaDone(c, id);
+  c.cta = self;
 }
 
 void sanWgmmaDone(Ctx& c, uint32_t id) {

@@ -14,7 +14,8 @@
 // the odd CTA's wait completes the even CTA's MMAs; the non-multicast .cta_group::2 commit arrives
 // in the even CTA only (which relays to the odd one with a remote mbarrier.arrive). Asynchrony: a
 // tcgen05.ld before the wait reads the old columns in both CTAs, and racecheck reports it in the
-// odd CTA too; initcheck marks the odd CTA's cells the MMA writes. Named faults: the MMA issued
+// odd CTA too, as it reports the odd CTA overwriting its A rows (the peer's operand half) before
+// then; initcheck marks the odd CTA's cells the MMA writes. Named faults: the MMA issued
 // by the odd CTA, the peer's columns freed (before the issue; or while the MMA is in flight), a
 // cta_group::1 commit after the cta_group::2 MMA and a callee allocating with ::1 (one
 // .cta_group per kernel: load errors, as ptxas refuses both), no pair in the cluster, M = 128
@@ -87,7 +88,7 @@ struct Case {
   bool en = false;
   uint32_t dis[8] = {};  // disable_output_lane (given when any is set)
   bool multicast = true;
-  unsigned flags = 0;    // 1: both CTAs tcgen05.ld before the wait (| 8: the odd CTA only), 2: the odd CTA issues, 4: the odd CTA frees its columns first, 16: the odd CTA writes no initial D, 32: the odd CTA frees its columns after the issue
+  unsigned flags = 0;    // 1: both CTAs tcgen05.ld before the wait (| 8: the odd CTA only), 2: the odd CTA issues, 4: the odd CTA frees its columns first, 16: the odd CTA writes no initial D, 32: the odd CTA frees its columns after the issue, 64: the odd CTA overwrites its A rows' first word before the wait
   bool commit1 = false;  // a cta_group::1 commit (mixing)
   uint32_t idescXor = 0;
   unsigned cluster = 2, ctas = 2;
@@ -265,6 +266,13 @@ MMA:
   and.pred %p3, %p3, %p5;
   and.pred %p3, %p3, %p1;
   @%p3 tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r11, )" + alloc + R"(;
+  // flags 64: thread 0 of the odd CTA overwrites the first word of its A rows while the MMA is in flight
+  and.b32 %r39, %r60, 64;
+  setp.ne.u32 %p3, %r39, 0;
+  setp.eq.u32 %p5, %r32, 1;
+  and.pred %p3, %p3, %p5;
+  and.pred %p3, %p3, %p2;
+  @%p3 st.shared.u32 [%r9], 0;
 )" + early + R"(  barrier.cluster.arrive.release.aligned;  // early reads done before any wait
   barrier.cluster.wait.acquire.aligned;
 WAIT:
@@ -453,6 +461,9 @@ int main(int argc, char** argv) {
   { Case c = mk("the odd CTA's ld before the wait reads the old columns"); c.flags = 1 | 8; c.n = 32; c.en = true; cases.push_back(c); }
   { Case c = mk("racecheck clean"); c.san = 1; c.n = 32; c.en = true; cases.push_back(c); }
   // the odd CTA's early tcgen05.ld: its lanes are the pair MMA's rows 128-255
+  // the peer CTA's operand half is read until the commit arrives too: its own overwrite races
+  { Case c = mk("racecheck: the odd CTA overwrites its A rows before the wait"); c.san = 1; c.flags = 64; c.n = 32;
+    c.hazard = "write-after-read hazard on shared memory [0x0, +4)"; cases.push_back(c); }
   { Case c = mk("racecheck: ld before the wait"); c.san = 1; c.flags = 1 | 8; c.n = 32;
     c.hazard = "read-after-write hazard on tensor memory (lane 0, column 0): tcgen05.ld at PTX line"; cases.push_back(c); }
   // initcheck: the pair MMA's writes count in the odd CTA (it wrote no initial D there and reads

@@ -2,7 +2,8 @@
 // into shared memory with this file's own reading of the ISA's canonical layouts (core matrices of
 // 8 rows x 16 bytes; K-major and MN-major; no swizzle with explicit leading/stride byte offsets,
 // and the 32B/64B/128B swizzles, where the 16-byte chunk c of row r of an 8-row atom is stored at
-// chunk c ^ (r >> (3 - log2(R/16))) of that row), builds the sm_100 shared-memory descriptors
+// chunk c ^ (r >> (3 - log2(R/16))) of that row; MN-major tf32's 128B_base32b, the 32-byte unit u
+// of K-row r of a 4-row atom at unit u ^ r, its validity rules), builds the sm_100 shared-memory descriptors
 // (version bits 46-48 = 0b001, swizzle in bits 61-63) and the instruction descriptor field by
 // field, fills the accumulator's TMEM columns with tcgen05.st, issues one MMA per 32-byte K slice
 // from one thread (the start address advanced inside the swizzle atom for the later slices, as
@@ -82,14 +83,17 @@ size_t kMajorAt(unsigned mn, unsigned kb, unsigned swz, unsigned lbo, unsigned s
   unsigned r = mn % 8, chunk = kb / 16;
   return (mn / 8) * sbo + r * swz + ((chunk ^ (r >> swizzleShift(swz))) % (swz / 16)) * 16 + kb % 16;
 }
+// swz 1: 128B_base32b (MN-major only): atoms of 4 K-rows of 128 bytes, the 32-byte unit u of
+// K-row r of an atom stored at unit u ^ r of that row (the ISA's 32-byte atomicity pattern)
 size_t mnMajorAt(unsigned mb, unsigned k, unsigned swz, unsigned lbo, unsigned sbo) {
+  if (swz == 1) return (mb / 128) * lbo + (k / 4) * sbo + (k % 4) * 128 + (((mb % 128) / 32) ^ (k % 4)) * 32 + mb % 32;
   if (!swz) return (k / 8) * lbo + (k % 8) * 16 + (mb / 16) * sbo + mb % 16;
   unsigned r = k % 8, chunk = (mb % swz) / 16;
   return (mb / swz) * lbo + (k / 8) * sbo + r * swz + (chunk ^ (r >> swizzleShift(swz))) * 16 + mb % 16;
 }
 
 uint64_t smemDesc(unsigned start, unsigned lbo, unsigned sbo, unsigned swz) {
-  uint64_t mode = swz == 0 ? 0 : swz == 128 ? 2 : swz == 64 ? 4 : 6;
+  uint64_t mode = swz == 0 ? 0 : swz == 1 ? 1 : swz == 128 ? 2 : swz == 64 ? 4 : 6;
   return (uint64_t)(start >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 46 | mode << 61;
 }
 
@@ -288,6 +292,7 @@ void runCase(const Case& c) {
   // K extent: one swizzle atom row of a swizzled K-major A (R bytes), else two slices
   unsigned kTot = 2 * kSlice;
   if (!c.mnA && c.swzA) kTot = c.swzA / es;
+  else if (!c.mnB && c.swzB) kTot = c.swzB / es;
   if (!c.mnB && c.swzB) kTot = std::min(kTot, c.swzB / es);
   if ((!c.mnA && c.swzA && c.swzA / es != kTot) || (!c.mnB && c.swzB && c.swzB / es != kTot)) {
     std::printf("%s: bad case (K-major swizzles of A and B differ)\n", c.name.c_str());
@@ -312,11 +317,12 @@ void runCase(const Case& c) {
       for (unsigned i = 0; i < nmma; i++)
         p.desc.push_back(smemDesc(base + (swz ? 32 * i : 2 * lbo * i), lbo, sbo, swz));
     } else {
-      if (swz) { sbo = 8 * swz; lbo = (kTot / 8) * 8 * swz; }
+      if (swz == 1) { sbo = 512; lbo = (kTot / 4) * 512; }
+      else if (swz) { sbo = 8 * swz; lbo = (kTot / 8) * 8 * swz; }
       else { sbo = 128; lbo = (mnExt * es / 16) * 128; }
       for (unsigned mn = 0; mn < mnExt; mn++)
         for (unsigned k = 0; k < kTot; k++) p.at[(size_t)mn * kTot + k] = mnMajorAt(mn * es, k, swz, lbo, sbo);
-      unsigned step = (kSlice / 8) * (swz ? sbo : lbo);
+      unsigned step = swz == 1 ? (kSlice / 4) * sbo : (kSlice / 8) * (swz ? sbo : lbo);
       for (unsigned i = 0; i < nmma; i++) p.desc.push_back(smemDesc(base + step * i, lbo, sbo, swz));
     }
     p.bytes = 0;  // up to the last element (a swizzle atom may be wider than the matrix)
@@ -479,7 +485,22 @@ int main(int argc, char** argv) {
   { Case c = mk("summation precision (f16, exact sum rounded once)"); c.precision = c.en = true; c.swzA = c.swzB = 0; cases.push_back(c); }
   { Case c = mk("bf16 128B, enable_input_d"); c.ty = BF16; c.en = true; cases.push_back(c); }
   { Case c = mk("tf32 128B"); c.ty = TF32; c.n = 32; cases.push_back(c); }
-  { Case c = mk("tf32 none, MN-major B"); c.ty = TF32; c.n = 48; c.swzA = c.swzB = 0; c.mnB = true; c.en = true; cases.push_back(c); }
+  // MN-major tf32 takes only 128B_base32b (swz 1 here), the 8- and 16-bit types every swizzle but it
+  // (the ISA's table of valid type size, major-ness and swizzling)
+  { Case c = mk("tf32 MN-major B 128B_base32b, K-major A none"); c.ty = TF32; c.n = 48; c.swzA = 0; c.swzB = 1; c.mnB = true; c.en = true; cases.push_back(c); }
+  { Case c = mk("tf32 MN-major A and B 128B_base32b"); c.ty = TF32; c.mnA = c.mnB = true; c.swzA = c.swzB = 1; c.n = 64; cases.push_back(c); }
+  { Case c = mk("tf32 MN-major A 128B_base32b, M=64 at lane 16, N=256"); c.ty = TF32; c.mnA = true; c.swzA = 1; c.swzB = 128; c.m = 64; c.lane0 = 16; c.n = 256; c.en = true; cases.push_back(c); }
+  { Case c = mk("racecheck clean, tf32 MN-major 128B_base32b"); c.ty = TF32; c.mnA = c.mnB = true; c.swzA = c.swzB = 1; c.n = 32; c.san = 1; cases.push_back(c); }
+  { Case c = mk("racecheck: 128B_base32b operands overwritten before the wait"); c.ty = TF32; c.mnA = c.mnB = true; c.swzA = c.swzB = 1; c.n = 32; c.san = 1; c.flags = 2;
+    c.hazard = "conflicts with tcgen05.mma operand read at PTX line"; cases.push_back(c); }
+  { Case c = mk("tf32 MN-major B none"); c.ty = TF32; c.n = 48; c.swzA = c.swzB = 0; c.mnB = true;
+    c.fault = "the B shared-memory descriptor: an MN-major (transposed) 32-bit (tf32) operand takes only the 128B_base32b swizzle (mode 1)"; cases.push_back(c); }
+  { Case c = mk("tf32 MN-major A 128B"); c.ty = TF32; c.n = 32; c.mnA = true;
+    c.fault = "the A shared-memory descriptor: an MN-major (transposed) 32-bit (tf32) operand takes only the 128B_base32b swizzle"; cases.push_back(c); }
+  { Case c = mk("f16 MN-major A 128B_base32b"); c.mnA = true; c.swzA = 1; c.n = 32;
+    c.fault = "the A shared-memory descriptor: the 128B_base32b swizzle (mode 1) is for MN-major 32-bit (tf32) operands only; MN-major 16-bit"; cases.push_back(c); }
+  { Case c = mk("e4m3 MN-major B 128B_base32b"); c.ty = c.tyB = E4M3; c.mnB = true; c.swzB = 1; c.n = 32;
+    c.fault = "the B shared-memory descriptor: the 128B_base32b swizzle (mode 1) is for MN-major 32-bit (tf32) operands only; MN-major 8-bit"; cases.push_back(c); }
   { Case c = mk("f16 MN-major A and B 128B"); c.mnA = c.mnB = true; c.n = 64; cases.push_back(c); }
   { Case c = mk("f16 MN-major A 64B, K-major B none"); c.mnA = true; c.swzA = 64; c.swzB = 0; c.n = 32; c.en = true; cases.push_back(c); }
   { Case c = mk("f16 MN-major none"); c.mnA = c.mnB = true; c.swzA = c.swzB = 0; c.n = 16; cases.push_back(c); }
@@ -537,7 +558,7 @@ int main(int argc, char** argv) {
     c.hazard = "conflicts with tcgen05.mma operand read at PTX line"; cases.push_back(c); }
   { Case c = mk("M=256 on cta_group::1"); c.idescXor = (8u ^ 16u) << 24; c.fault = "M = 256 (bits 24-28) is not a .cta_group::1 shape"; cases.push_back(c); }
   { Case c = mk("descriptor version"); c.descAXor = 1ull << 46; c.fault = "the A shared-memory descriptor: bits 46-48 must hold the fixed value 0b001"; cases.push_back(c); }
-  { Case c = mk("128B_base32b"); c.descAXor = 3ull << 61; c.fault = "swizzle mode 1 (128B with 32-byte atoms, 128B_base32b) is not simulated yet"; cases.push_back(c); }
+  { Case c = mk("K-major 128B_base32b"); c.descAXor = 3ull << 61; c.fault = "the A shared-memory descriptor: K-major with the 128B_base32b swizzle (mode 1) is not simulated"; cases.push_back(c); }
   { Case c = mk("sparsity bit"); c.idescXor = 4; c.fault = "sparsity (bit 2), which needs tcgen05.mma.sp"; cases.push_back(c); }
   // f16 accumulators (kind::f16 only): the element in the low 16 bits, each MMA rounding once
   { Case c = mk("f16 accumulator, enable_input_d"); c.f16D = true; c.en = true; c.n = 64; cases.push_back(c); }

@@ -155,5 +155,41 @@ int main() {
   expectFault("dealloc group",
               module(kAlloc1, kAlloc2, "  @%p1 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r9, 32;"), 2, 2,
               "names .cta_group::1 but the tcgen05 instruction at line 19 of the same function names .cta_group::2");
+  // a predicated-off tcgen05.commit.cta_group::2 does nothing, so it needs no peer: here the odd
+  // CTA reaches it after rank 0 has exited (rank 0 runs ahead and leaves at once; rank 1 spins
+  // first). Faulted with "the peer CTA has already exited" before the predicate was honoured.
+  {
+    const std::string ptx = R"(
+.version 8.8
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b16 %rs<2>;
+  .reg .pred %p<4>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %cluster_ctarank;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 ret;
+  mov.u32 %r2, 4000;
+SPIN:
+  sub.u32 %r2, %r2, 1;
+  setp.ne.u32 %p2, %r2, 0;
+  @%p2 bra SPIN;
+  setp.eq.u32 %p3, %r1, 0;
+  mov.u16 %rs1, 3;
+  @%p3 tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [bar], %rs1;
+  ret;
+}
+)";
+    for (unsigned skew : {0u, 3u}) {
+      tsim::Fault f = run(ptx, 2, 2, skew, nullptr);
+      if (f.kind != tsim::Fault::None) {
+        std::printf("predicated-off pair commit after the peer exited (skew %u): unexpected fault: %s\n", skew, f.detail.c_str());
+        ptxtest::failures++;
+      }
+    }
+  }
   return finish("ptx_tcgen05_pair_test");
 }

@@ -608,7 +608,7 @@ int main(int argc, char** argv) {
   bad("mxf4nvf4 K=96", MXF4NVF4, 4, ".block16", 1u << 31, "K = 96 (instruction descriptor bit 31) is not simulated");
   bad("block-scaled sparsity", MXF4, 2, "", 4u, "sparsity (bit 2), which needs tcgen05.mma.sp");
   bad("f8f6f4 type 6", F8F6F4, 1, "", 6u << 7, "kind::f8f6f4 takes A/B type 0 (e4m3), 1 (e5m2), 3 (e2m3), 4 (e3m2) or 5 (e2m1); got 6");
-  bad("f8f6f4 MN-major e2m1", F8F6F4, 1, "", (5u << 7) | (1u << 15), "MN-major (transposed) 6- and 4-bit operands are not simulated");
+  bad("f8f6f4 MN-major e2m1", F8F6F4, 1, "", (5u << 7) | (1u << 15), "MN-major (transposed) 6- and 4-bit operands are not a valid combination");
   { Case c = mk("mxf4 N=144 (scale_B in 5 columns)", MXF4); c.vec = 2; c.swz = 32; c.n = 144; c.en = true; cases.push_back(c); }
   { Case c = mk("mxf8f6f4 e2m1 x e3m2 N=256", MXF8F6F4); c.tb = E3M2; c.n = 256; cases.push_back(c); }
   { Case c = mk("mxf4nvf4 4X ue4m3 N=256", MXF4NVF4); c.vec = 4; c.vecQual = ".block16"; c.ue4m3 = true; c.n = 256; c.swz = 64; cases.push_back(c); }
