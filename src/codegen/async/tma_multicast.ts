@@ -120,6 +120,10 @@ function enclosingDiffers(f: Func, loop: Op, same: (v: Value) => boolean): strin
     if (o.kind === 'if' && !o.operands.every(same)) return "an enclosing branch's condition differs between the CTAs of a cluster";
     if (o.kind !== 'for' && o.kind !== 'if') return `the ring is inside a '${o.kind}', whose trip count may differ between the CTAs of a cluster`;
   }
+  // an early exit taken by some CTAs only: a peer would copy into, or wait for, a CTA that has left
+  const exits = (ops: readonly Op[], sure: boolean): boolean =>
+    ops.some((o) => (o.kind === 'exit_if' && !(sure && same(o.operands[0]!))) || o.regions.some((r) => exits(r.ops, sure && (o.kind !== 'if' || same(o.operands[0]!)))));
+  if (exits(f.body.ops, true)) return "the kernel may return early in some CTAs of a cluster only (an exitIf whose condition differs between them)";
   return undefined;
 }
 
