@@ -2,8 +2,9 @@
 // persistent tile loop over programId(0) (persistentTiles' default) on the sim as sm_90: B's tile
 // [k, 0] does not depend on the tile (N is one tile wide), so in a 2x1 cluster it is the same in
 // both CTAs, but with 3 tiles on a grid of 2 CTA 0 runs tiles 0 and 2 and CTA 1 only tile 1.
-// Multicast there would make CTA 0's second run wait for the half of B that CTA 1 (gone) never
-// sends, and for CTA 1's cluster barrier: a hang. The compiler refuses multicast for a ring whose
+// Multicast there made CTA 0's second run copy its half of B into CTA 1 after CTA 1 exited (the
+// sim names the fault; on a GPU undefined, or a wait for CTA 1's half and releases that never
+// come: a hang). The compiler refuses multicast for a ring whose
 // enclosing tile loop's bounds or step differ between the CTAs of a cluster (the reason in the
 // PTX), as the warp-specialized ring does (pipeline/ws_multicast.ts); the result is right. The
 // instruction budget is lowered so that a hang would be named in seconds, not minutes. An exitIf or
