@@ -1,7 +1,8 @@
 # Compiles the tensor-core comparison kernels with Triton 3.8 for cc 80 (sm_80) or cc 90 (sm_90a)
 # (no GPU needed) and prints their PTX as JSON (used by bench/tc_vs_triton.ts).
 # stdin: {"cc": 80 | 90 (default 80), "kernels": [{"key", "name", "src", "signature", "constexprs", "num_warps", "num_stages",
-#         "divisible": [param names specialized as divisible by 16, as Triton's launcher would]}]}
+#         "divisible": [param names specialized as divisible by 16, as Triton's launcher would],
+#         "num_ctas": CTAs per cluster (optional, default 1)}]}
 # stdout: {"version", "ptx": {key: text}, "shared": {key: bytes}}; with TC_TTGIR=1 in the environment
 # also "ttgir": {key: text} (Triton's layouts: mma warpsPerCTA, shared swizzles), for reading by hand.
 import importlib.util

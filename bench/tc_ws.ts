@@ -51,7 +51,11 @@ const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) =>
 const structure = (ptx: string): string => {
   const inc = /setmaxnreg\.inc\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1], dec = /setmaxnreg\.dec\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1];
   const threads = /\.reqntid (\d+)/.exec(ptx)?.[1] ?? '?';
-  return `${threads} threads, setmaxnreg ${dec || inc ? `dec ${dec ?? '-'} / inc ${inc ?? '-'}` : 'none'}, ${count(ptx, /mbarrier\.try_wait/)} mbarrier wait sites`;
+  const cluster = /\.reqnctapercluster (\d+)/.exec(ptx)?.[1];
+  const copies = count(ptx, /\.multicast::cluster/);
+  // Triton marks a clustered kernel .reqnctapercluster; ours takes its cluster shape at launch
+  const mc = `${cluster ? `, .reqnctapercluster ${cluster}` : ''}${cluster || copies ? `, ${copies} multicast copies` : ''}`;
+  return `${threads} threads, setmaxnreg ${dec || inc ? `dec ${dec ?? '-'} / inc ${inc ?? '-'}` : 'none'}, ${count(ptx, /mbarrier\.try_wait/)} mbarrier wait sites${mc}`;
 };
 
 /**
@@ -151,6 +155,14 @@ def persistent_matmul(ad, bd, cd, M, N, K, BM: tl.constexpr, BN: tl.constexpr, B
 `;
 
 /**
+ * Triton's fp8 form of it, written by us in the same style: e4m3 A [M, K] and B^T [N, K] (its
+ * B tile transposed in the dot, as tutorial 09's fp8 path feeds wgmma K-major 8-bit operands), f16 out.
+ */
+const tritonPersistentFp8Src = tritonPersistentSrc
+  .replace('def persistent_matmul(ad, bd,', 'def persistent_matmul_fp8(ad, btd,')
+  .replace('bd.load([k * BK, pn * BN])', 'btd.load([pn * BN, k * BK]).T');
+
+/**
  * The persistent rows: Tessera's persistentWsMatmul (grid = SM count, 128x256x64, 8 consumer
  * warps; the producer runs the tile loop and loads the next tile during the epilogue) and its
  * plain form (its ring prefetches the next tile's first stages before the epilogue:
@@ -161,31 +173,47 @@ function benchPersistent(out: (s: string) => void, tools: WsTools): void {
   const cx = { ...TILE, GROUP_M: 8 };
   out(`\npersistent TMA matmul (grid = SM count, grouped tiles, f16 out through stmatrix + TMA store): BM=${TILE.BM} BN=${TILE.BN} BK=${TILE.BK}, ${NUM_WARPS} warps, numStages ${STAGES}\n`);
   const ours = (ws: boolean): CompileResult => compile(persistentWsMatmul.trace({ ...cx, WS: ws }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false });
-  const tri = tools.triton([{
-    key: 'persistent', name: 'persistent_matmul', src: tritonPersistentSrc,
-    signature: { ad: `tensordesc<fp16[${TILE.BM}, ${TILE.BK}]>`, bd: `tensordesc<fp16[${TILE.BK}, ${TILE.BN}]>`, cd: `tensordesc<fp16[${TILE.BM}, ${TILE.BN}]>`, M: 'i32', N: 'i32', K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr', GROUP_M: 'constexpr', NUM_SMS: 'constexpr' },
-    constexprs: { ...cx, NUM_SMS: 132 }, num_warps: NUM_WARPS, num_stages: STAGES,
-  }]);
+  const scalars = { M: 'i32', N: 'i32', K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr', GROUP_M: 'constexpr', NUM_SMS: 'constexpr' };
+  const cd = `tensordesc<fp16[${TILE.BM}, ${TILE.BN}]>`;
+  const f16Sig = { ad: `tensordesc<fp16[${TILE.BM}, ${TILE.BK}]>`, bd: `tensordesc<fp16[${TILE.BK}, ${TILE.BN}]>`, cd, ...scalars };
+  const common = { constexprs: { ...cx, NUM_SMS: 132 }, num_warps: NUM_WARPS, num_stages: STAGES };
+  const tri = tools.triton([
+    { key: 'persistent', name: 'persistent_matmul', src: tritonPersistentSrc, signature: f16Sig, ...common },
+    // fp8: the same loop on e4m3 A [M, K] and B^T [N, K] (BK stays 64, as our fp8 row)
+    { key: 'persistent_fp8', name: 'persistent_matmul_fp8', src: tritonPersistentFp8Src, signature: { ad: `tensordesc<fp8e4nv[${TILE.BM}, ${TILE.BK}]>`, btd: `tensordesc<fp8e4nv[${TILE.BN}, ${TILE.BK}]>`, cd, ...scalars }, ...common },
+    // clusters of 2 CTAs (num_ctas=2): the same source; what Triton does with the cluster is printed below
+    { key: 'persistent_2cta', name: 'persistent_matmul', src: tritonPersistentSrc, signature: f16Sig, ...common, num_ctas: 2 },
+  ]);
   const [ows, oplain] = [ours(true), ours(false)];
   // fp8 (e4m3, B given as B^T [N, K]: K-major stages), the same structure (test/e2e/persistent_ws_fp8.test.ts)
   const o8 = compile(persistentWsMatmulBT8.trace({ ...cx, WS: true }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false });
   // clusters 2x1 (B multicast along M) over cluster tiles (test/e2e/ws_multicast_persistent.test.ts)
   const omc = compile(clusterPersistentWsMatmul.trace({ ...cx, CX: 2, CY: 1, WS: true }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false, clusterDims: [2, 1, 1] });
+  const t = tri instanceof Error ? undefined : tri;
+  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
+  // each Triton kernel beside ours (rows whose PTX is undefined are left out)
   const rows: [string, string | undefined, number, string][] = [
     ['tessera persistent warpSpecialize', ows.ptx, ows.metadata.sharedBytes, 'tessera_pws'],
     ['tessera persistent plain', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_pplain'],
+    [`triton ${t?.version} persistent`, t?.ptx['persistent'], t?.shared['persistent'] ?? 0, 'triton_persistent'],
     ['tessera persistent fp8 warpSpec.', o8.ptx, o8.metadata.sharedBytes, 'tessera_pws_fp8'],
+    [`triton ${t?.version} persistent fp8`, t?.ptx['persistent_fp8'], t?.shared['persistent_fp8'] ?? 0, 'triton_persistent_fp8'],
     ['tessera persistent WS, 2x1 mcast', omc.ptx, omc.metadata.sharedBytes, 'tessera_pws_mc'],
+    [`triton ${t?.version} persistent, num_ctas=2`, t?.ptx['persistent_2cta'], t?.shared['persistent_2cta'] ?? 0, 'triton_persistent_2cta'],
   ];
-  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
-  else rows.push([`triton ${tri.version} persistent`, tri.ptx['persistent'], tri.shared['persistent']!, 'triton_persistent']);
   out(`  ${'kernel'.padEnd(34)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'wgmma'.padStart(7)}${'TMA'.padStart(5)}  structure\n`);
   for (const [name, ptx, shared, file] of rows) {
     if (!ptx) continue;
     const f = tools.figures(ptx, shared, join(tools.dir, file));
     out(`  ${name.padEnd(34)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(f.wgmma).padStart(7)}${String(f.tma).padStart(5)}  ${structure(ptx)}\n`);
   }
-  out(`  2x1 mcast row: grid [2, 1, SMs / 2] in clusters [2, 1, 1] walking cluster tiles; each CTA loads half of B's boxes and multicasts them (${(omc.ptx.match(/\.multicast::cluster \[/g) ?? []).length} multicast copy instructions in the PTX); no Triton multicast kernel beside it\n`);
-  out('  fp8 row: e4m3 A [M, K] and B^T [N, K] (wgmma reads 8-bit operands K-major), f32 accumulate, f16 out; no Triton fp8 persistent kernel beside it yet\n');
+  out(`  2x1 mcast row: grid [2, 1, SMs / 2] in clusters [2, 1, 1] walking cluster tiles; each CTA loads half of B's boxes and multicasts them (${(omc.ptx.match(/\.multicast::cluster \[/g) ?? []).length} multicast copy instructions in the PTX)\n`);
+  const c2 = t?.ptx['persistent_2cta'];
+  if (c2) {
+    const wg = /wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k/.exec(c2)?.[1];
+    out(`  num_ctas=2 row: Triton ${t!.version} cc 90 marks the kernel .reqnctapercluster ${/\.reqnctapercluster (\d+)/.exec(c2)?.[1] ?? '?'} and ${/\.multicast::cluster/.test(c2) ? 'multicasts' : 'emits no TMA multicast (no .multicast::cluster)'}: `
+      + `it splits each ${TILE.BM}x${TILE.BN} tile between the 2 CTAs of a cluster (wgmma n${wg ?? '?'}: each CTA computes ${TILE.BM}x${TILE.BN / 2}, loads its half of B and the whole A tile itself), so A is read twice per tile\n`);
+  }
+  out("  fp8 rows: e4m3 A [M, K] and B^T [N, K] (wgmma reads 8-bit operands K-major), f32 accumulate, f16 out; Triton's is the persistent kernel above with B^T's tile transposed in the dot\n");
   out('  figures from ptxas 13.0 and the PTX, no GPU\n');
 }

@@ -102,6 +102,31 @@ export function sameInCluster(cx: Lowering, vs: readonly Value[]): boolean {
   return vs.every(check);
 }
 
+/** Why the loops and branches around `loop` may run it a different number of times in the CTAs of a cluster, if they may. */
+export const TILE_LOOP_DIFFERS = "the persistent tile loop's bounds or step differ between the CTAs of a cluster (walk cluster tiles: programId(2) stepping by numPrograms(2))";
+
+/**
+ * Every run of a multicast ring needs every CTA of the cluster (each sends its piece and its
+ * releases, and takes the opening cluster barrier): a ring inside a loop whose trip count differs
+ * between them (persistentTiles over programId(0) with an uneven tile count) or a branch taken by
+ * some of them would wait for a peer that has left, or multicast into its exited CTA.
+ */
+function enclosingDiffers(f: Func, loop: Op, same: (v: Value) => boolean): string | undefined {
+  const path: Op[] = [];
+  const find = (ops: readonly Op[]): boolean => ops.some((o) => o === loop || (o.regions.some((r) => find(r.ops)) && (path.push(o), true)));
+  find(f.body.ops);
+  for (const o of path) {
+    if (o.kind === 'for' && !o.operands.slice(0, 3).every(same)) return TILE_LOOP_DIFFERS;
+    if (o.kind === 'if' && !o.operands.every(same)) return "an enclosing branch's condition differs between the CTAs of a cluster";
+    if (o.kind !== 'for' && o.kind !== 'if') return `the ring is inside a '${o.kind}', whose trip count may differ between the CTAs of a cluster`;
+  }
+  // an early exit taken by some CTAs only: a peer would copy into, or wait for, a CTA that has left
+  const exits = (ops: readonly Op[], sure: boolean): boolean =>
+    ops.some((o) => (o.kind === 'exit_if' && !(sure && same(o.operands[0]!))) || o.regions.some((r) => exits(r.ops, sure && (o.kind !== 'if' || same(o.operands[0]!)))));
+  if (exits(f.body.ops, true)) return "the kernel may return early in some CTAs of a cluster only (an exitIf whose condition differs between them)";
+  return undefined;
+}
+
 interface SharedTile {
   readonly load: Op<'desc_load'>;
   readonly g: TileGeometry;
@@ -118,6 +143,8 @@ export function planMulticast(cx: Lowering, loop: Op, tiles: readonly SharedTile
   if (dims[2] > 1) return 'clusters along z are not multicast';
   const clusterAxes = [0, 1].filter((a) => dims[a]! > 1);
   if (!loop.operands.slice(0, 3).every(uniformChecker(cx.func, clusterAxes))) return 'the loop bounds differ between the CTAs of a cluster';
+  const around = enclosingDiffers(cx.func, loop, uniformChecker(cx.func, clusterAxes));
+  if (around) return around;
   const shares = tiles.map((t): TileShare | undefined => {
     const axes = clusterAxes.filter((a) => descOperands(t.load).offsets.every(uniformChecker(cx.func, [a])));
     const pieces = axes.reduce((n, a) => n * dims[a]!, 1);

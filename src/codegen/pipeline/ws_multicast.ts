@@ -27,7 +27,7 @@
 // (persistentTiles' default) hands the CTAs of a cluster unrelated tiles and trip counts that may
 // differ: no multicast, said in the PTX.
 import type { Lowering } from '../context.js';
-import { multicastSabotage, planMulticast, releaseStage, sameInCluster, type MulticastPlan } from '../async/tma_multicast.js';
+import { multicastSabotage, planMulticast, releaseStage, sameInCluster, TILE_LOOP_DIFFERS, type MulticastPlan } from '../async/tma_multicast.js';
 import type { WsTileLoop } from './ws_tiles.js';
 import type { TmaRingLoop } from './lower_tma_ring.js';
 
@@ -36,7 +36,7 @@ export function planWsMulticast(cx: Lowering, ring: TmaRingLoop, tiles: WsTileLo
   const mc = planMulticast(cx, ring.loop, ring.tiles);
   if (mc === 'no cluster') return mc;
   if (tiles && !sameInCluster(cx, tiles.loop.operands.slice(0, 3))) {
-    return "the persistent tile loop's bounds or step differ between the CTAs of a cluster (walk cluster tiles: programId(2) stepping by numPrograms(2))";
+    return TILE_LOOP_DIFFERS;
   }
   return mc;
 }
