@@ -13,7 +13,8 @@ import { analyzeAxisInfo, type Specialization } from '../compiler/axis_info.js';
 import { printAxisInfo, printLayouts } from '../compiler/annotate.js';
 import { CompileError, PtxasError } from '../compiler/errors.js';
 import { runIRPasses } from '../compiler/ir_passes.js';
-import { inlineDotScaled } from '../compiler/inline_dot_scaled.js';
+import { inlineDotScaled, scaledPlan } from '../compiler/inline_dot_scaled.js';
+import { nativeScaledWhyNot } from '../compiler/tcgen05_scaled.js';
 import { splitBatchedDots } from '../compiler/batched_dot.js';
 import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
@@ -66,6 +67,11 @@ export interface CompileOptions {
   readonly clusterDims?: readonly [number, number, number];
   /** @internal Breaks the multicast ring on purpose (tests show the sim catches it). */
   readonly multicastSabotage?: MulticastSabotage;
+  /**
+   * sm_100a: `dotScaled` on the block-scaled tcgen05 kinds where they fit (default true;
+   * compiler/tcgen05_scaled.ts); false: the exact emulation, as on the other targets.
+   */
+  readonly blockScaled?: boolean;
 }
 
 /** numStages when the option is absent, per target (Triton's default for Ampere and Hopper). */
@@ -160,7 +166,10 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   if (descs) stage('descriptors', descs);
   // batched (3-D) dots become B 2-D dots for every lowering (compiler/batched_dot.ts)
   // and dot_scaled becomes its emulation (compiler/inline_dot_scaled.ts)
-  let f = splitBatchedDots(inlineDotScaled(expandDescriptors(func, (op) => whyNot(op) === undefined)));
+  // (sm_100a keeps those a block-scaled tcgen05 kind computes: compiler/tcgen05_scaled.ts)
+  const scaled = scaledPlan(func, options.target === 'sm_100a' && options.dot !== 'fma' && options.blockScaled !== false ? (op) => nativeScaledWhyNot(op, numWarps) : undefined);
+  if (scaled.text) stage('dot_scaled', scaled.text);
+  let f = splitBatchedDots(inlineDotScaled(expandDescriptors(func, (op) => whyNot(op) === undefined), scaled.keep));
   if (options.skipIRPasses) irStage('input', f);
   else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy
