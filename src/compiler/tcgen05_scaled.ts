@@ -7,17 +7,24 @@
 // B, read from TMEM. The MMA sums each step's 32 scaled products exactly and rounds once to f32,
 // then adds them to D (docs/sim-ptx.md): the same f32 value the emulation's dot gives whenever
 // its partial sums are exact in f32 (docs/semantics.md "MX formats and dotScaled" bounds the
-// difference otherwise). Not yet native: e2m1 (mxf4 / mxf4nvf4: packed operands), e2m3/e3m2
-// (mxf8f6f4 with the padded 6-bit layout), unscaled bf16/fp16 operands, M other than 128.
+// difference otherwise).
+// kind::mxf4.block_scale.scale_vec::2X: e2m1 x e2m1 packed two a byte along K (dotScaled's u8
+// tiles as they are: even element in the low nibble), K 64 a step, two ue8m0 scales a row a step.
+// Not yet native: nvfp4 (mxf4nvf4, ue4m3 scales per 16), e2m1 with e4m3/e5m2 and e2m3/e3m2
+// (mxf8f6f4's padded 4-/6-bit layouts), unscaled bf16/fp16 operands, M other than 128.
 import type { Op } from '../ir/ops.js';
 import { tcgen05Layout } from './tcgen05_kinds.js';
 
 /** The block-scaled kind of a kept dot_scaled, and its operand type codes in the instruction descriptor. */
 export interface ScaledKind {
-  readonly kindName: 'mxf8f6f4';
-  readonly scaleVec: '1X';
-  /** K of one MMA (elements). */
+  readonly kindName: 'mxf8f6f4' | 'mxf4';
+  /** Scale factors per row per MMA (1X: one per 32 of K; 2X: two, mxf4's K 64). */
+  readonly scaleVec: '1X' | '2X';
+  /** K of one MMA in elements, and in operand bytes (e2m1 packs two a byte). */
   readonly k: number;
+  readonly kBytes: number;
+  /** Elements a byte of the operand tiles (2: packed e2m1). */
+  readonly perByte: number;
   readonly aCode: number;
   readonly bCode: number;
 }
@@ -38,13 +45,15 @@ export function scaledOperands(op: Op): { a: Op['operands'][number]; sa: Op['ope
 export function nativeScaledWhyNot(op: Op, numWarps: number): string | undefined {
   const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
   const { a, sa, b, sb } = scaledOperands(op);
-  if (F8F6F4_CODE[aFormat] === undefined || F8F6F4_CODE[bFormat] === undefined) return `formats ${aFormat} x ${bFormat}: only e4m3/e5m2 pairs are native so far (mxf8f6f4)`;
+  const fp4 = aFormat === 'e2m1' && bFormat === 'e2m1';
+  if (!fp4 && (F8F6F4_CODE[aFormat] === undefined || F8F6F4_CODE[bFormat] === undefined)) return `formats ${aFormat} x ${bFormat}: only e4m3/e5m2 pairs (mxf8f6f4) and e2m1 x e2m1 (mxf4) are native so far`;
+  if (fp4 && (a.type.elem !== 'u8' || b.type.elem !== 'u8')) return 'e2m1 operands in f4e2m1 tiles (one code a byte): mxf4 reads them packed two a byte (u8 tiles)';
   if (!sa || !sb) return 'both operands need scales';
-  for (const s of [sa, sb]) if (s.type.elem !== 'u8' && s.type.elem !== 'f8e8m0') return `scales of ${s.type.elem}: the mxf8f6f4 kind takes ue8m0`;
-  const [M, K] = a.type.shape as [number, number];
-  const N = b.type.shape[1]!;
+  for (const s of [sa, sb]) if (s.type.elem !== 'u8' && s.type.elem !== 'f8e8m0') return `scales of ${s.type.elem} (ue4m3, nvfp4): kind::mxf4nvf4 is not lowered yet`;
+  const M = a.type.shape[0]!, N = b.type.shape[1]!;
+  const K = a.type.shape[1]! * (fp4 ? 2 : 1), step = fp4 ? 64 : 32;
   if (M !== 128) return `M = ${M}: the block-scaled kinds take M = 128 per CTA`;
-  if (K % 32 !== 0) return `K = ${K} is not a multiple of the kind's K step 32`;
+  if (K % step !== 0) return `K = ${K} is not a multiple of the kind's K step ${step}`;
   if (!tcgen05Layout(M, N, numWarps)) return `N = ${N} on ${numWarps} warps has no tcgen05 accumulator layout (a power of two 16..256; 4 or 8 warps)`;
   return undefined;
 }
@@ -52,13 +61,14 @@ export function nativeScaledWhyNot(op: Op, numWarps: number): string | undefined
 /** The kind of a dot_scaled that nativeScaledWhyNot accepts. */
 export function scaledKindOf(op: Op): ScaledKind {
   const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
-  return { kindName: 'mxf8f6f4', scaleVec: '1X', k: 32, aCode: F8F6F4_CODE[aFormat]!, bCode: F8F6F4_CODE[bFormat]! };
+  if (aFormat === 'e2m1') return { kindName: 'mxf4', scaleVec: '2X', k: 64, kBytes: 32, perByte: 2, aCode: 1, bCode: 1 };
+  return { kindName: 'mxf8f6f4', scaleVec: '1X', k: 32, kBytes: 32, perByte: 1, aCode: F8F6F4_CODE[aFormat]!, bCode: F8F6F4_CODE[bFormat]! };
 }
 
 /** TMEM columns the scales of one kept dot_scaled take beside its N accumulator columns. */
 export function scaleColumns(op: Op): number {
   const { a, b } = scaledOperands(op);
-  const K = a.type.shape[1]!, N = b.type.shape[1]!;
+  const K = a.type.shape[1]! * scaledKindOf(op).perByte, N = b.type.shape[1]!;
   const chunks = Math.ceil(K / 32 / 4); // 4 scale factors (bytes) a cell
   return chunks * (4 + 4 * Math.ceil(N / 128));
 }

@@ -1,6 +1,7 @@
 // dotScaled on sm_100a's block-scaled tcgen05 kinds (compiler/tcgen05_scaled.ts,
 // codegen/tensor_cores/lower_tcgen05_scaled.ts): e4m3/e5m2 pairs with ue8m0 scales run as
-// kind::mxf8f6f4.block_scale with the scales copied to TMEM by tcgen05.cp. Each case is checked
+// kind::mxf8f6f4.block_scale, packed e2m1 pairs as kind::mxf4.block_scale, with the scales copied
+// to TMEM by tcgen05.cp. Each case is checked
 // bit for bit against the JS reference of the MX formats (dot_scaled_cases.ts: data whose partial
 // sums are exact in f32, so every order of summation gives the same f32), the interpreter, and the
 // emulated sm_100a kernel (option blockScaled: false). The sabotage case moves the scale copies
@@ -49,6 +50,12 @@ const CASES: NativeCase[] = [
   { fa: 'e4m3', fb: 'e4m3', M: 77, N: 16, K: 32, BM: 128, BN: 16, BK: 32, acc: true },
   // scale extremes: 2^-127 (code 0) .. 2^-124 on a, 2^123 .. 2^126 on b
   { fa: 'e4m3', fb: 'e4m3', M: 128, N: 32, K: 128, BM: 128, BN: 32, BK: 128, data: { aScales: [0, 1, 2, 3], bScales: [250, 251, 252, 253], lo: 0.5, hi: 2 } },
+  // mxf4: e2m1 x e2m1 packed two a byte along K, K 64 a step (scale_vec::2X)
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 128, BM: 128, BN: 64, BK: 128, acc: true },
+  // mxf4 ragged M/N/K (K 192: the last step masked), 4 groups + 2 (a zero-filled chunk)
+  { fa: 'e2m1', fb: 'e2m1', M: 90, N: 40, K: 192, BM: 128, BN: 64, BK: 64, acc: true },
+  // mxf4 on 8 warps, scale extremes
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 128, K: 256, BM: 128, BN: 128, BK: 256, numWarps: 8, data: { aScales: [0, 1, 2], bScales: [252, 253, 254], lo: 0.5, hi: 2 } },
   // NaN scales (0xff) make their rows / columns NaN
   { fa: 'e5m2', fb: 'e4m3', M: 128, N: 32, K: 64, BM: 128, BN: 32, BK: 64, data: { aScales: [127, 128, 255], bScales: [126, 127, 255] } },
 ];
@@ -64,8 +71,9 @@ describe('dotScaled on kind::mxf8f6f4.block_scale (sm_100a)', () => {
       const r = compileCase(c, `dsn_${i}`, nw);
       expect(r.cubin?.length ?? 0).toBeGreaterThan(0);
       if (!c.spills) expect(r.metadata.spills).toBe(0);
-      // one MMA per 32 of the K step (the loop body is not unrolled)
-      expect(count(r.ptx, /tcgen05\.mma\.cta_group::1\.kind::mxf8f6f4\.block_scale\.scale_vec::1X /)).toBe(c.BK / 32);
+      // one MMA per 32 (mxf4: 64) of the K step (the loop body is not unrolled)
+      const form = c.fa === 'e2m1' ? /tcgen05\.mma\.cta_group::1\.kind::mxf4\.block_scale\.scale_vec::2X / : /tcgen05\.mma\.cta_group::1\.kind::mxf8f6f4\.block_scale\.scale_vec::1X /;
+      expect(count(r.ptx, form)).toBe(c.BK / (c.fa === 'e2m1' ? 64 : 32));
       expect(r.ptx).toMatch(/tcgen05\.cp\.cta_group::1\.32x128b\.warpx4/);
       expect(r.ptx).not.toMatch(/kind::tf32|kind::f16|kind::f8f6f4 |mma\.sync/);
       expect(r.stages.find((s) => s.name === 'dot_scaled')?.text).toMatch(/native/);
@@ -84,11 +92,13 @@ describe('dotScaled on kind::mxf8f6f4.block_scale (sm_100a)', () => {
 describe('dotScaled on sm_100a: what stays emulated, and why', () => {
   const cases: [Case, RegExp][] = [
     [{ fa: 'e4m3', fb: 'e4m3', M: 64, N: 64, K: 64, BM: 64, BN: 64, BK: 64 }, /emulated \(M = 64: the block-scaled kinds take M = 128 per CTA\)/],
-    [{ fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 }, /emulated \(formats e2m1 x e2m1: only e4m3\/e5m2 pairs/],
+    [{ fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64, nvfp4: true }, /emulated \(scales of f8e4m3 \(ue4m3, nvfp4\)/],
+    [{ fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64, mxDtypes: true }, /emulated \(e2m1 operands in f4e2m1 tiles/],
+    [{ fa: 'e4m3', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 }, /emulated \(formats e4m3 x e2m1: only e4m3\/e5m2 pairs/],
     [{ fa: 'e4m3', fb: 'bf16', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 }, /emulated \(formats e4m3 x bf16/],
   ];
   for (const [i, [c, why]] of cases.entries()) {
-    it(`${c.fa} x ${c.fb} ${c.BM}x${c.BN}x${c.BK}: the emulation, with the reason in the dot_scaled stage`, () => {
+    it(`${c.fa} x ${c.fb}${c.nvfp4 ? " (nvfp4)" : ""}${c.mxDtypes ? " (f4e2m1 tiles)" : ""} ${c.BM}x${c.BN}x${c.BK}: the emulation, with the reason in the dot_scaled stage`, () => {
       const r = compileCase(c, `dse_${i}`, 4);
       expect(r.stages.find((s) => s.name === 'dot_scaled')?.text).toMatch(why);
       expect(r.ptx).not.toMatch(/block_scale|tcgen05\.cp/);

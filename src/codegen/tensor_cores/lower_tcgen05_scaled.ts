@@ -1,7 +1,9 @@
 // dot_scaled on a block-scaled tcgen05 kind (sm_100a; PTX ISA "Block Scaling" of tcgen05.mma):
-// the ops compiler/tcgen05_scaled.ts keeps (e4m3/e5m2 with ue8m0 scales, M 128). One op, in order:
-//   operands   a [M, K] and b's transpose [N, K], one code a byte, K-major in swizzled shared
-//              tiles (the fp8 tiles lower_tcgen05.ts stages for kind::f8f6f4)
+// the ops compiler/tcgen05_scaled.ts keeps (e4m3/e5m2 on mxf8f6f4, packed e2m1 on mxf4, ue8m0
+// scales, M 128). One op, in order:
+//   operands   a [M, K] and b's transpose [N, K] as bytes (one e4m3/e5m2 code, or two packed
+//              e2m1 codes along K), K-major in swizzled shared tiles (the 8-bit tiles
+//              lower_tcgen05.ts stages for kind::f8f6f4)
 //   scales     each scale byte s[r][g] (row r of a / column r of b, K group g) to shared memory
 //              in the ((32,4),4) tile tcgen05.cp.32x128b.warpx4 reads: 512 bytes per 128 rows and
 //              4 groups, row r%32 at 16-byte row r%32, byte 4*((r/32)%4) + g%4 (zeros first
@@ -12,8 +14,9 @@
 //   thread 0   tcgen05.cp.32x128b.warpx4 of each scale chunk into TMEM columns after the
 //              accumulator (every lane quarter gets the 32 rows: the MMA reads row r's scale in
 //              lane r%32 of each quarter, column base + r/32, byte = the scale factor id), then
-//              one tcgen05.mma.kind::mxf8f6f4.block_scale.scale_vec::1X per K step of 32, step kk
-//              reading chunk kk/4 with scale factor id kk%4 (the instruction descriptor's fields),
+//              one tcgen05.mma.kind::mxf8f6f4.block_scale.scale_vec::1X per K step of 32 (mxf4:
+//              .scale_vec::2X per 64, two groups), the step starting at group g reading chunk
+//              g/4 with scale factor id g%4 (the instruction descriptor's fields),
 //              commit to the kernel's mbarrier. A thread's tcgen05.cp is ordered before its later
 //              tcgen05.mma (the ISA pipelines them), so no wait between them.
 //   epilogue   every thread waits for the phase, tcgen05.ld of the accumulator (lower_tcgen05.ts)
@@ -104,9 +107,12 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   const kind = scaledKindOf(op);
   const { a, sa, b, sb, acc: accV } = scaledOperands(op);
   if (!sa || !sb) cx.fail('a block-scaled dot_scaled needs both scales');
+  // K in operand bytes (a row of a staged tile) and in elements
   const [M, K] = a.type.shape as [number, number];
   const N = b.type.shape[1]!;
-  const G = K / 32;
+  const G = (K * kind.perByte) / 32;
+  /** Scale groups of 32 one MMA reads (1X: 1, 2X: 2). */
+  const perMma = kind.k / 32;
   const chunks = Math.ceil(G / 4);
   const nbB = Math.ceil(N / 128);
   const La = cx.layoutOf(a), Lb = cx.layoutOf(b);
@@ -179,11 +185,16 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   const bAddr = cx.reg('b32');
   cx.emit(`add.u32 ${bAddr}, ${sm}, ${aBytes};`);
   const descB = emitTcgen05Desc(cx, bAddr, bTile, false);
-  const ids = Array.from({ length: Math.min(4, G) }, (_, id) => {
-    const r = cx.reg('b32');
-    cx.emit(`mov.b32 ${r}, 0x${scaledInstrDesc(kind, M, N, id).toString(16)};`);
+  // MMA kk reads groups perMma*kk.. : scale factor id (its first byte in the cell) and chunk
+  const ids = new Map<number, string>();
+  const idOf = (id: number): string => {
+    let r = ids.get(id);
+    if (!r) {
+      ids.set(id, (r = cx.reg('b32')));
+      cx.emit(`mov.b32 ${r}, 0x${scaledInstrDesc(kind, M, N, id).toString(16)};`);
+    }
     return r;
-  });
+  };
   const accP = cx.reg('pred');
   cx.emit(`setp.ne.b32 ${accP}, 1, 0;`);
   let fresh = accP;
@@ -193,10 +204,12 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   }
   const saRegs = Array.from({ length: chunks }, (_, j) => col(saCol(j)));
   const sbRegs = Array.from({ length: chunks }, (_, j) => col(sbCol(j)));
-  for (let kk = 0; kk < G; kk++) {
-    const ad = descPlus(cx, descA, sliceOffset(aTile, false, 0, kk * kind.k, 1));
-    const bd = descPlus(cx, descB, sliceOffset(bTile, false, 0, kk * kind.k, 1));
-    cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName}.block_scale.scale_vec::${kind.scaleVec} [${mem.addr}], ${ad}, ${bd}, ${ids[kk % 4]}, [${saRegs[kk >> 2]}], [${sbRegs[kk >> 2]}], ${kk === 0 ? fresh : accP};`);
+  for (let kk = 0; kk < G / perMma; kk++) {
+    const g = kk * perMma;
+    const id = idOf(g % 4);
+    const ad = descPlus(cx, descA, sliceOffset(aTile, false, 0, kk * kind.kBytes, 1));
+    const bd = descPlus(cx, descB, sliceOffset(bTile, false, 0, kk * kind.kBytes, 1));
+    cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName}.block_scale.scale_vec::${kind.scaleVec} [${mem.addr}], ${ad}, ${bd}, ${id}, [${saRegs[g >> 2]}], [${sbRegs[g >> 2]}], ${kk === 0 ? fresh : accP};`);
   }
   const { bar, phase } = mmaBarrier(cx);
   cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
