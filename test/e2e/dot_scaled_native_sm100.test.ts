@@ -98,7 +98,7 @@ describe('dotScaled on sm_100a: what stays emulated, and why', () => {
     [{ fa: 'e4m3', fb: 'bf16', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 }, /emulated \(formats e4m3 x bf16/],
   ];
   for (const [i, [c, why]] of cases.entries()) {
-    it(`${c.fa} x ${c.fb}${c.nvfp4 ? " (nvfp4)" : ""}${c.mxDtypes ? " (f4e2m1 tiles)" : ""} ${c.BM}x${c.BN}x${c.BK}: the emulation, with the reason in the dot_scaled stage`, () => {
+    it(`${c.fa} x ${c.fb}${c.nvfp4 ? ' (nvfp4)' : ''}${c.mxDtypes ? ' (f4e2m1 tiles)' : ''} ${c.BM}x${c.BN}x${c.BK}: the emulation, with the reason in the dot_scaled stage`, () => {
       const r = compileCase(c, `dse_${i}`, 4);
       expect(r.stages.find((s) => s.name === 'dot_scaled')?.text).toMatch(why);
       expect(r.ptx).not.toMatch(/block_scale|tcgen05\.cp/);
