@@ -10,16 +10,22 @@
 // difference otherwise).
 // kind::mxf4.block_scale.scale_vec::2X: e2m1 x e2m1 packed two a byte along K (dotScaled's u8
 // tiles as they are: even element in the low nibble), K 64 a step, two ue8m0 scales a row a step.
-// Not yet native: nvfp4 (mxf4nvf4, ue4m3 scales per 16), e2m1 with e4m3/e5m2 and e2m3/e3m2
+// kind::mxf4nvf4.block_scale.scale_vec::4X: nvfp4, the same operands with ue4m3 scales per 16 of
+// K (four a row a step; the scale bytes' sign bit cleared, as dotScaled ignores it).
+// Not yet native: e2m1 with e4m3/e5m2 and e2m3/e3m2
 // (mxf8f6f4's padded 4-/6-bit layouts), unscaled bf16/fp16 operands, M other than 128.
 import type { Op } from '../ir/ops.js';
 import { tcgen05Layout } from './tcgen05_kinds.js';
 
 /** The block-scaled kind of a kept dot_scaled, and its operand type codes in the instruction descriptor. */
 export interface ScaledKind {
-  readonly kindName: 'mxf8f6f4' | 'mxf4';
-  /** Scale factors per row per MMA (1X: one per 32 of K; 2X: two, mxf4's K 64). */
-  readonly scaleVec: '1X' | '2X';
+  readonly kindName: 'mxf8f6f4' | 'mxf4' | 'mxf4nvf4';
+  /** Scale factors per row per MMA (1X: one per 32 of K; 2X: two, mxf4's K 64; 4X: nvfp4's four per 16). */
+  readonly scaleVec: '1X' | '2X' | '4X';
+  /** Elements of K one scale covers (32 ue8m0, 16 ue4m3). */
+  readonly group: number;
+  /** ue4m3 scales (descriptor bit 23 = 0) instead of ue8m0. */
+  readonly ue4m3: boolean;
   /** K of one MMA in elements, and in operand bytes (e2m1 packs two a byte). */
   readonly k: number;
   readonly kBytes: number;
@@ -49,7 +55,8 @@ export function nativeScaledWhyNot(op: Op, numWarps: number): string | undefined
   if (!fp4 && (F8F6F4_CODE[aFormat] === undefined || F8F6F4_CODE[bFormat] === undefined)) return `formats ${aFormat} x ${bFormat}: only e4m3/e5m2 pairs (mxf8f6f4) and e2m1 x e2m1 (mxf4) are native so far`;
   if (fp4 && (a.type.elem !== 'u8' || b.type.elem !== 'u8')) return 'e2m1 operands in f4e2m1 tiles (one code a byte): mxf4 reads them packed two a byte (u8 tiles)';
   if (!sa || !sb) return 'both operands need scales';
-  for (const s of [sa, sb]) if (s.type.elem !== 'u8' && s.type.elem !== 'f8e8m0') return `scales of ${s.type.elem} (ue4m3, nvfp4): kind::mxf4nvf4 is not lowered yet`;
+  const ue4m3 = [sa, sb].filter((s) => s.type.elem === 'f8e4m3').length;
+  if (ue4m3 === 1) return 'one ue4m3 (nvfp4) and one ue8m0 scale: a block-scaled MMA takes one scale type';
   const M = a.type.shape[0]!, N = b.type.shape[1]!;
   const K = a.type.shape[1]! * (fp4 ? 2 : 1), step = fp4 ? 64 : 32;
   if (M !== 128) return `M = ${M}: the block-scaled kinds take M = 128 per CTA`;
@@ -61,14 +68,17 @@ export function nativeScaledWhyNot(op: Op, numWarps: number): string | undefined
 /** The kind of a dot_scaled that nativeScaledWhyNot accepts. */
 export function scaledKindOf(op: Op): ScaledKind {
   const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
-  if (aFormat === 'e2m1') return { kindName: 'mxf4', scaleVec: '2X', k: 64, kBytes: 32, perByte: 2, aCode: 1, bCode: 1 };
-  return { kindName: 'mxf8f6f4', scaleVec: '1X', k: 32, kBytes: 32, perByte: 1, aCode: F8F6F4_CODE[aFormat]!, bCode: F8F6F4_CODE[bFormat]! };
+  const fp4 = { k: 64, kBytes: 32, perByte: 2, aCode: 1, bCode: 1 };
+  if (aFormat === 'e2m1' && scaledOperands(op).sa!.type.elem === 'f8e4m3') return { kindName: 'mxf4nvf4', scaleVec: '4X', group: 16, ue4m3: true, ...fp4 };
+  if (aFormat === 'e2m1') return { kindName: 'mxf4', scaleVec: '2X', group: 32, ue4m3: false, ...fp4 };
+  return { kindName: 'mxf8f6f4', scaleVec: '1X', group: 32, ue4m3: false, k: 32, kBytes: 32, perByte: 1, aCode: F8F6F4_CODE[aFormat]!, bCode: F8F6F4_CODE[bFormat]! };
 }
 
 /** TMEM columns the scales of one kept dot_scaled take beside its N accumulator columns. */
 export function scaleColumns(op: Op): number {
   const { a, b } = scaledOperands(op);
-  const K = a.type.shape[1]! * scaledKindOf(op).perByte, N = b.type.shape[1]!;
-  const chunks = Math.ceil(K / 32 / 4); // 4 scale factors (bytes) a cell
+  const kind = scaledKindOf(op);
+  const K = a.type.shape[1]! * kind.perByte, N = b.type.shape[1]!;
+  const chunks = Math.ceil(K / kind.group / 4); // 4 scale factors (bytes) a cell
   return chunks * (4 + 4 * Math.ceil(N / 128));
 }

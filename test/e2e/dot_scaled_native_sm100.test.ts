@@ -1,7 +1,7 @@
 // dotScaled on sm_100a's block-scaled tcgen05 kinds (compiler/tcgen05_scaled.ts,
 // codegen/tensor_cores/lower_tcgen05_scaled.ts): e4m3/e5m2 pairs with ue8m0 scales run as
-// kind::mxf8f6f4.block_scale, packed e2m1 pairs as kind::mxf4.block_scale, with the scales copied
-// to TMEM by tcgen05.cp. Each case is checked
+// kind::mxf8f6f4.block_scale, packed e2m1 pairs as kind::mxf4.block_scale (ue8m0) or
+// kind::mxf4nvf4.block_scale (nvfp4: ue4m3 per 16), with the scales copied to TMEM by tcgen05.cp. Each case is checked
 // bit for bit against the JS reference of the MX formats (dot_scaled_cases.ts: data whose partial
 // sums are exact in f32, so every order of summation gives the same f32), the interpreter, and the
 // emulated sm_100a kernel (option blockScaled: false). The sabotage case moves the scale copies
@@ -56,6 +56,11 @@ const CASES: NativeCase[] = [
   { fa: 'e2m1', fb: 'e2m1', M: 90, N: 40, K: 192, BM: 128, BN: 64, BK: 64, acc: true },
   // mxf4 on 8 warps, scale extremes
   { fa: 'e2m1', fb: 'e2m1', M: 128, N: 128, K: 256, BM: 128, BN: 128, BK: 256, numWarps: 8, data: { aScales: [0, 1, 2], bScales: [252, 253, 254], lo: 0.5, hi: 2 } },
+  // nvfp4: packed e2m1 with ue4m3 scales per 16 on kind::mxf4nvf4 (scale_vec::4X), ragged, acc
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 128, BM: 128, BN: 64, BK: 128, nvfp4: true, acc: true },
+  { fa: 'e2m1', fb: 'e2m1', M: 111, N: 30, K: 192, BM: 128, BN: 32, BK: 64, nvfp4: true },
+  // nvfp4 scale codes with the sign bit set (ignored by dotScaled) and the NaN code 0x7f
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 32, K: 64, BM: 128, BN: 32, BK: 64, nvfp4: true, data: { aScales: [0x38, 0xb8, 0x30, 0x7f], bScales: [0x40, 0xc0, 0x38] } },
   // NaN scales (0xff) make their rows / columns NaN
   { fa: 'e5m2', fb: 'e4m3', M: 128, N: 32, K: 64, BM: 128, BN: 32, BK: 64, data: { aScales: [127, 128, 255], bScales: [126, 127, 255] } },
 ];
@@ -63,16 +68,17 @@ const CASES: NativeCase[] = [
 describe('dotScaled on kind::mxf8f6f4.block_scale (sm_100a)', () => {
   for (const [i, c] of CASES.entries()) {
     const nw = c.numWarps ?? 4;
-    it(`${c.fa} x ${c.fb} ${c.M}x${c.N}x${c.K} (tile ${c.BM}x${c.BN}x${c.BK}${c.acc ? ', acc' : ''}, ${nw} warps): bit for bit`, async () => {
+    it(`${c.fa} x ${c.fb}${c.nvfp4 ? ' (nvfp4)' : ''} ${c.M}x${c.N}x${c.K} (tile ${c.BM}x${c.BN}x${c.BK}${c.acc ? ', acc' : ''}, ${nw} warps): bit for bit`, async () => {
       expect(simDevice().target).toBe('sm_100a');
       const d = makeData(c, 70 + i, c.data);
       const ref = reference(c, d);
-      if (!c.data?.aScales?.includes(255)) expect(ref.exact).toBe(true);
+      if (!c.data?.aScales?.some((x) => x === 255 || x === 0x7f)) expect(ref.exact).toBe(true);
       const r = compileCase(c, `dsn_${i}`, nw);
       expect(r.cubin?.length ?? 0).toBeGreaterThan(0);
       if (!c.spills) expect(r.metadata.spills).toBe(0);
       // one MMA per 32 (mxf4: 64) of the K step (the loop body is not unrolled)
-      const form = c.fa === 'e2m1' ? /tcgen05\.mma\.cta_group::1\.kind::mxf4\.block_scale\.scale_vec::2X / : /tcgen05\.mma\.cta_group::1\.kind::mxf8f6f4\.block_scale\.scale_vec::1X /;
+      const form = c.nvfp4 ? /tcgen05\.mma\.cta_group::1\.kind::mxf4nvf4\.block_scale\.scale_vec::4X /
+        : c.fa === 'e2m1' ? /tcgen05\.mma\.cta_group::1\.kind::mxf4\.block_scale\.scale_vec::2X / : /tcgen05\.mma\.cta_group::1\.kind::mxf8f6f4\.block_scale\.scale_vec::1X /;
       expect(count(r.ptx, form)).toBe(c.BK / (c.fa === 'e2m1' ? 64 : 32));
       expect(r.ptx).toMatch(/tcgen05\.cp\.cta_group::1\.32x128b\.warpx4/);
       expect(r.ptx).not.toMatch(/kind::tf32|kind::f16|kind::f8f6f4 |mma\.sync/);
@@ -92,7 +98,6 @@ describe('dotScaled on kind::mxf8f6f4.block_scale (sm_100a)', () => {
 describe('dotScaled on sm_100a: what stays emulated, and why', () => {
   const cases: [Case, RegExp][] = [
     [{ fa: 'e4m3', fb: 'e4m3', M: 64, N: 64, K: 64, BM: 64, BN: 64, BK: 64 }, /emulated \(M = 64: the block-scaled kinds take M = 128 per CTA\)/],
-    [{ fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64, nvfp4: true }, /emulated \(scales of f8e4m3 \(ue4m3, nvfp4\)/],
     [{ fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64, mxDtypes: true }, /emulated \(e2m1 operands in f4e2m1 tiles/],
     [{ fa: 'e4m3', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 }, /emulated \(formats e4m3 x e2m1: only e4m3\/e5m2 pairs/],
     [{ fa: 'e4m3', fb: 'bf16', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 }, /emulated \(formats e4m3 x bf16/],
@@ -119,7 +124,8 @@ function copiesAfterMmas(ptx: string): string {
   expect(cps.length).toBeGreaterThan(0);
   const rest = lines.filter((l) => !/tcgen05\.cp\./.test(l));
   const commit = rest.findIndex((l) => /tcgen05\.commit/.test(l));
-  expect(commit).toBeGreaterThan(rest.findLastIndex((l) => /block_scale/.test(l)));
+  const lastMma = rest.reduce((at, l, i) => (/block_scale/.test(l) ? i : at), -1);
+  expect(commit).toBeGreaterThan(lastMma);
   rest.splice(commit, 0, ...cps);
   return rest.join('\n');
 }

@@ -1,6 +1,6 @@
 // dot_scaled on a block-scaled tcgen05 kind (sm_100a; PTX ISA "Block Scaling" of tcgen05.mma):
-// the ops compiler/tcgen05_scaled.ts keeps (e4m3/e5m2 on mxf8f6f4, packed e2m1 on mxf4, ue8m0
-// scales, M 128). One op, in order:
+// the ops compiler/tcgen05_scaled.ts keeps (e4m3/e5m2 on mxf8f6f4, packed e2m1 on mxf4 with ue8m0
+// scales or on mxf4nvf4 with ue4m3 ones (nvfp4), M 128). One op, in order:
 //   operands   a [M, K] and b's transpose [N, K] as bytes (one e4m3/e5m2 code, or two packed
 //              e2m1 codes along K), K-major in swizzled shared tiles (the 8-bit tiles
 //              lower_tcgen05.ts stages for kind::f8f6f4)
@@ -15,7 +15,8 @@
 //              accumulator (every lane quarter gets the 32 rows: the MMA reads row r's scale in
 //              lane r%32 of each quarter, column base + r/32, byte = the scale factor id), then
 //              one tcgen05.mma.kind::mxf8f6f4.block_scale.scale_vec::1X per K step of 32 (mxf4:
-//              .scale_vec::2X per 64, two groups), the step starting at group g reading chunk
+//              .scale_vec::2X per 64, two groups; mxf4nvf4 .scale_vec::4X, four groups of 16),
+//              the step starting at group g reading chunk
 //              g/4 with scale factor id g%4 (the instruction descriptor's fields),
 //              commit to the kernel's mbarrier. A thread's tcgen05.cp is ordered before its later
 //              tcgen05.mma (the ISA pipelines them), so no wait between them.
@@ -51,18 +52,18 @@ const mmaBarrier = (cx: Lowering): { bar: string; phase: string } => {
 
 /**
  * The block-scaled instruction descriptor (its own table): B's scale factor id 4-5, A type 7-9,
- * B type 10-12, N >> 3 17-22, scale type 23 (1: ue8m0), M >> 7 27-28, A's scale factor id 29-30.
+ * B type 10-12, N >> 3 17-22, scale type 23 (1: ue8m0, 0: ue4m3), M >> 7 27-28, A's scale factor id 29-30.
  */
 export function scaledInstrDesc(kind: ScaledKind, M: number, N: number, sfId: number): number {
-  return ((sfId << 4) | (kind.aCode << 7) | (kind.bCode << 10) | ((N >> 3) << 17) | (1 << 23) | ((M >> 7) << 27) | (sfId << 29)) >>> 0;
+  return ((sfId << 4) | (kind.aCode << 7) | (kind.bCode << 10) | ((N >> 3) << 17) | (Number(!kind.ue4m3) << 23) | ((M >> 7) << 27) | (sfId << 29)) >>> 0;
 }
 
 /**
- * Stores scale tile s [R, G] (R rows of a or columns of b, G groups of 32 along K) as bytes in
+ * Stores scale tile s [R, G] (R rows of a or columns of b, G groups of 32 or 16 along K) as bytes in
  * the cp source layout at `base`: byte ((g/4)*nb + r/128)*512 + (r%32)*16 + ((r/32)%4)*4 + g%4,
  * nb = the 128-row blocks of R (chunk g/4 of block h lands in columns 4*((g/4)*nb + h)).
  */
-function storeScales(cx: Lowering, s: Value, base: string, nb: number): void {
+function storeScales(cx: Lowering, s: Value, base: string, nb: number, mask: number): void {
   const l = cx.layoutOf(s);
   const shape = s.type.shape;
   const regs = cx.regs(s);
@@ -89,6 +90,11 @@ function storeScales(cx: Lowering, s: Value, base: string, nb: number): void {
       cx.emit(`cvt.u32.u16 ${w}, ${v};`);
       v = w;
     }
+    if (mask !== 0xff) {
+      const w = cx.reg('b32');
+      cx.emit(`and.b32 ${w}, ${v}, ${mask};`);
+      v = w;
+    }
     cx.emit(`st.shared.b8 [${a}], ${v};`);
   });
 }
@@ -105,14 +111,16 @@ function chunkDesc(cx: Lowering, addr: string): string {
 export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   if (cx.target !== 'sm_100a') cx.fail('a dot_scaled reached the codegen off sm_100a (compiler/inline_dot_scaled.ts inlines it elsewhere)');
   const kind = scaledKindOf(op);
+  // kind::mxf4nvf4 and .scale_vec::4X are PTX ISA 8.7 (the others are in sm_100a's 8.6)
+  if (kind.kindName === 'mxf4nvf4') cx.requirePtxVersion(8.7);
   const { a, sa, b, sb, acc: accV } = scaledOperands(op);
   if (!sa || !sb) cx.fail('a block-scaled dot_scaled needs both scales');
   // K in operand bytes (a row of a staged tile) and in elements
   const [M, K] = a.type.shape as [number, number];
   const N = b.type.shape[1]!;
-  const G = (K * kind.perByte) / 32;
-  /** Scale groups of 32 one MMA reads (1X: 1, 2X: 2). */
-  const perMma = kind.k / 32;
+  const G = (K * kind.perByte) / kind.group;
+  /** Scale groups one MMA reads (1X: 1, 2X: 2, 4X: 4). */
+  const perMma = kind.k / kind.group;
   const chunks = Math.ceil(G / 4);
   const nbB = Math.ceil(N / 128);
   const La = cx.layoutOf(a), Lb = cx.layoutOf(b);
@@ -152,8 +160,10 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
     }
     cx.barrier();
   }
-  storeScales(cx, sa, saBase, 1);
-  storeScales(cx, sb, sbBase, nbB);
+  // ue4m3: dotScaled ignores the sign bit; the MMA faults on it (its scales are unsigned)
+  const mask = kind.ue4m3 ? 0x7f : 0xff;
+  storeScales(cx, sa, saBase, 1, mask);
+  storeScales(cx, sb, sbBase, nbB, mask);
   // generic-proxy shared stores -> the async proxy tcgen05.cp and tcgen05.mma read through
   cx.emit('fence.proxy.async.shared::cta;');
   const rows = tmemRows(cx, M, N);
