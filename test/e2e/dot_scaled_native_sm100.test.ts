@@ -4,34 +4,14 @@
 // kind::mxf4nvf4.block_scale (nvfp4: ue4m3 per 16), with the scales copied to TMEM by tcgen05.cp. Each case is checked
 // bit for bit against the JS reference of the MX formats (dot_scaled_cases.ts: data whose partial
 // sums are exact in f32, so every order of summation gives the same f32), the interpreter, and the
-// emulated sm_100a kernel (option blockScaled: false). The sabotage case moves the scale copies
-// after the MMAs in the PTX: the MMAs then read scales never copied.
+// emulated sm_100a kernel (option blockScaled: false). The sabotage (scale copies after the MMAs)
+// is test/e2e/dot_scaled_native_sabotage.test.ts.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
-import { compile, type CompileResult } from '../../src/compile/compile.js';
-import type { RunArgs } from '../../src/runtime/kernel.js';
-import { DeviceArray } from '../../src/runtime/index.js';
 import { count } from '../codegen/gate.js';
 import { runOn, simDevice } from './helpers.js';
 import { deviceArgs, makeData, reference, scaledKernel, type Case, type DataOptions } from './dot_scaled_cases.js';
-
-const PARAMS = ['a', 'b', 'as', 'bs', 'c'] as const;
-
-/** Runs PTX of a case's kernel on the sim through loadModule; the output c. */
-async function runPtx(r: CompileResult, args: RunArgs, numWarps: number): Promise<Float32Array> {
-  const dev = simDevice();
-  const arrs = PARAMS.map((p) => {
-    const v = args[p] as Uint8Array | Float32Array;
-    return DeviceArray.from(v, v instanceof Float32Array ? 'f32' : 'u8', { device: dev });
-  });
-  const fn = dev.loadModule(r.ptx).getFunction(r.metadata.name);
-  const sharedBytes = /\.extern\s+\.shared/.test(r.ptx) ? r.metadata.sharedBytes : 0;
-  await fn.launch({ grid: [1, 1, 1], block: 32 * numWarps, sharedBytes, args: arrs });
-  return (await arrs[4]!.toArray()) as Float32Array;
-}
-
-const compileCase = (c: Case, name: string, numWarps: number, blockScaled = true): CompileResult =>
-  compile(scaledKernel(c, name).trace({}), { target: 'sm_100a', numWarps, ptxas: true, blockScaled });
+import { compileCase, runPtx } from './dot_scaled_native_run.js';
 
 interface NativeCase extends Case { readonly numWarps?: number; readonly data?: DataOptions; readonly spills?: boolean }
 
@@ -114,40 +94,5 @@ describe('dotScaled on sm_100a: what stays emulated, and why', () => {
     const r = compileCase(c, 'dse_off', 4, false);
     expect(r.stages.find((s) => s.name === 'dot_scaled')?.text).toMatch(/emulated/);
     expect(r.ptx).not.toMatch(/block_scale/);
-  });
-});
-
-/** The PTX with every tcgen05.cp moved after the last block-scaled MMA (before its commit). */
-function copiesAfterMmas(ptx: string): string {
-  const lines = ptx.split('\n');
-  const cps = lines.filter((l) => /tcgen05\.cp\./.test(l));
-  expect(cps.length).toBeGreaterThan(0);
-  const rest = lines.filter((l) => !/tcgen05\.cp\./.test(l));
-  const commit = rest.findIndex((l) => /tcgen05\.commit/.test(l));
-  const lastMma = rest.reduce((at, l, i) => (/block_scale/.test(l) ? i : at), -1);
-  expect(commit).toBeGreaterThan(lastMma);
-  rest.splice(commit, 0, ...cps);
-  return rest.join('\n');
-}
-
-describe('dotScaled block-scaled sabotage (sm_100a)', () => {
-  it('the MMAs issued before the tcgen05.cp of their scales: a wrong result or a named fault', async () => {
-    const c: Case = { fa: 'e4m3', fb: 'e4m3', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 };
-    const d = makeData(c, 90);
-    const ref = reference(c, d);
-    const r = compileCase(c, 'dsn_sab', 4);
-    expect(Array.from(await runPtx(r, deviceArgs(c, d), 4)), 'intact').toEqual(Array.from(ref.c));
-    let got: Float32Array | undefined;
-    let err: Error | undefined;
-    try {
-      got = await runPtx({ ...r, ptx: copiesAfterMmas(r.ptx) }, deviceArgs(c, d), 4);
-    } catch (e) {
-      err = e as Error;
-    }
-    if (err) expect(err.message).toMatch(/tcgen05|tensor memory|scale/i);
-    else {
-      const off = Array.from(got!).filter((x, i) => !Object.is(x, ref.c[i])).length;
-      expect(off, 'elements that differ from the product').toBeGreaterThan((c.M * c.N) / 2);
-    }
   });
 });
