@@ -8,6 +8,9 @@
 // is test/e2e/dot_scaled_native_sabotage.test.ts.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
+import { compile } from '../../src/compile/compile.js';
+import { arange, dotScaled, load, ptr, store } from '../../src/lang/index.js';
+import { kernel } from '../../src/runtime/kernel.js';
 import { count } from '../codegen/gate.js';
 import { runOn, simDevice } from './helpers.js';
 import { deviceArgs, makeData, reference, scaledKernel, type Case, type DataOptions } from './dot_scaled_cases.js';
@@ -94,5 +97,39 @@ describe('dotScaled on sm_100a: what stays emulated, and why', () => {
     const r = compileCase(c, 'dse_off', 4, false);
     expect(r.stages.find((s) => s.name === 'dot_scaled')?.text).toMatch(/emulated/);
     expect(r.ptx).not.toMatch(/block_scale/);
+  });
+});
+
+describe('dotScaled on sm_100a without a loop', () => {
+  // the accumulator a constant zero: never stored to TMEM, the first MMA's enable_input_d false
+  it('e4m3 x e5m2 128x64x64 and e2m1 x e2m1 128x32x128, no acc: bit for bit', async () => {
+    for (const [i, c] of ([
+      { fa: 'e4m3', fb: 'e5m2', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 },
+      { fa: 'e2m1', fb: 'e2m1', M: 128, N: 32, K: 128, BM: 128, BN: 32, BK: 128 },
+    ] as const).entries()) {
+      const pa = c.fa === 'e2m1' ? 2 : 1;
+      const k = kernel(
+        { name: `dsn_flat_${i}`, params: { a: ptr(c.fa === 'e4m3' ? 'f8e4m3' : 'u8'), b: ptr(c.fb === 'e5m2' ? 'f8e5m2' : 'u8'), as: ptr('u8'), bs: ptr('u8'), c: ptr('f32') } },
+        ({ a, b, as, bs, c: cp }) => {
+          const rm = arange(0, c.M).expandDims(1), rn = arange(0, c.N).expandDims(0);
+          const ta = load(a.add(rm.mul(c.K / pa).add(arange(0, c.K / pa).expandDims(0))));
+          const tb = load(b.add(arange(0, c.K / pa).expandDims(1).mul(c.N).add(rn)));
+          const g = arange(0, c.K / 32).expandDims(0);
+          const sa = load(as.add(rm.mul(c.K / 32).add(g)));
+          const sb = load(bs.add(arange(0, c.N).expandDims(1).mul(c.K / 32).add(g)));
+          store(cp.add(rm.mul(c.N).add(rn)), dotScaled(ta, sa, c.fa, tb, sb, c.fb));
+        },
+      );
+      const d = makeData(c, 95 + i);
+      const ref = reference(c, d);
+      expect(ref.exact).toBe(true);
+      const r = compile(k.trace({}), { target: 'sm_100a', numWarps: 4, ptxas: true });
+      expect(r.ptx).toMatch(/block_scale/);
+      expect(r.ptx).not.toMatch(/tcgen05\.st\./);
+      expect(Array.from(await runPtx(r, deviceArgs(c, d), 4)), 'sim').toEqual(Array.from(ref.c));
+      const args = deviceArgs(c, d);
+      await runOn('interpret', k, args, 1);
+      expect(Array.from(args['c'] as Float32Array), 'interpreter').toEqual(Array.from(ref.c));
+    }
   });
 });
