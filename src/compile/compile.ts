@@ -14,7 +14,7 @@ import { printAxisInfo, printLayouts } from '../compiler/annotate.js';
 import { CompileError, PtxasError } from '../compiler/errors.js';
 import { runIRPasses } from '../compiler/ir_passes.js';
 import { inlineDotScaled, scaledPlan } from '../compiler/inline_dot_scaled.js';
-import { nativeScaledWhyNot } from '../compiler/tcgen05_scaled.js';
+import { hasDot, nativeScaledWhyNot } from '../compiler/tcgen05_scaled.js';
 import { splitBatchedDots } from '../compiler/batched_dot.js';
 import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
@@ -167,7 +167,8 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   // batched (3-D) dots become B 2-D dots for every lowering (compiler/batched_dot.ts)
   // and dot_scaled becomes its emulation (compiler/inline_dot_scaled.ts)
   // (sm_100a keeps those a block-scaled tcgen05 kind computes: compiler/tcgen05_scaled.ts)
-  const scaled = scaledPlan(func, options.target === 'sm_100a' && options.dot !== 'fma' && options.blockScaled !== false ? (op) => nativeScaledWhyNot(op, numWarps) : undefined);
+  const withDot = hasDot(func.body);
+  const scaled = scaledPlan(func, options.target === 'sm_100a' && options.dot !== 'fma' && options.blockScaled !== false ? (op) => nativeScaledWhyNot(op, numWarps, withDot) : undefined);
   if (scaled.text) stage('dot_scaled', scaled.text);
   let f = splitBatchedDots(inlineDotScaled(expandDescriptors(func, (op) => whyNot(op) === undefined), scaled.keep));
   if (options.skipIRPasses) irStage('input', f);

@@ -14,7 +14,7 @@
 // K (four a row a step; the scale bytes' sign bit cleared, as dotScaled ignores it).
 // Not yet native: e2m1 with e4m3/e5m2 and e2m3/e3m2
 // (mxf8f6f4's padded 4-/6-bit layouts), unscaled bf16/fp16 operands, M other than 128.
-import type { Op } from '../ir/ops.js';
+import type { Block, Op } from '../ir/ops.js';
 import { tcgen05Layout } from './tcgen05_kinds.js';
 
 /** The block-scaled kind of a kept dot_scaled, and its operand type codes in the instruction descriptor. */
@@ -48,7 +48,7 @@ export function scaledOperands(op: Op): { a: Op['operands'][number]; sa: Op['ope
 }
 
 /** Why `op` (a dot_scaled) is not computed on a block-scaled tcgen05 kind, or undefined: it is. */
-export function nativeScaledWhyNot(op: Op, numWarps: number): string | undefined {
+export function nativeScaledWhyNot(op: Op, numWarps: number, kernelHasDot = false): string | undefined {
   const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
   const { a, sa, b, sb } = scaledOperands(op);
   const fp4 = aFormat === 'e2m1' && bFormat === 'e2m1';
@@ -59,6 +59,8 @@ export function nativeScaledWhyNot(op: Op, numWarps: number): string | undefined
   if (ue4m3 === 1) return 'one ue4m3 (nvfp4) and one ue8m0 scale: a block-scaled MMA takes one scale type';
   const M = a.type.shape[0]!, N = b.type.shape[1]!;
   const K = a.type.shape[1]! * (fp4 ? 2 : 1), step = fp4 ? 64 : 32;
+  // its TMEM columns would be a resident or in-flight tcgen05 dot's (tmem_alloc.ts shares them)
+  if (kernelHasDot) return 'the kernel also has a dot: block-scaled and plain tcgen05 dots do not share tensor memory yet';
   if (M !== 128) return `M = ${M}: the block-scaled kinds take M = 128 per CTA`;
   if (K % step !== 0) return `K = ${K} is not a multiple of the kind's K step ${step}`;
   if (!tcgen05Layout(M, N, numWarps)) return `N = ${N} on ${numWarps} warps has no tcgen05 accumulator layout (a power of two 16..256; 4 or 8 warps)`;
@@ -81,4 +83,9 @@ export function scaleColumns(op: Op): number {
   const K = a.type.shape[1]! * kind.perByte, N = b.type.shape[1]!;
   const chunks = Math.ceil(K / kind.group / 4); // 4 scale factors (bytes) a cell
   return chunks * (4 + 4 * Math.ceil(N / 128));
+}
+
+/** Whether `f` has a dot (outside dot_scaled definitions). */
+export function hasDot(b: Block): boolean {
+  return b.ops.some((o) => o.kind === 'dot' || (o.kind !== 'dot_scaled' && o.regions.some(hasDot)));
 }

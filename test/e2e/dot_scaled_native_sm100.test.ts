@@ -9,7 +9,7 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
-import { arange, dotScaled, load, ptr, store } from '../../src/lang/index.js';
+import { arange, dot, dotScaled, load, ptr, store } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { count } from '../codegen/gate.js';
 import { runOn, simDevice } from './helpers.js';
@@ -64,6 +64,9 @@ describe('dotScaled on kind::mxf8f6f4.block_scale (sm_100a)', () => {
         : c.fa === 'e2m1' ? /tcgen05\.mma\.cta_group::1\.kind::mxf4\.block_scale\.scale_vec::2X / : /tcgen05\.mma\.cta_group::1\.kind::mxf8f6f4\.block_scale\.scale_vec::1X /;
       expect(count(r.ptx, form)).toBe(c.BK / (c.fa === 'e2m1' ? 64 : 32));
       expect(r.ptx).toMatch(/tcgen05\.cp\.cta_group::1\.32x128b\.warpx4/);
+      // the K loop's accumulator stays in TMEM (tcgen05_resident.ts): stored once before the loop, read once after
+      expect(count(r.ptx, /tcgen05\.st\./)).toBeLessThanOrEqual(1);
+      expect(count(r.ptx, /tcgen05\.ld\./)).toBe(1);
       expect(r.ptx).not.toMatch(/kind::tf32|kind::f16|kind::f8f6f4 |mma\.sync/);
       expect(r.stages.find((s) => s.name === 'dot_scaled')?.text).toMatch(/native/);
       const got = await runPtx(r, deviceArgs(c, d), nw);
@@ -92,6 +95,26 @@ describe('dotScaled on sm_100a: what stays emulated, and why', () => {
       expect(r.ptx).not.toMatch(/block_scale|tcgen05\.cp/);
     });
   }
+  it('a kernel that also has a dot: emulated (the two would share tensor memory columns)', () => {
+    const k = kernel(
+      { name: 'dse_dot', params: { a: ptr('f8e4m3'), s: ptr('u8'), h: ptr('f16'), c: ptr('f32') } },
+      ({ a, s, h, c }) => {
+        const r = arange(0, 128).expandDims(1), k64 = arange(0, 64).expandDims(0), c64 = arange(0, 64);
+        const ta = load(a.add(r.mul(64).add(k64)));
+        const tb = load(a.add(c64.expandDims(1).mul(64).add(k64)));
+        const g = arange(0, 2).expandDims(0);
+        const sa = load(s.add(r.mul(2).add(g)));
+        const sb = load(s.add(c64.expandDims(1).mul(2).add(g)));
+        const th = load(h.add(r.mul(64).add(k64)));
+        const hb = load(h.add(c64.expandDims(1).mul(64).add(k64)));
+        const acc = dot(th, hb);
+        store(c.add(r.mul(64).add(k64)), dotScaled(ta, sa, 'e4m3', tb, sb, 'e4m3', { acc }));
+      },
+    );
+    const r = compile(k.trace({}), { target: 'sm_100a', numWarps: 4, ptxas: true });
+    expect(r.stages.find((x) => x.name === 'dot_scaled')?.text).toMatch(/emulated \(the kernel also has a dot/);
+    expect(r.ptx).not.toMatch(/block_scale/);
+  });
   it('blockScaled: false keeps the emulation and says so', () => {
     const c: Case = { fa: 'e4m3', fb: 'e4m3', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 };
     const r = compileCase(c, 'dse_off', 4, false);

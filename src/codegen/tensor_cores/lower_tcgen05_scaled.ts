@@ -10,7 +10,8 @@
 //              where a chunk is not full, so every copied byte is written)
 //   fences     fence.proxy.async (the copies and MMAs read shared memory through the async
 //              proxy), tcgen05 fence / bar.sync / fence (every warp's stores before thread 0)
-//   acc in     a non-zero accumulator tcgen05.st to TMEM (a zero one: enable_input_d false first)
+//   acc in     a non-zero accumulator tcgen05.st to TMEM (a zero one: enable_input_d false first;
+//              a K loop's accumulator stays in TMEM across iterations: tcgen05_resident.ts)
 //   thread 0   tcgen05.cp.32x128b.warpx4 of each scale chunk into TMEM columns after the
 //              accumulator (every lane quarter gets the 32 rows: the MMA reads row r's scale in
 //              lane r%32 of each quarter, column base + r/32, byte = the scale factor id), then
@@ -29,6 +30,7 @@ import { storeStaged } from './lower_mma.js';
 import { elected, newBarriers } from '../async/lower_tma.js';
 import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
 import { zeroConst } from './mma_smem_operand.js';
+import { residentOf } from './tcgen05_resident.js';
 import { emitTcgen05Desc } from './tcgen05_desc.js';
 import { tmem } from './tmem_alloc.js';
 import { loadAcc, storeAcc, tmemRows } from './lower_tcgen05.js';
@@ -135,8 +137,10 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   const saBytes = chunks * CHUNK, sbBytes = chunks * nbB * CHUNK;
   const mem = tmem(cx);
 
-  const zero = zeroConst(cx, accV);
-  const accIn = zero ? undefined : cx.operand(op, op.operands.length - 1);
+  // a loop's resident accumulator (tcgen05_resident.ts) stays in TMEM: nothing to store or load
+  const resident = residentOf(cx, op);
+  const zero = !resident && zeroConst(cx, accV);
+  const accIn = zero || resident ? undefined : cx.operand(op, op.operands.length - 1);
   const sm = cx.reg('b32');
   cx.e.emitPrologue(`mov.u32 ${sm}, ${cx.smemBase(aBytes + bBytes + saBytes + sbBytes)};`);
   // the scratch may still be read by an earlier user
@@ -207,7 +211,7 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   };
   const accP = cx.reg('pred');
   cx.emit(`setp.ne.b32 ${accP}, 1, 0;`);
-  let fresh = accP;
+  let fresh = resident ? resident.started : accP;
   if (zero) {
     fresh = cx.reg('pred');
     cx.emit(`setp.ne.b32 ${fresh}, 0, 0;`);
@@ -223,6 +227,7 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   }
   const { bar, phase } = mmaBarrier(cx);
   cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
+  if (resident) cx.emit(`setp.ne.b32 ${resident.started}, 1, 0;`);
   const loop = cx.e.label('mma_scaled_wait');
   const done = cx.reg('pred');
   cx.e.placeLabel(loop);
@@ -230,5 +235,6 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   cx.emit(`@!${done} bra.uni ${loop};`);
   cx.emit(`xor.b32 ${phase}, ${phase}, 1;`);
   cx.emit('tcgen05.fence::after_thread_sync;');
-  cx.define(op.results[0]!, loadAcc(cx, rows, 'f32'));
+  // resident: the value in registers is not read (tcgen05_resident.ts loads the loop's result)
+  cx.define(op.results[0]!, resident ? cx.regs(accV) : loadAcc(cx, rows, 'f32'));
 }
