@@ -2,8 +2,10 @@
 // mxfp8 (e4m3 x e4m3) and mxfp4 (e2m1 x e2m1, two codes a byte packed along K), e8m0 scales per 32
 // elements along K, one 128x128 tile with BK = 128 (the tile of the corpus's dot_scaled kernel,
 // scripts/corpus/triton_kernels_sm100.py), 4 warps, numStages 1, M = N = 128, K = 256. Tessera's
-// dotScaled (src/lang/dot_scaled.ts) is an exact emulation: every element decoded and scaled in f32,
-// then an ordinary dot (tf32 for e4m3, bf16 for e2m1) on tcgen05 kind::tf32 / kind::f16. Triton 3.8
+// dotScaled (src/lang/dot_scaled.ts) runs on the block-scaled kinds (kind::mxf8f6f4 / kind::mxf4
+// .block_scale, the scales copied into tensor memory by tcgen05.cp: compiler/tcgen05_scaled.ts);
+// the `emulated` rows are its exact emulation (option blockScaled: false): every element decoded
+// and scaled in f32, then an ordinary dot (tf32 for e4m3, bf16 for e2m1) on kind::tf32 / kind::f16. Triton 3.8
 // (GPUTarget('cuda', 100, 32), its `.version 9.3` rewritten to 9.0 for our ptxas) issues the
 // block-scaled kinds (kind::mxf8f6f4 / kind::mxf4 .block_scale) with the scales stored into tensor
 // memory (tcgen05.st). Static figures from ptxas -arch sm_100a (no GPU); both PTX also run on the sim
@@ -147,9 +149,10 @@ const tmemColumns = (ptx: string): number => [...ptx.matchAll(/tcgen05\.alloc\.c
 /** Prints the table; sets process.exitCode = 1 when either kernel's output is wrong on the sim. */
 export async function benchMx(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): Promise<void> {
   out(`\nmx_dot_scaled (dotScaled / tl.dot_scaled, e8m0 scales per 32 along K): ${TILE.BM}x${TILE.BN}x${TILE.BK} tile (the corpus's Triton dot_scaled tile), ${NUM_WARPS} warps, numStages 1, M ${M} N ${N} K ${K}\n`);
-  out('  Tessera\'s dotScaled is an exact emulation without block-scaled MMA: operands and scales decoded to f32 in registers, then\n');
-  out('  an ordinary tf32 (e4m3) or bf16 (e2m1) dot on tcgen05 kind::tf32 / kind::f16; Triton issues the block-scaled kinds\n');
-  out('  (kind::mxf8f6f4 / kind::mxf4 .block_scale) with the scales stored into tensor memory.\n');
+  out('  Tessera\'s dotScaled issues the block-scaled kinds (kind::mxf8f6f4 / kind::mxf4 .block_scale), operands staged to shared\n');
+  out('  memory from registers and the scales copied into tensor memory by tcgen05.cp; its `emulated` rows (blockScaled: false)\n');
+  out('  decode operands and scales to f32 in registers, then an ordinary tf32 (e4m3) or bf16 (e2m1) dot on kind::tf32 / kind::f16;\n');
+  out('  Triton issues the block-scaled kinds with the scales stored into tensor memory (tcgen05.st).\n');
   out('  No GPU was used: registers, spills, SASS, shared bytes and TMEM columns come from ptxas -arch sm_100a and the PTX;\n');
   out('  warp instructions are counted by the sim (as an sm_100) running each PTX on the same inputs.\n');
   const tri = tools.triton(MX_ROWS.map((r) => ({
@@ -161,8 +164,11 @@ export async function benchMx(out: (s: string) => void, sim: NativeRuntimeDevice
   const spec = Object.fromEntries(PARAMS.map((n): [string, ParamSpec] => [n, { divisibleBy16: true }]));
   for (const r of MX_ROWS) {
     const d = makeData(r.format, r.format === 'e2m1' ? 29 : 31);
-    const ours = compile(tesseraKernel(r.format).trace({}), { target: 'sm_100a', numWarps: NUM_WARPS, ptxas: false, specialization: spec });
-    const rows: [string, string | undefined, number, number][] = [[`tessera ${r.label}`, ours.ptx, ours.metadata.sharedBytes, ours.metadata.dynamicShared ? ours.metadata.sharedBytes : 0]];
+    const rows: [string, string | undefined, number, number][] = [];
+    for (const blockScaled of [true, false]) {
+      const ours = compile(tesseraKernel(r.format).trace({}), { target: 'sm_100a', numWarps: NUM_WARPS, ptxas: false, specialization: spec, blockScaled });
+      rows.push([`tessera ${r.label}${blockScaled ? '' : ' emulated'}`, ours.ptx, ours.metadata.sharedBytes, ours.metadata.dynamicShared ? ours.metadata.sharedBytes : 0]);
+    }
     if (!(tri instanceof Error)) {
       const s = tri.shared[`mx_${r.label}`]!;
       rows.push([`triton ${tri.version} ${r.label}`, tri.ptx[`mx_${r.label}`]?.replace(/^\.version 9\.\d+$/m, '.version 9.0'), s, s]);

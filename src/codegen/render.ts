@@ -14,6 +14,7 @@ import { CONTROL_RULES } from './lower_control.js';
 import { lowerWhile } from './lower_while.js';
 import { lowerAssume, lowerExitIf } from './lower_exit.js';
 import { DEFAULT_DOT, DOT_LOWERINGS } from './tensor_cores/lower_dot.js';
+import { tcgen05DotScaled } from './tensor_cores/lower_tcgen05_scaled.js';
 import { ELEMENTWISE_RULES, normalize } from './lower_elementwise.js';
 import { MEMORY_RULES } from './lower_memory.js';
 import { REDUCE_RULES } from './lower_reduce.js';
@@ -75,7 +76,7 @@ export function ruleTable(dot: string): Record<OpKind, Rule> {
     inline_asm: inlineAsm,
     reduce: REDUCE_RULES.reduce!, scan: SCAN_RULES.scan!, sort: SORT_RULES.sort!, gather: GATHER_RULES.gather!, histogram: HISTOGRAM_RULES.histogram!, dot: dotRule,
     for: CONTROL_RULES.for!, if: CONTROL_RULES.if!, while: lowerWhile, exit_if: lowerExitIf, assume: lowerAssume,
-    dot_scaled: unsupported('a dot_scaled left by compiler/inline_dot_scaled.ts'),
+    dot_scaled: tcgen05DotScaled, // kept only where a block-scaled tcgen05 kind computes it (compiler/inline_dot_scaled.ts)
     yield: unsupported('a yield outside a region'),
     print: lowerPrint,
     assert: lowerAssert,

@@ -13,7 +13,8 @@ import { analyzeAxisInfo, type Specialization } from '../compiler/axis_info.js';
 import { printAxisInfo, printLayouts } from '../compiler/annotate.js';
 import { CompileError, PtxasError } from '../compiler/errors.js';
 import { runIRPasses } from '../compiler/ir_passes.js';
-import { inlineDotScaled } from '../compiler/inline_dot_scaled.js';
+import { inlineDotScaled, scaledPlan } from '../compiler/inline_dot_scaled.js';
+import { hasDot, nativeScaledWhyNot } from '../compiler/tcgen05_scaled.js';
 import { splitBatchedDots } from '../compiler/batched_dot.js';
 import { assignLayouts } from '../compiler/layout_assign.js';
 import { planPipelines, printPipelinePlan } from '../compiler/pipeline.js';
@@ -77,6 +78,11 @@ export interface CompileOptions {
   readonly twoCta?: boolean;
   /** @internal Breaks the 2-CTA ring on purpose (tests show the sim catches it). */
   readonly twoCtaSabotage?: TwoCtaSabotage;
+  /**
+   * sm_100a: `dotScaled` on the block-scaled tcgen05 kinds where they fit (default true;
+   * compiler/tcgen05_scaled.ts); false: the exact emulation, as on the other targets.
+   */
+  readonly blockScaled?: boolean;
 }
 
 /** Why options `twoCta` / `twoCtaSabotage` are wrong, if they are. */
@@ -184,7 +190,11 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   if (descs) stage('descriptors', descs);
   // batched (3-D) dots become B 2-D dots for every lowering (compiler/batched_dot.ts)
   // and dot_scaled becomes its emulation (compiler/inline_dot_scaled.ts)
-  let f = splitBatchedDots(inlineDotScaled(expandDescriptors(func, (op) => whyNot(op) === undefined)));
+  // (sm_100a keeps those a block-scaled tcgen05 kind computes: compiler/tcgen05_scaled.ts)
+  const withDot = hasDot(func.body);
+  const scaled = scaledPlan(func, options.target === 'sm_100a' && options.dot !== 'fma' && options.blockScaled !== false ? (op) => nativeScaledWhyNot(op, numWarps, withDot) : undefined);
+  if (scaled.text) stage('dot_scaled', scaled.text);
+  let f = splitBatchedDots(inlineDotScaled(expandDescriptors(func, (op) => whyNot(op) === undefined), scaled.keep));
   if (options.skipIRPasses) irStage('input', f);
   else f = runIRPasses(f, { dump: irStage });
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy

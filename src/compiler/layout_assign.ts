@@ -22,7 +22,7 @@ import { dotWarpPrefs, type WarpPref } from './mma_warps.js';
 import { gatherByShuffle, sortFits, sortLayout } from './sort_layout.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import { stmatrixLayout } from './stmatrix.js';
-import { tcgen05LayoutForDot } from './tcgen05_kinds.js';
+import { tcgen05Layout, tcgen05LayoutForDot } from './tcgen05_kinds.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, wgmmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -103,6 +103,12 @@ export function mmaLayoutOf(op: Op, numWarps: number, pref: WarpPref = 'balanced
  */
 export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot = 'mma', fixed?: ReadonlyMap<Op, { layout: Layout; vec: number }>, wgmma = false, tcgen05 = false): LayoutPlan {
   const prefs = dotWarpPrefs(f);
+  // kept dot_scaled ops exist only where a block-scaled tcgen05 kind computes them (compiler/tcgen05_scaled.ts)
+  const scaledLayout = (op: Op): BlockedLayout => {
+    const l = tcgen05 ? tcgen05Layout(op.operands[0]!.type.shape[0]!, op.results[0]!.type.shape[1]!, numWarps) : undefined;
+    if (!l) throw new Error(`internal: a dot_scaled kept without a tcgen05 accumulator layout (${f.name})`);
+    return l;
+  };
   const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps, prefs.get(op), wgmma, tcgen05));
   const vec = new Map<Op, number>();
   const anchors = new Map<Op, Layout>();
@@ -163,6 +169,11 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
           const mma = mmaOf(op); // tensor cores dictate the accumulator's layout
           const l = mma ?? (w && w.kind === 'blocked' ? w : dotLayout(M, N, numWarps));
           want(op.operands[2], l);
+          if (!w) wish.set(op.results[0]!.id, l);
+        } else if (op.kind === 'dot_scaled') {
+          // a dot_scaled left to the codegen (block-scaled tcgen05): the accumulator's layout
+          const l = scaledLayout(op);
+          want(op.operands.at(-1), l);
           if (!w) wish.set(op.results[0]!.id, l);
         } else if (op.kind === 'for') {
           const body = op.regions[0]!;
@@ -289,6 +300,15 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
             if (mma) dotBorn.add(layoutKey(mma));
             set(r0!, out);
             expected.set(op, [undefined, undefined, out]);
+            break;
+          }
+          case 'dot_scaled': {
+            const out = scaledLayout(op);
+            dotBorn.add(layoutKey(out));
+            // its region (cut to a yield of the accumulator arg: inline_dot_scaled.ts) is never lowered
+            op.regions[0]!.args.forEach((a, i) => set(a, lay(ops[i]!)));
+            set(r0!, out);
+            expected.set(op, ops.map((_, i) => (i === ops.length - 1 ? out : undefined)));
             break;
           }
           case 'for': {

@@ -3,8 +3,9 @@
 // compiles for GPUTarget('cuda', 100, 32) (its `.version 9.3` rewritten to 9.0 for ptxas 13.0),
 // Tessera for sm_100a; both through ptxas -arch sm_100a. No timing: static figures and sim counters.
 // The mx_dot_scaled table (bench/tc_mx.ts): mxfp8 and mxfp4 rows for both compilers, each with the
-// tcgen05 MMA form its PTX issues (ours the kind::tf32 / kind::f16 emulation, Triton's the
-// block-scaled kinds), both outputs right on the sim, the emulation and the missing GPU said plainly.
+// tcgen05 MMA form its PTX issues (ours and Triton's the block-scaled kinds, ours copying the
+// scales with tcgen05.cp; our emulated rows kind::tf32 / kind::f16), every output right on the sim,
+// the missing GPU said plainly.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { benchTc } from '../../bench/tc_vs_triton.js';
@@ -43,25 +44,29 @@ describe('bench:tc table (sm_100a)', () => {
     }
   });
 
-  it('mxfp8 and mxfp4 rows: ours the emulation on kind::tf32 / kind::f16, Triton the block-scaled kinds, both right on the sim', async () => {
+  it('mxfp8 and mxfp4 rows: ours and Triton the block-scaled kinds, our emulation on kind::tf32 / kind::f16, all right on the sim', async () => {
     let text = '';
     const before = process.exitCode;
     await benchTc((s) => { text += s; }, { target: 'sm_100a', only: 'mx_dot_scaled' });
     expect(process.exitCode, text).toBe(before);
     expect(text).not.toMatch(/skipped|MISMATCH|Triton failed/);
     expect(text).toContain('mx_dot_scaled (dotScaled / tl.dot_scaled, e8m0 scales per 32 along K): 128x128x128 tile');
-    expect(text).toMatch(/Tessera's dotScaled is an exact emulation without block-scaled MMA/);
+    expect(text).toMatch(/Tessera's dotScaled issues the block-scaled kinds/);
     expect(text).toMatch(/No GPU was used: registers, spills, SASS, shared bytes and TMEM columns come from ptxas -arch sm_100a/);
     const want = {
-      tessera: { mxfp8: /^kind::tf32$/, mxfp4: /^kind::f16$/ },
-      triton: { mxfp8: /^kind::mxf8f6f4\.block_scale\b/, mxfp4: /^kind::mxf4\.block_scale\b/ },
+      emulated: { mxfp8: /^kind::tf32$/, mxfp4: /^kind::f16$/ },
+      native: { mxfp8: /^kind::mxf8f6f4\.block_scale\b/, mxfp4: /^kind::mxf4\.block_scale\b/ },
     } as const;
     for (const label of ['mxfp8', 'mxfp4'] as const) {
       const ours = mxRow(text, 'tessera', label);
+      const emu = mxRow(text, 'tessera', `${label} emulated`);
       const tri = mxRow(text, 'triton \\S+', label);
-      expect(ours.form).toMatch(want.tessera[label]);
-      expect(tri.form).toMatch(want.triton[label]);
-      for (const r of [ours, tri]) {
+      expect(ours.form).toMatch(want.native[label]);
+      expect(emu.form).toMatch(want.emulated[label]);
+      expect(tri.form).toMatch(want.native[label]);
+      // ours copies its scales into tensor memory (tcgen05.cp)
+      expect(ours.figs[7]!).toBeGreaterThan(0);
+      for (const r of [ours, emu, tri]) {
         const [regs, , , smem, tmem, mma] = r.figs;
         expect(regs).toBeGreaterThan(0);
         expect(smem).toBeGreaterThan(0);

@@ -142,6 +142,14 @@ describe('the cache key', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
+  it('differs for sm_100a dotScaled on the emulation (blockScaled: false); true is the default', () => {
+    const f = vectorAdd(128);
+    const on = key(f, { ...NO_PTXAS, target: 'sm_100a' });
+    expect(key(f, { ...NO_PTXAS, target: 'sm_100a', blockScaled: false })).not.toBe(on);
+    expect(key(f, { ...NO_PTXAS, target: 'sm_100a', blockScaled: true })).toBe(on);
+    expect(() => key(f, { ...NO_PTXAS, target: 'sm_100a', blockScaled: 'no' as unknown as boolean })).toThrow(/option 'blockScaled' must be a boolean, got "no"/);
+  });
+
   it('differs when only source locations differ (the PTX carries .loc lines)', () => {
     expect(key(loopsKernel({ loc: true }))).not.toBe(key(loopsKernel()));
   });

@@ -9,7 +9,8 @@
 //                    operand tiles are reused), but reads nothing back
 //   after the loop   the loop's result is read from TMEM (tcgen05.ld); a loop that ran no
 //                    iteration with a zero init gives zeros without reading TMEM
-// Only one tcgen05 dot may sit in the loop (recursively), so its columns are the loop's alone.
+// Only one tcgen05 dot may sit in the loop (recursively), so its columns are the loop's alone; a
+// block-scaled dot_scaled (lower_tcgen05_scaled.ts) counts as one and may be the resident one.
 import type { Op, Value } from '../../ir/ops.js';
 import { sameLayout } from '../../compiler/layout.js';
 import type { Lowering } from '../context.js';
@@ -31,8 +32,8 @@ const countUses = (ops: readonly Op[], id: number): number =>
   ops.reduce((n, o) => n + o.operands.filter((v) => v.id === id).length + o.regions.reduce((m, r) => m + countUses(r.ops, id), 0), 0);
 const dotsIn = (ops: readonly Op[], out: Op[] = []): Op[] => {
   for (const o of ops) {
-    if (o.kind === 'dot') out.push(o);
-    o.regions.forEach((r) => dotsIn(r.ops, out));
+    if (o.kind === 'dot' || o.kind === 'dot_scaled') out.push(o);
+    if (o.kind !== 'dot_scaled') o.regions.forEach((r) => dotsIn(r.ops, out));
   }
   return out;
 };
@@ -41,11 +42,12 @@ const dotsIn = (ops: readonly Op[], out: Op[] = []): Op[] => {
 export function residentSlot(cx: Lowering, loop: Op): { dot: Op; k: number } | undefined {
   const body = loop.regions[0];
   if (loop.kind !== 'for' || !body) return undefined;
-  const dots = dotsIn(body.ops).filter((d) => isTcgen05Dot(cx, d));
+  // a kept dot_scaled (lower_tcgen05_scaled.ts) is a tcgen05 dot too, its accumulator the last operand
+  const dots = dotsIn(body.ops).filter((d) => d.kind === 'dot_scaled' || isTcgen05Dot(cx, d));
   if (dots.length !== 1 || !body.ops.includes(dots[0]!)) return undefined;
   const dot = dots[0]!;
   const y = body.ops[body.ops.length - 1]!;
-  const acc = dot.operands[2]!, r = dot.results[0]!;
+  const acc = dot.kind === 'dot_scaled' ? dot.operands.at(-1)! : dot.operands[2]!, r = dot.results[0]!;
   const k = body.args.indexOf(acc) - 1;
   if (k < 0 || y.kind !== 'yield' || y.operands[k] !== r) return undefined;
   if (countUses(body.ops, acc.id) !== 1 || countUses(body.ops, r.id) !== 1) return undefined;

@@ -6,7 +6,8 @@
 //   exits     all: fence::before_thread_sync, bar.sync (every warp's tcgen05.ld is done),
 //             fence::after_thread_sync; warp 0: tcgen05.dealloc; then ret / exit
 // Columns: the widest tcgen05 accumulator of the kernel (N f32/s32 cells per row; plus K/2 where
-// the dot's A is read from TMEM, tcgen05_tmem_a.ts), a power of two (twice that for a persistent
+// the dot's A is read from TMEM, tcgen05_tmem_a.ts; plus the scales' columns of a block-scaled
+// dot_scaled, lower_tcgen05_scaled.ts), a power of two (twice that for a persistent
 // warp-specialized loop, which double-buffers it: setTmemBuffers), >= 32 as alloc requires. Dots
 // run one at a time (each waits for its MMAs and reads its
 // accumulator back before the next), so they share the columns.
@@ -15,6 +16,7 @@ import { isTcgen05Layout } from '../../compiler/tcgen05_kinds.js';
 import type { Lowering } from '../context.js';
 import { tmemACols } from './tcgen05_tmem_a.js';
 import { ctaGroup } from './tcgen05_group.js';
+import { scaleColumns } from '../../compiler/tcgen05_scaled.js';
 
 interface Tmem {
   /** b32 register with the allocation's TMEM address (lane 0, first column). */
@@ -44,8 +46,8 @@ export const accBase = (cx: Lowering): string => bases.get(cx) ?? tmem(cx).addr;
 
 const dotsOf = (ops: readonly Op[], out: Op[] = []): Op[] => {
   for (const o of ops) {
-    if (o.kind === 'dot') out.push(o);
-    o.regions.forEach((r) => dotsOf(r.ops, out));
+    if (o.kind === 'dot' || o.kind === 'dot_scaled') out.push(o);
+    if (o.kind !== 'dot_scaled') o.regions.forEach((r) => dotsOf(r.ops, out));
   }
   return out;
 };
@@ -62,7 +64,8 @@ export function tmem(cx: Lowering): Tmem {
   let t = state.get(cx);
   if (t) return t;
   // a dot whose A is read from TMEM (tcgen05_tmem_a.ts) takes its K/2 columns beside its accumulator
-  const widest = Math.max(...tcgen05Dots(cx).map((o) => o.results[0]!.type.shape[1]! + tmemACols(cx, o)));
+  // a kept dot_scaled (lower_tcgen05_scaled.ts) takes its scales' columns beside its accumulator
+  const widest = Math.max(...tcgen05Dots(cx).map((o) => o.results[0]!.type.shape[1]! + (o.kind === 'dot_scaled' ? scaleColumns(o) : tmemACols(cx, o))));
   const cols = Math.max(32, 2 ** Math.ceil(Math.log2(widest))) * (buffers.get(cx) ?? 1);
   const P = (l: string): void => cx.e.emitPrologue(l);
   const { warp } = cx.thread();
@@ -86,7 +89,7 @@ export function tmem(cx: Lowering): Tmem {
 }
 
 /** The kernel's tcgen05 dots (the allocation is made when there is one). */
-const tcgen05Dots = (cx: Lowering): Op[] => dotsOf(cx.func.body.ops).filter((o) => isTcgen05Dot(cx, o));
+const tcgen05Dots = (cx: Lowering): Op[] => dotsOf(cx.func.body.ops).filter((o) => o.kind === 'dot_scaled' || isTcgen05Dot(cx, o));
 
 /**
  * Frees the allocation before an exit; every thread runs it. The allocation is made now if no

@@ -33,6 +33,8 @@ export interface NormalizedOptions {
   /** Only when set: the 2-CTA tcgen05 MMA (sm_100a) and its sabotage (tests). */
   readonly twoCta?: boolean;
   readonly twoCtaSabotage?: string;
+  /** Only when false: sm_100a dotScaled on the exact emulation instead of the block-scaled kinds. */
+  readonly blockScaled?: false;
 }
 
 export interface KeyParts {
@@ -62,6 +64,9 @@ export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptio
     if (Object.keys(flags).length) specialization.push([p.name, flags]);
   });
   specialization.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  if (o.blockScaled !== undefined && typeof o.blockScaled !== 'boolean') {
+    throw new CompileError(func.name, `option 'blockScaled' must be a boolean, got ${JSON.stringify(o.blockScaled)}`);
+  }
   const numStages = numStagesOf(func.name, o);
   return {
     target: o.target, numWarps, specialization, dot: o.dot ?? DEFAULT_DOT, skipIRPasses: o.skipIRPasses ?? false, numStages,
@@ -71,6 +76,7 @@ export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptio
     ...(o.clusterDims && o.clusterDims[0] * o.clusterDims[1] * o.clusterDims[2] > 1 ? { clusterDims: o.clusterDims } : {}),
     ...(o.multicastSabotage !== undefined ? { multicastSabotage: o.multicastSabotage } : {}),
     ...(o.twoCta ? { twoCta: true } : {}), ...(o.twoCtaSabotage !== undefined ? { twoCtaSabotage: o.twoCtaSabotage } : {}),
+    ...(o.blockScaled === false ? { blockScaled: false as const } : {}),
   };
 }
 
