@@ -158,10 +158,11 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   const wsCp = wsPlan.loop?.cp ? wsPlan.loop.ring.loop : undefined;
   withPipeline(rules, cx, wsCp && opts.pipeline ? { ...opts.pipeline, loops: new Map([...opts.pipeline.loops].filter(([o]) => o !== wsCp)) } : opts.pipeline, opts.pipelineSabotage);
   const ws = withWarpSpecialize(rules, cx, wsPlan);
+  // before anything is lowered: the kernel's .cta_group decides the TMEM allocation's too; before
+  // the rings are planned: a pair's B takes half its slot in each stage (ring_half_slot.ts)
+  const pairNote = opts.twoCta ? planTwoCta(cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop, wsPlan.loop?.ring.loop, opts.twoCtaSabotage) : undefined;
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
   withTcgen05Ring(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
-  // before anything is lowered: the kernel's .cta_group decides the TMEM allocation's too
-  const pairNote = opts.twoCta ? planTwoCta(cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop, wsPlan.loop?.ring.loop, opts.twoCtaSabotage) : undefined;
   withTmem(rules, cx);
   withResidentAcc(rules, cx);
   const files = new Map<string, number>();

@@ -80,6 +80,32 @@ describe.each(['f16', 'bf16'] as const)('2-CTA tcgen05 matmul, %s (bit-exact)', 
   });
 });
 
+describe("2-CTA: each CTA's stage holds A and only its half of B", () => {
+  // The pair MMA reads a K x N/2 B from each CTA's shared memory at the descriptor's address
+  // (docs/sim-ptx.md), so B's slot in a stage is N/2 wide: with 3 stages a 256 x BN x 64 pair
+  // kernel's ring is 3 x (A 16 KB + BN x 64 B), where cta_group::1's is 3 x (16 KB + BN x 128 B).
+  it.each([
+    // the ring is the largest use of shared memory; then the 9 mbarriers (FULL, EMPTY, PEER)
+    ['256x128x64 (N per CTA 64), the ring the largest (72 KB, was 96 KB)', { M: 256, N: 128, K: 64, BN: 128, BK: 64, numWarps: 4 }, 73808],
+    // the ring (96 KB, was 144 KB) is now smaller than the epilogue's conversion of the 128 x 256
+    // f32 accumulator (128 rows of 1040 bytes = 130 KB), which sets the total
+    ['256x256x64 (N per CTA 128), the epilogue the largest (ring 96 KB, was 144 KB)', { M: 256, N: 256, K: 64, BN: 256, BK: 64, numWarps: 8 }, 133184],
+  ] as const)('%s', (_name, p, shared) => {
+    const { args, want, grid } = problem('f16', p, 81 + p.N);
+    const pair = build(KERNELS.f16, args, p.numWarps, true);
+    const one = build(KERNELS.f16, args, p.numWarps, false);
+    const aBytes = 128 * p.BK * 2, bBytes = p.BK * p.BN * 2, box = p.BK * 128;
+    expect(pair.ptx).toContain(`TMA ring: 3 stages of ${aBytes + bBytes / 2} bytes`);
+    expect(one.ptx).toContain(`TMA ring: 3 stages of ${aBytes + bBytes} bytes`);
+    expect(pair.metadata.sharedBytes).toBe(shared);
+    expect(pair.metadata.sharedBytes).toBeLessThan(3 * (aBytes + bBytes));
+    // every B copy (the even CTA's boxes and the odd one's) lands in the stage's half-width slot after A
+    const bDst = [...pair.ptx.matchAll(/cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\S* \[%r\d+\+(\d+)\], \[%rd\d+, \{%r\d+, %r\d+\}\]/g)].map((m) => Number(m[1]));
+    expect(new Set(bDst)).toEqual(new Set(Array.from({ length: p.BN / 128 }, (_, j) => aBytes + j * box)));
+    expectBitwise(runPtx(KERNELS.f16, args, grid, pair), want, 'pair with half-width B slots vs JS');
+  });
+});
+
 describe('2-CTA: numStages and the fallbacks', () => {
   it.each([2, 4])('numStages %i (K loop of 7): bit-exact', (S) => {
     const p = { M: 256, N: 128, K: 448, BN: 128, BK: 64, numWarps: 4 };

@@ -37,6 +37,7 @@ import { roundTf32Stage } from './ring_tf32.js';
 import { clusterSync, emptyCount, issueShared, planMulticast, releaseStage, type MulticastPlan } from '../async/tma_multicast.js';
 import { planRingPrefetch, prefetchNextTile, prefetchTileLoop, prologueUnlessPrefetched, type RingPrefetch } from './ring_prefetch.js';
 import { waitDeferredStore } from '../async/deferred_store_wait.js';
+import { slotBytes } from './ring_half_slot.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -154,7 +155,7 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
         r.slice.forEach((x) => slice.add(x));
         const g = tileGeometry(o as Op<'desc_load'>);
         tiles.push({ load: o as Op<'desc_load'>, value: r.value, ...(r.reshape ? { reshape: r.reshape } : {}), ...(r.trans ? { trans: r.trans } : {}), g, offset });
-        offset = alignUp(offset + g.bytes, SWIZZLE_ALIGN);
+        offset = alignUp(offset + slotBytes(cx, o, g), SWIZZLE_ALIGN); // a 2-CTA pair's B: half (ring_half_slot.ts)
       }
       if (!tiles.length) continue;
       const skip = new Set<Op>(tiles.flatMap((t) => [t.load, ...(t.reshape ? [t.reshape] : []), ...(t.trans ? [t.trans] : [])]));

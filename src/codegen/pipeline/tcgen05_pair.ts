@@ -4,9 +4,9 @@
 // MMA per k-step, issued by the even CTA (the leader). The plain tcgen05 TMA ring
 // (tcgen05_ring.ts) changes so:
 //   loads      each CTA loads its own A rows [128, BK] and HALF of B's columns: the even CTA B's
-//              boxes 0..h-1, the odd one boxes h..2h-1, each into the first h box slots of its
-//              stage (the MMA reads a K x N/2 matrix at the same descriptor address in each CTA);
-//              each CTA's FULL barrier expects its own bytes
+//              boxes 0..h-1, the odd one boxes h..2h-1, each into its stage's B slot, which holds
+//              h boxes only (ring_half_slot.ts: the MMA reads a K x N/2 matrix at the same
+//              descriptor address in each CTA); each CTA's FULL barrier expects its own bytes
 //   PEER[s]    one more mbarrier per stage, waited on by the leader only: the odd CTA's thread 0,
 //              once its FULL[s] phase completes, arrives on the leader's PEER[s] (mapa,
 //              mbarrier.arrive.release.cluster); the leader waits FULL[s] and PEER[s]
@@ -31,6 +31,7 @@ import { isTcgen05Dot } from '../tensor_cores/tmem_alloc.js';
 import { setPairKernel } from '../tensor_cores/tcgen05_group.js';
 import { regKind } from '../ptx_types.js';
 import { planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
+import { halveSlot } from './ring_half_slot.js';
 import { inflightDot } from './tcgen05_ring.js';
 
 /** Ways tests break the pair ring on purpose, to show the sim catches each. */
@@ -96,6 +97,8 @@ export function planTwoCta(cx: Lowering, numStages: number, skipLoops: (op: Op) 
   if (typeof why === 'string') return `twoCta: kept cta_group::1: ${why}`;
   plans.set(cx, why);
   setPairKernel(cx);
+  // each CTA's stages hold only its half of B's boxes (the rings are planned after this)
+  halveSlot(cx, planTmaRings(cx, numStages, skipLoops).get(why.loop)!.tiles[why.bTile]!.load);
   return 'twoCta: the K loop runs as one 256-row tcgen05.mma.cta_group::2 per k-step on the CTA pair (tcgen05_pair.ts)';
 }
 
@@ -195,7 +198,7 @@ export function issuePairStage(cx: Lowering, l: TmaRingLoop, plan: PairPlan, map
         return;
       }
       const h = t.g.boxes / 2;
-      cx.emit(`// 2-CTA: B's columns split: boxes 0..${h - 1} in the even CTA, ${h}..${2 * h - 1} in the odd one, each at the stage's first ${h} box slot(s)`);
+      cx.emit(`// 2-CTA: B's columns split: boxes 0..${h - 1} in the even CTA, ${h}..${2 * h - 1} in the odd one, each into the stage's B slot of ${h} box(es)`);
       for (let j = 0; j < h; j++) cp(even, j, j);
       for (let j = 0; j < h; j++) cp(odd, h + j, j);
     });
