@@ -150,15 +150,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
     return true;
   }
   const { bar, phase } = mb!;
-  cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
-  if (resident) cx.emit(`setp.ne.b32 ${resident.started}, 1, 0;`);
-  const loop = cx.e.label('mma_wait');
-  const done = cx.reg('pred');
-  cx.e.placeLabel(loop);
-  cx.emit(`mbarrier.try_wait.parity.shared::cta.b64 ${done}, [${bar}], ${phase};`);
-  cx.emit(`@!${done} bra.uni ${loop};`);
-  cx.emit(`xor.b32 ${phase}, ${phase}, 1;`);
-  cx.emit('tcgen05.fence::after_thread_sync;');
+  commitAndWait(cx, one, bar, phase, resident?.started, 'mma_wait');
   // the MMAs have read their ring stages: the ring may overwrite them
   sa?.release?.();
   sb?.release?.();
@@ -186,6 +178,23 @@ export interface TmemRows {
  * quarter), columns from (w/4)*cols with 8 warps; M = 64: the 16x32bx2 shape, the second half
  * of the columns N/2 on.
  */
+/**
+ * The elected thread commits the MMAs issued so far to `bar`; every thread waits for its phase and
+ * flips it, then orders its later tcgen05 accesses after the MMAs. `started` (a resident
+ * accumulator's flag) is set after the commit: the next MMA accumulates.
+ */
+export function commitAndWait(cx: Lowering, one: string, bar: string, phase: string, started: string | undefined, label: string): void {
+  cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
+  if (started) cx.emit(`setp.ne.b32 ${started}, 1, 0;`);
+  const loop = cx.e.label(label);
+  const done = cx.reg('pred');
+  cx.e.placeLabel(loop);
+  cx.emit(`mbarrier.try_wait.parity.shared::cta.b64 ${done}, [${bar}], ${phase};`);
+  cx.emit(`@!${done} bra.uni ${loop};`);
+  cx.emit(`xor.b32 ${phase}, ${phase}, 1;`);
+  cx.emit('tcgen05.fence::after_thread_sync;');
+}
+
 export function tmemRows(cx: Lowering, M: number, N: number): TmemRows {
   const wn = cx.numWarps / 4;
   const half = M === 64;

@@ -33,7 +33,7 @@ import { zeroConst } from './mma_smem_operand.js';
 import { residentOf } from './tcgen05_resident.js';
 import { emitTcgen05Desc } from './tcgen05_desc.js';
 import { tmem } from './tmem_alloc.js';
-import { loadAcc, storeAcc, tmemRows } from './lower_tcgen05.js';
+import { commitAndWait, loadAcc, storeAcc, tmemRows } from './lower_tcgen05.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 import { REG_KIND } from '../ptx_types.js';
 
@@ -226,15 +226,7 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
     cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName}.block_scale.scale_vec::${kind.scaleVec} [${mem.addr}], ${ad}, ${bd}, ${id}, [${saRegs[g >> 2]}], [${sbRegs[g >> 2]}], ${kk === 0 ? fresh : accP};`);
   }
   const { bar, phase } = mmaBarrier(cx);
-  cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
-  if (resident) cx.emit(`setp.ne.b32 ${resident.started}, 1, 0;`);
-  const loop = cx.e.label('mma_scaled_wait');
-  const done = cx.reg('pred');
-  cx.e.placeLabel(loop);
-  cx.emit(`mbarrier.try_wait.parity.shared::cta.b64 ${done}, [${bar}], ${phase};`);
-  cx.emit(`@!${done} bra.uni ${loop};`);
-  cx.emit(`xor.b32 ${phase}, ${phase}, 1;`);
-  cx.emit('tcgen05.fence::after_thread_sync;');
+  commitAndWait(cx, one, bar, phase, resident?.started, 'mma_scaled_wait');
   // resident: the value in registers is not read (tcgen05_resident.ts loads the loop's result)
   cx.define(op.results[0]!, resident ? cx.regs(accV) : loadAcc(cx, rows, 'f32'));
 }
