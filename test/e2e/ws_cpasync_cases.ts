@@ -1,7 +1,7 @@
 // Warp-specialized matmuls whose tiles are pointer loads (sm_90a): Triton's `ptrs += BK` form,
 // masked on every edge, for the cp.async producer (codegen/pipeline/ws_cpasync.ts). WS: the loop
 // option on or off (the same kernel without it is the plain cp.async ring).
-import { arange, constexpr, dot, forLoop, load, programId, ptr, store, zeros } from '../../src/lang/index.js';
+import { arange, cdiv, constexpr, dot, forLoop, groupedTile, load, persistentTiles, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 
 export const wsPtrMatmul = kernel(
@@ -38,5 +38,33 @@ export const wsPtrMatmulBT = kernel(
       return [dot(ta, tb, { acc: acc! }), pa!.add(BK), pb!.add(BK)];
     }, WS ? { warpSpecialize: true } : undefined);
     store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!, { mask: rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N)) });
+  },
+);
+
+/**
+ * The persistent form (persistentTiles, grouped order): each program walks output tiles; the
+ * K loop inside is the `ptrs += BK` pointer form with masks on every edge, the epilogue a
+ * masked pointer store. With WS the cp.async producer walks the tiles too (ws_tiles.ts).
+ */
+export const wsPtrPersistent = kernel(
+  { name: 'ws_ptr_persistent', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr(), WS: constexpr() } },
+  ({ a, b, c, M, N, K, BM, BN, BK, WS }) => {
+    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
+    const tilesM = cdiv(M, bm), tilesN = cdiv(N, bn);
+    const rk = arange(0, bk);
+    persistentTiles(tilesM.mul(tilesN), (tile) => {
+      const [pm, pn] = groupedTile(tile, tilesM, tilesN, 2);
+      const rm = pm.mul(bm).add(arange(0, bm));
+      const rn = pn.mul(bn).add(arange(0, bn));
+      const pa0 = a.add(rm.expandDims(1).mul(K).add(rk.expandDims(0)));
+      const pb0 = b.add(rk.expandDims(1).mul(N).add(rn.expandDims(0)));
+      const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32'), pa0, pb0], (k, acc, pa, pb) => {
+        const ka = k.add(rk);
+        const ta = load(pa!, { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
+        const tb = load(pb!, { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
+        return [dot(ta, tb, { acc: acc! }), pa!.add(bk), pb!.add(N.mul(bk))];
+      }, WS ? { warpSpecialize: true } : undefined);
+      store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!, { mask: rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N)) });
+    });
   },
 );
