@@ -12,9 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
-import { runOn } from './helpers.js';
+import { expectBitwise, runOn } from './helpers.js';
 import type { RunArgs } from '../../src/runtime/kernel.js';
-import { wsPtrPersistent } from './ws_cpasync_cases.js';
+import { wsPtrPersistent, wsPtrPersistent16 } from './ws_cpasync_cases.js';
+import { ints, launch, reference, tileOrder } from './persistent_ws_cases.js';
 import { matmulRef, pipelineText, producerRegisters, simPtx, smallInts } from './ws_cpasync_helpers.js';
 
 // what the runtime specializes for these arguments: 16-aligned pointers and strides
@@ -25,7 +26,7 @@ const build = (tile: TileShape, numWarps: number, ptxas = false): CompileResult 
 
 // tile, numWarps, M, N, K, grids (programs): 1, 2 and 3+ tiles per program
 const CASES: [string, TileShape, number, number, number, number, number[]][] = [
-  ['128x128x64, 4 warps: 2x2 tiles, K 320 (5 steps > 3 stages)', [128, 128, 64], 4, 256, 256, 320, [4, 2, 1]],
+  ['128x128x64, 4 warps: 2x2 tiles, K 320 (5 steps > 3 stages); grid 8: programs without a tile', [128, 128, 64], 4, 256, 256, 320, [8, 4, 2, 1]],
   ['128x128x64, 8 warps: ragged M 300, N 144, K 208 (3x2 tiles, K not a multiple of BK)', [128, 128, 64], 8, 300, 144, 208, [6, 3, 2]],
   ['128x128x64, 4 warps: ragged M 200, N 80, K 48 (1 partial step), 2x1 tiles', [128, 128, 64], 4, 200, 80, 48, [1]],
   ['128x256x64, 8 warps: ragged M 136, N 272, K 144, 2x2 tiles', [128, 256, 64], 8, 136, 272, 144, [2]],
@@ -90,5 +91,21 @@ describe('the PTX: the cp.async producer walks the tiles', () => {
     expect(regs.dealloc).toBe(40);
     expect(regs.alloc).toBe(Number(/setmaxnreg\.inc\.sync\.aligned\.u32 (\d+);/.exec(r.ptx)![1]));
     expect(regs.maxReg).toBeLessThan(40);
+  });
+});
+
+describe('program order: the epilogue\'s pointer store overlaps the next tile\'s input', () => {
+  // c [256, 128] f16 on a [256, 64]'s own buffer: tile 0 stores c rows 0..127, which are a's rows
+  // 0..255, and tile 1 (rows 128..255) reads them: the producer waits for tile 0's `tile done`
+  it('c passed as a\'s own buffer, one program: tile 1 reads what tile 0 stored', () => {
+    const [M, N, K] = [256, 128, 64];
+    const a = ints(M * K, 21), b = ints(K * N, 22, 1 / 8);
+    const order = tileOrder(2, 1);
+    expect(order).toEqual([[0, 0], [1, 0]]);
+    const r = compile(wsPtrPersistent16, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, specialization: SPEC as never, constexprs: { BM: 128, BN: 128, BK: 64, WS: true } });
+    expect(r.ptx).toContain('// producer tile loop');
+    const got = launch(r, r.ptx, a, b, M, N, K, 1, true);
+    if (got instanceof Error) throw got;
+    expectBitwise(got, reference(a, b, M, N, K, 128, 128, order, true), 'c = a (aliased), program order');
   });
 });

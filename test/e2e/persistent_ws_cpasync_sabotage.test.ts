@@ -2,7 +2,9 @@
 // the epilogue's pointer store makes the tile loop ordered, so the producer issues no copy of the
 // next tile before the consumers' `tile done`; the epilogue's scratch (a 128x256 f32 layout
 // conversion, 128 KiB) then shares the idle ring's bytes. A producer that skips that wait
-// overwrites the ring under the epilogue: racecheck reports it (the intact kernel runs clean).
+// overwrites the ring under the epilogue: racecheck reports it (the intact kernel runs clean); and
+// where the epilogue stores into the next tile's input (c passed as a's own buffer), the next
+// tile's copies read stale rows.
 // Broken on purpose: left out of test/sanitize/suite.test.ts.
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +13,8 @@ import { f16Array } from '../../src/ir/half.js';
 import { DeviceArray } from '../../src/runtime/device_array.js';
 import type { SanitizeCheck } from '../../src/runtime/device.js';
 import { simDevice } from './helpers.js';
-import { wsPtrPersistent } from './ws_cpasync_cases.js';
+import { wsPtrPersistent, wsPtrPersistent16 } from './ws_cpasync_cases.js';
+import { ints, launch, neverOrdered, reference, tileOrder } from './persistent_ws_cases.js';
 import { smallInts } from './ws_cpasync_helpers.js';
 
 const [M, N, K] = [256, 512, 256];
@@ -46,5 +49,17 @@ describe('the producer that skips the tile-done wait (persistent cp.async produc
     expect(e, 'a racecheck report').toBeDefined();
     expect(e!.code).toBe('E_HAZARD');
     expect(e!.message).toMatch(/tessera-sim: racecheck hazard in kernel 'ws_ptr_persistent': .*hazard on shared memory/);
+  });
+});
+
+describe('the producer that skips the tile-done wait, c on a\'s own buffer', () => {
+  it('tile 1 reads the rows before tile 0 stored them: a wrong result or a named fault, never a pass', () => {
+    const [M, N, K] = [256, 128, 64];
+    const a = ints(M * K, 21), b = ints(K * N, 22, 1 / 8);
+    const want = reference(a, b, M, N, K, 128, 128, tileOrder(2, 1), true);
+    const r = compile(wsPtrPersistent16, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, specialization: SPEC as never, constexprs: { BM: 128, BN: 128, BK: 64, WS: true } });
+    const got = launch(r, neverOrdered(r.ptx), a, b, M, N, K, 1, true);
+    if (got instanceof Error) expect(got.message).toMatch(/tessera-sim: /);
+    else expect(Array.from(got)).not.toEqual(Array.from(want));
   });
 });
