@@ -14,7 +14,7 @@ import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
 import { expectBitwise, runOn } from './helpers.js';
 import type { RunArgs } from '../../src/runtime/kernel.js';
-import { wsPtrPersistent, wsPtrPersistent16 } from './ws_cpasync_cases.js';
+import { wsPtrPersistent, wsPtrPersistent16, wsPtrPersistentTma } from './ws_cpasync_cases.js';
 import { ints, launch, reference, tileOrder } from './persistent_ws_cases.js';
 import { matmulRef, pipelineText, producerRegisters, simPtx, smallInts } from './ws_cpasync_helpers.js';
 
@@ -107,5 +107,25 @@ describe('program order: the epilogue\'s pointer store overlaps the next tile\'s
     const got = launch(r, r.ptx, a, b, M, N, K, 1, true);
     if (got instanceof Error) throw got;
     expectBitwise(got, reference(a, b, M, N, K, 128, 128, order, true), 'c = a (aliased), program order');
+  });
+});
+
+describe('a descriptor (TMA) store in the tile loop of pointer loads', () => {
+  // no span to compare the pointer loads with: ordered as for a pointer store (the deferred
+  // bulk-store wait completes before the tile-done arrival)
+  it.each([[1], [2]] as const)('128x128x64, 4 warps, ragged M 200, N 272, K 144, grid %i; and c on a\'s own buffer', (grid) => {
+    const r = compile(wsPtrPersistentTma, { target: 'sm_90a', numWarps: 4, numStages: 3, ptxas: false, specialization: SPEC as never, constexprs: { BM: 128, BN: 128, BK: 64, WS: true } });
+    expect(pipelineText(r)).toMatch(/inside tile loop %\d+, which the producer runs too.*\(after the previous tile is done: the tile loop writes memory, and pointer loads have no span to compare\)/);
+    expect(r.ptx).toMatch(/cp\.async\.bulk\.tensor\.2d\.global\.shared::cta/);
+    const [M, N, K] = [200, 272, 144];
+    const a = ints(M * K, 61), b = ints(K * N, 62);
+    const got = launch(r, r.ptx, a, b, M, N, K, grid);
+    if (got instanceof Error) throw got;
+    expectBitwise(got, reference(a, b, M, N, K, 128, 128, tileOrder(2, 3)), 'TMA store epilogue vs JS');
+    const [M2, N2, K2] = [256, 128, 64];
+    const a2 = ints(M2 * K2, 21), b2 = ints(K2 * N2, 22, 1 / 8);
+    const aliased = launch(r, r.ptx, a2, b2, M2, N2, K2, 1, true);
+    if (aliased instanceof Error) throw aliased;
+    expectBitwise(aliased, reference(a2, b2, M2, N2, K2, 128, 128, tileOrder(2, 1), true), 'c = a (aliased), program order');
   });
 });
