@@ -7,73 +7,20 @@
 // multiple of BK exercise the masked copies' zero fill. ptxas for sm_90a: clean, no spills.
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
-import { expectClose, runOn, simDevice } from './helpers.js';
-import { HostArray } from '../../src/runtime/array.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
-import type { Kernel, RunArgs } from '../../src/runtime/kernel.js';
+import { expectClose, runOn } from './helpers.js';
+import type { RunArgs } from '../../src/runtime/kernel.js';
 import { wsPtrMatmul, wsPtrMatmulBT } from './ws_cpasync_cases.js';
+import { matmulRef, pipelineText, producerRegisters, simPtx, smallInts } from './ws_cpasync_helpers.js';
 import { arange, dot, forLoop, load, makeTensorDescriptor, ptr, store, zeros } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 
-/** Small integers (exact in f16, every product and sum exact in f32): bit-exact references. */
-function smallInts(n: number, seed: number): Float32Array {
-  const out = new Float32Array(n);
-  let s = seed;
-  for (let i = 0; i < n; i++) {
-    s = (s * 1103515245 + 12345) >>> 0;
-    out[i] = ((s >>> 16) % 7) - 3;
-  }
-  return out;
-}
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float32Array {
-  const c = new Float32Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
-}
-/**
- * The cubin's SASS by cuobjdump (the CUDA image has ptxas only: Triton's wheel in .venv ships
- * one, as bench/tc_vs_triton.ts finds it): the registers the producer partition (after its
- * USETMAXREG.DEALLOC) uses, and the counts of both setmaxnreg, as ptxas honoured them.
- */
-function producerRegisters(cubin: Uint8Array): { dealloc: number; alloc: number; maxReg: number } {
-  const lib = join(process.cwd(), '.venv', 'lib');
-  const tool = existsSync(lib) ? readdirSync(lib).map((py) => join(lib, py, 'site-packages', 'triton', 'backends', 'nvidia', 'bin', 'cuobjdump')).find(existsSync) : undefined;
-  if (!tool) throw new Error('no cuobjdump (Triton\'s wheel in .venv) to read the SASS with');
-  const file = join(mkdtempSync(join(tmpdir(), 'wscp-')), 'k.cubin');
-  writeFileSync(file, cubin);
-  const sass = spawnSync(tool, ['-sass', file], { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout.split('\n');
-  const at = sass.findIndex((l) => l.includes('USETMAXREG.DEALLOC'));
-  const num = (re: RegExp): number => Number(re.exec(sass.join('\n'))?.[1] ?? NaN);
-  let maxReg = 0;
-  for (const l of sass.slice(at)) for (const m of (l.split(';')[0] ?? '').matchAll(/\bR(\d+)\b/g)) maxReg = Math.max(maxReg, Number(m[1]));
-  return { dealloc: num(/USETMAXREG\.DEALLOC\.CTAPOOL (0x[0-9a-f]+)/), alloc: num(/USETMAXREG\.TRY_ALLOC\.CTAPOOL UP0, (0x[0-9a-f]+)/), maxReg };
-}
 // what the runtime specializes for these arguments: 16-aligned pointers and strides
 const SPEC = { a: { divisibleBy16: true }, b: { divisibleBy16: true }, c: { divisibleBy16: true }, N: { divisibleBy16: true }, K: { divisibleBy16: true } };
 const build = (tile: readonly [number, number, number], numWarps: number, ws: boolean, ptxas = false): CompileResult =>
   compile(wsPtrMatmul, { target: 'sm_90a', numWarps, numStages: 3, ptxas, specialization: SPEC as never, constexprs: { BM: tile[0], BN: tile[1], BK: tile[2], WS: ws } });
-/** The PTX the sim device runs for these arguments (its own specialization). */
-function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): string {
-  const cx: Record<string, number | boolean> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number | boolean;
-  const positional = k.def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
-  return simDevice().compile(k.trace(cx), numWarps, positional, numStages).ptx;
-}
-const pipelineText = (r: CompileResult): string => r.stages.find((s) => s.name === 'pipeline')!.text;
 
 // [BM, BN, BK], numWarps (consumers), M, N, K: K / BK > numStages, so every stage is reused
 const CASES: [string, [number, number, number], number, number, number, number][] = [

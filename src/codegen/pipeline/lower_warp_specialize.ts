@@ -115,7 +115,7 @@ export function planWarpSpecialize(cx: Lowering, numStages: number, otherRings: 
       notes.push(`${loopName(op)}: ${tcgen05WsNote(cx, why, PRODUCER_REGS)}`);
       continue;
     }
-    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (${why.cp ? `cp.async by its ${CP_PRODUCER_THREADS} threads, ${why.cp.loads.length} tile(s), full[s] expects ${CP_PRODUCER_THREADS} arrivals` : `TMA, ${why.ring.tiles.length} tile(s)`}), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ' (after the previous tile is done: the tile loop writes through a pointer)' : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}${why.preWrite ? `; the producer starts after the consumers' writes before the loop (${why.preWrite.kind}): program order` : ''}${why.pingPong ? pingPongNote(why.pingPong) : ''}`);
+    notes.push(`${loopName(op)}: warp-specialized: 1 producer warpgroup (${why.cp ? `cp.async by its ${CP_PRODUCER_THREADS} threads, ${why.cp.loads.length} tile(s), full[s] expects ${CP_PRODUCER_THREADS} arrivals` : `TMA, ${why.ring.tiles.length} tile(s)`}), ${cx.numWarps / 4} consumer warpgroup(s), ${why.ring.numStages} stages of ${why.ring.stageBytes} bytes, full/empty mbarriers; setmaxnreg ${PRODUCER_REGS}/${why.consumerRegs} (launch ${why.maxnreg})${why.tiles ? `; inside tile ${loopName(why.tiles.loop)}, which the producer runs too: the ring runs on across tiles, the next tile's loads overlap the epilogue${why.tiles.alwaysOrdered ? ` (after the previous tile is done: ${why.cp ? 'the tile loop writes memory, and pointer loads have no span to compare' : 'the tile loop writes through a pointer'})` : why.tiles.stores.length ? ' (unless a store overlaps a ring tensor: checked at run time)' : ''}` : ''}${why.preWrite ? `; the producer starts after the consumers' writes before the loop (${why.preWrite.kind}): program order` : ''}${why.pingPong ? pingPongNote(why.pingPong) : ''}`);
   }
   return { ...(chosen ? { loop: chosen } : {}), notes };
 }
@@ -125,7 +125,7 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
   if (cx.numWarps % 4) return `numWarps ${cx.numWarps} is not whole consumer warpgroups (4, 8, ...)`;
   const where = tileLoopOf(cx, op);
   if (typeof where === 'string') return where;
-  const tiles = where.tiles;
+  let tiles = where.tiles;
   if (cx.func.body.ops.some((o) => o.kind === 'exit_if')) return 'the kernel may return early: the producer would wait for consumers that left';
   const S = loopStages(op, numStages);
   if (S < 2) return `numStages ${S}: no ring to fill`;
@@ -142,8 +142,9 @@ function whyNot(cx: Lowering, op: Op, numStages: number, otherRings: (loop: Op) 
     // pointer loads: the cp.async producer (ws_cpasync.ts)
     const c = planWsCpAsync(cx, op, S, pipeline);
     if (typeof c === 'string') return c;
-    if (tiles) return 'pointer loads in a persistent tile loop: the cp.async producer runs a top-level loop only';
     [ring, cp] = [c.ring, c.cp];
+    // pointer loads have no span to compare with the tile loop's stores: any store orders the next tile (ws_tiles.ts)
+    if (tiles?.stores.length) tiles = { ...tiles, alwaysOrdered: true };
   }
   if (!ring) return `no descriptor load of a swizzlable 2-D tile feeding only tensor-core dots in the body${reasons.has(op) ? ` (${reasons.get(op)!.join('; ')})` : ''}`;
   const ringed = new Set<Op>([...ring.tiles.map((t) => t.load), ...(cp?.loads.map((c) => c.load) ?? [])]);
@@ -271,6 +272,10 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
   // scratch stays past the ring until then (after it, as for the plain ring, the two may overlap:
   // every scratch user starts with a consumer barrier, and no copy is in flight)
   cx.enterRingLive();
+  // the cp.async producer of an ordered tile loop issues no copy of tile t+1 before the consumers'
+  // `tile done` of tile t, and tile t's copies have all landed: the ring is idle during the
+  // epilogue, whose scratch may share its bytes (a 128x256 f32 conversion tile fits beside no ring)
+  const idleEpilogue = Boolean(l.cp && l.tiles?.alwaysOrdered);
   rules.for = (c, op) => {
     if (op === l.tiles?.loop) {
       // the producer fills the next tile's stages during this tile's epilogue: the scratch
@@ -279,14 +284,15 @@ export function withWarpSpecialize(rules: Record<string, Rule>, cx: Lowering, pl
       if (st.defer) st.defer.ordered = tileOrdered(c, l.tiles, l.ring.tiles.map((t) => t.load));
       plain(c, op);
       if (st.defer) waitDeferredStore(c, 'the last tile\'s store completes before the code after the tile loop and the kernel\'s end');
-      return c.leaveRingLive();
+      if (!idleEpilogue) c.leaveRingLive();
+      return;
     }
     if (op !== l.ring.loop) return plain(c, op);
     if (!l.tiles) started(c);
     consumerFor(c, op, st);
     // the previous tile's store drained during this K loop; the epilogue writes its shared tile next
     if (st.defer) waitDeferredStore(c, 'the previous tile\'s store has drained during this K loop: its shared tile may be rewritten');
-    if (!l.tiles) c.leaveRingLive();
+    if (!l.tiles || idleEpilogue) c.leaveRingLive();
   };
   const label = 'ws_producer';
   return {
@@ -404,8 +410,11 @@ function producer(cx: Lowering, st: WsState): void {
   const issuer = st.mc ? cx.reg('pred') : undefined;
   if (issuer) cx.emit(`setp.eq.u32 ${issuer}, 0, 0;`);
   cx.scope(() => {
-    // the cp.async producer lowers the tiles before the loop per iteration, as the consumer threads it plays
-    const tensors = cp ? remat.filter((o) => o.results.some((r) => r.type.shape.length)) : [];
+    // the cp.async producer lowers the tiles before the loop per iteration, as the consumer threads
+    // it plays (those of the tile loop's body too: each tile's pointer bases, after its scalars)
+    const isTensor = (o: Op): boolean => o.results.some((r) => r.type.shape.length > 0);
+    const tileTensors = cp && st.l.tiles ? st.l.tiles.remat.filter(isTensor) : [];
+    const tensors = cp ? [...remat.filter(isTensor), ...tileTensors] : [];
     for (const o of remat) if (!tensors.includes(o)) cx.lowerOp(o);
     const passes = cp ? producerPasses(cx) : [];
     const ivT = op.operands[0]!.type.elem;
@@ -462,7 +471,8 @@ function producer(cx: Lowering, st: WsState): void {
       cx.emit('// the consumers\' writes before the loop first (program order: the loads must see them)');
       waitBarrier(cx, st.start.bar, st.start.phase);
     }
-    if (st.l.tiles) producerTiles(cx, st.l.tiles, st.tile!, l.tiles.map((t) => t.load), kLoop);
+    const tileLoop = st.l.tiles && { ...st.l.tiles, remat: st.l.tiles.remat.filter((o) => !tileTensors.includes(o)) };
+    if (tileLoop) producerTiles(cx, tileLoop, st.tile!, l.tiles.map((t) => t.load), kLoop);
     else kLoop();
     if (exit) cx.e.placeLabel(exit);
     wsClusterClose(cx, st.mc);
