@@ -5,7 +5,8 @@
 // (Lowering.withPinned) while the loop runs: the scratch of the loop's other users starts past
 // them, and they lie past the loop's cp.async ring too. The stores are followed by
 // fence.proxy.async (the MMA reads them through the async proxy) and a barrier; the dot's own
-// fence and barrier before its MMAs stay as they are.
+// fence and barrier before its MMAs stay as they are. A loop with a loop inside keeps the old
+// form: the inner loop's ring would start at byte 0, where the held bytes may lie.
 import type { Op, Value } from '../../ir/ops.js';
 import { definedInside } from '../../ir/walk.js';
 import { dotInputPrecision } from '../../compiler/mma_kinds.js';
@@ -38,12 +39,15 @@ function hoistBytes(cx: Lowering, op: Op, inside: ReadonlySet<number>): number {
   return bytes <= HOIST_MAX_BYTES ? bytes : 0;
 }
 
+const hasLoop = (ops: readonly Op[]): boolean => ops.some((o) => o.kind === 'for' || o.kind === 'while' || o.regions.some((r) => hasLoop(r.ops)));
+
 /**
  * Lowers `loop` with `lower`, each hoistable A of its body's tcgen05 dots stored before it into
  * bytes held while it runs, at or past `floor` (the end of a ring sharing the scratch's bytes).
  */
 export function withTcgen05AHoist(cx: Lowering, loop: Op, floor: number, lower: () => void): void {
-  if (cx.target !== 'sm_100a') return lower();
+  // a nested loop may place its ring at the start of shared memory, over the held bytes
+  if (cx.target !== 'sm_100a' || hasLoop(loop.regions[0]!.ops)) return lower();
   const inside = definedInside(loop);
   const dots = loop.regions[0]!.ops.map((op) => ({ op, bytes: hoistBytes(cx, op, inside) })).filter((d) => d.bytes > 0);
   if (!dots.length) return lower();
