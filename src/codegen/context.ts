@@ -394,6 +394,7 @@ export class Lowering {
    */
   smemBase(need = 0): string {
     const sym = this.smemSymbol();
+    if (this.pinnedEnd) return this.pastPinned(need);
     // outside the loops whose ring is reserved, the scratch may use the ring's bytes too
     if (!this.reserved || !this.ringLive) {
       this.sharedBytes = Math.max(this.sharedBytes, need);
@@ -409,7 +410,38 @@ export class Lowering {
   }
   /** Scratch bytes the kernel has already (past the reserved region where it is live): using no more costs nothing. */
   get scratchRoom(): number {
-    return this.sharedBytes - (this.ringLive ? this.reserved : 0);
+    return Math.max(0, this.sharedBytes - Math.max(this.pinnedEnd, this.ringLive ? this.reserved : 0));
+  }
+  /** End of the bytes a hoisted operand holds while its loop runs (tcgen05_a_hoist.ts); 0: none. */
+  private pinnedEnd = 0;
+  private pinnedRegs = new Map<number, string>();
+  /** The scratch past the pinned bytes: a register holding its address. */
+  private pastPinned(need: number): string {
+    this.sharedBytes = Math.max(this.sharedBytes, this.pinnedEnd + need);
+    let r = this.pinnedRegs.get(this.pinnedEnd);
+    if (!r) {
+      r = this.e.reg('b32');
+      this.e.emitPrologue(`mov.u32 ${r}, ${this.smemSymbol()};`);
+      this.e.emitPrologue(`add.u32 ${r}, ${r}, ${this.pinnedEnd};`);
+      this.pinnedRegs.set(this.pinnedEnd, r);
+    }
+    return r;
+  }
+  /**
+   * Holds `bytes` of shared memory, at or past byte `floor` and past the scratch's start, while
+   * `fn` runs (a loop whose body reads an operand staged once before it): the scratch starts after
+   * them meanwhile. Returns the held bytes' offset from the buffer's start (1024-aligned).
+   */
+  withPinned<T>(bytes: number, floor: number, fn: (offset: number) => T): T {
+    const was = this.pinnedEnd;
+    const at = Math.ceil(Math.max(floor, was, this.ringLive ? this.reserved : 0) / 1024) * 1024;
+    this.pinnedEnd = Math.ceil((at + bytes) / 1024) * 1024;
+    this.sharedBytes = Math.max(this.sharedBytes, this.pinnedEnd);
+    try {
+      return fn(at);
+    } finally {
+      this.pinnedEnd = was;
+    }
   }
   private ringLive = 0;
   /**

@@ -9,10 +9,14 @@ import { movFor } from './context.js';
 import { regKind } from './ptx_types.js';
 import { hoistWgmmaA } from './tensor_cores/wgmma_a_hoist.js';
 import { hoistAFragments } from './tensor_cores/mma_a_hoist.js';
+import { withTcgen05AHoist } from './tensor_cores/tcgen05_a_hoist.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
-const forLoop: Rule = (cx, op) => {
+// a loop-invariant A of a tcgen05 dot is stored to shared memory once, before the loop
+const forLoop: Rule = (cx, op) => withTcgen05AHoist(cx, op, 0, () => plainFor(cx, op));
+
+const plainFor: Rule = (cx, op) => {
   const [lb, ub, step] = [0, 1, 2].map((i) => cx.regs(op.operands[i]!)[0]!) as [string, string, string];
   const ivT = op.operands[0]!.type.elem;
   const ty = regKind(ivT) === 'b64' ? 's64' : 's32';

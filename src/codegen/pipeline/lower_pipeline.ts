@@ -30,6 +30,7 @@ import type { PipelinedLoad, PipelinedLoop, PipelinePlan } from '../../compiler/
 import { movFor, type Lowering } from '../context.js';
 import { backEdge, hoistConversions } from '../lower_control.js';
 import { hoistWgmmaA, hoistsWgmmaA } from '../tensor_cores/wgmma_a_hoist.js';
+import { withTcgen05AHoist } from '../tensor_cores/tcgen05_a_hoist.js';
 import { hoistAFragments, hoistsA } from '../tensor_cores/mma_a_hoist.js';
 import { regKind } from '../ptx_types.js';
 import { SWIZZLE_ALIGN, swizzleFor, swizzledTileBytes } from '../smem/smem_swizzle.js';
@@ -136,8 +137,9 @@ export function withPipeline(rules: Record<string, Rule>, cx: Lowering, plan: Pi
   rules.for = (c, op) => {
     const l = plan.loops.get(op);
     if (!l) plain(c, op);
-    else if (owners.has(op)) c.withRingLive(() => pipelinedFor(c, op, l, sabotage));
-    else pipelinedFor(c, op, l, sabotage);
+    // a tcgen05 dot's loop-invariant A is held past the ring (or past the reserved ring and the scratch start)
+    else if (owners.has(op)) c.withRingLive(() => withTcgen05AHoist(c, op, 0, () => pipelinedFor(c, op, l, sabotage)));
+    else withTcgen05AHoist(c, op, stagesOf(c, l).B * ringOf(l).stageBytes, () => pipelinedFor(c, op, l, sabotage));
   };
 }
 

@@ -34,6 +34,7 @@ import { accBase, isTcgen05Dot, tmem } from './tmem_alloc.js';
 import { residentOf } from './tcgen05_resident.js';
 import { inflightOf } from './tcgen05_inflight.js';
 import { storeATmem, tmemACols } from './tcgen05_tmem_a.js';
+import { hoistedTcgen05A } from './tcgen05_a_hoist.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 
 type Operand = SmemOperand;
@@ -77,7 +78,9 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   };
   // a register A already in the accumulator layout (flash attention's P) goes to TMEM instead
   const aInTmem = !sa && tmemACols(cx, op) > 0;
-  const aTile = !sa && !aInTmem ? tileOf(M, K) : undefined;
+  // a loop-invariant A stored once before its loop (tcgen05_a_hoist.ts)
+  const aHoisted = sa || aInTmem ? undefined : hoistedTcgen05A(cx, op);
+  const aTile = !sa && !aInTmem && !aHoisted ? tileOf(M, K) : undefined;
   const bTile = !sb ? (bT ? tileOf(N, K) : tileOf(K, N)) : undefined;
 
   // the accumulator first: converting it goes through the same shared scratch
@@ -102,10 +105,10 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
       const lb = bT ? permuteBlocked(Lb as BlockedLayout, [1, 0]) : Lb;
       storeStaged(cx, b.type.elem, input(b), lb, bT ? [N, K] : [K, N], bTile, sm, aBytes);
     }
-    A = aTile ? { tile: { ...aTile, base: sm }, mnMajor: false } : sa && stagedOperand(cx, 'tcgen05', sa, true, [M, K], eb);
+    A = aTile ? { tile: { ...aTile, base: sm }, mnMajor: false } : aHoisted ?? (sa && stagedOperand(cx, 'tcgen05', sa, true, [M, K], eb));
     B = bTile ? { tile: { ...bTile, base: bBase }, mnMajor: !bT } : stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
   } else {
-    A = sa && stagedOperand(cx, 'tcgen05', sa, true, [M, K], eb);
+    A = aHoisted ?? (sa && stagedOperand(cx, 'tcgen05', sa, true, [M, K], eb));
     B = stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
   }
   if ((A?.mnMajor || B.mnMajor) && !kind.transposable) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
