@@ -12,8 +12,6 @@ process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { ACC_FULL_WAIT, WS_MMA, WS_PARTITIONS } from '../../src/codegen/pipeline/ws_tcgen05.js';
 import { PAIR_RELAY } from '../../src/codegen/pipeline/ws_tcgen05_pair.js';
-import { compile } from '../../src/compile/compile.js';
-import { persistentWsMatmul } from '../../bench/ws_kernels.js';
 import { count } from '../codegen/gate.js';
 import { expectBitwise, runOn } from './helpers.js';
 import { build, CLUSTER, mmDesc, problem, runPtx, type Half, type Problem } from './tcgen05_2cta_cases.js';
@@ -118,9 +116,4 @@ describe('2-CTA warp-specialized: the forms it does not take keep cta_group::1 a
     expectBitwise(runPtx(KERNELS.f16, args, grid, r), want, 'fallback vs JS');
   });
 
-  it('a persistent tile loop: kept cta_group::1, said', () => {
-    const r = compile(persistentWsMatmul, { target: 'sm_100a', numWarps: 4, numStages: 3, ptxas: false, twoCta: true, clusterDims: CLUSTER, constexprs: { BM: 128, BN: 128, BK: 64, GROUP_M: 2, WS: true } });
-    expect(pipelineNote(r)).toMatch(/twoCta: kept cta_group::1: .*persistent tile loop/);
-    expect(r.ptx).not.toMatch(/cta_group::2/);
-  });
 });

@@ -79,8 +79,9 @@ export function planTwoCta(cx: Lowering, numStages: number, skipLoops: (op: Op) 
     if (all.some((o) => o.kind === 'exit_if')) return 'an early exit (both CTAs of a pair must run the MMAs to the end)';
     const dot = dots[0]!;
     const loop = all.find((o) => o.kind === 'for' && o.regions[0]!.ops.includes(dot));
-    if (loop && loop === ws?.ring.loop && ws.tiles) return "the warp-specialized loop is in a persistent tile loop (the pair's CTAs would walk the same tile sequence, and the leader's MMA warp wait for both CTAs' epilogues to free an accumulator buffer: not done)";
-    if (!loop || !cx.func.body.ops.includes(loop)) return "the dot is not in a top-level K loop";
+    // a warp-specialized K loop may sit in a persistent tile loop (ws_tcgen05_pair.ts)
+    const tileLoop = loop && loop === ws?.ring.loop ? ws.tiles?.loop : undefined;
+    if (!loop || !(cx.func.body.ops.includes(loop) || tileLoop)) return "the dot is not in a top-level K loop (nor in a warp-specialized one directly in a persistent tile loop)";
     const ring = loop === ws?.ring.loop ? ws.ring : planTmaRings(cx, numStages, skipLoops).get(loop);
     if (!ring) return 'the K loop has no TMA ring (descriptor loads and numStages >= 2)';
     if (inflightDot(cx, ring) !== dot) return 'the dot does not stay in flight on the tcgen05 ring';
@@ -92,6 +93,7 @@ export function planTwoCta(cx: Lowering, numStages: number, skipLoops: (op: Op) 
     if (tb.trans) return 'B is read K-major (8-bit or tf32 operands): only a 16-bit [K, N] B splits its boxes';
     if (tb.g.boxes % 2 !== 0) return `B's ${tb.g.boxes} TMA box(es) do not split in two halves of N (N per CTA must be a multiple of the 128-byte swizzle)`;
     const uniform = uniformChecker(cx.func, [0]);
+    if (tileLoop && !tileLoop.operands.slice(0, 3).every(uniform)) return "the persistent tile loop's bounds or step may differ between the two CTAs of a pair (walk pair tiles: programId(2) stepping by numPrograms(2) on a grid [2, 1, n], each CTA's rows offset by programId(0), as bench/ws_cluster_kernels.ts)";
     if (!loop.operands.slice(0, 3).every(uniform)) return 'the loop bounds may differ between the two CTAs of a pair';
     if (!descOperands(tb.load).offsets.every(uniform)) return "B's tile depends on programId(0): the pair's CTAs must load the same B";
     return { loop, bTile: bt, ...(sabotage ? { sabotage } : {}) };

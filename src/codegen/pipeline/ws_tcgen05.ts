@@ -46,7 +46,7 @@ import type { TmaRingLoop } from './lower_tma_ring.js';
 import type { WarpSpecializedLoop, WarpSpecializePlan } from './lower_warp_specialize.js';
 import { consumerTileStart, producerTiles, tileBarrier, type WsTileRegs } from './ws_tiles.js';
 import { pairCopies } from './tcgen05_pair.js';
-import { leaderPeerWait, pairCommit, PAIR_RELAY, relayToLeader, toRelay, wsPair, wsPairOpen, type WsPair } from './ws_tcgen05_pair.js';
+import { leaderAccPeerWait, leaderPeerWait, pairCommit, PAIR_RELAY, relayToLeader, toRelay, wsPair, wsPairOpen, type WsPair } from './ws_tcgen05_pair.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -420,6 +420,7 @@ function mmaThread(cx: Lowering, st: State): void {
   cx.emit(`and.b32 ${parity}, ${parity}, 1;`);
   cx.emit(ACC_EMPTY_WAIT);
   waitBarrier(cx, accEmpty, parity);
+  if (pair) leaderAccPeerWait(cx, pair, buf, parity); // and the odd CTA's epilogue
   flipBit(cx, emptyBits, buf);
   cx.emit('tcgen05.fence::after_thread_sync;');
   cx.e.placeLabel(fresh);
@@ -430,12 +431,14 @@ function mmaThread(cx: Lowering, st: State): void {
     kl();
   });
   cx.emit('// every MMA of the tile: the epilogue warps may read its buffer');
-  cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${accFull}];`);
+  if (pair) cx.emit(`${pairCommit(pair, accFull, ran)} // ACC_FULL in both CTAs`);
+  else cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${accFull}];`);
   cx.emit(`xor.b32 ${buf}, ${buf}, 1;`);
   cx.emit(`add.u32 ${tiles}, ${tiles}, 1;`);
   cx.emit(`add.${loopTy(tl)} ${tiv}, ${tiv}, ${tstep};`);
   cx.emit(`bra.uni ${top};`);
   cx.e.placeLabel(end);
+  if (pair) relayThread(cx, st, pair);
 }
 
 /** The odd CTA's MMA thread (2-CTA): walks the ring, relaying each stage-full to the leader's PEER barrier. */
@@ -443,8 +446,43 @@ function relayThread(cx: Lowering, st: State, pair: WsPair): void {
   cx.emit('ret;');
   cx.e.placeLabel(PAIR_RELAY);
   const pos = ringStart(cx, st);
-  kLoop(cx, st.l.ring, 'wsrelay', pos, () => {
+  const k = (): void => kLoop(cx, st.l.ring, 'wsrelay', pos, () => {
     waitBarrier(cx, pos.full, pos.phase);
     relayToLeader(cx, pair, pos.idx);
   });
+  const t = st.l.tiles;
+  if (!t) return k();
+  // persistent: the MMA thread's tile sequence; from the third tile on, once this CTA's epilogue
+  // has read buffer t%2 (its ACC_EMPTY), the leader hears it (ACC_PEER) before it reuses the buffer
+  const [buf, tiles, emptyBits, accEmpty, parity] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
+  [buf, tiles, emptyBits].forEach((r) => cx.emit(`mov.u32 ${r}, 0;`));
+  const tl = t.loop;
+  const [tlb, tub, tstep] = [0, 1, 2].map((i) => cx.regs(tl.operands[i]!)[0]!) as [string, string, string];
+  const ivT = tl.operands[0]!.type.elem;
+  const tiv = cx.newRegs(ivT, 1)[0]!;
+  cx.emit(`${movFor(ivT)} ${tiv}, ${tlb};`);
+  const top = cx.e.label('wsrelay_tile'), end = cx.e.label('endwsrelay_tile'), fresh = cx.e.label('relay_fresh');
+  const [done, reuse] = [cx.reg('pred'), cx.reg('pred')];
+  cx.e.placeLabel(top);
+  cx.emit(`setp.ge.${loopTy(tl)} ${done}, ${tiv}, ${tub};`);
+  cx.emit(`@${done} bra.uni ${end};`);
+  cx.emit(`setp.lt.u32 ${reuse}, ${tiles}, 2;`);
+  cx.emit(`@${reuse} bra.uni ${fresh};`);
+  cx.emit(`mad.lo.u32 ${accEmpty}, ${buf}, 8, ${st.accEmpty!};`);
+  cx.emit(`shr.u32 ${parity}, ${emptyBits}, ${buf};`);
+  cx.emit(`and.b32 ${parity}, ${parity}, 1;`);
+  waitBarrier(cx, accEmpty, parity);
+  flipBit(cx, emptyBits, buf);
+  relayToLeader(cx, pair, buf, true);
+  cx.e.placeLabel(fresh);
+  cx.scope(() => {
+    cx.define(tl.regions[0]!.args[0]!, [tiv]);
+    for (const o of t.remat) cx.lowerOp(o);
+    k();
+  });
+  cx.emit(`xor.b32 ${buf}, ${buf}, 1;`);
+  cx.emit(`add.u32 ${tiles}, ${tiles}, 1;`);
+  cx.emit(`add.${loopTy(tl)} ${tiv}, ${tiv}, ${tstep};`);
+  cx.emit(`bra.uni ${top};`);
+  cx.e.placeLabel(end);
 }

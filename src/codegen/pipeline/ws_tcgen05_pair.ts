@@ -32,6 +32,8 @@ export interface WsPair {
   readonly plan: PairPlan;
   /** b32: PEER[0]'s shared address (the leader's barriers the odd CTA arrives on). */
   readonly peer0: string;
+  /** Persistent: ACC_PEER[0] (one per accumulator buffer): the odd CTA's epilogue has read the buffer. */
+  readonly accPeer0?: string;
   readonly leader: string;
   readonly mask: string;
   readonly leaderRank: string;
@@ -57,7 +59,8 @@ export function wsPair(cx: Lowering, loop: WarpSpecializePlan['loop']): WsPair |
   if (!plan) return undefined;
   const { leader, mask, leaderRank } = pairRegs(cx);
   const { bar } = newBarriers(cx, loop.ring.numStages);
-  return { plan, peer0: bar, leader, mask, leaderRank };
+  const accPeer = loop.tiles ? { accPeer0: newBarriers(cx, 2).bar } : {};
+  return { plan, peer0: bar, leader, mask, leaderRank, ...accPeer };
 }
 
 /** The cluster barrier before the partitions part (lines for after the prologue, every thread, converged). */
@@ -67,9 +70,9 @@ export const wsPairOpen = (p: WsPair | undefined): string[] => (p ? [
   '\tbarrier.cluster.wait.acquire.aligned;',
 ] : []);
 
-const peerBar = (cx: Lowering, p: WsPair, idx: string): string => {
+const peerBar = (cx: Lowering, p: WsPair, idx: string, base = p.peer0): string => {
   const bar = cx.reg('b32');
-  cx.emit(`mad.lo.u32 ${bar}, ${idx}, 8, ${p.peer0};`);
+  cx.emit(`mad.lo.u32 ${bar}, ${idx}, 8, ${base};`);
   return bar;
 };
 
@@ -84,10 +87,23 @@ export function leaderPeerWait(cx: Lowering, p: WsPair, idx: string, parity: str
   cx.emit(`@!${done} bra.uni ${loop};`);
 }
 
-/** The odd CTA's MMA thread, after its full wait of stage `idx`: arrive on the leader's PEER barrier. */
-export function relayToLeader(cx: Lowering, p: WsPair, idx: string): void {
-  const bar = peerBar(cx, p, idx), remote = cx.reg('b32');
-  cx.emit('// 2-CTA: this CTA\'s half of the stage has landed -> the leader\'s PEER barrier');
+/**
+ * Persistent: the leader's MMA thread, after its ACC_EMPTY wait of buffer `buf`: the odd CTA's
+ * epilogue has read its half of the buffer too (ACC_PEER, relayed; the same phase sequence).
+ */
+export function leaderAccPeerWait(cx: Lowering, p: WsPair, buf: string, parity: string): void {
+  const bar = peerBar(cx, p, buf, p.accPeer0!);
+  const loop = cx.e.label('acc_peer_wait'), done = cx.reg('pred');
+  cx.emit('// 2-CTA: the odd CTA\'s epilogue has read its rows of this buffer too (ACC_PEER, relayed by its MMA warp)');
+  cx.emit(`${loop}:`);
+  cx.emit(`mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 ${done}, [${bar}], ${parity};`);
+  cx.emit(`@!${done} bra.uni ${loop};`);
+}
+
+/** The odd CTA's MMA thread, after its full wait of stage `idx` (or, `acc`, its ACC_EMPTY wait of buffer `idx`): arrive on the leader's PEER (ACC_PEER) barrier. */
+export function relayToLeader(cx: Lowering, p: WsPair, idx: string, acc = false): void {
+  const bar = peerBar(cx, p, idx, acc ? p.accPeer0! : p.peer0), remote = cx.reg('b32');
+  cx.emit(acc ? '// 2-CTA: this CTA\'s epilogue has read its rows of the buffer -> the leader\'s ACC_PEER barrier' : '// 2-CTA: this CTA\'s half of the stage has landed -> the leader\'s PEER barrier');
   cx.emit(`mapa.shared::cluster.u32 ${remote}, ${bar}, ${p.leaderRank};`);
   cx.emit(`mbarrier.arrive.release.cluster.shared::cluster.b64 _, [${remote}];`);
 }
