@@ -36,7 +36,7 @@ import { inflightDot } from './tcgen05_ring.js';
 import type { WarpSpecializedLoop } from './lower_warp_specialize.js';
 
 /** Ways tests break the pair ring on purpose, to show the sim catches each. */
-export const TWO_CTA_SABOTAGE = ['no-peer-wait'] as const;
+export const TWO_CTA_SABOTAGE = ['no-peer-wait', 'relay-skips-acc-empty'] as const;
 export type TwoCtaSabotage = (typeof TWO_CTA_SABOTAGE)[number];
 
 export interface PairPlan {

@@ -46,7 +46,7 @@ import type { TmaRingLoop } from './lower_tma_ring.js';
 import type { WarpSpecializedLoop, WarpSpecializePlan } from './lower_warp_specialize.js';
 import { consumerTileStart, producerTiles, tileBarrier, type WsTileRegs } from './ws_tiles.js';
 import { pairCopies } from './tcgen05_pair.js';
-import { leaderAccPeerWait, leaderPeerWait, pairCommit, PAIR_RELAY, relayToLeader, toRelay, wsPair, wsPairOpen, type WsPair } from './ws_tcgen05_pair.js';
+import { leaderAccPeerWait, leaderPeerWait, pairCommit, PAIR_RELAY, relayAccEmpty, relayToLeader, toRelay, wsPair, wsPairOpen, type WsPair } from './ws_tcgen05_pair.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -471,9 +471,8 @@ function relayThread(cx: Lowering, st: State, pair: WsPair): void {
   cx.emit(`mad.lo.u32 ${accEmpty}, ${buf}, 8, ${st.accEmpty!};`);
   cx.emit(`shr.u32 ${parity}, ${emptyBits}, ${buf};`);
   cx.emit(`and.b32 ${parity}, ${parity}, 1;`);
-  waitBarrier(cx, accEmpty, parity);
+  relayAccEmpty(cx, pair, accEmpty, parity, buf);
   flipBit(cx, emptyBits, buf);
-  relayToLeader(cx, pair, buf, true);
   cx.e.placeLabel(fresh);
   cx.scope(() => {
     cx.define(tl.regions[0]!.args[0]!, [tiv]);

@@ -20,7 +20,7 @@
 //               barrier at the end (tmem_alloc.ts; the partitions' exited threads count as arrived)
 // A persistent tile loop keeps cta_group::1 (tcgen05_pair.ts says why).
 import type { Lowering } from '../context.js';
-import { newBarriers } from '../async/lower_tma.js';
+import { newBarriers, waitBarrier } from '../async/lower_tma.js';
 import { planTmaRings } from './lower_tma_ring.js';
 import type { WarpSpecializePlan } from './lower_warp_specialize.js';
 import { pairLoop, pairRegs, type PairPlan } from './tcgen05_pair.js';
@@ -98,6 +98,16 @@ export function leaderAccPeerWait(cx: Lowering, p: WsPair, buf: string, parity: 
   cx.emit(`${loop}:`);
   cx.emit(`mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 ${done}, [${bar}], ${parity};`);
   cx.emit(`@!${done} bra.uni ${loop};`);
+}
+
+/**
+ * Persistent, the odd CTA's MMA thread before a tile reuses buffer `buf`: waits this CTA's
+ * ACC_EMPTY of it (at `bar`, parity `parity`: its epilogue has read its rows), then tells the
+ * leader (ACC_PEER). Before the tile's stage-fulls: the leader's MMAs into the buffer need both.
+ */
+export function relayAccEmpty(cx: Lowering, p: WsPair, bar: string, parity: string, buf: string): void {
+  if (p.plan.sabotage !== 'relay-skips-acc-empty') waitBarrier(cx, bar, parity);
+  relayToLeader(cx, p, buf, true);
 }
 
 /** The odd CTA's MMA thread, after its full wait of stage `idx` (or, `acc`, its ACC_EMPTY wait of buffer `idx`): arrive on the leader's PEER (ACC_PEER) barrier. */
