@@ -20,8 +20,10 @@
 //              each CTA's epilogue reads its own 128 rows as the ::1 kernel does
 //   cluster    barrier.cluster before the ring: both CTAs' mbarriers initialised and both TMEM
 //              halves allocated before a remote arrival or a multicast commit reaches them
-// Taken only where the whole kernel fits it (every tcgen05 instruction names the same
-// .cta_group); anything else keeps ::1 and says why in the 'pipeline' stage.
+// The warp-specialized loop (plain or persistent) runs the same pair protocol with a load warp,
+// an MMA warp and epilogue warps: ws_tcgen05_pair.ts. Taken only where the whole kernel fits it
+// (every tcgen05 instruction names the same .cta_group); anything else keeps ::1 and says why in
+// the 'pipeline' stage.
 import type { Op } from '../../ir/ops.js';
 import { descOperands } from '../../ir/tensor_desc.js';
 import type { Lowering } from '../context.js';
