@@ -1,7 +1,8 @@
 // The 2-CTA row of `npm run bench:tc -- --target sm_100a`: a 256 x 256 x 64 f16 matmul tile on one
-// CTA pair. Tessera: the descriptor matmul (bench/ws_kernels.ts, WS false) with 128 x 256 tiles on
-// 8 warps, compiled with `twoCta` for clusterDims [2, 1, 1] (codegen/pipeline/tcgen05_pair.ts: one
-// tcgen05.mma.cta_group::2 per k-step on the TMA ring, each CTA loading half of B). Triton 3.8:
+// CTA pair. Tessera: the descriptor matmul (bench/ws_kernels.ts) with 128 x 256 tiles on 8 warps,
+// compiled with `twoCta` for clusterDims [2, 1, 1] (codegen/pipeline/tcgen05_pair.ts: one
+// tcgen05.mma.cta_group::2 per k-step on the TMA ring, each CTA loading half of B), and with WS
+// true (ws_tcgen05_pair.ts: load and MMA warps, the odd CTA's stage-full relayed). Triton 3.8:
 // the Gluon kernel of the sm_100 corpus (scripts/corpus/gluon_kernels_sm100.py matmul_2cta,
 // TensorMemoryLayout(two_ctas=True), num_ctas 2; tl.dot has no two_ctas option in 3.8) at BM 256,
 // BN 256, BK 64 on its 4 warps (its layouts fix warps_per_cta [4, 1]); it loads its operands
@@ -65,15 +66,19 @@ export function bench2Cta(out: (s: string) => void, sim: NativeRuntimeDevice, to
   }]);
   if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
   out(`  ${'kernel'.padEnd(52)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'mma'.padStart(5)}${'TMA'.padStart(5)}${'TMEM'.padStart(6)}${'waits'.padStart(7)}  sim (one pair, K 64)\n`);
-  const ours = compile(wsMatmul.trace({ BM: 128, BN: 256, BK: 64, WS: false }), { target: 'sm_100a', numWarps: 8, numStages: STAGES, ptxas: false, twoCta: true, clusterDims: [2, 1, 1] });
-  const rows: [string, string | undefined, number, string][] = [['tessera twoCta 128x256x64/CTA 8w, TMA ring', ours.ptx, ours.metadata.sharedBytes, 'tessera_2cta']];
+  const pair = (ws: boolean): CompileResult => compile(wsMatmul.trace({ BM: 128, BN: 256, BK: 64, WS: ws }), { target: 'sm_100a', numWarps: 8, numStages: STAGES, ptxas: false, twoCta: true, clusterDims: [2, 1, 1] });
+  const [ours, oursWs] = [pair(false), pair(true)];
+  const rows: [string, string | undefined, number, string, CompileResult?][] = [
+    ['tessera twoCta 128x256x64/CTA 8w, TMA ring', ours.ptx, ours.metadata.sharedBytes, 'tessera_2cta', ours],
+    ['tessera twoCta 128x256x64/CTA 8w, warp-specialized', oursWs.ptx, oursWs.metadata.sharedBytes, 'tessera_2cta_ws', oursWs],
+  ];
   if (!(tri instanceof Error)) rows.push([`triton ${tri.version} gluon 256x256x64 4w, no TMA`, tri.ptx['mm2cta']?.replace(/^\.version 9\.\d+$/m, '.version 9.0'), tri.shared['mm2cta']!, 'triton_2cta']);
-  for (const [name, ptx, shared, file] of rows) {
+  for (const [name, ptx, shared, file, r] of rows) {
     if (!ptx) continue;
     const f = tools.figures(ptx, shared, join(tools.dir, file));
     let run = 'n/a';
-    if (name.startsWith('tessera')) {
-      const s = simRun(sim, ours);
+    if (r) {
+      const s = simRun(sim, r);
       if (!(s.err <= 1e-5)) process.exitCode = 1;
       run = `vs JS ${s.err.toExponential(1)}${s.err <= 1e-5 ? '' : ' MISMATCH'}, warp instructions ${s.warpInstrs ?? 'n/a'}`;
     }

@@ -35,6 +35,7 @@ import { setWgmmaSabotage, type WgmmaSabotage } from './tensor_cores/lower_wgmma
 import { planTmaRings, withTmaRing } from './pipeline/lower_tma_ring.js';
 import { withTcgen05Ring } from './pipeline/tcgen05_ring.js';
 import { planTwoCta, type TwoCtaSabotage } from './pipeline/tcgen05_pair.js';
+import { pairWsPlan } from './pipeline/ws_tcgen05_pair.js';
 import { planWarpSpecialize, PRODUCER_WARPS, withWarpSpecialize } from './pipeline/lower_warp_specialize.js';
 import { withTmem } from './tensor_cores/tmem_alloc.js';
 import { withResidentAcc } from './tensor_cores/tcgen05_resident.js';
@@ -153,14 +154,16 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   const cpAsync = (op: Op): boolean => opts.pipeline?.loops.has(op) ?? false;
   // a warp-specialized loop owns its ring for the whole kernel: no other ring may share the kernel
   // (its own cp.async ring, when its pointer loads are the producer's, is not another: ws_cpasync.ts)
-  const wsPlan = planWarpSpecialize(cx, opts.numStages ?? 1, (loop) =>
+  const planned = planWarpSpecialize(cx, opts.numStages ?? 1, (loop) =>
     [...(opts.pipeline?.loops.keys() ?? [])].some((o) => o !== loop) || [...planTmaRings(cx, opts.numStages ?? 1, cpAsync).keys()].some((o) => o !== loop), opts.pipeline);
+  // before anything is lowered: the kernel's .cta_group decides the TMEM allocation's too; before
+  // the rings are laid out: a pair's B takes half its slot in each stage (ring_half_slot.ts), the
+  // warp-specialized ring's too (ws_tcgen05_pair.ts)
+  const pairNote = opts.twoCta ? planTwoCta(cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === planned.loop?.ring.loop, planned.loop, opts.twoCtaSabotage) : undefined;
+  const wsPlan = pairWsPlan(cx, planned, opts.numStages ?? 1);
   const wsCp = wsPlan.loop?.cp ? wsPlan.loop.ring.loop : undefined;
   withPipeline(rules, cx, wsCp && opts.pipeline ? { ...opts.pipeline, loops: new Map([...opts.pipeline.loops].filter(([o]) => o !== wsCp)) } : opts.pipeline, opts.pipelineSabotage);
   const ws = withWarpSpecialize(rules, cx, wsPlan);
-  // before anything is lowered: the kernel's .cta_group decides the TMEM allocation's too; before
-  // the rings are planned: a pair's B takes half its slot in each stage (ring_half_slot.ts)
-  const pairNote = opts.twoCta ? planTwoCta(cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop, wsPlan.loop?.ring.loop, opts.twoCtaSabotage) : undefined;
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
   withTcgen05Ring(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
   withTmem(rules, cx);

@@ -14,15 +14,18 @@ import { lcg, simDevice } from './helpers.js';
 export type Half = 'f16' | 'bf16';
 export const CLUSTER = [2, 1, 1] as const;
 
-/** C = A B (f32) through descriptors: one BM x BN tile per program, the K loop on the ring. */
-export const mmDesc = (t: Half): Kernel => kernel(
-  { name: `tc2_${t}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+/**
+ * C = A B (f32) through descriptors: one BM x BN tile per program, the K loop on the ring (`ws`:
+ * warp-specialized, a load warp, an MMA warp and epilogue warps: pipeline/ws_tcgen05.ts).
+ */
+export const mmDesc = (t: Half, ws = false): Kernel => kernel(
+  { name: `tc2_${t}${ws ? '_ws' : ''}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
   ({ a, b, c, M, N, K, BM, BN, BK }) => {
     const [bm, bn, bk] = [BM as number, BN as number, BK as number];
     const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
     const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
     const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })], ws ? { warpSpecialize: true } : {});
     makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
   },
 );

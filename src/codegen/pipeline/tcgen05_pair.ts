@@ -20,8 +20,10 @@
 //              each CTA's epilogue reads its own 128 rows as the ::1 kernel does
 //   cluster    barrier.cluster before the ring: both CTAs' mbarriers initialised and both TMEM
 //              halves allocated before a remote arrival or a multicast commit reaches them
-// Taken only where the whole kernel fits it (every tcgen05 instruction names the same
-// .cta_group); anything else keeps ::1 and says why in the 'pipeline' stage.
+// The warp-specialized loop (plain or persistent) runs the same pair protocol with a load warp,
+// an MMA warp and epilogue warps: ws_tcgen05_pair.ts. Taken only where the whole kernel fits it
+// (every tcgen05 instruction names the same .cta_group); anything else keeps ::1 and says why in
+// the 'pipeline' stage.
 import type { Op } from '../../ir/ops.js';
 import { descOperands } from '../../ir/tensor_desc.js';
 import type { Lowering } from '../context.js';
@@ -33,12 +35,13 @@ import { regKind } from '../ptx_types.js';
 import { planTmaRings, type TmaRingLoop } from './lower_tma_ring.js';
 import { halveSlot } from './ring_half_slot.js';
 import { inflightDot } from './tcgen05_ring.js';
+import type { WarpSpecializedLoop } from './lower_warp_specialize.js';
 
 /** Ways tests break the pair ring on purpose, to show the sim catches each. */
-export const TWO_CTA_SABOTAGE = ['no-peer-wait'] as const;
+export const TWO_CTA_SABOTAGE = ['no-peer-wait', 'relay-skips-acc-empty'] as const;
 export type TwoCtaSabotage = (typeof TWO_CTA_SABOTAGE)[number];
 
-interface PairPlan {
+export interface PairPlan {
   readonly loop: Op;
   /** The index (in the ring's tiles) of B, whose boxes the CTAs split. */
   readonly bTile: number;
@@ -67,9 +70,10 @@ const opsOf = (ops: readonly Op[], out: Op[] = []): Op[] => {
 
 /**
  * Decides whether the kernel runs its tcgen05 dot on CTA pairs; returns the note for the
- * 'pipeline' stage (taken, or why not). `wsLoop`: the loop warp specialization took, if any.
+ * 'pipeline' stage (taken, or why not). `ws`: the loop warp specialization took, if any (its
+ * ring then is the one planned, ws_tcgen05_pair.ts lays it out again with B's half slot).
  */
-export function planTwoCta(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean, wsLoop: Op | undefined, sabotage?: TwoCtaSabotage): string {
+export function planTwoCta(cx: Lowering, numStages: number, skipLoops: (op: Op) => boolean, ws: WarpSpecializedLoop | undefined, sabotage?: TwoCtaSabotage): string {
   const why = ((): string | PairPlan => {
     const all = opsOf(cx.func.body.ops);
     const dots = all.filter((o) => o.kind === 'dot');
@@ -77,9 +81,10 @@ export function planTwoCta(cx: Lowering, numStages: number, skipLoops: (op: Op) 
     if (all.some((o) => o.kind === 'exit_if')) return 'an early exit (both CTAs of a pair must run the MMAs to the end)';
     const dot = dots[0]!;
     const loop = all.find((o) => o.kind === 'for' && o.regions[0]!.ops.includes(dot));
-    if (!loop || !cx.func.body.ops.includes(loop)) return "the dot is not in a top-level K loop";
-    if (loop === wsLoop) return 'the loop is warp-specialized (2-CTA runs on the plain tcgen05 ring only)';
-    const ring = planTmaRings(cx, numStages, skipLoops).get(loop);
+    // a warp-specialized K loop may sit in a persistent tile loop (ws_tcgen05_pair.ts)
+    const tileLoop = loop && loop === ws?.ring.loop ? ws.tiles?.loop : undefined;
+    if (!loop || !(cx.func.body.ops.includes(loop) || tileLoop)) return "the dot is not in a top-level K loop (nor in a warp-specialized one directly in a persistent tile loop)";
+    const ring = loop === ws?.ring.loop ? ws.ring : planTmaRings(cx, numStages, skipLoops).get(loop);
     if (!ring) return 'the K loop has no TMA ring (descriptor loads and numStages >= 2)';
     if (inflightDot(cx, ring) !== dot) return 'the dot does not stay in flight on the tcgen05 ring';
     const [a, b] = dot.operands;
@@ -90,6 +95,7 @@ export function planTwoCta(cx: Lowering, numStages: number, skipLoops: (op: Op) 
     if (tb.trans) return 'B is read K-major (8-bit or tf32 operands): only a 16-bit [K, N] B splits its boxes';
     if (tb.g.boxes % 2 !== 0) return `B's ${tb.g.boxes} TMA box(es) do not split in two halves of N (N per CTA must be a multiple of the 128-byte swizzle)`;
     const uniform = uniformChecker(cx.func, [0]);
+    if (tileLoop && !tileLoop.operands.slice(0, 3).every(uniform)) return "the persistent tile loop's bounds or step may differ between the two CTAs of a pair (walk pair tiles: programId(2) stepping by numPrograms(2) on a grid [2, 1, n], each CTA's rows offset by programId(0), as bench/ws_cluster_kernels.ts)";
     if (!loop.operands.slice(0, 3).every(uniform)) return 'the loop bounds may differ between the two CTAs of a pair';
     if (!descOperands(tb.load).offsets.every(uniform)) return "B's tile depends on programId(0): the pair's CTAs must load the same B";
     return { loop, bTile: bt, ...(sabotage ? { sabotage } : {}) };
@@ -98,7 +104,9 @@ export function planTwoCta(cx: Lowering, numStages: number, skipLoops: (op: Op) 
   plans.set(cx, why);
   setPairKernel(cx);
   // each CTA's stages hold only its half of B's boxes (the rings are planned after this)
-  halveSlot(cx, planTmaRings(cx, numStages, skipLoops).get(why.loop)!.tiles[why.bTile]!.load);
+  const ring = why.loop === ws?.ring.loop ? ws.ring : planTmaRings(cx, numStages, skipLoops).get(why.loop)!;
+  halveSlot(cx, ring.tiles[why.bTile]!.load);
+  if (why.loop === ws?.ring.loop) return 'twoCta: the warp-specialized K loop runs as one 256-row tcgen05.mma.cta_group::2 per k-step on the CTA pair: each load warp its A and half of B, the even CTA\'s MMA warp issues once the odd CTA\'s stage-full is relayed to it (ws_tcgen05_pair.ts)';
   return 'twoCta: the K loop runs as one 256-row tcgen05.mma.cta_group::2 per k-step on the CTA pair (tcgen05_pair.ts)';
 }
 
@@ -174,34 +182,46 @@ export function issuePairStage(cx: Lowering, l: TmaRingLoop, plan: PairPlan, map
   const op = l.loop;
   const body = op.regions[0]!;
   const ty = regKind(op.operands[0]!.type.elem) === 'b64' ? 's64' : 's32';
-  const p = elected(cx);
-  const { leader } = pairRegs(cx);
   const q = cx.reg('pred');
   const skip = cx.e.label('tma_skip');
   cx.emit(`setp.ge.${ty} ${q}, ${iv}, ${ub};`);
   cx.emit(`@${q} bra.uni ${skip};`);
-  const even = cx.reg('pred'), odd = cx.reg('pred');
-  cx.emit(`and.pred ${even}, ${p}, ${leader};`);
-  cx.emit(`and.pred ${odd}, ${p}, !${leader};`);
   cx.scope(() => {
     cx.define(body.args[0]!, [iv]);
     for (const o of l.slice) cx.lowerOp(o);
-    const bytes = l.tiles.reduce((n, t, k) => n + (k === plan.bTile ? t.g.bytes / 2 : t.g.bytes), 0);
-    cx.emit(`@${p} mbarrier.arrive.expect_tx.shared::cta.b64 _, [${bar}], ${bytes};`);
-    l.tiles.forEach((t, k) => {
-      const cp = (pred: string, j: number, slot: number): void => {
-        const off = t.offset + slot * t.g.rows * t.g.swizzle;
-        cx.emit(`@${pred} cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${stage}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${bar}];`);
-      };
-      if (k !== plan.bTile) {
-        for (let j = 0; j < t.g.boxes; j++) cp(p, j, j);
-        return;
-      }
-      const h = t.g.boxes / 2;
-      cx.emit(`// 2-CTA: B's columns split: boxes 0..${h - 1} in the even CTA, ${h}..${2 * h - 1} in the odd one, each into the stage's B slot of ${h} box(es)`);
-      for (let j = 0; j < h; j++) cp(even, j, j);
-      for (let j = 0; j < h; j++) cp(odd, h + j, j);
-    });
+    pairCopies(cx, l, plan, maps, stage, bar, elected(cx));
   });
   cx.e.placeLabel(skip);
+}
+
+/**
+ * One CTA's share of a pair stage (the offsets' slice lowered): expect_tx of its bytes on `bar`,
+ * A's boxes, B's half by the CTA's parity. Issued under predicate `p` (one thread), or by every
+ * thread that runs it when undefined (the warp-specialized load thread, ws_tcgen05_pair.ts).
+ */
+export function pairCopies(cx: Lowering, l: TmaRingLoop, plan: PairPlan, maps: readonly string[], stage: string, bar: string, p?: string): void {
+  const { leader } = pairRegs(cx);
+  let even = leader, odd = cx.reg('pred');
+  if (p) {
+    even = cx.reg('pred');
+    cx.emit(`and.pred ${even}, ${p}, ${leader};`);
+    cx.emit(`and.pred ${odd}, ${p}, !${leader};`);
+  } else cx.emit(`not.pred ${odd}, ${leader};`);
+  const g = p ? `@${p} ` : '';
+  const bytes = l.tiles.reduce((n, t, k) => n + (k === plan.bTile ? t.g.bytes / 2 : t.g.bytes), 0);
+  cx.emit(`${g}mbarrier.arrive.expect_tx.shared::cta.b64 _, [${bar}], ${bytes};`);
+  l.tiles.forEach((t, k) => {
+    const cp = (pred: string, j: number, slot: number): void => {
+      const off = t.offset + slot * t.g.rows * t.g.swizzle;
+      cx.emit(`${pred}cp.async.bulk.tensor.${t.load.attrs.block.length}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [${stage}${off ? `+${off}` : ''}], [${maps[k]}, ${boxCoords(cx, t.load, t.g, j)}], [${bar}];`);
+    };
+    if (k !== plan.bTile) {
+      for (let j = 0; j < t.g.boxes; j++) cp(g, j, j);
+      return;
+    }
+    const h = t.g.boxes / 2;
+    cx.emit(`// 2-CTA: B's columns split: boxes 0..${h - 1} in the even CTA, ${h}..${2 * h - 1} in the odd one, each into the stage's B slot of ${h} box(es)`);
+    for (let j = 0; j < h; j++) cp(`@${even} `, j, j);
+    for (let j = 0; j < h; j++) cp(`@${odd} `, h + j, j);
+  });
 }

@@ -45,6 +45,8 @@ import { inflightDot } from './tcgen05_ring.js';
 import type { TmaRingLoop } from './lower_tma_ring.js';
 import type { WarpSpecializedLoop, WarpSpecializePlan } from './lower_warp_specialize.js';
 import { consumerTileStart, producerTiles, tileBarrier, type WsTileRegs } from './ws_tiles.js';
+import { pairCopies } from './tcgen05_pair.js';
+import { leaderAccPeerWait, leaderPeerWait, pairCommit, PAIR_RELAY, relayAccEmpty, relayToLeader, toRelay, wsPair, wsPairOpen, type WsPair } from './ws_tcgen05_pair.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -102,6 +104,8 @@ interface State {
   readonly tile?: WsTileRegs;
   readonly accEmpty?: string;
   readonly epi?: { buf: string; base: string; fullBits: string };
+  /** A 2-CTA pair (ws_tcgen05_pair.ts): the even CTA's MMA warp issues for both. */
+  readonly pair?: WsPair;
 }
 
 /**
@@ -131,7 +135,8 @@ export function withWsTcgen05(rules: Record<string, Rule>, cx: Lowering, plan: W
     cx.e.emitPrologue(`mov.u32 ${fullBits}, 0;`);
     tiled = { tile: tileBarrier(cx, n), accEmpty, epi: { buf, base, fullBits } };
   }
-  const st: State = { l, full: bar, empty, accFull, zero: phase, ...tiled, ...(l.preWrite ? { start: newBarriers(cx, 1, () => n) } : {}) };
+  const pair = wsPair(cx, l);
+  const st: State = { l, full: bar, empty, accFull, zero: phase, ...tiled, ...(l.preWrite ? { start: newBarriers(cx, 1, () => n) } : {}), ...(pair ? { pair } : {}) };
   const plain = rules.for!;
   const started = (c: Lowering): void => {
     if (!st.start) return;
@@ -162,6 +167,7 @@ export function withWsTcgen05(rules: Record<string, Rule>, cx: Lowering, plan: W
       const { tid } = cx.thread();
       const p = cx.reg('pred');
       return [
+        ...wsPairOpen(st.pair),
         `\t// warp specialization (tcgen05): warp ${cx.numWarps} loads, warp ${cx.numWarps + 1} issues the MMAs (ws_tcgen05.ts)`,
         `\tsetp.ge.u32 ${p}, ${tid}, ${n};`,
         `\t@${p} bra.uni ${WS_PARTITIONS};`,
@@ -319,6 +325,7 @@ function loadThread(cx: Lowering, st: State): void {
     cx.scope(() => {
       cx.define(body.args[0]!, [iv]);
       for (const o of l.slice) cx.lowerOp(o);
+      if (st.pair) return pairCopies(cx, l, st.pair.plan, maps, pos.rd, pos.full); // A and half of B (ws_tcgen05_pair.ts)
       cx.emit(`mbarrier.arrive.expect_tx.shared::cta.b64 _, [${pos.full}], ${l.tiles.reduce((s, t) => s + t.g.bytes, 0)};`);
       l.tiles.forEach((t, k) => {
         for (let j = 0; j < t.g.boxes; j++) {
@@ -345,6 +352,8 @@ function mmaThread(cx: Lowering, st: State): void {
   const tileOf = (v: Value) => l.tiles.find((t) => t.value.id === v.id)!;
   const [ta, tb] = [tileOf(a), tileOf(b)];
   const mem = tmem(cx);
+  const pair = st.pair;
+  if (pair) toRelay(cx, pair);
   cx.emit('// the MMA warp: tcgen05.mma on each full stage, committed to its empty barrier');
   const pos = ringStart(cx, st);
   const ran = cx.reg('pred'), on = cx.reg('pred');
@@ -354,6 +363,7 @@ function mmaThread(cx: Lowering, st: State): void {
   const acc = st.epi ? cx.reg('b32') : mem.addr; // the current tile's buffer
   const kl = (): void => kLoop(cx, l, 'wsmma', pos, () => {
     waitBarrier(cx, pos.full, pos.phase); // the stage's TMA copies have landed
+    if (pair) leaderPeerWait(cx, pair, pos.idx, pos.phase); // and the odd CTA's
     const base = (t: typeof ta): string => {
       const r = cx.reg('b32');
       cx.emit(`add.u32 ${r}, ${pos.rd}, ${t.offset};`);
@@ -365,19 +375,24 @@ function mmaThread(cx: Lowering, st: State): void {
     if ((A.mnMajor || B.mnMajor) && !kind.transposable) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
     const da = emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
     const db = emitTcgen05Desc(cx, B.tile.base, B.tile, B.mnMajor);
-    cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, M, N, A.mnMajor, B.mnMajor).toString(16)};`);
+    cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, pair ? 2 * M : M, N, A.mnMajor, B.mnMajor).toString(16)};`); // a pair: M 256
     for (let kk = 0; kk < K / kind.k; kk++) {
       const ad = descPlus(cx, da, sliceOffset(A.tile, A.mnMajor, 0, kk * kind.k, eb));
       const bd = descPlus(cx, db, sliceOffset(B.tile, B.mnMajor, 0, kk * kind.k, eb));
-      cx.emit(`tcgen05.mma.cta_group::1.kind::${kind.kindName} [${acc}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? ran : on};`);
+      cx.emit(`tcgen05.mma.cta_group::${pair ? 2 : 1}.kind::${kind.kindName} [${acc}], ${ad}, ${bd}, ${idesc}, ${kk === 0 ? ran : on};`);
     }
-    cx.emit(`tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${pos.empty}]; // the stage's empty barrier: released when these MMAs are done`);
+    if (pair) cx.emit(`${pairCommit(pair, pos.empty)} // the stage's empty barrier in both CTAs`);
+    else cx.emit(`tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${pos.empty}]; // the stage's empty barrier: released when these MMAs are done`);
     cx.emit(`setp.ne.b32 ${ran}, 1, 0;`);
   });
   if (!st.l.tiles) {
     kl();
     cx.emit('// every MMA of the loop: the epilogue warps may read the accumulator');
-    cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${st.accFull}];`);
+    if (!pair) cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${st.accFull}];`);
+    else {
+      cx.emit(`${pairCommit(pair, st.accFull, ran)} // ACC_FULL in both CTAs`);
+      relayThread(cx, st, pair);
+    }
     return;
   }
   // persistent: the same tiles as the epilogue's, buffer t%2 for tile t
@@ -405,6 +420,7 @@ function mmaThread(cx: Lowering, st: State): void {
   cx.emit(`and.b32 ${parity}, ${parity}, 1;`);
   cx.emit(ACC_EMPTY_WAIT);
   waitBarrier(cx, accEmpty, parity);
+  if (pair) leaderAccPeerWait(cx, pair, buf, parity); // and the odd CTA's epilogue
   flipBit(cx, emptyBits, buf);
   cx.emit('tcgen05.fence::after_thread_sync;');
   cx.e.placeLabel(fresh);
@@ -415,7 +431,54 @@ function mmaThread(cx: Lowering, st: State): void {
     kl();
   });
   cx.emit('// every MMA of the tile: the epilogue warps may read its buffer');
-  cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${accFull}];`);
+  if (pair) cx.emit(`${pairCommit(pair, accFull, ran)} // ACC_FULL in both CTAs`);
+  else cx.emit(`@${ran} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${accFull}];`);
+  cx.emit(`xor.b32 ${buf}, ${buf}, 1;`);
+  cx.emit(`add.u32 ${tiles}, ${tiles}, 1;`);
+  cx.emit(`add.${loopTy(tl)} ${tiv}, ${tiv}, ${tstep};`);
+  cx.emit(`bra.uni ${top};`);
+  cx.e.placeLabel(end);
+  if (pair) relayThread(cx, st, pair);
+}
+
+/** The odd CTA's MMA thread (2-CTA): walks the ring, relaying each stage-full to the leader's PEER barrier. */
+function relayThread(cx: Lowering, st: State, pair: WsPair): void {
+  cx.emit('ret;');
+  cx.e.placeLabel(PAIR_RELAY);
+  const pos = ringStart(cx, st);
+  const k = (): void => kLoop(cx, st.l.ring, 'wsrelay', pos, () => {
+    waitBarrier(cx, pos.full, pos.phase);
+    relayToLeader(cx, pair, pos.idx);
+  });
+  const t = st.l.tiles;
+  if (!t) return k();
+  // persistent: the MMA thread's tile sequence; from the third tile on, once this CTA's epilogue
+  // has read buffer t%2 (its ACC_EMPTY), the leader hears it (ACC_PEER) before it reuses the buffer
+  const [buf, tiles, emptyBits, accEmpty, parity] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
+  [buf, tiles, emptyBits].forEach((r) => cx.emit(`mov.u32 ${r}, 0;`));
+  const tl = t.loop;
+  const [tlb, tub, tstep] = [0, 1, 2].map((i) => cx.regs(tl.operands[i]!)[0]!) as [string, string, string];
+  const ivT = tl.operands[0]!.type.elem;
+  const tiv = cx.newRegs(ivT, 1)[0]!;
+  cx.emit(`${movFor(ivT)} ${tiv}, ${tlb};`);
+  const top = cx.e.label('wsrelay_tile'), end = cx.e.label('endwsrelay_tile'), fresh = cx.e.label('relay_fresh');
+  const [done, reuse] = [cx.reg('pred'), cx.reg('pred')];
+  cx.e.placeLabel(top);
+  cx.emit(`setp.ge.${loopTy(tl)} ${done}, ${tiv}, ${tub};`);
+  cx.emit(`@${done} bra.uni ${end};`);
+  cx.emit(`setp.lt.u32 ${reuse}, ${tiles}, 2;`);
+  cx.emit(`@${reuse} bra.uni ${fresh};`);
+  cx.emit(`mad.lo.u32 ${accEmpty}, ${buf}, 8, ${st.accEmpty!};`);
+  cx.emit(`shr.u32 ${parity}, ${emptyBits}, ${buf};`);
+  cx.emit(`and.b32 ${parity}, ${parity}, 1;`);
+  relayAccEmpty(cx, pair, accEmpty, parity, buf);
+  flipBit(cx, emptyBits, buf);
+  cx.e.placeLabel(fresh);
+  cx.scope(() => {
+    cx.define(tl.regions[0]!.args[0]!, [tiv]);
+    for (const o of t.remat) cx.lowerOp(o);
+    k();
+  });
   cx.emit(`xor.b32 ${buf}, ${buf}, 1;`);
   cx.emit(`add.u32 ${tiles}, ${tiles}, 1;`);
   cx.emit(`add.${loopTy(tl)} ${tiv}, ${tiv}, ${tstep};`);

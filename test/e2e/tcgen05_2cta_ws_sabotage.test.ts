@@ -1,0 +1,47 @@
+// The warp-specialized 2-CTA tcgen05 loop (pipeline/ws_tcgen05_pair.ts) with the leader's PEER
+// wait cut out (compile option twoCtaSabotage 'no-peer-wait': the even CTA's MMA warp issues the
+// pair MMA as soon as its own load warp's stage has landed, not the odd CTA's half) must not pass
+// on the sim: with rank 0 of each cluster running ahead (TESSERA_SIM_CLUSTER_SKEW) the MMA reads
+// the odd CTA's A rows and B columns before its TMA copies land, a wrong result (or a named
+// fault). The correct kernel under the same skew stays bit-exact. Its own file: the skew is read
+// at cuInit, and a fault ends the context. Sabotage test: excluded from the sanitized suite.
+process.env['TESSERA_SIM_ARCH'] = 'sm_100';
+process.env['TESSERA_SIM_CLUSTER_SKEW'] = '8';
+process.env['TESSERA_SIM_BUDGET'] = String(2 ** 27);
+import { describe, expect, it } from 'vitest';
+import { WS_MMA } from '../../src/codegen/pipeline/ws_tcgen05.js';
+import { expectBitwise } from './helpers.js';
+import { build, mmDesc, problem, runPtx } from './tcgen05_2cta_cases.js';
+
+const k = mmDesc('f16', true);
+const p = { M: 256, N: 128, K: 64, BN: 128, BK: 64, numWarps: 4 };
+const { args, want, grid } = problem('f16', p, 3);
+
+describe('warp-specialized 2-CTA tcgen05 with the leader running ahead (sim as sm_100)', () => {
+  it('the warp-specialized pair kernel: bit-exact', () => {
+    const r = build(k, args, 4, true);
+    expect(r.ptx).toContain(`${WS_MMA}:`);
+    expect(r.ptx).toMatch(/try_wait\.parity\.acquire\.cluster/);
+    expectBitwise(runPtx(k, args, grid, r), want, 'pair under skew vs JS');
+  });
+
+  it('K loop of 7 on 3 stages (the leader held back by its PEER waits, each load warp by its empty): bit-exact', () => {
+    const q = problem('f16', { ...p, K: 448 }, 5);
+    expectBitwise(runPtx(k, q.args, q.grid, build(k, q.args, 4, true)), q.want, 'pair under skew vs JS');
+  });
+
+  it("without the leader's wait for the peer's stage-full: a wrong result or a named fault", () => {
+    const r = build(k, args, 4, true, { twoCtaSabotage: 'no-peer-wait' });
+    expect(r.ptx).toContain(`${WS_MMA}:`);
+    expect(r.ptx).toMatch(/tcgen05\.mma\.cta_group::2/);
+    expect(r.ptx).not.toMatch(/try_wait\.parity\.acquire\.cluster/);
+    let got: Float32Array | undefined;
+    try {
+      got = runPtx(k, args, grid, r);
+    } catch (e) {
+      expect((e as Error).message).toMatch(/tessera-sim: /);
+      return;
+    }
+    expect(got.some((x, i) => x !== want[i]), 'the sabotaged pair kernel gave the right result').toBe(true);
+  });
+});
