@@ -200,7 +200,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
   const info = analyzeAxisInfo(f, options.specialization);       // divisibility/contiguity/constancy
   stage('axisinfo', printAxisInfo(f, info));
   const numStages = numStagesOf(f.name, options);
-  const pipe = planPipelines(f, info, { numWarps, numStages, dot: options.dot ?? DEFAULT_DOT }); // loops to pipeline
+  const pipe = planPipelines(f, info, { numWarps, numStages, dot: options.dot ?? DEFAULT_DOT, tcgen05: options.target === 'sm_100a' }); // loops to pipeline
   const pipelineAt = stages.length;
   stage('pipeline', printPipelinePlan(f, pipe));
   const plan = assignLayouts(f, info, numWarps, options.dot ?? DEFAULT_DOT, pipe.anchors, options.target === 'sm_90a', options.target === 'sm_100a'); // layouts, vector widths

@@ -6,7 +6,8 @@
 // The rule (docs/compiler.md, "Software pipelining"): in an innermost `for` with a constant
 // positive step, a top-level load is pipelined when
 //   - its value feeds only dots on tensor cores (mma layout), as operand a or b, in the same body;
-//   - its pointee is 2 bytes (f16/bf16), its tile is 2-D and contiguous along dim 1 (or along dim
+//   - its pointee is 2 bytes (f16/bf16), or 1 byte (fp8, s8/u8) where every dot it feeds runs on
+//     tcgen05 (sm_100a; ring_8bit_tcgen05.ts), its tile is 2-D and contiguous along dim 1 (or along dim
 //     0 for a b operand, staged transposed), and AxisInfo proves runs of >= 2 elements aligned,
 //     contiguous and uniformly masked (cp.async moves 4, 8 or 16 bytes);
 //   - it is not volatile, and `other` is absent or the constant +0 (masked copies zero-fill);
@@ -24,6 +25,7 @@ import type { AxisInfoMap } from './axis_info.js';
 import { layoutToString, type BlockedLayout } from './layout.js';
 import { mmaLayoutOf } from './layout_assign.js';
 import { describeWriter, loopWriter } from './loop_writers.js';
+import { oneByteDotWhyNot, oneByteStageWhyNot } from './ring_8bit_tcgen05.js';
 
 export interface PipelinedLoad {
   readonly load: Op<'load'>;
@@ -121,17 +123,20 @@ function copyVec(load: Op<'load'>, info: AxisInfoMap, dim: 0 | 1): number | stri
 }
 
 /** Why `load` cannot be pipelined in `body` (undefined: it can); fills `slice` with its address ops. */
-function reject(load: Op<'load'>, body: Block, inBody: Map<number, Op>, uses: Map<number, Use[]>, info: AxisInfoMap, numWarps: number, slice: Set<Op>): string | undefined {
+function reject(load: Op<'load'>, body: Block, inBody: Map<number, Op>, uses: Map<number, Use[]>, info: AxisInfoMap, numWarps: number, tcgen05: boolean, slice: Set<Op>): string | undefined {
   const ptr = load.operands[0]!;
   const t = pointee(ptr.type.elem as PtrType);
   if (ptr.type.shape.length !== 2) return 'not a 2-D tile';
-  if (byteSize(t) !== 2) return `${t} is not a 2-byte dtype`;
+  const oneByte = byteSize(t) === 1 && tcgen05;
+  if (byteSize(t) !== 2 && !oneByte) return `${t} is not a 2-byte dtype${byteSize(t) === 1 ? ' (1-byte tiles ride the ring for tcgen05 dots only, on sm_100a)' : ''}`;
   if (load.attrs.volatile) return 'volatile';
   const users = uses.get(load.results[0]!.id) ?? [];
   if (!users.length) return 'unused';
   for (const u of users) {
     if (u.op.kind !== 'dot' || u.index > 1 || !body.ops.includes(u.op)) return `used by ${u.op.kind} (operand ${u.index}), not only as a dot operand in the loop body`;
     if (!mmaLayoutOf(u.op, numWarps)) return 'feeds a dot that is not on tensor cores';
+    const why = oneByte ? oneByteDotWhyNot(u.op, numWarps) : undefined;
+    if (why) return why;
   }
   if (load.attrs.hasOther) {
     const c = info.get(load.operands[2]!).constant;
@@ -179,7 +184,7 @@ function noteTmaLoads(body: Block, name: string, writer: Op, uses: Map<number, U
 export const loopStages = (loop: Op, kernel: number): number => (loop as Op<'for'>).attrs.numStages ?? kernel;
 
 /** Plans the pipelining of every eligible loop of `f` (none where numStages < 2, or when dot is not 'mma'). */
-export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number; numStages: number; dot: string }): PipelinePlan {
+export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number; numStages: number; dot: string; tcgen05?: boolean }): PipelinePlan {
   if (o.dot !== 'mma') return { ...EMPTY_PIPELINE, numStages: o.numStages };
   const uses = usesOf(f);
   const loops = new Map<Op, PipelinedLoop>();
@@ -213,7 +218,7 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
       const chosen: PipelinedLoad[] = [];
       for (const load of loads) {
         const own = new Set<Op>();
-        let why = reject(load, body, inBody, uses, info, o.numWarps, own) ?? copyVec(load, info, 1);
+        let why = reject(load, body, inBody, uses, info, o.numWarps, !!o.tcgen05, own) ?? copyVec(load, info, 1);
         // a b contiguous along k only (dim 0) is copied as its transpose
         const onlyB = (uses.get(load.results[0]!.id) ?? []).every((u) => u.index === 1);
         let transposed = false;
@@ -221,6 +226,8 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
           const t = copyVec(load, info, 0);
           if (typeof t === 'number') [why, transposed] = [t, true];
         }
+        const elem = pointee(load.operands[0]!.type.elem as PtrType);
+        if (typeof why === 'number' && byteSize(elem) === 1) why = oneByteStageWhyNot(load.operands[0]!.type.shape, transposed) ?? why;
         if (typeof why === 'number' && writer) why = describeWriter(writer); // a read-after-write hazard
         if (typeof why === 'string') {
           notes.push(`${name}: load %${load.results[0]!.id} not pipelined: ${why}`);

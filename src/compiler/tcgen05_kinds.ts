@@ -15,7 +15,8 @@
 // each value in the low 16 bits of its TMEM cell, as the ISA packs matrix D; the MMA rounds to f16
 // once per instruction, K 16 or 32 products, as mma.sync does).
 // Operands are read from shared memory through sm_100 descriptors like wgmma's, so the same
-// staging rule holds: only 16-bit operands may be read MN-major (transposable).
+// staging rule holds for what is stored from registers: only 16-bit operands are stored MN-major
+// (transposable). tcgen05 also reads 8-bit stages MN-major (the cp.async ring's: ring_8bit_tcgen05.ts).
 import { layoutKey, type BlockedLayout, type Layout } from './layout.js';
 import { wgmmaKindOf, type WgmmaKind } from './wgmma_kinds.js';
 import { isPow2 } from '../ir/types.js';

@@ -36,6 +36,7 @@ import { inflightOf } from './tcgen05_inflight.js';
 import { storeATmem, tmemACols } from './tcgen05_tmem_a.js';
 import { hoistedTcgen05A } from './tcgen05_a_hoist.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
+import { tcgen05ReadsMnMajor } from '../../compiler/ring_8bit_tcgen05.js';
 
 type Operand = SmemOperand;
 
@@ -111,7 +112,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
     A = aHoisted ?? (sa && stagedOperand(cx, 'tcgen05', sa, true, [M, K], eb));
     B = stagedOperand(cx, 'tcgen05', sb!, false, [K, N], eb);
   }
-  if ((A?.mnMajor || B.mnMajor) && !kind.transposable) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
+  if ((A?.mnMajor || B.mnMajor) && !tcgen05ReadsMnMajor(kind)) cx.fail(`tcgen05 ${kind.input} operands are read K-major only, but a staged operand is MN-major`);
   // a dot left in flight by its TMA ring (tcgen05_inflight.ts): operands written by TMA (the
   // async proxy already), MMAs committed to the stage's empty barrier, no wait here
   const flight = resident && sa && sb ? inflightOf(cx, op) : undefined;
