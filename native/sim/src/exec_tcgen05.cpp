@@ -699,6 +699,8 @@ bool tmemExitCheck(Ctx& c) {
 void registerTcgen05Ops(DecodeTable& t) {
   std::string xs;
   for (unsigned k = 0; k <= 7; k++) xs += " x" + std::to_string(1u << k);
+  for (unsigned b = 0; b < 4; b++)  // tcgen05.mma.ws's .collector_usage (exec_tcgen05_ws.cpp)
+    for (const char* o : {"fill", "use", "lastuse", "discard"}) xs += " collector::b" + std::to_string(b) + "::" + o;
   addOp(t, "tcgen05", tcgen05Decode,
         "alloc dealloc relinquish_alloc_permit ld st wait::ld wait::st fence::before_thread_sync fence::after_thread_sync "
         "mma commit cp shift down cta_group::1 cta_group::2 sync aligned shared::cta shared::cluster b32 b64 32x32b 16x64b 16x128b "
