@@ -773,7 +773,7 @@ bool scaleVecOf(Decoder& dc, const Stmt& st, MmaKind k, unsigned& vec) {
 std::string decodeTcgen05SmemDesc(uint64_t v, SmemMatrix& d) { return decodeSmemDesc(v, d); }
 
 bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
-  if (st.has("sp")) return dc.fail("tcgen05.mma.sp (sparse A) is not simulated yet");
+  if (st.has("sp")) return dc.fail("tcgen05.mma.sp (sparse A) is not simulated yet (the ISA gives the sparsity metadata's layout in tensor memory and the sparsity selector's columns only as figures)");
   if (st.has("ws")) {  // exec_tcgen05_ws.cpp
     if (!decodeTcgen05MmaWs(dc, st, in)) return false;
     in.fn = &mmaOp;
