@@ -74,6 +74,16 @@ struct Tcgen05Mma {
   uint8_t cp = 0;            // a tcgen05.cp: 1 + its shape (taddr, descA the source descriptor)
   uint32_t sfA = 0, sfB = 0;  // .block_scale: the tensor-memory addresses of scale_A and scale_B
   struct Cta* peer = nullptr;  // .cta_group::2: the odd CTA of the pair, whose half it also computes
+  uint8_t ws = 0;              // tcgen05.mma.ws: 0x80 | collector op << 2 | buffer (exec_tcgen05_ws.cpp)
+  uint64_t zcm = 0;            // tcgen05.mma.ws: its zero-column mask descriptor (0: none)
+};
+// A tcgen05.mma.ws collector buffer for B (exec_tcgen05_ws.cpp): what its last fill read.
+struct Tcgen05Collector {
+  bool valid = false;
+  uint32_t key = 0;    // the fill's kind and instruction-descriptor B fields
+  unsigned shift = 0;  // the fill's column shift
+  int line = 0;        // PTX line of the fill
+  std::vector<double> b;
 };
 // A tcgen05.commit's arrive-on: due once the MMAs issued before it (seq < upto) are complete.
 struct Tcgen05Commit {
@@ -100,6 +110,7 @@ struct Tmem {
   std::vector<Tcgen05Commit> commits; // arrivals not yet performed, oldest first
   std::vector<std::pair<uint32_t, uint32_t>> pendingSt;  // tcgen05.st in flight: cell -> value
   std::vector<uint16_t> pendingStWarp;                    // the warp of each pendingSt entry
+  Tcgen05Collector collectors[4];  // tcgen05.mma.ws's B collector buffers #0..#3
 };
 // Another instruction touching a destination register of a tcgen05.ld in flight: a named fault
 // (exec_tcgen05.cpp). Called by the scheduler only while the warp has one in flight.

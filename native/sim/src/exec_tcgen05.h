@@ -45,6 +45,16 @@ Cta* tcgen05PairMovePeer(Ctx& c, uint32_t col, uint32_t n, const char* what);
 // until its commit arrives, recorded in the peer under the issuer's record id; and done.
 void sanTcgen05PeerIssue(Ctx& c, uint32_t id, std::vector<uint32_t>&& bytes, unsigned lane, Cta* peer);
 void sanTcgen05PeerDone(Ctx& c, uint32_t id, Cta* peer);
+// tcgen05.mma.ws (exec_tcgen05_ws.cpp): its decoder (everything but in.fn, which the caller sets
+// to the MMA's: in.size is 0x80 | collector op << 2 | buffer, ext[10] the zero-column mask
+// descriptor's slot); "" or why M x N is not a .ws shape the sim runs; "" or why the zero-column
+// mask descriptor is not one it runs; its column shift; the collector buffer step at completion
+// (B: K x N, read from shared memory; false after a fault).
+bool decodeTcgen05MmaWs(Decoder& dc, const Stmt& st, Inst& in);
+std::string tcgen05WsShape(unsigned m, unsigned n);
+std::string tcgen05WsMaskDesc(uint64_t zcm, unsigned m);
+inline unsigned tcgen05WsShift(uint64_t zcm) { return (unsigned)(zcm >> 56) & 63; }
+bool tcgen05WsCollector(Ctx& c, const Tcgen05Mma& op, std::vector<double>& B);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 

@@ -96,13 +96,13 @@ std::string f8f6f4Type(unsigned t, const char* kind, ElTy& e) {
 // .kind::mxf8f6f4 and .kind::mxf4 / .kind::mxf4nvf4): 0-1 reserved, 2 sparsity, 3 reserved, 4-5
 // scale factor B id, 6 reserved, 7-9 A type, 10-12 B type (mxf4*: 10-11, 12 reserved), 13-14
 // negate A/B, 15-16 transpose A/B (mxf4*: 0), 17-22 N >> 3, 23 scale type (0 ue4m3, 1 ue8m0),
-// 24-26 reserved, 27-28 M >> 7, 29-30 scale factor A id, 31 reserved (mxf4*: K = 96).
+// 24-26 reserved, 27-28 M >> 7, 29-30 scale factor A id, 31 reserved (mxf4*: K = 96, sm_103a only).
 std::string decodeScaledIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d) {
   const std::string kn = kind == kKindMxf8f6f4 ? "kind::mxf8f6f4" : kind == kKindMxf4 ? "kind::mxf4" : "kind::mxf4nvf4";
   const bool mx8 = kind == kKindMxf8f6f4;
   if (v & 4u) return "the instruction descriptor asks for sparsity (bit 2), which needs tcgen05.mma.sp (not simulated)";
   if (v & (3u | 8u | 1u << 6 | 7u << 24)) return "the instruction descriptor's reserved bits 0-1, 3, 6 and 24-26 must be 0 for " + kn;
-  if (v >> 31) return mx8 ? "the instruction descriptor's reserved bit 31 must be 0 for kind::mxf8f6f4" : "K = 96 (instruction descriptor bit 31) is not simulated (K = 64 is)";
+  if (v >> 31) return mx8 ? "the instruction descriptor's reserved bit 31 must be 0 for kind::mxf8f6f4" : "K = 96 (instruction descriptor bit 31) is for sm_103a only (the ISA's matrix-shape target note; there with .cta_group::2, M = 256), not sm_100a";
   d.scaled = true;
   d.vec = vec;
   d.isInt = d.satf = d.f16D = false;
@@ -155,14 +155,14 @@ std::string decodePairShape(Idesc& d) {
 }
 
 // Decodes and checks an instruction descriptor; "" or why it is not one the sim runs.
-std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d, bool pair = false) {
+std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d, bool pair = false, bool ws = false) {
   if (kind >= kKindMxf8f6f4) return decodeScaledIdesc(v, kind, vec, d);
   d.pair = pair;
   if (v & 4u) return "the instruction descriptor asks for sparsity (bit 2), which needs tcgen05.mma.sp (not simulated)";
   if (v & 3u) return "the instruction descriptor's sparsity selector (bits 0-1) must be 0 for a dense MMA";
   if ((v & 8u) && kind != kKindI8) return "the instruction descriptor's saturate bit (3) is for kind::i8 only";
   if (v & (1u << 6 | 1u << 23 | 1u << 29)) return "the instruction descriptor's reserved bits 6, 23 and 29 must be 0";
-  if (v >> 30) return "the instruction descriptor's maximum shift (bits 30-31) is for tcgen05.mma.ws only";
+  if ((v >> 30) && !ws) return "the instruction descriptor's maximum shift (bits 30-31) is for tcgen05.mma.ws only";
   unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
   d.isInt = kind == kKindI8;
   d.f16D = !d.isInt && dt == 0;
@@ -198,9 +198,11 @@ std::string decodeIdesc(uint32_t v, MmaKind kind, unsigned vec, Idesc& d, bool p
   d.n = ((v >> 17) & 63) * 8;
   d.m = ((v >> 24) & 31) * 16;
   if (pair) return decodePairShape(d);
-  if (d.m != 64 && d.m != 128) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::1 shape (64 or 128)";
+  const std::string wsWhy = ws ? tcgen05WsShape(d.m, d.n) : "";  // .ws: exec_tcgen05_ws.cpp
+  if (!wsWhy.empty()) return wsWhy;
+  if (!ws && d.m != 64 && d.m != 128) return "M = " + std::to_string(d.m) + " (bits 24-28) is not a .cta_group::1 shape (64 or 128)";
   unsigned step = d.m == 64 ? 8 : 16;
-  if (d.n < step || d.n > 256 || d.n % step) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = " + std::to_string(d.m) + " (" + std::to_string(step) + ".." + "256 in steps of " + std::to_string(step) + ")";
+  if (!ws && (d.n < step || d.n > 256 || d.n % step)) return "N = " + std::to_string(d.n) + " (bits 17-22) is not a shape for M = " + std::to_string(d.m) + " (" + std::to_string(step) + ".." + "256 in steps of " + std::to_string(step) + ")";
   if ((subByte(d.ta) && d.transA) || (subByte(d.tb) && d.transB)) return kSubByteMn;
   return "";
 }
@@ -401,7 +403,7 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
   const Inst& in = c.prog->code[op.pc];
   Idesc d;
   SmemDesc da, db;
-  decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d, op.peer != nullptr);
+  decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d, op.peer != nullptr, op.ws != 0);
   const bool aTmem = in.mode & 0x40;
   if (!aTmem) decodeSmemDesc(op.descA, da);
   decodeSmemDesc(op.descB, db);
@@ -468,11 +470,13 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
     }
   }
   const unsigned Nh = op.peer ? N / 2 : N;
+  const unsigned shiftB = op.ws ? tcgen05WsShift(op.zcm) : 0;  // .ws: B's columns from the shift on
   for (unsigned k = 0; k < K; k++)
     for (unsigned n = 0; n < N; n++) {
       half = n / Nh;
-      if (!read(db, d.transB, n % Nh, k, "B", B[(size_t)k * N + n], d.tb)) return false;
+      if (!read(db, d.transB, n % Nh + shiftB, k, "B", B[(size_t)k * N + n], d.tb)) return false;
     }
+  if (op.ws && !tcgen05WsCollector(c, op, B)) return false;  // .ws's collector buffers
   if (d.scaled && !applyScales(c, op, d, A, B)) return false;
   if (d.negA) for (auto& x : A) x = -x;
   if (d.negB) for (auto& x : B) x = -x;
@@ -569,10 +573,10 @@ bool writeD(Ctx& c, const Tcgen05Mma& op, const Idesc& d, const std::vector<doub
 std::vector<uint32_t> operandBytes(const Tcgen05Mma& op, const Idesc& d, bool aTmem) {
   std::vector<uint32_t> bytes;
   SmemDesc sd;
-  auto add = [&](uint64_t desc, bool mnMajor, unsigned mnExt, ElTy ty) {
+  auto add = [&](uint64_t desc, bool mnMajor, unsigned mnExt, ElTy ty, unsigned mn0) {
     decodeSmemDesc(desc, sd);
     const unsigned nb = elemBits(ty, d.esize);
-    for (unsigned mn = 0; mn < mnExt; mn++)
+    for (unsigned mn = mn0; mn < mn0 + mnExt; mn++)
       for (unsigned k = 0; k < d.k; k++) {
         const ElemLoc at = elemLoc(sd, d, mnMajor, mn, k, ty);
         for (unsigned b = 0; b < (at.bit + nb + 7) / 8; b++)
@@ -581,8 +585,8 @@ std::vector<uint32_t> operandBytes(const Tcgen05Mma& op, const Idesc& d, bool aT
   };
   // .cta_group::2: this CTA's half of A's rows and of B's columns (the peer's half: the same bytes
   // of its shared memory, mmaOp)
-  if (!aTmem) add(op.descA, d.transA, d.pair ? d.m / 2 : d.m, d.ta);
-  add(op.descB, d.transB, d.pair ? d.n / 2 : d.n, d.tb);
+  if (!aTmem) add(op.descA, d.transA, d.pair ? d.m / 2 : d.m, d.ta, 0);
+  add(op.descB, d.transB, d.pair ? d.n / 2 : d.n, d.tb, op.ws ? tcgen05WsShift(op.zcm) : 0);  // .ws: from its column shift
   return bytes;
 }
 
@@ -629,8 +633,11 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     }
     op.warp = (uint16_t)c.w->id;
     op.lane = (uint8_t)l;
+    op.ws = in.size;  // .ws (decodeTcgen05MmaWs): its collector op and buffer, the zero-column mask
+    op.zcm = op.ws && e[10] ? slot(c, e[10])[l] : 0;
     Idesc d;
-    std::string why = decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d, pair);
+    std::string why = decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d, pair, op.ws != 0);
+    if (why.empty() && op.ws) why = tcgen05WsMaskDesc(op.zcm, d.m);
     SmemDesc sd;
     if (why.empty() && aTmem && (subByte(d.ta) || d.packed4))
       why = "A in tensor memory with a 6- or 4-bit type is not simulated (the ISA gives its 8-bit containers only as figures)";
@@ -766,8 +773,12 @@ bool scaleVecOf(Decoder& dc, const Stmt& st, MmaKind k, unsigned& vec) {
 std::string decodeTcgen05SmemDesc(uint64_t v, SmemMatrix& d) { return decodeSmemDesc(v, d); }
 
 bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
-  if (st.has("sp")) return dc.fail("tcgen05.mma.sp (sparse A) is not simulated yet");
-  if (st.has("ws")) return dc.fail("tcgen05.mma.ws is not simulated yet");
+  if (st.has("sp")) return dc.fail("tcgen05.mma.sp (sparse A) is not simulated yet (the ISA gives the sparsity metadata's layout in tensor memory and the sparsity selector's columns only as figures)");
+  if (st.has("ws")) {  // exec_tcgen05_ws.cpp
+    if (!decodeTcgen05MmaWs(dc, st, in)) return false;
+    in.fn = &mmaOp;
+    return true;
+  }
   MmaKind kind;
   if (!kindOf(dc, st, kind)) return false;
   const bool scaled = kind >= kKindMxf8f6f4;

@@ -605,7 +605,7 @@ int main(int argc, char** argv) {
   bad("mxf8f6f4 type 2", MXF8F6F4, 1, "", 2u << 10, "kind::mxf8f6f4 takes A/B type 0 (e4m3), 1 (e5m2), 3 (e2m3), 4 (e3m2) or 5 (e2m1); got 2");
   bad("block-scaled M=256", MXF8F6F4, 1, "", 3u << 27, "M = 256 (bits 27-28, M >> 7) is not a .cta_group::1 shape");
   bad("block-scaled reserved bit 24", MXF8F6F4, 1, "", 1u << 24, "reserved bits 0-1, 3, 6 and 24-26 must be 0 for kind::mxf8f6f4");
-  bad("mxf4nvf4 K=96", MXF4NVF4, 4, ".block16", 1u << 31, "K = 96 (instruction descriptor bit 31) is not simulated");
+  bad("mxf4nvf4 K=96", MXF4NVF4, 4, ".block16", 1u << 31, "K = 96 (instruction descriptor bit 31) is for sm_103a only");
   bad("block-scaled sparsity", MXF4, 2, "", 4u, "sparsity (bit 2), which needs tcgen05.mma.sp");
   bad("f8f6f4 type 6", F8F6F4, 1, "", 6u << 7, "kind::f8f6f4 takes A/B type 0 (e4m3), 1 (e5m2), 3 (e2m3), 4 (e3m2) or 5 (e2m1); got 6");
   bad("f8f6f4 MN-major e2m1", F8F6F4, 1, "", (5u << 7) | (1u << 15), "MN-major (transposed) 6- and 4-bit operands are not a valid combination");
