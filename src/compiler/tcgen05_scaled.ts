@@ -15,7 +15,9 @@
 // kind::mxf8f6f4 also takes e2m3 / e3m2 (u8 tiles, one code a byte) and packed e2m1 in any other
 // pair (type codes 3, 4, 5): in shared memory they sit in padded 8-bit containers, 16 elements a
 // 16-byte chunk (codegen/tensor_cores/tcgen05_padded_operand.ts), K 32 a step as for 8 bits.
-// Not yet native: e2m1 in f4e2m1 tiles, unscaled bf16/fp16 operands, M other than 128.
+// e2m1 in f4e2m1 tiles (one code a byte) goes the same way, e2m1 x e2m1 included (mxf4 reads
+// only packed bytes). Not yet native: nvfp4 from f4e2m1 tiles, unscaled bf16/fp16 operands, M
+// other than 128.
 import type { Block, Op } from '../ir/ops.js';
 import { tcgen05Layout } from './tcgen05_kinds.js';
 
@@ -59,13 +61,13 @@ export function scaledOperands(op: Op): { a: Op['operands'][number]; sa: Op['ope
 export function nativeScaledWhyNot(op: Op, numWarps: number, kernelHasDot = false): string | undefined {
   const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
   const { a, sa, b, sb } = scaledOperands(op);
-  const fp4 = aFormat === 'e2m1' && bFormat === 'e2m1';
+  // packed e2m1 pairs: mxf4 / mxf4nvf4 (K 64); e2m1 from an f4e2m1 tile: mxf8f6f4's containers
+  const fp4 = aFormat === 'e2m1' && bFormat === 'e2m1' && a.type.elem === 'u8' && b.type.elem === 'u8';
   if (F8F6F4_CODE[aFormat] === undefined || F8F6F4_CODE[bFormat] === undefined) return `formats ${aFormat} x ${bFormat}: bf16/fp16 operands are not block-scaled (the MX formats e4m3, e5m2, e2m3, e3m2, e2m1 are native)`;
-  if (fp4 && (a.type.elem !== 'u8' || b.type.elem !== 'u8')) return 'e2m1 operands in f4e2m1 tiles (one code a byte): mxf4 reads them packed two a byte (u8 tiles)';
-  if ((aFormat === 'e2m1' && a.type.elem !== 'u8') || (bFormat === 'e2m1' && b.type.elem !== 'u8')) return 'an e2m1 operand in an f4e2m1 tile (one code a byte): mxf8f6f4 stages e2m1 from u8 tiles packed two a byte';
   if (!sa || !sb) return 'both operands need scales';
   const ue4m3 = [sa, sb].filter((s) => s.type.elem === 'f8e4m3').length;
   if (ue4m3 === 1) return 'one ue4m3 (nvfp4) and one ue8m0 scale: a block-scaled MMA takes one scale type';
+  if (!fp4 && sa.type.elem === 'f8e4m3') return 'nvfp4 (ue4m3 scales) from f4e2m1 tiles: mxf4nvf4 reads e2m1 packed two a byte (u8 tiles), mxf8f6f4 takes ue8m0 scales only';
   const M = a.type.shape[0]!, N = b.type.shape[1]!;
   const K = scaledK(op), step = fp4 ? 64 : 32;
   // its TMEM columns would be a resident or in-flight tcgen05 dot's (tmem_alloc.ts shares them)
@@ -80,7 +82,7 @@ export function nativeScaledWhyNot(op: Op, numWarps: number, kernelHasDot = fals
 export function scaledKindOf(op: Op): ScaledKind {
   const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
   const fp4 = { k: 64, kBytes: 32, perByte: 2, aCode: 1, bCode: 1 };
-  const both = aFormat === 'e2m1' && bFormat === 'e2m1';
+  const both = aFormat === 'e2m1' && bFormat === 'e2m1' && op.operands[0]!.type.elem === 'u8' && scaledOperands(op).b.type.elem === 'u8';
   if (both && scaledOperands(op).sa!.type.elem === 'f8e4m3') return { kindName: 'mxf4nvf4', scaleVec: '4X', group: 16, ue4m3: true, ...fp4 };
   if (both) return { kindName: 'mxf4', scaleVec: '2X', group: 32, ue4m3: false, ...fp4 };
   return { kindName: 'mxf8f6f4', scaleVec: '1X', group: 32, ue4m3: false, k: 32, kBytes: 32, perByte: 1, aCode: F8F6F4_CODE[aFormat]!, bCode: F8F6F4_CODE[bFormat]! };

@@ -1,6 +1,6 @@
 // dotScaled on kind::mxf8f6f4.block_scale.scale_vec::1X with 6- and 4-bit operands (sm_100a):
-// e2m3 / e3m2 (one code a byte in u8 tiles) and packed e2m1 (u8, two a byte) paired with any other
-// MX format, staged in shared memory in the padded 8-bit containers the ISA's packing format for
+// e2m3 / e3m2 (one code a byte in u8 tiles) and e2m1 (u8, packed two a byte, paired with any
+// other MX format; or f4e2m1, one code a byte, with any), staged in shared memory in the padded 8-bit containers the ISA's packing format for
 // mxf8f6f4 gives (codegen/tensor_cores/tcgen05_padded_operand.ts). Each case is checked bit for
 // bit against the JS reference of the MX formats (dot_scaled_cases.ts), the interpreter and the
 // emulated sm_100a kernel (blockScaled: false); the PTX must name the native kind and the operand
@@ -16,9 +16,9 @@ import { compileCase, runPtx } from './dot_scaled_native_run.js';
 interface PaddedCase extends Case {
   readonly numWarps?: number;
   readonly data?: DataOptions;
-  /** ptxas spills: a [128, 64] u8 tile of one code a byte in registers (a b32 register each) spills with 8-bit staging too */
+  /** ptxas spills a few bytes: one code a byte in registers (b32 or b16 each); the same kernels staged as plain bytes spill too (checked by hand) */
   readonly spills?: boolean;
-  /** the two high bits of every 6-bit code byte set at random (dotScaled ignores them) */
+  /** the bits above the code of every 6-bit or f4e2m1 byte set at random (dotScaled ignores them) */
   readonly noise?: boolean;
 }
 
@@ -39,6 +39,10 @@ const CASES: PaddedCase[] = [
   { fa: 'e5m2', fb: 'e3m2', M: 128, N: 32, K: 192, BM: 128, BN: 32, BK: 128, acc: true },
   // scale extremes
   { fa: 'e2m3', fb: 'e5m2', M: 128, N: 32, K: 128, BM: 128, BN: 32, BK: 128, data: { aScales: [0, 1, 2], bScales: [252, 253, 254], lo: 0.5, hi: 2 } },
+  // e2m1 in f4e2m1 tiles (one code a byte, f8e8m0 scales): its nibbles packed into the containers, e2m1 x e2m1 too
+  { fa: 'e2m1', fb: 'e4m3', M: 100, N: 64, K: 96, BM: 128, BN: 64, BK: 64, acc: true, mxDtypes: true },
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 40, K: 128, BM: 128, BN: 64, BK: 64, mxDtypes: true },
+  { fa: 'e3m2', fb: 'e2m1', M: 128, N: 32, K: 64, BM: 128, BN: 32, BK: 64, mxDtypes: true, noise: true, spills: true },
   // NaN scales (0xff) make their rows / columns NaN
   { fa: 'e2m1', fb: 'e2m3', M: 128, N: 32, K: 64, BM: 128, BN: 32, BK: 64, data: { aScales: [127, 128, 255], bScales: [126, 127, 255] } },
 ];
@@ -49,9 +53,10 @@ function argsOf(c: PaddedCase, d: ReturnType<typeof makeData>, seed: number): Ru
   if (!c.noise) return args;
   const r = lcg(seed);
   for (const [k, f] of [['a', c.fa], ['b', c.fb]] as const) {
-    if (f !== 'e2m3' && f !== 'e3m2') continue;
+    const shift = f === 'e2m3' || f === 'e3m2' ? 6 : f === 'e2m1' && c.mxDtypes ? 4 : 8;
+    if (shift === 8) continue;
     const x = args[k] as Uint8Array;
-    for (let i = 0; i < x.length; i++) x[i] = x[i]! | (Math.floor(r() * 4) << 6);
+    for (let i = 0; i < x.length; i++) x[i] = x[i]! | (Math.floor(r() * (1 << (8 - shift))) << shift);
   }
   return args;
 }

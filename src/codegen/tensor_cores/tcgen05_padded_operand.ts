@@ -7,11 +7,12 @@
 // reading of the same table.
 //
 // dotScaled's tiles hold e2m3 / e3m2 as one code a byte (its low 6 bits) and e2m1 as u8 bytes
-// packed two a byte along K, low nibble first: 8 such bytes are already a chunk's packed half.
+// packed two a byte along K, low nibble first (8 such bytes are already a chunk's packed half) or
+// as f4e2m1, one code a byte in its low nibble.
 // Registers of a blocked layout do not hold whole chunks, so the staging goes through shared
 // memory twice: every thread stores its bytes row-major into a raw scratch (storeStaged, no
 // swizzle), a barrier, then each thread repacks whole chunks, one (row, chunk) unit at a time:
-// 16 code bytes (6-bit) or 8 packed bytes (4-bit) read as words, written as one 16-byte store to
+// 16 code bytes (6-bit, f4e2m1) or 8 packed bytes (u8 e2m1) read as words, written as one 16-byte store to
 // the chunk's place in the swizzled tile (padding zero).
 import type { Layout } from '../../compiler/layout.js';
 import type { ElemType } from '../../ir/types.js';
@@ -58,7 +59,9 @@ export function stageScaledOperands(cx: Lowering, sm: string, ops: readonly Stag
       raw.push(-1);
       continue;
     }
-    storeStaged(cx, o.elem, o.regs, o.layout, o.shape, { rows: o.shape[0], rowBytes: o.shape[1], swizzle: 0 }, sm, at);
+    // f4e2m1 registers are b16 holding a byte, as fp8's are: stored as fp8 bytes
+    const elem = o.elem === 'f4e2m1' ? 'f8e4m3' : o.elem;
+    storeStaged(cx, elem, o.regs, o.layout, o.shape, { rows: o.shape[0], rowBytes: o.shape[1], swizzle: 0 }, sm, at);
     raw.push(at);
     at += Math.ceil((o.shape[0] * o.shape[1]) / 16) * 16;
   }
@@ -83,13 +86,28 @@ function pack6x4(cx: Lowering, x: string): string {
   return p;
 }
 
+/** Packs the low nibbles of the 4 code bytes of word x into the low 16 bits of a fresh register. */
+function pack4x4(cx: Lowering, x: string): string {
+  let p = cx.reg('b32');
+  cx.emit(`and.b32 ${p}, ${x}, 15;`);
+  for (let j = 1; j < 4; j++) {
+    const y = cx.reg('b32'), q = cx.reg('b32');
+    cx.emit(`bfe.u32 ${y}, ${x}, ${8 * j}, 4;`);
+    cx.emit(`bfi.b32 ${q}, ${y}, ${p}, ${4 * j}, 4;`);
+    p = q;
+  }
+  return p;
+}
+
 /** Rewrites the raw rows of `o` at sm + rawOff into its padded tile, a (row, 16-element chunk) unit a thread a round. */
 function repack(cx: Lowering, sm: string, o: StagedOperand, rawOff: number): void {
   const rows = o.shape[0], rawRow = o.shape[1];
   const K = o.tile.rowBytes;
   const C = K / 16, units = rows * C, T = cx.numWarps * 32;
-  const srcChunk = o.bits === 6 ? 16 : 8; // bytes of one chunk's 16 codes in the raw rows: a byte each (6-bit) or packed two a byte (e2m1)
-  if (o.bits === 6 ? rawRow !== K : 2 * rawRow !== K) cx.fail(`padded staging: raw rows of ${rawRow} bytes do not hold K = ${K} elements`);
+  // bytes of one chunk's 16 codes in the raw rows: a byte each (6-bit, f4e2m1) or packed two a byte (u8 e2m1)
+  const unpacked = o.bits === 6 || o.elem === 'f4e2m1';
+  const srcChunk = unpacked ? 16 : 8;
+  if (unpacked ? rawRow !== K : 2 * rawRow !== K) cx.fail(`padded staging: raw rows of ${rawRow} bytes do not hold K = ${K} elements`);
   const { tid } = cx.thread();
   const rawBase = cx.reg('b32'), tileBase = cx.reg('b32'), zero = cx.reg('b32');
   cx.emit(`add.u32 ${rawBase}, ${sm}, ${rawOff};`);
@@ -119,7 +137,16 @@ function repack(cx: Lowering, sm: string, o: StagedOperand, rawOff: number): voi
     cx.emit(`shl.b32 ${col}, ${c}, 4;`);
     const dst = emitSwizzledOffset(sink, o.tile, row, col, tileBase);
     let words: string[];
-    if (o.bits === 4) {
+    if (o.bits === 4 && unpacked) {
+      // 16 code bytes -> 16 nibbles (element k at bit 4k)
+      const x = [cx.reg('b32'), cx.reg('b32'), cx.reg('b32'), cx.reg('b32')];
+      cx.emit(`${guard}ld.shared.v4.b32 {${x.join(', ')}}, [${s2}];`);
+      const p = x.map((w) => pack4x4(cx, w));
+      const w0 = cx.reg('b32'), w1 = cx.reg('b32');
+      cx.emit(`bfi.b32 ${w0}, ${p[1]}, ${p[0]}, 16, 16;`);
+      cx.emit(`bfi.b32 ${w1}, ${p[3]}, ${p[2]}, 16, 16;`);
+      words = [w0, w1, zero, zero];
+    } else if (o.bits === 4) {
       // 8 packed bytes: element k of the chunk already at bit 4k
       const x = [cx.reg('b32'), cx.reg('b32')];
       cx.emit(`${guard}ld.shared.v2.b32 {${x.join(', ')}}, [${s2}];`);
