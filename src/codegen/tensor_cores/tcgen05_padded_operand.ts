@@ -114,7 +114,8 @@ function repack(cx: Lowering, sm: string, o: StagedOperand, rawOff: number): voi
   cx.emit(`add.u32 ${tileBase}, ${sm}, ${o.offset};`);
   cx.emit(`mov.b32 ${zero}, 0;`);
   const sink = { emit: (s: string) => cx.emit(s), reg: () => cx.reg('b32') };
-  const pow2 = (C & (C - 1)) === 0;
+  // tile shapes are powers of two, so C is one (row and chunk by shift and mask)
+  if ((C & (C - 1)) !== 0) cx.fail(`padded staging: ${C} chunks a row is not a power of two`);
   for (let i = 0; i * T < units; i++) {
     const u = cx.reg('b32'), row = cx.reg('b32'), c = cx.reg('b32'), col = cx.reg('b32'), src = cx.reg('b32');
     cx.emit(`add.u32 ${u}, ${tid}, ${i * T};`);
@@ -124,13 +125,8 @@ function repack(cx: Lowering, sm: string, o: StagedOperand, rawOff: number): voi
       cx.emit(`setp.lt.u32 ${p}, ${u}, ${units};`);
       guard = `@${p} `;
     }
-    if (pow2) {
-      cx.emit(`shr.u32 ${row}, ${u}, ${Math.log2(C)};`);
-      cx.emit(`and.b32 ${c}, ${u}, ${C - 1};`);
-    } else {
-      cx.emit(`div.u32 ${row}, ${u}, ${C};`);
-      cx.emit(`rem.u32 ${c}, ${u}, ${C};`);
-    }
+    cx.emit(`shr.u32 ${row}, ${u}, ${Math.log2(C)};`);
+    cx.emit(`and.b32 ${c}, ${u}, ${C - 1};`);
     cx.emit(`mad.lo.u32 ${src}, ${row}, ${rawRow}, ${rawBase};`);
     const s2 = cx.reg('b32');
     cx.emit(`mad.lo.u32 ${s2}, ${c}, ${srcChunk}, ${src};`);
