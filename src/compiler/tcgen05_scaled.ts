@@ -12,8 +12,12 @@
 // tiles as they are: even element in the low nibble), K 64 a step, two ue8m0 scales a row a step.
 // kind::mxf4nvf4.block_scale.scale_vec::4X: nvfp4, the same operands with ue4m3 scales per 16 of
 // K (four a row a step; the scale bytes' sign bit cleared, as dotScaled ignores it).
-// Not yet native: e2m1 with e4m3/e5m2 and e2m3/e3m2
-// (mxf8f6f4's padded 4-/6-bit layouts), unscaled bf16/fp16 operands, M other than 128.
+// kind::mxf8f6f4 also takes e2m3 / e3m2 (u8 tiles, one code a byte) and packed e2m1 in any other
+// pair (type codes 3, 4, 5): in shared memory they sit in padded 8-bit containers, 16 elements a
+// 16-byte chunk (codegen/tensor_cores/tcgen05_padded_operand.ts), K 32 a step as for 8 bits.
+// e2m1 in f4e2m1 tiles (one code a byte) goes the same way, e2m1 x e2m1 included (mxf4 reads
+// only packed bytes). Not yet native: nvfp4 from f4e2m1 tiles, unscaled bf16/fp16 operands, M
+// other than 128.
 import type { Block, Op } from '../ir/ops.js';
 import { tcgen05Layout } from './tcgen05_kinds.js';
 
@@ -29,14 +33,20 @@ export interface ScaledKind {
   /** K of one MMA in elements, and in operand bytes (e2m1 packs two a byte). */
   readonly k: number;
   readonly kBytes: number;
-  /** Elements a byte of the operand tiles (2: packed e2m1). */
+  /** Elements a byte of the staged shared tiles (2: mxf4's packed e2m1; 1: mxf8f6f4, padded containers included). */
   readonly perByte: number;
   readonly aCode: number;
   readonly bCode: number;
 }
 
 /** f8f6f4 type codes (the A/B type fields of the descriptor). */
-const F8F6F4_CODE: Readonly<Record<string, number>> = { e4m3: 0, e5m2: 1 };
+const F8F6F4_CODE: Readonly<Record<string, number>> = { e4m3: 0, e5m2: 1, e2m3: 3, e3m2: 4, e2m1: 5 };
+
+/** K of a dot_scaled in elements (a's u8 e2m1 tiles pack two a byte along K). */
+export function scaledK(op: Op): number {
+  const a = op.operands[0]!;
+  return a.type.shape[1]! * ((op as Op<'dot_scaled'>).attrs.aFormat === 'e2m1' && a.type.elem === 'u8' ? 2 : 1);
+}
 
 /** The operands of a dot_scaled op: a, its scale, b, its scale, acc (a scale undefined when absent). */
 export function scaledOperands(op: Op): { a: Op['operands'][number]; sa: Op['operands'][number] | undefined; b: Op['operands'][number]; sb: Op['operands'][number] | undefined; acc: Op['operands'][number] } {
@@ -51,14 +61,15 @@ export function scaledOperands(op: Op): { a: Op['operands'][number]; sa: Op['ope
 export function nativeScaledWhyNot(op: Op, numWarps: number, kernelHasDot = false): string | undefined {
   const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
   const { a, sa, b, sb } = scaledOperands(op);
-  const fp4 = aFormat === 'e2m1' && bFormat === 'e2m1';
-  if (!fp4 && (F8F6F4_CODE[aFormat] === undefined || F8F6F4_CODE[bFormat] === undefined)) return `formats ${aFormat} x ${bFormat}: only e4m3/e5m2 pairs (mxf8f6f4) and e2m1 x e2m1 (mxf4) are native so far`;
-  if (fp4 && (a.type.elem !== 'u8' || b.type.elem !== 'u8')) return 'e2m1 operands in f4e2m1 tiles (one code a byte): mxf4 reads them packed two a byte (u8 tiles)';
+  // packed e2m1 pairs: mxf4 / mxf4nvf4 (K 64); e2m1 from an f4e2m1 tile: mxf8f6f4's containers
+  const fp4 = aFormat === 'e2m1' && bFormat === 'e2m1' && a.type.elem === 'u8' && b.type.elem === 'u8';
+  if (F8F6F4_CODE[aFormat] === undefined || F8F6F4_CODE[bFormat] === undefined) return `formats ${aFormat} x ${bFormat}: bf16/fp16 operands are not block-scaled (the MX formats e4m3, e5m2, e2m3, e3m2, e2m1 are native)`;
   if (!sa || !sb) return 'both operands need scales';
   const ue4m3 = [sa, sb].filter((s) => s.type.elem === 'f8e4m3').length;
   if (ue4m3 === 1) return 'one ue4m3 (nvfp4) and one ue8m0 scale: a block-scaled MMA takes one scale type';
+  if (!fp4 && sa.type.elem === 'f8e4m3') return 'nvfp4 (ue4m3 scales) from f4e2m1 tiles: mxf4nvf4 reads e2m1 packed two a byte (u8 tiles), mxf8f6f4 takes ue8m0 scales only';
   const M = a.type.shape[0]!, N = b.type.shape[1]!;
-  const K = a.type.shape[1]! * (fp4 ? 2 : 1), step = fp4 ? 64 : 32;
+  const K = scaledK(op), step = fp4 ? 64 : 32;
   // its TMEM columns would be a resident or in-flight tcgen05 dot's (tmem_alloc.ts shares them)
   if (kernelHasDot) return 'the kernel also has a dot: block-scaled and plain tcgen05 dots do not share tensor memory yet';
   if (M !== 128) return `M = ${M}: the block-scaled kinds take M = 128 per CTA`;
@@ -71,16 +82,17 @@ export function nativeScaledWhyNot(op: Op, numWarps: number, kernelHasDot = fals
 export function scaledKindOf(op: Op): ScaledKind {
   const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
   const fp4 = { k: 64, kBytes: 32, perByte: 2, aCode: 1, bCode: 1 };
-  if (aFormat === 'e2m1' && scaledOperands(op).sa!.type.elem === 'f8e4m3') return { kindName: 'mxf4nvf4', scaleVec: '4X', group: 16, ue4m3: true, ...fp4 };
-  if (aFormat === 'e2m1') return { kindName: 'mxf4', scaleVec: '2X', group: 32, ue4m3: false, ...fp4 };
+  const both = aFormat === 'e2m1' && bFormat === 'e2m1' && op.operands[0]!.type.elem === 'u8' && scaledOperands(op).b.type.elem === 'u8';
+  if (both && scaledOperands(op).sa!.type.elem === 'f8e4m3') return { kindName: 'mxf4nvf4', scaleVec: '4X', group: 16, ue4m3: true, ...fp4 };
+  if (both) return { kindName: 'mxf4', scaleVec: '2X', group: 32, ue4m3: false, ...fp4 };
   return { kindName: 'mxf8f6f4', scaleVec: '1X', group: 32, ue4m3: false, k: 32, kBytes: 32, perByte: 1, aCode: F8F6F4_CODE[aFormat]!, bCode: F8F6F4_CODE[bFormat]! };
 }
 
 /** TMEM columns the scales of one kept dot_scaled take beside its N accumulator columns. */
 export function scaleColumns(op: Op): number {
-  const { a, b } = scaledOperands(op);
+  const { b } = scaledOperands(op);
   const kind = scaledKindOf(op);
-  const K = a.type.shape[1]! * kind.perByte, N = b.type.shape[1]!;
+  const K = scaledK(op), N = b.type.shape[1]!;
   const chunks = Math.ceil(K / kind.group / 4); // 4 scale factors (bytes) a cell
   return chunks * (4 + 4 * Math.ceil(N / 128));
 }

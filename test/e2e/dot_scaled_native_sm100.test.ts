@@ -84,8 +84,8 @@ describe('dotScaled on kind::mxf8f6f4.block_scale (sm_100a)', () => {
 describe('dotScaled on sm_100a: what stays emulated, and why', () => {
   const cases: [Case, RegExp][] = [
     [{ fa: 'e4m3', fb: 'e4m3', M: 64, N: 64, K: 64, BM: 64, BN: 64, BK: 64 }, /emulated \(M = 64: the block-scaled kinds take M = 128 per CTA\)/],
-    [{ fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64, mxDtypes: true }, /emulated \(e2m1 operands in f4e2m1 tiles/],
-    [{ fa: 'e4m3', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 }, /emulated \(formats e4m3 x e2m1: only e4m3\/e5m2 pairs/],
+    // f4e2m1 tiles are native on mxf8f6f4 (dot_scaled_native_padded_sm100.test.ts), which takes no ue4m3 scales
+    [{ fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64, mxDtypes: true, nvfp4: true }, /emulated \(nvfp4 \(ue4m3 scales\) from f4e2m1 tiles/],
     [{ fa: 'e4m3', fb: 'bf16', M: 128, N: 64, K: 64, BM: 128, BN: 64, BK: 64 }, /emulated \(formats e4m3 x bf16/],
   ];
   for (const [i, [c, why]] of cases.entries()) {

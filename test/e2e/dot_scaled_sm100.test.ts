@@ -2,7 +2,8 @@
 // take the tcgen05 path (the PTX has tcgen05.mma of kind::tf32 / f16, no block-scaled kind, with
 // blockScaled: false), bit for bit against the JS reference of the MX formats (dot_scaled_cases.ts)
 // and the interpreter. The sim runs what the device compiles by default: the first case (packed
-// e2m1 pairs) on kind::mxf4.block_scale (test/e2e/dot_scaled_native_sm100.test.ts), the others emulated.
+// e2m1 pairs) on kind::mxf4.block_scale (test/e2e/dot_scaled_native_sm100.test.ts), the second (e4m3 x
+// packed e2m1) on kind::mxf8f6f4.block_scale (dot_scaled_native_padded_sm100.test.ts), nvfp4 on kind::mxf4nvf4.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';

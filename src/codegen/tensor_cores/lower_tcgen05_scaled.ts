@@ -3,7 +3,8 @@
 // scales or on mxf4nvf4 with ue4m3 ones (nvfp4), M 128). One op, in order:
 //   operands   a [M, K] and b's transpose [N, K] as bytes (one e4m3/e5m2 code, or two packed
 //              e2m1 codes along K), K-major in swizzled shared tiles (the 8-bit tiles
-//              lower_tcgen05.ts stages for kind::f8f6f4)
+//              lower_tcgen05.ts stages for kind::f8f6f4); on mxf8f6f4, e2m3 / e3m2 / e2m1 in
+//              padded 8-bit containers (tcgen05_padded_operand.ts)
 //   scales     each scale byte s[r][g] (row r of a / column r of b, K group g) to shared memory
 //              in the ((32,4),4) tile tcgen05.cp.32x128b.warpx4 reads: 512 bytes per 128 rows and
 //              4 groups, row r%32 at 16-byte row r%32, byte 4*((r/32)%4) + g%4 (zeros first
@@ -24,9 +25,9 @@
 //   epilogue   every thread waits for the phase, tcgen05.ld of the accumulator (lower_tcgen05.ts)
 import type { Op, Value } from '../../ir/ops.js';
 import { permuteBlocked, regSlots, type BlockedLayout } from '../../compiler/layout.js';
-import { scaledKindOf, scaledOperands, type ScaledKind } from '../../compiler/tcgen05_scaled.js';
+import { scaledK, scaledKindOf, scaledOperands, type ScaledKind } from '../../compiler/tcgen05_scaled.js';
 import type { Lowering } from '../context.js';
-import { storeStaged } from './lower_mma.js';
+import { containerBits, paddedScratchBytes, stageScaledOperands, type StagedOperand } from './tcgen05_padded_operand.js';
 import { elected, newBarriers } from '../async/lower_tma.js';
 import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
 import { zeroConst } from './mma_smem_operand.js';
@@ -117,8 +118,8 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   if (kind.kindName === 'mxf4nvf4') cx.requirePtxVersion(8.7);
   const { a, sa, b, sb, acc: accV } = scaledOperands(op);
   if (!sa || !sb) cx.fail('a block-scaled dot_scaled needs both scales');
-  // K in operand bytes (a row of a staged tile) and in elements
-  const [M, K] = a.type.shape as [number, number];
+  // K in bytes of a staged tile's row (elements / perByte)
+  const M = a.type.shape[0]!, K = scaledK(op) / kind.perByte;
   const N = b.type.shape[1]!;
   const G = (K * kind.perByte) / kind.group;
   /** Scale groups one MMA reads (1X: 1, 2X: 2, 4X: 4). */
@@ -136,17 +137,22 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   const aBytes = roundUp(M * K, SWIZZLE_ALIGN), bBytes = roundUp(N * K, SWIZZLE_ALIGN);
   const saBytes = chunks * CHUNK, sbBytes = chunks * nbB * CHUNK;
   const mem = tmem(cx);
+  const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
+  const staged: StagedOperand[] = [
+    { elem: a.type.elem, regs: cx.regs(a), layout: La, shape: [M, a.type.shape[1]!], tile: aTile, offset: 0, bits: containerBits(kind.kindName, aFormat) },
+    { elem: b.type.elem, regs: cx.regs(b), layout: permuteBlocked(Lb as BlockedLayout, [1, 0]), shape: [N, b.type.shape[0]!], tile: bTile, offset: aBytes, bits: containerBits(kind.kindName, bFormat) },
+  ];
+  const scratch = aBytes + bBytes + saBytes + sbBytes;
 
   // a loop's resident accumulator (tcgen05_resident.ts) stays in TMEM: nothing to store or load
   const resident = residentOf(cx, op);
   const zero = !resident && zeroConst(cx, accV);
   const accIn = zero || resident ? undefined : cx.operand(op, op.operands.length - 1);
   const sm = cx.reg('b32');
-  cx.e.emitPrologue(`mov.u32 ${sm}, ${cx.smemBase(aBytes + bBytes + saBytes + sbBytes)};`);
+  cx.e.emitPrologue(`mov.u32 ${sm}, ${cx.smemBase(scratch + paddedScratchBytes(staged))};`);
   // the scratch may still be read by an earlier user
   cx.barrier();
-  storeStaged(cx, a.type.elem, cx.regs(a), La, [M, K], aTile, sm, 0);
-  storeStaged(cx, b.type.elem, cx.regs(b), permuteBlocked(Lb as BlockedLayout, [1, 0]), [N, K], bTile, sm, aBytes);
+  stageScaledOperands(cx, sm, staged, scratch);
   const saBase = cx.reg('b32'), sbBase = cx.reg('b32');
   cx.emit(`add.u32 ${saBase}, ${sm}, ${aBytes + bBytes};`);
   cx.emit(`add.u32 ${sbBase}, ${sm}, ${aBytes + bBytes + saBytes};`);
