@@ -9,6 +9,7 @@
 //   - its pointee is 2 bytes (f16/bf16), its tile is 2-D and contiguous along dim 1 (or along dim
 //     0 for a b operand, staged transposed), and AxisInfo proves runs of >= 2 elements aligned,
 //     contiguous and uniformly masked (cp.async moves 4, 8 or 16 bytes);
+//     (or: a native dot_scaled's 1-byte operand or ue8m0 scales alone read it: pipeline_scaled.ts);
 //   - it is not volatile, and `other` is absent or the constant +0 (masked copies zero-fill);
 //   - its address and mask are computed in the body from the induction variable and values
 //     defined before the loop only (pure index math: no loop-carried value, no load); pointers
