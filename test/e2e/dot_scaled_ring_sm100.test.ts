@@ -111,4 +111,13 @@ describe('dotScaled loads the ring leaves in registers, and why', () => {
     // its scales are masked with 127 (scale 1): cp.async zero-fills
     expect(plan).toMatch(/not pipelined: masked with an `other` that is not the constant 0/);
   });
+  it('the 8-warp N 256 kernel of dot_scaled_native_sm100 spills only when c\'s alignment is unknown (its epilogue, not the dot)', () => {
+    // 128 accumulator columns a thread stored one f32 at a time, each with its own 64-bit
+    // address, computed op by op (all live at once); a 16-aligned c gives vector stores
+    const c: Case = { fa: 'e5m2', fb: 'e5m2', M: 128, N: 200, K: 64, BM: 128, BN: 256, BK: 32 };
+    const spills = (spec: Record<string, { divisibleBy16: boolean }>): number =>
+      compile(scaledKernel(c, 'dsr_spill').trace({}), { target: 'sm_100a', numWarps: 8, ptxas: true, specialization: spec }).metadata.spills;
+    expect(spills({})).toBeGreaterThan(0);
+    expect(spills({ c: { divisibleBy16: true } })).toBe(0);
+  });
 });
