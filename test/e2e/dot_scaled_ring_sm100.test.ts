@@ -18,8 +18,8 @@ import { ringArgs, ringKernel } from './dot_scaled_ring_cases.js';
 interface RingCase extends Case {
   readonly numWarps?: number;
   readonly stages: number;
-  /** the scales are staged by the ring (ue8m0, 4 groups a step, 128-row tiles) */
-  readonly scalesStaged: boolean;
+  /** the scale tiles the ring stages (ue8m0, 4 groups a step, 128-row tiles): both, a's only, none */
+  readonly scalesStaged: boolean | 'a';
   readonly data?: DataOptions;
 }
 
@@ -36,6 +36,8 @@ const CASES: RingCase[] = [
   { fa: 'e2m1', fb: 'e2m1', M: 90, N: 120, K: 384, BM: 128, BN: 128, BK: 128, stages: 2, scalesStaged: true, data: { aScales: [0, 1, 2], bScales: [252, 253, 254], lo: 0.5, hi: 2 } },
   // nvfp4: operands on the ring, ue4m3 scales (sign bits set) through registers
   { fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 256, BM: 128, BN: 64, BK: 128, nvfp4: true, stages: 3, scalesStaged: false, acc: true, data: { aScales: [0x38, 0xb8, 0x30], bScales: [0x40, 0xc0, 0x38] } },
+  // N 64: a's scales on the ring, b's (64 rows, half a chunk) through registers into zeroed chunks
+  { fa: 'e4m3', fb: 'e4m3', M: 128, N: 64, K: 256, BM: 128, BN: 64, BK: 128, stages: 2, scalesStaged: 'a', acc: true },
   // 8 warps, N 256: b's scales in two 128-row blocks of each chunk
   { fa: 'e4m3', fb: 'e4m3', M: 128, N: 256, K: 256, BM: 128, BN: 256, BK: 128, numWarps: 8, stages: 2, scalesStaged: true },
 ];
@@ -72,11 +74,15 @@ describe('dotScaled on the block-scaled kinds with its operands on the cp.async 
       const plan = r.stages.find((s) => s.name === 'pipeline')!.text;
       expect(plan).toMatch(/load %\d+: (f8e4m3|f8e5m2|u8)\[128x\d+\] cp\.async 16 bytes zero-fill #/);
       expect(plan).toMatch(/load %\d+: (f8e4m3|f8e5m2|u8)\[\d+x\d+\] cp\.async 16 bytes zero-fill staged transposed #/);
-      expect(count(plan, /scale chunks/)).toBe(c.scalesStaged ? 2 : 0);
+      expect(count(plan, /scale chunks/)).toBe(c.scalesStaged === 'a' ? 1 : c.scalesStaged ? 2 : 0);
       const loop = loopOf(r.ptx);
       // operands (and staged scales) never pass through registers: no global load, no shared store in the loop
       expect(loop).toMatch(/cp\.async\.cg\.shared\.global \[[^\]]+\], \[%rd\d+\], 16/);
-      if (c.scalesStaged) {
+      if (c.scalesStaged === 'a') {
+        expect(loop).toMatch(/cp\.async\.ca\.shared\.global \[[^\]]+\], \[%rd\d+\], 4/);
+        expect(globalBytes(loop)).toBe((c.BN * c.BK) / 32 / (32 * nw));
+        expect(loop).not.toMatch(/\bst\.shared\.(v\d|b16|b64)/);
+      } else if (c.scalesStaged) {
         expect(loop).toMatch(/cp\.async\.ca\.shared\.global \[[^\]]+\], \[%rd\d+\], 4/);
         expect(loop).not.toMatch(/\bld\.global/);
         expect(loop).not.toMatch(/\bst\.shared/);
