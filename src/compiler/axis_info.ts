@@ -281,7 +281,10 @@ function binaryRule(fn: string, a: AxisInfo, b: AxisInfo, op: Op): AxisInfo {
       if (fn === 'div' && /^i/.test(op.results[0]!.type.elem)) return zip(a, b, (x, y) => [1, 1, gcd(x.k, y.k)]);
       // a contiguous run divided by an aligned constant stays constant over aligned blocks
       const q = fn === 'shr' ? (b.constant !== undefined ? 2 ** b.constant : undefined) : b.constant;
-      return zip(a, b, (x, y) => [1, q === 1 ? x.c : 1, Math.max(gcd(x.k, y.k), q !== undefined && q > 0 && isIntOp(op) ? gcds(x.c, x.d, pow2Divisor(q)) : 1)]);
+      // elements each a multiple of d (no contiguous runs: d holds for every one, not a run's
+      // first) divided exactly by a constant q that divides d are multiples of d / q (K // 2 of a K % 16 == 0)
+      const exact = (x: { d: number; c: number }): number => (q === 1 ? x.d : q !== undefined && q > 0 && Number.isInteger(q) && isIntOp(op) && x.c === 1 && x.d % q === 0 ? x.d / q : 1);
+      return zip(a, b, (x, y) => [exact(x), q === 1 ? x.c : 1, Math.max(gcd(x.k, y.k), q !== undefined && q > 0 && isIntOp(op) ? gcds(x.c, x.d, pow2Divisor(q)) : 1)]);
     }
     case 'rem':
       return zip(a, b, (x, y) => [1, b.constant !== undefined && isIntOp(op) ? gcds(x.c, y.d) : 1, gcd(x.k, y.k)]);

@@ -10,6 +10,7 @@
 //     tcgen05 (sm_100a; ring_8bit_tcgen05.ts), its tile is 2-D and contiguous along dim 1 (or along dim
 //     0 for a b operand, staged transposed), and AxisInfo proves runs of >= 2 elements aligned,
 //     contiguous and uniformly masked (cp.async moves 4, 8 or 16 bytes);
+//     (or: a native dot_scaled's 1-byte operand or ue8m0 scales alone read it: pipeline_scaled.ts);
 //   - it is not volatile, and `other` is absent or the constant +0 (masked copies zero-fill);
 //   - its address and mask are computed in the body from the induction variable and values
 //     defined before the loop only (pure index math: no loop-carried value, no load); pointers
@@ -26,6 +27,7 @@ import { layoutToString, type BlockedLayout } from './layout.js';
 import { mmaLayoutOf } from './layout_assign.js';
 import { describeWriter, loopWriter } from './loop_writers.js';
 import { oneByteDotWhyNot, oneByteStageWhyNot } from './ring_8bit_tcgen05.js';
+import { scaledCopy, scaledRole } from './pipeline_scaled.js';
 
 export interface PipelinedLoad {
   readonly load: Op<'load'>;
@@ -38,6 +40,8 @@ export interface PipelinedLoad {
    * whose layout runs along k (plain ldmatrix of [N, K] rows).
    */
   readonly transposed: boolean;
+  /** A dot_scaled's ue8m0 scales, staged in tcgen05.cp chunks (pipeline_scaled.ts), not as rows. */
+  readonly scales?: boolean;
 }
 
 export interface PipelinedLoop {
@@ -127,12 +131,15 @@ function reject(load: Op<'load'>, body: Block, inBody: Map<number, Op>, uses: Ma
   const ptr = load.operands[0]!;
   const t = pointee(ptr.type.elem as PtrType);
   if (ptr.type.shape.length !== 2) return 'not a 2-D tile';
-  const oneByte = byteSize(t) === 1 && tcgen05;
-  if (byteSize(t) !== 2 && !oneByte) return `${t} is not a 2-byte dtype${byteSize(t) === 1 ? ' (1-byte tiles ride the ring for tcgen05 dots only, on sm_100a)' : ''}`;
-  if (load.attrs.volatile) return 'volatile';
   const users = uses.get(load.results[0]!.id) ?? [];
+  // a native dot_scaled's operands and scales (1-byte: pipeline_scaled.ts)
+  const scaled = scaledRole(load, users, body.ops);
+  if (typeof scaled === 'string') return scaled;
+  const oneByte = !scaled && byteSize(t) === 1 && tcgen05;
+  if (!scaled && byteSize(t) !== 2 && !oneByte) return `${t} is not a 2-byte dtype${byteSize(t) === 1 ? ' (1-byte tiles ride the ring for tcgen05 dots only, on sm_100a)' : ''}`;
+  if (load.attrs.volatile) return 'volatile';
   if (!users.length) return 'unused';
-  for (const u of users) {
+  if (!scaled) for (const u of users) {
     if (u.op.kind !== 'dot' || u.index > 1 || !body.ops.includes(u.op)) return `used by ${u.op.kind} (operand ${u.index}), not only as a dot operand in the loop body`;
     if (!mmaLayoutOf(u.op, numWarps)) return 'feeds a dot that is not on tensor cores';
     const why = oneByte ? oneByteDotWhyNot(u.op, numWarps) : undefined;
@@ -218,7 +225,21 @@ export function planPipelines(f: Func, info: AxisInfoMap, o: { numWarps: number;
       const chosen: PipelinedLoad[] = [];
       for (const load of loads) {
         const own = new Set<Op>();
-        let why = reject(load, body, inBody, uses, info, o.numWarps, !!o.tcgen05, own) ?? copyVec(load, info, 1);
+        const scaled = scaledRole(load, uses.get(load.results[0]!.id) ?? [], body.ops);
+        const rejected = reject(load, body, inBody, uses, info, o.numWarps, !!o.tcgen05, own);
+        if (!rejected && typeof scaled === 'object') {
+          const sc = scaledCopy(scaled.role, load.operands[0]!.type.shape, (d) => copyVec(load, info, d));
+          if (typeof sc === 'string' || writer) {
+            notes.push(`${name}: load %${load.results[0]!.id} not pipelined: ${typeof sc === 'string' ? sc : describeWriter(writer!)}`);
+            continue;
+          }
+          own.forEach((x) => slice.add(x));
+          const [R, C] = load.operands[0]!.type.shape as [number, number];
+          const layout = sc.transposed ? transposedCopyLayout(R, C, sc.vec, o.numWarps) : copyLayout(R, C, sc.vec, o.numWarps);
+          chosen.push({ load, layout, vec: sc.vec, transposed: sc.transposed, ...(scaled.role === 'scales' ? { scales: true } : {}) });
+          continue;
+        }
+        let why = rejected ?? copyVec(load, info, 1);
         // a b contiguous along k only (dim 0) is copied as its transpose
         const onlyB = (uses.get(load.results[0]!.id) ?? []).every((u) => u.index === 1);
         let transposed = false;
@@ -261,7 +282,7 @@ export function printPipelinePlan(f: Func, p: PipelinePlan): string {
     out.push(`  loop %${l.loop.regions[0]!.args[0]!.id}: ${l.numStages} stages, step ${l.step}, ${l.slice.length} address ops, ${l.skip.size} ops moved out of the body`);
     for (const c of l.loads) {
       const r = c.load.results[0]!;
-      out.push(`    load %${r.id}: ${typeToString(r.type)} cp.async ${c.vec * byteSize(r.type.elem)} bytes${c.load.attrs.hasMask ? ' zero-fill' : ''}${c.transposed ? ' staged transposed' : ''} ${layoutToString(c.layout)}`);
+      out.push(`    load %${r.id}: ${typeToString(r.type)} cp.async ${c.vec * byteSize(r.type.elem)} bytes${c.load.attrs.hasMask ? ' zero-fill' : ''}${c.transposed ? ' staged transposed' : ''}${c.scales ? ' scale chunks' : ''} ${layoutToString(c.layout)}`);
     }
   }
   for (const n of p.notes) out.push(`  note: ${n}`);

@@ -71,6 +71,18 @@ describe('AxisInfo', () => {
     expect(h!.divisibility).toEqual([16]); // 4 elements of 4 bytes
     expect(h!.contiguity).toEqual([8]);
   });
+  it('k // 2 and k >> 1 of an integer divisible by 16 are divisible by 8; an aligned run // 2 is not', () => {
+    const [d, s, run] = infoOf([['k', 'i32']], (k, [n]) => [
+      k.bin('floordiv', n!, k.c(2)),
+      k.bin('shr', n!, k.c(1)),
+      k.bin('floordiv', k.arange(64), k.c(2, 'i32', [64])),
+    ], { k: { divisibleBy16: true } });
+    expect(d!.divisibility).toEqual([8]);
+    expect(s!.divisibility).toEqual([8]);
+    // 0, 0, 1, 1, ...: the run's first element is a multiple of 64, the others are not
+    expect(run!.divisibility).toEqual([1]);
+    expect(infoOf([['k', 'i32']], (k, [n]) => [k.bin('floordiv', n!, k.c(3))], { k: { divisibleBy16: true } })[0]!.divisibility).toEqual([1]);
+  });
   it('x >> 2 over an aligned run is constant over blocks of 4', () => {
     const [r] = infoOf([], (k) => [k.bin('shr', k.arange(128), k.c(2, 'i32', [128]))]);
     expect(r!.constancy).toEqual([4]);

@@ -41,6 +41,7 @@ import { newBarriers, waitBarrier } from '../async/lower_tma.js';
 import { setInflight } from '../tensor_cores/tcgen05_inflight.js';
 import { residentSlot } from '../tensor_cores/tcgen05_resident.js';
 import { EMPTY_WAIT, FINAL_WAIT } from './tcgen05_ring.js';
+import { scaleSlotOffsets } from './ring_scales.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -102,6 +103,8 @@ function bodyUsesScratch(cx: Lowering, l: PipelinedLoop): boolean {
   const staged = new Set(l.loads.map((c) => c.load.results[0]!.id));
   return l.loop.regions[0]!.ops.some((o) => {
     if (l.skip.has(o)) return false;
+    // a native dot_scaled stages in the scratch what the ring does not (lower_tcgen05_scaled.ts)
+    if (o.kind === 'dot_scaled') return o.operands.slice(0, -1).some((v) => !staged.has(v.id)) || converts(cx, o, o.operands.length - 1);
     if (o.kind === 'dot') return (!staged.has(o.operands[0]!.id) && !hoistsA(cx, o, l.loop) && !hoistsWgmmaA(cx, o, l.loop)) || !staged.has(o.operands[1]!.id) || converts(cx, o, 2);
     if (!REGISTER_ONLY.has(o.kind)) return true;
     return o.operands.some((_, i) => converts(cx, o, i));
@@ -157,7 +160,7 @@ export function copiesOf(cx: Lowering, t: Tile): Copy[] {
   // in the stored tile's terms (a transposed load's registers relabeled, as lower_mma stages b^T)
   const stored = transposed ? permuteBlocked(layout, [1, 0]) : layout;
   const slots = regSlots(stored, t.shape);
-  const offs = slotOffsets(cx, stored, t.shape, t.bytes, t.geom);
+  const offs = t.c.scales ? scaleSlotOffsets(cx, stored, t.shape) : slotOffsets(cx, stored, t.shape, t.bytes, t.geom);
   const out: Copy[] = [];
   slots.forEach((s, i) => {
     if (s.off[1]! % vec !== 0) return;

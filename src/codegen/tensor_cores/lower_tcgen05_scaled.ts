@@ -36,6 +36,7 @@ import { emitTcgen05Desc } from './tcgen05_desc.js';
 import { tmem } from './tmem_alloc.js';
 import { commitAndWait, loadAcc, storeAcc, tmemRows } from './lower_tcgen05.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
+import { stagedTile, type StagedTile } from '../smem/staged.js';
 import { REG_KIND } from '../ptx_types.js';
 
 /** Bytes of one tcgen05.cp.32x128b.warpx4 source: 32 rows of 16 bytes (128 rows x 4 groups). */
@@ -126,55 +127,79 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   const perMma = kind.k / kind.group;
   const chunks = Math.ceil(G / 4);
   const nbB = Math.ceil(N / 128);
-  const La = cx.layoutOf(a), Lb = cx.layoutOf(b);
-  if (La.kind !== 'blocked' || Lb.kind !== 'blocked') cx.fail('block-scaled dot_scaled operands must be in blocked layouts');
+  // operands and scales the cp.async ring copied into its stage (compiler/pipeline_scaled.ts):
+  // read there; the rest is stored from registers into the scratch
+  const st = { a: stagedTile(cx, a), b: stagedTile(cx, b), sa: stagedTile(cx, sa), sb: stagedTile(cx, sb) };
   const tileOf = (rows: number): SwizzledTile => {
     const swizzle = swizzleFor(K);
     if (swizzle === 0) cx.fail(`block-scaled operand rows of ${K} bytes are narrower than the 32-byte swizzle`);
     return { rows, rowBytes: K, swizzle };
   };
   const aTile = tileOf(M), bTile = tileOf(N);
-  const aBytes = roundUp(M * K, SWIZZLE_ALIGN), bBytes = roundUp(N * K, SWIZZLE_ALIGN);
-  const saBytes = chunks * CHUNK, sbBytes = chunks * nbB * CHUNK;
-  const mem = tmem(cx);
-  const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
-  const staged: StagedOperand[] = [
-    { elem: a.type.elem, regs: cx.regs(a), layout: La, shape: [M, a.type.shape[1]!], tile: aTile, offset: 0, bits: containerBits(kind.kindName, aFormat) },
-    { elem: b.type.elem, regs: cx.regs(b), layout: permuteBlocked(Lb as BlockedLayout, [1, 0]), shape: [N, b.type.shape[0]!], tile: bTile, offset: aBytes, bits: containerBits(kind.kindName, bFormat) },
-  ];
+  const ringTile = (t: StagedTile | undefined, want: SwizzledTile, transposed: boolean): void => {
+    if (t && (t.transposed !== transposed || t.rows !== want.rows || t.rowBytes !== want.rowBytes || t.swizzle !== want.swizzle)) cx.fail('a staged block-scaled operand is not the K-major swizzled tile the MMA reads');
+  };
+  ringTile(st.a, aTile, false);
+  ringTile(st.b, bTile, true);
+  // scratch: [a][b][a's scales][b's scales], each part only when not staged
+  const aBytes = st.a ? 0 : roundUp(M * K, SWIZZLE_ALIGN), bBytes = st.b ? 0 : roundUp(N * K, SWIZZLE_ALIGN);
+  const saBytes = st.sa ? 0 : chunks * CHUNK, sbBytes = st.sb ? 0 : chunks * nbB * CHUNK;
   const scratch = aBytes + bBytes + saBytes + sbBytes;
+  const mem = tmem(cx);
+  // the operands not on the ring, stored from registers (6-/4-bit ones of mxf8f6f4 repacked into
+  // padded containers through a raw area after the scratch; the ring stages 8-bit containers only)
+  const { aFormat, bFormat } = (op as Op<'dot_scaled'>).attrs;
+  const aBits = containerBits(kind.kindName, aFormat), bBits = containerBits(kind.kindName, bFormat);
+  if ((st.a && aBits !== 8) || (st.b && bBits !== 8)) cx.fail('a padded 6-/4-bit block-scaled operand reached the ring (compiler/pipeline_scaled.ts must refuse it)');
+  const staged: StagedOperand[] = [];
+  if (!st.a || !st.b) {
+    const La = cx.layoutOf(a), Lb = cx.layoutOf(b);
+    if (La.kind !== 'blocked' || Lb.kind !== 'blocked') cx.fail('block-scaled dot_scaled operands must be in blocked layouts');
+    if (!st.a) staged.push({ elem: a.type.elem, regs: cx.regs(a), layout: La, shape: [M, a.type.shape[1]!], tile: aTile, offset: 0, bits: aBits });
+    if (!st.b) staged.push({ elem: b.type.elem, regs: cx.regs(b), layout: permuteBlocked(Lb as BlockedLayout, [1, 0]), shape: [N, b.type.shape[0]!], tile: bTile, offset: aBytes, bits: bBits });
+  }
+  const total = scratch + paddedScratchBytes(staged);
 
   // a loop's resident accumulator (tcgen05_resident.ts) stays in TMEM: nothing to store or load
   const resident = residentOf(cx, op);
   const zero = !resident && zeroConst(cx, accV);
   const accIn = zero || resident ? undefined : cx.operand(op, op.operands.length - 1);
   const sm = cx.reg('b32');
-  cx.e.emitPrologue(`mov.u32 ${sm}, ${cx.smemBase(scratch + paddedScratchBytes(staged))};`);
-  // the scratch may still be read by an earlier user
-  cx.barrier();
-  stageScaledOperands(cx, sm, staged, scratch);
-  const saBase = cx.reg('b32'), sbBase = cx.reg('b32');
-  cx.emit(`add.u32 ${saBase}, ${sm}, ${aBytes + bBytes};`);
-  cx.emit(`add.u32 ${sbBase}, ${sm}, ${aBytes + bBytes + saBytes};`);
-  if (G % 4 !== 0 || N % 128 !== 0) {
-    // bytes no scale lands in are copied too: zero them first (one word a thread a round)
-    const words = (saBytes + sbBytes) / 4, T = cx.numWarps * 32;
+  if (total) {
+    cx.e.emitPrologue(`mov.u32 ${sm}, ${cx.smemBase(total)};`);
+    // the scratch may still be read by an earlier user
+    cx.barrier();
+  }
+  const at = (t: StagedTile | undefined, off: number): string => {
+    if (t) return t.base;
+    const r = cx.reg('b32');
+    cx.emit(`add.u32 ${r}, ${sm}, ${off};`);
+    return r;
+  };
+  const aBase = at(st.a, 0), bBase = at(st.b, aBytes);
+  const saBase = at(st.sa, aBytes + bBytes), sbBase = at(st.sb, aBytes + bBytes + saBytes);
+  if (staged.length) stageScaledOperands(cx, sm, staged, scratch);
+  if ((saBytes || sbBytes) && (G % 4 !== 0 || N % 128 !== 0)) {
+    // bytes no scale lands in are copied too: zero them first (one word a thread a round); the
+    // scratch's scale parts are its last bytes
+    const from = aBytes + bBytes, words = (saBytes + sbBytes) / 4, T = cx.numWarps * 32;
     const { tid } = cx.thread();
     const w = cx.reg('b32'), p = cx.reg('pred'), z = cx.reg('b32');
     cx.emit(`mov.b32 ${z}, 0;`);
     for (let i = 0; i < words; i += T) {
       cx.emit(`add.u32 ${w}, ${tid}, ${i};`);
       cx.emit(`setp.lt.u32 ${p}, ${w}, ${words};`);
-      cx.emit(`mad.lo.u32 ${w}, ${w}, 4, ${saBase};`);
-      cx.emit(`@${p} st.shared.b32 [${w}], ${z};`);
+      cx.emit(`mad.lo.u32 ${w}, ${w}, 4, ${sm};`);
+      cx.emit(`@${p} st.shared.b32 [${w}${from ? `+${from}` : ''}], ${z};`);
     }
     cx.barrier();
   }
   // ue4m3: dotScaled ignores the sign bit; the MMA faults on it (its scales are unsigned)
   const mask = kind.ue4m3 ? 0x7f : 0xff;
-  storeScales(cx, sa, saBase, 1, mask);
-  storeScales(cx, sb, sbBase, nbB, mask);
-  // generic-proxy shared stores -> the async proxy tcgen05.cp and tcgen05.mma read through
+  if (!st.sa) storeScales(cx, sa, saBase, 1, mask);
+  if (!st.sb) storeScales(cx, sb, sbBase, nbB, mask);
+  // generic-proxy shared stores (st.shared here, cp.async in the ring) -> the async proxy
+  // tcgen05.cp and tcgen05.mma read through
   cx.emit('fence.proxy.async.shared::cta;');
   const rows = tmemRows(cx, M, N);
   if (accIn) storeAcc(cx, rows, accIn, 'f32');
@@ -201,10 +226,8 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
       cx.emit(`@${one} tcgen05.cp.cta_group::1.32x128b.warpx4 [${col(sbCol(j) + 4 * h)}], ${chunkDesc(cx, sb2)};`);
     }
   }
-  const descA = emitTcgen05Desc(cx, sm, aTile, false);
-  const bAddr = cx.reg('b32');
-  cx.emit(`add.u32 ${bAddr}, ${sm}, ${aBytes};`);
-  const descB = emitTcgen05Desc(cx, bAddr, bTile, false);
+  const descA = emitTcgen05Desc(cx, aBase, aTile, false);
+  const descB = emitTcgen05Desc(cx, bBase, bTile, false);
   // MMA kk reads groups perMma*kk.. : scale factor id (its first byte in the cell) and chunk
   const ids = new Map<number, string>();
   const idOf = (id: number): string => {
@@ -233,6 +256,8 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   }
   const { bar, phase } = mmaBarrier(cx);
   commitAndWait(cx, one, bar, phase, resident?.started, 'mma_scaled_wait');
+  // the copies and MMAs have read the ring's stage: it may be overwritten
+  for (const t of [st.a, st.b, st.sa, st.sb]) t?.release?.();
   // resident: the value in registers is not read (tcgen05_resident.ts loads the loop's result)
   cx.define(op.results[0]!, resident ? cx.regs(accV) : loadAcc(cx, rows, 'f32'));
 }
