@@ -47,8 +47,12 @@ export function storeATmem(cx: Lowering, a: Value, col: number, k: number): (kk:
   const rows = tmemRows(cx, M, K / 2);
   for (const [c, n] of rows.chunks) {
     const words = Array.from({ length: n }, (_, j) => {
+      const [lo, hi] = [reg(2 * (c + j)), reg(2 * (c + j) + 1)];
+      // a pair rounded by one cvt.rn.{f16,bf16}x2.f32 (lower_cast.ts castPairs) is stored as its word
+      const had = cx.wordOf(lo, hi);
+      if (had) return had;
       const w = cx.reg('b32');
-      cx.emit(`mov.b32 ${w}, {${reg(2 * (c + j))}, ${reg(2 * (c + j) + 1)}};`);
+      cx.emit(`mov.b32 ${w}, {${lo}, ${hi}};`);
       return w;
     });
     cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${n}.b32 [${rows.at(col + c)}]${rows.split ? `, ${rows.split}` : ''}, {${words.join(', ')}};`);
