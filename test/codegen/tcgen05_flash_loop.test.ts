@@ -6,6 +6,12 @@
 //                 half rounding goes in pairs along the row (cvt.rn.{f16,bf16}x2.f32, lower_cast.ts
 //                 castPairs) and tcgen05.st stores those words (tcgen05_tmem_a.ts), no scalar cvt
 //                 and no repacking
+//   MMA issue     the descriptors, k-step offsets, MMAs and commit of both dots are the elected
+//                 thread's: the other warps branch past them (tcgen05_issue.ts)
+//   TMEM rows     each thread's row address in tensor memory (its warp's lane quarter) and P's
+//                 columns are computed once, in the prologue (tcgen05_row_addr.ts)
+//   back edge     acc * alpha + P V and l * alpha + sum(p) are written into acc's and l's own
+//                 registers (lower_elementwise.ts, in place): the back edge copies m_i alone
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import type { KernelDef } from '../../src/lang/index.js';
@@ -39,5 +45,38 @@ describe.each(['f16', 'bf16'] as const)('flash attention\'s key loop on sm_100a 
     expect(count(loop, new RegExp(`cvt\\.rn\\.${t}x2\\.f32`)), 'pairs').toBe(perThread / 2);
     expect(count(loop, new RegExp(`cvt\\.rn\\.${t}\\.f32`)), 'scalar roundings').toBe(0);
     expect(count(loop, /mov\.b32 %r\d+, \{%h\d+, %h\d+\}/), 'halves packed again').toBe(0);
+  });
+});
+
+/** The loop without its MMA-issue regions (`@!p bra.uni $L_mma_issued_n` up to that label): what warps 1.. run. */
+function outsideIssue(loop: string): { rest: string; regions: string[] } {
+  const regions: string[] = [];
+  const rest = loop.replace(/^\s*@!%p\d+ bra\.uni (\$L_mma_issued_\d+);\n([\s\S]*?)^\1:$/gm, (_m, _l, body: string) => {
+    regions.push(body);
+    return '';
+  });
+  return { rest, regions };
+}
+
+describe.each(['f16', 'bf16'] as const)('flash attention\'s key loop on sm_100a (%s): the MMA issue', (t) => {
+  it.each(CONFIGS)('BM $BM, BN $BN, D $D, $numWarps warps: warps other than 0 branch past both dots\' descriptors, MMAs and commits', (c) => {
+    const { rest, regions } = outsideIssue(loopOf(flashPtx(t, c)));
+    expect(regions.length, 'S = Q K^T and P V').toBe(2);
+    expect(count(regions.join('\n'), /tcgen05\.mma\./), 'MMAs: a k-step of 16 each').toBe(c.D / 16 + c.BN / 16);
+    expect(count(regions.join('\n'), /tcgen05\.commit\./)).toBe(2);
+    for (const re of [/tcgen05\.mma\./, /tcgen05\.commit\./, /mov\.b64 %rd\d+, \{/, /add\.s64/]) expect(count(rest, re), `${re} outside the issue`).toBe(0);
+    // every thread waits for the commits and reads S and the P V product back
+    expect(count(rest, /mbarrier\.try_wait/)).toBe(2);
+    expect(count(rest, /tcgen05\.ld\./)).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe.each(['f16', 'bf16'] as const)('flash attention\'s key loop on sm_100a (%s): loop-invariant and carried registers', (t) => {
+  it.each(CONFIGS)('BM $BM, BN $BN, D $D, $numWarps warps: no TMEM row address computed in the loop; the back edge copies m_i only', (c) => {
+    const loop = loopOf(flashPtx(t, c));
+    // the lane quarter (32 * (w % 4)) << 16 of a row address
+    expect(count(loop, /shl\.b32 %r\d+, %r\d+, 21;/), 'row addresses').toBe(0);
+    // m_i: one row a thread, one register; acc (D / 2 or D / (numWarps / 4) columns) and l_i: none
+    expect(count(loop, /^\s*mov\.b32 %f\d+, %f\d+;/), 'f32 copies').toBe(1);
   });
 });
