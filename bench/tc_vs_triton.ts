@@ -283,7 +283,6 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
     ? 'numStages: passed to both compilers as each row asks.\n'
     : 'numStages: this Tessera build has no software pipelining (compile() ignores numStages: the PTX for 1 and 3 is\n'
       + 'the same), so it is not passed and Triton is compiled with num_stages=1 too; rows say what they asked for.\n');
-  if (target === 'sm_100a') out('flash_fwd rows left out: Triton\'s cc 100 kernel puts an M = 64 accumulator at TMEM lane 16, which the sim does not run yet.\n');
   out('"per loop iter": one program run with twice the k-steps (key blocks) minus one run with the base count, per extra iteration.\n');
   const rows: Row[] = [];
   // TC_KEEP=DIR keeps both PTX (and cubins) of every row there, for diffing the loops

@@ -144,6 +144,21 @@ export class Lowering {
     }
     return this.useCounts.get(v.id) === 1;
   }
+  /**
+   * The registers an `n`-slot result of `op` may be written into in place: operand `i`'s own
+   * (mayClobber, read unconverted, one a slot, not a splat). The result then owns them (its one
+   * consumer in the block may overwrite them again), so a loop-carried value updated by a chain
+   * of per-element ops is yielded in its own registers and the back edge copies nothing
+   * (lower_elementwise.ts `binary`). Undefined where they may not be.
+   */
+  clobberOperand(op: Op, i: number, n: number): string[] | undefined {
+    const v = op.operands[i]!;
+    if (!this.mayClobber(op, i)) return undefined;
+    const regs = this.operand(op, i);
+    if (regs !== this.regs(v) || regs.length !== n || op.results.length !== 1) return undefined;
+    this.owned.set(op.results[0]!.id, this.owned.get(v.id)!);
+    return regs;
+  }
   /** Records that the four byte registers `b` (lowest byte first) were unpacked from `word`. */
   noteByteWord(b: readonly string[], word: string): void {
     this.words.set(b.join(','), word);

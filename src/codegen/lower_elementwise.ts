@@ -46,11 +46,12 @@ export function movConst(cx: Lowering, t: ElemType, dst: string, v: number | big
   else cx.emit(`${movFor(t)} ${dst}, ${immediate(t, v)};`);
 }
 
-export const perElem = (cx: Lowering, op: Op, fn: (dst: string, srcs: string[]) => void): void => {
+/** Applies `fn` to every slot of `op`'s result: into fresh registers, or into `into` (one a slot). */
+export const perElem = (cx: Lowering, op: Op, fn: (dst: string, srcs: string[]) => void, into?: string[]): void => {
   const r = op.results[0]!;
   const ins = op.operands.map((_, i) => cx.operand(op, i));
   const n = cx.slots(r).length;
-  const out = cx.newRegs(r.type.elem, n);
+  const out = into ?? cx.newRegs(r.type.elem, n);
   for (let k = 0; k < n; k++) fn(out[k]!, ins.map((rs) => rs[rs.length === 1 ? 0 : k]!));
   cx.define(r, out);
 };
@@ -144,9 +145,25 @@ function intBinary(cx: Lowering, fn: BinaryFn, t: ElemType, d: string, a: string
   normalize(cx, t, d);
 }
 
+/** f32 ops of one instruction a slot (it reads its sources before writing): safe to run in place. */
+const IN_PLACE: ReadonlySet<BinaryFn> = new Set<BinaryFn>(['add', 'sub', 'mul', 'div', 'min', 'max']);
+
+/**
+ * An f32 binary op may write into an operand's registers when it is that operand's only use and the
+ * operand owns them (a loop-carried value, or such an op's result: Lowering.clobberOperand). In flash
+ * attention `acc * alpha + P V` and `l * alpha + sum(p)` then land in acc's and l's registers, and the
+ * loop's back edge copies nothing for them.
+ */
+function inPlaceOut(cx: Lowering, op: Op, fn: BinaryFn, t: ElemType): string[] | undefined {
+  if (t !== 'f32' || !IN_PLACE.has(fn)) return undefined;
+  const n = cx.slots(op.results[0]!).length;
+  return cx.clobberOperand(op, 0, n) ?? cx.clobberOperand(op, 1, n);
+}
+
 const binary: Rule = (cx, op) => {
   const { fn, precise } = (op as Op<'binary'>).attrs;
   const t = elemOf(op);
+  const into = inPlaceOut(cx, op, fn, t);
   perElem(cx, op, (d, [a, b]) => {
     if (t === 'bool') {
       const m = { and: 'and', or: 'or', xor: 'xor' }[fn as string];
@@ -160,7 +177,7 @@ const binary: Rule = (cx, op) => {
       return fromF32(cx, t, f, d);
     }
     intBinary(cx, fn, t, d, a!, b!);
-  });
+  }, into);
 };
 
 const CMP: Record<CmpPred, { int: string; float: string }> = {

@@ -117,14 +117,18 @@ function castPairs(cx: Lowering, op: Op, to: 'f16' | 'bf16'): boolean {
   const b = blockedOf(l);
   if (!b || src.length === 1) return false;
   const slots = cx.slots(r);
-  const d = b.order[0]!;
   const at = new Map(slots.map((s, i) => [s.off.join(','), i]));
-  const partner = (i: number): number | undefined => {
+  const partnerAlong = (d: number) => (i: number): number | undefined => {
     const off = slots[i]!.off;
     if (off[d]! % 2 !== 0) return undefined;
     return at.get(off.map((o, k) => (k === d ? o + 1 : o)).join(','));
   };
-  if (!slots.some((_, i) => partner(i) !== undefined)) return false;
+  // pairs along the fastest dim with neighbours in a thread: order[0] first; the tcgen05
+  // accumulator layout (order [0, 1], a row a thread) pairs along its row (tcgen05_tmem_a.ts packs
+  // P's pairs into the words it stores to tensor memory)
+  const d = b.order.find((dd) => slots.some((_, i) => partnerAlong(dd)(i) !== undefined));
+  if (d === undefined) return false;
+  const partner = partnerAlong(d);
   const out = cx.newRegs(to, slots.length);
   const done = new Set<number>();
   slots.forEach((_, i) => {

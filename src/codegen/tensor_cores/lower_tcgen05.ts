@@ -30,11 +30,13 @@ import { SWIZZLE_ALIGN, swizzleFor } from '../smem/smem_swizzle.js';
 import { stagedTile } from '../smem/staged.js';
 import { stagedOperand, zeroConst, type SmemOperand } from './mma_smem_operand.js';
 import { emitTcgen05Desc, instrDesc } from './tcgen05_desc.js';
-import { accBase, isTcgen05Dot, tmem } from './tmem_alloc.js';
+import { isTcgen05Dot, tmem } from './tmem_alloc.js';
 import { residentOf } from './tcgen05_resident.js';
 import { inflightOf } from './tcgen05_inflight.js';
 import { storeATmem, tmemACols } from './tcgen05_tmem_a.js';
 import { hoistedTcgen05A } from './tcgen05_a_hoist.js';
+import { skipToIssueEnd } from './tcgen05_issue.js';
+import { rowAddresses } from './tcgen05_row_addr.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 import { tcgen05ReadsMnMajor } from '../../compiler/ring_8bit_tcgen05.js';
 
@@ -127,11 +129,14 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   cx.barrier();
   cx.emit('tcgen05.fence::after_thread_sync;');
 
+  // the MMAs' descriptors, issue and commit are the elected thread's: warps other than its
+  // (warp 0) branch past them (tcgen05_issue.ts), as Triton's cc 100 kernels do
+  const pair = flight?.pair;
+  const issue = pair ? undefined : skipToIssueEnd(cx, mem.warp0);
   const descA = A && emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
   const descB = emitTcgen05Desc(cx, B.tile.base, B.tile, B.mnMajor);
   const idesc = cx.reg('b32');
   // a CTA pair's MMA (pipeline/tcgen05_pair.ts) is M 256: this CTA's 128 rows and the peer's
-  const pair = flight?.pair;
   const group = pair ? 2 : 1;
   cx.emit(`mov.b32 ${idesc}, 0x${instrDesc(kind, pair ? 2 * M : M, N, !!A?.mnMajor, B.mnMajor).toString(16)};`);
   const acc = cx.reg('pred');
@@ -149,12 +154,13 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   if (flight) {
     if (pair) cx.emit(`@${one} tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [${flight.commitTo}], ${pair.mask}; // the stage's empty barrier in both CTAs`);
     else cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${flight.commitTo}]; // the stage's empty barrier`);
+    issue?.();
     cx.emit(`setp.ne.b32 ${resident!.started}, 1, 0;`);
     cx.define(r, cx.regs(op.operands[2]!));
     return true;
   }
   const { bar, phase } = mb!;
-  commitAndWait(cx, one, bar, phase, resident?.started, 'mma_wait');
+  commitAndWait(cx, one, bar, phase, resident?.started, 'mma_wait', issue);
   // the MMAs have read their ring stages: the ring may overwrite them
   sa?.release?.();
   sb?.release?.();
@@ -187,8 +193,9 @@ export interface TmemRows {
  * flips it, then orders its later tcgen05 accesses after the MMAs. `started` (a resident
  * accumulator's flag) is set after the commit: the next MMA accumulates.
  */
-export function commitAndWait(cx: Lowering, one: string, bar: string, phase: string, started: string | undefined, label: string): void {
+export function commitAndWait(cx: Lowering, one: string, bar: string, phase: string, started: string | undefined, label: string, issueEnd?: () => void): void {
   cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${bar}];`);
+  issueEnd?.(); // the other warps' branch past the issue lands here
   if (started) cx.emit(`setp.ne.b32 ${started}, 1, 0;`);
   const loop = cx.e.label(label);
   const done = cx.reg('pred');
@@ -203,26 +210,12 @@ export function tmemRows(cx: Lowering, M: number, N: number): TmemRows {
   const wn = cx.numWarps / 4;
   const half = M === 64;
   const cols = half ? N / 2 : N / wn;
-  const { warp } = cx.thread();
-  const rowAddr = cx.reg('b32');
-  const q = cx.reg('b32');
-  cx.emit(`and.b32 ${q}, ${warp}, 3;`);
-  cx.emit(`shl.b32 ${q}, ${q}, 21;`); // (32 * (w % 4)) << 16
-  cx.emit(`add.u32 ${rowAddr}, ${accBase(cx)}, ${q};`);
-  if (wn > 1) {
-    const h = cx.reg('b32');
-    cx.emit(`shr.u32 ${h}, ${warp}, 2;`);
-    cx.emit(`mad.lo.u32 ${rowAddr}, ${h}, ${cols}, ${rowAddr};`);
-  }
+  // rows addressed from the allocation's start are loop-invariant: computed once, in the prologue
+  // (tcgen05_row_addr.ts); from a buffer register that changes (setAccBase), here
+  const row = rowAddresses(cx, wn, cols);
   const chunks: [number, number][] = [];
   for (let c = 0; c < cols; c += MAX_X) chunks.push([c, Math.min(MAX_X, cols - c)]);
-  const at = (c: number): string => {
-    if (c === 0) return rowAddr;
-    const t = cx.reg('b32');
-    cx.emit(`add.u32 ${t}, ${rowAddr}, ${c};`);
-    return t;
-  };
-  return { at, chunks, shape: half ? '16x32bx2' : '32x32b', split: half ? N / 2 : 0 };
+  return { at: row, chunks, shape: half ? '16x32bx2' : '32x32b', split: half ? N / 2 : 0 };
 }
 
 /**

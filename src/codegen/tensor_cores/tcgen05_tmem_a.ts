@@ -18,7 +18,7 @@ import type { Op, Value } from '../../ir/ops.js';
 import { isTcgen05Layout } from '../../compiler/tcgen05_kinds.js';
 import type { Lowering } from '../context.js';
 import { tmemRows } from './lower_tcgen05.js';
-import { accBase } from './tmem_alloc.js';
+import { tmemColumn } from './tcgen05_row_addr.js';
 
 /**
  * The TMEM columns dot `op`'s A takes when it is read from tensor memory, or 0 (A goes through
@@ -47,25 +47,22 @@ export function storeATmem(cx: Lowering, a: Value, col: number, k: number): (kk:
   const rows = tmemRows(cx, M, K / 2);
   for (const [c, n] of rows.chunks) {
     const words = Array.from({ length: n }, (_, j) => {
+      const [lo, hi] = [reg(2 * (c + j)), reg(2 * (c + j) + 1)];
+      // a pair rounded by one cvt.rn.{f16,bf16}x2.f32 (lower_cast.ts castPairs) is stored as its word
+      const had = cx.wordOf(lo, hi);
+      if (had) return had;
       const w = cx.reg('b32');
-      cx.emit(`mov.b32 ${w}, {${reg(2 * (c + j))}, ${reg(2 * (c + j) + 1)}};`);
+      cx.emit(`mov.b32 ${w}, {${lo}, ${hi}};`);
       return w;
     });
     cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${n}.b32 [${rows.at(col + c)}]${rows.split ? `, ${rows.split}` : ''}, {${words.join(', ')}};`);
   }
   cx.emit('tcgen05.wait::st.sync.aligned;');
-  const base = tmemBase(cx, col);
+  const base = tmemColumn(cx, col);
   return (kk) => {
     if (kk === 0) return base;
     const t = cx.reg('b32');
     cx.emit(`add.u32 ${t}, ${base}, ${(kk * k) / 2};`);
     return t;
   };
-}
-
-/** The allocation's address (lane 0) plus `col` columns. */
-function tmemBase(cx: Lowering, col: number): string {
-  const t = cx.reg('b32');
-  cx.emit(`add.u32 ${t}, ${accBase(cx)}, ${col};`);
-  return t;
 }
