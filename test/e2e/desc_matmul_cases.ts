@@ -12,8 +12,8 @@ import { bf16Array, f16Array } from '../../src/ir/half.js';
 import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
-import { lcg } from './helpers.js';
-import { launchInPlace, matmulF64 } from './ptx_in_place.js';
+import { lcg, matmulF64 } from './helpers.js';
+import { launchInPlace } from './ptx_in_place.js';
 
 export type Half = 'f16' | 'bf16';
 

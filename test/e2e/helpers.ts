@@ -144,6 +144,17 @@ export const randF32 = (n: number, seed: number, lo = -2, hi = 2): Float32Array 
   return Float32Array.from({ length: n }, () => lo + (hi - lo) * r());
 };
 
+/** C = A B in f64, A [M, K] and B [K, N] row-major: the reference of the matmul tests. */
+export function matmulF64(a: ArrayLike<number>, b: ArrayLike<number>, M: number, N: number, K: number): Float64Array {
+  const c = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+    let s = 0;
+    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
+    c[i * N + j] = s;
+  }
+  return c;
+}
+
 export type Buf = ArrayBufferView & { readonly length: number; readonly byteLength: number };
 
 export const CTOR: Record<DType, new (n: number) => Buf> = {

@@ -7,8 +7,8 @@
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import type { MulticastSabotage } from '../../src/codegen/async/tma_multicast.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
-import { randF32 } from './helpers.js';
-import { launchInPlace, matmulF64 } from './ptx_in_place.js';
+import { matmulF64, randF32 } from './helpers.js';
+import { launchInPlace } from './ptx_in_place.js';
 import { wsMatmul } from './ws_cases.js';
 
 type Dims = [number, number, number];

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import type { CompileResult } from '../../src/compile/compile.js';
 import { f16ToFloat32 } from '../../src/ir/half.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
-import { simDevice } from './helpers.js';
+import { matmulF64, simDevice } from './helpers.js';
 
 type Dims = readonly [number, number, number];
 
@@ -41,17 +41,6 @@ export function launchInPlace<T extends ArrayBufferView>(r: CompileResult, ptx: 
       for (const b of bufs) if (b) dev.free(b);
     } catch { /* the context a fault ended: its fault is what the caller sees */ }
   }
-}
-
-/** C = A B in f64, A [M, K] and B [K, N] row-major. */
-export function matmulF64(a: ArrayLike<number>, b: ArrayLike<number>, M: number, N: number, K: number): Float64Array {
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
 }
 
 /** How a result is judged wrong: any f32 bit off the reference, or outside a relative tolerance (NaN included). */
