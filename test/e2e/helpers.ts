@@ -131,6 +131,17 @@ export function runSimCompiled(func: Func, args: readonly LaunchArg[], grid: num
   }
 }
 
+/** The PTX the sim device compiles for these arguments (its own specialization: the same cached result it launches). */
+export function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): string {
+  const cx: Record<string, number | boolean> = {};
+  for (const n of k.def.constexprNames) cx[n] = args[n] as number | boolean;
+  const positional = k.def.runtimeParams.map((p) => {
+    const v = args[p.name];
+    return (v instanceof HostArray ? v.data : v) as LaunchArg;
+  });
+  return simDevice().compile(k.trace(cx), numWarps, positional, numStages).ptx;
+}
+
 // ---- data -------------------------------------------------------------------------------------
 
 /** A small LCG so inputs are deterministic without hard-coding them. */
