@@ -10,13 +10,10 @@
 // The `ws` rows: the same kernels with `warpSpecialize: true` (codegen/pipeline/ws_tcgen05.ts: a
 // load warp, an MMA warp, the kernel's warps as the epilogue) beside Triton's with
 // `tl.range(..., warp_specialize=True)`.
-import { join } from 'node:path';
-import { compile, type CompileResult } from '../src/compile/compile.js';
-import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
+import { compile } from '../src/compile/compile.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
-import type { WsTools } from './tc_ws.js';
+import { count, figureTable, forPtxas13, simMatmul, simNote, tmemColumns, tritonFailed, type Row, type WsTools } from './tc_figure_table.js';
 import { wsMatmul, wsMatmulBT8 } from './ws_kernels.js';
-import { f8e4m3Array, f8e4m3ToFloat32 } from '../src/ir/fp8.js';
 
 const STAGES = 3;
 /** The rows: 128 x 128 on 4 warps (TMEM 128 columns) and 128 x 256 on 8 (256 columns). */
@@ -69,42 +66,6 @@ const signature = (t: Tile): Record<string, string> => (t.dtype === 'f16' ? {
   K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr',
 });
 
-const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;
-const tmemColumns = (ptx: string): string => /tcgen05\.alloc\.cta_group::1\.sync\.aligned\.shared::cta\.b32 \[[^\]]+\], (\d+);/.exec(ptx)?.[1] ?? '-';
-
-/** One tile on the sim, K = 512: max relative error vs f64 JS and warp instructions. */
-function simRun(sim: NativeRuntimeDevice, r: CompileResult, t: Tile): { err: number; warpInstrs?: number } {
-  const [M, N, K] = [t.BM, t.BN, 512];
-  let x = 11;
-  const rnd = (n: number): Float32Array => Float32Array.from({ length: n }, () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32) * 4 - 2);
-  const fp8 = t.dtype === 'e4m3';
-  // e4m3: a [M, K] and bt [N, K] codes of values in [-2, 2)
-  const a = fp8 ? f8e4m3Array(rnd(M * K)) : f16Array(rnd(M * K)), b = fp8 ? f8e4m3Array(rnd(N * K)) : f16Array(rnd(K * N));
-  const dev = sim.native;
-  const [ba, bb, bc] = [dev.alloc(a.byteLength), dev.alloc(b.byteLength), dev.alloc(M * N * 4)];
-  try {
-    dev.upload(ba, a);
-    dev.upload(bb, b);
-    dev.launch(r, [ba, bb, bc, M, N, K], [1, 1, 1]);
-    dev.synchronize();
-    const warpInstrs = dev.simCounters()?.warpInstructions;
-    const c = new Float32Array(M * N);
-    dev.download(bc, c);
-    const [fa, fb] = fp8 ? [f8e4m3ToFloat32(a as Uint8Array), f8e4m3ToFloat32(b as Uint8Array)] : [f16ToFloat32(a as Uint16Array), f16ToFloat32(b as Uint16Array)];
-    let worst = 0, scale = 0;
-    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-      let s = 0;
-      for (let k = 0; k < K; k++) s += fa[i * K + k]! * (fp8 ? fb[j * K + k]! : fb[k * N + j]!);
-      scale = Math.max(scale, Math.abs(s));
-      const d = Math.abs(c[i * N + j]! - s);
-      worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
-    }
-    return { err: worst / Math.max(scale, 1e-30), ...(warpInstrs !== undefined ? { warpInstrs } : {}) };
-  } finally {
-    for (const p of [ba, bb, bc]) dev.free(p);
-  }
-}
-
 /** Prints the rows; sets process.exitCode = 1 when Tessera's result is wrong. */
 export function benchRing(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): void {
   out(`\nring_matmul (descriptor loads on the TMA ring, tcgen05 MMAs in flight): f16 (e4m3: b as B^T, transposed in the loop) in, f32 out, numStages ${STAGES}; figures from ptxas -arch sm_100a, no GPU\n`);
@@ -114,23 +75,20 @@ export function benchRing(out: (s: string) => void, sim: NativeRuntimeDevice, to
     return t.ws ? plain.replace('range(0, tl.cdiv(K, BK))', 'tl.range(0, tl.cdiv(K, BK), warp_specialize=True)') : plain;
   };
   const tri = tools.triton(TILES.map((t) => ({ key: key(t), name: t.dtype === 'f16' ? 'ws_matmul' : 'ws_matmul_bt', src: src(t), signature: signature(t), constexprs: { BM: t.BM, BN: t.BN, BK: t.BK }, num_warps: t.numWarps, num_stages: STAGES })));
-  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
-  out(`  ${'kernel'.padEnd(40)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'mma'.padStart(5)}${'TMA'.padStart(5)}${'TMEM'.padStart(6)}${'waits'.padStart(7)}  sim (one tile, K 512)\n`);
+  if (tri instanceof Error) out(tritonFailed(tri));
+  const rows = figureTable(out, tools, 40, [
+    { head: 'mma', width: 5, cell: (ptx) => count(ptx, /tcgen05\.mma\.cta_group/) },
+    { head: 'TMA', width: 5, cell: (_, f) => f.tma },
+    { head: 'TMEM', width: 6, cell: tmemColumns },
+    { head: 'waits', width: 7, cell: (ptx) => count(ptx, /mbarrier\.try_wait/) },
+  ], 'sim (one tile, K 512)');
   for (const t of TILES) {
     const label = `${t.dtype} ${t.BM}x${t.BN}x${t.BK} ${t.numWarps}w${t.ws ? ' ws' : ''}`;
     const ours = compile((t.dtype === 'f16' ? wsMatmul : wsMatmulBT8).trace({ BM: t.BM, BN: t.BN, BK: t.BK, WS: t.ws }), { target: 'sm_100a', numWarps: t.numWarps, numStages: STAGES, ptxas: false });
-    const rows: [string, string | undefined, number, string][] = [[`tessera ${label}`, ours.ptx, ours.metadata.sharedBytes, `tessera_${key(t)}`]];
-    if (!(tri instanceof Error)) rows.push([`triton ${tri.version} ${label}`, tri.ptx[key(t)]?.replace(/^\.version 9\.\d+$/m, '.version 9.0'), tri.shared[key(t)]!, `triton_${key(t)}`]);
-    for (const [name, ptx, shared, file] of rows) {
-      if (!ptx) continue;
-      const f = tools.figures(ptx, shared, join(tools.dir, file));
-      let run = 'n/a';
-      if (name.startsWith('tessera')) {
-        const s = simRun(sim, ours, t);
-        if (!(s.err <= 1e-5)) process.exitCode = 1;
-        run = `vs JS ${s.err.toExponential(1)}${s.err <= 1e-5 ? '' : ' MISMATCH'}, warp instructions ${s.warpInstrs ?? 'n/a'}`;
-      }
-      out(`  ${name.padEnd(40)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(count(ptx, /tcgen05\.mma\.cta_group/)).padStart(5)}${String(f.tma).padStart(5)}${tmemColumns(ptx).padStart(6)}${String(count(ptx, /mbarrier\.try_wait/)).padStart(7)}  ${run}\n`);
-    }
+    // one tile on the sim, K = 512 (e4m3: a [M, K] and bt [N, K])
+    const sim1 = (): string => simNote(simMatmul(sim, ours, { M: t.BM, N: t.BN, K: 512, seed: 11, grid: [1, 1, 1], e4m3BT: t.dtype === 'e4m3' }));
+    const pair: Row[] = [{ name: `tessera ${label}`, ptx: ours.ptx, shared: ours.metadata.sharedBytes, file: `tessera_${key(t)}`, note: sim1 }];
+    if (!(tri instanceof Error)) pair.push({ name: `triton ${tri.version} ${label}`, ptx: forPtxas13(tri.ptx[key(t)]), shared: tri.shared[key(t)]!, file: `triton_${key(t)}`, note: () => 'n/a' });
+    rows(pair);
   }
 }

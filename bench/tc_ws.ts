@@ -9,8 +9,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compile, type CompileResult } from '../src/compile/compile.js';
-import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
+import { count, figureTable, simMatmul, tritonFailed, type Column, type Row, type WsTools } from './tc_figure_table.js';
 import { persistentWsMatmul, persistentWsMatmulBT8, wsMatmul } from './ws_kernels.js';
 import { clusterPersistentWsMatmul } from './ws_cluster_kernels.js';
 
@@ -38,16 +38,8 @@ const TRITON_SIGNATURE = {
   K: 'i32', BM: 'constexpr', BN: 'constexpr', BK: 'constexpr',
 };
 
-export interface WsTools {
-  readonly dir: string;
-  readonly ptxas: string;
-  /** Static figures of one PTX (tc_vs_triton.ts staticFigures). */
-  figures(ptx: string, shared: number, file: string): { registers: number; spills: number; shared: number; sass?: number; wgmma: number; tma: number };
-  /** Triton's PTX and shared bytes for these kernels (tc_triton.py). */
-  triton(kernels: { key: string; name: string; src: string; signature: Record<string, string>; constexprs: Record<string, number | string>; num_warps: number; num_stages: number; divisible?: string[]; gluon?: boolean; num_ctas?: number }[]): { version: string; ptx: Record<string, string>; shared: Record<string, number> } | Error;
-}
+export type { WsTools } from './tc_figure_table.js';
 
-const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;
 const structure = (ptx: string): string => {
   const inc = /setmaxnreg\.inc\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1], dec = /setmaxnreg\.dec\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1];
   const threads = /\.reqntid (\d+)/.exec(ptx)?.[1] ?? '?';
@@ -58,41 +50,9 @@ const structure = (ptx: string): string => {
   return `${threads} threads, setmaxnreg ${dec || inc ? `dec ${dec ?? '-'} / inc ${inc ?? '-'}` : 'none'}, ${count(ptx, /mbarrier\.try_wait/)} mbarrier wait sites${mc}`;
 };
 
-/**
- * Runs Tessera's kernel once on the sim (one 128x256 tile, K = 512; `clusterM` tiles along M in
- * one cluster): max relative error vs f64 JS and warp instructions per tile.
- */
-function simRun(sim: NativeRuntimeDevice, r: CompileResult, clusterM = 1): { err: number; warpInstrs?: number; loads?: number } {
-  const [M, N, K] = [TILE.BM * clusterM, TILE.BN, 512];
-  let x = 7;
-  const rnd = (n: number): Float32Array => Float32Array.from({ length: n }, () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32) * 4 - 2);
-  const a = f16Array(rnd(M * K)), b = f16Array(rnd(K * N));
-  const dev = sim.native;
-  const [ba, bb, bc] = [dev.alloc(a.byteLength), dev.alloc(b.byteLength), dev.alloc(M * N * 4)];
-  try {
-    dev.upload(ba, a);
-    dev.upload(bb, b);
-    dev.launch(r, [ba, bb, bc, M, N, K], [clusterM, 1, 1], clusterM > 1 ? { cluster: [clusterM, 1, 1] } : {});
-    dev.synchronize();
-    const ctr = dev.simCounters();
-    const warpInstrs = ctr ? ctr.warpInstructions / clusterM : undefined;
-    const loads = ctr ? ctr.globalLoadRequests / clusterM : undefined;
-    const c = new Float32Array(M * N);
-    dev.download(bc, c);
-    const [fa, fb] = [f16ToFloat32(a), f16ToFloat32(b)];
-    let worst = 0, scale = 0;
-    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-      let s = 0;
-      for (let k = 0; k < K; k++) s += fa[i * K + k]! * fb[k * N + j]!;
-      scale = Math.max(scale, Math.abs(s));
-      const d = Math.abs(c[i * N + j]! - s);
-      worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
-    }
-    return { err: worst / Math.max(scale, 1e-30), ...(warpInstrs !== undefined ? { warpInstrs } : {}), ...(loads !== undefined ? { loads } : {}) };
-  } finally {
-    for (const p of [ba, bb, bc]) dev.free(p);
-  }
-}
+/** The columns after ptxas's of both tables here: what the PTX holds. */
+const WGMMA_TMA: readonly Column[] = [{ head: 'wgmma', width: 7, cell: (_, f) => f.wgmma }, { head: 'TMA', width: 5, cell: (_, f) => f.tma }];
+const row = ([name, ptx, shared, file]: [string, string | undefined, number, string]): Row => ({ name, ptx, shared, file, note: structure });
 
 /** Prints the row; sets process.exitCode = 1 when Tessera's result is wrong. */
 export function benchWs(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): void {
@@ -107,14 +67,9 @@ export function benchWs(out: (s: string) => void, sim: NativeRuntimeDevice, tool
   const omc = compile(wsMatmul.trace({ ...cx, WS: false }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false, clusterDims: [2, 1, 1] });
   rows.push(['tessera warpSpecialize', ows.ptx, ows.metadata.sharedBytes, 'tessera_ws'], ['tessera plain', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_plain'],
     ['tessera plain, 2x1 multicast', omc.ptx, omc.metadata.sharedBytes, 'tessera_multicast']);
-  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
+  if (tri instanceof Error) out(tritonFailed(tri));
   else rows.push([`triton ${tri.version} warp_specialize`, tri.ptx['ws_true'], tri.shared['ws_true']!, 'triton_ws'], [`triton ${tri.version} plain`, tri.ptx['ws_false'], tri.shared['ws_false']!, 'triton_plain']);
-  out(`  ${'kernel'.padEnd(34)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'wgmma'.padStart(7)}${'TMA'.padStart(5)}  structure\n`);
-  for (const [name, ptx, shared, file] of rows) {
-    if (!ptx) continue;
-    const f = tools.figures(ptx, shared, join(tools.dir, file));
-    out(`  ${name.padEnd(34)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(f.wgmma).padStart(7)}${String(f.tma).padStart(5)}  ${structure(ptx)}\n`);
-  }
+  figureTable(out, tools, 34, WGMMA_TMA, 'structure')(rows.map(row));
   if (!(tri instanceof Error)) {
     const same = tri.ptx['ws_true'] === tri.ptx['ws_false'];
     const noop = !/setmaxnreg/.test(tri.ptx['ws_true'] ?? '');
@@ -123,7 +78,8 @@ export function benchWs(out: (s: string) => void, sim: NativeRuntimeDevice, tool
   }
   out("  registers: ptxas's launch count (.maxnreg for Tessera's warp-specialized kernel; its consumers run at the setmaxnreg.inc count)\n");
   for (const [name, r, cm] of [['tessera warpSpecialize', ows, 1], ['tessera plain', oplain, 1], ['tessera plain, 2x1 multicast', omc, 2]] as const) {
-    const s = simRun(sim, r, cm);
+    // one 128x256 tile a CTA, K = 512; a cluster of cm tiles along M: its counters per tile
+    const s = simMatmul(sim, r, { M: TILE.BM * cm, N: TILE.BN, K: 512, seed: 7, grid: [cm, 1, 1], ...(cm > 1 ? { cluster: [cm, 1, 1] as const } : {}), per: cm });
     const ok = s.err <= 1e-5;
     if (!ok) process.exitCode = 1;
     out(`  sim (${cm > 1 ? `a cluster of ${cm} tiles, per tile` : 'one tile'}, K 512): ${name}: vs JS ${s.err.toExponential(1)}${ok ? '' : '  MISMATCH'}, warp instructions ${s.warpInstrs ?? 'n/a'}, global load requests ${s.loads ?? 'n/a'}\n`);
@@ -190,7 +146,7 @@ function benchPersistent(out: (s: string) => void, tools: WsTools): void {
   // clusters 2x1 (B multicast along M) over cluster tiles (test/e2e/ws_multicast_persistent.test.ts)
   const omc = compile(clusterPersistentWsMatmul.trace({ ...cx, CX: 2, CY: 1, WS: true }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false, clusterDims: [2, 1, 1] });
   const t = tri instanceof Error ? undefined : tri;
-  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
+  if (tri instanceof Error) out(tritonFailed(tri));
   // each Triton kernel beside ours (rows whose PTX is undefined are left out)
   const rows: [string, string | undefined, number, string][] = [
     ['tessera persistent warpSpecialize', ows.ptx, ows.metadata.sharedBytes, 'tessera_pws'],
@@ -201,12 +157,7 @@ function benchPersistent(out: (s: string) => void, tools: WsTools): void {
     ['tessera persistent WS, 2x1 mcast', omc.ptx, omc.metadata.sharedBytes, 'tessera_pws_mc'],
     [`triton ${t?.version} persistent, num_ctas=2`, t?.ptx['persistent_2cta'], t?.shared['persistent_2cta'] ?? 0, 'triton_persistent_2cta'],
   ];
-  out(`  ${'kernel'.padEnd(34)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'wgmma'.padStart(7)}${'TMA'.padStart(5)}  structure\n`);
-  for (const [name, ptx, shared, file] of rows) {
-    if (!ptx) continue;
-    const f = tools.figures(ptx, shared, join(tools.dir, file));
-    out(`  ${name.padEnd(34)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(f.wgmma).padStart(7)}${String(f.tma).padStart(5)}  ${structure(ptx)}\n`);
-  }
+  figureTable(out, tools, 34, WGMMA_TMA, 'structure')(rows.map(row));
   out(`  2x1 mcast row: grid [2, 1, SMs / 2] in clusters [2, 1, 1] walking cluster tiles; each CTA loads half of B's boxes and multicasts them (${(omc.ptx.match(/\.multicast::cluster \[/g) ?? []).length} multicast copy instructions in the PTX)\n`);
   const c2 = t?.ptx['persistent_2cta'];
   if (c2) {

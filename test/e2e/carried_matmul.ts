@@ -4,7 +4,7 @@ import { arange, constexpr, dot, forLoop, load, programId, ptr, store, zeros } f
 import { kernel, type Kernel, type RunArgs } from '../../src/runtime/kernel.js';
 import { HostArray } from '../../src/runtime/array.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
-import { simDevice } from './helpers.js';
+import { matmulF64, simDevice } from './helpers.js';
 
 /**
  * c = a @ b, pointers walked by the loop: `pa += BK`, `pb += BK * N`. `masked`: ragged M, N and K
@@ -27,15 +27,8 @@ export const walkedMatmul = (t: 'f16' | 'bf16', masked: boolean): Kernel => kern
   },
 );
 
-export function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
-}
+/** C = A B in f64 (helpers.ts). */
+export const matmulRef = matmulF64;
 
 /** The PTX the sim device compiles for these arguments (its launch specialization). */
 export function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): { ptx: string; pipeline: string } {

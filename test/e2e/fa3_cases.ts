@@ -4,7 +4,8 @@ import { expect } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { fa3Attention } from '../../bench/fa3_kernels.js';
-import { randF32, simDevice } from './helpers.js';
+import { randF32 } from './helpers.js';
+import { cutTheWait, launchInPlace, MBARRIER_WAIT_LOOP } from './ptx_in_place.js';
 
 export { fa3Attention };
 
@@ -77,27 +78,11 @@ export const sabWrong = (o: Float32Array | Error): boolean => {
 
 /** Launches `ptx` in place of the compiled kernel's, one program (rows 0..127): its rows of O, or the launch's fault. */
 export function launchFa3(ptx: string): Float32Array | Error {
-  const dev = simDevice().native;
   const { L, D } = SAB;
-  const bufs = [sabIn.q, sabIn.k, sabIn.v].map((x) => {
-    const b = dev.alloc(x.byteLength);
-    dev.upload(b, x);
-    return b;
-  });
-  const bo = dev.alloc(L * D * 4);
-  dev.upload(bo, new Float32Array(L * D));
-  const o = new Float32Array(L * D);
-  try {
-    dev.launch({ ...(built ??= compileFa3(SAB, true)), ptx }, [...bufs, bo, L, sabIn.scale], [1, 1, 1]);
-    dev.synchronize();
-  } catch (e) {
-    return e as Error; // the kernel's own fault (the allocations are outside: a lost context fails the test)
-  }
-  dev.download(bo, o);
-  return o.slice(0, FA3_BM * D);
+  const o = launchInPlace<Float32Array>((built ??= compileFa3(SAB, true)), ptx, [sabIn.q, sabIn.k, sabIn.v, new Float32Array(L * D), L, sabIn.scale], [1, 1, 1], 3);
+  return o instanceof Error ? o : o.slice(0, FA3_BM * D);
 }
 
-const WAIT = /\n\s*\$L_tma_wait_\d+:\n\s*mbarrier\.try_wait[^\n]*\n\s*@!%p\d+ bra\.uni \$L_tma_wait_\d+;/;
 /**
  * Drops the consumers' wait on the ring's full mbarrier (the first wait after the consumer loop's
  * comment; Q's own TMA wait before the loop stays) or the producer's wait on the empty mbarrier.
@@ -106,13 +91,11 @@ export function dropFa3Wait(ptx: string, part: 'consumer' | 'producer'): string 
   const at = ptx.indexOf('ws_producer:');
   expect(at).toBeGreaterThan(0);
   if (part === 'producer') {
-    const prod = ptx.slice(at);
-    expect(prod.match(new RegExp(WAIT.source, 'g'))?.length).toBe(1);
-    return ptx.slice(0, at) + prod.replace(WAIT, '');
+    return ptx.slice(0, at) + cutTheWait(ptx.slice(at));
   }
   const loop = ptx.indexOf('// warp-specialized loop (consumers)');
   expect(loop).toBeGreaterThan(0);
   const tail = ptx.slice(loop, at);
-  expect(WAIT.test(tail)).toBe(true);
-  return ptx.slice(0, loop) + tail.replace(WAIT, '') + ptx.slice(at);
+  expect(MBARRIER_WAIT_LOOP.test(tail)).toBe(true);
+  return ptx.slice(0, loop) + tail.replace(MBARRIER_WAIT_LOOP, '') + ptx.slice(at);
 }

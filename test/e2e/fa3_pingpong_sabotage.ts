@@ -6,8 +6,8 @@
 // deadlock).
 import { expect } from 'vitest';
 import type { CompileResult } from '../../src/compile/compile.js';
-import { simDevice } from './helpers.js';
 import { compileFa3, fa3Inputs, fa3Want, type Fa3Shape } from './fa3_cases.js';
+import { launchInPlace } from './ptx_in_place.js';
 
 const S: Fa3Shape = { L: 128, D: 64, BN: 64, stages: 2, causal: false, warps: 8 };
 const x = fa3Inputs(S.L, S.D, 83);
@@ -16,25 +16,8 @@ export const ppPtx = (): string => (built ??= compileFa3(S, true)).ptx;
 export const ppWant = (): Float64Array => fa3Want(x, S.L, S.D, false);
 
 /** Launches `text` in place of the compiled kernel's PTX: O, or the launch's fault. */
-export function ppLaunch(text: string): Float32Array | Error {
-  const dev = simDevice().native;
-  const bufs = [x.q, x.k, x.v].map((a) => {
-    const b = dev.alloc(a.byteLength);
-    dev.upload(b, a);
-    return b;
-  });
-  const bo = dev.alloc(S.L * S.D * 4);
-  dev.upload(bo, new Float32Array(S.L * S.D));
-  const o = new Float32Array(S.L * S.D);
-  try {
-    dev.launch({ ...(built ??= compileFa3(S, true)), ptx: text }, [...bufs, bo, S.L, x.scale], [1, 1, 1]);
-    dev.synchronize();
-  } catch (e) {
-    return e as Error; // the kernel's own fault (the allocations are outside: a lost context fails the test)
-  }
-  dev.download(bo, o);
-  return o;
-}
+export const ppLaunch = (text: string): Float32Array | Error =>
+  launchInPlace((built ??= compileFa3(S, true)), text, [x.q, x.k, x.v, new Float32Array(S.L * S.D), S.L, x.scale], [1, 1, 1], 3);
 
 /** The ping-pong's arrive after the body's first wgmma issue (unpredicated: every iteration, both warpgroups). */
 export const TURN_ARRIVE = /\tbar\.arrive (%r\d+), 256;[^\n]*\n/;

@@ -131,6 +131,17 @@ export function runSimCompiled(func: Func, args: readonly LaunchArg[], grid: num
   }
 }
 
+/** The PTX the sim device compiles for these arguments (its own specialization: the same cached result it launches). */
+export function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): string {
+  const cx: Record<string, number | boolean> = {};
+  for (const n of k.def.constexprNames) cx[n] = args[n] as number | boolean;
+  const positional = k.def.runtimeParams.map((p) => {
+    const v = args[p.name];
+    return (v instanceof HostArray ? v.data : v) as LaunchArg;
+  });
+  return simDevice().compile(k.trace(cx), numWarps, positional, numStages).ptx;
+}
+
 // ---- data -------------------------------------------------------------------------------------
 
 /** A small LCG so inputs are deterministic without hard-coding them. */
@@ -143,6 +154,17 @@ export const randF32 = (n: number, seed: number, lo = -2, hi = 2): Float32Array 
   const r = lcg(seed);
   return Float32Array.from({ length: n }, () => lo + (hi - lo) * r());
 };
+
+/** C = A B in f64, A [M, K] and B [K, N] row-major: the reference of the matmul tests. */
+export function matmulF64(a: ArrayLike<number>, b: ArrayLike<number>, M: number, N: number, K: number): Float64Array {
+  const c = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+    let s = 0;
+    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
+    c[i * N + j] = s;
+  }
+  return c;
+}
 
 export type Buf = ArrayBufferView & { readonly length: number; readonly byteLength: number };
 

@@ -7,7 +7,8 @@
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import type { MulticastSabotage } from '../../src/codegen/async/tma_multicast.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
-import { randF32, simDevice } from './helpers.js';
+import { matmulF64, randF32 } from './helpers.js';
+import { launchInPlace } from './ptx_in_place.js';
 import { wsMatmul } from './ws_cases.js';
 
 type Dims = [number, number, number];
@@ -23,36 +24,12 @@ export const multicastKernel = (cluster: Dims, sabotage?: MulticastSabotage, ws 
 
 let want: Float64Array | undefined;
 /** C = A B in f64. */
-function reference(): Float64Array {
-  if (want) return want;
-  const [fa, fb] = [f16ToFloat32(a), f16ToFloat32(b)];
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += fa[i * K + k]! * fb[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return (want = c);
-}
+const reference = (): Float64Array => (want ??= matmulF64(f16ToFloat32(a), f16ToFloat32(b), M, N, K));
 export const isWrong = (c: Float32Array | Error): boolean => {
   const w = reference();
   return c instanceof Error || c.some((x, i) => !(Math.abs(x - w[i]!) <= 1e-3 * (1 + Math.abs(w[i]!))));
 };
 
 /** Launches `k` on a 2x2 grid in clusters `cluster`: the result, or the launch's fault. */
-export function launchClustered(k: CompileResult, cluster: Dims | undefined): Float32Array | Error {
-  const dev = simDevice().native;
-  const [ba, bb, bc] = [dev.alloc(a.byteLength), dev.alloc(b.byteLength), dev.alloc(M * N * 4)];
-  dev.upload(ba, a);
-  dev.upload(bb, b);
-  dev.upload(bc, new Float32Array(M * N));
-  const c = new Float32Array(M * N);
-  try {
-    dev.launch(k, [ba, bb, bc, M, N, K], [2, 2, 1], cluster ? { cluster } : {});
-    dev.synchronize();
-  } catch (e) {
-    return e as Error; // only the kernel's own fault (allocations above are outside: a lost context fails the test)
-  }
-  dev.download(bc, c);
-  return c;
-}
+export const launchClustered = (k: CompileResult, cluster: Dims | undefined): Float32Array | Error =>
+  launchInPlace(k, k.ptx, [a, b, new Float32Array(M * N), M, N, K], [2, 2, 1], 2, cluster);

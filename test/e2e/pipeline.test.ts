@@ -6,25 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { arange, constexpr, dot, forLoop, load, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
-import type { RunArgs } from '../../src/runtime/kernel.js';
-import { HostArray } from '../../src/runtime/array.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
-import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
-
-type Half = 'f16' | 'bf16';
-const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
-const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
-
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
-}
+import { expectClose, matmulF64, randF32, runBoth, simPtx } from './helpers.js';
+import { dec, enc, twoBlocks as twoBlocksMatmul, type Half } from './pipeline_cases.js';
 
 const aligned = (t: Half) => kernel(
   { name: `mm_pipe_${t}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
@@ -58,37 +41,7 @@ const masked = (t: Half) => kernel(
   },
 );
 
-/** Two row blocks per program: the pipelined K loop runs inside an outer loop, so its ring is reused. */
-const twoBlocks = kernel(
-  { name: 'mm_pipe_nested', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, N, K, BM, BN, BK }) => {
-    const rn = programId(1).mul(BN).add(arange(0, BN));
-    const rk = arange(0, BK);
-    forLoop(0, 2, 1, [], (t) => {
-      const rm = programId(0).mul(2).add(t).mul(BM).add(arange(0, BM));
-      const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
-        const ka = k.add(rk);
-        const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))));
-        const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))));
-        return [dot(ta, tb, { acc: acc! })];
-      });
-      store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
-      return [];
-    });
-  },
-);
-
-/** The PTX the sim device compiles for these arguments (the same cached result it launches). */
-function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): string {
-  const cx: Record<string, number> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number;
-  const f = k.trace(cx);
-  const positional = k.def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
-  return simDevice().compile(f, numWarps, positional, numStages).ptx;
-}
+const twoBlocks = twoBlocksMatmul('mm_pipe_nested');
 
 function expectPipelined(ptx: string, numStages: number, copies: RegExp): void {
   if (numStages === 1) {
@@ -108,7 +61,7 @@ async function check(k: Kernel, t: Half, M: number, N: number, K: number, cx: { 
   const r = await runBoth(k, args, [Math.ceil(M / cx.BM), Math.ceil(N / cx.BN)], { numWarps, numStages });
   // products of half inputs are exact in f32; the sums (K up to 256) differ only in order
   expectClose(r.sim.c, r.interpret.c, 1e-4, 'sim vs interpreter');
-  expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+  expectClose(r.sim.c, matmulF64(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
 }
 
 describe('software-pipelined tensor-core matmuls on the sim', () => {
@@ -137,7 +90,7 @@ describe('software-pipelined tensor-core matmuls on the sim', () => {
     expectPipelined(simPtx(twoBlocks, args, 4, 3), 3, /cp\.async\.cg\.shared\.global \[%r\d+(\+\d+)?\], \[%rd\d+\], 16;/);
     const r = await runBoth(twoBlocks, args, [M / 64, 1], { numWarps: 4, numStages: 3 });
     expectClose(r.sim.c, r.interpret.c, 1e-4, 'sim vs interpreter');
-    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    expectClose(r.sim.c, matmulF64(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
   });
 
   it('fewer iterations than stages (K = BK): the prologue and the prefetch skip past the end', async () => {

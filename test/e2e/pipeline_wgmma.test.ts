@@ -8,26 +8,10 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { arange, constexpr, dot, forLoop, load, programId, ptr, store, zeros } from '../../src/lang/index.js';
-import { kernel, type Kernel, type RunArgs } from '../../src/runtime/kernel.js';
-import { HostArray } from '../../src/runtime/array.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { kernel, type Kernel } from '../../src/runtime/kernel.js';
 import { count } from '../codegen/gate.js';
-import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
-
-type Half = 'f16' | 'bf16';
-const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
-const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
-
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
-}
+import { expectClose, matmulF64, randF32, runBoth, simPtx } from './helpers.js';
+import { dec, enc, twoBlocks as twoBlocksMatmul, type Half } from './pipeline_cases.js';
 
 const mm = (t: Half, masked: boolean) => kernel(
   { name: `mm_wgpipe_${t}${masked ? '_masked' : ''}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
@@ -47,35 +31,7 @@ const mm = (t: Half, masked: boolean) => kernel(
   },
 );
 
-/** Two row blocks per program: the pipelined K loop runs inside an outer loop, so its ring is reused. */
-const twoBlocks = kernel(
-  { name: 'mm_wgpipe_nested', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, N, K, BM, BN, BK }) => {
-    const rn = programId(1).mul(BN).add(arange(0, BN));
-    const rk = arange(0, BK);
-    forLoop(0, 2, 1, [], (t) => {
-      const rm = programId(0).mul(2).add(t).mul(BM).add(arange(0, BM));
-      const [acc] = forLoop(0, K, BK, [zeros([BM as number, BN as number], 'f32')], (k, acc) => {
-        const ka = k.add(rk);
-        const ta = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))));
-        const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))));
-        return [dot(ta, tb, { acc: acc! })];
-      });
-      store(c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0))), acc!);
-      return [];
-    });
-  },
-);
-
-function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): string {
-  const cx: Record<string, number> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number;
-  const positional = k.def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
-  return simDevice().compile(k.trace(cx), numWarps, positional, numStages).ptx;
-}
+const twoBlocks = twoBlocksMatmul('mm_wgpipe_nested');
 
 /** The sim's PTX is pipelined on wgmma, the dot's wgmma in flight into the next iteration. */
 function expectWgmmaPipeline(ptx: string, S: number, loops = 1): void {
@@ -98,7 +54,7 @@ async function check(k: Kernel, t: Half, M: number, N: number, K: number, cx: { 
   expectWgmmaPipeline(simPtx(k, args, numWarps, S), S);
   const r = await runBoth(k, args, [Math.ceil(M / cx.BM), Math.ceil(N / cx.BN)], { numWarps, numStages: S });
   expectClose(r.sim.c, r.interpret.c, 1e-4, 'sim vs interpreter');
-  expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+  expectClose(r.sim.c, matmulF64(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
 }
 
 describe('software-pipelined wgmma matmuls on the sim as sm_90', () => {
@@ -129,6 +85,6 @@ describe('software-pipelined wgmma matmuls on the sim as sm_90', () => {
     expectWgmmaPipeline(simPtx(twoBlocks, args, 4, 3), 3);
     const r = await runBoth(twoBlocks, args, [M / 128, 1], { numWarps: 4, numStages: 3 });
     expectClose(r.sim.c, r.interpret.c, 1e-4, 'sim vs interpreter');
-    expectClose(r.sim.c, matmulRef(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
+    expectClose(r.sim.c, matmulF64(dec(t, a), dec(t, b), M, N, K), 1e-4, 'sim vs JS');
   });
 });

@@ -10,32 +10,16 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
-import type { Func } from '../../src/ir/ops.js';
-import { bf16Array, f16Array } from '../../src/ir/half.js';
 import { f8e4m3Bits } from '../../src/ir/fp8.js';
 import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import { EMPTY_WAIT, FINAL_WAIT } from '../../src/codegen/pipeline/tcgen05_ring.js';
 import { count, gateTargets } from '../codegen/gate.js';
-import { expectBitwise, lcg, runOn, simDevice } from './helpers.js';
+import { expectBitwise, runOn, simDevice } from './helpers.js';
+import { cutEmptyWait, ints, matmulRef, mmDesc, problem, runPtx, traced } from './desc_matmul_cases.js';
 
-type Half = 'f16' | 'bf16';
-
-/** C = A B (f32) through descriptors: one BM x BN tile per program, the K loop on the ring. */
-const mmDesc = (t: Half): Kernel => kernel(
-  { name: `tc_ring_${t}`, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-    const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
-  },
-);
-const KERNELS = { f16: mmDesc('f16'), bf16: mmDesc('bf16') };
+const KERNELS = { f16: mmDesc('f16', 'tc_ring_f16'), bf16: mmDesc('bf16', 'tc_ring_bf16') };
 
 /** The dot's result is read in the loop (acc' = acc + a b + 0.5): not left in flight, the plain TMA ring. */
 const mmDescRead = kernel(
@@ -63,59 +47,10 @@ const mmDescFp8 = kernel(
   },
 );
 
-/** Integers in [-4, 4]: exact in f16 and bf16, every product and sum here exact in f32. */
-function ints(n: number, seed: number): Float32Array {
-  const r = lcg(seed);
-  return Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
-}
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float32Array {
-  const out = new Float32Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    out[i * N + j] = s;
-  }
-  return out;
-}
-
-interface Problem { M: number; N: number; K: number; BM: number; BN: number; BK: number; numWarps: number }
-function problem(t: Half, p: Problem, seed: number) {
-  const af = ints(p.M * p.K, seed), bf = ints(p.K * p.N, seed + 1);
-  const enc = t === 'f16' ? f16Array : bf16Array;
-  const args = { a: enc(af), b: enc(bf), c: new Float32Array(p.M * p.N), M: p.M, N: p.N, K: p.K, BM: p.BM, BN: p.BN, BK: p.BK };
-  return { args, want: matmulRef(af, bf, p.M, p.N, p.K), grid: [Math.ceil(p.M / p.BM), Math.ceil(p.N / p.BN), 1] as const };
-}
-
-function traced(k: Kernel, args: Record<string, unknown>): { f: Func; positional: LaunchArg[] } {
-  const cx: Record<string, number> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number;
-  return { f: k.trace(cx), positional: k.def.runtimeParams.map((p) => args[p.name] as LaunchArg) };
-}
-
 /** The PTX for sm_100a as the sim device specializes it, through the ptxas gate. */
 function ringPtx(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages = 3): CompileResult {
   const { f, positional } = traced(k, args);
   return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!;
-}
-
-/** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim; returns c. */
-function runPtx(k: Kernel, args: Record<string, unknown>, grid: readonly number[], r: CompileResult, ptx: string): Float32Array {
-  const { positional } = traced(k, args);
-  const dev = simDevice().native;
-  const bufs = positional.map((a) => {
-    if (!ArrayBuffer.isView(a)) return undefined;
-    const b = dev.alloc(Math.max(1, a.byteLength));
-    dev.upload(b, a);
-    return b;
-  });
-  try {
-    const { cubin: _drop, ...rest } = r;
-    dev.launch({ ...rest, ptx }, positional.map((a, i) => bufs[i] ?? a), grid);
-    dev.synchronize();
-    return dev.download(bufs[2]!, new Float32Array((args.c as Float32Array).length)) as Float32Array;
-  } finally {
-    for (const b of bufs) if (b) dev.free(b);
-  }
 }
 
 /** The ring's loop: from its header comment to the final wait. */
@@ -242,14 +177,7 @@ describe('sabotage on the ring (the same launch, the PTX edited)', () => {
 
   it('a stage refilled without waiting for the MMAs that read it (no wait on its empty barrier): a wrong result or a named fault', () => {
     // drop the wait loop between the marker and the label that skips it
-    const lines = r.ptx.split('\n');
-    const at = lines.findIndex((l) => l.includes(EMPTY_WAIT));
-    const skip = lines.findIndex((l, i) => i > at && /^\$L_mma_none_\d+:/.test(l));
-    expect(at).toBeGreaterThan(0);
-    expect(skip).toBeGreaterThan(at);
-    const removed = lines.splice(at + 1, skip - at - 1);
-    expect(removed.join('\n')).toMatch(/mbarrier\.try_wait\.parity/);
-    const got = run(lines.join('\n'));
+    const got = run(cutEmptyWait(r.ptx));
     console.log(`no empty wait: ${got instanceof Error ? got.message : `${differs(got)} of ${want.length} elements differ`}`);
     if (got instanceof Error) expect(got.message).toMatch(/tcgen05|mbarrier|shared|race/i);
     else expect(differs(got), 'elements that differ from the product').toBeGreaterThan(0);

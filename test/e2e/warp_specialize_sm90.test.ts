@@ -11,21 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
-import { expectClose, randF32, runOn } from './helpers.js';
+import { expectClose, matmulF64, randF32, runOn } from './helpers.js';
 import { wsMatmul, wsMatmulBias } from './ws_cases.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { arange, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';
 import { dropProxyFences, isWrong, launchWs, releaseEarly, wsPtx, wsWant } from './ws_sabotage.js';
-
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
-}
 
 const build = (tile: readonly [number, number, number], numWarps: number, ws: boolean): CompileResult =>
   compile(wsMatmul, { target: 'sm_90a', numWarps, numStages: 3, ptxas: false, constexprs: { BM: tile[0], BN: tile[1], BK: tile[2], WS: ws } });
@@ -64,7 +54,7 @@ describe('warp-specialized matmul on the sim (sm_90a)', () => {
       return c;
     };
     const [interp, sim] = [await run('interpret', true), await run('sim', true)];
-    expectClose(interp, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'interpreter vs JS');
+    expectClose(interp, matmulF64(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'interpreter vs JS');
     expectClose(sim, interp, 1e-4, 'sim vs interpreter');
     // bit for bit the plain TMA ring's result (same wgmma sequence, same accumulation order)
     expect(Array.from(sim)).toEqual(Array.from(await run('sim', false)));
@@ -128,7 +118,7 @@ describe('the ring is the producer\'s from the kernel\'s start', () => {
       return c;
     };
     const interp = await run('interpret');
-    const ref = matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K);
+    const ref = matmulF64(f16ToFloat32(a), f16ToFloat32(b), M, N, K);
     const bias = x.reduce((s, v) => s + v, 0);
     expectClose(interp, ref.map((v) => v + bias), 1e-4, 'interpreter vs JS');
     expectClose(await run('sim'), interp, 1e-4, 'sim vs interpreter');

@@ -6,10 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CompileResult } from '../../src/compile/compile.js';
-import { HostArray } from '../../src/runtime/array.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
-import type { Kernel, RunArgs } from '../../src/runtime/kernel.js';
-import { simDevice } from './helpers.js';
+import { matmulF64 } from './helpers.js';
 
 /** Small integers (exact in f16, every product and sum exact in f32): bit-exact references. */
 export function smallInts(n: number, seed: number): Float32Array {
@@ -21,15 +18,8 @@ export function smallInts(n: number, seed: number): Float32Array {
   }
   return out;
 }
-export function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float32Array {
-  const c = new Float32Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
-}
+/** C = A B rounded to f32 (exact for smallInts()). */
+export const matmulRef = (a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float32Array => Float32Array.from(matmulF64(a, b, M, N, K));
 /**
  * The cubin's SASS by cuobjdump (the CUDA image has ptxas only: Triton's wheel in .venv ships
  * one, as bench/tc_vs_triton.ts finds it): the registers the producer partition (after its
@@ -48,14 +38,5 @@ export function producerRegisters(cubin: Uint8Array): { dealloc: number; alloc: 
   for (const l of sass.slice(at)) for (const m of (l.split(';')[0] ?? '').matchAll(/\bR(\d+)\b/g)) maxReg = Math.max(maxReg, Number(m[1]));
   return { dealloc: num(/USETMAXREG\.DEALLOC\.CTAPOOL (0x[0-9a-f]+)/), alloc: num(/USETMAXREG\.TRY_ALLOC\.CTAPOOL UP\d+, (0x[0-9a-f]+)/), maxReg };
 }
-/** The PTX the sim device runs for these arguments (its own specialization). */
-export function simPtx(k: Kernel, args: RunArgs, numWarps: number, numStages: number): string {
-  const cx: Record<string, number | boolean> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number | boolean;
-  const positional = k.def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
-  return simDevice().compile(k.trace(cx), numWarps, positional, numStages).ptx;
-}
+export { simPtx } from './helpers.js';
 export const pipelineText = (r: CompileResult): string => r.stages.find((s) => s.name === 'pipeline')!.text;

@@ -8,22 +8,10 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
-import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
-import { expectClose, randF32, simDevice } from './helpers.js';
+import { expectMulticastMatmul, expectSanitizedMulticast, type Dims } from './multicast_matmul_check.js';
 import { wsMatmul } from './ws_cases.js';
 
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
-}
-
-type Dims = [number, number, number];
 // name, [BM, BN, BK], numWarps (consumers), cluster, M, N, K: K / BK > numStages, every stage reused
 const CASES: [string, Dims, number, Dims, number, number, number][] = [
   ['128x128x64, 4 warps, cluster 2x1 (B shared)', [128, 128, 64], 4, [2, 1, 1], 256, 256, 320],
@@ -54,29 +42,11 @@ describe('TMA multicast in the warp-specialized ring on the sim (sm_90a)', () =>
     expect(count(r.ptx, /barrier\.cluster\.arrive\.release;/)).toBe(2); // the consumers' and the producer's exit
     // the 3 empty barriers count every consumer thread of every CTA
     expect(count(r.ptx, new RegExp(`mbarrier\\.init\\.shared::cta\\.b64 \\[%r\\d+\\+\\d+\\], ${32 * numWarps * size};`))).toBe(3);
-    const a = f16Array(randF32(M * K, 71)), b = f16Array(randF32(K * N, 72));
-    const grid = [Math.ceil(M / BM), Math.ceil(N / BN)] as const;
-    const run = async (clusterDims?: Dims): Promise<Float32Array> => {
-      const c = new Float32Array(M * N);
-      await wsMatmul.run({ a, b, c, M, N, K, BM, BN, BK, WS: 1 }, { grid: [...grid], device: 'sim', numWarps, numStages: 3, ...(clusterDims ? { clusterDims } : {}) });
-      return c;
-    };
-    const loads = (): number => simDevice().native.simCounters()!.globalLoadRequests;
-    const multi = await run(cluster);
-    const multiLoads = loads();
-    expectClose(multi, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'multicast vs JS');
-    expect(Array.from(multi)).toEqual(Array.from(await run()));
-    // B's boxes split between the CTAs along x: fewer TMA load requests (A's row pieces are as many)
-    if (cluster[0] > 1) expect(multiLoads).toBeLessThan(loads());
-    else expect(multiLoads).toBe(loads());
+    await expectMulticastMatmul(true, 71, tile, numWarps, cluster, M, N, K);
   });
 
   it('the sim sanitizers find no hazard in the warp-specialized multicast ring (2x2 cluster)', async () => {
-    const [M, N, K] = [256, 256, 320];
-    const a = f16Array(randF32(M * K, 73)), b = f16Array(randF32(K * N, 74)), c = new Float32Array(M * N);
-    await wsMatmul.run({ a, b, c, M, N, K, BM: 128, BN: 128, BK: 64, WS: 1 },
-      { grid: [2, 2], device: 'sim', numWarps: 4, numStages: 3, clusterDims: [2, 2, 1], sanitize: ['racecheck', 'synccheck', 'initcheck'] });
-    expectClose(c, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K), 1e-4, 'sanitized multicast vs JS');
+    await expectSanitizedMulticast(true, 73);
   });
 
   it('no multicast where the CTAs of a cluster share no tile (said in the PTX), and the kernel is as without clusters', () => {

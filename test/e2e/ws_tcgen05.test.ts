@@ -10,24 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
-import { expectBitwise, lcg, runOn, simDevice } from './helpers.js';
+import { expectBitwise, runOn, simDevice } from './helpers.js';
+import { ints, matmulRef } from './desc_matmul_cases.js';
 import { wsMatmul } from './ws_cases.js';
 import { ACC_FULL_WAIT } from '../../src/codegen/pipeline/ws_tcgen05.js';
 
-/** Integers in [-4, 4]: exact in f16, every product and sum here exact in f32. */
-function ints(n: number, seed: number): Float32Array {
-  const r = lcg(seed);
-  return Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
-}
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float32Array {
-  const out = new Float32Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    out[i * N + j] = s;
-  }
-  return out;
-}
 const pipelineText = (r: CompileResult): string => r.stages.find((s) => s.name === 'pipeline')!.text;
 const build = (tile: readonly [number, number, number], numWarps: number, ws: boolean, ptxas = false): CompileResult =>
   compile(wsMatmul, { target: 'sm_100a', numWarps, numStages: 3, ptxas, constexprs: { BM: tile[0], BN: tile[1], BK: tile[2], WS: ws } });

@@ -4,10 +4,11 @@
 // 3 stages, so every stage is reused and its full and empty mbarriers cycle. Inputs are small
 // integers (every order of summation exact), so "wrong" is any bit off the reference.
 import { expect } from 'vitest';
-import { compile, type CompileResult } from '../../src/compile/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import { f16Array } from '../../src/ir/half.js';
 import { ACC_FULL_WAIT, WS_MMA } from '../../src/codegen/pipeline/ws_tcgen05.js';
-import { lcg, simDevice } from './helpers.js';
+import { lcg } from './helpers.js';
+import { cutTheWait, matmulSabotage } from './ptx_in_place.js';
 import { wsMatmul } from './ws_cases.js';
 
 const [M, N, K] = [128, 128, 512];
@@ -15,54 +16,20 @@ const ints = (n: number, seed: number): Float32Array => {
   const r = lcg(seed);
   return Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
 };
-const af = ints(M * K, 61), bf = ints(K * N, 62);
-const a = f16Array(af), b = f16Array(bf);
-let built: CompileResult | undefined;
-const kernelOf = (): CompileResult =>
-  (built ??= compile(wsMatmul, { target: 'sm_100a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 128, BK: 64, WS: true } }));
-export const wsTcPtx = (): string => kernelOf().ptx;
-
+const tc = matmulSabotage(f16Array(ints(M * K, 61)), f16Array(ints(K * N, 62)), [M, N, K], () =>
+  compile(wsMatmul, { target: 'sm_100a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 128, BK: 64, WS: true } }), 'bitwise');
+export const wsTcPtx = tc.ptx;
 /** C = A B (exact in f32). */
-export function wsTcWant(): Float32Array {
-  const c = new Float32Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += af[i * K + k]! * bf[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
-}
-export const isWrongTc = (c: Float32Array | Error): boolean => {
-  const want = wsTcWant();
-  return c instanceof Error || c.some((x, i) => !Object.is(x, want[i]!));
-};
+export const wsTcWant = tc.wantF32;
+export const isWrongTc = tc.isWrong;
+/** Launches `ptx` in place of the compiled kernel's on one CTA: the result, or the launch's fault (ptx_in_place.ts). */
+export const launchWsTc = tc.launch;
 
-/** Launches `ptx` in place of the compiled kernel's on one CTA: the result, or the launch's fault. */
-export function launchWsTc(ptx: string): Float32Array | Error {
-  const dev = simDevice().native;
-  const [ba, bb, bc] = [dev.alloc(a.byteLength), dev.alloc(b.byteLength), dev.alloc(M * N * 4)];
-  dev.upload(ba, a);
-  dev.upload(bb, b);
-  dev.upload(bc, new Float32Array(M * N));
-  const c = new Float32Array(M * N);
-  try {
-    dev.launch({ ...kernelOf(), ptx }, [ba, bb, bc, M, N, K], [1, 1, 1]);
-    dev.synchronize();
-  } catch (e) {
-    return e as Error;
-  }
-  dev.download(bc, c);
-  return c;
-}
-
-const WAIT = /\n\s*\$L_tma_wait_\d+:\n\s*mbarrier\.try_wait[^\n]*\n\s*@!%p\d+ bra\.uni \$L_tma_wait_\d+;/;
 /** The MMA warp issues each stage's MMAs without waiting for its full barrier (the TMA copies). */
 export function mmaSkipsFullWait(ptx: string): string {
   const at = ptx.indexOf(`${WS_MMA}:`);
   expect(at).toBeGreaterThan(0);
-  const mma = ptx.slice(at);
-  expect(mma.match(new RegExp(WAIT.source, 'g'))?.length).toBe(1);
-  return ptx.slice(0, at) + mma.replace(WAIT, '');
+  return ptx.slice(0, at) + cutTheWait(ptx.slice(at));
 }
 /** The epilogue's tcgen05.ld (and its wait::ld) moved above the ACC_FULL wait. */
 export function ldBeforeAccFull(ptx: string): string {

@@ -2,79 +2,18 @@
 // with two sim devices): good requests against a JS reference, round-robin over the devices, bad
 // requests answered 400 with { error, code } while it keeps serving, /healthz, /metrics, and a
 // SIGTERM that lets the request in flight finish and exits 0.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, f32Body, f32Of, refSoftmax, SERVER, startServer, type Reply, type Started } from './server_child.js';
 
-const ROOT = resolve(__dirname, '../..');
-const SERVER = join(ROOT, 'dist', 'examples', 'server.js');
 const cacheDir = mkdtempSync(join(tmpdir(), 'tessera-serve-test-'));
 const children: ChildProcess[] = [];
 
-interface Started { child: ChildProcess; port: number; lines: string[]; exit: Promise<number | null> }
-
-function start(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [SERVER, '--port', '0', ...args], {
-    env: { ...process.env, TESSERA_SIM_DEVICES: '2', TESSERA_CACHE_DIR: cacheDir, TESSERA_SIM_THREADS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const lines: string[] = [];
-  let err = '';
-  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return new Promise((resolvePort, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        lines.push(line);
-        const m = /"event":"listening","port":(\d+)/.exec(line);
-        if (m) resolvePort({ child, port: Number(m[1]), lines, exit });
-      }
-    });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    void exit.then((code) => reject(new Error(`server exited (${code}) before listening: ${err}`)));
-  });
-}
-
-interface Reply { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
-
-function call(port: number, method: string, path: string, body?: Buffer, headers: Record<string, string> = {}): Promise<Reply> {
-  return new Promise((res, rej) => {
-    const r = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (resp) => {
-      const chunks: Buffer[] = [];
-      resp.on('data', (c: Buffer) => chunks.push(c));
-      resp.on('end', () => res({ status: resp.statusCode!, headers: resp.headers, body: Buffer.concat(chunks) }));
-    });
-    r.on('error', rej);
-    r.end(body);
-  });
-}
-
-const f32Body = (x: Float32Array): Buffer => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
-const f32Of = (b: Buffer): Float32Array => {
-  const out = new Float32Array(b.length / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
-};
-
-function refSoftmax(x: Float32Array, R: number, C: number): Float64Array {
-  const out = new Float64Array(R * C);
-  for (let r = 0; r < R; r++) {
-    let m = -Infinity;
-    for (let c = 0; c < C; c++) m = Math.max(m, x[r * C + c]!);
-    let s = 0;
-    for (let c = 0; c < C; c++) s += Math.exp(x[r * C + c]! - m);
-    for (let c = 0; c < C; c++) out[r * C + c] = Math.exp(x[r * C + c]! - m) / s;
-  }
-  return out;
-}
+const start = (args: string[]): Promise<Started> => startServer(args, cacheDir, children);
 
 afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

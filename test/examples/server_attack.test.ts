@@ -7,68 +7,26 @@
 // pipelining, disconnects, bad traffic under load, SIGTERM under load with every answer checked,
 // and the runtime in worker threads (one terminated with its work queued).
 // Bounded: every wait has a generous deadline that only stops a hang; no timing is asserted.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, f32Body, f32Of, refSoftmax, SERVER, startServer, type Started } from './server_child.js';
 
 // Read by the sim at its first cuInit in this process (the worker threads below open it).
 process.env['TESSERA_SIM_DEVICES'] = '2';
 
 const ROOT = resolve(__dirname, '../..');
-const SERVER = join(ROOT, 'dist', 'examples', 'server.js');
 const cacheDir = mkdtempSync(join(tmpdir(), 'tessera-attack-test-'));
 const children: ChildProcess[] = [];
 /** How long a test waits for something that should happen at once (or after a short deadline). */
 const BOUND_MS = 15_000;
 
-interface Started { child: ChildProcess; port: number; lines: string[]; exit: Promise<number | null> }
-
-function start(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [SERVER, '--port', '0', '--device', 'sim:0,sim:1', '--warmup', '2,64', ...args], {
-    env: { ...process.env, TESSERA_SIM_DEVICES: '2', TESSERA_CACHE_DIR: cacheDir, TESSERA_SIM_THREADS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const lines: string[] = [];
-  let err = '';
-  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return new Promise((resolvePort, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        lines.push(line);
-        const m = /"event":"listening","port":(\d+)/.exec(line);
-        if (m) resolvePort({ child, port: Number(m[1]), lines, exit });
-      }
-    });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    void exit.then((code) => reject(new Error(`server exited (${code}) before listening: ${err}`)));
-  });
-}
-
-interface Reply { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
-
-function call(port: number, method: string, path: string, body?: Buffer, headers: Record<string, string> = {}): Promise<Reply> {
-  return new Promise((res, rej) => {
-    const r = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (resp) => {
-      const chunks: Buffer[] = [];
-      resp.on('data', (c: Buffer) => chunks.push(c));
-      resp.on('end', () => res({ status: resp.statusCode!, headers: resp.headers, body: Buffer.concat(chunks) }));
-    });
-    r.on('error', rej);
-    r.end(body);
-  });
-}
+const start = (args: string[]): Promise<Started> => startServer(['--device', 'sim:0,sim:1', '--warmup', '2,64', ...args], cacheDir, children);
 
 const metrics = async (port: number) => JSON.parse((await call(port, 'GET', '/metrics')).body.toString()) as {
   requests: Record<string, number>; inflight: number; devices: { memory: { inUseBytes: number } }[];
@@ -115,23 +73,6 @@ function responses(bytes: Buffer): { status: number; head: string; body: Buffer 
 }
 const codeOf = (r: { body: Buffer }): string => (JSON.parse(r.body.toString('utf8')) as { code: string }).code;
 
-const f32Body = (x: Float32Array): Buffer => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
-const f32Of = (b: Buffer): Float32Array => {
-  const out = new Float32Array(b.length / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
-};
-function refSoftmax(x: Float32Array, R: number, C: number): Float64Array {
-  const out = new Float64Array(R * C);
-  for (let r = 0; r < R; r++) {
-    let m = -Infinity;
-    for (let c = 0; c < C; c++) m = Math.max(m, x[r * C + c]!);
-    let s = 0;
-    for (let c = 0; c < C; c++) s += Math.exp(x[r * C + c]! - m);
-    for (let c = 0; c < C; c++) out[r * C + c] = Math.exp(x[r * C + c]! - m) / s;
-  }
-  return out;
-}
 function expectSoftmax(got: Buffer, x: Float32Array, R: number, C: number): void {
   const y = f32Of(got);
   expect(y.length).toBe(R * C);
