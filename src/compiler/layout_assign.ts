@@ -390,7 +390,7 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
     if (tcgen05 && round < 3) {
       for (const op of opsOf(f.body)) {
         const v = storedValue(op);
-        const a = v && !fixed?.has(op) ? tcgen05StoreAnchor(op, lay(v), anchors.get(op)!, numWarps) : undefined;
+        const a = v && !fixed?.has(op) ? tcgen05StoreAnchor(op, lay(v), anchors.get(op)!, vec.get(op) ?? 1, numWarps) : undefined;
         if (!a || a.kind !== 'blocked') continue;
         anchors.set(op, a);
         vec.set(op, Math.min(vec.get(op) ?? 1, a.sizePerThread[1]!));

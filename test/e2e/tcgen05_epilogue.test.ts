@@ -7,19 +7,13 @@
 // outputs: the f32 result rounded once, exactly as JS's f16 encoding does).
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
-import type { CompileResult } from '../../src/compile/compile.js';
-import type { Func } from '../../src/ir/ops.js';
 import { f16Array } from '../../src/ir/half.js';
-import { arange, constexpr, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
+import { arange, dot, forLoop, load, programId, store, zeros } from '../../src/lang/index.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
-import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
-import { count, gateTargets } from '../codegen/gate.js';
-import { expectBitwise, lcg, runOn, simDevice } from './helpers.js';
+import { count } from '../codegen/gate.js';
+import { expectBitwise, runOn, simDevice } from './helpers.js';
+import { DESC, ints, mmParams, problem, reference, sm100, type Out, type Problem } from './tcgen05_epilogue_cases.js';
 import { build, mmDesc as pairKernel, problem as pairProblem, runPtx as runPair } from './tcgen05_2cta_cases.js';
-
-type Out = 'f32' | 'f16';
-const mmParams = (out: Out) => ({ a: ptr('f16'), b: ptr('f16'), c: ptr(out), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() }) as const;
 
 /** C = A B through pointers, masked at every edge; C in f32 or rounded to f16. */
 const mmPtr = (out: Out): Kernel => kernel({ name: `epi_ptr_${out}`, params: mmParams(out) }, ({ a, b, c, M, N, K, BM, BN, BK }) => {
@@ -66,53 +60,6 @@ const mmAccumulate = kernel({ name: 'epi_ptr_acc', params: mmParams('f32') }, ({
   store(pc, acc!, { mask: mc });
 });
 
-/** C = A B through descriptors (the TMA ring), C in f32 or f16. */
-const mmDesc = (out: Out): Kernel => kernel({ name: `epi_desc_${out}`, params: mmParams(out) }, ({ a, b, c, M, N, K, BM, BN, BK }) => {
-  const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-  const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-  const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-  const om = programId(0).mul(bm), on = programId(1).mul(bn);
-  const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-  makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], out === 'f16' ? acc!.to('f16') : acc!);
-});
-const DESC = { f32: mmDesc('f32'), f16: mmDesc('f16') };
-
-/** Integers in [-4, 4]: exact in f16, every product and sum here exact in f32. */
-function ints(n: number, seed: number): Float32Array {
-  const r = lcg(seed);
-  return Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
-}
-/** C (+ c0) = A B in f32, then in the output's type. */
-function reference(a: Float32Array, b: Float32Array, M: number, N: number, K: number, out: Out, c0?: Float32Array): Float32Array | Uint16Array {
-  const c = new Float32Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = c0 ? c0[i * N + j]! : 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    c[i * N + j] = s;
-  }
-  return out === 'f16' ? f16Array(c) : c;
-}
-
-interface Problem { M: number; N: number; K: number; BM: number; BN: number; BK: number; numWarps: number }
-function problem(p: Problem, out: Out, seed: number, c0?: Float32Array) {
-  const af = ints(p.M * p.K, seed), bf = ints(p.K * p.N, seed + 1);
-  const c = c0 ? c0.slice() : out === 'f16' ? new Uint16Array(p.M * p.N) : new Float32Array(p.M * p.N);
-  const args = { a: f16Array(af), b: f16Array(bf), c, M: p.M, N: p.N, K: p.K, BM: p.BM, BN: p.BN, BK: p.BK };
-  return { args, want: reference(af, bf, p.M, p.N, p.K, out, c0), grid: [Math.ceil(p.M / p.BM), Math.ceil(p.N / p.BN), 1] as const };
-}
-
-function traced(k: Kernel, args: Record<string, unknown>): { f: Func; positional: LaunchArg[] } {
-  const cx: Record<string, number> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number;
-  return { f: k.trace(cx), positional: k.def.runtimeParams.map((p) => args[p.name] as LaunchArg) };
-}
-
-/** The sm_100a PTX as the sim device specializes it, through the ptxas gate (no spills). */
-function sm100(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages: number): CompileResult {
-  const { f, positional } = traced(k, args);
-  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!;
-}
-
 /** On the sim and the interpreter, bit for bit against JS. */
 async function expectRuns(k: Kernel, args: Record<string, unknown>, want: ArrayBufferView, grid: readonly number[], numWarps: number, numStages: number): Promise<void> {
   for (const dev of ['sim', 'interpret'] as const) {
@@ -154,8 +101,16 @@ describe.each(['f32', 'f16'] as const)('pointer stores of a tcgen05 accumulator,
     await expectRuns(PTR[out], args, want, grid, p.numWarps, 1);
   });
 
-  it('ragged 200x136x80 over 128x128x64 tiles: masked per row and column, bit-exact', async () => {
-    const p = { M: 200, N: 136, K: 80, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+  it('ragged 200x100x80: rows of C not 16-byte aligned (N = 100), so the store keeps the conversion (coalesced scalar stores), bit-exact', async () => {
+    const p = { M: 200, N: 100, K: 80, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+    const { args, want, grid } = problem(p, out, 37);
+    const r = sm100(PTR[out], args, p.numWarps, 1);
+    expect(r.ptx).toContain('// convert_layout');
+    await expectRuns(PTR[out], args, want, grid, p.numWarps, 1);
+  });
+
+  it('ragged 200x144x80 over 128x128x64 tiles (N a multiple of 16): masked per row and column, bit-exact', async () => {
+    const p = { M: 200, N: 144, K: 80, BM: 128, BN: 128, BK: 64, numWarps: 4 };
     const { args, want, grid } = problem(p, out, 23);
     const r = sm100(PTR[out], args, p.numWarps, 1);
     expectDirect(r.ptx);
@@ -176,7 +131,7 @@ describe('pointer stores that keep or avoid the conversion', () => {
   });
 
   it('C += A B with c read and written through the same pointers (ragged), stored without a conversion, bit-exact', async () => {
-    const p = { M: 200, N: 136, K: 80, BM: 128, BN: 128, BK: 64, numWarps: 4 };
+    const p = { M: 200, N: 144, K: 80, BM: 128, BN: 128, BK: 64, numWarps: 4 };
     const c0 = ints(p.M * p.N, 77);
     const { args, want, grid } = problem(p, 'f32', 29, c0);
     const r = sm100(mmAccumulate, args, 4, 1);
@@ -230,3 +185,4 @@ describe('2-CTA 256x256x64 (twoCta, 128x256 per CTA on 8 warps)', () => {
     expectBitwise(runPair(k, args, grid, r), want, 'pair vs JS');
   });
 });
+
