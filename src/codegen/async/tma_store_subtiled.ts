@@ -46,7 +46,7 @@ export function storeSubtiled(
   cx.emit(`// epilogue subtiled: ${plan.steps} steps of ${plan.groups} box(es), 2 staging buffers of ${bufBytes} bytes`);
   const tile = cx.reg('b32');
   cx.emit(`mov.u32 ${tile}, ${cx.smemBase(2 * bufBytes)};`);
-  // the thread's row and column group: chunk k of a slice is at row*S + ((16k) ^ (row%8)*16), swizzled as TMA writes it
+  // the thread's row and column group: chunk k of a slice is at row*S + (16k ^ 16*(row's place in the swizzle repeat)), as TMA reads it
   const [row, col0] = cx.base(l) as [string, string];
   const q = cx.reg('b32'), x = cx.reg('b32'), rb = cx.reg('b32');
   cx.emit(`shr.u32 ${q}, ${col0}, ${Math.log2(plan.spt)};`);
@@ -54,18 +54,17 @@ export function storeSubtiled(
   cx.emit(`mad.lo.u32 ${rb}, ${row}, ${S}, ${rb};`);
   cx.emit(`bfe.u32 ${x}, ${row}, ${Math.log2(128 / S)}, ${Math.log2(S / 16)};`);
   cx.emit(`shl.b32 ${x}, ${x}, 4;`);
+  // rb is a multiple of S (a 1024-aligned tile, whole rows) and x, 16k < S: rb + (x ^ 16k) = (rb + x) ^ 16k,
+  // so one register and an xor per chunk (8 live address registers cost ptxas 11 more registers)
   const chunks = S / 16;
-  const at: string[] = [];
-  for (let k = 0; k < chunks; k++) {
+  const a0 = cx.reg('b32');
+  cx.emit(`add.u32 ${a0}, ${rb}, ${x};`);
+  const chunkAddr = (k: number): string => {
+    if (k === 0) return a0;
     const a = cx.reg('b32');
-    if (k === 0) cx.emit(`add.u32 ${a}, ${rb}, ${x};`);
-    else {
-      const s = cx.reg('b32');
-      cx.emit(`xor.b32 ${s}, ${x}, ${16 * k};`);
-      cx.emit(`add.u32 ${a}, ${rb}, ${s};`);
-    }
-    at.push(a);
-  }
+    cx.emit(`xor.b32 ${a}, ${a0}, ${16 * k};`);
+    return a;
+  };
   const per = S / g.eb; // registers of one slice
   for (let j = 0; j < plan.steps; j++) {
     if (j >= 2) {
@@ -74,7 +73,7 @@ export function storeSubtiled(
       cx.barrier();
     }
     const off = (j % 2) * bufBytes;
-    for (let k = 0; k < chunks; k++) move({ reg: at[k]!, imm: off }, regs.slice(j * per + k * vec, j * per + (k + 1) * vec));
+    for (let k = 0; k < chunks; k++) move({ reg: chunkAddr(k), imm: off }, regs.slice(j * per + k * vec, j * per + (k + 1) * vec));
     cx.emit('fence.proxy.async.shared::cta;');
     cx.barrier();
     for (let qq = 0; qq < plan.groups; qq++) {
