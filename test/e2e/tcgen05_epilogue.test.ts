@@ -186,3 +186,16 @@ describe('2-CTA 256x256x64 (twoCta, 128x256 per CTA on 8 warps)', () => {
   });
 });
 
+
+describe('the sanitizers (racecheck, synccheck, initcheck) find nothing in the direct epilogues', () => {
+  it.each([
+    ['pointer store, 128x256 on 8 warps, ragged', 'ptr', { M: 200, N: 256, K: 64, BM: 128, BN: 256, BK: 64, numWarps: 8 }],
+    ['subtiled TMA store, 128x256 on 8 warps (2 column groups), 2 tiles', 'desc', { M: 256, N: 256, K: 128, BM: 128, BN: 256, BK: 64, numWarps: 8 }],
+  ] as const)('%s', async (_n, kind, p) => {
+    const { args, want, grid } = problem(p, 'f32', 131);
+    const k = kind === 'ptr' ? PTR.f32 : DESC.f32;
+    const stages = kind === 'ptr' ? 1 : 3;
+    await k.run(args, { grid, device: 'sim', numWarps: p.numWarps, numStages: stages, sanitize: ['racecheck', 'synccheck', 'initcheck'] });
+    expectBitwise(args.c, want, 'under the sanitizers');
+  });
+});
