@@ -13,7 +13,9 @@
 //     accumulator's layout;
 //  4. loops: where a loop yields a carried value in a dot-born layout other than the one it
 //     carries, steps 2-3 run again with that layout wished for the carried value (its init is
-//     then born in it), so the value crosses the back edge without a conversion.
+//     then born in it), so the value crosses the back edge without a conversion;
+//  5. sm_100a: a store of a value in a tcgen05 accumulator layout adopts that layout as its anchor
+//     where memory allows (tcgen05_epilogue.ts): the epilogue stores without a conversion.
 import type { Block, Func, Op, Value } from '../ir/ops.js';
 import { byteSize, numel, pointee, type PtrType } from '../ir/types.js';
 import type { AxisInfoMap } from './axis_info.js';
@@ -23,6 +25,7 @@ import { gatherByShuffle, sortFits, sortLayout } from './sort_layout.js';
 import { descOperands } from '../ir/tensor_desc.js';
 import { stmatrixLayout } from './stmatrix.js';
 import { tcgen05Layout, tcgen05LayoutForDot } from './tcgen05_kinds.js';
+import { storedValue, tcgen05StoreAnchor } from './tcgen05_epilogue.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, wgmmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -382,6 +385,18 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
     };
     f.body.args.forEach((a) => set(a, SCALAR));
     forward(f.body);
+    // 5. sm_100a: a store of a tcgen05 accumulator takes its layout (tcgen05_epilogue.ts), so the
+    // next round gives the pointers and mask that layout and the value needs no conversion
+    if (tcgen05 && round < 3) {
+      for (const op of opsOf(f.body)) {
+        const v = storedValue(op);
+        const a = v && !fixed?.has(op) ? tcgen05StoreAnchor(op, lay(v), anchors.get(op)!, vec.get(op) ?? 1, numWarps) : undefined;
+        if (!a || a.kind !== 'blocked') continue;
+        anchors.set(op, a);
+        vec.set(op, Math.min(vec.get(op) ?? 1, a.sizePerThread[1]!));
+        changed = true;
+      }
+    }
   }
   return { numWarps, layouts, expected, vec };
 }

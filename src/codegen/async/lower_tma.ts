@@ -27,6 +27,7 @@ import { globalAccessFollows } from './tma_store_wait.js';
 import { fenceGlobalWrites } from './proxy_fence.js';
 import { stmatrixLayout } from '../../compiler/stmatrix.js';
 import { storeByStmatrix } from './lower_stmatrix.js';
+import { storeSubtiled, subtilePlan } from './tma_store_subtiled.js';
 import { isDeferred } from './deferred_store_wait.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
@@ -240,32 +241,18 @@ const descLoad: Rule = (cx, o) => {
   cx.define(v, regs);
 };
 
-const descStore: Rule = (cx, o) => {
-  const op = o as Op<'desc_store'>;
-  const g = tileGeometry(op);
-  const map = mapAddress(cx, tensorMaps(cx).mapFor(op, g));
-  const p = elected(cx);
+/** The whole tile staged at once: st.shared of every register group, then one TMA copy per box. */
+function storeWholeTile(cx: Lowering, op: Op<'desc_store'>, g: TileGeometry, v: Value, layout: Layout, regs: string[], vec: number, map: string, p: string): void {
   const rank = g.block.length;
-  const d = descOperands(op);
-  const vi = op.operands.indexOf(d.value!);
-  // The value comes in the store's own blocked layout (16-byte runs along rows), converted through
-  // the scratch if need be: measured on the sim for a 64x64 f32 mma epilogue, writing the swizzled
-  // tile straight from the accumulator layout costs more (8-byte stores, 2-way bank conflicts,
-  // twice the address math) than the conflict-free conversion does.
-  const regs = cx.operand(op, vi);
-  const layout = cx.plan.expected.get(op)?.[vi] ?? cx.layoutOf(d.value!);
-  const vec = cx.plan.vec.get(op) ?? 1;
-  cx.emit(`// tensor descriptor store: ${g.boxes} TMA box(es) [${g.box.join(', ')}], swizzle ${g.swizzle || 'none'}`);
-  cx.barrier();
   const tile = tileBase(cx, g.bytes);
   if (rank === 2 && g.eb === 2 && stmatrixLayout(layout, g.block)) {
     // a 16-bit accumulator: stmatrix writes its 8x8 matrices as they are (lower_stmatrix.ts)
     cx.emit('// epilogue: registers -> stmatrix -> shared -> TMA store');
-    storeByStmatrix(cx, d.value!, layout, regs, g, tile);
+    storeByStmatrix(cx, v, layout, regs, g, tile);
   } else {
-    const addrs = slotAddresses(cx, d.value!, layout, g, tile, vec); // in the registers' layout
+    const addrs = slotAddresses(cx, v, layout, g, tile, vec); // in the registers' layout
     // a layout larger than the block holds replicas: only the first copy of each element writes
-    const slots = cx.slots(d.value!, layout);
+    const slots = cx.slots(v, layout);
     addrs.forEach((a, k) => moveGroup(cx, 'st', op, a, regs.slice(k * vec, (k + 1) * vec), cx.canonical(layout, g.block, slots[k * vec]!)));
   }
   cx.emit('fence.proxy.async.shared::cta;'); // the generic-proxy writes, seen by the async proxy
@@ -275,6 +262,29 @@ const descStore: Rule = (cx, o) => {
     cx.emit(`@${p} cp.async.bulk.tensor.${rank}d.global.shared::cta.tile.bulk_group [${map}, ${boxCoords(cx, op, g, j)}], ${src};`);
   }
   cx.emit(`@${p} cp.async.bulk.commit_group;`);
+}
+
+const descStore: Rule = (cx, o) => {
+  const op = o as Op<'desc_store'>;
+  const g = tileGeometry(op);
+  const map = mapAddress(cx, tensorMaps(cx).mapFor(op, g));
+  const p = elected(cx);
+  const d = descOperands(op);
+  const vi = op.operands.indexOf(d.value!);
+  // The value comes in the store's own blocked layout (16-byte runs along rows), converted through
+  // the scratch if need be: measured on the sim for a 64x64 f32 mma epilogue, writing the swizzled
+  // tile straight from the accumulator layout costs more (8-byte stores, 2-way bank conflicts,
+  // twice the address math) than the conflict-free conversion does. A tcgen05 accumulator keeps
+  // its layout (a row per thread: 16-byte chunks, conflict-free; compiler/tcgen05_epilogue.ts).
+  const regs = cx.operand(op, vi);
+  const layout = cx.plan.expected.get(op)?.[vi] ?? cx.layoutOf(d.value!);
+  const vec = cx.plan.vec.get(op) ?? 1;
+  cx.emit(`// tensor descriptor store: ${g.boxes} TMA box(es) [${g.box.join(', ')}], swizzle ${g.swizzle || 'none'}`);
+  cx.barrier();
+  const sub = layout.kind === 'blocked' ? subtilePlan(cx, layout, g, vec) : undefined;
+  // a tcgen05 accumulator wider than two boxes a thread: a column slice at a time through two small buffers
+  if (sub && layout.kind === 'blocked') storeSubtiled(cx, layout, regs, g, vec, sub, map, p, (at, rs) => moveGroup(cx, 'st', op, at, rs), (j) => boxCoords(cx, op, g, j));
+  else storeWholeTile(cx, op, g, d.value!, layout, regs, vec, map, p);
   if (isDeferred(cx, op)) cx.emit('// the wait is deferred: after the next tile\'s K loop, or before its loads where they may read these bytes (deferred_store_wait.ts)');
   else if (globalAccessFollows(cx.func, op)) {
     // a later access of the program may touch these bytes: the writes complete (visible to thread
