@@ -246,13 +246,12 @@ function stagesOf(cx: Lowering, l: PipelinedLoop): { B: number; D: number; overl
  * and after the loop for the last one. Every commit is waited for once, so the per-stage parity
  * bits stay right when the loop runs again.
  */
-function tcgen05Empties(cx: Lowering, S: number): { rd: string; waitPrev: (marker: string) => void; advance: () => void } {
+function tcgen05Empties(cx: Lowering, S: number): { rd: string; idx: string; waitPrev: (marker: string) => void; advance: () => void } {
   const { bar: empty0, phase: bits } = newBarriers(cx, S);
   const r = (): string => cx.reg('b32');
-  const [rd, prev, idx, prevIdx, end] = [r(), r(), r(), r(), r()];
+  const [rd, prev, idx, prevIdx] = [r(), r(), r(), r()];
   cx.emit(`mov.u32 ${rd}, ${empty0};`);
   cx.emit(`mov.u32 ${prev}, ${empty0};`);
-  cx.emit(`add.u32 ${end}, ${empty0}, ${8 * S};`);
   cx.emit(`mov.u32 ${idx}, 0;`);
   cx.emit(`mov.u32 ${prevIdx}, 0;`);
   const pending = cx.reg('pred'); // MMAs committed and not yet waited for
@@ -272,15 +271,14 @@ function tcgen05Empties(cx: Lowering, S: number): { rd: string; waitPrev: (marke
     cx.emit(`mov.u32 ${prev}, ${rd};`);
     cx.emit(`mov.u32 ${prevIdx}, ${idx};`);
     cx.emit(`setp.ne.b32 ${pending}, 1, 0;`);
+    // the stage index wraps; the barrier's address (and the ring's stage, pipelinedFor) follow from it
     const q = cx.reg('pred');
-    cx.emit(`add.u32 ${rd}, ${rd}, 8;`);
-    cx.emit(`setp.eq.u32 ${q}, ${rd}, ${end};`);
-    cx.emit(`selp.b32 ${rd}, ${empty0}, ${rd}, ${q};`);
     cx.emit(`add.u32 ${idx}, ${idx}, 1;`);
     cx.emit(`setp.eq.u32 ${q}, ${idx}, ${S};`);
     cx.emit(`selp.b32 ${idx}, 0, ${idx}, ${q};`);
+    cx.emit(`mad.lo.u32 ${rd}, ${idx}, 8, ${empty0};`);
   };
-  return { rd, waitPrev, advance };
+  return { rd, idx, waitPrev, advance };
 }
 
 function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: PipelineSabotage): void {
@@ -401,7 +399,11 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   backEdge(cx, op, carried, yields);
   empties?.advance();
   // the next stage, wrapping at the end of the ring
-  if (B > 1) {
+  if (empties) {
+    // the stage follows the EMPTY barriers' index, already advanced (both start at stage 0)
+    cx.emit(`mov.u32 ${prev}, ${rd};`);
+    cx.emit(`mad.lo.u32 ${rd}, ${empties.idx}, ${SB}, ${ring0};`);
+  } else if (B > 1) {
     const q = cx.reg('pred');
     if (overlapped) cx.emit(`mov.u32 ${prev}, ${rd};`);
     cx.emit(`add.u32 ${rd}, ${rd}, ${SB};`);

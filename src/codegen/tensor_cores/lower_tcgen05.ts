@@ -121,18 +121,22 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   // generic-proxy writes (st.shared here, cp.async in the pipeliner's ring) -> the async proxy
   if (!flight || flight.generic) cx.emit('fence.proxy.async.shared::cta;');
 
-  const rows = tmemRows(cx, M, N);
-  if (accIn && !resident) storeAcc(cx, rows, accIn, r.type.elem);
+  // an in-flight dot reads no rows back: no lane offsets computed in its loop
+  const rows = flight ? undefined : tmemRows(cx, M, N);
+  if (accIn && !resident) storeAcc(cx, rows!, accIn, r.type.elem);
   const aTmem = aInTmem ? storeATmem(cx, a, N, kind.k) : undefined;
   // every warp's shared stores and TMEM stores before thread 0's MMAs
   cx.emit('tcgen05.fence::before_thread_sync;');
   cx.barrier();
-  cx.emit('tcgen05.fence::after_thread_sync;');
-
   // the MMAs' descriptors, issue and commit are the elected thread's: warps other than its
   // (warp 0) branch past them (tcgen05_issue.ts), as Triton's cc 100 kernels do
   const pair = flight?.pair;
+  // in flight on the cp.async ring, no other thread issues a tcgen05 op in the loop: the fence
+  // after the barrier is the issuing warp's alone (the final wait fences every thread)
+  const fenceInIssue = !!flight?.generic && !pair;
+  if (!fenceInIssue) cx.emit('tcgen05.fence::after_thread_sync;');
   const issue = pair ? undefined : skipToIssueEnd(cx, mem.warp0);
+  if (fenceInIssue) cx.emit('tcgen05.fence::after_thread_sync;');
   const descA = A && emitTcgen05Desc(cx, A.tile.base, A.tile, A.mnMajor);
   const descB = emitTcgen05Desc(cx, B.tile.base, B.tile, B.mnMajor);
   const idesc = cx.reg('b32');
@@ -170,7 +174,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
     cx.define(r, cx.regs(op.operands[2]!));
     return true;
   }
-  cx.define(r, loadAcc(cx, rows, r.type.elem));
+  cx.define(r, loadAcc(cx, rows!, r.type.elem));
   return true;
 }
 
