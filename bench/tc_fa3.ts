@@ -10,10 +10,12 @@
 // sim: one program (128 query rows) over L = 512 keys, against an f64 JS reference, with the sim's
 // warp instructions per output tile (they count the mbarrier spin loops too: not a kernel figure
 // alone) and global load requests.
-// On sm_100a (`benchFlashD128`, the flash_d128 table) the same two sources at the same tile: ours
-// plain (its dots on tcgen05, accumulators in TMEM; the ping-pong is sm_90a's), Triton's for
-// GPUTarget('cuda', 100, 32) with its `.version` rewritten for ptxas 13.0, both run on the sim as an
-// sm_100; the columns count tcgen05.mma and the TMEM columns allocated instead of wgmma.
+// On sm_100a (`benchFlashD128`, the flash_d128 table) at the same tile: ours
+// plain (its dots on tcgen05, accumulators in TMEM; the ping-pong is sm_90a's; its K/V loads are
+// TMA loads waited for in place, not a ring) and bench/kernels.ts's flash (pointer loads on the
+// cp.async ring; no key mask, L being a multiple of BN), Triton's for
+// GPUTarget('cuda', 100, 32) with its `.version` rewritten for ptxas 13.0 beside them, all run on the
+// sim as an sm_100; the columns count tcgen05.mma and the TMEM columns allocated instead of wgmma.
 import { join } from 'node:path';
 import { compile, type CompileResult } from '../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
@@ -21,6 +23,7 @@ import { DeviceArray } from '../src/runtime/device_array.js';
 import { loadModule } from '../src/runtime/native/foreign_module.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
 import { fa3Attention } from './fa3_kernels.js';
+import { flashAttention } from './kernels.js';
 import { forPtxas13, tmemColumns, type WsTools } from './tc_figure_table.js';
 
 const TILE = { BM: 128, BN: 128, D: 128 };
@@ -165,8 +168,14 @@ async function flashTable(target: 'sm_90a' | 'sm_100a', out: (s: string) => void
   type TableRow = [string, string | undefined, number, string, 'tessera' | 'triton', CompileResult?];
   const rows: TableRow[] = [
     ...(ows ? [['tessera warpSpecialize + ping-pong', ows.ptx, ows.metadata.sharedBytes, 'tessera_fa3_ws', 'tessera', ows] satisfies TableRow] : []),
-    [bw ? 'tessera plain (TMA ring, tcgen05)' : 'tessera plain (TMA ring)', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_fa3_plain', 'tessera', oplain],
+    [bw ? 'tessera plain (TMA, tcgen05)' : 'tessera plain (TMA ring)', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_fa3_plain', 'tessera', oplain],
   ];
+  if (bw) {
+    // bench/kernels.ts's flash (pointer loads, which the cp.async ring pipelines; no key mask: L is a multiple of BN here)
+    const spec = Object.fromEntries(['q', 'k', 'v', 'o', 'L'].map((n) => [n, { divisibleBy16: true }]));
+    const ring = compile(flashAttention.f16.trace({ BM: TILE.BM, BN: TILE.BN, D: TILE.D }), { target, numWarps: NUM_WARPS, numStages: STAGES, ptxas: false, specialization: spec });
+    rows.push(['tessera flash (cp.async ring)', ring.ptx, ring.metadata.sharedBytes, 'tessera_flash_ring', 'tessera', ring]);
+  }
   if (triWs instanceof Error) out(`  Triton warp_specialize=True failed: ${triWs.message.trim().split('\n').slice(-2).join(' | ')}\n`);
   else rows.push([`triton ${triWs.version} warp_specialize`, tptx(triWs.ptx['fa']), triWs.shared['fa']!, 'triton_fa_ws', 'triton']);
   if (tri instanceof Error) out(`  Triton failed: ${tri.message.trim().split('\n').slice(-2).join(' | ')}\n`);

@@ -58,9 +58,10 @@ describe('bench:tc table (sm_100a)', () => {
       expect(m, `${who} in\n${text}`).not.toBeNull();
       return m!.slice(1, 11).map(Number);
     };
-    const ours = row('tessera plain \\(TMA ring, tcgen05\\)');
+    const ours = row('tessera plain \\(TMA, tcgen05\\)');
+    const ring = row('tessera flash \\(cp.async ring\\)');
     const tri = row('triton \\S+ plain');
-    for (const r of [ours, tri]) {
+    for (const r of [ours, ring, tri]) {
       const [regs, spills, sass, smem, mma, tmem, , warpInstrs, , err] = r as [number, number, number, number, number, number, number, number, number, number];
       expect(regs).toBeGreaterThan(0);
       expect(spills).toBe(0);
