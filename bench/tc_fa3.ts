@@ -10,6 +10,12 @@
 // sim: one program (128 query rows) over L = 512 keys, against an f64 JS reference, with the sim's
 // warp instructions per output tile (they count the mbarrier spin loops too: not a kernel figure
 // alone) and global load requests.
+// On sm_100a (`benchFlashD128`, the flash_d128 table) at the same tile: ours
+// plain (its dots on tcgen05, accumulators in TMEM; the ping-pong is sm_90a's; its K/V loads are
+// TMA loads waited for in place, not a ring) and bench/kernels.ts's flash (pointer loads on the
+// cp.async ring; no key mask, L being a multiple of BN), Triton's for
+// GPUTarget('cuda', 100, 32) with its `.version` rewritten for ptxas 13.0 beside them, all run on the
+// sim as an sm_100; the columns count tcgen05.mma and the TMEM columns allocated instead of wgmma.
 import { join } from 'node:path';
 import { compile, type CompileResult } from '../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
@@ -17,7 +23,8 @@ import { DeviceArray } from '../src/runtime/device_array.js';
 import { loadModule } from '../src/runtime/native/foreign_module.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
 import { fa3Attention } from './fa3_kernels.js';
-import type { WsTools } from './tc_ws.js';
+import { flashAttention } from './kernels.js';
+import { forPtxas13, tmemColumns, type WsTools } from './tc_figure_table.js';
 
 const TILE = { BM: 128, BN: 128, D: 128 };
 const NUM_WARPS = 8;
@@ -138,25 +145,47 @@ async function simTriton(sim: NativeRuntimeDevice, ptx: string, shared: number, 
 }
 
 /** Prints the table; sets process.exitCode = 1 when a result is wrong. */
-export async function benchFa3(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): Promise<void> {
+export const benchFa3 = (out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): Promise<void> => flashTable('sm_90a', out, sim, tools);
+/** sm_100a's flash_d128 table: the plain kernels on tcgen05; sets process.exitCode = 1 when a result is wrong. */
+export const benchFlashD128 = (out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): Promise<void> => flashTable('sm_100a', out, sim, tools);
+
+async function flashTable(target: 'sm_90a' | 'sm_100a', out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): Promise<void> {
+  const bw = target === 'sm_100a';
   const cx = { ...TILE, CAUSAL: false };
-  out(`\nfa3 attention (FA3-style, warp-specialized with the consumers' ping-pong): D=${TILE.D} BM=${TILE.BM} BN=${TILE.BN}, ${NUM_WARPS} warps (Tessera: consumers; + a producer warpgroup), numStages ${STAGES}\n`);
-  const ours = (ws: boolean): CompileResult => compile(fa3Attention.trace({ ...cx, WS: ws }), { target: 'sm_90a', numWarps: NUM_WARPS, numStages: STAGES, ptxas: false });
+  out(bw
+    ? `\nflash_d128 (flash attention forward on tcgen05, TMEM accumulators): D=${TILE.D} BM=${TILE.BM} BN=${TILE.BN}, ${NUM_WARPS} warps, numStages ${STAGES}; figures from ptxas -arch sm_100a, no GPU\n`
+    : `\nfa3 attention (FA3-style, warp-specialized with the consumers' ping-pong): D=${TILE.D} BM=${TILE.BM} BN=${TILE.BN}, ${NUM_WARPS} warps (Tessera: consumers; + a producer warpgroup), numStages ${STAGES}\n`);
+  const ours = (ws: boolean): CompileResult => compile(fa3Attention.trace({ ...cx, WS: ws }), { target, numWarps: NUM_WARPS, numStages: STAGES, ptxas: false });
   const tk = (ws: boolean) => ({ key: 'fa', name: 'flash_fwd', src: tritonSrc(ws), signature: SIGNATURE, constexprs: TILE, num_warps: NUM_WARPS, num_stages: STAGES, divisible: ['q', 'k', 'v', 'o', 'L'] });
   // separately (the same key, so the PTX differ only where the kernels do): Triton's warp
   // specialization may fail where its plain kernel compiles
   const [triWs, tri] = [tools.triton([tk(true)]), tools.triton([tk(false)])];
-  const [ows, oplain] = [ours(true), ours(false)];
-  const rows: [string, string | undefined, number, string, 'tessera' | 'triton', CompileResult?][] = [
-    ['tessera warpSpecialize + ping-pong', ows.ptx, ows.metadata.sharedBytes, 'tessera_fa3_ws', 'tessera', ows],
-    ['tessera plain (TMA ring)', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_fa3_plain', 'tessera', oplain],
+  // ptxas 13.0 takes Triton's cc 100 PTX at `.version 9.0`
+  const tptx = (p: string | undefined): string | undefined => (bw ? forPtxas13(p) : p);
+  const oplain = ours(false);
+  // the warp-specialized ping-pong is sm_90a's (codegen/pipeline/ws_attention.ts)
+  const ows = bw ? undefined : ours(true);
+  type TableRow = [string, string | undefined, number, string, 'tessera' | 'triton', CompileResult?];
+  const rows: TableRow[] = [
+    ...(ows ? [['tessera warpSpecialize + ping-pong', ows.ptx, ows.metadata.sharedBytes, 'tessera_fa3_ws', 'tessera', ows] satisfies TableRow] : []),
+    [bw ? 'tessera plain (TMA, tcgen05)' : 'tessera plain (TMA ring)', oplain.ptx, oplain.metadata.sharedBytes, 'tessera_fa3_plain', 'tessera', oplain],
   ];
+  if (bw) {
+    // bench/kernels.ts's flash (pointer loads, which the cp.async ring pipelines; no key mask: L is a multiple of BN here)
+    const spec = Object.fromEntries(['q', 'k', 'v', 'o', 'L'].map((n) => [n, { divisibleBy16: true }]));
+    const ring = compile(flashAttention.f16.trace({ BM: TILE.BM, BN: TILE.BN, D: TILE.D }), { target, numWarps: NUM_WARPS, numStages: STAGES, ptxas: false, specialization: spec });
+    rows.push(['tessera flash (cp.async ring)', ring.ptx, ring.metadata.sharedBytes, 'tessera_flash_ring', 'tessera', ring]);
+  }
   if (triWs instanceof Error) out(`  Triton warp_specialize=True failed: ${triWs.message.trim().split('\n').slice(-2).join(' | ')}\n`);
-  else rows.push([`triton ${triWs.version} warp_specialize`, triWs.ptx['fa'], triWs.shared['fa']!, 'triton_fa_ws', 'triton']);
+  else rows.push([`triton ${triWs.version} warp_specialize`, tptx(triWs.ptx['fa']), triWs.shared['fa']!, 'triton_fa_ws', 'triton']);
   if (tri instanceof Error) out(`  Triton failed: ${tri.message.trim().split('\n').slice(-2).join(' | ')}\n`);
-  else rows.push([`triton ${tri.version} plain`, tri.ptx['fa'], tri.shared['fa']!, 'triton_fa_plain', 'triton']);
+  else rows.push([`triton ${tri.version} plain`, tptx(tri.ptx['fa']), tri.shared['fa']!, 'triton_fa_plain', 'triton']);
   const x = inputs();
-  out(`  ${'kernel'.padEnd(36)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'wgmma'.padStart(7)}${'TMA'.padStart(5)}${'warp instrs'.padStart(13)}${'ld reqs'.padStart(9)}  structure\n`);
+  // the tensor-core columns: wgmma on sm_90a; tcgen05.mma and the TMEM columns allocated on sm_100a
+  const tc = bw
+    ? { head: `${'mma'.padStart(5)}${'TMEM'.padStart(6)}`, cell: (ptx: string): string => `${String(count(ptx, /tcgen05\.mma\.cta_group/)).padStart(5)}${tmemColumns(ptx).padStart(6)}` }
+    : { head: 'wgmma'.padStart(7), cell: (_: string, n: number): string => String(n).padStart(7) };
+  out(`  ${'kernel'.padEnd(36)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${tc.head}${'TMA'.padStart(5)}${'warp instrs'.padStart(13)}${'ld reqs'.padStart(9)}  structure\n`);
   for (const [name, ptx, shared, file, who, r] of rows) {
     if (!ptx) continue;
     const f = tools.figures(ptx, shared, join(tools.dir, file));
@@ -169,7 +198,7 @@ export async function benchFa3(out: (s: string) => void, sim: NativeRuntimeDevic
     const ok = !(s instanceof Error) && s.err <= 2e-3;
     if (who === 'tessera' && !ok) process.exitCode = 1;
     const dyn = s instanceof Error ? `${'n/a'.padStart(13)}${'n/a'.padStart(9)}` : `${String(s.warpInstrs ?? 'n/a').padStart(13)}${String(s.loads ?? 'n/a').padStart(9)}`;
-    out(`  ${name.padEnd(36)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(f.wgmma).padStart(7)}${String(f.tma).padStart(5)}${dyn}  ${structure(ptx)}`
+    out(`  ${name.padEnd(36)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${tc.cell(ptx, f.wgmma)}${String(f.tma).padStart(5)}${dyn}  ${structure(ptx)}`
       + `${s instanceof Error ? `; sim: ${s.message.split('\n')[0]}` : `; vs JS ${s.err.toExponential(1)}${ok ? '' : '  MISMATCH'}`}\n`);
   }
   if (!(triWs instanceof Error) && !(tri instanceof Error)) {
@@ -177,8 +206,10 @@ export async function benchFa3(out: (s: string) => void, sim: NativeRuntimeDevic
     const code = (ptx = ''): string => ptx.slice(0, ptx.indexOf('\t.file') >>> 0);
     const same = code(triWs.ptx['fa']) === code(tri.ptx['fa']);
     const noop = !/setmaxnreg/.test(triWs.ptx['fa'] ?? '');
-    out(`  Triton's warp_specialize=True on the KV loop: ${same ? 'the same code as without the flag' : 'a different PTX'}${noop ? ', no setmaxnreg and no producer partition: a no-op here' : ''}\n`);
+    out(`  Triton's warp_specialize=True on the KV loop: ${same ? 'the same code as without the flag' : 'a different PTX'}${noop ? (same ? ', no setmaxnreg and no producer partition: a no-op here' : ', without setmaxnreg') : ''}\n`);
   }
   out(`  sim: one program (${TILE.BM} query rows, one ${TILE.BM}x${TILE.D} output tile) over L ${L} keys (${L / TILE.BN} KV steps); warp instructions include the mbarrier spin loops\n`);
-  out("  registers: ptxas's launch count (.maxnreg for Tessera's warp-specialized kernel; its consumers run at the setmaxnreg.inc count)\n");
+  out(bw
+    ? "  registers: ptxas's count per thread; no GPU was used: every figure comes from ptxas -arch sm_100a and the sim (as an sm_100)\n"
+    : "  registers: ptxas's launch count (.maxnreg for Tessera's warp-specialized kernel; its consumers run at the setmaxnreg.inc count)\n");
 }

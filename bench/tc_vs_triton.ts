@@ -1,6 +1,6 @@
 // `npm run bench:tc` (node dist/bench/tc_vs_triton.js): code quality of the tensor-core kernels
 // (bench/kernels.ts TC_KERNELS, plus an fp8 matmul on sm_90a and sm_100a, and on sm_100a the TMA-ring
-// matmul (tc_ring.ts) and the microscaled mx_dot_scaled rows (tc_mx.ts)) against Triton 3.8 (.venv), same tile
+// matmul (tc_ring.ts), the microscaled mx_dot_scaled rows (tc_mx.ts) and flash attention at D = 128 (tc_fa3.ts)) against Triton 3.8 (.venv), same tile
 // sizes, numWarps and numStages; both PTX assembled by the same ptxas for the target (sm_80, or
 // sm_90a with Triton's GPUTarget('cuda', 90, 32), or sm_100a with cc 100). No GPU: static figures (registers, spills, shared
 // memory, SASS instruction count, tensor-core instructions in the PTX) and, running both PTX on the
@@ -26,7 +26,7 @@ import '../src/runtime/index.js'; // registers the native devices (cuda, sim)
 import { tesseraPipelines, withStages } from './stages.js';
 import { tcCases, type TcArg, type TcCase, type TcProblem } from './tc_cases.js';
 import { benchWs, type WsTools } from './tc_ws.js';
-import { benchFa3 } from './tc_fa3.js';
+import { benchFa3, benchFlashD128 } from './tc_fa3.js';
 import { benchRing } from './tc_ring.js';
 import { benchMx } from './tc_mx.js';
 import { bench2Cta } from './tc_2cta.js';
@@ -337,6 +337,7 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
   await table('ring_matmul', 'sm_100a', benchRing); // the descriptor matmul on sm_100a's TMA ring (bench/tc_ring.ts)
   await table('matmul_2cta', 'sm_100a', bench2Cta); // a 256x256x64 tile on a CTA pair, tcgen05.mma.cta_group::2 (bench/tc_2cta.ts)
   await table('mx_dot_scaled', 'sm_100a', benchMx); // dotScaled (emulated) vs tl.dot_scaled (block-scaled tcgen05): bench/tc_mx.ts
+  await table('flash_d128', 'sm_100a', benchFlashD128); // flash attention at D = 128 on tcgen05 (bench/tc_fa3.ts at sm_100a)
   await table('ws_matmul', 'sm_90a', benchWs); // the warp-specialized matmul (bench/tc_ws.ts)
   await table('fa3_attention', 'sm_90a', benchFa3); // FA3-style attention, warp-specialized with the ping-pong (bench/tc_fa3.ts)
 }

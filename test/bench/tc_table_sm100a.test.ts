@@ -5,7 +5,8 @@
 // The mx_dot_scaled table (bench/tc_mx.ts): mxfp8 and mxfp4 rows for both compilers, each with the
 // tcgen05 MMA form its PTX issues (ours and Triton's the block-scaled kinds, ours copying the
 // scales with tcgen05.cp; our emulated rows kind::tf32 / kind::f16), every output right on the sim,
-// the missing GPU said plainly.
+// the missing GPU said plainly. The flash_d128 table (bench/tc_fa3.ts at sm_100a): flash attention
+// at D = 128 on tcgen05 beside Triton's cc 100 kernel, both right on the sim.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { benchTc } from '../../bench/tc_vs_triton.js';
@@ -42,6 +43,37 @@ describe('bench:tc table (sm_100a)', () => {
       expect(text).toMatch(new RegExp(`^ {2}tessera ${label}\\s+\\d+\\s+0\\s+\\d+\\s+\\d+\\s+4\\s+\\d+\\s+\\d+\\s+3\\s+vs JS \\d\\.\\de-\\d+, warp instructions \\d+$`, 'm'));
       expect(text).toMatch(new RegExp(`^ {2}triton \\S+ ${label}\\s+\\d+`, 'm'));
     }
+  });
+
+  it('flash_d128 rows: ours on tcgen05 with its accumulators in TMEM, beside Triton\'s cc 100 flash forward, both right on the sim', async () => {
+    let text = '';
+    const before = process.exitCode;
+    await benchTc((s) => { text += s; }, { target: 'sm_100a', only: 'flash_d128' });
+    expect(process.exitCode, text).toBe(before);
+    expect(text).not.toMatch(/MISMATCH|Triton failed|; sim: /);
+    expect(text).toContain('flash_d128 (flash attention forward on tcgen05, TMEM accumulators): D=128 BM=128 BN=128, 8 warps, numStages 2');
+    // regs, spills, SASS, smem, tcgen05.mma, TMEM columns, TMA, warp instructions, load requests; error vs JS
+    const row = (who: string): number[] => {
+      const m = new RegExp(`^ {2}${who}\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+256 threads, .*; vs JS (\\S+)$`, 'm').exec(text);
+      expect(m, `${who} in\n${text}`).not.toBeNull();
+      return m!.slice(1, 11).map(Number);
+    };
+    const ours = row('tessera plain \\(TMA, tcgen05\\)');
+    const ring = row('tessera flash \\(cp.async ring\\)');
+    const tri = row('triton \\S+ plain');
+    for (const r of [ours, ring, tri]) {
+      const [regs, spills, sass, smem, mma, tmem, , warpInstrs, , err] = r as [number, number, number, number, number, number, number, number, number, number];
+      expect(regs).toBeGreaterThan(0);
+      expect(spills).toBe(0);
+      expect(sass).toBeGreaterThan(0);
+      expect(smem).toBeGreaterThan(0);
+      expect(mma).toBeGreaterThan(0);
+      expect(tmem).toBeGreaterThanOrEqual(256); // S and O, 128 columns each
+      expect(warpInstrs).toBeGreaterThan(0);
+      expect(err).toBeLessThanOrEqual(2e-3);
+    }
+    // ours loads K and V by TMA
+    expect(ours[6]).toBeGreaterThan(0);
   });
 
   it('mxfp8 and mxfp4 rows: ours and Triton the block-scaled kinds, our emulation on kind::tf32 / kind::f16, all right on the sim', async () => {
