@@ -20,7 +20,8 @@ const mxRow = (text: string, who: string, label: string): { figs: number[]; err:
   return { figs: m!.slice(1, 10).map(Number), err: m![10]!, form: m![11]! };
 };
 
-describe('bench:tc table (sm_100a)', () => {
+// Each row compiles Triton's kernels and runs several kernels on the sim: minutes on a busy 2-core machine.
+describe('bench:tc table (sm_100a)', { timeout: 300_000 }, () => {
   it('one row: both on tcgen05, the outputs agree on the sim, the table built and cross-checked as for sm_80', async () => {
     let text = '';
     const before = process.exitCode;
