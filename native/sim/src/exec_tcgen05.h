@@ -55,6 +55,11 @@ std::string tcgen05WsShape(unsigned m, unsigned n);
 std::string tcgen05WsMaskDesc(uint64_t zcm, unsigned m);
 inline unsigned tcgen05WsShift(uint64_t zcm) { return (unsigned)(zcm >> 56) & 63; }
 bool tcgen05WsCollector(Ctx& c, const Tcgen05Mma& op, std::vector<double>& B);
+// tcgen05.mma's .collector::a / .ashift (exec_tcgen05_collector_a.cpp): the decoder's part (size:
+// 0x40 | the op, 0 for the default discard; false after a load error), and the buffer step at
+// completion (A: M x K as read from its memory, key its kind and A fields; false after a fault).
+bool decodeTcgen05CollectorA(Decoder& dc, const Stmt& st, bool scaled, bool pair, uint8_t& size);
+bool tcgen05CollectorA(Ctx& c, const Tcgen05Mma& op, uint32_t key, const std::vector<double>& A);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 
