@@ -76,11 +76,13 @@ struct Tcgen05Mma {
   struct Cta* peer = nullptr;  // .cta_group::2: the odd CTA of the pair, whose half it also computes
   uint8_t ws = 0;              // tcgen05.mma.ws: 0x80 | collector op << 2 | buffer (exec_tcgen05_ws.cpp)
   uint64_t zcm = 0;            // tcgen05.mma.ws: its zero-column mask descriptor (0: none)
+  uint8_t collA = 0;           // tcgen05.mma: 0x40 | .collector::a op (0: the default discard; exec_tcgen05_collector_a.cpp)
 };
-// A tcgen05.mma.ws collector buffer for B (exec_tcgen05_ws.cpp): what its last fill read.
+// A tcgen05.mma.ws collector buffer for B (exec_tcgen05_ws.cpp), or tcgen05.mma's for A
+// (exec_tcgen05_collector_a.cpp; b then holds A): what its last fill read.
 struct Tcgen05Collector {
   bool valid = false;
-  uint32_t key = 0;    // the fill's kind and instruction-descriptor B fields
+  uint32_t key = 0;    // the fill's kind and instruction-descriptor B (A) fields
   unsigned shift = 0;  // the fill's column shift
   int line = 0;        // PTX line of the fill
   std::vector<double> b;
@@ -111,6 +113,7 @@ struct Tmem {
   std::vector<std::pair<uint32_t, uint32_t>> pendingSt;  // tcgen05.st in flight: cell -> value
   std::vector<uint16_t> pendingStWarp;                    // the warp of each pendingSt entry
   Tcgen05Collector collectors[4];  // tcgen05.mma.ws's B collector buffers #0..#3
+  Tcgen05Collector collectorA;     // tcgen05.mma's collector buffer for A
 };
 // Another instruction touching a destination register of a tcgen05.ld in flight: a named fault
 // (exec_tcgen05.cpp). Called by the scheduler only while the warp has one in flight.

@@ -69,6 +69,11 @@ std::vector<const Tcgen05Mma*> tmemOpsInFlight(Ctx& c);
 // "reads (its A)" / "reads (its scale factors)", and the first such cell (lane hl, column hc);
 // null when it does not.
 const char* mmaTouchesTmem(Ctx& c, const Tcgen05Mma& op, const TmemSpan& s, bool reads, uint32_t& hl, uint32_t& hc);
+// tcgen05.mma's .collector::a / .ashift (exec_tcgen05_collector_a.cpp): the decoder's part (size:
+// 0x40 | the op, 0 for the default discard; false after a load error), and the buffer step at
+// completion (A: M x K as read from its memory, key its kind and A fields; false after a fault).
+bool decodeTcgen05CollectorA(Decoder& dc, const Stmt& st, bool scaled, bool pair, uint8_t& size);
+bool tcgen05CollectorA(Ctx& c, const Tcgen05Mma& op, uint32_t key, const std::vector<double>& A);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 

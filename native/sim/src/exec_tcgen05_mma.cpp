@@ -469,6 +469,10 @@ bool completeMma(Ctx& c, const Tcgen05Mma& op) {
         if (!read(da, d.transA, m % Mh, k, "A", A[(size_t)m * K + k], d.ta)) return false;
     }
   }
+  // the collector buffer for A (not .ws: its buffers are B's), keyed by the kind (bits 0-2), A in
+  // TMEM (bit 3) and the descriptor's A type, negate A, transpose A and M
+  if (!op.ws && !tcgen05CollectorA(c, op, (op.idesc & (7u << 7 | 1u << 13 | 1u << 15 | 31u << 24)) | modeKind(in.mode) | (aTmem ? 8u : 0u), A))
+    return false;
   const unsigned Nh = op.peer ? N / 2 : N;
   const unsigned shiftB = op.ws ? tcgen05WsShift(op.zcm) : 0;  // .ws: B's columns from the shift on
   for (unsigned k = 0; k < K; k++)
@@ -633,7 +637,8 @@ void mmaOp(Ctx& c, const Inst& in, uint32_t exec) {
     }
     op.warp = (uint16_t)c.w->id;
     op.lane = (uint8_t)l;
-    op.ws = in.size;  // .ws (decodeTcgen05MmaWs): its collector op and buffer, the zero-column mask
+    op.ws = in.size & 0x80 ? in.size : 0;  // .ws (decodeTcgen05MmaWs): its collector op and buffer, the zero-column mask
+    op.collA = in.size & 0x80 ? 0 : in.size;  // else its .collector::a op (decodeTcgen05CollectorA)
     op.zcm = op.ws && e[10] ? slot(c, e[10])[l] : 0;
     Idesc d;
     std::string why = decodeIdesc(op.idesc, modeKind(in.mode), modeVec(in.mode), d, pair, op.ws != 0);
@@ -785,15 +790,17 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   const bool pair = st.has("cta_group::2");
   if (pair && scaled) return dc.fail("tcgen05.mma .cta_group::2 with the block-scaled kinds is not simulated yet (f16, tf32, f8f6f4 and i8 are)");
   if (pair == st.has("cta_group::1")) return dc.fail("tcgen05.mma needs .cta_group::1 or .cta_group::2");
+  uint8_t collA = 0;  // .collector::a / .ashift: exec_tcgen05_collector_a.cpp
+  if (!decodeTcgen05CollectorA(dc, st, scaled, pair, collA)) return false;
   unsigned vec = 0;
   if (scaled) {
     if (!scaleVecOf(dc, st, kind, vec)) return false;
-    if (!onlyMods(dc, st, "mma cta_group::1 kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4 block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16") || !st.has("cta_group::1"))
+    if (!onlyMods(dc, st, "mma cta_group::1 kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4 block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16 collector::a::discard") || !st.has("cta_group::1"))
       return dc.fail("expected tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX, .block32, .block16}");
   } else if (st.has("block_scale")) {
     return dc.fail("tcgen05.mma .block_scale needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4");
-  } else if (!onlyMods(dc, st, "mma cta_group::1 cta_group::2 kind::f16 kind::tf32 kind::f8f6f4 kind::i8")) {
-    return dc.fail("expected tcgen05.mma.cta_group::{1,2}.kind::{f16,tf32,f8f6f4,i8}");
+  } else if (!onlyMods(dc, st, "mma cta_group::1 cta_group::2 kind::f16 kind::tf32 kind::f8f6f4 kind::i8 collector::a::fill collector::a::use collector::a::lastuse collector::a::discard")) {
+    return dc.fail("expected tcgen05.mma.cta_group::{1,2}.kind::{f16,tf32,f8f6f4,i8}{.collector::a::{fill,use,lastuse,discard}}");
   }
   const auto& o = st.ops;
   if (scaled && o.size() != 7) return dc.fail("expected [d_tmem], a_desc, b_desc, idesc, [scale_A_tmem], [scale_B_tmem], enable_input_d");
@@ -843,6 +850,7 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   in.fn = &mmaOp;
   in.cls = kTensor;
   in.vec = pair ? 2 : 1;
+  in.size = collA;
   return true;
 }
 

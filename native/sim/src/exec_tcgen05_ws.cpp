@@ -117,6 +117,9 @@ bool decodeTcgen05MmaWs(Decoder& dc, const Stmt& st, Inst& in) {
   if (st.has("cta_group::2")) return dc.fail("tcgen05.mma.ws takes .cta_group::1 only (the ISA's shape table: .ws with .cta_group::2 is invalid)");
   if (st.has("block_scale") || st.has("kind::mxf8f6f4") || st.has("kind::mxf4") || st.has("kind::mxf4nvf4"))
     return dc.fail("tcgen05.mma.ws has no block-scaled kinds (the ISA's shape table: invalid with .ws)");
+  if (st.has("ashift")) return dc.fail("tcgen05.mma.ws has no .ashift (the ISA's .ws syntax has none; ptxas refuses it)");
+  for (const char* o : {"collector::a::fill", "collector::a::use", "collector::a::lastuse", "collector::a::discard"})
+    if (st.has(o)) return dc.fail(std::string("tcgen05.mma.ws takes .collector::b{0,1,2,3}::*, not .") + o + " (the collector for A is tcgen05.mma's without .ws; ptxas refuses it)");
   std::string allowed = "mma ws cta_group::1 kind::f16 kind::tf32 kind::f8f6f4 kind::i8";
   int coll = -1, ncoll = 0;
   for (unsigned b = 0; b < 4; b++)

@@ -412,7 +412,7 @@ int main(int argc, char** argv) {
   loadError("disable_output_lane", "tcgen05.mma.ws.cta_group::1.kind::f16 [%r53], %rd20, %rd22, %r22, {%r1, %r1, %r1, %r1}, %p6;",
             "tcgen05.mma.ws has no disable_output_lane operand");
   loadError("scale_input_d", "tcgen05.mma.ws.cta_group::1.kind::f16 [%r53], %rd20, %rd22, %r22, %p6, 2;", "zero_column_mask_desc is a 64-bit register");
-  loadError("collector of A", "tcgen05.mma.ws.cta_group::1.kind::f16.collector::a::fill [%r53], %rd20, %rd22, %r22, %p6;", "modifier .collector::a::fill is not implemented");
+  loadError("collector of A", "tcgen05.mma.ws.cta_group::1.kind::f16.collector::a::fill [%r53], %rd20, %rd22, %r22, %p6;", "tcgen05.mma.ws takes .collector::b{0,1,2,3}::*, not .collector::a::fill");
   if (argc == 3 && std::string(argv[1]) == "--ptxas")
     for (const auto& m : modules)
       if (!assembles(argv[2], m)) {
