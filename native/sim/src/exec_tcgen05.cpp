@@ -280,31 +280,67 @@ void relinquishOp(Ctx& c, const Inst&, uint32_t exec) {
   c.cta->tmem.relinquished = true;
 }
 
+}  // namespace
+
+std::vector<const Tcgen05Mma*> tmemOpsInFlight(Ctx& c) {
+  // this CTA's operations in flight, and the .cta_group::2 MMAs the even CTA of its pair issued
+  // (they write this CTA's lanes too: its disable_output_lane words 4-7)
+  std::vector<const Tcgen05Mma*> ops;
+  for (const Tcgen05Mma& op : c.cta->tmem.mmas) ops.push_back(&op);
+  if (c.cta->cluster && (c.cta->rank ^ 1) < c.cta->cluster->size)  // (the odd CTA's: cp/shift .cta_group::2)
+    for (const Tcgen05Mma& op : c.cta->cluster->ctas[c.cta->rank ^ 1].tmem.mmas)
+      if (op.peer == c.cta) ops.push_back(&op);
+  return ops;
+}
+
+const char* mmaTouchesTmem(Ctx& c, const Tcgen05Mma& op, const TmemSpan& s, bool reads, uint32_t& hl, uint32_t& hc) {
+  const unsigned dis0 = op.peer == c.cta ? 4 : 0;
+  const unsigned m = ((op.idesc >> 24) & 31) * 16, n = ((op.idesc >> 17) & 63) * 8;
+  const bool aTmem = c.prog->code[op.pc].mode & 0x40;
+  // the first of the span's cells in [c0, c0 + nc) of a row of op (disabled output lanes: not written)
+  auto hit = [&](uint32_t c0, uint32_t nc, bool skipDisabled) {
+    for (uint32_t from : s.cols) {
+      uint32_t lo = std::max(from, c0), hi = std::min(from + s.width, c0 + nc);
+      if (lo >= hi) continue;
+      for (uint32_t i = 0, L = s.lane0; i < s.nlanes; i++, L += s.step) {
+        // M = 64 (layout F): the 16 lanes of each quarter from the MMA's lane alignment (0 or 16)
+        if (m == 64 && L % 32 / 16 != (op.taddr >> 16) / 16) continue;
+        if (skipDisabled && ((op.disableLanes[dis0 + L / 32] >> (L % 32)) & 1)) continue;
+        hl = L;
+        hc = lo;
+        return true;
+      }
+    }
+    return false;
+  };
+  if (hit(op.taddr & 0xffff, n, true)) return "writes (its accumulator)";
+  if (!reads) return nullptr;
+  if (aTmem && hit((uint32_t)op.descA & 0xffff, 8, false)) return "reads (its A)";
+  if ((c.prog->code[op.pc].mode & 0x80) &&  // block scaling: its scale columns, every lane
+      (hit(op.sfA & 0xffff, (m + 31) / 32, false) || hit(op.sfB & 0xffff, (n + 31) / 32, false)))
+    return "reads (its scale factors)";
+  return nullptr;
+}
+
+namespace {
+
 // racecheck: a tcgen05.ld (write: tcgen05.st) of cells that a tcgen05.mma still in flight writes
 // (its accumulator) or, for a store, reads (its A in tensor memory, its block-scaling scale
 // factors). The MMA is done only once the
 // tcgen05.commit that covers it has arrived on its mbarrier (and someone waited for that phase), so
 // such a load reads stale cells and such a store is overwritten by, or changes, the MMA's result.
 void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
-  const Tmem& t = c.cta->tmem;
   if (!c.san || !(c.san->flags & kSanRace)) return;
-  // this CTA's operations in flight, and the .cta_group::2 MMAs the even CTA of its pair issued
-  // (they write this CTA's lanes too: its disable_output_lane words 4-7)
-  std::vector<const Tcgen05Mma*> ops;
-  for (const Tcgen05Mma& op : t.mmas) ops.push_back(&op);
-  if (c.cta->cluster && (c.cta->rank ^ 1) < c.cta->cluster->size)  // (the odd CTA's: cp/shift .cta_group::2)
-    for (const Tcgen05Mma& op : c.cta->cluster->ctas[c.cta->rank ^ 1].tmem.mmas)
-      if (op.peer == c.cta) ops.push_back(&op);
+  const std::vector<const Tcgen05Mma*> ops = tmemOpsInFlight(c);
   if (ops.empty()) return;
   const uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
   // our column ranges: [col0, col0 + n), and for 16x32bx2 the second half's too
-  const uint32_t ours[2] = {col0, s.kind == k16x32bx2 ? col0 + s.split : col0};
+  const TmemSpan ours{lane0, s.lanes, 1, {col0, s.kind == k16x32bx2 ? col0 + s.split : col0}, s.width};
   for (const Tcgen05Mma* opp : ops) {
     const Tcgen05Mma& op = *opp;
-    const unsigned dis0 = op.peer == c.cta ? 4 : 0;
     if (op.cp) {  // a tcgen05.cp in flight writes its destination cells
       uint32_t cc, nc;
-      for (uint32_t from : ours)
+      for (uint32_t from : ours.cols)
         for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
           if (!tcgen05CpWrites(op, L, cc, nc)) continue;
           const uint32_t lo = std::max(from, cc), hi = std::min(from + s.width, cc + nc);
@@ -319,39 +355,11 @@ void tmemRaceCheck(Ctx& c, uint32_t taddr, const LdStShape& s, bool write) {
         }
       continue;
     }
-    const unsigned m = ((op.idesc >> 24) & 31) * 16, n = ((op.idesc >> 17) & 63) * 8;
-    const bool aTmem = c.prog->code[op.pc].mode & 0x40;
-    // the first of our cells in [c0, c0 + nc) of a row of op (disabled output lanes: not written)
-    auto hit = [&](uint32_t c0, uint32_t nc, bool skipDisabled, uint32_t& hl, uint32_t& hc) {
-      for (uint32_t from : ours) {
-        uint32_t lo = std::max(from, c0), hi = std::min(from + s.width, c0 + nc);
-        if (lo >= hi) continue;
-        for (uint32_t L = lane0; L < lane0 + s.lanes; L++) {
-          // M = 64 (layout F): the 16 lanes of each quarter from the MMA's lane alignment (0 or 16)
-          if (m == 64 && L % 32 / 16 != (op.taddr >> 16) / 16) continue;
-          if (skipDisabled && ((op.disableLanes[dis0 + L / 32] >> (L % 32)) & 1)) continue;
-          hl = L;
-          hc = lo;
-          return true;
-        }
-      }
-      return false;
-    };
+    if (op.shift) continue;
     uint32_t hl, hc;
-    const char* role = nullptr;
-    int kind = 0;
-    if (hit(op.taddr & 0xffff, n, true, hl, hc)) {
-      role = "writes (its accumulator)";
-      kind = write ? 7 : 6;
-    } else if (write && aTmem && hit((uint32_t)op.descA & 0xffff, 8, false, hl, hc)) {
-      role = "reads (its A)";
-      kind = 8;
-    } else if (write && (c.prog->code[op.pc].mode & 0x80) &&  // block scaling: its scale columns, every lane
-               (hit(op.sfA & 0xffff, (m + 31) / 32, false, hl, hc) || hit(op.sfB & 0xffff, (n + 31) / 32, false, hl, hc))) {
-      role = "reads (its scale factors)";
-      kind = 8;
-    }
+    const char* role = mmaTouchesTmem(c, op, ours, write, hl, hc);
     if (!role) continue;
+    const int kind = role[0] == 'w' ? (write ? 7 : 6) : 8;
     static const char* kinds[] = {"read-after-write", "write-after-write", "write-after-read"};
     char head[160];
     std::snprintf(head, sizeof head, "%s hazard on tensor memory (lane %u, column %u): ", kinds[kind - 6], hl, hc);
@@ -729,7 +737,7 @@ void registerTcgen05Ops(DecodeTable& t) {
         "`cp` / `shift` `.cta_group::2` write both CTAs' tensor memory (issued by either CTA; the copy reads the issuer's shared memory). "
         "Refused by name: mma.cta_group::2 with M 128, A in TMEM or block scaling, cta_group::1 commit multicast, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
         "TMEM-resident 6/4-bit operands (MN-major ones are invalid), block-scaled K = 96 (sm_103a only), K-major 128B_base32b, .sp, .ws with M 32/64 or a generated "
-        "zero-column mask; racecheck covers TMEM and the "
+        "zero-column mask; racecheck covers TMEM (ld / st / cp of cells an MMA in flight reads or writes) and the "
         "operands of MMAs in flight (both CTAs' for a pair MMA)");
 }
 

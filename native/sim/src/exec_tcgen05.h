@@ -55,6 +55,20 @@ std::string tcgen05WsShape(unsigned m, unsigned n);
 std::string tcgen05WsMaskDesc(uint64_t zcm, unsigned m);
 inline unsigned tcgen05WsShift(uint64_t zcm) { return (unsigned)(zcm >> 56) & 63; }
 bool tcgen05WsCollector(Ctx& c, const Tcgen05Mma& op, std::vector<double>& B);
+// racecheck: a set of this CTA's tensor-memory cells: lanes lane0, lane0 + step, ... (nlanes of
+// them) at columns [cols[i], cols[i] + width) for both i (the same range twice when there is one).
+struct TmemSpan {
+  uint32_t lane0, nlanes, step;
+  uint32_t cols[2];
+  uint32_t width;
+};
+// The tcgen05 operations in flight that reach this CTA's tensor memory: its own (oldest first),
+// then the .cta_group::2 MMAs and copies the other CTA of its pair issued for it.
+std::vector<const Tcgen05Mma*> tmemOpsInFlight(Ctx& c);
+// How the tcgen05.mma `op` in flight touches `s`: "writes (its accumulator)" or, with `reads`,
+// "reads (its A)" / "reads (its scale factors)", and the first such cell (lane hl, column hc);
+// null when it does not.
+const char* mmaTouchesTmem(Ctx& c, const Tcgen05Mma& op, const TmemSpan& s, bool reads, uint32_t& hl, uint32_t& hc);
 // Applies the tcgen05.st writes in flight of warp w (all warps: w < 0) to tensor memory.
 void tmemLandStores(Ctx& c, int w);
 

@@ -75,6 +75,30 @@ bool cpSourceOutside(const SmemMatrix& sd, unsigned shape, size_t window, uint32
   return false;
 }
 
+// racecheck: a copy into cells that an earlier tcgen05.mma still in flight reads (its A, its scale
+// factors) or writes (its accumulator). The ISA pipelines tcgen05.cp -> tcgen05.mma, not the
+// reverse: until the MMA's covering commit has arrived, the copy may land before the MMA reads (or
+// after it writes). The sim completes them in issue order, one legal outcome; racecheck reports it.
+void cpRaceCheck(Ctx& c, const Tcgen05Mma& cp) {
+  const unsigned shape = cp.cp - 1;
+  const uint32_t col = cp.taddr & 0xffff;
+  const TmemSpan span{cp.taddr >> 16, shape == k4x256b ? 4u : 128u, shape == k4x256b ? 32u : 1u, {col, col}, kCpBytes[shape] / 4};
+  for (const Tcgen05Mma* op : tmemOpsInFlight(c)) {
+    if (op->cp || op->shift) continue;
+    uint32_t hl, hc;
+    const char* role = mmaTouchesTmem(c, *op, span, true, hl, hc);
+    if (!role) continue;
+    const bool waw = role[0] == 'w';
+    char head[160];
+    std::snprintf(head, sizeof head, "%s hazard on tensor memory (lane %u, column %u): ", waw ? "write-after-write" : "write-after-read", hl, hc);
+    sanRecord(c, 0, waw ? 7 : 8, op->pc, c.curPc,
+              std::string(head) + "tcgen05.cp " + sanWhere(c, cp.warp * kWarp + cp.lane, c.curPc) + " writes a cell that tcgen05.mma " +
+                  sanWhere(c, op->warp * kWarp + op->lane, op->pc) + " " + role +
+                  ", before the tcgen05.commit that covers the MMA has arrived on its mbarrier (tcgen05.cp is not ordered after an earlier tcgen05.mma)");
+    return;
+  }
+}
+
 // tcgen05.cp: in.s[0] + imm = taddr, s[1] = s_desc; in.mode = the shape.
 void cpOp(Ctx& c, const Inst& in, uint32_t exec) {
   Tmem& t = c.cta->tmem;
@@ -118,6 +142,7 @@ void cpOp(Ctx& c, const Inst& in, uint32_t exec) {
       return;
     }
     if (c.san && (c.san->flags & kSanRace)) {  // the source is read until the covering commit arrives
+      cpRaceCheck(c, op);
       std::vector<uint32_t> bytes;
       for (unsigned r = 0; r < kCpRows[shape]; r++)
         for (unsigned b = 0; b < kCpBytes[shape]; b++) bytes.push_back(cpSrcAddr(sd, r, b));

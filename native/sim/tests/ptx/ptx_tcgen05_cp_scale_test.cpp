@@ -11,7 +11,10 @@
 // subnormals), the exact sum rounded once to f32 (nearest even). Before the copy the scale
 // columns hold 1.0 everywhere (0x7f bytes), so an MMA that ran before the copy lands, or read the
 // wrong bytes, gives other values. Other bytes of the scale rows hold noise.
-// `sim_ptx_ptx_tcgen05_cp_scale_test --ptxas PATH` also assembles the module with ptxas.
+// racecheck: the kernel is clean; a tcgen05.cp issued after the MMA (before its commit arrived)
+// into the scale columns it reads, or into its accumulator, is reported (the ISA does not order a
+// copy after an earlier MMA), and one into columns the MMA does not touch is not.
+// `sim_ptx_ptx_tcgen05_cp_scale_test --ptxas PATH` also assembles the modules with ptxas.
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -138,6 +141,7 @@ uint64_t smemDesc(uint32_t start, unsigned lbo, unsigned sbo) {
 uint32_t kMajor(uint32_t start, unsigned r, unsigned b, unsigned lbo, unsigned sbo) {
   return start + (r / 8) * sbo + (r % 8) * 16 + (b / 16) * lbo + b % 16;
 }
+std::vector<std::string> modules;  // the racecheck variants, for --ptxas
 
 }  // namespace
 
@@ -165,33 +169,71 @@ int main(int argc, char** argv) {
   // M >> 7 in 27-28, scale factor A id 29-30
   const uint32_t idesc = sfb << 4 | (N >> 3) << 17 | 1u << 23 | 1u << 27 | sfa << 29;
 
-  Kernel k(kPtx);
-  CHECK(k.ok());
   Arena mem(1 << 21);
   uint64_t dimg = mem.alloc(img.size()), ddesc = mem.alloc(32), dout = mem.alloc(M * N * 4);
   mem.put(dimg, img);
   mem.put(ddesc, descs);
-  tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, ddesc, idesc, dout}, 1, 128, nullptr, size + 1024);
-  if (f.kind != tsim::Fault::None) std::printf("fault: %s\n", f.detail.c_str());
-  CHECK_EQ((int)f.kind, 0);
-  std::vector<uint32_t> got = mem.get<uint32_t>(dout, M * N);
-  int bad = 0;
-  for (unsigned m = 0; m < M; m++)
-    for (unsigned n = 0; n < N; n++) {
-      long double sum = 0;  // exact: 32 products of 4-bit significands over a narrow exponent range
-      for (unsigned kk = 0; kk < K; kk++)
-        sum += std::ldexp(e4m3(A[m * K + kk]), sa[m] - 127) * std::ldexp(e4m3(B[n * K + kk]), sb[n] - 127);
-      const uint32_t want = fbits((float)sum);  // one rounding to f32, nearest even
-      if (got[m * N + n] != want && bad++ < 5)
-        std::printf("D[%u][%u]: got 0x%08x (%g), want 0x%08x (%g)\n", m, n, got[m * N + n], bitsf(got[m * N + n]), want, bitsf(want));
+  auto launch = [&](const std::string& ptx, unsigned sanitize) {
+    Kernel k(ptx);
+    CHECK(k.ok());
+    mem.put(dout, std::vector<uint32_t>(M * N, 0));
+    return k.run(mem, "k", {dimg, img.size() / 4, ddesc, idesc, dout}, 1, 128, nullptr, size + 1024, 0, 2, 1, 1, sanitize);
+  };
+  auto check = [&](const char* what, unsigned sanitize) {
+    tsim::Fault f = launch(kPtx, sanitize);
+    if (f.kind != tsim::Fault::None) std::printf("%s: fault: %s\n", what, f.detail.c_str());
+    CHECK_EQ((int)f.kind, 0);
+    std::vector<uint32_t> got = mem.get<uint32_t>(dout, M * N);
+    int bad = 0;
+    for (unsigned m = 0; m < M; m++)
+      for (unsigned n = 0; n < N; n++) {
+        long double sum = 0;  // exact: 32 products of 4-bit significands over a narrow exponent range
+        for (unsigned kk = 0; kk < K; kk++)
+          sum += std::ldexp(e4m3(A[m * K + kk]), sa[m] - 127) * std::ldexp(e4m3(B[n * K + kk]), sb[n] - 127);
+        const uint32_t want = fbits((float)sum);  // one rounding to f32, nearest even
+        if (got[m * N + n] != want && bad++ < 5)
+          std::printf("%s: D[%u][%u]: got 0x%08x (%g), want 0x%08x (%g)\n", what, m, n, got[m * N + n], bitsf(got[m * N + n]), want, bitsf(want));
+      }
+    if (bad) failures++;
+  };
+  check("plain", 0);
+  check("racecheck clean", 1);
+  // a second copy right after the MMA, before its commit: into scale_A's columns (64..67), D's
+  // (0..3) or columns 72..75, which the MMA does not touch
+  const std::string mmaLine = "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\n";
+  auto after = [&](const std::string& extra) {
+    std::string p = kPtx;
+    p.insert(p.find(mmaLine), extra);
+    modules.push_back(p);
+    return p;
+  };
+  struct Race { const char* what; std::string ptx; const char* want; };
+  const Race races[] = {
+      {"copy into scale_A's columns", after("  tcgen05.cp.cta_group::1.32x128b.warpx4 [%r53], %rd13;\n"),
+       "write-after-read hazard on tensor memory (lane 0, column 64): tcgen05.cp at PTX line"},
+      {"copy into scale_B's columns (its role)", after("  tcgen05.cp.cta_group::1.32x128b.warpx4 [%r54], %rd12;\n"),
+       "reads (its scale factors), before the tcgen05.commit that covers the MMA has arrived on its mbarrier (tcgen05.cp is not ordered"},
+      {"copy into the accumulator", after("  tcgen05.cp.cta_group::1.4x256b [%r11], %rd12;\n"),
+       "write-after-write hazard on tensor memory (lane 0, column 0): tcgen05.cp at PTX line"},
+      {"copy into other columns", after("  add.u32 %r55, %r11, 72;\n  tcgen05.cp.cta_group::1.32x128b.warpx4 [%r55], %rd13;\n"), nullptr},
+  };
+  for (const Race& r : races) {
+    tsim::Fault f = launch(r.ptx, 1);
+    const bool ok = r.want ? f.kind == tsim::Fault::Hazard && f.detail.find(r.want) != std::string::npos : f.kind == tsim::Fault::None;
+    if (!ok) {
+      std::printf("racecheck, %s: got fault %d: %s\n", r.what, (int)f.kind, f.detail.c_str());
+      failures++;
     }
-  if (bad) failures++;
+  }
   if (argc == 3 && std::string(argv[1]) == "--ptxas") {
-    std::string file = "/tmp/tsim_tcgen05_cp_scale_" + std::to_string(::getpid()) + ".ptx";
-    std::ofstream(file) << kPtx;
-    std::string cmd = std::string(argv[2]) + " -arch=sm_100a -o /dev/null " + file;
-    if (std::system(cmd.c_str()) != 0) { std::printf("ptxas -arch=sm_100a refuses the module\n"); failures++; }
-    std::remove(file.c_str());
+    modules.insert(modules.begin(), kPtx);
+    for (size_t i = 0; i < modules.size(); i++) {
+      std::string file = "/tmp/tsim_tcgen05_cp_scale_" + std::to_string(::getpid()) + "_" + std::to_string(i) + ".ptx";
+      std::ofstream(file) << modules[i];
+      std::string cmd = std::string(argv[2]) + " -arch=sm_100a -o /dev/null " + file;
+      if (std::system(cmd.c_str()) != 0) { std::printf("ptxas -arch=sm_100a refuses module %zu\n", i); failures++; }
+      std::remove(file.c_str());
+    }
   }
   return finish("ptx_tcgen05_cp_scale_test");
 }
