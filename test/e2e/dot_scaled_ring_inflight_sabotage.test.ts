@@ -53,7 +53,7 @@ describe('racecheck names a tcgen05.cp that writes scale columns an in-flight bl
       expect(Array.from(launchChecked(r, r.ptx, ringArgs(c, d), 4))).toEqual(Array.from(ref.c));
       const bad = oneSet(r.ptx);
       expect(bad).not.toBe(r.ptx);
-      expect(() => launchChecked(r, bad, ringArgs(c, d), 4)).toThrow(/racecheck hazard in kernel 'dsf_sab_[a-z0-9]+'[^\n]*tcgen05\.cp/);
+      expect(() => launchChecked(r, bad, ringArgs(c, d), 4)).toThrow(/racecheck hazard in kernel 'dsf_sab_[a-z0-9]+': write-after-read hazard on tensor memory [^\n]*: tcgen05\.cp [^\n]*writes a cell that tcgen05\.mma [^\n]*reads \(its scale factors\)/);
     });
   }
 });
