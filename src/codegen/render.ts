@@ -114,6 +114,8 @@ export interface RenderOptions {
   readonly pipeline?: PipelinePlan;
   /** @internal Breaks the pipeline on purpose (tests). */
   readonly pipelineSabotage?: PipelineSabotage;
+  /** @internal false: a native dot_scaled on the cp.async ring waits for its MMAs each iteration (tests). */
+  readonly scaledInflight?: false;
   /** @internal Breaks the wgmma synchronization on purpose (tests). */
   readonly wgmmaSabotage?: WgmmaSabotage;
   /** @internal Breaks the TMA lowering on purpose (tests). */
@@ -162,7 +164,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   const pairNote = opts.twoCta ? planTwoCta(cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === planned.loop?.ring.loop, planned.loop, opts.twoCtaSabotage) : undefined;
   const wsPlan = pairWsPlan(cx, planned, opts.numStages ?? 1);
   const wsCp = wsPlan.loop?.cp ? wsPlan.loop.ring.loop : undefined;
-  withPipeline(rules, cx, wsCp && opts.pipeline ? { ...opts.pipeline, loops: new Map([...opts.pipeline.loops].filter(([o]) => o !== wsCp)) } : opts.pipeline, opts.pipelineSabotage);
+  withPipeline(rules, cx, wsCp && opts.pipeline ? { ...opts.pipeline, loops: new Map([...opts.pipeline.loops].filter(([o]) => o !== wsCp)) } : opts.pipeline, opts.pipelineSabotage, opts.scaledInflight !== false);
   const ws = withWarpSpecialize(rules, cx, wsPlan);
   withTmaRing(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);
   withTcgen05Ring(rules, cx, opts.numStages ?? 1, (op) => cpAsync(op) || op === wsPlan.loop?.ring.loop);

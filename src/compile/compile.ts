@@ -83,6 +83,11 @@ export interface CompileOptions {
    * compiler/tcgen05_scaled.ts); false: the exact emulation, as on the other targets.
    */
   readonly blockScaled?: boolean;
+  /**
+   * @internal false: a native dot_scaled on the cp.async ring waits for its MMAs in each iteration
+   * (the form before they stayed in flight; tests compare the two kernels bit for bit).
+   */
+  readonly scaledInflight?: boolean;
 }
 
 /** Why options `twoCta` / `twoCtaSabotage` are wrong, if they are. */
@@ -151,6 +156,7 @@ function checkOptions(f: Func, o: CompileOptions): number {
   numStagesOf(f.name, o);
   if (o.tmaSabotage !== undefined && !TMA_SABOTAGE.includes(o.tmaSabotage)) throw new CompileError(f.name, `option 'tmaSabotage' must be one of ${TMA_SABOTAGE.join(', ')}`);
   if (o.pipelineSabotage !== undefined && !PIPELINE_SABOTAGE.includes(o.pipelineSabotage)) throw new CompileError(f.name, `option 'pipelineSabotage' must be one of ${PIPELINE_SABOTAGE.join(', ')}`);
+  if (o.scaledInflight !== undefined && typeof o.scaledInflight !== 'boolean') throw new CompileError(f.name, `option 'scaledInflight' must be a boolean, got ${JSON.stringify(o.scaledInflight)}`);
   if (o.wgmmaSabotage !== undefined && !WGMMA_SABOTAGE.includes(o.wgmmaSabotage)) throw new CompileError(f.name, `option 'wgmmaSabotage' must be one of ${WGMMA_SABOTAGE.join(', ')}`);
   const cluster = o.clusterDims === undefined ? undefined : clusterDimsError(o.clusterDims);
   if (cluster) throw new CompileError(f.name, cluster);
@@ -209,6 +215,7 @@ export function compile(kernel: Func | Traceable, options: CompileOptions & { re
     target: options.target, pipeline: pipe, numStages,
     ...(options.specialization ? { specialization: options.specialization } : {}), ...(options.dot ? { dot: options.dot } : {}),
     ...(options.pipelineSabotage ? { pipelineSabotage: options.pipelineSabotage } : {}),
+    ...(options.scaledInflight === false ? { scaledInflight: false as const } : {}),
     ...(options.wgmmaSabotage ? { wgmmaSabotage: options.wgmmaSabotage } : {}),
     ...(options.tmaSabotage ? { tmaSabotage: options.tmaSabotage } : {}),
     ...(options.clusterDims ? { clusterDims: options.clusterDims } : {}),

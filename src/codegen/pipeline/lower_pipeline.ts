@@ -38,7 +38,8 @@ import { setStaged } from '../smem/staged.js';
 import { overlappedDot, setWgmmaPending } from '../tensor_cores/lower_wgmma.js';
 import { slotOffsets, type TileGeom } from '../smem/swizzle_addr.js';
 import { newBarriers, waitBarrier } from '../async/lower_tma.js';
-import { setInflight } from '../tensor_cores/tcgen05_inflight.js';
+import { setDoubleScales, setInflight } from '../tensor_cores/tcgen05_inflight.js';
+import { scaleColumns, scaledOperands } from '../../compiler/tcgen05_scaled.js';
 import { residentSlot } from '../tensor_cores/tcgen05_resident.js';
 import { EMPTY_WAIT, FINAL_WAIT } from './tcgen05_ring.js';
 import { scaleSlotOffsets } from './ring_scales.js';
@@ -122,13 +123,17 @@ function converts(cx: Lowering, o: Op, i: number): boolean {
  * scratch, else overlapping it. Loops run one after another, so their rings overlap each other,
  * and the scratch outside them (an epilogue) overlaps every ring.
  */
-export function withPipeline(rules: Record<string, Rule>, cx: Lowering, plan: PipelinePlan | undefined, sabotage?: PipelineSabotage): void {
+export function withPipeline(rules: Record<string, Rule>, cx: Lowering, plan: PipelinePlan | undefined, sabotage?: PipelineSabotage, scaledInflight = true): void {
   if (!plan?.loops.size) return;
+  if (!scaledInflight) noScaledInflight.add(cx);
   let own = 0;
   let shared = 0;
   const owners = new Set<Op>();
   for (const l of plan.loops.values()) {
-    const bytes = stagesOf(cx, l).B * ringOf(l).stageBytes;
+    const st = stagesOf(cx, l);
+    // before anything is lowered: the TMEM allocation counts a dot_scaled's two scale-column sets
+    if (st.tc5?.kind === 'dot_scaled') setDoubleScales(cx, st.tc5);
+    const bytes = st.B * ringOf(l).stageBytes;
     if (bodyUsesScratch(cx, l)) {
       own = Math.max(own, bytes);
       owners.add(l.loop);
@@ -211,15 +216,26 @@ function readers(l: PipelinedLoop): number {
   return n;
 }
 
+/** Lowerings compiled with option scaledInflight false: a dot_scaled waits for its MMAs. */
+const noScaledInflight = new WeakSet<Lowering>();
+
 /**
  * The loop's tcgen05 dot that may stay in flight across iterations (sm_100a): the loop's resident
- * dot (its accumulator in TMEM), the loop's only dot, both operands ring tiles.
+ * dot (its accumulator in TMEM), the loop's only dot, both operands ring tiles. A native
+ * dot_scaled too (its scales staged or not: the ones from registers get two scratch areas as
+ * they get two TMEM column sets, tcgen05_inflight.ts) where both sets fit TMEM's 512 columns.
  */
 function inflightTcgen05(cx: Lowering, l: PipelinedLoop): Op | undefined {
   if (cx.target !== 'sm_100a' || l.numStages < 2) return undefined;
   const slot = residentSlot(cx, l.loop);
   if (!slot) return undefined;
   const staged = new Set(l.loads.map((c) => c.load.results[0]!.id));
+  if (slot.dot.kind === 'dot_scaled') {
+    if (noScaledInflight.has(cx) || l.loop.regions[0]!.ops.some((o) => o.kind === 'dot')) return undefined;
+    const { a, b } = scaledOperands(slot.dot);
+    const N = b.type.shape[1]!;
+    return staged.has(a.id) && staged.has(b.id) && 2 ** Math.ceil(Math.log2(N + 2 * scaleColumns(slot.dot))) <= 512 ? slot.dot : undefined;
+  }
   const [a, b] = slot.dot.operands;
   if (!staged.has(a!.id) || !staged.has(b!.id)) return undefined;
   return l.loop.regions[0]!.ops.filter((o) => o.kind === 'dot').length === 1 ? slot.dot : undefined;
@@ -297,6 +313,9 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   hoistWgmmaA(cx, op);
   cx.emit(`// pipelined loop: ${B} stages of ${SB} bytes, ${ring.tiles.length} tile(s) by cp.async${tc5 ? '; the tcgen05 MMAs stay in flight, committed to an empty mbarrier per stage' : ''}`);
   const empties = tc5 ? tcgen05Empties(cx, B) : undefined;
+  // a dot_scaled's scale-column set of this iteration, i%2 (tcgen05_inflight.ts)
+  const scaleSet = tc5?.kind === 'dot_scaled' ? cx.reg('b32') : undefined;
+  if (scaleSet) cx.emit(`mov.u32 ${scaleSet}, 0;`);
   const copies = ring.tiles.map((t) => copiesOf(cx, t));
   const ring0 = cx.reg('b32');
   const ringEnd = cx.reg('b32');
@@ -381,7 +400,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
       setStaged(cx, t.c.load.results[0]!, { base, ...t.geom, transposed: t.c.transposed, release });
     }
     let out: string[][] = [];
-    if (tc5) setInflight(cx, tc5, { commitTo: empties!.rd, generic: true });
+    if (tc5) setInflight(cx, tc5, { commitTo: empties!.rd, generic: true, ...(scaleSet ? { scaleSet } : {}) });
     try {
       for (const o of body.ops) {
         if (o.kind === 'yield') {
@@ -398,6 +417,7 @@ function pipelinedFor(cx: Lowering, op: Op, l: PipelinedLoop, sabotage?: Pipelin
   });
   backEdge(cx, op, carried, yields);
   empties?.advance();
+  if (scaleSet) cx.emit(`xor.b32 ${scaleSet}, ${scaleSet}, 1;`);
   // the next stage, wrapping at the end of the ring
   if (empties) {
     // the stage follows the EMPTY barriers' index, already advanced (both start at stage 0)

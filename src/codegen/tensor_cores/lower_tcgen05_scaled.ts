@@ -23,6 +23,11 @@
 //              commit to the kernel's mbarrier. A thread's tcgen05.cp is ordered before its later
 //              tcgen05.mma (the ISA pipelines them), so no wait between them.
 //   epilogue   every thread waits for the phase, tcgen05.ld of the accumulator (lower_tcgen05.ts)
+// Left in flight by the cp.async ring (tcgen05_inflight.ts: a and b ring tiles, the accumulator
+// resident): the MMAs commit to the stage's EMPTY barrier and nothing waits here; the scales go
+// to this iteration's set of TMEM columns (and of scratch, for scales from registers), the
+// ring's `scaleSet` (i%2), so the next iteration's tcgen05.cp and stores leave alone what the
+// MMAs still in flight read.
 import type { Op, Value } from '../../ir/ops.js';
 import { permuteBlocked, regSlots, type BlockedLayout } from '../../compiler/layout.js';
 import { scaledK, scaledKindOf, scaledOperands, type ScaledKind } from '../../compiler/tcgen05_scaled.js';
@@ -34,6 +39,8 @@ import { zeroConst } from './mma_smem_operand.js';
 import { residentOf } from './tcgen05_resident.js';
 import { emitTcgen05Desc } from './tcgen05_desc.js';
 import { tmem } from './tmem_alloc.js';
+import { inflightOf } from './tcgen05_inflight.js';
+import { scaleColumns } from '../../compiler/tcgen05_scaled.js';
 import { commitAndWait, loadAcc, storeAcc, tmemRows } from './lower_tcgen05.js';
 import { descPlus, sliceOffset, type SwizzledTile } from './wgmma_desc.js';
 import { stagedTile, type StagedTile } from '../smem/staged.js';
@@ -144,7 +151,12 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   // scratch: [a][b][a's scales][b's scales], each part only when not staged
   const aBytes = st.a ? 0 : roundUp(M * K, SWIZZLE_ALIGN), bBytes = st.b ? 0 : roundUp(N * K, SWIZZLE_ALIGN);
   const saBytes = st.sa ? 0 : chunks * CHUNK, sbBytes = st.sb ? 0 : chunks * nbB * CHUNK;
-  const scratch = aBytes + bBytes + saBytes + sbBytes;
+  // left in flight by its ring: two sets of the scales' scratch (and TMEM columns), i%2 this iteration's
+  const resident = residentOf(cx, op);
+  const flight = resident && st.a && st.b ? inflightOf(cx, op) : undefined;
+  if (flight && !flight.scaleSet) cx.fail('a dot_scaled left in flight needs the ring\'s scale-column set');
+  const sets = flight ? 2 : 1;
+  const scratch = aBytes + bBytes + sets * (saBytes + sbBytes);
   const mem = tmem(cx);
   // the operands not on the ring, stored from registers (6-/4-bit ones of mxf8f6f4 repacked into
   // padded containers through a raw area after the scratch; the ring stages 8-bit containers only)
@@ -161,7 +173,6 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
   const total = scratch + paddedScratchBytes(staged);
 
   // a loop's resident accumulator (tcgen05_resident.ts) stays in TMEM: nothing to store or load
-  const resident = residentOf(cx, op);
   const zero = !resident && zeroConst(cx, accV);
   const accIn = zero || resident ? undefined : cx.operand(op, op.operands.length - 1);
   const sm = cx.reg('b32');
@@ -177,20 +188,34 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
     return r;
   };
   const aBase = at(st.a, 0), bBase = at(st.b, aBytes);
-  const saBase = at(st.sa, aBytes + bBytes), sbBase = at(st.sb, aBytes + bBytes + saBytes);
+  // the scales' scratch: this iteration's set in flight
+  let scales = '';
+  if (saBytes || sbBytes) {
+    scales = cx.reg('b32');
+    if (flight) {
+      cx.emit(`mad.lo.u32 ${scales}, ${flight.scaleSet}, ${saBytes + sbBytes}, ${sm};`);
+      cx.emit(`add.u32 ${scales}, ${scales}, ${aBytes + bBytes};`);
+    } else cx.emit(`add.u32 ${scales}, ${sm}, ${aBytes + bBytes};`);
+  }
+  const scaleAt = (t: StagedTile | undefined, off: number): string => {
+    if (t) return t.base;
+    const r = cx.reg('b32');
+    cx.emit(`add.u32 ${r}, ${scales}, ${off};`);
+    return r;
+  };
+  const saBase = scaleAt(st.sa, 0), sbBase = scaleAt(st.sb, saBytes);
   if (staged.length) stageScaledOperands(cx, sm, staged, scratch);
   if ((saBytes || sbBytes) && (G % 4 !== 0 || N % 128 !== 0)) {
-    // bytes no scale lands in are copied too: zero them first (one word a thread a round); the
-    // scratch's scale parts are its last bytes
-    const from = aBytes + bBytes, words = (saBytes + sbBytes) / 4, T = cx.numWarps * 32;
+    // bytes no scale lands in are copied too: zero them first (one word a thread a round)
+    const words = (saBytes + sbBytes) / 4, T = cx.numWarps * 32;
     const { tid } = cx.thread();
     const w = cx.reg('b32'), p = cx.reg('pred'), z = cx.reg('b32');
     cx.emit(`mov.b32 ${z}, 0;`);
     for (let i = 0; i < words; i += T) {
       cx.emit(`add.u32 ${w}, ${tid}, ${i};`);
       cx.emit(`setp.lt.u32 ${p}, ${w}, ${words};`);
-      cx.emit(`mad.lo.u32 ${w}, ${w}, 4, ${sm};`);
-      cx.emit(`@${p} st.shared.b32 [${w}${from ? `+${from}` : ''}], ${z};`);
+      cx.emit(`mad.lo.u32 ${w}, ${w}, 4, ${scales};`);
+      cx.emit(`@${p} st.shared.b32 [${w}], ${z};`);
     }
     cx.barrier();
   }
@@ -209,9 +234,15 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
 
   const one = elected(cx);
   // TMEM columns: the accumulator 0..N-1, A's scale chunks (4 columns each), then B's (4 * nbB each)
+  // (in flight: this iteration's set of them, SC columns after the other set)
+  let colBase = mem.addr;
+  if (flight) {
+    colBase = cx.reg('b32');
+    cx.emit(`mad.lo.u32 ${colBase}, ${flight.scaleSet}, ${scaleColumns(op)}, ${mem.addr}; // this iteration's scale-column set`);
+  }
   const col = (c: number): string => {
     const t = cx.reg('b32');
-    cx.emit(`add.u32 ${t}, ${mem.addr}, ${c};`);
+    cx.emit(`add.u32 ${t}, ${colBase}, ${c};`);
     return t;
   };
   const saCol = (j: number): number => N + 4 * j;
@@ -253,6 +284,13 @@ export function tcgen05DotScaled(cx: Lowering, op: Op): void {
     const ad = descPlus(cx, descA, sliceOffset(aTile, false, 0, kk * kind.kBytes, 1));
     const bd = descPlus(cx, descB, sliceOffset(bTile, false, 0, kk * kind.kBytes, 1));
     cx.emit(`@${one} tcgen05.mma.cta_group::1.kind::${kind.kindName}.block_scale.scale_vec::${kind.scaleVec} [${mem.addr}], ${ad}, ${bd}, ${id}, [${saRegs[g >> 2]}], [${sbRegs[g >> 2]}], ${kk === 0 ? fresh : accP};`);
+  }
+  if (flight) {
+    // the stage's EMPTY barrier completes when these MMAs and copies are done: the ring waits for it
+    cx.emit(`@${one} tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [${flight.commitTo}]; // the stage's empty barrier`);
+    cx.emit(`setp.ne.b32 ${resident!.started}, 1, 0;`);
+    cx.define(op.results[0]!, cx.regs(accV));
+    return;
   }
   const { bar, phase } = mmaBarrier(cx);
   commitAndWait(cx, one, bar, phase, resident?.started, 'mma_scaled_wait');

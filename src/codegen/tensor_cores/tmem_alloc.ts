@@ -7,7 +7,7 @@
 //             fence::after_thread_sync; warp 0: tcgen05.dealloc; then ret / exit
 // Columns: the widest tcgen05 accumulator of the kernel (N f32/s32 cells per row; plus K/2 where
 // the dot's A is read from TMEM, tcgen05_tmem_a.ts; plus the scales' columns of a block-scaled
-// dot_scaled, lower_tcgen05_scaled.ts), a power of two (twice that for a persistent
+// dot_scaled, lower_tcgen05_scaled.ts, twice for one its ring leaves in flight: tcgen05_inflight.ts), a power of two (twice that for a persistent
 // warp-specialized loop, which double-buffers it: setTmemBuffers), >= 32 as alloc requires. Dots
 // run one at a time (each waits for its MMAs and reads its
 // accumulator back before the next), so they share the columns.
@@ -17,6 +17,7 @@ import type { Lowering } from '../context.js';
 import { tmemACols } from './tcgen05_tmem_a.js';
 import { ctaGroup } from './tcgen05_group.js';
 import { scaleColumns } from '../../compiler/tcgen05_scaled.js';
+import { scaleSetsOf } from './tcgen05_inflight.js';
 
 interface Tmem {
   /** b32 register with the allocation's TMEM address (lane 0, first column). */
@@ -64,8 +65,9 @@ export function tmem(cx: Lowering): Tmem {
   let t = state.get(cx);
   if (t) return t;
   // a dot whose A is read from TMEM (tcgen05_tmem_a.ts) takes its K/2 columns beside its accumulator
-  // a kept dot_scaled (lower_tcgen05_scaled.ts) takes its scales' columns beside its accumulator
-  const widest = Math.max(...tcgen05Dots(cx).map((o) => o.results[0]!.type.shape[1]! + (o.kind === 'dot_scaled' ? scaleColumns(o) : tmemACols(cx, o))));
+  // a kept dot_scaled (lower_tcgen05_scaled.ts) takes its scales' columns beside its accumulator,
+  // two sets of them when its MMAs stay in flight across a ring's iterations
+  const widest = Math.max(...tcgen05Dots(cx).map((o) => o.results[0]!.type.shape[1]! + (o.kind === 'dot_scaled' ? scaleColumns(o) * scaleSetsOf(cx, o) : tmemACols(cx, o))));
   const cols = Math.max(32, 2 ** Math.ceil(Math.log2(widest))) * (buffers.get(cx) ?? 1);
   const P = (l: string): void => cx.e.emitPrologue(l);
   const { warp } = cx.thread();

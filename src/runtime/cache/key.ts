@@ -35,6 +35,8 @@ export interface NormalizedOptions {
   readonly twoCtaSabotage?: string;
   /** Only when false: sm_100a dotScaled on the exact emulation instead of the block-scaled kinds. */
   readonly blockScaled?: false;
+  /** Only when false: a native dot_scaled on the cp.async ring waits for its MMAs (tests). */
+  readonly scaledInflight?: false;
 }
 
 export interface KeyParts {
@@ -67,6 +69,9 @@ export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptio
   if (o.blockScaled !== undefined && typeof o.blockScaled !== 'boolean') {
     throw new CompileError(func.name, `option 'blockScaled' must be a boolean, got ${JSON.stringify(o.blockScaled)}`);
   }
+  if (o.scaledInflight !== undefined && typeof o.scaledInflight !== 'boolean') {
+    throw new CompileError(func.name, `option 'scaledInflight' must be a boolean, got ${JSON.stringify(o.scaledInflight)}`);
+  }
   const numStages = numStagesOf(func.name, o);
   return {
     target: o.target, numWarps, specialization, dot: o.dot ?? DEFAULT_DOT, skipIRPasses: o.skipIRPasses ?? false, numStages,
@@ -77,6 +82,7 @@ export function normalizeOptions(func: Func, o: CompileOptions): NormalizedOptio
     ...(o.multicastSabotage !== undefined ? { multicastSabotage: o.multicastSabotage } : {}),
     ...(o.twoCta ? { twoCta: true } : {}), ...(o.twoCtaSabotage !== undefined ? { twoCtaSabotage: o.twoCtaSabotage } : {}),
     ...(o.blockScaled === false ? { blockScaled: false as const } : {}),
+    ...(o.scaledInflight === false ? { scaledInflight: false as const } : {}),
   };
 }
 
