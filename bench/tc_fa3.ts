@@ -11,8 +11,8 @@
 // warp instructions per output tile (they count the mbarrier spin loops too: not a kernel figure
 // alone) and global load requests.
 // On sm_100a (`benchFlashD128`, the flash_d128 table) at the same tile: ours
-// plain (its dots on tcgen05, accumulators in TMEM; the ping-pong is sm_90a's; its K/V loads are
-// TMA loads waited for in place, not a ring) and bench/kernels.ts's flash (pointer loads on the
+// plain (its dots on tcgen05, accumulators in TMEM; the ping-pong is sm_90a's; its K/V loads on
+// the TMA ring, pipeline/lower_tma_ring.ts) and bench/kernels.ts's flash (pointer loads on the
 // cp.async ring; no key mask, L being a multiple of BN), Triton's for
 // GPUTarget('cuda', 100, 32) with its `.version` rewritten for ptxas 13.0 beside them, all run on the
 // sim as an sm_100; the columns count tcgen05.mma and the TMEM columns allocated instead of wgmma.

@@ -42,6 +42,7 @@ it('the suite\'s sim kernels are free of races, barrier misuse and uninitialised
     '--exclude', 'test/e2e/dot_scaled_native_sabotage.test.ts', '--exclude', 'test/e2e/persistent_ws_cpasync_sabotage.test.ts',
     '--exclude', 'test/e2e/tcgen05_2cta_ws_sabotage.test.ts', '--exclude', 'test/e2e/tcgen05_2cta_ws_persistent_sabotage.test.ts',
     '--exclude', 'test/e2e/dot_scaled_ring_sabotage.test.ts', '--exclude', 'test/e2e/dot_scaled_ring_inflight_sabotage.test.ts', '--exclude', 'test/e2e/tcgen05_epilogue_sabotage.test.ts',
+    '--exclude', 'test/e2e/tcgen05_flash_tma_ring_sabotage.test.ts',
     '-t', '^(?!.*(each way of breaking the wait or the barrier does not|sabotaged sm_90a kernels fail on the sim|sabotage: without the mbarrier wait|pipelined without the wait in the loop|without the fence.proxy.async fences: a wrong result|releasing a stage while its wgmma is still in flight|a stage refilled without waiting for the MMAs that read it|tcgen05.ld above the final commit|the block-scaled MMA reads stale scales|TMA-fed MMA without the wait for the tensor copies|tcgen05.st not waited for before the MMA)).*$',
   ];
   const r = spawnSync(process.execPath, args, {

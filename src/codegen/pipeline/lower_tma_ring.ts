@@ -38,6 +38,7 @@ import { clusterSync, emptyCount, issueShared, planMulticast, releaseStage, type
 import { planRingPrefetch, prefetchNextTile, prefetchTileLoop, prologueUnlessPrefetched, type RingPrefetch } from './ring_prefetch.js';
 import { waitDeferredStore } from '../async/deferred_store_wait.js';
 import { slotBytes } from './ring_half_slot.js';
+import { withTcgen05AHoist } from '../tensor_cores/tcgen05_a_hoist.js';
 
 type Rule = (cx: Lowering, op: Op) => void;
 
@@ -135,8 +136,10 @@ export function planTmaRings(cx: Lowering, numStages: number, skipLoops: (op: Op
       const S = loopStages(op, numStages); // the loop's own numStages overrides the kernel's
       if (S < 2) continue;
       const body = op.regions[0]!;
-      // innermost, straight-line bodies only (`combiners`: reductions' combine regions allowed, ws_attention.ts)
-      if (body.ops.some((o) => o.regions.length && !(combiners && isCombiner(o)))) continue;
+      // innermost, straight-line bodies only (`combiners`: reductions' combine regions allowed,
+      // ws_attention.ts; always on sm_100a: flash attention's key loop, whose tcgen05 dots wait
+      // for their own commits in the iteration, so the bar.sync before a refill releases the stage)
+      if (body.ops.some((o) => o.regions.length && !((combiners || cx.target === 'sm_100a') && isCombiner(o)))) continue;
       // a loop that writes memory keeps its loads in program order: a TMA copy of iteration i+D
       // would run before the writes of i..i+D (compiler/loop_writers.ts; noted in the 'pipeline' stage)
       if (loopWriter(body)) continue;
@@ -225,8 +228,9 @@ export function withTmaRing(rules: Record<string, Rule>, cx: Lowering, numStages
     const pf = prefetch.get(op);
     if (pf && !l) prefetchTileLoop(c, pf, [...plan.values()].find((x) => prefetch.get(x.loop) === pf)!.tiles.map((t) => t.load), () => c.withRingLive(() => plain(c, op)));
     else if (!l) plain(c, op);
-    else if (owners.has(op)) c.withRingLive(() => tmaRingFor(c, op, l));
-    else tmaRingFor(c, op, l, pf);
+    // a tcgen05 dot's loop-invariant A (attention's Q) is stored once, held past the ring (tcgen05_a_hoist.ts)
+    else if (owners.has(op)) c.withRingLive(() => withTcgen05AHoist(c, op, 0, () => tmaRingFor(c, op, l)));
+    else withTcgen05AHoist(c, op, l.numStages * l.stageBytes, () => tmaRingFor(c, op, l, pf));
   };
 }
 

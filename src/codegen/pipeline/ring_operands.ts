@@ -2,7 +2,8 @@
 // may stage, by element type, and how the dot then reads the stage:
 //   f16/bf16   a or b of an mma.sync or wgmma dot, as loaded ([M, K] / [K, N]): wgmma reads a
 //              [K, N] b MN-major (imm-trans-b 1); or b loaded [N, K] and transposed in the loop
-//              (wgmma only): the stage holds it K-major (imm-trans-b 0)
+//              (wgmma, or tcgen05 on sm_100a: attention's K^T): the stage holds it K-major
+//              (imm-trans-b 0; tcgen05's B K-major, mma_smem_operand.ts)
 //              (and of a tcgen05 dot on sm_100a)
 //   8-bit      (f8e4m3, f8e5m2, i8, u8) wgmma and tcgen05 dots only (mma.sync reads 8-bit b by
 //              scalar loads from the scratch). The PTX ISA gives wgmma and tcgen05 no transpose
@@ -57,8 +58,8 @@ export function ringOperand(cx: Lowering, t: DType, value: Value, body: Op['regi
     if (why) return why;
   }
   if (!users.length) return 'unused';
-  // b loaded as [N, K] and transposed: the transpose's only use is as b of wgmma dots (8-bit:
-  // also tcgen05); 16-bit: wgmma only, the K^T of attention's S = Q K^T (bench/fa3_kernels.ts)
+  // b loaded as [N, K] and transposed: the transpose's only use is as b of wgmma or tcgen05 dots
+  // (16-bit: the K^T of attention's S = Q K^T, bench/fa3_kernels.ts)
   const tr0 = users[0]!;
   if (users.length === 1 && tr0.kind === 'trans' && (tr0 as Op<'trans'>).attrs.perm.join() === '1,0' && body.ops.includes(tr0)) {
     const tr = tr0;
@@ -67,7 +68,7 @@ export function ringOperand(cx: Lowering, t: DType, value: Value, body: Op['regi
     if (!tu.length) return 'unused';
     for (const u of tu) {
       if (u.kind !== 'dot' || !body.ops.includes(u) || u.operands[1]!.id !== tv.id || u.operands[0]!.id === tv.id) return 'its transpose is used by something other than a dot operand b in the loop';
-      if (wide ? !onWgmma(cx, u) || isTcgen05Dot(cx, u) : !onWgmma(cx, u)) return wide ? 'a 16-bit b loaded [N, K] and transposed rides the ring for wgmma dots only (its dot is not one)' : 'an 8-bit tile feeds wgmma and tcgen05 dots only from the ring (its dot is neither)';
+      if (!onWgmma(cx, u)) return wide ? 'a 16-bit b loaded [N, K] and transposed rides the ring for wgmma and tcgen05 dots only (its dot is neither)' : 'an 8-bit tile feeds wgmma and tcgen05 dots only from the ring (its dot is neither)';
     }
     return { value: tv, trans: tr };
   }
