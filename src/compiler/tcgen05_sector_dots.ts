@@ -28,7 +28,13 @@ function* allOps(ops: readonly Op[]): Generator<Op> {
 export function tcgen05SectorDots(f: Func, anchors: ReadonlyMap<Op, Layout>, vec: ReadonlyMap<Op, number>, numWarps: number, accLayout: (op: Op) => BlockedLayout | undefined): Map<Op, BlockedLayout> {
   const ops = [...allOps(f.body.ops)];
   const uses = new Map<number, Op[]>();
-  for (const op of ops) for (const v of op.operands) uses.set(v.id, [...(uses.get(v.id) ?? []), op]);
+  for (const op of ops) {
+    for (const v of op.operands) {
+      const u = uses.get(v.id);
+      if (u) u.push(op);
+      else uses.set(v.id, [op]);
+    }
+  }
   const loopOf = new Map<Op, Op>(); // a for loop's yield -> the loop
   for (const op of ops) if (op.kind === 'for') loopOf.set(op.regions[0]!.ops.at(-1)!, op);
   const out = new Map<Op, BlockedLayout>();
