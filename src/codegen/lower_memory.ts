@@ -4,6 +4,7 @@
 import type { CacheMod, Eviction, Op } from '../ir/ops.js';
 import { bitWidth, byteSize, isMiniFloat, pointee, type DType, type PtrType } from '../ir/types.js';
 import type { Lowering } from './context.js';
+import { blockedOf, type Layout, type RegSlot } from '../compiler/layout.js';
 import { movConst } from './lower_elementwise.js';
 import { MEM_TYPE, regKind } from './ptx_types.js';
 import { movFor, TARGET_SM } from './context.js';
@@ -32,6 +33,43 @@ function groups(n: number, vec: number): number[][] {
   const out: number[][] = [];
   for (let i = 0; i < n; i += vec) out.push(Array.from({ length: Math.min(vec, n - i) }, (_, k) => i + k));
   return out;
+}
+
+/**
+ * Vector groups of a value whose consecutive registers are not its vectors: a layout whose
+ * register order runs along another dim first (the tcgen05 sector layout, compiler/
+ * tcgen05_sector_layout.ts: registers alternate between two rows, a row's run of `vec` columns is
+ * every other register). Each group is the registers at offsets o, o + 1, ... along `d`, o first.
+ */
+function groupsAlong(slots: readonly RegSlot[], vec: number, d: number): number[][] {
+  const at = new Map(slots.map((s, i) => [s.off.join(','), i]));
+  const out: number[][] = [];
+  slots.forEach((s, i) => {
+    if (s.off[d]! % vec !== 0) return;
+    out.push(Array.from({ length: vec }, (_, k) => {
+      const j = at.get(s.off.map((o, e) => (e === d ? o + k : o)).join(','));
+      if (j === undefined) throw new Error(`internal: no register at +${k} along dim ${d} for a ${vec}-wide vector`);
+      return j;
+    }));
+  });
+  return out;
+}
+
+/** The vector groups of `n` registers in `l` (slots: their offsets): consecutive registers where they are runs. */
+function vectorGroups(l: Layout, slots: readonly RegSlot[], n: number, vec: number): number[][] {
+  const plain = groups(n, vec);
+  const b = blockedOf(l);
+  if (vec === 1 || !b || slots.length !== n) return plain;
+  // a run: register k of the group is k elements on from its first along one dim
+  const run = (g: number[]): boolean => {
+    if (g.length < 2) return true;
+    const a = slots[g[0]!]!.off;
+    const d = slots[g[1]!]!.off.findIndex((x, e) => x !== a[e]);
+    return g.every((i, k) => slots[i]!.off.every((x, e) => x === a[e]! + (e === d ? k : 0)));
+  };
+  if (plain.every(run)) return plain;
+  const d = b.sizePerThread.findIndex((x) => x >= vec);
+  return d < 0 ? plain : groupsAlong(slots, vec, d);
 }
 
 /** Memory form of a vector of `vec` elements of dtype `t`: [vector suffix, word type, elems per word]. */
@@ -102,7 +140,7 @@ const load: Rule = (cx, op) => {
   const vol = a.volatile ? '.volatile' : '';
   // (a volatile load has no hints: the language and the verifier reject them together)
   const { m, policy } = hints(cx, a.cache, a.eviction);
-  for (const g of groups(n, vec)) {
+  for (const g of vectorGroups(cx.layoutOf(r), cx.slots(r), n, vec)) {
     const first = g[0]!;
     // masked-off lanes keep `other` (or zero)
     if (mask) {
@@ -153,7 +191,7 @@ const store: Rule = (cx, op) => {
   // tile element (layouts larger than the tile) are predicated off
   const pl = cx.plan.expected.get(op)?.[0] ?? cx.layoutOf(ptr);
   const slots = cx.slots(ptr, pl);
-  for (const g of groups(n, vec)) {
+  for (const g of vectorGroups(pl, slots, n, vec)) {
     const first = g[0]!;
     const only = cx.canonical(pl, ptr.type.shape, slots[first]!);
     let pred = mask ? mask[mask.length === 1 ? 0 : first] : undefined;

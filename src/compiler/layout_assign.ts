@@ -26,6 +26,7 @@ import { descOperands } from '../ir/tensor_desc.js';
 import { stmatrixLayout } from './stmatrix.js';
 import { tcgen05Layout, tcgen05LayoutForDot } from './tcgen05_kinds.js';
 import { storedValue, tcgen05StoreAnchor } from './tcgen05_epilogue.js';
+import { tcgen05SectorDots } from './tcgen05_sector_dots.js';
 import { blockedFor, dotLayout, layoutKey, mmaLayoutForDot, wgmmaLayoutForDot, permuteBlocked, rowMajor, SCALAR, type BlockedLayout, type Layout } from './layout.js';
 
 export interface LayoutPlan {
@@ -112,7 +113,7 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
     if (!l) throw new Error(`internal: a dot_scaled kept without a tcgen05 accumulator layout (${f.name})`);
     return l;
   };
-  const mmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps, prefs.get(op), wgmma, tcgen05));
+  const rowMmaOf = (op: Op): BlockedLayout | undefined => (dot === 'fma' ? undefined : mmaLayoutOf(op, numWarps, prefs.get(op), wgmma, tcgen05));
   const vec = new Map<Op, number>();
   const anchors = new Map<Op, Layout>();
   const preferred = new Map<string, BlockedLayout>();
@@ -124,6 +125,10 @@ export function assignLayouts(f: Func, info: AxisInfoMap, numWarps: number, dot 
     const key = (op.kind === 'desc_load' || op.kind === 'desc_store' ? (op as Op<'desc_load'>).attrs.block : op.operands[0]!.type.shape).join('x');
     if (a.layout.kind === 'blocked' && !preferred.has(key) && !fixed?.has(op)) preferred.set(key, a.layout);
   }
+  // sm_100a: tcgen05 dots whose result is only stored by 16-byte pointer stores are read back in
+  // the sector layout (tcgen05_sector_dots.ts): those stores then write whole 32-byte sectors
+  const sectorDots = tcgen05 && dot !== 'fma' ? tcgen05SectorDots(f, anchors, vec, numWarps, rowMmaOf) : new Map<Op, BlockedLayout>();
+  const mmaOf = (op: Op): BlockedLayout | undefined => sectorDots.get(op) ?? rowMmaOf(op);
   const pref = (shape: readonly number[]): Layout => {
     if (shape.length === 0) return SCALAR;
     const key = shape.join('x');

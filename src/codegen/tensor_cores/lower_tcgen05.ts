@@ -20,7 +20,8 @@
 import type { Op, Value } from '../../ir/ops.js';
 import type { ElemType } from '../../ir/types.js';
 import { dotInputPrecision } from '../../compiler/mma_kinds.js';
-import { permuteBlocked, type BlockedLayout } from '../../compiler/layout.js';
+import { permuteBlocked, type BlockedLayout, type Layout } from '../../compiler/layout.js';
+import { tcgen05SectorRun } from '../../compiler/tcgen05_sector_layout.js';
 import { tcgen05KindOf } from '../../compiler/tcgen05_kinds.js';
 import type { Lowering } from '../context.js';
 import { storeStaged } from './lower_mma.js';
@@ -122,7 +123,7 @@ export function tcgen05Dot(cx: Lowering, op: Op): boolean {
   if (!flight || flight.generic) cx.emit('fence.proxy.async.shared::cta;');
 
   // an in-flight dot reads no rows back: no lane offsets computed in its loop
-  const rows = flight ? undefined : tmemRows(cx, M, N);
+  const rows = flight ? undefined : tmemRows(cx, M, N, cx.layoutOf(r));
   if (accIn && !resident) storeAcc(cx, rows!, accIn, r.type.elem);
   const aTmem = aInTmem ? storeATmem(cx, a, N, kind.k) : undefined;
   // every warp's shared stores and TMEM stores before thread 0's MMAs
@@ -185,6 +186,8 @@ export interface TmemRows {
   /** The ld/st shape and, for 16x32bx2 (M = 64), the second half's column offset. */
   readonly shape: '32x32b' | '16x32bx2';
   readonly split: number;
+  /** One ld/st each: the thread's registers it moves (columns in order) and its TMEM address. */
+  readonly pieces: readonly { readonly regs: readonly number[]; readonly addr: () => string }[];
 }
 
 /**
@@ -210,8 +213,10 @@ export function commitAndWait(cx: Lowering, one: string, bar: string, phase: str
   cx.emit('tcgen05.fence::after_thread_sync;');
 }
 
-export function tmemRows(cx: Lowering, M: number, N: number): TmemRows {
+export function tmemRows(cx: Lowering, M: number, N: number, layout?: Layout): TmemRows {
   const wn = cx.numWarps / 4;
+  const s = layout ? tcgen05SectorRun(layout, M, N, cx.numWarps) : 0;
+  if (s) return sectorRows(cx, M, N, wn, s);
   const half = M === 64;
   const cols = half ? N / 2 : N / wn;
   // rows addressed from the allocation's start are loop-invariant: computed once, in the prologue
@@ -219,7 +224,30 @@ export function tmemRows(cx: Lowering, M: number, N: number): TmemRows {
   const row = rowAddresses(cx, wn, cols);
   const chunks: [number, number][] = [];
   for (let c = 0; c < cols; c += MAX_X) chunks.push([c, Math.min(MAX_X, cols - c)]);
-  return { at: row, chunks, shape: half ? '16x32bx2' : '32x32b', split: half ? N / 2 : 0 };
+  const pieces = chunks.map(([c, n]) => ({ regs: Array.from({ length: n }, (_, j) => c + j), addr: () => row(c) }));
+  return { at: row, chunks, shape: half ? '16x32bx2' : '32x32b', split: half ? N / 2 : 0, pieces };
+}
+
+/**
+ * The sector layout's rows (compiler/tcgen05_sector_layout.ts): one 16x32bx2.x{s} (split s) per
+ * 16 TMEM lanes and 2s-column group; the group's address is the warp's row address (lane 32(w%4),
+ * its 2s-column slot with 8 warps) plus 16 lanes (M = 128, second repeat) and the group's column.
+ */
+function sectorRows(cx: Lowering, M: number, N: number, wn: number, s: number): TmemRows {
+  const row = rowAddresses(cx, wn, 2 * s);
+  const reps = M === 64 ? 1 : 2;
+  const groups = N / (2 * s * wn);
+  const pieces: { regs: number[]; addr: () => string }[] = [];
+  // registers in the blocked layout's order (regSlots: M fastest): rep + reps * (group * s + j)
+  for (let g = 0; g < groups; g++) {
+    for (let rep = 0; rep < reps; rep++) {
+      const regs = Array.from({ length: s }, (_, j) => rep + reps * (g * s + j));
+      const off = rep * (16 << 16) + g * 2 * s * wn;
+      pieces.push({ regs, addr: () => (off ? `${row(0)}+${off}` : row(0)) });
+    }
+  }
+  const fail = (): never => cx.fail('internal: the sector layout has no column chunks (tcgen05 A from TMEM needs the row layout)');
+  return { at: fail, chunks: [], shape: '16x32bx2', split: s, pieces };
 }
 
 /**
@@ -234,40 +262,47 @@ const isHalfAcc = (t: ElemType): boolean => t === 'f16';
  * then wait::st.
  */
 export function storeAcc(cx: Lowering, rows: TmemRows, regs: readonly string[], t: ElemType): void {
+  const split = rows.split ? `, ${rows.split}` : '';
   if (isHalfAcc(t)) {
     const splat = regs.length === 1 ? cx.reg('b32') : undefined;
     if (splat) cx.emit(`mov.b32 ${splat}, {${regs[0]}, ${regs[0]}};`);
-    for (const [c, n] of rows.chunks) {
-      const rs = Array.from({ length: n / 2 }, (_, j) => {
+    for (const p of rows.pieces) {
+      const rs = Array.from({ length: p.regs.length / 2 }, (_, j) => {
         if (splat) return splat;
         const w = cx.reg('b32');
-        cx.emit(`mov.b32 ${w}, {${regs[c + 2 * j]}, ${regs[c + 2 * j + 1]}};`);
+        cx.emit(`mov.b32 ${w}, {${regs[p.regs[2 * j]!]}, ${regs[p.regs[2 * j + 1]!]}};`);
         return w;
       });
-      cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${n / 2}.unpack::16b.b32 [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''}, {${rs.join(', ')}};`);
+      cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${rs.length}.unpack::16b.b32 [${p.addr()}]${split}, {${rs.join(', ')}};`);
     }
     cx.emit('tcgen05.wait::st.sync.aligned;');
     return;
   }
-  for (const [c, n] of rows.chunks) {
-    const rs = Array.from({ length: n }, (_, j) => regs[regs.length === 1 ? 0 : c + j]!);
-    cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${n}.b32 [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''}, {${rs.join(', ')}};`);
+  for (const p of rows.pieces) {
+    const rs = p.regs.map((r) => regs[regs.length === 1 ? 0 : r]!);
+    cx.emit(`tcgen05.st.sync.aligned.${rows.shape}.x${rs.length}.b32 [${p.addr()}]${split}, {${rs.join(', ')}};`);
   }
   cx.emit('tcgen05.wait::st.sync.aligned;');
 }
 
 /** tcgen05.ld of the accumulator into fresh registers, then wait::ld. */
 export function loadAcc(cx: Lowering, rows: TmemRows, t: ElemType): string[] {
-  const cols = rows.chunks.reduce((s, [, n]) => s + n, 0);
+  const cols = rows.pieces.reduce((s, p) => s + p.regs.length, 0);
   const out = cx.newRegs(t, cols);
+  const split = rows.split ? `, ${rows.split}` : '';
   if (isHalfAcc(t)) {
-    const words = cx.newRegs('u32', cols / 2);
-    for (const [c, n] of rows.chunks) cx.emit(`tcgen05.ld.sync.aligned.${rows.shape}.x${n / 2}.pack::16b.b32 {${words.slice(c / 2, (c + n) / 2).join(', ')}}, [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''};`);
+    // a word per column pair of a piece: its low half the first column's value
+    const pairs: [number, number, string][] = [];
+    for (const p of rows.pieces) {
+      const words = cx.newRegs('u32', p.regs.length / 2);
+      words.forEach((w, j) => pairs.push([p.regs[2 * j]!, p.regs[2 * j + 1]!, w]));
+      cx.emit(`tcgen05.ld.sync.aligned.${rows.shape}.x${words.length}.pack::16b.b32 {${words.join(', ')}}, [${p.addr()}]${split};`);
+    }
     cx.emit('tcgen05.wait::ld.sync.aligned;');
-    words.forEach((w, j) => cx.emit(`mov.b32 {${out[2 * j]}, ${out[2 * j + 1]}}, ${w};`));
+    for (const [lo, hi, w] of pairs) cx.emit(`mov.b32 {${out[lo]}, ${out[hi]}}, ${w};`);
     return out;
   }
-  for (const [c, n] of rows.chunks) cx.emit(`tcgen05.ld.sync.aligned.${rows.shape}.x${n}.b32 {${out.slice(c, c + n).join(', ')}}, [${rows.at(c)}]${rows.split ? `, ${rows.split}` : ''};`);
+  for (const p of rows.pieces) cx.emit(`tcgen05.ld.sync.aligned.${rows.shape}.x${p.regs.length}.b32 {${p.regs.map((r) => out[r]).join(', ')}}, [${p.addr()}]${split};`);
   cx.emit('tcgen05.wait::ld.sync.aligned;');
   return out;
 }

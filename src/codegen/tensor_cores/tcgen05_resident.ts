@@ -70,7 +70,7 @@ export function withResidentAcc(rules: Record<string, (cx: Lowering, op: Op) => 
     c.emit(`// the accumulator of this loop's dot stays in tensor memory (tcgen05_resident.ts)`);
     if (zero) c.emit(`setp.ne.b32 ${started}, 0, 0;`);
     else {
-      storeAcc(c, tmemRows(c, M, N), c.regsIn(init, c.layoutOf(op.results[slot.k]!)), r.type.elem);
+      storeAcc(c, tmemRows(c, M, N, c.layoutOf(op.results[slot.k]!)), c.regsIn(init, c.layoutOf(op.results[slot.k]!)), r.type.elem);
       c.emit(`setp.ne.b32 ${started}, 1, 0;`);
     }
     let m = residents.get(c);
@@ -87,7 +87,7 @@ export function withResidentAcc(rules: Record<string, (cx: Lowering, op: Op) => 
 
 /** The loop's result from TMEM; with `started` (a zero init), zeros when no MMA ran. */
 function readBack(cx: Lowering, v: Value, M: number, N: number, started: string | undefined): string[] {
-  const rows = tmemRows(cx, M, N);
+  const rows = tmemRows(cx, M, N, cx.layoutOf(v));
   if (!started) return loadAcc(cx, rows, v.type.elem);
   const none = cx.e.label('acc_zero'), done = cx.e.label('acc_done');
   cx.emit(`@!${started} bra.uni ${none};`);

@@ -12,7 +12,7 @@
 // run one at a time (each waits for its MMAs and reads its
 // accumulator back before the next), so they share the columns.
 import type { Op, Value } from '../../ir/ops.js';
-import { isTcgen05Layout } from '../../compiler/tcgen05_kinds.js';
+import { isTcgen05AccLayout } from '../../compiler/tcgen05_sector_layout.js';
 import type { Lowering } from '../context.js';
 import { tmemACols } from './tcgen05_tmem_a.js';
 import { ctaGroup } from './tcgen05_group.js';
@@ -57,7 +57,7 @@ const dotsOf = (ops: readonly Op[], out: Op[] = []): Op[] => {
 export function isTcgen05Dot(cx: Lowering, op: Op): boolean {
   if (cx.target !== 'sm_100a') return false;
   const [a, b] = op.operands as [Value, Value];
-  return isTcgen05Layout(cx.layoutOf(op.results[0]!), a.type.shape[0]!, b.type.shape[1]!, cx.numWarps);
+  return isTcgen05AccLayout(cx.layoutOf(op.results[0]!), a.type.shape[0]!, b.type.shape[1]!, cx.numWarps);
 }
 
 /** The kernel's TMEM allocation, made (in the prologue) on first use. */
