@@ -1,6 +1,7 @@
-// The figure tables of bench:tc's own tables (tc_ring.ts, tc_2cta.ts, tc_ws.ts, tc_mx.ts, tc_fa3.ts): one kernel a row,
-// ptxas's static figures first (registers, spills, SASS, shared bytes), then the table's own
-// columns (what its PTX holds), then a free text (the sim run, the kernel's structure). And the
+// The figure tables of bench:tc's own tables (tc_ring.ts, tc_2cta.ts, tc_ws.ts, tc_mx.ts,
+// tc_fa3.ts): one kernel a row, ptxas's static figures first (registers, spills, SASS, shared
+// bytes), then the table's own columns (what its PTX holds, or the row's sim run), then a free
+// text (the sim run, the kernel's structure). And the
 // matmul those tables run on the sim: random inputs in [-2, 2), the result against an f64 JS
 // reference, the sim's counters.
 import { existsSync } from 'node:fs';
