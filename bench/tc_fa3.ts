@@ -16,7 +16,6 @@
 // cp.async ring; no key mask, L being a multiple of BN), Triton's for
 // GPUTarget('cuda', 100, 32) with its `.version` rewritten for ptxas 13.0 beside them, all run on the
 // sim as an sm_100; the columns count tcgen05.mma and the TMEM columns allocated instead of wgmma.
-import { join } from 'node:path';
 import { compile, type CompileResult } from '../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../src/ir/half.js';
 import { DeviceArray } from '../src/runtime/device_array.js';
@@ -24,7 +23,7 @@ import { loadModule } from '../src/runtime/native/foreign_module.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
 import { fa3Attention } from './fa3_kernels.js';
 import { flashAttention } from './kernels.js';
-import { forPtxas13, tmemColumns, type WsTools } from './tc_figure_table.js';
+import { count, figureTable, forPtxas13, relErr, tmemColumns, type Column, type Row, type SimFigures, type WsTools } from './tc_figure_table.js';
 
 const TILE = { BM: 128, BN: 128, D: 128 };
 const NUM_WARPS = 8;
@@ -60,7 +59,6 @@ def flash_fwd(q, k, v, o, L, scale, BM: tl.constexpr, BN: tl.constexpr, D: tl.co
 `;
 const SIGNATURE = { q: '*fp16', k: '*fp16', v: '*fp16', o: '*fp32', L: 'i32', scale: 'fp32', BM: 'constexpr', BN: 'constexpr', D: 'constexpr' };
 
-const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;
 const structure = (ptx: string): string => {
   const inc = /setmaxnreg\.inc\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1], dec = /setmaxnreg\.dec\.sync\.aligned\.u32 (\d+)/.exec(ptx)?.[1];
   const threads = /\.reqntid (\d+)/.exec(ptx)?.[1] ?? /\.maxntid (\d+)/.exec(ptx)?.[1] ?? '?';
@@ -98,18 +96,6 @@ function inputs(): Inputs {
   return { q, k, v, scale, want };
 }
 
-const relErr = (got: Float32Array, want: Float64Array): number => {
-  let worst = 0, scale = 0;
-  for (let i = 0; i < want.length; i++) {
-    scale = Math.max(scale, Math.abs(want[i]!));
-    const d = Math.abs(got[i]! - want[i]!);
-    worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
-  }
-  return worst / Math.max(scale, 1e-30);
-};
-
-interface SimFigures { err: number; warpInstrs?: number; loads?: number }
-
 /** Tessera's kernel (its tensor maps encoded by its own launch), one program. */
 function simTessera(sim: NativeRuntimeDevice, r: CompileResult, x: Inputs): SimFigures {
   const dev = sim.native;
@@ -143,6 +129,22 @@ async function simTriton(sim: NativeRuntimeDevice, ptx: string, shared: number, 
     for (const a of arrays) a.free();
   }
 }
+
+/** A row and its sim run (an Error where it did not run). */
+interface FaRow extends Row { readonly sim: SimFigures | Error }
+/** The sim's columns: warp instructions and global load requests ('n/a' where it did not run). */
+const SIM_COLUMNS: readonly Column<FaRow>[] = [
+  { head: 'warp instrs', width: 13, cell: (_, __, r) => (r.sim instanceof Error ? 'n/a' : r.sim.warpInstrs ?? 'n/a') },
+  { head: 'ld reqs', width: 9, cell: (_, __, r) => (r.sim instanceof Error ? 'n/a' : r.sim.loads ?? 'n/a') },
+];
+const TMA: Column<FaRow> = { head: 'TMA', width: 5, cell: (_, f) => f.tma };
+/** The tensor-core columns: wgmma on sm_90a; tcgen05.mma and the TMEM columns allocated on sm_100a. */
+const FLASH_COLUMNS_SM90: readonly Column<FaRow>[] = [{ head: 'wgmma', width: 7, cell: (_, f) => f.wgmma }, TMA, ...SIM_COLUMNS];
+const FLASH_COLUMNS_SM100: readonly Column<FaRow>[] = [
+  { head: 'mma', width: 5, cell: (ptx) => count(ptx, /tcgen05\.mma\.cta_group/) },
+  { head: 'TMEM', width: 6, cell: (ptx) => tmemColumns(ptx) },
+  TMA, ...SIM_COLUMNS,
+];
 
 /** Prints the table; sets process.exitCode = 1 when a result is wrong. */
 export const benchFa3 = (out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): Promise<void> => flashTable('sm_90a', out, sim, tools);
@@ -181,14 +183,9 @@ async function flashTable(target: 'sm_90a' | 'sm_100a', out: (s: string) => void
   if (tri instanceof Error) out(`  Triton failed: ${tri.message.trim().split('\n').slice(-2).join(' | ')}\n`);
   else rows.push([`triton ${tri.version} plain`, tptx(tri.ptx['fa']), tri.shared['fa']!, 'triton_fa_plain', 'triton']);
   const x = inputs();
-  // the tensor-core columns: wgmma on sm_90a; tcgen05.mma and the TMEM columns allocated on sm_100a
-  const tc = bw
-    ? { head: `${'mma'.padStart(5)}${'TMEM'.padStart(6)}`, cell: (ptx: string): string => `${String(count(ptx, /tcgen05\.mma\.cta_group/)).padStart(5)}${tmemColumns(ptx).padStart(6)}` }
-    : { head: 'wgmma'.padStart(7), cell: (_: string, n: number): string => String(n).padStart(7) };
-  out(`  ${'kernel'.padEnd(36)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${tc.head}${'TMA'.padStart(5)}${'warp instrs'.padStart(13)}${'ld reqs'.padStart(9)}  structure\n`);
+  const print = figureTable<FaRow>(out, tools, 36, bw ? FLASH_COLUMNS_SM100 : FLASH_COLUMNS_SM90, 'structure');
   for (const [name, ptx, shared, file, who, r] of rows) {
     if (!ptx) continue;
-    const f = tools.figures(ptx, shared, join(tools.dir, file));
     let s: SimFigures | Error;
     try {
       s = who === 'tessera' ? simTessera(sim, r!, x) : await simTriton(sim, ptx, shared, x);
@@ -197,9 +194,8 @@ async function flashTable(target: 'sm_90a' | 'sm_100a', out: (s: string) => void
     }
     const ok = !(s instanceof Error) && s.err <= 2e-3;
     if (who === 'tessera' && !ok) process.exitCode = 1;
-    const dyn = s instanceof Error ? `${'n/a'.padStart(13)}${'n/a'.padStart(9)}` : `${String(s.warpInstrs ?? 'n/a').padStart(13)}${String(s.loads ?? 'n/a').padStart(9)}`;
-    out(`  ${name.padEnd(36)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${tc.cell(ptx, f.wgmma)}${String(f.tma).padStart(5)}${dyn}  ${structure(ptx)}`
-      + `${s instanceof Error ? `; sim: ${s.message.split('\n')[0]}` : `; vs JS ${s.err.toExponential(1)}${ok ? '' : '  MISMATCH'}`}\n`);
+    const note = (p: string): string => `${structure(p)}${s instanceof Error ? `; sim: ${s.message.split('\n')[0]}` : `; vs JS ${s.err.toExponential(1)}${ok ? '' : '  MISMATCH'}`}`;
+    print([{ name, ptx, shared, file, note, sim: s }]);
   }
   if (!(triWs instanceof Error) && !(tri instanceof Error)) {
     // the code, without the debug sections (they name each compile's temporary directory)

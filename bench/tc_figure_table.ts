@@ -1,6 +1,7 @@
-// The figure tables of bench:tc's own tables (tc_ring.ts, tc_2cta.ts, tc_ws.ts): one kernel a row,
-// ptxas's static figures first (registers, spills, SASS, shared bytes), then the table's own
-// columns (what its PTX holds), then a free text (the sim run, the kernel's structure). And the
+// The figure tables of bench:tc's own tables (tc_ring.ts, tc_2cta.ts, tc_ws.ts, tc_mx.ts,
+// tc_fa3.ts): one kernel a row, ptxas's static figures first (registers, spills, SASS, shared
+// bytes), then the table's own columns (what its PTX holds, or the row's sim run), then a free
+// text (the sim run, the kernel's structure). And the
 // matmul those tables run on the sim: random inputs in [-2, 2), the result against an f64 JS
 // reference, the sim's counters.
 import { existsSync } from 'node:fs';
@@ -40,8 +41,8 @@ export const forPtxas13 = (ptx: string | undefined): string | undefined => ptx?.
 /** The line a table prints when Triton did not compile: the end of its error. */
 export const tritonFailed = (e: Error): string => `  Triton failed: ${e.message.split('\n').slice(-3).join(' | ')}\n`;
 
-/** A column after ptxas's: its head, width and cell. */
-export interface Column { readonly head: string; readonly width: number; cell(ptx: string, f: Figures): string | number }
+/** A column after ptxas's: its head, width and cell (from the PTX, ptxas's figures or the row's own fields, such as a sim run's). */
+export interface Column<R extends Row = Row> { readonly head: string; readonly width: number; cell(ptx: string, f: Figures, row: R): string | number }
 /** One row: the kernel's name, its PTX (a row without is left out), shared bytes, the file ptxas writes, the text after the columns. */
 export interface Row { readonly name: string; readonly ptx: string | undefined; readonly shared: number; readonly file: string; note?(ptx: string): string }
 
@@ -53,14 +54,14 @@ const STATIC: readonly Column[] = [
 ];
 
 /** Prints the table's head (the kernel column `nameWidth` wide, then ptxas's columns, `columns` and `noteHead`); returns the row printer. */
-export function figureTable(out: (s: string) => void, tools: WsTools, nameWidth: number, columns: readonly Column[], noteHead: string): (rows: readonly Row[]) => void {
-  const all = [...STATIC, ...columns];
+export function figureTable<R extends Row = Row>(out: (s: string) => void, tools: WsTools, nameWidth: number, columns: readonly Column<R>[], noteHead: string): (rows: readonly R[]) => void {
+  const all: readonly Column<R>[] = [...STATIC, ...columns];
   out(`  ${'kernel'.padEnd(nameWidth)}${all.map((c) => c.head.padStart(c.width)).join('')}  ${noteHead}\n`);
   return (rows) => {
     for (const r of rows) {
       if (!r.ptx) continue;
       const f = tools.figures(r.ptx, r.shared, join(tools.dir, r.file));
-      const cells = all.map((c) => String(c.cell(r.ptx!, f)).padStart(c.width)).join('');
+      const cells = all.map((c) => String(c.cell(r.ptx!, f, r)).padStart(c.width)).join('');
       out(`  ${r.name.padEnd(nameWidth)}${cells}  ${r.note?.(r.ptx) ?? ''}\n`);
     }
   };
@@ -79,6 +80,17 @@ export interface SimMatmul {
   readonly per?: number;
 }
 export interface SimFigures { err: number; warpInstrs?: number; loads?: number }
+
+/** The largest difference of `got` from `want`, relative to `want`'s largest magnitude (a NaN: Infinity). */
+export function relErr(got: ArrayLike<number>, want: ArrayLike<number>): number {
+  let worst = 0, scale = 0;
+  for (let i = 0; i < want.length; i++) {
+    scale = Math.max(scale, Math.abs(want[i]!));
+    const d = Math.abs(got[i]! - want[i]!);
+    worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
+  }
+  return worst / Math.max(scale, 1e-30);
+}
 
 /** Runs `r` once on the sim: max error relative to the reference's largest magnitude, warp instructions and global load requests. */
 export function simMatmul(sim: NativeRuntimeDevice, r: CompileResult, m: SimMatmul): SimFigures {

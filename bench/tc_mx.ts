@@ -13,7 +13,6 @@
 // block-scaled kinds (kind::mxf8f6f4 / kind::mxf4 .block_scale) with the scales stored into tensor
 // memory (tcgen05.st). Static figures from ptxas -arch sm_100a (no GPU); both PTX also run on the sim
 // (as an sm_100) against an f64 JS reference, with the sim's warp instruction count.
-import { join } from 'node:path';
 import { compile } from '../src/compile/compile.js';
 import type { ParamSpec } from '../src/compiler/axis_info.js';
 import { f8e4m3Value } from '../src/ir/fp8.js';
@@ -23,7 +22,7 @@ import { kernel, type Kernel } from '../src/runtime/kernel.js';
 import { DeviceArray } from '../src/runtime/device_array.js';
 import { loadModule } from '../src/runtime/native/foreign_module.js';
 import type { NativeRuntimeDevice } from '../src/runtime/native/runtime-device.js';
-import type { WsTools } from './tc_ws.js';
+import { count, figureTable, forPtxas13, relErr, tritonFailed, type Column, type Row, type WsTools } from './tc_figure_table.js';
 
 const TILE = { BM: 128, BN: 128, BK: 128 } as const;
 const NUM_WARPS = 4;
@@ -137,21 +136,20 @@ async function simRun(sim: NativeRuntimeDevice, ptx: string, dynShared: number, 
   }
 }
 
-const relErr = (got: ArrayLike<number>, want: ArrayLike<number>): number => {
-  let worst = 0, scale = 0;
-  for (let i = 0; i < want.length; i++) {
-    scale = Math.max(scale, Math.abs(want[i]!));
-    const e = Math.abs(got[i]! - want[i]!);
-    worst = Number.isNaN(e) ? Infinity : Math.max(worst, e);
-  }
-  return worst / Math.max(scale, 1e-30);
-};
-
-const count = (ptx: string, re: RegExp): number => ptx.split('\n').filter((l) => re.test(l)).length;
 /** The tcgen05.mma forms in the PTX (kind and its qualifiers), e.g. kind::tf32 or kind::mxf4.block_scale.block32. */
 export const mmaForms = (ptx: string): string => [...new Set([...ptx.matchAll(/tcgen05\.mma\.cta_group::\d\.(kind::[\w:.]+)/g)].map((m) => m[1]!))].join(',') || '-';
-/** TMEM columns allocated (every tcgen05.alloc's immediate, summed). */
-const tmemColumns = (ptx: string): number => [...ptx.matchAll(/tcgen05\.alloc\.cta_group::\d\.sync\.aligned\.shared::cta\.b32 \[[^\]]+\], (\d+);/g)].reduce((s, m) => s + Number(m[1]), 0);
+/** TMEM columns allocated (every tcgen05.alloc's immediate, summed; tc_figure_table.ts's tmemColumns takes the first). */
+const tmemTotal = (ptx: string): number => [...ptx.matchAll(/tcgen05\.alloc\.cta_group::\d\.sync\.aligned\.shared::cta\.b32 \[[^\]]+\], (\d+);/g)].reduce((s, m) => s + Number(m[1]), 0);
+
+/** A row and its sim run's warp instructions. */
+interface MxRow extends Row { readonly warpInstrs?: number }
+/** After ptxas's: TMEM columns, tcgen05.mma sites, tcgen05.st / tcgen05.cp sites, the sim's warp instructions. */
+const MX_COLUMNS: readonly Column<MxRow>[] = [
+  { head: 'TMEM', width: 6, cell: (ptx) => tmemTotal(ptx) },
+  { head: 'mma', width: 5, cell: (ptx) => count(ptx, /\btcgen05\.mma\.cta_group/) },
+  { head: 'st/cp', width: 7, cell: (ptx) => `${count(ptx, /\btcgen05\.st\b/)}/${count(ptx, /\btcgen05\.cp\b/)}` },
+  { head: 'warp instrs', width: 13, cell: (_, __, r) => r.warpInstrs ?? 'n/a' },
+];
 
 /** Prints the table; sets process.exitCode = 1 when either kernel's output is wrong on the sim. */
 export async function benchMx(out: (s: string) => void, sim: NativeRuntimeDevice, tools: WsTools): Promise<void> {
@@ -166,8 +164,8 @@ export async function benchMx(out: (s: string) => void, sim: NativeRuntimeDevice
     key: `mx_${r.label}`, name: 'dot_scaled', src: TRITON_SRC, signature: TRITON_SIGNATURE,
     constexprs: { ...TILE, FA: r.format, FB: r.format }, num_warps: NUM_WARPS, num_stages: NUM_STAGES, divisible: [...PARAMS],
   })));
-  if (tri instanceof Error) out(`  Triton failed: ${tri.message.split('\n').slice(-3).join(' | ')}\n`);
-  out(`  ${'kernel'.padEnd(22)}${'regs'.padStart(6)}${'spills'.padStart(8)}${'SASS'.padStart(7)}${'smem B'.padStart(9)}${'TMEM'.padStart(6)}${'mma'.padStart(5)}${'st/cp'.padStart(7)}${'warp instrs'.padStart(13)}  vs JS     MMA form\n`);
+  if (tri instanceof Error) out(tritonFailed(tri));
+  const print = figureTable<MxRow>(out, tools, 22, MX_COLUMNS, 'vs JS     MMA form');
   const spec = Object.fromEntries(PARAMS.map((n): [string, ParamSpec] => [n, { divisibleBy16: true }]));
   for (const r of MX_ROWS) {
     const d = makeData(r.format, r.format === 'e2m1' ? 29 : 31);
@@ -178,16 +176,15 @@ export async function benchMx(out: (s: string) => void, sim: NativeRuntimeDevice
     }
     if (!(tri instanceof Error)) {
       const s = tri.shared[`mx_${r.label}`]!;
-      rows.push([`triton ${tri.version} ${r.label}`, tri.ptx[`mx_${r.label}`]?.replace(/^\.version 9\.\d+$/m, '.version 9.0'), s, s]);
+      rows.push([`triton ${tri.version} ${r.label}`, forPtxas13(tri.ptx[`mx_${r.label}`]), s, s]);
     }
     for (const [name, ptx, shared, dyn] of rows) {
       if (!ptx) continue;
-      const f = tools.figures(ptx, shared, join(tools.dir, name.replace(/\W+/g, '_')));
       const run = await simRun(sim, ptx, dyn, d);
       const err = relErr(run.out, d.ref);
       if (!(err <= TOL)) process.exitCode = 1;
-      const stcp = `${count(ptx, /\btcgen05\.st\b/)}/${count(ptx, /\btcgen05\.cp\b/)}`;
-      out(`  ${name.padEnd(22)}${String(f.registers).padStart(6)}${String(f.spills).padStart(8)}${(f.sass === undefined ? 'n/a' : String(f.sass)).padStart(7)}${String(f.shared).padStart(9)}${String(tmemColumns(ptx)).padStart(6)}${String(count(ptx, /\btcgen05\.mma\.cta_group/)).padStart(5)}${stcp.padStart(7)}${String(run.warpInstrs ?? 'n/a').padStart(13)}  ${err.toExponential(1)}${err <= TOL ? '' : ' MISMATCH'}  ${mmaForms(ptx)}\n`);
+      const note = (p: string): string => `${err.toExponential(1)}${err <= TOL ? '' : ' MISMATCH'}  ${mmaForms(p)}`;
+      print([{ name, ptx, shared, file: name.replace(/\W+/g, '_'), note, ...(run.warpInstrs !== undefined ? { warpInstrs: run.warpInstrs } : {}) }]);
     }
   }
 }

@@ -30,6 +30,7 @@ import { benchFa3, benchFlashD128 } from './tc_fa3.js';
 import { benchRing } from './tc_ring.js';
 import { benchMx } from './tc_mx.js';
 import { bench2Cta } from './tc_2cta.js';
+import { relErr } from './tc_figure_table.js';
 
 /** The targets the comparison knows, with Triton's compute capability for each. */
 export const TC_TARGETS = { sm_80: 80, sm_90a: 90, sm_100a: 100 } as const;
@@ -147,16 +148,6 @@ async function simRun(sim: NativeRuntimeDevice, ptx: string, name: string, share
     for (const a of arrays) a.free();
   }
 }
-
-const maxErr = (got: ArrayLike<number>, want: ArrayLike<number>): number => {
-  let worst = 0, scale = 0;
-  for (let i = 0; i < want.length; i++) {
-    scale = Math.max(scale, Math.abs(want[i]!));
-    const d = Math.abs(got[i]! - want[i]!);
-    worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
-  }
-  return worst / Math.max(scale, 1e-30);
-};
 
 interface Dynamic { warpInstrs: number; gldSectors: number; gstSectors: number; smem: number; conflicts: number; iterInstrs: number; iterConflicts: number }
 
@@ -302,8 +293,8 @@ export async function benchTc(out: (s: string) => void, opts: TcOptions = {}): P
       const b = await dynamicFigures(sim, tptx, name, tshared, c);
       const p = c.size(1);
       const ref = p.reference();
-      const agree = maxErr(a.out, b.out);
-      const vsRef: [number, number] = [maxErr(a.out, ref), maxErr(b.out, ref)];
+      const agree = relErr(a.out, b.out);
+      const vsRef: [number, number] = [relErr(a.out, ref), relErr(b.out, ref)];
       const ok = agree <= p.tol && vsRef[0] <= p.tol && vsRef[1] <= p.tol;
       if (!ok) process.exitCode = 1;
       const row: Row = { c, stages, pipelines, ours: { ...sOurs, ...a.d }, tri: { ...sTri, ...b.d }, agree, vsRef, ok };

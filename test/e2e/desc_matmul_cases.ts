@@ -18,7 +18,7 @@ import { launchInPlace } from './ptx_in_place.js';
 export type Half = 'f16' | 'bf16';
 
 /** C = A B (f32) through descriptors, named `name`: one BM x BN tile per program, the K loop on the ring (`ws`: warp-specialized). */
-export const mmDesc = (t: Half, name: string, ws = false): Kernel => kernel(
+export const mmDesc = (t: Half | 'f8e4m3', name: string, ws = false): Kernel => kernel(
   { name, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
   ({ a, b, c, M, N, K, BM, BN, BK }) => {
     const [bm, bn, bk] = [BM as number, BN as number, BK as number];

@@ -1,6 +1,7 @@
 // exitIf and assume kernels with plain-JS references, run on the interpreter and the sim by
-// exit_assume_sm80.test.ts and exit_assume_sm90.test.ts (one arch per process).
-import { expect } from 'vitest';
+// exit_assume_sm80.test.ts and exit_assume_sm90.test.ts (one arch per process; exitAssumeSuite
+// holds their suite).
+import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
 import { arange, assume, constexpr, exitIf, ifThenElse, load, max, programId, ptr, store, sum } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
@@ -159,4 +160,19 @@ export async function runExitSanitized(): Promise<void> {
   const rs = new Int32Array(blocks * R);
   for (let b = 0; b < blocks; b++) for (let i = 0; i < R; i++) for (let j = 0; j < C; j++) rs[b * R + i]! += x[(b * R + i) * C + j]!;
   expectBitwise(rowSums, rs, 'sanitized sim: row sums');
+}
+
+/** The target the sim device compiles for as each GPU. */
+const SIM_TARGET = { sm_80: 'sm_80', sm_90: 'sm_90a' } as const;
+/** The suite of exit_assume_sm80 / exit_assume_sm90: every case on the interpreter and on the sim as `arch` (TESSERA_SIM_ARCH, set by the file). */
+export function exitAssumeSuite(arch: 'sm_80' | 'sm_90'): void {
+  describe(`exitIf and assume on the sim as ${arch}`, () => {
+    it(`the sim device compiles for ${arch}`, () => expect(simDevice().target).toBe(SIM_TARGET[arch]));
+    it.each([1, 4, 8])('programs past the end leave before reductions with barriers (%i warps)', runExitRows);
+    it('a data-dependent exit', runExitFlag);
+    it.each([1, 4])('exitIf inside nested ifs: the rest of the branch does not run, later barriers do not wait for the programs that left (%i warps)', (w) => runExitNested(w));
+    it('exitIf inside ifs under racecheck, synccheck and initcheck', () => runExitNested(4, true));
+    it('racecheck, synccheck and initcheck find nothing where programs leave early', runExitSanitized);
+    it('assume(stride % 8 == 0) vectorizes the loads and keeps the results', runAssumeStride);
+  });
 }

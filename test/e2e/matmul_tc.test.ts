@@ -8,39 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
 import type { KernelDef } from '../../src/lang/index.js';
 import { Kernel } from '../../src/runtime/kernel.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { flashAttention, matmulAligned, matmulBatched, matmulMasked, TC_KERNELS, type Half } from '../../bench/kernels.js';
 import { count } from '../codegen/gate.js';
 import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
-
-const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
-const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
-
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number, batch = 1): Float64Array {
-  const c = new Float64Array(batch * M * N);
-  for (let z = 0; z < batch; z++) for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let k = 0; k < K; k++) s += a[z * M * K + i * K + k]! * b[z * K * N + k * N + j]!;
-    c[z * M * N + i * N + j] = s;
-  }
-  return c;
-}
-
-function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number): Float64Array {
-  const o = new Float64Array(L * D);
-  for (let i = 0; i < L; i++) {
-    const s = Array.from({ length: L }, (_, j) => {
-      let d = 0;
-      for (let x = 0; x < D; x++) d += q[i * D + x]! * k[j * D + x]!;
-      return d * scale;
-    });
-    const mx = Math.max(...s);
-    const e = s.map((x) => Math.exp(x - mx));
-    const sum = e.reduce((x, y) => x + y, 0);
-    for (let x = 0; x < D; x++) o[i * D + x] = e.reduce((acc, p, j) => acc + p * v[j * D + x]!, 0) / sum;
-  }
-  return o;
-}
+import { attentionRef, dec, enc, matmulRef } from './tc_matmul_cases.js';
 
 /**
  * The PTX of `def` at `cx` for sm_80 and sm_90 takes the tensor-core path: exactly one

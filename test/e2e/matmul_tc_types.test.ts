@@ -6,32 +6,13 @@
 // checks which instructions these dots lower to.
 import { describe, expect, it } from 'vitest';
 import type { DType } from '../../src/ir/types.js';
-import { arange, constexpr, dot, forLoop, load, programId, ptr, store } from '../../src/lang/index.js';
-import { kernel } from '../../src/runtime/kernel.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { roundTF32 } from '../../src/ir/numeric.js';
 import { expectBitwise, lcg, randF32, runBoth } from './helpers.js';
-
-type Prec = 'ieee' | 'tf32' | undefined;
+import { accMatmul, expectWithin, type Prec } from './tc_matmul_cases.js';
 
 /** c[M,N] = c + a[M,K] @ b[K,N] (masked tiles, k-loop); c is both the initial accumulator and the output. */
-const matmul = (ta: DType, tc: DType, prec: Prec) => kernel(
-  { name: `mm_${ta}_${tc}_${prec ?? 'default'}`, params: { a: ptr(ta), b: ptr(ta), c: ptr(tc), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const rm = programId(0).mul(BM).add(arange(0, BM));
-    const rn = programId(1).mul(BN).add(arange(0, BN));
-    const rk = arange(0, BK);
-    const cMask = rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N));
-    const pc = c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0)));
-    const [acc] = forLoop(0, K, BK, [load(pc, { mask: cMask, other: 0 })], (k, acc) => {
-      const ka = k.add(rk);
-      const ta_ = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))), { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
-      const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))), { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
-      return [dot(ta_, tb, prec === undefined ? { acc: acc! } : { acc: acc!, inputPrecision: prec })];
-    });
-    store(pc, acc!, { mask: cMask });
-  },
-);
+const matmul = (ta: DType, tc: DType, prec: Prec) => accMatmul(`mm_${ta}_${tc}_${prec ?? 'default'}`, ta, tc, prec);
 
 interface Ref { value: Float64Array; mag: Float64Array }
 /** Exact sums c + sum_k a*b in f64 (exact for these magnitudes) and sum_k |a*b| per element. */
@@ -50,14 +31,6 @@ function reference(a: ArrayLike<number>, b: ArrayLike<number>, c: ArrayLike<numb
   return { value, mag };
 }
 
-/** |got - want| <= tol * mag, element by element (a rounding-error bound, not a fudge factor). */
-function expectWithin(got: ArrayLike<number>, want: ArrayLike<number>, mag: ArrayLike<number>, tol: number, what: string): void {
-  expect(got.length, what).toBe(want.length);
-  for (let i = 0; i < want.length; i++) {
-    const err = Math.abs(got[i]! - want[i]!);
-    if (!(err <= tol * mag[i]!)) expect.fail(`${what}: element ${i}: got ${got[i]}, want ${want[i]} (bound ${tol * mag[i]!})`);
-  }
-}
 
 /** f32 inputs with some exact tf32 ties (the low 13 bits 0x1000): rounding away from zero shows. */
 function tf32Inputs(n: number, seed: number): Float32Array {

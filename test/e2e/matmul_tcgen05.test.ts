@@ -9,32 +9,16 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
 import type { DType } from '../../src/ir/types.js';
 import type { KernelDef } from '../../src/lang/index.js';
-import { arange, constexpr, dot, forLoop, load, programId, ptr, store } from '../../src/lang/index.js';
-import { Kernel, kernel, type RunArgs } from '../../src/runtime/kernel.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { Kernel, type RunArgs } from '../../src/runtime/kernel.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { roundTF32 } from '../../src/ir/numeric.js';
-import { matmulAligned, matmulMasked, type Half } from '../../bench/kernels.js';
-import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
-import { HostArray } from '../../src/runtime/array.js';
+import { matmulAligned, matmulMasked } from '../../bench/kernels.js';
 import { DeviceArray } from '../../src/runtime/index.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
-import { count, gateTargets } from '../codegen/gate.js';
-import { expectBitwise, expectClose, lcg, randF32, runBoth, runOn, simDevice } from './helpers.js';
+import { count } from '../codegen/gate.js';
+import { expectBitwise, expectClose, randF32, runBoth, runOn, simDevice } from './helpers.js';
 import { cdiv, expectWithin as expectFp8Within, fp8Codes, fp8Matmul, reference, U_F32 } from './fp8_matmul_cases.js';
+import { accMatmul, cInit, dec, enc, expectWithin, ints, launchPtx, magnitude, matmulRef } from './tc_matmul_cases.js';
 import type { Fp8 } from '../ir/fp8_ref.js';
-
-const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
-const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
-
-function matmulRef(a: ArrayLike<number>, b: ArrayLike<number>, M: number, N: number, K: number, c?: ArrayLike<number>): Float64Array {
-  const out = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = c ? c[i * N + j]! : 0;
-    for (let k = 0; k < K; k++) s += a[i * K + k]! * b[k * N + j]!;
-    out[i * N + j] = s;
-  }
-  return out;
-}
 
 /**
  * The PTX of `def` for sm_100a, specialized for `args` as the sim device compiles it, assembles
@@ -42,16 +26,7 @@ function matmulRef(a: ArrayLike<number>, b: ArrayLike<number>, M: number, N: num
  * alloc / relinquish / dealloc, and no mma.sync or wgmma. Returns the PTX.
  */
 function expectTcgen05Path(def: KernelDef, args: RunArgs, mmas: number, kind: string, opts: { numWarps?: number; numStages?: number } = {}): string {
-  const cx: Record<string, number> = {};
-  for (const n of def.constexprNames) cx[n] = args[n] as number;
-  const f = def.trace(cx);
-  const positional = def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
-  const o = { numWarps: opts.numWarps ?? 4, numStages: opts.numStages ?? 1 };
-  gateTargets(f, ['sm_100a'], o);
-  const ptx = gateTargets(f, ['sm_100a'], { ...o, specialization: launchSpecialization(f, positional) })['sm_100a']!.ptx;
+  const ptx = launchPtx(def, args, 'sm_100a', opts);
   expect(ptx).toContain('.target sm_100a');
   expect(count(ptx, /tcgen05\.mma\.cta_group::1\.kind::/), `${def.name}: tcgen05.mma`).toBe(mmas);
   expect(count(ptx, new RegExp(`tcgen05\\.mma\\.cta_group::1\\.kind::${kind} `)), `${def.name}: kind::${kind}`).toBe(mmas);
@@ -153,30 +128,7 @@ describe('operands from the cp.async ring', () => {
 });
 
 /** c[M,N] = c + a[M,K] @ b[K,N] (masked tiles, k-loop): a non-zero accumulator goes to TMEM with tcgen05.st. */
-const matmulAcc = (ta: DType, tc: DType) => kernel(
-  { name: `mm_tc5_${ta}_${tc}`, params: { a: ptr(ta), b: ptr(ta), c: ptr(tc), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const rm = programId(0).mul(BM).add(arange(0, BM));
-    const rn = programId(1).mul(BN).add(arange(0, BN));
-    const rk = arange(0, BK);
-    const cMask = rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N));
-    const pc = c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0)));
-    const [acc] = forLoop(0, K, BK, [load(pc, { mask: cMask, other: 0 })], (k, acc) => {
-      const ka = k.add(rk);
-      const x = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))), { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
-      const y = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))), { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
-      return [dot(x, y, { acc: acc! })];
-    });
-    store(pc, acc!, { mask: cMask });
-  },
-);
-
-function expectWithin(got: ArrayLike<number>, want: ArrayLike<number>, mag: ArrayLike<number>, tol: number, what: string): void {
-  for (let i = 0; i < want.length; i++) {
-    const err = Math.abs(got[i]! - want[i]!);
-    if (!(err <= tol * mag[i]!)) expect.fail(`${what}: element ${i}: got ${got[i]}, want ${want[i]} (bound ${tol * mag[i]!})`);
-  }
-}
+const matmulAcc = (ta: DType, tc: DType) => accMatmul(`mm_tc5_${ta}_${tc}`, ta, tc);
 
 describe('tcgen05 beyond f16/bf16, with a loaded accumulator (tcgen05.st)', () => {
   const M = 136, N = 40, K = 56;
@@ -187,8 +139,8 @@ describe('tcgen05 beyond f16/bf16, with a loaded accumulator (tcgen05.st)', () =
     for (let i = 0; i < u.length; i += 5) u[i] = (u[i]! & 0xffffe000) | 0x1000; // ties: rounding shows
     const args = { a, b, c: c0.slice(), M, N, K, BM: 128, BN: 32, BK: 32 };
     const r = await runBoth(matmulAcc('f32', 'f32'), args, [2, 2], { numStages: 1 });
-    const want = matmulRef(a.map(roundTF32), b.map(roundTF32), M, N, K, c0);
-    const mag = matmulRef(Array.from(a, Math.abs), Array.from(b, Math.abs), M, N, K, Array.from(c0, Math.abs));
+    const want = matmulRef(a.map(roundTF32), b.map(roundTF32), M, N, K, 1, c0);
+    const mag = magnitude(a, b, c0, M, N, K);
     expectWithin(r.sim.c, want, mag, 2 * (K + 1) * 2 ** -24, 'sim vs JS (tf32 inputs)');
     expectWithin(r.interpret.c, want, mag, 2 * (K + 1) * 2 ** -24, 'interpreter vs JS');
     const ptx = expectTcgen05Path(matmulAcc('f32', 'f32').def, args, 4, 'tf32');
@@ -200,24 +152,17 @@ describe('tcgen05 beyond f16/bf16, with a loaded accumulator (tcgen05.st)', () =
     const a = randF32(M * K, 44), b = randF32(K * N, 45), c0 = randF32(M * N, 46);
     const args = { a, b, c: c0.slice(), M, N, K, BM: 64, BN: 32, BK: 32 };
     const r = await runBoth(matmulAcc('f32', 'f32'), args, [3, 2], { numStages: 1 });
-    const want = matmulRef(a.map(roundTF32), b.map(roundTF32), M, N, K, c0);
-    const mag = matmulRef(Array.from(a, Math.abs), Array.from(b, Math.abs), M, N, K, Array.from(c0, Math.abs));
+    const want = matmulRef(a.map(roundTF32), b.map(roundTF32), M, N, K, 1, c0);
+    const mag = magnitude(a, b, c0, M, N, K);
     expectWithin(r.sim.c, want, mag, 2 * (K + 1) * 2 ** -24, 'sim vs JS (tf32 inputs)');
     const ptx = expectTcgen05Path(matmulAcc('f32', 'f32').def, args, 4, 'tf32');
     expect(ptx).toMatch(/tcgen05\.st\.sync\.aligned\.16x32bx2\.x16\.b32 \[%r\d+\], 16, \{/);
   });
 
-  const ints = (t: 'i8' | 'u8', n: number, seed: number): Int8Array | Uint8Array => {
-    const r = lcg(seed);
-    const out = t === 'i8' ? new Int8Array(n) : new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = Math.floor(r() * 256) - (t === 'i8' ? 128 : 0);
-    return out;
-  };
   it.each(['i8', 'u8'] as const)('%s -> i32 (kind::i8, wrapping): sim, interpreter and JS bit for bit', async (t) => {
     const K8 = 80;
     const a = ints(t, M * K8, 51), b = ints(t, K8 * N, 52);
-    const r0 = lcg(7), c = new Int32Array(M * N);
-    for (let i = 0; i < c.length; i++) c[i] = i % 2 === 0 ? 2 ** 31 - 1 - Math.floor(r0() * 1000) : Math.floor(r0() * 2000) - 1000;
+    const c = cInit(M * N);
     // BN 64: at BN 32 ptxas 13.0 spills 12 bytes of this kernel at 80 registers
     const args = { a, b, c: c.slice(), M, N, K: K8, BM: 128, BN: 64, BK: 32 };
     const r = await runBoth(matmulAcc(t, 'i32'), args, [2, 1], { numStages: 1 });

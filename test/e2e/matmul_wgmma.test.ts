@@ -9,47 +9,18 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
 import type { DType } from '../../src/ir/types.js';
 import type { KernelDef } from '../../src/lang/index.js';
-import { arange, constexpr, dot, forLoop, load, max, programId, ptr, store, sum } from '../../src/lang/index.js';
+import { arange, constexpr, dot, load, max, ptr, store, sum } from '../../src/lang/index.js';
 import { Kernel, kernel, type RunArgs } from '../../src/runtime/kernel.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { roundTF32 } from '../../src/ir/numeric.js';
-import { flashAttention, matmulAligned, matmulBatched, matmulMasked, type Half } from '../../bench/kernels.js';
+import { flashAttention, matmulAligned, matmulBatched, matmulMasked } from '../../bench/kernels.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
-import { HostArray } from '../../src/runtime/array.js';
 import type { LaunchArg } from '../../src/runtime/device.js';
-import { count, gateTargets } from '../codegen/gate.js';
-import { expectBitwise, expectClose, lcg, randF32, runBoth, simDevice } from './helpers.js';
+import { count } from '../codegen/gate.js';
+import { expectBitwise, expectClose, randF32, runBoth, simDevice } from './helpers.js';
 import { cdiv, expectWithin as expectFp8Within, fp8Codes, fp8Matmul, reference, U_F16, U_F32 } from './fp8_matmul_cases.js';
+import { accMatmul, attentionRef, cInit, dec, enc, expectWithin, ints, launchPtx, magnitude, matmulRef, type Prec } from './tc_matmul_cases.js';
 import type { Fp8 } from '../ir/fp8_ref.js';
-
-const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
-const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
-
-function matmulRef(a: ArrayLike<number>, b: ArrayLike<number>, M: number, N: number, K: number, batch = 1, c?: ArrayLike<number>): Float64Array {
-  const out = new Float64Array(batch * M * N);
-  for (let z = 0; z < batch; z++) for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = c ? c[z * M * N + i * N + j]! : 0;
-    for (let k = 0; k < K; k++) s += a[z * M * K + i * K + k]! * b[z * K * N + k * N + j]!;
-    out[z * M * N + i * N + j] = s;
-  }
-  return out;
-}
-
-function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number): Float64Array {
-  const o = new Float64Array(L * D);
-  for (let i = 0; i < L; i++) {
-    const s = Array.from({ length: L }, (_, j) => {
-      let d = 0;
-      for (let x = 0; x < D; x++) d += q[i * D + x]! * k[j * D + x]!;
-      return d * scale;
-    });
-    const mx = Math.max(...s);
-    const e = s.map((x) => Math.exp(x - mx));
-    const sum = e.reduce((x, y) => x + y, 0);
-    for (let x = 0; x < D; x++) o[i * D + x] = e.reduce((acc, p, j) => acc + p * v[j * D + x]!, 0) / sum;
-  }
-  return o;
-}
 
 /**
  * The PTX of `def` for sm_90a — generic, and specialized for `args` as the sim device compiles
@@ -57,17 +28,7 @@ function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: numb
  * commit_group per dot, and no mma.sync. Returns the specialized PTX.
  */
 function expectWgmmaPath(def: KernelDef, args: RunArgs, wgmmas: number, form: RegExp, opts: { numWarps?: number; numStages?: number; dots?: number } = {}): string {
-  const cx: Record<string, number> = {};
-  for (const n of def.constexprNames) cx[n] = args[n] as number;
-  const f = def.trace(cx);
-  const positional = def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
-  const o = { numWarps: opts.numWarps ?? 4, numStages: opts.numStages ?? 1 };
-  gateTargets(f, ['sm_90a'], o);
-  const r = gateTargets(f, ['sm_90a'], { ...o, specialization: launchSpecialization(f, positional) })['sm_90a']!;
-  const ptx = r.ptx;
+  const ptx = launchPtx(def, args, 'sm_90a', opts);
   expect(count(ptx, /wgmma\.mma_async/), `${def.name}: wgmma.mma_async`).toBe(wgmmas);
   expect(count(ptx, form), `${def.name}: the wgmma form`).toBe(wgmmas);
   expect(count(ptx, /wgmma\.commit_group\.sync\.aligned;/), `${def.name}: commit_group`).toBe(opts.dots ?? 1);
@@ -237,35 +198,8 @@ describe.each(['f16', 'bf16'] as const)('flash attention at the bench tiles in %
   });
 });
 
-type Prec = 'tf32' | undefined;
 /** c[M,N] = c + a[M,K] @ b[K,N] (masked tiles, k-loop); c is both the initial accumulator and the output. */
-const matmulAcc = (ta: DType, tc: DType, prec: Prec) => kernel(
-  { name: `mm_wg_${ta}_${tc}`, params: { a: ptr(ta), b: ptr(ta), c: ptr(tc), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const rm = programId(0).mul(BM).add(arange(0, BM));
-    const rn = programId(1).mul(BN).add(arange(0, BN));
-    const rk = arange(0, BK);
-    const cMask = rm.expandDims(1).lt(M).logicalAnd(rn.expandDims(0).lt(N));
-    const pc = c.add(rm.expandDims(1).mul(N).add(rn.expandDims(0)));
-    const [acc] = forLoop(0, K, BK, [load(pc, { mask: cMask, other: 0 })], (k, acc) => {
-      const ka = k.add(rk);
-      const ta_ = load(a.add(rm.expandDims(1).mul(K).add(ka.expandDims(0))), { mask: rm.expandDims(1).lt(M).logicalAnd(ka.expandDims(0).lt(K)), other: 0 });
-      const tb = load(b.add(ka.expandDims(1).mul(N).add(rn.expandDims(0))), { mask: ka.expandDims(1).lt(K).logicalAnd(rn.expandDims(0).lt(N)), other: 0 });
-      return [dot(ta_, tb, prec === undefined ? { acc: acc! } : { acc: acc!, inputPrecision: prec })];
-    });
-    store(pc, acc!, { mask: cMask });
-  },
-);
-
-/** |got - want| <= tol * mag, element by element (a rounding-error bound). */
-function expectWithin(got: ArrayLike<number>, want: ArrayLike<number>, mag: ArrayLike<number>, tol: number, what: string): void {
-  for (let i = 0; i < want.length; i++) {
-    const err = Math.abs(got[i]! - want[i]!);
-    if (!(err <= tol * mag[i]!)) expect.fail(`${what}: element ${i}: got ${got[i]}, want ${want[i]} (bound ${tol * mag[i]!})`);
-  }
-}
-const magnitude = (a: ArrayLike<number>, b: ArrayLike<number>, c: ArrayLike<number>, M: number, N: number, K: number): Float64Array =>
-  matmulRef(Array.from(a, Math.abs), Array.from(b, Math.abs), M, N, K, 1, Array.from(c, Math.abs));
+const matmulAcc = (ta: DType, tc: DType, prec: Prec) => accMatmul(`mm_wg_${ta}_${tc}`, ta, tc, prec);
 
 describe('wgmma beyond f16/bf16 with f32 accumulators', () => {
   const M = 72, N = 40, K = 56;
@@ -298,17 +232,6 @@ describe('wgmma beyond f16/bf16 with f32 accumulators', () => {
 
 describe('wgmma on 8-bit integers (i32 accumulator, wrapping)', () => {
   const M = 72, N = 40, K = 80;
-  const ints = (t: 'i8' | 'u8', n: number, seed: number): Int8Array | Uint8Array => {
-    const r = lcg(seed);
-    const out = t === 'i8' ? new Int8Array(n) : new Uint8Array(n);
-    for (let i = 0; i < n; i++) out[i] = Math.floor(r() * 256) - (t === 'i8' ? 128 : 0);
-    return out;
-  };
-  const cInit = (n: number): Int32Array => {
-    const r = lcg(7), c = new Int32Array(n);
-    for (let i = 0; i < n; i++) c[i] = i % 2 === 0 ? 2 ** 31 - 1 - Math.floor(r() * 1000) : Math.floor(r() * 2000) - 1000;
-    return c;
-  };
 
   it.each([['i8', 's8'], ['u8', 'u8']] as const)('%s: m64n32k32.s32.%s, B staged K-major; sim, interpreter and JS bit for bit', async (t, ptxT) => {
     const a = ints(t, M * K, 51), b = ints(t, K * N, 52), c = cInit(M * N);

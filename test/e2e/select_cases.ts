@@ -1,7 +1,7 @@
 // Selection ops (max/min with indices; sort, topk) as kernels over a ragged R x C row-major
-// matrix, with plain-JS references. Shared by select_sm80/select_sm90 (the sim as each GPU) and
-// select_interpret (the interpreter alone): every case runs on the interpreter and the sim.
-import { expect } from 'vitest';
+// matrix, with plain-JS references. selectSuites holds the suites of select_sm80 / select_sm90
+// (the sim as each GPU): every case runs on the interpreter and the sim.
+import { describe, expect, it } from 'vitest';
 import { arange, constexpr, gather, histogram, load, max, min, programId, ptr, sort, store, topk } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { expectBitwise, lcg, runBoth } from './helpers.js';
@@ -366,3 +366,33 @@ export const HIST_CASES: HistCase[] = [
   { name: 'i64 with a mask on the values, 16 bins', dt: 'i64', block: 128, bins: 16, n: 300, mask: 'values' },
   { name: 'i32 32 values over 4 warps (replicated: each counted once), 8 bins', dt: 'i32', block: 32, bins: 8, n: 70, mask: 'bounds' },
 ];
+
+/** The suites of select_sm80 / select_sm90: every case on the interpreter and on the sim as `arch` (TESSERA_SIM_ARCH, set by the file). */
+export function selectSuites(arch: 'sm_80' | 'sm_90'): void {
+  describe(`max/min with returnIndices on the sim as ${arch} and the interpreter`, () => {
+    for (const which of ['max', 'min'] as const) {
+      for (const dt of ['f32', 'i32'] as const) {
+        it(`${which} ${dt}, ties to the left`, () => checkMaxMin(which, dt, true));
+        it(`${which} ${dt}, tieBreakLeft: false (any tied index)`, () => checkMaxMin(which, dt, false));
+      }
+    }
+  });
+
+  describe('sort and topk on the sim and the interpreter', () => {
+    for (const c of SORT_CASES) it(c.name, () => checkSort(c));
+  });
+
+  describe('the shared-memory paths run clean under racecheck, synccheck and initcheck', () => {
+    for (const c of SORT_CASES.filter((s) => s.k !== undefined || s.dim0)) it(c.name, () => checkSortSanitized(c));
+    for (const c of GATHER_CASES.filter((g) => /shared memory/.test(g.name))) it(`gather: ${c.name}`, () => checkGather(c, true));
+    for (const c of HIST_CASES) it(`histogram: ${c.name}`, () => checkHistogram(c, true));
+  });
+
+  describe('gather on the sim and the interpreter', () => {
+    for (const c of GATHER_CASES) it(c.name, () => checkGather(c));
+  });
+
+  describe('histogram on the sim and the interpreter', () => {
+    for (const c of HIST_CASES) it(c.name, () => checkHistogram(c));
+  });
+}

@@ -14,11 +14,10 @@ import { compile } from '../../src/compile/compile.js';
 import { autotune, TuningStore } from '../../src/runtime/index.js';
 import { EMPTY_WAIT, FINAL_WAIT } from '../../src/codegen/pipeline/tcgen05_ring.js';
 import { count } from '../codegen/gate.js';
-import { expectBitwise, runOn } from './helpers.js';
-import { build, CLUSTER, mmDesc, problem, runPtx, traced, type Half, type Problem } from './tcgen05_2cta_cases.js';
+import { expectBitwise } from './helpers.js';
+import { build, checkPairCase, CLUSTER, mmDesc, PAIR_CASES, pipelineNote, problem, runPtx, traced, type Half, type Problem } from './tcgen05_2cta_cases.js';
 
 const KERNELS = { f16: mmDesc('f16'), bf16: mmDesc('bf16') };
-const pipelineNote = (r: { stages: readonly { name: string; text: string }[] }): string => r.stages.find((s) => s.name === 'pipeline')!.text;
 
 /** The pair ring in the PTX: ::2 everywhere, the leader's PEER wait, B's half per CTA, the multicast commit. */
 function expectPair(ptx: string, p: Problem, S: number): void {
@@ -55,29 +54,15 @@ function expectPair(ptx: string, p: Problem, S: number): void {
 }
 
 describe.each(['f16', 'bf16'] as const)('2-CTA tcgen05 matmul, %s (bit-exact)', (t: Half) => {
-  const k = KERNELS[t];
-  it.each([
-    ['256x128x64 (N per CTA 64), 4 warps, K loop of 1', { M: 256, N: 128, K: 64, BN: 128, BK: 64, numWarps: 4 }],
-    ['256x256x64 (N per CTA 128), 8 warps, K loop of 1', { M: 256, N: 256, K: 64, BN: 256, BK: 64, numWarps: 8 }],
-    ['256x128x448: K loop of 7 (> 3 stages)', { M: 256, N: 128, K: 448, BN: 128, BK: 64, numWarps: 4 }],
-    ['ragged 200x136x200 (two pairs along N, K not a multiple of BK)', { M: 200, N: 136, K: 200, BN: 128, BK: 64, numWarps: 4 }],
-    ['ragged 300x256x136: two pairs along M, the last CTA all out of range', { M: 300, N: 256, K: 136, BN: 256, BK: 64, numWarps: 8 }],
-  ] as const)('%s', async (_name, p) => {
-    const { args, want, grid } = problem(t, p, 11 + p.K + p.N + p.M);
-    const pair = build(k, args, p.numWarps, true, { ptxas: true });
-    expect(pair.metadata.spills, pair.metadata.ptxasLog).toBe(0);
-    expect(pipelineNote(pair)).toContain('twoCta: the K loop runs as one 256-row tcgen05.mma.cta_group::2');
-    expectPair(pair.ptx, p, 3);
-    const got = runPtx(k, args, grid, pair);
-    expectBitwise(got, want, 'pair kernel on the sim vs JS');
+  it.each(PAIR_CASES)('%s', (_name, p) => checkPairCase(KERNELS[t], t, p, 11 + p.K + p.N + p.M, {
+    pair: (r) => {
+      expect(pipelineNote(r)).toContain('twoCta: the K loop runs as one 256-row tcgen05.mma.cta_group::2');
+      expectPair(r.ptx, p, 3);
+    },
+    vsJs: 'pair kernel on the sim vs JS',
     // the same kernel on cta_group::1 (each CTA its own 128-row MMA), in the same clusters
-    const one = build(k, args, p.numWarps, false);
-    expect(one.ptx).not.toMatch(/cta_group::2/);
-    expectBitwise(got, runPtx(k, args, grid, one), 'pair vs cta_group::1');
-    const mine = { ...args, c: new Float32Array(p.M * p.N) };
-    await runOn('interpret', k, mine, grid, { numWarps: p.numWarps });
-    expectBitwise(got, mine.c, 'pair vs the interpreter');
-  });
+    vsOne: 'pair vs cta_group::1',
+  }));
 });
 
 describe("2-CTA: each CTA's stage holds A and only its half of B", () => {

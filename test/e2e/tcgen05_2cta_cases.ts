@@ -1,11 +1,14 @@
-// Shared by the 2-CTA tcgen05 tests (tcgen05_2cta.test.ts and its sabotage): the descriptor matmul
+// Shared by the 2-CTA tcgen05 tests (tcgen05_2cta, tcgen05_2cta_ws and their sabotage): the descriptor matmul
 // of desc_matmul_cases.ts (one BM x BN tile per program, programId(0) along M) on its integer
 // problems with BM 128 and the M tiles rounded up to whole pairs, the compile for sm_100a with or
-// without `twoCta`, and a launch of given PTX on the sim in [2, 1, 1] clusters.
+// without `twoCta`, a launch of given PTX on the sim in [2, 1, 1] clusters, and the bit-exact
+// case loop both pair tests run.
+import { expect } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import type { Kernel } from '../../src/runtime/kernel.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import * as desc from './desc_matmul_cases.js';
+import { expectBitwise, runOn } from './helpers.js';
 
 export { traced, type Half } from './desc_matmul_cases.js';
 export const CLUSTER = [2, 1, 1] as const;
@@ -35,3 +38,45 @@ export function build(k: Kernel, args: Record<string, unknown>, numWarps: number
 /** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim, in [2, 1, 1] clusters; returns c. */
 export const runPtx = (k: Kernel, args: Record<string, unknown>, grid: readonly number[], r: CompileResult, ptx = r.ptx): Float32Array =>
   desc.runPtx(k, args, grid, r, ptx, CLUSTER);
+
+/** The compile's pipeline note (what the pipeliner did, and why not where it did not). */
+export const pipelineNote = (r: { stages: readonly { name: string; text: string }[] }): string => r.stages.find((s) => s.name === 'pipeline')!.text;
+
+/** The problems of the bit-exact pair cases: K loops of 1 and 7, 4 and 8 warps, ragged along N and along M. */
+export const PAIR_CASES: readonly (readonly [string, Problem])[] = [
+  ['256x128x64 (N per CTA 64), 4 warps, K loop of 1', { M: 256, N: 128, K: 64, BN: 128, BK: 64, numWarps: 4 }],
+  ['256x256x64 (N per CTA 128), 8 warps, K loop of 1', { M: 256, N: 256, K: 64, BN: 256, BK: 64, numWarps: 8 }],
+  ['256x128x448: K loop of 7 (> 3 stages)', { M: 256, N: 128, K: 448, BN: 128, BK: 64, numWarps: 4 }],
+  ['ragged 200x136x200 (two pairs along N, K not a multiple of BK)', { M: 200, N: 136, K: 200, BN: 128, BK: 64, numWarps: 4 }],
+  ['ragged 300x256x136, 8 warps: two pairs along M, the last CTA all out of range', { M: 300, N: 256, K: 136, BN: 256, BK: 64, numWarps: 8 }],
+];
+
+/** What a pair test checks beyond the shared steps: the pair kernel's compile, the cta_group::1 kernel's, and the messages of the two comparisons. */
+export interface PairChecks {
+  pair(r: CompileResult): void;
+  one?(r: CompileResult): void;
+  /** The pair's result against JS, and against the same kernel on cta_group::1. */
+  vsJs: string;
+  vsOne: string;
+}
+
+/**
+ * One bit-exact pair case: the pair kernel (through ptxas, no spills) checked by `c.pair`, its
+ * result on the sim against JS, against the same kernel on cta_group::1 in the same clusters (no
+ * cta_group::2 in its PTX, then `c.one`), and against the interpreter.
+ */
+export async function checkPairCase(k: Kernel, t: desc.Half, p: Problem, seed: number, c: PairChecks): Promise<void> {
+  const { args, want, grid } = problem(t, p, seed);
+  const pair = build(k, args, p.numWarps, true, { ptxas: true });
+  expect(pair.metadata.spills, pair.metadata.ptxasLog).toBe(0);
+  c.pair(pair);
+  const got = runPtx(k, args, grid, pair);
+  expectBitwise(got, want, c.vsJs);
+  const one = build(k, args, p.numWarps, false);
+  expect(one.ptx).not.toMatch(/cta_group::2/);
+  c.one?.(one);
+  expectBitwise(got, runPtx(k, args, grid, one), c.vsOne);
+  const mine = { ...args, c: new Float32Array(p.M * p.N) };
+  await runOn('interpret', k, mine, grid, { numWarps: p.numWarps });
+  expectBitwise(got, mine.c, 'pair vs the interpreter');
+}

@@ -13,11 +13,10 @@ import { describe, expect, it } from 'vitest';
 import { ACC_FULL_WAIT, WS_MMA, WS_PARTITIONS } from '../../src/codegen/pipeline/ws_tcgen05.js';
 import { PAIR_RELAY } from '../../src/codegen/pipeline/ws_tcgen05_pair.js';
 import { count } from '../codegen/gate.js';
-import { expectBitwise, runOn } from './helpers.js';
-import { build, CLUSTER, mmDesc, problem, runPtx, type Half, type Problem } from './tcgen05_2cta_cases.js';
+import { expectBitwise } from './helpers.js';
+import { build, checkPairCase, CLUSTER, mmDesc, PAIR_CASES, pipelineNote, problem, runPtx, type Half, type Problem } from './tcgen05_2cta_cases.js';
 
 const KERNELS = { f16: mmDesc('f16', true), bf16: mmDesc('bf16', true) };
-const pipelineNote = (r: { stages: readonly { name: string; text: string }[] }): string => r.stages.find((s) => s.name === 'pipeline')!.text;
 
 /** The warp-specialized pair in the PTX: ::2 everywhere, the load warp's half of B, the leader's PEER wait, the multicast commits. */
 function expectWsPair(ptx: string, p: Problem, S: number): void {
@@ -60,32 +59,18 @@ function expectWsPair(ptx: string, p: Problem, S: number): void {
 }
 
 describe.each(['f16', 'bf16'] as const)('2-CTA warp-specialized tcgen05 matmul, %s (bit-exact)', (t: Half) => {
-  const k = KERNELS[t];
-  it.each([
-    ['256x128x64 (N per CTA 64), 4 warps, K loop of 1', { M: 256, N: 128, K: 64, BN: 128, BK: 64, numWarps: 4 }],
-    ['256x256x64 (N per CTA 128), 8 warps, K loop of 1', { M: 256, N: 256, K: 64, BN: 256, BK: 64, numWarps: 8 }],
-    ['256x128x448: K loop of 7 (> 3 stages)', { M: 256, N: 128, K: 448, BN: 128, BK: 64, numWarps: 4 }],
-    ['ragged 200x136x200 (two pairs along N, K not a multiple of BK)', { M: 200, N: 136, K: 200, BN: 128, BK: 64, numWarps: 4 }],
-    ['ragged 300x256x136, 8 warps: two pairs along M, the last CTA all out of range', { M: 300, N: 256, K: 136, BN: 256, BK: 64, numWarps: 8 }],
-  ] as const)('%s', async (_name, p) => {
-    const { args, want, grid } = problem(t, p, 17 + p.K + p.N + p.M);
-    const pair = build(k, args, p.numWarps, true, { ptxas: true });
-    expect(pair.metadata.spills, pair.metadata.ptxasLog).toBe(0);
-    expect(pair.metadata.ptxasLog).not.toMatch(/warning/i);
-    expect(pipelineNote(pair)).toMatch(/warp-specialized \(tcgen05\): a load warp/);
-    expect(pipelineNote(pair)).toContain('twoCta: the warp-specialized K loop runs as one 256-row tcgen05.mma.cta_group::2 per k-step');
-    expectWsPair(pair.ptx, p, 3);
-    const got = runPtx(k, args, grid, pair);
-    expectBitwise(got, want, 'warp-specialized pair on the sim vs JS');
+  it.each(PAIR_CASES)('%s', (_name, p) => checkPairCase(KERNELS[t], t, p, 17 + p.K + p.N + p.M, {
+    pair: (r) => {
+      expect(r.metadata.ptxasLog).not.toMatch(/warning/i);
+      expect(pipelineNote(r)).toMatch(/warp-specialized \(tcgen05\): a load warp/);
+      expect(pipelineNote(r)).toContain('twoCta: the warp-specialized K loop runs as one 256-row tcgen05.mma.cta_group::2 per k-step');
+      expectWsPair(r.ptx, p, 3);
+    },
     // the same warp-specialized kernel on cta_group::1 (each CTA its own 128-row MMAs), in the same clusters
-    const one = build(k, args, p.numWarps, false);
-    expect(one.ptx).not.toMatch(/cta_group::2/);
-    expect(one.ptx).toContain(`${WS_MMA}:`);
-    expectBitwise(got, runPtx(k, args, grid, one), 'pair vs the cta_group::1 warp-specialized kernel');
-    const mine = { ...args, c: new Float32Array(p.M * p.N) };
-    await runOn('interpret', k, mine, grid, { numWarps: p.numWarps });
-    expectBitwise(got, mine.c, 'pair vs the interpreter');
-  });
+    one: (r) => expect(r.ptx).toContain(`${WS_MMA}:`),
+    vsJs: 'warp-specialized pair on the sim vs JS',
+    vsOne: 'pair vs the cta_group::1 warp-specialized kernel',
+  }));
 });
 
 describe('2-CTA warp-specialized: stages, kernel.run and the sanitizers', () => {

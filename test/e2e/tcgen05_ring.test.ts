@@ -35,17 +35,7 @@ const mmDescRead = kernel(
 );
 
 /** e4m3 operands through descriptors, b as [K, N]: a rides the ring, b (N-major for an fp8 B) is a TMA load staged from registers. */
-const mmDescFp8 = kernel(
-  { name: 'tc_desc_fp8', params: { a: ptr('f8e4m3'), b: ptr('f8e4m3'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-    const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
-  },
-);
+const mmDescFp8 = mmDesc('f8e4m3', 'tc_desc_fp8');
 
 /** The PTX for sm_100a as the sim device specializes it, through the ptxas gate. */
 function ringPtx(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages = 3): CompileResult {

@@ -10,30 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
 import { normalizeOptions } from '../../src/runtime/cache/key.js';
 import { count } from '../codegen/gate.js';
-import { expectMulticastMatmul, expectSanitizedMulticast, type Dims } from './multicast_matmul_check.js';
+import { compileMulticast, expectMulticastMatmul, expectSanitizedMulticast, MULTICAST_CASES } from './multicast_matmul_check.js';
 import { wsMatmul } from './ws_cases.js';
 
-// name, [BM, BN, BK], numWarps, cluster, M, N, K
-const CASES: [string, Dims, number, Dims, number, number, number][] = [
-  ['128x128x64, 4 warps, cluster 2x1 (B shared)', [128, 128, 64], 4, [2, 1, 1], 256, 256, 320],
-  ['128x128x64, 4 warps, cluster 1x2 (A shared)', [128, 128, 64], 4, [1, 2, 1], 256, 256, 320],
-  ['128x128x64, 4 warps, cluster 2x2 (A and B shared)', [128, 128, 64], 4, [2, 2, 1], 256, 256, 320],
-  ['128x256x64, 8 warps, cluster 2x1', [128, 256, 64], 8, [2, 1, 1], 256, 256, 256],
-  ['128x256x64, 8 warps, cluster 1x2', [128, 256, 64], 8, [1, 2, 1], 256, 512, 256],
-  ['ragged: M 200, N 136, K 200, 4 warps, cluster 2x1', [128, 128, 64], 4, [2, 1, 1], 200, 136, 200],
-  ['ragged: M 250, N 136, K 72, 4 warps, cluster 1x2', [128, 128, 64], 4, [1, 2, 1], 250, 136, 72],
-];
-
 describe('TMA multicast in clusters on the sim (sm_90a)', () => {
-  it.each(CASES)('%s', async (_, tile, numWarps, cluster, M, N, K) => {
-    const [BM, BN, BK] = tile;
-    const constexprs = { BM, BN, BK, WS: false };
-    const r = compile(wsMatmul, { target: 'sm_90a', numWarps, numStages: 3, ptxas: true, clusterDims: cluster, constexprs });
-    expect(r.metadata.spills, r.metadata.ptxasLog).toBe(0);
+  it.each(MULTICAST_CASES)('%s', async (_, tile, numWarps, cluster, M, N, K) => {
+    const { r, size, perIssue } = compileMulticast(false, tile, numWarps, cluster);
     // the structure: multicast copies, a remote release per CTA of the cluster, one cluster barrier
-    const size = cluster[0] * cluster[1];
-    // B along x: its (BN * 2 / 128) boxes split between the 2 CTAs; A along y: its one box in 2 row halves
-    const perIssue = (cluster[0] > 1 ? (BN * 2) / 128 : 0) + (cluster[1] > 1 ? 2 : 0);
     expect(count(r.ptx, /\.multicast::cluster \[/)).toBe(2 * perIssue); // the prologue's issue and the loop's
     expect(count(r.ptx, /mbarrier\.arrive\.release\.cluster\.shared::cluster\.b64 _,/)).toBe(size);
     expect(count(r.ptx, /barrier\.cluster\.arrive\.release\.aligned;/)).toBe(1);

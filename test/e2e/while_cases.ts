@@ -1,12 +1,13 @@
 // whileLoop kernels (a dynamic trip count, scf.while) and their plain-JS references, run on the
-// interpreter and the sim by while_sm80.test.ts and while_sm90.test.ts (one arch per process).
-import { expect } from 'vitest';
+// interpreter and the sim by while_sm80.test.ts and while_sm90.test.ts (one arch per process;
+// whileSuite holds their suite).
+import { describe, expect, it } from 'vitest';
 import {
   arange, constexpr, dot, forLoop, ifThenElse, load, max, programId, ptr, store, sum, whileLoop, where, zeros,
 } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import { f16Array } from '../../src/ir/half.js';
-import { expectBitwise, fill, runBoth } from './helpers.js';
+import { expectBitwise, fill, runBoth, simDevice } from './helpers.js';
 
 /** Collatz: steps until n reaches 1, one program per input; a different trip count per program. */
 export const collatz = kernel(
@@ -207,4 +208,20 @@ export async function runTileGrowSanitized(): Promise<void> {
   const [t, n] = tileGrowRef(x, R, C, 400000);
   expectBitwise(o, t, 'sanitized sim: carried tile');
   expect(iters[0]).toBe(n);
+}
+
+/** The target the sim device compiles for as each GPU. */
+const SIM_TARGET = { sm_80: 'sm_80', sm_90: 'sm_90a' } as const;
+/** The suite of while_sm80 / while_sm90: every case on the interpreter and on the sim as `arch` (TESSERA_SIM_ARCH, set by the file). */
+export function whileSuite(arch: 'sm_80' | 'sm_90'): void {
+  describe(`whileLoop on the sim as ${arch}`, () => {
+    it(`the sim device compiles for ${arch}`, () => expect(simDevice().target).toBe(SIM_TARGET[arch]));
+    it('scalar carried values, a different trip count per program (Collatz)', runCollatz);
+    it.each([[16, 32, 1], [32, 64, 4], [8, 128, 8]])('a carried %ix%i i32 tile, reductions in the condition and the body (%i warps)', (R, C, w) => runTileGrow(R, C, 400000, w));
+    it('zero iterations: the inits come out', () => runTileGrow(8, 32, -1, 4));
+    it('a condition that loads, an if in the condition, a for in the body', runSentinel);
+    it('a while in a for', runNested);
+    it('racecheck, synccheck and initcheck find nothing in a loop with barriers', runTileGrowSanitized);
+    it('a matmul whose k loop is a while (tensor cores inside it)', runWhileMatmul);
+  });
 }
