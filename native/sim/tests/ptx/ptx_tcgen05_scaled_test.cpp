@@ -26,7 +26,9 @@
 // several MMAs share a cell (ids 0-3 for 1X, 0/2 for 2X), A's and B's at different ids; unused
 // lanes and bytes of the scale columns hold noise. Also A in TMEM (e4m3 under mxf8f6f4),
 // swizzles none/32B/64B/128B, enable_input_d, negate, an f16 accumulator for kind::f8f6f4, NaN
-// and zero scales, e5m2 infinities; named faults for descriptors outside the ISA's table and
+// and zero scales, e5m2 infinities; .collector::a fill / use / lastuse (the buffer holds A; every
+// MMA names A's first K slice with its own scale factors, as read from TMEM each time; a use
+// with another A is a named fault); named faults for descriptors outside the ISA's table and
 // for what the sim does not run; load errors for the forms ptxas refuses.
 //
 // `sim_ptx_ptx_tcgen05_scaled_test --ptxas PATH` also checks each module with ptxas -arch=sm_100a.
