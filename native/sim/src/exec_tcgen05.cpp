@@ -736,11 +736,11 @@ void registerTcgen05Ops(DecodeTable& t) {
         "one .cta_group per kernel (a load error otherwise, as in ptxas). "
         "`mma.ws` (M 128, layout D; N 64/128/256; collector buffers b0-b3 fill/use/lastuse/discard, a use agreeing with B in shared memory; "
         "the zero-column mask's column shift, Non-Zero Mask 0). "
-        "`mma.cta_group::1` `.collector::a::{fill,use,lastuse,discard}` (one A buffer per CTA, the default discard; a use agreeing with A's memory). "
+        "`mma.cta_group::1` `.collector::a::{fill,use,lastuse,discard}` (dense and block-scaled kinds; one A buffer per CTA holding A's elements, the scale factors read from TMEM by every MMA; the default discard; a use agreeing with A's memory). "
         "`cp` / `shift` `.cta_group::2` write both CTAs' tensor memory (issued by either CTA; the copy reads the issuer's shared memory). "
         "Refused by name: mma.cta_group::2 with M 128, A in TMEM or block scaling, cta_group::1 commit multicast, ld.red, cp's decompression (.b8x16.b6x16_p32 / .b4x16_p64), "
         "TMEM-resident 6/4-bit operands (MN-major ones are invalid), block-scaled K = 96 (sm_103a only), K-major 128B_base32b, .sp, .ws with M 32/64 or a generated "
-        "zero-column mask, .collector::a fill/use/lastuse with cta_group::2 or block scaling, .ashift (the ISA leaves row 0 and TMEM's change open); racecheck covers TMEM (ld / st / cp of cells an MMA in flight reads or writes) and the "
+        "zero-column mask, .collector::a fill/use/lastuse with cta_group::2 (the ISA does not say whether a pair's buffer is the issuer's for all 256 rows or one per CTA), .ashift (the ISA leaves row 0 and TMEM's change open); racecheck covers TMEM (ld / st / cp of cells an MMA in flight reads or writes) and the "
         "operands of MMAs in flight (both CTAs' for a pair MMA)");
 }
 

@@ -3,6 +3,8 @@
 //
 //   tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8}.collector::a::{fill,use,lastuse,discard}
 //       [d_tmem], a_desc | [a_tmem], b_desc, idesc, {disable_output_lane,} enable_input_d {, scale_input_d};
+//   tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vectorsize}.collector::a::{...}
+//       [d_tmem], a_desc | [a_tmem], b_desc, idesc, [scale_A_tmem], [scale_B_tmem], enable_input_d;
 //
 // The ISA's semantics, one buffer per CTA (default .collector::a::discard, so every tcgen05.mma
 // without the qualifier discards it too): fill "the A matrix read from the memory should be
@@ -18,8 +20,13 @@
 // is a named fault, as is a use or lastuse with no valid fill. The buffer steps happen in the MMA
 // queue's order, when the MMA completes.
 //
-// Refused by name: fill / use / lastuse with .cta_group::2 or a block-scaled kind (valid PTX, not
-// simulated yet; an explicit discard is the default there too), .collector::a with .ws or twice
+// Block-scaled kinds: the buffer keeps A's elements as read (before scale_A applies); the ISA's
+// table speaks of "the A matrix" only, so scale_A / scale_B come from tensor memory at every MMA
+// (a use may name other scale columns or ids; the key leaves out idesc's scale ids and type).
+//
+// Refused by name: fill / use / lastuse with .cta_group::2 (valid PTX; the ISA does not say
+// whether the pair's buffer is one in the issuing even CTA holding all 256 rows or one per CTA
+// holding that CTA's half; an explicit discard is the default there too), .collector::a with .ws or twice
 // (invalid, as ptxas says), and .ashift (see decodeTcgen05CollectorA: the ISA leaves it open).
 #include <cstring>
 
@@ -63,8 +70,12 @@ bool decodeTcgen05CollectorA(Decoder& dc, const Stmt& st, bool scaled, bool pair
     return true;
   }
   const std::string name = std::string(".collector::a::") + kOpName[op];
-  if (pair) return dc.fail("tcgen05.mma.cta_group::2 with " + name + " is not simulated yet (.cta_group::1 is)");
-  if (scaled) return dc.fail("tcgen05.mma with a block-scaled kind and " + name + " is not simulated yet (f16, tf32, f8f6f4 and i8 are)");
+  // block-scaled kinds: the buffer holds A's elements (the MMA's caller passes A before scaling);
+  // scale_A and scale_B are still read from tensor memory by every MMA (the ISA's table speaks of A only)
+  if (pair)
+    return dc.fail("tcgen05.mma.cta_group::2 with " + name +
+                   " is not simulated (.cta_group::1 is): the ISA speaks of \"the collector buffer\" for A but does not say whether a pair MMA "
+                   "keeps it in the issuing (even) CTA for all 256 rows or one per CTA for each CTA's half of A");
   size = (uint8_t)(0x40 | op);
   return true;
 }

@@ -795,8 +795,8 @@ bool decodeTcgen05Mma(Decoder& dc, const Stmt& st, Inst& in) {
   unsigned vec = 0;
   if (scaled) {
     if (!scaleVecOf(dc, st, kind, vec)) return false;
-    if (!onlyMods(dc, st, "mma cta_group::1 kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4 block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16 collector::a::discard") || !st.has("cta_group::1"))
-      return dc.fail("expected tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX, .block32, .block16}");
+    if (!onlyMods(dc, st, "mma cta_group::1 kind::mxf8f6f4 kind::mxf4 kind::mxf4nvf4 block_scale scale_vec::1X scale_vec::2X scale_vec::4X block32 block16 collector::a::fill collector::a::use collector::a::lastuse collector::a::discard") || !st.has("cta_group::1"))
+      return dc.fail("expected tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.scale_vec::NX, .block32, .block16}{.collector::a::{fill,use,lastuse,discard}}");
   } else if (st.has("block_scale")) {
     return dc.fail("tcgen05.mma .block_scale needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4");
   } else if (!onlyMods(dc, st, "mma cta_group::1 cta_group::2 kind::f16 kind::tf32 kind::f8f6f4 kind::i8 collector::a::fill collector::a::use collector::a::lastuse collector::a::discard")) {

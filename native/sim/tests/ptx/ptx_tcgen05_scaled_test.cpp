@@ -26,7 +26,9 @@
 // several MMAs share a cell (ids 0-3 for 1X, 0/2 for 2X), A's and B's at different ids; unused
 // lanes and bytes of the scale columns hold noise. Also A in TMEM (e4m3 under mxf8f6f4),
 // swizzles none/32B/64B/128B, enable_input_d, negate, an f16 accumulator for kind::f8f6f4, NaN
-// and zero scales, e5m2 infinities; named faults for descriptors outside the ISA's table and
+// and zero scales, e5m2 infinities; .collector::a fill / use / lastuse (the buffer holds A; every
+// MMA names A's first K slice with its own scale factors, as read from TMEM each time; a use
+// with another A is a named fault); named faults for descriptors outside the ISA's table and
 // for what the sim does not run; load errors for the forms ptxas refuses.
 //
 // `sim_ptx_ptx_tcgen05_scaled_test --ptxas PATH` also checks each module with ptxas -arch=sm_100a.
@@ -168,6 +170,10 @@ struct Case {
   unsigned san = 0;              // LaunchConfig::sanitize (1: racecheck)
   bool stScales = false;         // a tcgen05.st to scale_A's first column after the commit, before the wait
   const char* hazard = nullptr;  // the sanitizer report expected
+  // .collector::a: MMA 0 fills, the middle ones use, the last one lastuses; 1: every MMA names
+  // A's first K slice (a use reads the filled A; scale factors differ per MMA), 2: each MMA its
+  // own slice (a use's A differs from the fill's: a named fault)
+  unsigned coll = 0;
 };
 
 bool scaled(const Case& c) { return c.kind != F8F6F4; }
@@ -185,9 +191,15 @@ std::mt19937 rng(2929);
 std::string kernelText(const Case& c, unsigned cols, unsigned width) {
   std::string nc = std::to_string(c.n), wc = std::to_string(width), alloc = std::to_string(cols);
   std::string aOp = c.aTmem ? "[%r50]" : "%rd10";
-  std::string mma = scaled(c) ? std::string("tcgen05.mma.cta_group::1.kind::") + kindName(c.kind) + ".block_scale" + c.vecQual + " [%r11], " + aOp +
-                                    ", %rd11, %r22, [%r53], [%r54], %p6;"
-                              : std::string("tcgen05.mma.cta_group::1.kind::f8f6f4 [%r11], ") + aOp + ", %rd11, %r22, %p6;";
+  auto form = [&](const std::string& q) {
+    return scaled(c) ? std::string("tcgen05.mma.cta_group::1.kind::") + kindName(c.kind) + ".block_scale" + c.vecQual + q + " [%r11], " + aOp +
+                           ", %rd11, %r22, [%r53], [%r54], %p6;"
+                     : std::string("tcgen05.mma.cta_group::1.kind::f8f6f4") + q + " [%r11], " + aOp + ", %rd11, %r22, %p6;";
+  };
+  // .collector::a (c.coll): fill at MMA 0, lastuse at the last, use between (%r21 - 1: the last index)
+  std::string mma = !c.coll ? form("")
+                            : "sub.u32 %r40, %r21, 1;\n  setp.eq.u32 %p12, %r24, 0;\n  setp.eq.u32 %p13, %r24, %r40;\n  or.pred %p14, %p12, %p13;\n"
+                              "  @%p12 " + form(".collector::a::fill") + "\n  @!%p14 " + form(".collector::a::use") + "\n  @%p13 " + form(".collector::a::lastuse");
   return R"(.version 8.8
 .target sm_100a
 .address_size 64
@@ -429,8 +441,8 @@ void runCase(const Case& c) {
   // MMA records: A's descriptor or TMEM column, B's descriptor, idesc, scale columns
   std::vector<uint64_t> recs;
   for (unsigned i = 0; i < nmma; i++) {
-    unsigned step = c.swz ? 32 * i : 2 * lbo * i;
-    recs.push_back(c.aTmem ? aCol + 8 * i : smemDesc(step, lbo, sboA, c.swz));
+    unsigned step = c.swz ? 32 * i : 2 * lbo * i, ia = c.coll == 1 ? 0 : i;  // coll 1: A's first slice each time
+    recs.push_back(c.aTmem ? aCol + 8 * ia : smemDesc(c.swz ? 32 * ia : 2 * lbo * ia, lbo, sboA, c.swz));
     recs.push_back(smemDesc(bBase + step, lbo, sboA, c.swz));
     recs.push_back(idescOf(c, idA[i], idB[i]) ^ c.idescXor);
     recs.push_back((uint64_t)(saCol + 4 * (i / per)) | (uint64_t)((c.special & 32 ? W : sbCol) + nbc * (i / per)) << 32);
@@ -454,7 +466,8 @@ void runCase(const Case& c) {
           else sum = fixedOfFloat(x);
         }
         for (unsigned k = i * kSlice; k < (i + 1) * kSlice; k++) {
-          Val a = decode(c.ta, A[m * kTot + k]), b = decode(c.tb, B[n * kTot + k]);
+          const unsigned ka = c.coll == 1 ? k - i * kSlice : k;  // coll 1: A's first slice (as filled)
+          Val a = decode(c.ta, A[m * kTot + ka]), b = decode(c.tb, B[n * kTot + k]);
           if (scaled(c)) {
             unsigned j = (k - i * kSlice) / (kSlice / c.vec);
             a = mul(a, scaleVal(sA[(m * nmma + i) * c.vec + j], c.ue4m3));
@@ -588,6 +601,13 @@ int main(int argc, char** argv) {
   { Case c = mk("mxf4nvf4 .scale_vec::4X ue8m0", MXF4NVF4); c.vec = 4; c.vecQual = ".scale_vec::4X"; c.swz = 64; cases.push_back(c); }
   { Case c = mk("mxf4nvf4 .scale_vec::4X ue4m3, zero scales", MXF4NVF4); c.vec = 4; c.vecQual = ".scale_vec::4X"; c.ue4m3 = true; c.special = 2; c.en = true; cases.push_back(c); }
   { Case c = mk("mxf4nvf4 .block16 ue4m3, NaN scale, swizzle none", MXF4NVF4); c.vec = 4; c.vecQual = ".block16"; c.ue4m3 = true; c.special = 1; c.swz = 0; c.n = 32; cases.push_back(c); }
+  // .collector::a with block scaling: the buffer holds A; the scale factors differ per MMA
+  { Case c = mk("mxf8f6f4 e4m3 x e2m1 .collector::a fill/use/use/lastuse", MXF8F6F4); c.ta = E4M3; c.coll = 1; c.en = true; cases.push_back(c); }
+  { Case c = mk("mxf8f6f4 e4m3 A in TMEM .collector::a fill/use/use/lastuse", MXF8F6F4); c.ta = E4M3; c.tb = E5M2; c.aTmem = true; c.coll = 1; cases.push_back(c); }
+  { Case c = mk("mxf4 .collector::a fill/lastuse, swizzle none", MXF4); c.vec = 2; c.swz = 0; c.n = 32; c.coll = 1; c.en = true; cases.push_back(c); }
+  { Case c = mk("mxf4nvf4 .scale_vec::4X ue4m3 .collector::a fill/use/use/lastuse", MXF4NVF4); c.vec = 4; c.vecQual = ".scale_vec::4X"; c.ue4m3 = true; c.coll = 1; cases.push_back(c); }
+  { Case c = mk("mxf4 .collector::a use with another A", MXF4); c.vec = 2; c.swz = 64; c.coll = 2;
+    c.fault = ".collector::a::lastuse: A in memory differs from what the fill at PTX line"; cases.push_back(c); }
   // instruction descriptors outside the ISA's table (and what the sim does not run), by name
   auto bad = [&](const char* name, Kind k, unsigned vec, const char* q, uint32_t x, const char* fault, bool ue4m3 = false) {
     Case c = mk(name, k);
