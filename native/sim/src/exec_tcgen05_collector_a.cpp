@@ -81,7 +81,7 @@ bool decodeTcgen05CollectorA(Decoder& dc, const Stmt& st, bool scaled, bool pair
 }
 
 bool tcgen05CollectorA(Ctx& c, const Tcgen05Mma& op, uint32_t key, const std::vector<double>& A) {
-  const unsigned what = op.collA & 0x40 ? op.collA & 3 : kDiscard;  // none given: the default discard
+  const unsigned what = op.collA & 0x40 ? op.collA & 3u : (unsigned)kDiscard;  // none given: the default discard
   Tcgen05Collector& cb = c.cta->tmem.collectorA;
   const int line = c.prog->code[op.pc].line;
   switch (what) {
