@@ -8,7 +8,8 @@
 //                      -> 400 {"error","code"} for a missing/bad shape, a body of the wrong size,
 //                         a non-finite value; 413 for a body over the limit (from Content-Length,
 //                         before reading it); 408 when the headers or the body do not arrive in time
-//                         (then the connection is closed); the server keeps serving
+//                         (then the connection is closed, in stages: FIN, then what the client still
+//                         sends is dropped for at most --linger-ms, so it reads the answer); the server keeps serving
 //   POST /v1/generate  (with --model DIR: a Llama checkpoint, examples/llm) body: JSON
 //                      {"tokens":[ids] | "prompt":"text","max_tokens","temperature","top_k","top_p","seed","stream"}
 //                      -> 200 server-sent events (one per token, then "done"), or one JSON with "stream":false;
@@ -29,6 +30,7 @@ import {
   arange, constexpr, defaultCompileCache, DeviceArray, devices, exp, getDevice, kernel, load, max, programId, ptr,
   setDeviceAnnouncer, store, sum, type Device,
 } from '../src/index.js';
+import { closeInStages, closeInStagesAfterAnswer, LINGER_MS } from './close_in_stages.js';
 import { Batcher } from './llm/batcher.js';
 import { GenerateInputError, MAX_GENERATE_BODY, parseGenerateRequest, runGenerate, type GenerateRequest } from './llm/http_generate.js';
 import { loadModel, type ModelDType } from './llm/model.js';
@@ -89,8 +91,8 @@ export function parseShape(header: string | string[] | undefined): [number, numb
 
 /**
  * The body, at most `limit` bytes, within `deadlineMs`. Over the limit (a chunked body with no
- * Content-Length): 413 at once, the rest unread. Past the deadline: 408. Either way the connection
- * is closed after the answer. A client that resets or closes mid-body: ClientGone.
+ * Content-Length): 413 at once, the rest dropped. Past the deadline: 408. Either way the connection
+ * is closed after the answer (in stages: closeInStages). A client that resets or closes mid-body: ClientGone.
  */
 /** Ends a readBody in progress with an error (the request was answered another way). */
 const stopReading = new WeakMap<IncomingMessage, (e: Error) => void>();
@@ -106,7 +108,7 @@ function readBody(req: IncomingMessage, limit: number, deadlineMs: number): Prom
       clearTimeout(timer);
       req.off('data', onData);
       if (e) {
-        req.pause(); // nothing more is read; the connection closes after the answer
+        req.resume(); // the rest is dropped (no 'data' listener) until the connection closes after the answer
         reject(e);
       } else resolve(Buffer.concat(chunks, n));
     };
@@ -146,6 +148,8 @@ export interface ServerOptions {
   readonly headerTimeoutMs?: number;
   /** Deadline for a request's body, from the end of its headers (default BODY_TIMEOUT_MS): 408, connection closed. */
   readonly bodyTimeoutMs?: number;
+  /** A connection answered while its client may still be sending is closed in stages: how long the client may go on sending (default LINGER_MS). */
+  readonly lingerMs?: number;
   /** At close(): how long the requests in flight may take before their connections are closed (default DRAIN_TIMEOUT_MS). */
   readonly drainTimeoutMs?: number;
   /** `POST /v1/generate`: the batcher over a loaded model (the caller owns the model), and the cap on max_tokens. */
@@ -172,6 +176,7 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
   const headerTimeoutMs = checkMs(opts.headerTimeoutMs, 'headerTimeoutMs', HEADER_TIMEOUT_MS);
   const bodyTimeoutMs = checkMs(opts.bodyTimeoutMs, 'bodyTimeoutMs', BODY_TIMEOUT_MS);
   const drainTimeoutMs = checkMs(opts.drainTimeoutMs, 'drainTimeoutMs', DRAIN_TIMEOUT_MS);
+  const lingerMs = checkMs(opts.lingerMs, 'lingerMs', LINGER_MS);
   // clientAborted: the client went away before its answer (not a server error); timedOut: 408s
   const counts = { requests: 0, ok: 0, badRequest: 0, tooLarge: 0, notFound: 0, serverError: 0, unavailable: 0, clientAborted: 0, timedOut: 0 };
   const perDevice = new Map<Device, number>(devs.map((d) => [d, 0]));
@@ -203,10 +208,17 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
 
   const json = (res: ServerResponse, status: number, body: unknown, close = false) => {
     const text = JSON.stringify(body);
-    // `connection: close` makes Node end the socket once the answer is flushed (an unread body is not read)
+    // `connection: close` makes Node end the socket once the answer is flushed; `close` (the body
+    // may be arriving still): in stages, so that the client reads the answer before the close
+    if (close && res.socket) {
+      answeredToClose.add(res.socket);
+      closeInStagesAfterAnswer(res.socket, lingerMs);
+    }
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(stopping || close ? { connection: 'close' } : {}) });
     res.end(text);
   };
+  /** Connections answered with a close while the client may still be sending: nothing more is served on them. */
+  const answeredToClose = new WeakSet<object>();
   /** The client is gone: its socket was reset or closed (or closed at the drain deadline). */
   const gone = (req: IncomingMessage, res: ServerResponse): boolean => res.destroyed || !!req.socket?.destroyed;
 
@@ -375,6 +387,10 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
   /** Responses the clientError handler wrote (the request turned out malformed mid-body): the handler leaves them. */
   const answeredByParser = new WeakSet<ServerResponse>();
   const onRequest = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    if (answeredToClose.has(req.socket)) {
+      req.resume(); // pipelined after an answer that closes the connection: not served (it closes in stages)
+      return;
+    }
     inflight++;
     answering.set(req.socket, { req, res });
     handle(req, res, expectsContinue)
@@ -400,6 +416,7 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
     // then close), with a JSON body and counted. A client that went away (reset, or closed
     // mid-request: HPE_INVALID_EOF_STATE) gets nothing, nor does a request whose answer has begun.
     const code = err.code ?? '';
+    if (answeredToClose.has(socket)) return; // answered already; the staged close ends it (and drops what follows)
     const owner = answering.get(socket);
     // the error is in the body of the request a handler has (not in a later pipelined one)
     const res = owner && !owner.req.complete ? owner.res : undefined;
@@ -422,7 +439,9 @@ export async function serve(opts: ServerOptions): Promise<{ port: number; close:
       return;
     }
     const text = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`, () => socket.destroy());
+    answeredToClose.add(socket);
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+    closeInStages(socket, lingerMs);
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
@@ -499,6 +518,7 @@ async function main(): Promise<void> {
       'header-timeout-ms': { type: 'string', default: String(HEADER_TIMEOUT_MS) },
       'body-timeout-ms': { type: 'string', default: String(BODY_TIMEOUT_MS) },
       'drain-timeout-ms': { type: 'string', default: String(DRAIN_TIMEOUT_MS) },
+      'linger-ms': { type: 'string', default: String(LINGER_MS) },
       model: { type: 'string' },
       'model-device': { type: 'string' },
       dtype: { type: 'string' },
@@ -509,12 +529,12 @@ async function main(): Promise<void> {
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got ${values.port}`);
-  const ms = (flag: 'header-timeout-ms' | 'body-timeout-ms' | 'drain-timeout-ms'): number => {
+  const ms = (flag: 'header-timeout-ms' | 'body-timeout-ms' | 'drain-timeout-ms' | 'linger-ms'): number => {
     const v = Number(values[flag]);
     if (!/^\d+$/.test(values[flag]!) || v < 1 || v > 3_600_000) throw new Error(`--${flag} must be an integer number of ms in 1..3600000, got ${values[flag]}`);
     return v;
   };
-  const deadlines = { headerTimeoutMs: ms('header-timeout-ms'), bodyTimeoutMs: ms('body-timeout-ms'), drainTimeoutMs: ms('drain-timeout-ms') };
+  const deadlines = { headerTimeoutMs: ms('header-timeout-ms'), bodyTimeoutMs: ms('body-timeout-ms'), drainTimeoutMs: ms('drain-timeout-ms'), lingerMs: ms('linger-ms') };
   setDeviceAnnouncer(() => {});
   const devs = parseDevices(values.device);
   const warm = values.warmup === 'none' ? null : (parseShape(values.warmup) as [number, number]);

@@ -2,7 +2,8 @@
 // sim devices, spoken to over raw sockets where node:http would refuse to send the attack. The
 // defects found (each test below marked "defect" failed before its fix): no early 413 from
 // Content-Length, no header or body deadline (slowloris), a client abort counted as a server error,
-// a SIGTERM drain with no deadline, a non-ASCII x-shape echoed garbled. Beside them the attack
+// a SIGTERM drain with no deadline, a non-ASCII x-shape echoed garbled, an early answer closed at
+// once (a reset that destroyed it before a client still uploading read it). Beside them the attack
 // classes that already held: malformed headers, smuggling, size mismatches, non-finite values,
 // pipelining, disconnects, bad traffic under load, SIGTERM under load with every answer checked,
 // and the runtime in worker threads (one terminated with its work queued).
@@ -288,6 +289,51 @@ describe('attacks on a server with default limits', () => {
     const stopped = JSON.parse(s.lines.find((l) => l.includes('"event":"stopped"'))!) as { abandoned: number; devices: { memory: { inUseBytes: number } }[] };
     expect(stopped.abandoned).toBe(0);
     for (const d of stopped.devices) expect(d.memory.inUseBytes).toBe(0);
+  }, 60_000);
+});
+
+describe('a client still uploading when it is answered (the staged close)', () => {
+  // The client uploads its whole body before it reads (it pauses its socket), as many HTTP
+  // clients do. Closed at once with the body unread, the server's kernel resets the connection;
+  // the client's next write fails and the answer waiting in its receive buffer is never read. The
+  // linger deadline is set far beyond any wait here, so nothing depends on speed.
+  let s: Started;
+  beforeAll(async () => {
+    s = await start(['--linger-ms', '600000']);
+  }, 120_000);
+
+  /** Sends `first`, then `n` chunks while not reading, then reads: what arrived, and how many chunks were written. */
+  async function uploadThenRead(first: string, n: number, chunk: Buffer): Promise<{ data: Buffer; written: number }> {
+    const c = await raw(s.port);
+    c.socket.pause();
+    let failed = false;
+    c.socket.once('error', () => (failed = true));
+    c.socket.write(first);
+    let written = 0;
+    for (; written < n && !failed && !c.socket.destroyed; written++) {
+      await new Promise<void>((r) => c.socket.write(chunk, () => r()));
+    }
+    c.socket.resume();
+    expect(await within(c.closed), 'the connection closes once the client has read the answer').toBe(true);
+    return { data: c.data(), written };
+  }
+
+  it('defect: a 413 from Content-Length and one from a chunked body reach a client that uploads 32 MiB before reading; nothing pipelined after them is served', async () => {
+    const big = await uploadThenRead(head('2,2', 1 << 30), 512, Buffer.alloc(64 << 10));
+    expect(big.written, 'every write of the upload succeeded (no reset)').toBe(512);
+    expect(responses(big.data).map((x) => [x.status, codeOf(x)])).toEqual([[413, 'E_TOO_LARGE']]);
+    const mib = Buffer.concat([Buffer.from(`${(1 << 20).toString(16)}\r\n`), Buffer.alloc(1 << 20), Buffer.from('\r\n')]);
+    const chunked = await uploadThenRead('POST /v1/softmax HTTP/1.1\r\nhost: x\r\nx-shape: 4096,1024\r\ntransfer-encoding: chunked\r\n\r\n', 32, mib);
+    expect(chunked.written).toBe(32);
+    expect(responses(chunked.data).map((x) => [x.status, codeOf(x)])).toEqual([[413, 'E_TOO_LARGE']]);
+    // a Content-Length that is not the shape's: 400, and the request pipelined behind its body is not served
+    const mismatch = await uploadThenRead(head('2,2', 12) + 'x'.repeat(12) + 'GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n', 0, Buffer.alloc(0));
+    expect(responses(mismatch.data).map((x) => [x.status, codeOf(x)])).toEqual([[400, 'E_SIZE']]);
+    const m = await metrics(s.port);
+    expect(m.requests.tooLarge).toBe(2);
+    expect(m.requests.badRequest).toBe(1);
+    expect(m.requests.clientAborted, 'a client answered early is not counted as gone').toBe(0);
+    expect(m.inflight).toBe(1);
   }, 60_000);
 });
 
