@@ -5,9 +5,11 @@
 // for the commit of i-1 before refilling its stage, and once after the loop. Iteration i copies
 // its scales with tcgen05.cp into TMEM column set i%2 (and, for scales from registers, stores them
 // into scratch set i%2), so the next copy never writes what an MMA still in flight reads; the TMEM
-// allocation counts both sets. mxfp8, mxfp4, nvfp4, ragged M/N/K, K loops of 1-5 steps, 2 and 3
-// stages, 4 and 8 warps, N 256; each bit for bit against the JS reference, the interpreter and
-// the waiting kernel (option scaledInflight: false) on the sim.
+// allocation counts both sets. The ring holds numStages-1 stages, as Triton's for tl.dot_scaled
+// (lower_pipeline.ts stagesOf), so in flight takes numStages >= 3. mxfp8, mxfp4, nvfp4, ragged
+// M/N/K, K loops of 1-5 steps, numStages 3 and 4 (2 and 3 ring stages), 4 and 8 warps, N 256;
+// each bit for bit against the JS reference, the interpreter and the waiting kernel (option
+// scaledInflight: false) on the sim.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
@@ -26,23 +28,23 @@ interface FlightCase extends Case {
 
 export const CASES: FlightCase[] = [
   // mxfp8, one K step, scales staged
-  { fa: 'e4m3', fb: 'e4m3', M: 128, N: 128, K: 128, BM: 128, BN: 128, BK: 128, stages: 2 },
+  { fa: 'e4m3', fb: 'e4m3', M: 128, N: 128, K: 128, BM: 128, BN: 128, BK: 128, stages: 3 },
   // mxfp8 ragged M/N/K, acc, 5 K steps of 2 groups: scales from registers (two scratch sets)
-  { fa: 'e5m2', fb: 'e4m3', M: 100, N: 70, K: 288, BM: 128, BN: 128, BK: 64, stages: 3, acc: true },
+  { fa: 'e5m2', fb: 'e4m3', M: 100, N: 70, K: 288, BM: 128, BN: 128, BK: 64, stages: 4, acc: true },
   // mxfp8 ragged, 3 K steps, scales staged (masked rows zero-filled)
-  { fa: 'e4m3', fb: 'e5m2', M: 77, N: 100, K: 384, BM: 128, BN: 128, BK: 128, stages: 3, acc: true },
+  { fa: 'e4m3', fb: 'e5m2', M: 77, N: 100, K: 384, BM: 128, BN: 128, BK: 128, stages: 4, acc: true },
   // mxfp4, 4 K steps, acc
-  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 128, K: 512, BM: 128, BN: 128, BK: 128, stages: 3, acc: true },
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 128, K: 512, BM: 128, BN: 128, BK: 128, stages: 4, acc: true },
   // mxfp4 ragged, 3 K steps, 2 stages, scale extremes
-  { fa: 'e2m1', fb: 'e2m1', M: 90, N: 120, K: 384, BM: 128, BN: 128, BK: 128, stages: 2, data: { aScales: [0, 1, 2], bScales: [252, 253, 254], lo: 0.5, hi: 2 } },
+  { fa: 'e2m1', fb: 'e2m1', M: 90, N: 120, K: 384, BM: 128, BN: 128, BK: 128, stages: 3, data: { aScales: [0, 1, 2], bScales: [252, 253, 254], lo: 0.5, hi: 2 } },
   // nvfp4: ue4m3 scales (sign bits set) from registers, 2 K steps
-  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 256, BM: 128, BN: 64, BK: 128, nvfp4: true, stages: 3, acc: true, data: { aScales: [0x38, 0xb8, 0x30], bScales: [0x40, 0xc0, 0x38] } },
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 256, BM: 128, BN: 64, BK: 128, nvfp4: true, stages: 4, acc: true, data: { aScales: [0x38, 0xb8, 0x30], bScales: [0x40, 0xc0, 0x38] } },
   // nvfp4, 32 groups a step: 64 scale columns a set, so the two sets need 256 TMEM columns (one: 128)
-  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 1024, BM: 128, BN: 64, BK: 512, nvfp4: true, stages: 2, data: { aScales: [0x38, 0x30], bScales: [0x38, 0x40], lo: 0.5, hi: 1.5 } },
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 64, K: 1024, BM: 128, BN: 64, BK: 512, nvfp4: true, stages: 3, data: { aScales: [0x38, 0x30], bScales: [0x38, 0x40], lo: 0.5, hi: 1.5 } },
   // 8 warps, N 256 (b's scales in two 128-row blocks of each chunk), 2 K steps
-  { fa: 'e4m3', fb: 'e4m3', M: 128, N: 256, K: 256, BM: 128, BN: 256, BK: 128, numWarps: 8, stages: 2 },
+  { fa: 'e4m3', fb: 'e4m3', M: 128, N: 256, K: 256, BM: 128, BN: 256, BK: 128, numWarps: 8, stages: 3 },
   // 8 warps, N 256 ragged, mxfp4, 5 K steps, 3 stages, acc
-  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 200, K: 640, BM: 128, BN: 256, BK: 128, numWarps: 8, stages: 3, acc: true },
+  { fa: 'e2m1', fb: 'e2m1', M: 128, N: 200, K: 640, BM: 128, BN: 256, BK: 128, numWarps: 8, stages: 4, acc: true },
 ];
 
 const SPEC = Object.fromEntries(['a', 'b', 'as', 'bs', 'c'].map((n) => [n, { divisibleBy16: true }]));
@@ -114,7 +116,7 @@ describe('dotScaled on the cp.async ring with its MMAs in flight across iteratio
   }
 
   it('a 6-/4-bit operand of kind::mxf8f6f4 (stored from registers each iteration) keeps the waiting form', () => {
-    const c: FlightCase = { fa: 'e4m3', fb: 'e2m1', M: 100, N: 128, K: 256, BM: 128, BN: 128, BK: 128, stages: 2, acc: true };
+    const c: FlightCase = { fa: 'e4m3', fb: 'e2m1', M: 100, N: 128, K: 256, BM: 128, BN: 128, BK: 128, stages: 3, acc: true };
     const loop = loopOf(compileRing(c, 'dsf_pad', true).ptx);
     expect(loop).not.toMatch(/the tcgen05 MMAs stay in flight/);
     expect(loop).toMatch(/mma_scaled_wait/);

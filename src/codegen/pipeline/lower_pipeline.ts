@@ -231,7 +231,8 @@ function inflightTcgen05(cx: Lowering, l: PipelinedLoop): Op | undefined {
   if (!slot) return undefined;
   const staged = new Set(l.loads.map((c) => c.load.results[0]!.id));
   if (slot.dot.kind === 'dot_scaled') {
-    if (noScaledInflight.has(cx) || l.loop.regions[0]!.ops.some((o) => o.kind === 'dot')) return undefined;
+    // its ring holds Triton's S-1 stages (stagesOf): one stage cannot be refilled while MMAs read it
+    if (l.numStages < 3 || noScaledInflight.has(cx) || l.loop.regions[0]!.ops.some((o) => o.kind === 'dot')) return undefined;
     const { a, b } = scaledOperands(slot.dot);
     const N = b.type.shape[1]!;
     return staged.has(a.id) && staged.has(b.id) && 2 ** Math.ceil(Math.log2(N + 2 * scaleColumns(slot.dot))) <= 512 ? slot.dot : undefined;
@@ -245,13 +246,17 @@ function inflightTcgen05(cx: Lowering, l: PipelinedLoop): Op | undefined {
  * The ring's stages B and how far ahead its copies run (D): B = S-1 and D = B, or, when a wgmma
  * dot of the loop stays in flight into the next iteration (lower_wgmma.ts overlappedDot) or a
  * tcgen05 dot's MMAs do (tc5), one stage more for it to keep reading: B = S and D = S-1 (Triton's
- * ring of S buffers).
+ * ring of S buffers for tl.dot, its MMAs in flight). A dot_scaled's MMAs in flight keep Triton's
+ * S-1 buffers for tl.dot_scaled (whose MMAs wait, so its ring is the waiting one): B = S-1 and
+ * the copies one stage less ahead, D = S-2 (hence S >= 3: inflightTcgen05). The same shared
+ * memory as Triton at every numStages (at S = 2 the dot waits, on Triton's one stage).
  */
 function stagesOf(cx: Lowering, l: PipelinedLoop): { B: number; D: number; overlapped?: Op; tc5?: Op } {
   const overlapped = overlappedDot(cx, l.loop, new Set(l.loads.map((c) => c.load.results[0]!.id)));
   const S = l.numStages;
   if (overlapped) return { B: S, D: S - 1, overlapped };
   const tc5 = inflightTcgen05(cx, l);
+  if (tc5?.kind === 'dot_scaled') return { B: S - 1, D: S - 2, tc5 };
   return tc5 ? { B: S, D: S - 1, tc5 } : { B: S - 1, D: S - 1 };
 }
 
