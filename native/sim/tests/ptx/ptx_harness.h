@@ -3,12 +3,15 @@
 #pragma once
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -118,6 +121,85 @@ struct Kernel {
     return tsim::launch(*mod, *k, cfg, mem, ctr ? *ctr : local);
   }
 };
+
+// --- checks shared by the test programs (each prints what differs and counts one failure) ---
+
+// `PROGRAM --ptxas PATH`: the ptxas to check modules with, else nullptr (no ptxas checks).
+inline const char* ptxasArg(int argc, char** argv) {
+  return argc == 3 && std::string(argv[1]) == "--ptxas" ? argv[2] : nullptr;
+}
+
+// Whether `ptxas -arch=sm_100a` assembles ptx (its messages discarded).
+inline bool ptxasAssembles(const char* ptxas, const std::string& ptx) {
+  static int seq = 0;  // a file per call: a test may run ptxas on several modules
+  const std::string file = "/tmp/tsim_ptx_" + std::to_string(::getpid()) + "_" + std::to_string(seq++) + ".ptx";
+  std::ofstream(file) << ptx;
+  const std::string cmd = std::string(ptxas) + " -arch=sm_100a -o /dev/null " + file + " 2>/dev/null";
+  const bool ok = std::system(cmd.c_str()) == 0;
+  std::remove(file.c_str());
+  return ok;
+}
+
+// Each module is valid sm_100a PTX for ptxas (valid) or refused by it (!valid). No-op without
+// ptxas. The first module that disagrees is printed whole, later ones by index.
+inline void expectPtxas(const char* ptxas, const std::vector<std::string>& modules, bool valid = true) {
+  if (!ptxas) return;
+  int bad = 0;
+  for (size_t i = 0; i < modules.size(); i++) {
+    if (ptxasAssembles(ptxas, modules[i]) == valid) continue;
+    if (bad++ == 0) std::printf("ptxas -arch=sm_100a %s module %zu:\n%s\n", valid ? "refuses" : "accepts", i, modules[i].c_str());
+    else std::printf("ptxas -arch=sm_100a %s module %zu too\n", valid ? "refuses" : "accepts", i);
+  }
+  if (bad) failures++;
+}
+
+// The loader refuses ptx with `phrase` in its log.
+inline bool expectLoadError(const std::string& name, const std::string& ptx, const char* phrase) {
+  std::string log;
+  auto mod = tsim::parsePtx(ptx, log);
+  if (mod || log.find(phrase) == std::string::npos) {
+    std::printf("%s: expected a load error with \"%s\", got %s\n", name.c_str(), phrase, mod ? "a module" : ("\"" + log + "\"").c_str());
+    failures++;
+    return false;
+  }
+  return true;
+}
+
+// A launch ended as a case expects: with a sanitizer report (Fault::Hazard) containing `hazard`;
+// else with a fault containing `fault`, of kind faultKind (Fault::None: any kind); else (both
+// null) without a fault. True when it ran clean as expected: its results are then worth comparing.
+inline bool expectOutcome(const std::string& name, const tsim::Fault& f, const char* fault, const char* hazard = nullptr,
+                          tsim::Fault::Kind faultKind = tsim::Fault::None) {
+  const char* phrase = hazard ? hazard : fault;
+  if (!phrase) {
+    if (f.kind == tsim::Fault::None) return true;
+    std::printf("%s: fault %d %s\n", name.c_str(), (int)f.kind, f.detail.c_str());
+    failures++;
+    return false;
+  }
+  const tsim::Fault::Kind kind = hazard ? tsim::Fault::Hazard : faultKind;
+  const bool kindOk = kind == tsim::Fault::None ? f.kind != tsim::Fault::None : f.kind == kind;
+  if (!kindOk || f.detail.find(phrase) == std::string::npos) {
+    std::printf("%s: expected %s (kind %d) with \"%s\", got kind %d: %s\n", name.c_str(), hazard ? "a sanitizer report" : "a fault", (int)kind,
+                phrase, (int)f.kind, f.detail.c_str());
+    failures++;
+  }
+  return false;
+}
+
+// got equals want cell for cell (rows of `width` 32-bit cells, named rowName in the messages:
+// "lane", "row"); the first `show` differences are printed, as bits and as f32.
+inline bool expectCells(const std::string& name, const std::vector<uint32_t>& got, const std::vector<uint32_t>& want, size_t width,
+                        const char* rowName = "lane", int show = 3) {
+  int bad = got.size() == want.size() ? 0 : 1;
+  if (bad) std::printf("%s: %zu cells, want %zu\n", name.c_str(), got.size(), want.size());
+  for (size_t i = 0; i < got.size() && i < want.size(); i++)
+    if (got[i] != want[i] && bad++ < show)
+      std::printf("%s: %s %zu column %zu: got 0x%08x (%.9g), want 0x%08x (%.9g)\n", name.c_str(), rowName, i / width, i % width, got[i],
+                  bitsf(got[i]), want[i], bitsf(want[i]));
+  if (bad) failures++;
+  return !bad;
+}
 
 // A kernel `k(out u64, in u64)` around a body that reads %in-derived registers: see tests.
 inline int finish(const char* name) {

@@ -22,53 +22,19 @@
 //   (valid; the ISA does not say where a pair's buffer is). The block-scaled kinds' collector
 //   cases are in ptx_tcgen05_scaled_test.cpp.
 // `sim_ptx_ptx_tcgen05_collector_a_test --ptxas PATH` also assembles every module with ptxas -arch=sm_100a.
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <unistd.h>
-
-#include "ptx_harness.h"
+#include "tcgen05_harness.h"
 
 using namespace ptxtest;
+using namespace tcgen05test;
 
 namespace {
 
-enum Ty { F16, BF16, TF32, E4M3, E5M2, U8, S8 };
-unsigned esize(Ty t) { return t == TF32 ? 4 : (t == F16 || t == BF16) ? 2 : 1; }
-bool isInt(Ty t) { return t == U8 || t == S8; }
-unsigned typeCode(Ty t) { return t == F16 || t == E4M3 || t == U8 ? 0 : t == BF16 || t == E5M2 || t == S8 ? 1 : 2; }
-
-uint32_t encode(Ty t, int v4) {  // the value v4 / 4 (integers: v4)
-  const float v = v4 / 4.0f;
-  switch (t) {
-    case F16: { _Float16 h = (_Float16)v; uint16_t b; memcpy(&b, &h, 2); return b; }
-    case BF16: return fbits(v) >> 16;
-    case TF32: return fbits(v) | 0x0ab5;  // the low 13 bits: ignored by tf32
-    case E4M3: case E5M2: {  // v = 1.m * 2^e exactly (genValue keeps to such values)
-      if (v == 0) return 0;
-      uint32_t f = fbits(v), sg = f >> 31, e = (f >> 23) & 255, m = f >> 20 & 7;
-      if (t == E4M3) return sg << 7 | (e - 127 + 7) << 3 | m;
-      return sg << 7 | (e - 127 + 15) << 2 | (m >> 1);
-    }
-    case U8: return (uint8_t)v4;
-    case S8: return (uint8_t)(int8_t)v4;
-  }
-  return 0;
-}
-int genValue(Ty t, std::mt19937& g) {
-  static const int e5[] = {0, 1, 2, 3, 4, 6, 8, -1, -2, -3, -4, -6, -8};
-  static const int e4[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -5, -6, -7};
-  if (t == E5M2) return e5[g() % 13];
-  if (t == E4M3) return e4[g() % 15];
-  if (t == U8) return (int)(g() % 256);
-  if (t == S8) return (int)(g() % 256) - 128;
-  return (int)(g() % 17) - 8;
-}
+uint32_t encode(Ty t, int v4) { return tcgen05test::encode(t, v4, 0x0ab5); }  // tf32's ignored low bits: 0x0ab5
 
 // K-major, no swizzle: one K slice is 32 bytes (two 16-byte chunks, LBO apart), 8-row groups SBO apart
 constexpr unsigned kLbo = 128, kSbo = 256;
-size_t kMajorAt(unsigned mn, unsigned kb) { return (mn / 8) * kSbo + (mn % 8) * 16 + (kb / 16) * kLbo + kb % 16; }
-uint64_t smemDesc(unsigned start) { return (uint64_t)(start >> 4) | (uint64_t)(kLbo >> 4) << 16 | (uint64_t)(kSbo >> 4) << 32 | 1ull << 46; }
+size_t kMajorAt(unsigned mn, unsigned kb) { return tcgen05test::kMajorAt(mn, kb, 0, kLbo, kSbo); }
+uint64_t smemDesc(unsigned start) { return tcgen05test::smemDesc(start, kLbo, kSbo); }
 
 // A step of thread 0: 'M' an MMA, 'C' a commit, 'W' wait for the next phase, 'O' a store of
 // pval to shared memory at pover (then fence.proxy.async)
@@ -97,8 +63,6 @@ struct Case {
   const char* fault = nullptr;
 };
 
-std::string kindName(Ty t) { return t == TF32 ? "tf32" : isInt(t) ? "i8" : esize(t) == 1 ? "f8f6f4" : "f16"; }
-
 // the MMA line "@" in the kernel is replaced by `mma` (load-error modules)
 std::string issueText(const Case& c, const std::string& mma = "") {
   if (!mma.empty()) return "  " + mma + "\n";
@@ -111,127 +75,16 @@ std::string issueText(const Case& c, const std::string& mma = "") {
       std::string a = c.aTmem ? "[%r54]" : "%rd" + std::to_string(20 + st.a);
       s += "  add.u32 %r53, %r11, " + std::to_string(st.dCol) + ";\n";
       s += "  tcgen05.mma" + q + " [%r53], " + a + ", %rd" + std::to_string(23 + st.b) + ", " + (st.negA ? "%r24" : "%r22") + ", %p6;\n";
-    } else if (st.what == 'C') {
-      s += "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\n";
-    } else if (st.what == 'W') {
-      const std::string l = "WT" + std::to_string(label++);
-      s += l + ":\n  mbarrier.try_wait.parity.shared::cta.b64 %p11, [%r5], " + std::to_string(phase++ & 1) + ";\n  @!%p11 bra " + l + ";\n";
     } else {
-      s += "  st.shared.u32 [%r44], %r45;\n  fence.proxy.async.shared::cta;\n";
+      s += st.what == 'C' ? ptxCommit() : st.what == 'W' ? ptxWaitNextPhase(label, phase) : ptxStoreShared();
     }
   }
   return s;
 }
 
+// negate A's instruction descriptor in %r24
 std::string kernelText(const Case& c, unsigned width, const std::string& mma = "") {
-  const std::string wc = std::to_string(width);
-  return R"(.version 8.8
-.target sm_100a
-.address_size 64
-.extern .shared .align 1024 .b8 smem[];
-.visible .entry k(.param .u64 pimg, .param .u32 pwords, .param .u64 pdescs, .param .u32 pidesc, .param .u32 pen,
-    .param .u64 pinit, .param .u64 pout, .param .u32 pover, .param .u32 pval, .param .u32 pmisc)
-{
-  .reg .b32 %r<64>;
-  .reg .b64 %rd<40>;
-  .reg .pred %p<16>;
-  mov.u32 %r1, %tid.x;
-  shr.u32 %r2, %r1, 5;
-  and.b32 %r3, %r1, 31;
-  setp.lt.u32 %p1, %r1, 32;
-  setp.eq.u32 %p2, %r1, 0;
-  mov.u32 %r9, smem;
-  ld.param.u32 %r61, [pmisc];
-  add.u32 %r5, %r9, %r61;
-  add.u32 %r4, %r5, 8;
-  @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;
-  @%p1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
-  @%p2 mbarrier.init.shared::cta.b64 [%r5], 1;
-  ld.param.u64 %rd1, [pimg];
-  ld.param.u32 %r6, [pwords];
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, %r6;
-  @%p3 bra COPIED;
-  mul.wide.u32 %rd2, %r7, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r8, [%rd3];
-  shl.b32 %r10, %r7, 2;
-  add.u32 %r10, %r10, %r9;
-  st.shared.u32 [%r10], %r8;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-COPIED:
-  fence.proxy.async.shared::cta;
-  bar.sync 0;
-  ld.shared.u32 %r11, [%r4];
-  // this warp's quarter: lane L = 32 * warp + laneid, columns 0 .. width-1 from pinit
-  shl.b32 %r13, %r2, 21;
-  add.u32 %r14, %r11, %r13;
-  shl.b32 %r15, %r2, 5;
-  add.u32 %r15, %r15, %r3;
-  mul.lo.u32 %r16, %r15, )" + wc + R"(;
-  mul.wide.u32 %rd5, %r16, 4;
-  ld.param.u64 %rd4, [pinit];
-  add.s64 %rd6, %rd4, %rd5;
-  mov.u32 %r17, 0;
-INIT:
-  ld.global.u32 %r18, [%rd6];
-  add.u32 %r19, %r14, %r17;
-  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r19], {%r18};
-  add.s64 %rd6, %rd6, 4;
-  add.u32 %r17, %r17, 1;
-  setp.lt.u32 %p4, %r17, )" + wc + R"(;
-  @%p4 bra INIT;
-  tcgen05.wait::st.sync.aligned;
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  @!%p2 bra ISSUED;
-  ld.param.u64 %rd7, [pdescs];
-  cvt.u64.u32 %rd8, %r9;
-  shr.u64 %rd8, %rd8, 4;
-  ld.global.u64 %rd20, [%rd7];
-  ld.global.u64 %rd21, [%rd7+8];
-  ld.global.u64 %rd22, [%rd7+16];
-  ld.global.u64 %rd23, [%rd7+24];
-  ld.global.u64 %rd24, [%rd7+32];
-  add.s64 %rd20, %rd20, %rd8;
-  add.s64 %rd21, %rd21, %rd8;
-  add.s64 %rd22, %rd22, %rd8;
-  add.s64 %rd23, %rd23, %rd8;
-  add.s64 %rd24, %rd24, %rd8;
-  ld.param.u32 %r22, [pidesc];
-  xor.b32 %r24, %r22, 8192;
-  ld.param.u32 %r23, [pen];
-  setp.ne.u32 %p6, %r23, 0;
-  ld.param.u32 %r44, [pover];
-  add.u32 %r44, %r44, %r9;
-  ld.param.u32 %r45, [pval];
-  add.u32 %r54, %r11, 256;
-)" + issueText(c, mma) + R"(ISSUED:
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  ld.param.u64 %rd12, [pout];
-  add.s64 %rd14, %rd12, %rd5;
-  mov.u32 %r17, 0;
-LD:
-  add.u32 %r19, %r14, %r17;
-  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r30}, [%r19];
-  tcgen05.wait::ld.sync.aligned;
-  st.global.u32 [%rd14], %r30;
-  add.s64 %rd14, %rd14, 4;
-  add.u32 %r17, %r17, 1;
-  setp.lt.u32 %p4, %r17, )" + wc + R"(;
-  @%p4 bra LD;
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  @%p1 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, 512;
-  ret;
-}
-)";
+  return mmaSeqKernel("", 5, "  xor.b32 %r24, %r22, 8192;\n", issueText(c, mma), width);
 }
 
 std::vector<std::string> modules;
@@ -264,14 +117,8 @@ void runCase(const Case& c) {
   for (const Step& s : c.steps) W = std::max(W, s.dCol + N);
   if (c.aTmem) W = std::max(W, 264u);
   std::vector<uint32_t> init((size_t)128 * W);
-  for (auto& v : init) v = isInt(c.ty) ? (uint32_t)(int32_t)((int)(rng() % 2001) - 1000) : fbits((float)((int)(rng() % 33) - 16));
-  if (c.aTmem) {
-    const unsigned per = 4 / es;
-    for (unsigned m = 0; m < M; m++)
-      for (unsigned q = 0; q < 8; q++) init[m * W + 256 + q] = 0;
-    for (unsigned m = 0; m < M; m++)
-      for (unsigned k = 0; k < K; k++) init[m * W + 256 + k / per] |= encode(c.ty, A[0][m * K + k]) << (8 * es * (k % per));
-  }
+  for (auto& v : init) v = genAccumulator(c.ty, rng);
+  if (c.aTmem) putATmem(init, W, A[0], M, K, c.ty, 0x0ab5);
   // expected: each MMA's D columns = A_a * B_b {+ D} (A in TMEM: A0); the other cells unchanged
   std::vector<uint32_t> want = init;
   for (const Step& s : c.steps) {
@@ -280,15 +127,7 @@ void runCase(const Case& c) {
     for (unsigned m = 0; m < M; m++)
       for (unsigned n = 0; n < N; n++) {
         uint32_t& cell = want[m * W + s.dCol + n];
-        if (isInt(c.ty)) {
-          int64_t d = c.en ? (int32_t)cell : 0;
-          for (unsigned k = 0; k < K; k++) d += (int64_t)a[m * K + k] * B[s.b][k * N + n];
-          cell = (uint32_t)(uint64_t)d;  // wrapping
-        } else {
-          double d = c.en ? bitsf(cell) : 0;  // exact: sixteenths
-          for (unsigned k = 0; k < K; k++) d += a[m * K + k] / 4.0 * B[s.b][k * N + n] / 4.0;
-          cell = fbits((float)d);
-        }
+        cell = denseCell(c.ty, c.en, cell, K, [&](unsigned k) { return a[m * K + k]; }, [&](unsigned k) { return B[s.b][k * N + n]; });
       }
   }
   const uint32_t idesc = (isInt(c.ty) ? 2u : 1u) << 4 | typeCode(c.ty) << 7 | typeCode(tb) << 10 | (c.n >> 3) << 17 | (M >> 4) << 24;
@@ -303,24 +142,7 @@ void runCase(const Case& c) {
   mem.put(dinit, init);
   tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, ddesc, idesc, c.en ? 1u : 0u, dinit, dout, c.over * 4, 0x3c003c00u, img.size()},
                         1, 128, nullptr, (unsigned)img.size() + 16, 0, 2, 1, 1, 0);
-  if (c.fault) {
-    if (f.kind != tsim::Fault::IllegalInstruction || f.detail.find(c.fault) == std::string::npos) {
-      std::printf("%s: expected a fault with \"%s\", got kind %d: %s\n", c.name.c_str(), c.fault, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (f.kind != tsim::Fault::None) {
-    std::printf("%s: fault %d %s\n", c.name.c_str(), (int)f.kind, f.detail.c_str());
-    failures++;
-    return;
-  }
-  std::vector<uint32_t> got = mem.get<uint32_t>(dout, init.size());
-  int bad = 0;
-  for (size_t i = 0; i < got.size(); i++)
-    if (got[i] != want[i] && bad++ < 3)
-      std::printf("%s: lane %zu column %zu: got 0x%08x (%g), want 0x%08x (%g)\n", c.name.c_str(), i / W, i % W, got[i], bitsf(got[i]), want[i], bitsf(want[i]));
-  if (bad) failures++;
+  if (expectOutcome(c.name, f, c.fault, nullptr, tsim::Fault::IllegalInstruction)) expectCells(c.name, mem.get<uint32_t>(dout, init.size()), want, W);
 }
 
 // A module the decoder must refuse with `phrase` in its log; ptxasValid: whether ptxas assembles
@@ -332,25 +154,11 @@ struct LoadError {
   int ptxasValid;
 };
 
-bool assembles(const char* ptxas, const std::string& ptx) {
-  std::string file = "/tmp/tsim_tcgen05_collector_a_" + std::to_string(::getpid()) + ".ptx";
-  std::ofstream(file) << ptx;
-  std::string cmd = std::string(ptxas) + " -arch=sm_100a -o /dev/null " + file + " 2>/dev/null";
-  bool ok = std::system(cmd.c_str()) == 0;
-  std::remove(file.c_str());
-  return ok;
-}
-
 void loadError(const LoadError& e, const char* ptxas) {
   Case c;
   const std::string ptx = kernelText(c, 64, e.mma);
-  std::string log;
-  auto mod = tsim::parsePtx(ptx, log);
-  if (mod || log.find(e.phrase) == std::string::npos) {
-    std::printf("%s: expected a load error with \"%s\", got \"%s\"\n", e.name, e.phrase, log.c_str());
-    failures++;
-  }
-  if (ptxas && e.ptxasValid >= 0 && assembles(ptxas, ptx) != (e.ptxasValid == 1)) {
+  expectLoadError(e.name, ptx, e.phrase);
+  if (ptxas && e.ptxasValid >= 0 && ptxasAssembles(ptxas, ptx) != (e.ptxasValid == 1)) {
     std::printf("%s: ptxas -arch=sm_100a %s it, the test says it is %s PTX\n", e.name, e.ptxasValid ? "refuses" : "assembles", e.ptxasValid ? "valid" : "invalid");
     failures++;
   }
@@ -359,7 +167,7 @@ void loadError(const LoadError& e, const char* ptxas) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* ptxas = argc == 3 && std::string(argv[1]) == "--ptxas" ? argv[2] : nullptr;
+  const char* ptxas = ptxasArg(argc, argv);
   const Step C = X('C'), Wt = X('W'), O = X('O');
   auto mk = [](const char* name, std::vector<Step> steps) { Case c; c.name = name; c.steps = std::move(steps); return c; };
   std::vector<Case> cases;
@@ -412,12 +220,6 @@ int main(int argc, char** argv) {
        "tcgen05.mma.cta_group::2 with .collector::a::fill is not simulated (.cta_group::1 is): the ISA speaks of", -1},
   };
   for (const LoadError& e : errors) loadError(e, ptxas);
-  if (ptxas)
-    for (const auto& m : modules)
-      if (!assembles(ptxas, m)) {
-        std::printf("ptxas -arch=sm_100a refuses:\n%s\n", m.c_str());
-        failures++;
-        break;
-      }
+  expectPtxas(ptxas, modules);
   return finish("ptx_tcgen05_collector_a_test");
 }

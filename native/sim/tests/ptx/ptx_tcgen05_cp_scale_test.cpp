@@ -16,18 +16,14 @@
 // copy after an earlier MMA), and one into columns the MMA does not touch is not.
 // `sim_ptx_ptx_tcgen05_cp_scale_test --ptxas PATH` also assembles the modules with ptxas.
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <unistd.h>
 
-#include "ptx_harness.h"
+#include "tcgen05_harness.h"
 
 using namespace ptxtest;
 
 namespace {
 
-const char* kPtx = R"(.version 8.8
+const std::string kPtx = R"(.version 8.8
 .target sm_100a
 .address_size 64
 .shared .align 8 .b64 bar;
@@ -38,34 +34,13 @@ const char* kPtx = R"(.version 8.8
   .reg .b32 %r<64>;
   .reg .b64 %rd<32>;
   .reg .pred %p<16>;
-  mov.u32 %r1, %tid.x;
-  shr.u32 %r2, %r1, 5;
-  and.b32 %r3, %r1, 31;
-  setp.lt.u32 %p1, %r1, 32;
-  setp.eq.u32 %p2, %r1, 0;
-  mov.u32 %r4, slot;
+)" + tcgen05test::ptxThreadIds() + R"(  mov.u32 %r4, slot;
   mov.u32 %r5, bar;
   mov.u32 %r9, smem;
   @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 128;
   @%p1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
   @%p2 mbarrier.init.shared::cta.b64 [%r5], 1;
-  ld.param.u64 %rd1, [pimg];
-  ld.param.u32 %r6, [pwords];
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, %r6;
-  @%p3 bra COPIED;
-  mul.wide.u32 %rd2, %r7, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r8, [%rd3];
-  shl.b32 %r10, %r7, 2;
-  add.u32 %r10, %r10, %r9;
-  st.shared.u32 [%r10], %r8;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-COPIED:
-  fence.proxy.async.shared::cta;
-  bar.sync 0;
+)" + tcgen05test::ptxCopyImage() + R"(  bar.sync 0;
   ld.shared.u32 %r11, [%r4];
   // the scale columns 64..71 of this warp's quarter hold 1.0 (ue8m0 127) in every byte
   shl.b32 %r12, %r2, 21;
@@ -134,12 +109,10 @@ long double e4m3(uint8_t b) {
   long double v = e ? std::ldexp((long double)(8 + m), e - 7 - 3) : std::ldexp((long double)m, -6 - 3);
   return s ? -v : v;
 }
-uint64_t smemDesc(uint32_t start, unsigned lbo, unsigned sbo) {
-  return (uint64_t)(start >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 46;
-}
+using tcgen05test::smemDesc;
 // the K-major canonical layout without swizzle, 8-bit elements
 uint32_t kMajor(uint32_t start, unsigned r, unsigned b, unsigned lbo, unsigned sbo) {
-  return start + (r / 8) * sbo + (r % 8) * 16 + (b / 16) * lbo + b % 16;
+  return start + (uint32_t)tcgen05test::kMajorAt(r, b, 0, lbo, sbo);
 }
 std::vector<std::string> modules;  // the racecheck variants, for --ptxas
 
@@ -180,21 +153,16 @@ int main(int argc, char** argv) {
     return k.run(mem, "k", {dimg, img.size() / 4, ddesc, idesc, dout}, 1, 128, nullptr, size + 1024, 0, 2, 1, 1, sanitize);
   };
   auto check = [&](const char* what, unsigned sanitize) {
-    tsim::Fault f = launch(kPtx, sanitize);
-    if (f.kind != tsim::Fault::None) std::printf("%s: fault: %s\n", what, f.detail.c_str());
-    CHECK_EQ((int)f.kind, 0);
-    std::vector<uint32_t> got = mem.get<uint32_t>(dout, M * N);
-    int bad = 0;
+    if (!expectOutcome(what, launch(kPtx, sanitize), nullptr)) return;
+    std::vector<uint32_t> want(M * N);
     for (unsigned m = 0; m < M; m++)
       for (unsigned n = 0; n < N; n++) {
         long double sum = 0;  // exact: 32 products of 4-bit significands over a narrow exponent range
         for (unsigned kk = 0; kk < K; kk++)
           sum += std::ldexp(e4m3(A[m * K + kk]), sa[m] - 127) * std::ldexp(e4m3(B[n * K + kk]), sb[n] - 127);
-        const uint32_t want = fbits((float)sum);  // one rounding to f32, nearest even
-        if (got[m * N + n] != want && bad++ < 5)
-          std::printf("%s: D[%u][%u]: got 0x%08x (%g), want 0x%08x (%g)\n", what, m, n, got[m * N + n], bitsf(got[m * N + n]), want, bitsf(want));
+        want[m * N + n] = fbits((float)sum);  // one rounding to f32, nearest even
       }
-    if (bad) failures++;
+    expectCells(what, mem.get<uint32_t>(dout, M * N), want, N, "D row", 5);
   };
   check("plain", 0);
   check("racecheck clean", 1);
@@ -218,22 +186,9 @@ int main(int argc, char** argv) {
       {"copy into other columns", after("  add.u32 %r55, %r11, 72;\n  tcgen05.cp.cta_group::1.32x128b.warpx4 [%r55], %rd13;\n"), nullptr},
   };
   for (const Race& r : races) {
-    tsim::Fault f = launch(r.ptx, 1);
-    const bool ok = r.want ? f.kind == tsim::Fault::Hazard && f.detail.find(r.want) != std::string::npos : f.kind == tsim::Fault::None;
-    if (!ok) {
-      std::printf("racecheck, %s: got fault %d: %s\n", r.what, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
+    expectOutcome(std::string("racecheck, ") + r.what, launch(r.ptx, 1), nullptr, r.want);
   }
-  if (argc == 3 && std::string(argv[1]) == "--ptxas") {
-    modules.insert(modules.begin(), kPtx);
-    for (size_t i = 0; i < modules.size(); i++) {
-      std::string file = "/tmp/tsim_tcgen05_cp_scale_" + std::to_string(::getpid()) + "_" + std::to_string(i) + ".ptx";
-      std::ofstream(file) << modules[i];
-      std::string cmd = std::string(argv[2]) + " -arch=sm_100a -o /dev/null " + file;
-      if (std::system(cmd.c_str()) != 0) { std::printf("ptxas -arch=sm_100a refuses module %zu\n", i); failures++; }
-      std::remove(file.c_str());
-    }
-  }
+  modules.insert(modules.begin(), kPtx);
+  expectPtxas(ptxasArg(argc, argv), modules);
   return finish("ptx_tcgen05_cp_scale_test");
 }

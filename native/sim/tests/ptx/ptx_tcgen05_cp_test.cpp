@@ -23,14 +23,10 @@
 // memory; load errors for the forms ptxas refuses, .cta_group::2 next to a ::1 alloc, and by name
 // for the decompressing forms (not simulated).
 // `sim_ptx_ptx_tcgen05_cp_test --ptxas PATH` also assembles each module with ptxas -arch=sm_100a.
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <unistd.h>
-
-#include "ptx_harness.h"
+#include "tcgen05_harness.h"
 
 using namespace ptxtest;
+using tcgen05test::smemDesc;
 
 namespace {
 
@@ -46,34 +42,13 @@ std::string kernel(const std::string& cpLine) {
   .reg .b32 %r<64>;
   .reg .b64 %rd<32>;
   .reg .pred %p<16>;
-  mov.u32 %r1, %tid.x;
-  shr.u32 %r2, %r1, 5;
-  and.b32 %r3, %r1, 31;
-  setp.lt.u32 %p1, %r1, 32;
-  setp.eq.u32 %p2, %r1, 0;
-  mov.u32 %r4, slot;
+)" + tcgen05test::ptxThreadIds() + R"(  mov.u32 %r4, slot;
   mov.u32 %r5, bar;
   mov.u32 %r9, smem;
   @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;
   @%p1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
   @%p2 mbarrier.init.shared::cta.b64 [%r5], 1;
-  ld.param.u64 %rd1, [pimg];
-  ld.param.u32 %r6, [pwords];
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, %r6;
-  @%p3 bra COPIED;
-  mul.wide.u32 %rd2, %r7, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r8, [%rd3];
-  shl.b32 %r10, %r7, 2;
-  add.u32 %r10, %r10, %r9;
-  st.shared.u32 [%r10], %r8;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-COPIED:
-  fence.proxy.async.shared::cta;
-  bar.sync 0;
+)" + tcgen05test::ptxCopyImage() + R"(  bar.sync 0;
   ld.shared.u32 %r11, [%r4];
   // every cell of this warp's quarter, columns 0..31: 0xc0000000 | lane << 8 | column
   shl.b32 %r12, %r2, 21;
@@ -184,10 +159,6 @@ uint32_t kMajor(uint32_t start, unsigned r, unsigned b, unsigned swz, unsigned l
   unsigned bits = swz == 128 ? 3 : swz == 64 ? 2 : 1;
   return a ^ (((a >> 7) & ((1u << bits) - 1)) << 4);  // Swizzle<bits,4,3>
 }
-uint64_t smemDesc(uint32_t start, unsigned lbo, unsigned sbo, unsigned swz) {
-  uint64_t mode = swz == 0 ? 0 : swz == 128 ? 2 : swz == 64 ? 4 : 6;
-  return (uint64_t)(start >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 46 | mode << 61;
-}
 
 struct Case {
   std::string name;
@@ -219,25 +190,7 @@ void runCase(const Case& c) {
   const uint64_t desc = smemDesc(c.start, c.lbo, c.sbo, c.swz) ^ c.descXor;
   tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, desc, c.lane << 16 | c.col, dout, c.flags}, 1, 128, nullptr,
                         kSmem + 1024, 0, 2, 1, 1, c.san);  // room for the static variables before smem[]
-  if (c.hazard) {
-    if (f.kind != tsim::Fault::Hazard || f.detail.find(c.hazard) == std::string::npos) {
-      std::printf("%s: expected a sanitizer report with \"%s\", got kind %d: %s\n", c.name.c_str(), c.hazard, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (c.fault) {
-    if (f.kind != c.faultKind || f.detail.find(c.fault) == std::string::npos) {
-      std::printf("%s: expected a fault (kind %d) with \"%s\", got kind %d: %s\n", c.name.c_str(), (int)c.faultKind, c.fault, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (f.kind != tsim::Fault::None) {
-    std::printf("%s: fault: %s\n", c.name.c_str(), f.detail.c_str());
-    failures++;
-    return;
-  }
+  if (!expectOutcome(c.name, f, c.fault, c.hazard, c.faultKind)) return;
   // the expected cells: the values stored before, then (unless read before the wait) the copy
   std::vector<uint32_t> want(128 * 32);
   for (unsigned lane = 0; lane < 128; lane++)
@@ -251,21 +204,16 @@ void runCase(const Case& c) {
           cell |= (uint32_t)img[kMajor(c.start, r, b, c.swz, c.lbo, c.sbo)] << (8 * (b % 4));
         }
   std::vector<uint32_t> got = mem.get<uint32_t>(dout, 128 * 32);
-  int bad = 0;
-  for (unsigned i = 0; i < 128 * 32; i++)
-    if ((!(c.flags & 4) || i % 32 < 8) && got[i] != want[i] && bad++ < 5)
-      std::printf("%s: lane %u column %u: got 0x%08x, want 0x%08x\n", c.name.c_str(), i / 32, i % 32, got[i], want[i]);
-  if (bad) failures++;
+  if (c.flags & 4)  // only columns 0..7 were read back
+    for (unsigned i = 0; i < 128 * 32; i++)
+      if (i % 32 >= 8) got[i] = want[i];
+  expectCells(c.name, got, want, 32, "lane", 5);
 }
 
 void loadError(const std::string& form, const char* why, bool ptxasTakes) {
-  std::string ptx = kernel(cpLine(form)), log;
+  const std::string ptx = kernel(cpLine(form));
   if (ptxasTakes) modules.push_back(ptx);
-  auto m = tsim::parsePtx(ptx, log);
-  if (m || log.find(why) == std::string::npos) {
-    std::printf("%s: expected the load error \"%s\", got \"%s\"\n", form.c_str(), why, log.c_str());
-    failures++;
-  }
+  expectLoadError(form, ptx, why);
 }
 
 }  // namespace
@@ -330,24 +278,10 @@ int main(int argc, char** argv) {
   loadError("128x256b.b4x16_p64.b8x16", "tcgen05.cp decompression is written", false);
   loadError("128x256b.b8x16.b6x16_p32", "tcgen05.cp decompression (.b8x16.b6x16_p32) is not simulated", true);
   loadError("32x128b.warpx4.b8x16.b4x16_p64", "tcgen05.cp decompression (.b8x16.b4x16_p64) is not simulated", true);
-  {
-    std::string ptx = kernel("  tcgen05.cp.cta_group::2.128x256b [%r20], %rd11;"), log;
-    auto m = tsim::parsePtx(ptx, log);
-    // (.cta_group::2 runs: ptx_tcgen05_pair_move_test; here the kernel's alloc names ::1)
-    if (m || log.find("all tcgen05 instructions of a kernel must use the same .cta_group") == std::string::npos) {
-      std::printf("cta_group::2 with a cta_group::1 alloc: expected a load error, got \"%s\"\n", log.c_str());
-      failures++;
-    }
-  }
+  // (.cta_group::2 runs: ptx_tcgen05_pair_move_test; here the kernel's alloc names ::1)
+  expectLoadError("cta_group::2 with a cta_group::1 alloc", kernel("  tcgen05.cp.cta_group::2.128x256b [%r20], %rd11;"),
+                  "all tcgen05 instructions of a kernel must use the same .cta_group");
 
-  if (argc == 3 && std::string(argv[1]) == "--ptxas") {
-    for (size_t i = 0; i < modules.size(); i++) {
-      std::string file = "/tmp/tsim_tcgen05_cp_" + std::to_string(::getpid()) + "_" + std::to_string(i) + ".ptx";
-      std::ofstream(file) << modules[i];
-      std::string cmd = std::string(argv[2]) + " -arch=sm_100a -o /dev/null " + file;
-      if (std::system(cmd.c_str()) != 0) { std::printf("ptxas -arch=sm_100a refuses module %zu\n", i); failures++; }
-      std::remove(file.c_str());
-    }
-  }
+  expectPtxas(ptxasArg(argc, argv), modules);
   return finish("ptx_tcgen05_cp_test");
 }

@@ -23,62 +23,15 @@
 //
 // `sim_ptx_ptx_tcgen05_mma_pair_test --ptxas PATH` also assembles the kernels with ptxas -arch=sm_100a.
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <unistd.h>
 
-#include "ptx_harness.h"
+#include "tcgen05_harness.h"
 
 using namespace ptxtest;
+using namespace tcgen05test;
 
 namespace {
 
-enum Ty { F16, BF16, TF32, E4M3, E5M2, U8, S8 };
-unsigned esize(Ty t) { return t == TF32 ? 4 : (t == F16 || t == BF16) ? 2 : 1; }
-bool isInt(Ty t) { return t == U8 || t == S8; }
-
-uint32_t encode(Ty t, int v4) {  // the value v4 / 4 (integers: v4)
-  float v = v4 / 4.0f;
-  switch (t) {
-    case F16: { _Float16 h = (_Float16)v; uint16_t b; memcpy(&b, &h, 2); return b; }
-    case BF16: return fbits(v) >> 16;
-    case TF32: return fbits(v) | 0x0123;  // low 13 bits: ignored by tf32
-    case E4M3: case E5M2: {  // v = 1.m * 2^e exactly (genValue keeps to such values)
-      if (v == 0) return 0;
-      uint32_t f = fbits(v), sg = f >> 31, e = (f >> 23) & 255, m = f >> 20 & 7;
-      if (t == E4M3) return sg << 7 | (e - 127 + 7) << 3 | m;
-      return sg << 7 | (e - 127 + 15) << 2 | (m >> 1);
-    }
-    case U8: return (uint8_t)v4;
-    case S8: return (uint8_t)(int8_t)v4;
-  }
-  return 0;
-}
-int genValue(Ty t, std::mt19937& g) {
-  static const int e5[] = {0, 1, 2, 3, 4, 6, 8, -1, -2, -3, -4, -6, -8};
-  static const int e4[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -5, -6, -7};
-  if (t == E5M2) return e5[g() % 13];
-  if (t == E4M3) return e4[g() % 15];
-  if (t == U8) return (int)(g() % 256);
-  if (t == S8) return (int)(g() % 256) - 128;
-  return (int)(g() % 17) - 8;
-}
-
-// Byte offset of element (mn, byte kb along K) of a K-major matrix; (mn byte mb, k) for MN-major.
-size_t kMajorAt(unsigned mn, unsigned kb, unsigned swz, unsigned lbo, unsigned sbo) {
-  if (!swz) return (mn / 8) * sbo + (mn % 8) * 16 + (kb / 16) * lbo + kb % 16;
-  unsigned r = mn % 8, chunk = kb / 16;
-  return (mn / 8) * sbo + r * swz + ((chunk ^ r) % (swz / 16)) * 16 + kb % 16;  // 128B: chunk ^ row
-}
-size_t mnMajorAt(unsigned mb, unsigned k, unsigned swz, unsigned lbo, unsigned sbo) {  // 128B only
-  unsigned r = k % 8, chunk = (mb % swz) / 16;
-  return (mb / swz) * lbo + (k / 8) * sbo + r * swz + (chunk ^ r) * 16 + mb % 16;
-}
-uint64_t smemDesc(unsigned start, unsigned lbo, unsigned sbo, unsigned swz) {
-  uint64_t mode = swz == 0 ? 0 : 2;
-  return (uint64_t)(start >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 46 | mode << 61;
-}
+uint32_t encode(Ty t, int v4) { return tcgen05test::encode(t, v4, 0x0123); }  // tf32's ignored low bits: 0x0123
 
 struct Case {
   std::string name;
@@ -99,7 +52,6 @@ struct Case {
   const char* loadError = nullptr;  // refused when loaded (and by ptxas)
 };
 
-unsigned typeCode(Ty t) { return t == F16 || t == E4M3 || t == U8 ? 0 : t == BF16 || t == E5M2 || t == S8 ? 1 : 2; }
 uint32_t idescOf(const Case& c) {
   return (isInt(c.ty) ? 2u : 1u) << 4 | typeCode(c.ty) << 7 | typeCode(c.tyB) << 10 | (c.mn ? 3u << 15 : 0) | (c.n >> 3) << 17 | (256u >> 4) << 24;
 }
@@ -116,7 +68,7 @@ std::string dump(const Case& c, const std::string& tag) {
 
 std::string kernelText(const Case& c, unsigned cols) {
   std::string nc = std::to_string(c.n), alloc = std::to_string(cols);
-  std::string kind = c.ty == TF32 ? "tf32" : isInt(c.ty) ? "i8" : esize(c.ty) == 1 ? "f8f6f4" : "f16";
+  std::string kind = kindName(c.ty);
   std::string dis = useDis(c) ? "{%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47}, " : "";
   std::string commit = c.commit1 ? "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\n"
                        : c.multicast ? "  mov.u16 %rs1, 3;\n  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r5], %rs1;\n"
@@ -137,12 +89,7 @@ std::string kernelText(const Case& c, unsigned cols) {
   .reg .b32 %r<64>;
   .reg .b64 %rd<32>;
   .reg .pred %p<16>;
-  mov.u32 %r1, %tid.x;
-  shr.u32 %r2, %r1, 5;
-  and.b32 %r3, %r1, 31;
-  mov.u32 %r32, %cluster_ctarank;
-  setp.lt.u32 %p1, %r1, 32;
-  setp.eq.u32 %p2, %r1, 0;
+)" + ptxThreadIds() + R"(  mov.u32 %r32, %cluster_ctarank;
   ld.param.u32 %r60, [pflags];
   mov.u32 %r9, smem;
   ld.param.u32 %r61, [pmisc];
@@ -152,26 +99,7 @@ std::string kernelText(const Case& c, unsigned cols) {
   @%p1 tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
   @%p2 mbarrier.init.shared::cta.b64 [%r5], 1;
   // this CTA's operand image (words [rank * words, (rank + 1) * words)) into shared memory
-  ld.param.u64 %rd1, [pimg];
-  ld.param.u32 %r6, [pwords];
-  mul.lo.u32 %r7, %r32, %r6;
-  mul.wide.u32 %rd2, %r7, 4;
-  add.s64 %rd1, %rd1, %rd2;
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, %r6;
-  @%p3 bra COPIED;
-  mul.wide.u32 %rd2, %r7, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r8, [%rd3];
-  shl.b32 %r10, %r7, 2;
-  add.u32 %r10, %r10, %r9;
-  st.shared.u32 [%r10], %r8;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-COPIED:
-  fence.proxy.async.shared::cta;
-  fence.mbarrier_init.release.cluster;
+)" + ptxCopyImage("  mul.lo.u32 %r7, %r32, %r6;\n  mul.wide.u32 %rd2, %r7, 4;\n  add.s64 %rd1, %rd1, %rd2;\n") + R"(  fence.mbarrier_init.release.cluster;
   bar.sync 0;
   ld.shared.u32 %r11, [%r4];
   // this warp's quarter of the lanes: D's initial columns, and where its lane's row goes
@@ -345,7 +273,7 @@ void runCase(const Case& c) {
   }
   // D's initial cells (row m = rank * 128 + lane), then the reference slice by slice
   std::vector<uint32_t> init(M * N);
-  for (auto& v : init) v = isInt(c.ty) ? (uint32_t)((int)(rng() % 2001) - 1000) : fbits((float)((int)(rng() % 33) - 16));
+  for (auto& v : init) v = genAccumulator(c.ty, rng);
   std::vector<uint32_t> want(init);
   for (unsigned m = 0; m < M; m++) {
     const unsigned lane = m % 128, w = (m / 128) * 4 + lane / 32;
@@ -376,11 +304,7 @@ void runCase(const Case& c) {
   std::string ptx = kernelText(c, cols);
   if (c.loadError) {
     refused.push_back(ptx);
-    std::string log;
-    if (tsim::parsePtx(ptx, log) || log.find(c.loadError) == std::string::npos) {
-      std::printf("%s: expected the load to fail with \"%s\", got: %s\n", c.name.c_str(), c.loadError, log.c_str());
-      failures++;
-    }
+    expectLoadError(c.name, ptx, c.loadError);
     return;
   }
   modules.push_back(ptx);
@@ -412,35 +336,8 @@ void runCase(const Case& c) {
   cfg.clusterSkew = c.skew;
   tsim::Counters ctr;
   tsim::Fault f = tsim::launch(*k.mod, *ki, cfg, mem, ctr);
-  const char* expect = c.hazard ? c.hazard : c.fault;
-  if (expect) {
-    if (f.kind == tsim::Fault::None || (c.hazard && f.kind != tsim::Fault::Hazard) || f.detail.find(expect) == std::string::npos) {
-      std::printf("%s: expected a %s with \"%s\", got kind %d: %s\n", c.name.c_str(), c.hazard ? "sanitizer report" : "fault", expect, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (f.kind != tsim::Fault::None) {
-    std::printf("%s: fault %d %s\n", c.name.c_str(), (int)f.kind, f.detail.c_str());
-    failures++;
-    return;
-  }
-  std::vector<uint32_t> got = mem.get<uint32_t>(dout, init.size());
-  int bad = 0;
-  for (size_t i = 0; i < got.size(); i++)
-    if (got[i] != want[i] && bad++ < 3)
-      std::printf("%s: CTA %zu lane %zu column %zu: got %g (0x%08x), want %g (0x%08x)\n", c.name.c_str(), i / N / 128, i / N % 128, i % N,
-                  bitsf(got[i]), got[i], bitsf(want[i]), want[i]);
-  if (bad) failures++;
-}
-
-bool assembles(const char* ptxas, const std::string& ptx) {
-  std::string file = "/tmp/tsim_tcgen05_mma_pair_" + std::to_string(::getpid()) + ".ptx";
-  std::ofstream(file) << ptx;
-  std::string cmd = std::string(ptxas) + " -arch=sm_100a -o /dev/null " + file + " 2>/dev/null";
-  bool ok = std::system(cmd.c_str()) == 0;
-  std::remove(file.c_str());
-  return ok;
+  // row m of the output: lane m % 128 of CTA m / 128
+  if (expectOutcome(c.name, f, c.fault, c.hazard)) expectCells(c.name, mem.get<uint32_t>(dout, init.size()), want, N, "row");
 }
 
 }  // namespace
@@ -495,12 +392,7 @@ int main(int argc, char** argv) {
 }
 )";
     modules.push_back(ptx);
-    std::string log;
-    const char* phrase = "tcgen05.commit.cta_group::1 .multicast::cluster is not simulated yet";
-    if (tsim::parsePtx(ptx, log) || log.find(phrase) == std::string::npos) {
-      std::printf("cta_group::1 multicast commit: expected the load to fail with \"%s\", got: %s\n", phrase, log.c_str());
-      failures++;
-    }
+    expectLoadError("cta_group::1 multicast commit", ptx, "tcgen05.commit.cta_group::1 .multicast::cluster is not simulated yet");
   }
   {  // the .cta_group rule across a call: a kernel allocating with ::2 calls a function allocating with ::1
     const std::string ptx = R"(.version 8.8
@@ -525,25 +417,10 @@ int main(int argc, char** argv) {
 }
 )";
     refused.push_back(ptx);
-    std::string log;
-    const char* phrase = "kernel 'k' reaches tcgen05 instructions with .cta_group::2 (in 'k', line 16) and .cta_group::1 (in 'f1')";
-    if (tsim::parsePtx(ptx, log) || log.find(phrase) == std::string::npos) {
-      std::printf("mixed across a call: expected the load to fail with \"%s\", got: %s\n", phrase, log.c_str());
-      failures++;
-    }
+    expectLoadError("mixed across a call", ptx, "kernel 'k' reaches tcgen05 instructions with .cta_group::2 (in 'k', line 16) and .cta_group::1 (in 'f1')");
   }
-  if (argc == 3 && std::string(argv[1]) == "--ptxas")
-    for (const auto& m : modules)
-      if (!assembles(argv[2], m)) {
-        std::printf("ptxas -arch=sm_100a refuses:\n%s\n", m.c_str());
-        failures++;
-        break;
-      }
-  if (argc == 3 && std::string(argv[1]) == "--ptxas")
-    for (const auto& m : refused)
-      if (assembles(argv[2], m)) {
-        std::printf("ptxas -arch=sm_100a takes a module the sim refuses at load:\n%s\n", m.c_str());
-        failures++;
-      }
+  const char* ptxas = ptxasArg(argc, argv);
+  expectPtxas(ptxas, modules);
+  expectPtxas(ptxas, refused, false);  // what the sim refuses at load, ptxas refuses too
   return finish("ptx_tcgen05_mma_pair_test");
 }

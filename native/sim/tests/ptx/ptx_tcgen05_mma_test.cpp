@@ -30,72 +30,15 @@
 // `sim_ptx_ptx_tcgen05_mma_test --ptxas PATH` also assembles the kernels with ptxas -arch=sm_100a.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <unistd.h>
 
-#include "ptx_harness.h"
+#include "tcgen05_harness.h"
 
 using namespace ptxtest;
+using namespace tcgen05test;
 
 namespace {
 
-enum Ty { F16, BF16, TF32, E4M3, E5M2, U8, S8 };
-unsigned esize(Ty t) { return t == TF32 ? 4 : (t == F16 || t == BF16) ? 2 : 1; }
-bool isInt(Ty t) { return t == U8 || t == S8; }
-
-uint32_t encode(Ty t, int v4) {  // the value v4 / 4 (integers: v4)
-  float v = v4 / 4.0f;
-  switch (t) {
-    case F16: { _Float16 h = (_Float16)v; uint16_t b; memcpy(&b, &h, 2); return b; }
-    case BF16: return fbits(v) >> 16;
-    case TF32: return fbits(v) | 0x1abc;  // low 13 bits: ignored by tf32
-    case E4M3: case E5M2: {  // v = 1.m * 2^e exactly (the generator keeps to such values)
-      if (v == 0) return 0;
-      uint32_t f = fbits(v), sg = f >> 31, e = (f >> 23) & 255, m = f >> 20 & 7;
-      if (t == E4M3) return sg << 7 | (e - 127 + 7) << 3 | m;
-      return sg << 7 | (e - 127 + 15) << 2 | (m >> 1);
-    }
-    case U8: return (uint8_t)v4;
-    case S8: return (uint8_t)(int8_t)v4;
-  }
-  return 0;
-}
-// Values each type holds exactly: quarters -8..8 (e5m2: 2 mantissa bits, e4m3: 3), integers.
-int genValue(Ty t, std::mt19937& g) {
-  static const int e5[] = {0, 1, 2, 3, 4, 6, 8, -1, -2, -3, -4, -6, -8};
-  static const int e4[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -5, -6, -7};
-  if (t == E5M2) return e5[g() % 13];
-  if (t == E4M3) return e4[g() % 15];
-  if (t == U8) return (int)(g() % 256);
-  if (t == S8) return (int)(g() % 256) - 128;
-  return (int)(g() % 17) - 8;
-}
-
-uint32_t f16bits(double v) { _Float16 h = (_Float16)v; uint16_t b; memcpy(&b, &h, 2); return b; }
-float f16val(uint16_t b) { _Float16 h; memcpy(&h, &b, 2); return (float)h; }
-
-unsigned swizzleShift(unsigned swz) { return swz == 32 ? 2 : swz == 64 ? 1 : 0; }
-// Byte offset of element (mn, byte kb along K) of a K-major matrix; (mn byte mb, k) for MN-major.
-size_t kMajorAt(unsigned mn, unsigned kb, unsigned swz, unsigned lbo, unsigned sbo) {
-  if (!swz) return (mn / 8) * sbo + (mn % 8) * 16 + (kb / 16) * lbo + kb % 16;
-  unsigned r = mn % 8, chunk = kb / 16;
-  return (mn / 8) * sbo + r * swz + ((chunk ^ (r >> swizzleShift(swz))) % (swz / 16)) * 16 + kb % 16;
-}
-// swz 1: 128B_base32b (MN-major only): atoms of 4 K-rows of 128 bytes, the 32-byte unit u of
-// K-row r of an atom stored at unit u ^ r of that row (the ISA's 32-byte atomicity pattern)
-size_t mnMajorAt(unsigned mb, unsigned k, unsigned swz, unsigned lbo, unsigned sbo) {
-  if (swz == 1) return (mb / 128) * lbo + (k / 4) * sbo + (k % 4) * 128 + (((mb % 128) / 32) ^ (k % 4)) * 32 + mb % 32;
-  if (!swz) return (k / 8) * lbo + (k % 8) * 16 + (mb / 16) * sbo + mb % 16;
-  unsigned r = k % 8, chunk = (mb % swz) / 16;
-  return (mb / swz) * lbo + (k / 8) * sbo + r * swz + (chunk ^ (r >> swizzleShift(swz))) * 16 + mb % 16;
-}
-
-uint64_t smemDesc(unsigned start, unsigned lbo, unsigned sbo, unsigned swz) {
-  uint64_t mode = swz == 0 ? 0 : swz == 1 ? 1 : swz == 128 ? 2 : swz == 64 ? 4 : 6;
-  return (uint64_t)(start >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 46 | mode << 61;
-}
+uint32_t encode(Ty t, int v4) { return tcgen05test::encode(t, v4, 0x1abc); }  // tf32's ignored low bits: 0x1abc
 
 struct Case {
   std::string name;
@@ -120,7 +63,6 @@ struct Case {
   bool precision = false;        // f16 K-major none, en: the summation-precision values below
 };
 
-unsigned typeCode(Ty t) { return t == F16 || t == E4M3 || t == U8 ? 0 : t == BF16 || t == E5M2 || t == S8 ? 1 : 2; }
 Ty bType(const Case& c) { return esize(c.ty) == 1 ? c.tyB : c.ty; }
 uint32_t idescOf(const Case& c) {
   uint32_t at = typeCode(c.ty), bt = typeCode(bType(c));
@@ -134,7 +76,7 @@ unsigned nc0(const Case& c) { return (c.lane0 << 16) + c.n; }
 std::string kernelText(const Case& c, unsigned cols, unsigned width) {
   std::string nc = std::to_string(c.n), alloc = std::to_string(cols), wc = std::to_string(width);
   std::string aOp = c.aTmem ? "[%r50]" : "%rd10";
-  std::string kind = c.ty == TF32 ? "tf32" : isInt(c.ty) ? "i8" : esize(c.ty) == 1 ? "f8f6f4" : "f16";
+  std::string kind = kindName(c.ty);
   std::string dis = c.useDis ? "{%r40, %r41, %r42, %r43}, " : "";
   std::string scale = c.scale ? ", " + std::to_string(c.scale) : "";
   return R"(.version 8.8
@@ -147,38 +89,8 @@ std::string kernelText(const Case& c, unsigned cols, unsigned width) {
   .reg .b32 %r<64>;
   .reg .b64 %rd<32>;
   .reg .pred %p<16>;
-  mov.u32 %r1, %tid.x;
-  shr.u32 %r2, %r1, 5;
-  and.b32 %r3, %r1, 31;
-  setp.lt.u32 %p1, %r1, 32;
-  setp.eq.u32 %p2, %r1, 0;
-  ld.param.u32 %r60, [pflags];
-  // the mbarrier and the TMEM address slot follow the operands (pmisc bytes into smem)
-  mov.u32 %r9, smem;
-  ld.param.u32 %r61, [pmisc];
-  add.u32 %r5, %r9, %r61;
-  add.u32 %r4, %r5, 8;
-  @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], )" + alloc + R"(;
-  @%p1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
-  @%p2 mbarrier.init.shared::cta.b64 [%r5], 1;
-  // the operand image, word by word, into shared memory
-  ld.param.u64 %rd1, [pimg];
-  ld.param.u32 %r6, [pwords];
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, %r6;
-  @%p3 bra COPIED;
-  mul.wide.u32 %rd2, %r7, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r8, [%rd3];
-  shl.b32 %r10, %r7, 2;
-  add.u32 %r10, %r10, %r9;
-  st.shared.u32 [%r10], %r8;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-COPIED:
-  fence.proxy.async.shared::cta;
-  bar.sync 0;
+)" + ptxThreadIds() + ptxAllocAfterImage(alloc) + R"(  ld.param.u32 %r60, [pflags];
+)" + ptxCopyImage() + R"(  bar.sync 0;
   ld.shared.u32 %r11, [%r4];
   // this warp's quarter of the lanes
   and.b32 %r12, %r2, 3;
@@ -430,44 +342,12 @@ void runCase(const Case& c) {
   mem.put(ddis, std::vector<uint32_t>(c.dis, c.dis + 4));
   tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, ddesc, nmma, idescOf(c) ^ c.idescXor, c.en ? 1u : 0u, dinit, dout, c.flags, ddis, img.size()},
                         1, 128, nullptr, (unsigned)img.size() + 16, 0, 2, 1, 1, c.san);
-  if (c.hazard) {
-    if (f.kind != tsim::Fault::Hazard || f.detail.find(c.hazard) == std::string::npos) {
-      std::printf("%s: expected a sanitizer report with \"%s\", got kind %d: %s\n", c.name.c_str(), c.hazard, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (c.fault) {
-    if (f.kind == tsim::Fault::None || f.detail.find(c.fault) == std::string::npos) {
-      std::printf("%s: expected a fault with \"%s\", got kind %d: %s\n", c.name.c_str(), c.fault, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (f.kind != tsim::Fault::None) {
-    std::printf("%s: fault %d %s\n", c.name.c_str(), (int)f.kind, f.detail.c_str());
-    failures++;
-    return;
-  }
+  if (!expectOutcome(c.name, f, c.fault, c.hazard)) return;
   std::vector<uint32_t> got = mem.get<uint32_t>(dout, init.size());
-  int bad = 0;
   // an f16 accumulator is the low 16 bits of each cell (the high half is not the ISA's)
   if (c.f16D)
     for (size_t i = 0; i < got.size(); i++) { got[i] &= 0xffff; want[i] &= 0xffff; }
-  for (size_t i = 0; i < got.size(); i++)
-    if (got[i] != want[i] && bad++ < 3)
-      std::printf("%s: lane %zu column %zu: got %g (0x%08x), want %g (0x%08x)\n", c.name.c_str(), i / N, i % N, bitsf(got[i]),
-                  got[i], bitsf(want[i]), want[i]);
-  if (bad) failures++;
-}
-
-bool assembles(const char* ptxas, const std::string& ptx) {
-  std::string file = "/tmp/tsim_tcgen05_mma_" + std::to_string(::getpid()) + ".ptx";
-  std::ofstream(file) << ptx;
-  std::string cmd = std::string(ptxas) + " -arch=sm_100a -o /dev/null " + file + " 2>/dev/null";
-  bool ok = std::system(cmd.c_str()) == 0;
-  std::remove(file.c_str());
-  return ok;
+  expectCells(c.name, got, want, N);
 }
 
 }  // namespace
@@ -568,12 +448,6 @@ int main(int argc, char** argv) {
   { Case c = mk("f16 accumulator with kind::tf32"); c.ty = TF32; c.n = 32; c.idescXor = 1u << 4; c.fault = "an f16 accumulator (D type 0) is for kind::f16 and kind::f8f6f4 only"; cases.push_back(c); }
   { Case c = mk("kind::f16 with tf32 types"); c.idescXor = (2u << 7) | (2u << 10); c.fault = "kind::f16 takes A/B type 0 (f16) or 1 (bf16); got 2/2"; cases.push_back(c); }
   for (const Case& c : cases) runCase(c);
-  if (argc == 3 && std::string(argv[1]) == "--ptxas")
-    for (const auto& m : modules)
-      if (!assembles(argv[2], m)) {
-        std::printf("ptxas -arch=sm_100a refuses:\n%s\n", m.c_str());
-        failures++;
-        break;
-      }
+  expectPtxas(ptxasArg(argc, argv), modules);
   return finish("ptx_tcgen05_mma_test");
 }

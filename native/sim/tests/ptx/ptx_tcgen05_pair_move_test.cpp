@@ -11,10 +11,6 @@
 // every other cell keeps its value. Run with rank 0 and with rank 1 issuing. Named faults: no
 // peer CTA in the cluster.
 // `sim_ptx_ptx_tcgen05_pair_move_test --ptxas PATH` also assembles the module with ptxas -arch=sm_100a.
-#include <cstdlib>
-#include <fstream>
-#include <unistd.h>
-
 #include "ptx_harness.h"
 
 using namespace ptxtest;
@@ -206,19 +202,8 @@ int main(int argc, char** argv) {
         }
     if (bad) failures++;
   }
-  {  // a cluster of one CTA has no pair
-    tsim::Fault f = run(module(kIssue), 1, 0, nullptr);
-    if (f.kind == tsim::Fault::None || f.detail.find("needs the peer CTA (%cluster_ctarank 1)") == std::string::npos) {
-      std::printf("no peer: expected a named fault, got kind %d: %s\n", (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-  }
-  if (argc == 3 && std::string(argv[1]) == "--ptxas") {
-    std::string file = "/tmp/tsim_tcgen05_pair_move_" + std::to_string(::getpid()) + ".ptx";
-    std::ofstream(file) << module(kIssue);
-    std::string cmd = std::string(argv[2]) + " -arch=sm_100a -o /dev/null " + file;
-    if (std::system(cmd.c_str()) != 0) { std::printf("ptxas -arch=sm_100a refuses the module\n"); failures++; }
-    std::remove(file.c_str());
-  }
+  // a cluster of one CTA has no pair
+  expectOutcome("no peer", run(module(kIssue), 1, 0, nullptr), "needs the peer CTA (%cluster_ctarank 1)");
+  expectPtxas(ptxasArg(argc, argv), {module(kIssue)});
   return finish("ptx_tcgen05_pair_move_test");
 }

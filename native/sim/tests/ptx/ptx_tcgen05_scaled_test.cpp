@@ -34,14 +34,18 @@
 // `sim_ptx_ptx_tcgen05_scaled_test --ptxas PATH` also checks each module with ptxas -arch=sm_100a.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <unistd.h>
 
-#include "ptx_harness.h"
+#include "tcgen05_harness.h"
 
 using namespace ptxtest;
+// (not all of tcgen05test: its dense types' E4M3 / E5M2 are this file's formats too)
+using tcgen05test::f16bits;
+using tcgen05test::f16val;
+using tcgen05test::kMajorAt;
+using tcgen05test::ptxAllocAfterImage;
+using tcgen05test::ptxCopyImage;
+using tcgen05test::ptxThreadIds;
+using tcgen05test::smemDesc;
 
 namespace {
 
@@ -128,9 +132,6 @@ double roundFixed(I128 v, int p, int qmin) {
   return neg ? -d : d;
 }
 
-uint32_t f16bits(double v) { _Float16 h = (_Float16)v; uint16_t b; memcpy(&b, &h, 2); return b; }
-double f16val(uint16_t b) { _Float16 h; memcpy(&h, &b, 2); return (double)h; }
-
 // Random codes: every code of the 6- and 4-bit formats; e4m3 / e5m2 with exponents up to 2^3 so
 // the products stay in the fixed-point range (specials only where a case puts them).
 uint32_t genCode(Fmt f, std::mt19937& g) {
@@ -142,17 +143,6 @@ uint32_t genCode(Fmt f, std::mt19937& g) {
     case E2M1: return b & 15;
   }
   return 0;
-}
-
-unsigned swizzleShift(unsigned swz) { return swz == 32 ? 2 : swz == 64 ? 1 : 0; }
-size_t kMajorAt(unsigned mn, unsigned kb, unsigned swz, unsigned lbo, unsigned sbo) {
-  if (!swz) return (mn / 8) * sbo + (mn % 8) * 16 + (kb / 16) * lbo + kb % 16;
-  unsigned r = mn % 8, chunk = kb / 16;
-  return (mn / 8) * sbo + r * swz + ((chunk ^ (r >> swizzleShift(swz))) % (swz / 16)) * 16 + kb % 16;
-}
-uint64_t smemDesc(unsigned start, unsigned lbo, unsigned sbo, unsigned swz) {
-  uint64_t mode = swz == 0 ? 0 : swz == 128 ? 2 : swz == 64 ? 4 : 6;
-  return (uint64_t)(start >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 | 1ull << 46 | mode << 61;
 }
 
 struct Case {
@@ -210,35 +200,7 @@ std::string kernelText(const Case& c, unsigned cols, unsigned width) {
   .reg .b32 %r<64>;
   .reg .b64 %rd<32>;
   .reg .pred %p<16>;
-  mov.u32 %r1, %tid.x;
-  shr.u32 %r2, %r1, 5;
-  and.b32 %r3, %r1, 31;
-  setp.lt.u32 %p1, %r1, 32;
-  setp.eq.u32 %p2, %r1, 0;
-  mov.u32 %r9, smem;
-  ld.param.u32 %r61, [pmisc];
-  add.u32 %r5, %r9, %r61;
-  add.u32 %r4, %r5, 8;
-  @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], )" + alloc + R"(;
-  @%p1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
-  @%p2 mbarrier.init.shared::cta.b64 [%r5], 1;
-  ld.param.u64 %rd1, [pimg];
-  ld.param.u32 %r6, [pwords];
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, %r6;
-  @%p3 bra COPIED;
-  mul.wide.u32 %rd2, %r7, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r8, [%rd3];
-  shl.b32 %r10, %r7, 2;
-  add.u32 %r10, %r10, %r9;
-  st.shared.u32 [%r10], %r8;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-COPIED:
-  fence.proxy.async.shared::cta;
-  bar.sync 0;
+)" + ptxThreadIds() + ptxAllocAfterImage(alloc) + ptxCopyImage() + R"(  bar.sync 0;
   ld.shared.u32 %r11, [%r4];
   // this warp's quarter of the lanes: columns 0..width of lane 32*(warp%4)+lane from pinit
   and.b32 %r12, %r2, 3;
@@ -500,57 +462,20 @@ void runCase(const Case& c) {
   const uint32_t flags = c.stScales ? 1u | saCol << 8 : 0u;
   tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, drec, nmma, c.en ? 1u : 0u, dinit, dout, img.size(), flags}, 1, 128, nullptr,
                         (unsigned)img.size() + 16, 0, 2, 1, 1, c.san);
-  if (c.hazard) {
-    if (f.kind != tsim::Fault::Hazard || f.detail.find(c.hazard) == std::string::npos) {
-      std::printf("%s: expected a sanitizer report with \"%s\", got kind %d: %s\n", c.name.c_str(), c.hazard, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (c.fault) {
-    if (f.kind == tsim::Fault::None || f.detail.find(c.fault) == std::string::npos) {
-      std::printf("%s: expected a fault with \"%s\", got kind %d: %s\n", c.name.c_str(), c.fault, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (f.kind != tsim::Fault::None) {
-    std::printf("%s: fault %d %s\n", c.name.c_str(), (int)f.kind, f.detail.c_str());
-    failures++;
-    return;
-  }
+  if (!expectOutcome(c.name, f, c.fault, c.hazard)) return;
   std::vector<uint32_t> got = mem.get<uint32_t>(dout, want.size());
-  int bad = 0;
   if (c.f16D)
     for (size_t i = 0; i < got.size(); i++) { got[i] &= 0xffff; want[i] &= 0xffff; }
-  for (size_t i = 0; i < got.size(); i++)
-    if (got[i] != want[i] && bad++ < 3)
-      std::printf("%s: row %zu column %zu: got %.9g (0x%08x), want %.9g (0x%08x)\n", c.name.c_str(), i / N, i % N, bitsf(got[i]), got[i], bitsf(want[i]), want[i]);
-  if (bad) failures++;
+  expectCells(c.name, got, want, N, "row");
 }
 
 // Forms refused when the module loads (and by ptxas, unless the sim merely does not run them).
-std::vector<std::string> loadModules, invalidForPtxas;
-void expectLoadError(const char* name, const std::string& line, const char* phrase, bool validPtx) {
+std::vector<std::string> validForPtxas, invalidForPtxas;
+void loadError(const char* name, const std::string& line, const char* phrase, bool validPtx) {
   std::string ptx = ".version 8.8\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<2>;\n" +
                     line + "\n  ret;\n}\n";
-  loadModules.push_back(ptx);
-  if (!validPtx) invalidForPtxas.push_back(ptx);
-  std::string log;
-  auto m = tsim::parsePtx(ptx, log);
-  if (m || log.find(phrase) == std::string::npos) {
-    std::printf("%s: expected a load error with \"%s\", got %s\n", name, phrase, m ? "a module" : log.c_str());
-    failures++;
-  }
-}
-
-bool assembles(const char* ptxas, const std::string& ptx) {
-  std::string file = "/tmp/tsim_tcgen05_scaled_" + std::to_string(::getpid()) + ".ptx";
-  std::ofstream(file) << ptx;
-  std::string cmd = std::string(ptxas) + " -arch=sm_100a -o /dev/null " + file + " 2>/dev/null";
-  bool ok = std::system(cmd.c_str()) == 0;
-  std::remove(file.c_str());
-  return ok;
+  (validPtx ? validForPtxas : invalidForPtxas).push_back(ptx);
+  expectLoadError(name, ptx, phrase);
 }
 
 }  // namespace
@@ -654,30 +579,19 @@ int main(int argc, char** argv) {
   for (const Case& c : cases) runCase(c);
   // forms refused when loading: the ISA's table of kinds and scale vector sizes (ptxas agrees)
   const std::string ops = " [%r1], %rd1, %rd1, %r1, [%r1], [%r1], %p1;";
-  expectLoadError("mxf4nvf4 1X", "  tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::1X" + ops, "takes .scale_vec::2X or ::4X", false);
-  expectLoadError("mxf4nvf4 without a vector size", "  tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale" + ops, "needs .scale_vec::2X/4X", false);
-  expectLoadError("mxf8f6f4 2X", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::2X" + ops, "takes .scale_vec::1X (.block32), not 2X", false);
-  expectLoadError("mxf8f6f4 block16", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block16" + ops, "takes .scale_vec::1X (.block32), not 4X", false);
-  expectLoadError("mxf4 4X", "  tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::4X" + ops, "takes .scale_vec::2X (.block32), not 4X", false);
-  expectLoadError("two vector sizes", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X.block32" + ops, "give one of", false);
-  expectLoadError("mxf8f6f4 without block_scale", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4" + ops, "needs .block_scale", false);
-  expectLoadError("block_scale with disable_output_lane", "  tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd1, %r1, [%r1], [%r1], {%r1, %r1, %r1, %r1}, %p1;",
-                  "expected [d_tmem], a_desc, b_desc, idesc, [scale_A_tmem], [scale_B_tmem], enable_input_d", false);
-  expectLoadError("block_scale with f16", "  tcgen05.mma.cta_group::1.kind::f16.block_scale [%r1], %rd1, %rd1, %r1, %p1;", ".block_scale needs .kind::mxf8f6f4", false);
-  if (argc == 3 && std::string(argv[1]) == "--ptxas") {
-    for (const auto& m : modules)
-      if (!assembles(argv[2], m)) {
-        std::printf("ptxas -arch=sm_100a refuses:\n%s\n", m.c_str());
-        failures++;
-        break;
-      }
-    for (const auto& m : loadModules) {
-      bool valid = std::find(invalidForPtxas.begin(), invalidForPtxas.end(), m) == invalidForPtxas.end();
-      if (assembles(argv[2], m) != valid) {
-        std::printf("ptxas -arch=sm_100a %s:\n%s\n", valid ? "refuses" : "accepts", m.c_str());
-        failures++;
-      }
-    }
-  }
+  loadError("mxf4nvf4 1X", "  tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::1X" + ops, "takes .scale_vec::2X or ::4X", false);
+  loadError("mxf4nvf4 without a vector size", "  tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale" + ops, "needs .scale_vec::2X/4X", false);
+  loadError("mxf8f6f4 2X", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::2X" + ops, "takes .scale_vec::1X (.block32), not 2X", false);
+  loadError("mxf8f6f4 block16", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block16" + ops, "takes .scale_vec::1X (.block32), not 4X", false);
+  loadError("mxf4 4X", "  tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::4X" + ops, "takes .scale_vec::2X (.block32), not 4X", false);
+  loadError("two vector sizes", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X.block32" + ops, "give one of", false);
+  loadError("mxf8f6f4 without block_scale", "  tcgen05.mma.cta_group::1.kind::mxf8f6f4" + ops, "needs .block_scale", false);
+  loadError("block_scale with disable_output_lane", "  tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd1, %r1, [%r1], [%r1], {%r1, %r1, %r1, %r1}, %p1;",
+            "expected [d_tmem], a_desc, b_desc, idesc, [scale_A_tmem], [scale_B_tmem], enable_input_d", false);
+  loadError("block_scale with f16", "  tcgen05.mma.cta_group::1.kind::f16.block_scale [%r1], %rd1, %rd1, %r1, %p1;", ".block_scale needs .kind::mxf8f6f4", false);
+  const char* ptxas = ptxasArg(argc, argv);
+  expectPtxas(ptxas, modules);
+  expectPtxas(ptxas, validForPtxas);
+  expectPtxas(ptxas, invalidForPtxas, false);
   return finish("ptx_tcgen05_scaled_test");
 }

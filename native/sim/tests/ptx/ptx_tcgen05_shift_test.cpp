@@ -8,10 +8,6 @@
 // the wait reads the old cells; a lane not a multiple of 32 is a named fault; .cta_group::2 next
 // to a ::1 alloc is a load error (its pair form: ptx_tcgen05_pair_move_test).
 // `sim_ptx_ptx_tcgen05_shift_test --ptxas PATH` also assembles the module with ptxas -arch=sm_100a.
-#include <cstdlib>
-#include <fstream>
-#include <unistd.h>
-
 #include "ptx_harness.h"
 
 using namespace ptxtest;
@@ -134,27 +130,11 @@ int main(int argc, char** argv) {
     Kernel k(kernel(line));
     Arena mem;
     uint64_t out = mem.alloc(128 * 16 * 4);
-    tsim::Fault f = k.run(mem, "k", {out, 0}, 1, 128);
-    if (f.kind == tsim::Fault::None || f.detail.find("the lane of the address must be a multiple of 32 (got lane 48)") == std::string::npos) {
-      std::printf("lane 48: expected a named fault, got kind %d: %s\n", (int)f.kind, f.detail.c_str());
-      failures++;
-    }
+    expectOutcome("lane 48", k.run(mem, "k", {out, 0}, 1, 128), "the lane of the address must be a multiple of 32 (got lane 48)");
   }
-  {
-    std::string log;
-    auto m = tsim::parsePtx(kernel("  tcgen05.shift.cta_group::2.down [%r14];"), log);
-    // (.cta_group::2 runs: ptx_tcgen05_pair_move_test; here the kernel's alloc names ::1)
-    if (m || log.find("all tcgen05 instructions of a kernel must use the same .cta_group") == std::string::npos) {
-      std::printf("cta_group::2 with a cta_group::1 alloc: expected a load error, got \"%s\"\n", log.c_str());
-      failures++;
-    }
-  }
-  if (argc == 3 && std::string(argv[1]) == "--ptxas") {
-    std::string file = "/tmp/tsim_tcgen05_shift_" + std::to_string(::getpid()) + ".ptx";
-    std::ofstream(file) << kernel(kShift);
-    std::string cmd = std::string(argv[2]) + " -arch=sm_100a -o /dev/null " + file;
-    if (std::system(cmd.c_str()) != 0) { std::printf("ptxas -arch=sm_100a refuses the module\n"); failures++; }
-    std::remove(file.c_str());
-  }
+  // (.cta_group::2 runs: ptx_tcgen05_pair_move_test; here the kernel's alloc names ::1)
+  expectLoadError("cta_group::2 with a cta_group::1 alloc", kernel("  tcgen05.shift.cta_group::2.down [%r14];"),
+                  "all tcgen05 instructions of a kernel must use the same .cta_group");
+  expectPtxas(ptxasArg(argc, argv), {kernel(kShift)});
   return finish("ptx_tcgen05_shift_test");
 }

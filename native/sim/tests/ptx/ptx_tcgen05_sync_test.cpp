@@ -4,10 +4,6 @@
 // instruction's name either way, and with synccheck on the report also names the lanes that are not
 // there, as for a bar.sync in divergent code (the hazard report is appended to the fault's).
 // `sim_ptx_ptx_tcgen05_sync_test --ptxas PATH` also assembles the modules with ptxas -arch=sm_100a.
-#include <cstdlib>
-#include <fstream>
-#include <unistd.h>
-
 #include "ptx_harness.h"
 
 using namespace ptxtest;
@@ -93,14 +89,6 @@ int main(int argc, char** argv) {
     expectDetail("partial ld", f, "tcgen05.ld needs all 32 lanes of the warp (.sync.aligned)", true);
     expectDetail("partial ld", f, "tcgen05.ld in divergent code: lanes 0xfff00000 of warp 0 are not at it", san == 2);
   }
-  if (argc == 3 && std::string(argv[1]) == "--ptxas") {
-    for (bool partial : {false, true}) {
-      std::string file = "/tmp/tsim_tcgen05_sync_" + std::to_string(::getpid()) + ".ptx";
-      std::ofstream(file) << kernel(partial, 20);
-      std::string cmd = std::string(argv[2]) + " -arch=sm_100a -o /dev/null " + file;
-      if (std::system(cmd.c_str()) != 0) { std::printf("ptxas -arch=sm_100a refuses the module\n"); failures++; }
-      std::remove(file.c_str());
-    }
-  }
+  expectPtxas(ptxasArg(argc, argv), {kernel(false, 20), kernel(true, 20)});
   return finish("ptx_tcgen05_sync_test");
 }

@@ -14,9 +14,6 @@
 // `sim_ptx_ptx_tcgen05_test --ptxas PATH` also assembles every module below with
 // ptxas -arch=sm_100a (sim_ptx_tcgen05_ptxas): each must be valid PTX.
 #include <algorithm>
-#include <cstdlib>
-#include <unistd.h>
-#include <fstream>
 
 #include "ptx_harness.h"
 
@@ -109,27 +106,16 @@ tsim::Fault run(const std::string& ptx, std::vector<uint32_t>* outv = nullptr, u
 }
 
 void expectFault(const char* name, const std::string& ptx, const char* phrase, unsigned threads = 256) {
-  tsim::Fault f = run(ptx, nullptr, threads);
-  if (f.kind == tsim::Fault::None || f.detail.find(phrase) == std::string::npos) {
-    std::printf("%s: expected a fault with \"%s\", got kind %d: %s\n", name, phrase, (int)f.kind, f.detail.c_str());
-    failures++;
-  }
+  expectOutcome(name, run(ptx, nullptr, threads), phrase);
 }
 
 std::vector<std::string> invalidForPtxas;  // refused modules that are not valid PTX either
 
-void expectLoadError(const char* name, const std::string& line, const char* phrase, bool validPtx = true) {
+void loadError(const char* name, const std::string& line, const char* phrase, bool validPtx = true) {
   std::string ptx = std::string(kHead) + ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .pred %p<2>;\n" + line + "\n  ret;\n}\n";
-  modules.push_back(ptx);
-  if (!validPtx) invalidForPtxas.push_back(ptx);
-  std::string log;
-  auto m = tsim::parsePtx(ptx, log);
-  if (m || log.find(phrase) == std::string::npos) {
-    std::printf("%s: expected a load error with \"%s\", got %s\n", name, phrase, m ? "a module" : log.c_str());
-    failures++;
-  }
+  (validPtx ? modules : invalidForPtxas).push_back(ptx);
+  expectLoadError(name, ptx, phrase);
 }
-
 void roundTripValues() {
   std::vector<uint32_t> out;
   tsim::Fault f = run(roundTrip(kAlloc, "", kWaitLd), &out);
@@ -315,32 +301,23 @@ void namedFaults() {
 
 void refusals() {
   // ld.red exists on sm_101a / sm_103f, not sm_100a
-  expectLoadError("ld.red", "  tcgen05.ld.red.sync.aligned.32x32b.x2.max.u32 {%r1, %r3}, %r4, [%r2];", "modifier .max is not implemented for tcgen05", false);
-  expectLoadError("16x32bx2 split", "  tcgen05.ld.sync.aligned.16x32bx2.x1.b32 {%r1}, [%r2], %r3;", "immHalfSplitoff must be an integer immediate", false);
+  loadError("ld.red", "  tcgen05.ld.red.sync.aligned.32x32b.x2.max.u32 {%r1, %r3}, %r4, [%r2];", "modifier .max is not implemented for tcgen05", false);
+  loadError("16x32bx2 split", "  tcgen05.ld.sync.aligned.16x32bx2.x1.b32 {%r1}, [%r2], %r3;", "immHalfSplitoff must be an integer immediate", false);
   // alloc / dealloc / relinquish and the dense kinds' MMA .cta_group::2 run (ptx_tcgen05_pair_test,
   // ptx_tcgen05_mma_pair_test); the pair's block-scaled MMA does not yet
-  expectLoadError("cta_group::2", "  tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
+  loadError("cta_group::2", "  tcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
                   "tcgen05.mma .cta_group::2 with the block-scaled kinds is not simulated yet");
-  expectLoadError("ncols imm", "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 96;", "nCols must be a power of two in [32, 512], got 96", false);
-  expectLoadError("x count", "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1}, [%r2];", "expected a vector of 2 registers", false);
+  loadError("ncols imm", "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], 96;", "nCols must be a power of two in [32, 512], got 96", false);
+  loadError("x count", "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%r1}, [%r2];", "expected a vector of 2 registers", false);
   // tcgen05.cp runs (ptx_tcgen05_cp_test); its decompressing forms do not yet
-  expectLoadError("cp decompression", "  tcgen05.cp.cta_group::1.128x256b.b8x16.b6x16_p32 [%r1], %rd1;", "tcgen05.cp decompression (.b8x16.b6x16_p32) is not simulated");
+  loadError("cp decompression", "  tcgen05.cp.cta_group::1.128x256b.b8x16.b6x16_p32 [%r1], %rd1;", "tcgen05.cp decompression (.b8x16.b6x16_p32) is not simulated");
   // the block-scaled kinds run (ptx_tcgen05_scaled_test); mxf4nvf4 without a vector size is no PTX
-  expectLoadError("mxf4nvf4 without scale_vec", "  tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
+  loadError("mxf4nvf4 without scale_vec", "  tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;",
                   "needs .scale_vec::2X/4X", false);
-  expectLoadError("scale_input_d f8f6f4", "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r3, %p1, 2;", "scale_input_d is not allowed with kind::f8f6f4", false);
-  expectLoadError("scale_input_d i8", "  tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1, 2;", "scale_input_d with kind::i8 (an integer accumulator) is not simulated");
+  loadError("scale_input_d f8f6f4", "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r3, %p1, 2;", "scale_input_d is not allowed with kind::f8f6f4", false);
+  loadError("scale_input_d i8", "  tcgen05.mma.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1, 2;", "scale_input_d with kind::i8 (an integer accumulator) is not simulated");
   // tcgen05.mma.ws runs (ptx_tcgen05_ws_test); the sparse A does not (its metadata layout is a figure)
-  expectLoadError("sp", "  tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r2], %r3, %p1;", "tcgen05.mma.sp (sparse A) is not simulated yet");
-}
-
-bool assembles(const char* ptxas, const std::string& ptx) {
-  std::string file = "/tmp/tsim_tcgen05_" + std::to_string(::getpid()) + ".ptx";
-  std::ofstream(file) << ptx;
-  std::string cmd = std::string(ptxas) + " -arch=sm_100a -o /dev/null " + file + " 2>/dev/null";
-  bool ok = std::system(cmd.c_str()) == 0;
-  std::remove(file.c_str());
-  return ok;
+  loadError("sp", "  tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r2], %r3, %p1;", "tcgen05.mma.sp (sparse A) is not simulated yet");
 }
 
 }  // namespace
@@ -352,18 +329,11 @@ int main(int argc, char** argv) {
   initcheck();
   asyncRules();
   namedFaults();
-  size_t runnable = modules.size();
   refusals();
-  if (argc == 3 && std::string(argv[1]) == "--ptxas") {
-    // every module the sim runs (including the fault cases: the faults are run-time ones) is valid
-    // sm_100a PTX, and so are the forms it refuses as "not simulated"; the malformed ones are not
-    for (size_t i = 0; i < modules.size(); i++) {
-      bool valid = i < runnable || std::find(invalidForPtxas.begin(), invalidForPtxas.end(), modules[i]) == invalidForPtxas.end();
-      if (assembles(argv[2], modules[i]) != valid) {
-        std::printf("ptxas -arch=sm_100a %s:\n%s\n", valid ? "refuses" : "accepts", modules[i].c_str());
-        failures++;
-      }
-    }
-  }
+  // every module the sim runs (including the fault cases: the faults are run-time ones) is valid
+  // sm_100a PTX, and so are the forms it refuses as "not simulated"; the malformed ones are not
+  const char* ptxas = ptxasArg(argc, argv);
+  expectPtxas(ptxas, modules);
+  expectPtxas(ptxas, invalidForPtxas, false);
   return finish("ptx_tcgen05_test");
 }

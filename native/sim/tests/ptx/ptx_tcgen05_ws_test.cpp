@@ -20,53 +20,19 @@
 //   reserved bits; load errors for .cta_group::2, block-scaled kinds, two collector qualifiers,
 //   disable_output_lane; racecheck reports a store to a B column read only through the shift.
 // `sim_ptx_ptx_tcgen05_ws_test --ptxas PATH` also assembles every module with ptxas -arch=sm_100a.
-#include <cstdlib>
-#include <fstream>
-#include <random>
-#include <unistd.h>
-
-#include "ptx_harness.h"
+#include "tcgen05_harness.h"
 
 using namespace ptxtest;
+using namespace tcgen05test;
 
 namespace {
 
-enum Ty { F16, BF16, TF32, E4M3, E5M2, U8, S8 };
-unsigned esize(Ty t) { return t == TF32 ? 4 : (t == F16 || t == BF16) ? 2 : 1; }
-bool isInt(Ty t) { return t == U8 || t == S8; }
-unsigned typeCode(Ty t) { return t == F16 || t == E4M3 || t == U8 ? 0 : t == BF16 || t == E5M2 || t == S8 ? 1 : 2; }
-
-uint32_t encode(Ty t, int v4) {  // the value v4 / 4 (integers: v4)
-  const float v = v4 / 4.0f;
-  switch (t) {
-    case F16: { _Float16 h = (_Float16)v; uint16_t b; memcpy(&b, &h, 2); return b; }
-    case BF16: return fbits(v) >> 16;
-    case TF32: return fbits(v) | 0x0ab5;  // the low 13 bits: ignored by tf32
-    case E4M3: case E5M2: {  // v = 1.m * 2^e exactly (genValue keeps to such values)
-      if (v == 0) return 0;
-      uint32_t f = fbits(v), sg = f >> 31, e = (f >> 23) & 255, m = f >> 20 & 7;
-      if (t == E4M3) return sg << 7 | (e - 127 + 7) << 3 | m;
-      return sg << 7 | (e - 127 + 15) << 2 | (m >> 1);
-    }
-    case U8: return (uint8_t)v4;
-    case S8: return (uint8_t)(int8_t)v4;
-  }
-  return 0;
-}
-int genValue(Ty t, std::mt19937& g) {
-  static const int e5[] = {0, 1, 2, 3, 4, 6, 8, -1, -2, -3, -4, -6, -8};
-  static const int e4[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -5, -6, -7};
-  if (t == E5M2) return e5[g() % 13];
-  if (t == E4M3) return e4[g() % 15];
-  if (t == U8) return (int)(g() % 256);
-  if (t == S8) return (int)(g() % 256) - 128;
-  return (int)(g() % 17) - 8;
-}
+uint32_t encode(Ty t, int v4) { return tcgen05test::encode(t, v4, 0x0ab5); }  // tf32's ignored low bits: 0x0ab5
 
 // K-major, no swizzle: one K slice is 32 bytes (two 16-byte chunks, LBO apart), 8-row groups SBO apart
 constexpr unsigned kLbo = 128, kSbo = 256;
-size_t kMajorAt(unsigned mn, unsigned kb) { return (mn / 8) * kSbo + (mn % 8) * 16 + (kb / 16) * kLbo + kb % 16; }
-uint64_t smemDesc(unsigned start) { return (uint64_t)(start >> 4) | (uint64_t)(kLbo >> 4) << 16 | (uint64_t)(kSbo >> 4) << 32 | 1ull << 46; }
+size_t kMajorAt(unsigned mn, unsigned kb) { return tcgen05test::kMajorAt(mn, kb, 0, kLbo, kSbo); }
+uint64_t smemDesc(unsigned start) { return tcgen05test::smemDesc(start, kLbo, kSbo); }
 
 // Zero-column mask descriptor fields (PTX ISA Table 45)
 uint64_t zcmDesc(unsigned shift, bool nonZero = false, unsigned skip = 0, unsigned use = 0, uint64_t extra = 0) {
@@ -106,8 +72,6 @@ struct Case {
   std::string kindOverride;  // the .kind / extra qualifiers text, for load-error cases
 };
 
-std::string kindName(Ty t) { return t == TF32 ? "tf32" : isInt(t) ? "i8" : esize(t) == 1 ? "f8f6f4" : "f16"; }
-
 std::string issueText(const Case& c) {
   std::string s;
   unsigned phase = 0, label = 0;
@@ -119,126 +83,16 @@ std::string issueText(const Case& c) {
       s += "  add.u32 %r53, %r11, " + std::to_string(st.dCol) + ";\n";
       s += "  tcgen05.mma.ws" + q + " [%r53], " + a + ", " + (st.b ? "%rd23" : "%rd22") + ", %r22, %p6" +
            (st.z < 0 ? "" : st.z ? ", %rd31" : ", %rd30") + ";\n";
-    } else if (st.what == 'C') {
-      s += "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\n";
-    } else if (st.what == 'W') {
-      const std::string l = "WT" + std::to_string(label++);
-      s += l + ":\n  mbarrier.try_wait.parity.shared::cta.b64 %p11, [%r5], " + std::to_string(phase++ & 1) + ";\n  @!%p11 bra " + l + ";\n";
     } else {
-      s += "  st.shared.u32 [%r44], %r45;\n  fence.proxy.async.shared::cta;\n";
+      s += st.what == 'C' ? ptxCommit() : st.what == 'W' ? ptxWaitNextPhase(label, phase) : ptxStoreShared();
     }
   }
   return s;
 }
 
+// the zero-column mask descriptors in %rd30 / %rd31
 std::string kernelText(const Case& c, unsigned width) {
-  const std::string wc = std::to_string(width);
-  return R"(.version 8.8
-.target sm_100a
-.address_size 64
-.extern .shared .align 1024 .b8 smem[];
-.visible .entry k(.param .u64 pimg, .param .u32 pwords, .param .u64 pdescs, .param .u32 pidesc, .param .u32 pen,
-    .param .u64 pinit, .param .u64 pout, .param .u64 pz0, .param .u64 pz1, .param .u32 pover, .param .u32 pval, .param .u32 pmisc)
-{
-  .reg .b32 %r<64>;
-  .reg .b64 %rd<40>;
-  .reg .pred %p<16>;
-  mov.u32 %r1, %tid.x;
-  shr.u32 %r2, %r1, 5;
-  and.b32 %r3, %r1, 31;
-  setp.lt.u32 %p1, %r1, 32;
-  setp.eq.u32 %p2, %r1, 0;
-  mov.u32 %r9, smem;
-  ld.param.u32 %r61, [pmisc];
-  add.u32 %r5, %r9, %r61;
-  add.u32 %r4, %r5, 8;
-  @%p1 tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;
-  @%p1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
-  @%p2 mbarrier.init.shared::cta.b64 [%r5], 1;
-  ld.param.u64 %rd1, [pimg];
-  ld.param.u32 %r6, [pwords];
-  mov.u32 %r7, %r1;
-COPY:
-  setp.ge.u32 %p3, %r7, %r6;
-  @%p3 bra COPIED;
-  mul.wide.u32 %rd2, %r7, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.u32 %r8, [%rd3];
-  shl.b32 %r10, %r7, 2;
-  add.u32 %r10, %r10, %r9;
-  st.shared.u32 [%r10], %r8;
-  add.u32 %r7, %r7, 128;
-  bra COPY;
-COPIED:
-  fence.proxy.async.shared::cta;
-  bar.sync 0;
-  ld.shared.u32 %r11, [%r4];
-  // this warp's quarter: lane L = 32 * warp + laneid, columns 0 .. width-1 from pinit
-  shl.b32 %r13, %r2, 21;
-  add.u32 %r14, %r11, %r13;
-  shl.b32 %r15, %r2, 5;
-  add.u32 %r15, %r15, %r3;
-  mul.lo.u32 %r16, %r15, )" + wc + R"(;
-  mul.wide.u32 %rd5, %r16, 4;
-  ld.param.u64 %rd4, [pinit];
-  add.s64 %rd6, %rd4, %rd5;
-  mov.u32 %r17, 0;
-INIT:
-  ld.global.u32 %r18, [%rd6];
-  add.u32 %r19, %r14, %r17;
-  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r19], {%r18};
-  add.s64 %rd6, %rd6, 4;
-  add.u32 %r17, %r17, 1;
-  setp.lt.u32 %p4, %r17, )" + wc + R"(;
-  @%p4 bra INIT;
-  tcgen05.wait::st.sync.aligned;
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  @!%p2 bra ISSUED;
-  ld.param.u64 %rd7, [pdescs];
-  cvt.u64.u32 %rd8, %r9;
-  shr.u64 %rd8, %rd8, 4;
-  ld.global.u64 %rd20, [%rd7];
-  ld.global.u64 %rd21, [%rd7+8];
-  ld.global.u64 %rd22, [%rd7+16];
-  ld.global.u64 %rd23, [%rd7+24];
-  add.s64 %rd20, %rd20, %rd8;
-  add.s64 %rd21, %rd21, %rd8;
-  add.s64 %rd22, %rd22, %rd8;
-  add.s64 %rd23, %rd23, %rd8;
-  ld.param.u64 %rd30, [pz0];
-  ld.param.u64 %rd31, [pz1];
-  ld.param.u32 %r22, [pidesc];
-  ld.param.u32 %r23, [pen];
-  setp.ne.u32 %p6, %r23, 0;
-  ld.param.u32 %r44, [pover];
-  add.u32 %r44, %r44, %r9;
-  ld.param.u32 %r45, [pval];
-  add.u32 %r54, %r11, 256;
-)" + issueText(c) + R"(ISSUED:
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  ld.param.u64 %rd12, [pout];
-  add.s64 %rd14, %rd12, %rd5;
-  mov.u32 %r17, 0;
-LD:
-  add.u32 %r19, %r14, %r17;
-  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r30}, [%r19];
-  tcgen05.wait::ld.sync.aligned;
-  st.global.u32 [%rd14], %r30;
-  add.s64 %rd14, %rd14, 4;
-  add.u32 %r17, %r17, 1;
-  setp.lt.u32 %p4, %r17, )" + wc + R"(;
-  @%p4 bra LD;
-  tcgen05.fence::before_thread_sync;
-  bar.sync 0;
-  tcgen05.fence::after_thread_sync;
-  @%p1 tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, 512;
-  ret;
-}
-)";
+  return mmaSeqKernel(".param .u64 pz0, .param .u64 pz1, ", 4, "  ld.param.u64 %rd30, [pz0];\n  ld.param.u64 %rd31, [pz1];\n", issueText(c), width);
 }
 
 std::vector<std::string> modules;
@@ -271,14 +125,8 @@ void runCase(const Case& c) {
   for (const Step& s : c.steps) W = std::max(W, s.dCol + N);
   if (c.aTmem) W = 264;
   std::vector<uint32_t> init((size_t)128 * W);
-  for (auto& v : init) v = isInt(c.ty) ? (uint32_t)(int32_t)((int)(rng() % 2001) - 1000) : fbits((float)((int)(rng() % 33) - 16));
-  if (c.aTmem) {
-    const unsigned per = 4 / es;
-    for (unsigned m = 0; m < M; m++)
-      for (unsigned q = 0; q < 8; q++) init[m * W + 256 + q] = 0;
-    for (unsigned m = 0; m < M; m++)
-      for (unsigned k = 0; k < K; k++) init[m * W + 256 + k / per] |= encode(c.ty, A[0][m * K + k]) << (8 * es * (k % per));
-  }
+  for (auto& v : init) v = genAccumulator(c.ty, rng);
+  if (c.aTmem) putATmem(init, W, A[0], M, K, c.ty, 0x0ab5);
   // expected: each MMA's D columns = A_a * B(columns shift ..) {+ D}; the other cells unchanged
   std::vector<uint32_t> want = init;
   for (const Step& s : c.steps) {
@@ -287,15 +135,7 @@ void runCase(const Case& c) {
     for (unsigned m = 0; m < M; m++)
       for (unsigned n = 0; n < N; n++) {
         uint32_t& cell = want[m * W + s.dCol + n];
-        if (isInt(c.ty)) {
-          int64_t d = c.en ? (int32_t)cell : 0;
-          for (unsigned k = 0; k < K; k++) d += (int64_t)A[s.a][m * K + k] * B[k * NB + n + shift];
-          cell = (uint32_t)(uint64_t)d;  // wrapping
-        } else {
-          double d = c.en ? bitsf(cell) : 0;  // exact: sixteenths
-          for (unsigned k = 0; k < K; k++) d += A[s.a][m * K + k] / 4.0 * B[k * NB + n + shift] / 4.0;
-          cell = fbits((float)d);
-        }
+        cell = denseCell(c.ty, c.en, cell, K, [&](unsigned k) { return A[s.a][m * K + k]; }, [&](unsigned k) { return B[k * NB + n + shift]; });
       }
   }
   const uint32_t idesc = (isInt(c.ty) ? 2u : 1u) << 4 | typeCode(c.ty) << 7 | typeCode(tb) << 10 | (c.n >> 3) << 17 | (c.m >> 4) << 24;
@@ -311,26 +151,7 @@ void runCase(const Case& c) {
   const unsigned overAt = bBase + c.over * 4;
   tsim::Fault f = k.run(mem, "k", {dimg, img.size() / 4, ddesc, idesc ^ c.idescXor, c.en ? 1u : 0u, dinit, dout, c.z0, c.z1, overAt, 0x7c007c00u, img.size()},
                         1, 128, nullptr, (unsigned)img.size() + 16, 0, 2, 1, 1, c.san);
-  if (c.hazard || c.fault) {
-    const tsim::Fault::Kind kind = c.hazard ? tsim::Fault::Hazard : f.kind;
-    const char* want1 = c.hazard ? c.hazard : c.fault;
-    if (f.kind == tsim::Fault::None || f.kind != kind || f.detail.find(want1) == std::string::npos) {
-      std::printf("%s: expected %s with \"%s\", got kind %d: %s\n", c.name.c_str(), c.hazard ? "a sanitizer report" : "a fault", want1, (int)f.kind, f.detail.c_str());
-      failures++;
-    }
-    return;
-  }
-  if (f.kind != tsim::Fault::None) {
-    std::printf("%s: fault %d %s\n", c.name.c_str(), (int)f.kind, f.detail.c_str());
-    failures++;
-    return;
-  }
-  std::vector<uint32_t> got = mem.get<uint32_t>(dout, init.size());
-  int bad = 0;
-  for (size_t i = 0; i < got.size(); i++)
-    if (got[i] != want[i] && bad++ < 3)
-      std::printf("%s: lane %zu column %zu: got 0x%08x (%g), want 0x%08x (%g)\n", c.name.c_str(), i / W, i % W, got[i], bitsf(got[i]), want[i], bitsf(want[i]));
-  if (bad) failures++;
+  if (expectOutcome(c.name, f, c.fault, c.hazard)) expectCells(c.name, mem.get<uint32_t>(dout, init.size()), want, W);
 }
 
 // a module the decoder must refuse, with `phrase` in its log
@@ -342,21 +163,7 @@ void loadError(const char* name, const std::string& mma, const char* phrase) {
   const size_t at = ptx.find("  tcgen05.mma.ws@");
   const size_t end = ptx.find('\n', at);
   ptx.replace(at, end - at, "  " + mma);
-  std::string log;
-  auto mod = tsim::parsePtx(ptx, log);
-  if (mod || log.find(phrase) == std::string::npos) {
-    std::printf("%s: expected a load error with \"%s\", got \"%s\"\n", name, phrase, log.c_str());
-    failures++;
-  }
-}
-
-bool assembles(const char* ptxas, const std::string& ptx) {
-  std::string file = "/tmp/tsim_tcgen05_ws_" + std::to_string(::getpid()) + ".ptx";
-  std::ofstream(file) << ptx;
-  std::string cmd = std::string(ptxas) + " -arch=sm_100a -o /dev/null " + file;
-  bool ok = std::system(cmd.c_str()) == 0;
-  std::remove(file.c_str());
-  return ok;
+  expectLoadError(name, ptx, phrase);
 }
 
 }  // namespace
@@ -413,12 +220,6 @@ int main(int argc, char** argv) {
             "tcgen05.mma.ws has no disable_output_lane operand");
   loadError("scale_input_d", "tcgen05.mma.ws.cta_group::1.kind::f16 [%r53], %rd20, %rd22, %r22, %p6, 2;", "zero_column_mask_desc is a 64-bit register");
   loadError("collector of A", "tcgen05.mma.ws.cta_group::1.kind::f16.collector::a::fill [%r53], %rd20, %rd22, %r22, %p6;", "tcgen05.mma.ws takes .collector::b{0,1,2,3}::*, not .collector::a::fill");
-  if (argc == 3 && std::string(argv[1]) == "--ptxas")
-    for (const auto& m : modules)
-      if (!assembles(argv[2], m)) {
-        std::printf("ptxas -arch=sm_100a refuses:\n%s\n", m.c_str());
-        failures++;
-        break;
-      }
+  expectPtxas(ptxasArg(argc, argv), modules);
   return finish("ptx_tcgen05_ws_test");
 }
