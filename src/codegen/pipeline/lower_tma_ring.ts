@@ -365,9 +365,9 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop, pf?: RingPrefetch): vo
   const yields = lowerRingBody(cx, op, l, iv, carried, rd);
   backEdge(cx, op, carried, yields);
   // the next stage: the stage indices advance by one, wrapping
-  const wrap = (r: string, stepBytes: number, first: string, past: string): void => {
+  const wrap = (r: string, step: number, first: string, past: string): void => {
     const q = cx.reg('pred');
-    cx.emit(`add.u32 ${r}, ${r}, ${stepBytes};`);
+    cx.emit(`add.u32 ${r}, ${r}, ${step};`);
     cx.emit(`setp.eq.u32 ${q}, ${r}, ${past};`);
     cx.emit(`selp.b32 ${r}, ${first}, ${r}, ${q};`);
   };
