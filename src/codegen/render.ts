@@ -246,7 +246,7 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   if (cx.usesShared && !dynamicShared) out.push(`\t.shared .align ${SWIZZLE_ALIGN} .b8 tessera_smem[${Math.max(16, shared)}];`);
   if (cx.localBytes) out.push(`\t.local .align 8 .b8 tessera_local[${Math.ceil(cx.localBytes / 8) * 8}];`);
   const body = [...cx.e.prologue, ...wsEntry, ...cx.e.lines];
-  if (barriers) placeBarriers(body, `${cx.smemSymbol()}+${scratch}`);
+  if (barriers) placeBarriers(body, cx.smemSymbol(), scratch);
   dropDeadCode(body);
   out.push(...body, '}', '');
   return {
@@ -255,10 +255,16 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   };
 }
 
-/** Points the mbarrier symbol of lower_tma.ts at its place in the shared buffer, past the scratch. */
-function placeBarriers(body: string[], at: string): void {
-  const sym = new RegExp(`\\b${TMA_BARRIER_SYMBOL}\\b`, 'g');
-  for (let i = 0; i < body.length; i++) if (body[i]!.includes(TMA_BARRIER_SYMBOL)) body[i] = body[i]!.replace(sym, at);
+/**
+ * Points the mbarrier symbol of lower_tma.ts at its place in the shared buffer, `scratch` bytes past
+ * `smem`; an offset written after the symbol (`tessera_mbar+16`) is folded into one (a PTX address
+ * operand is a symbol plus one constant).
+ */
+function placeBarriers(body: string[], smem: string, scratch: number): void {
+  const sym = new RegExp(`\\b${TMA_BARRIER_SYMBOL}\\b(?:\\+(\\d+))?`, 'g');
+  for (let i = 0; i < body.length; i++) {
+    if (body[i]!.includes(TMA_BARRIER_SYMBOL)) body[i] = body[i]!.replace(sym, (_, off?: string) => `${smem}+${scratch + Number(off ?? 0)}`);
+  }
 }
 
 function loadParam(cx: Lowering, f: Func, i: number, v: Value, sym: string, spec?: Specialization): void {

@@ -8,6 +8,12 @@
 //               iteration's first tcgen05.mma: the next stage is in flight while the MMAs run
 //   release     a bar.sync between the full-barrier wait and the refill: every thread has waited
 //               for the commits of the MMAs that read the refilled stage (previous iteration)
+//   state       the ring carries only its stage index (and the parity bits) across the back edge:
+//               the stage's and the mbarriers' shared addresses are derived in each iteration from
+//               the symbols, before they are used. Before, four pointers (read/write stage, read/write
+//               mbarrier) were advanced and wrapped on the back edge against bases held from before
+//               the loop, all live across the body; with them ptxas took 211 registers for the
+//               flash_d128 row instead of 184 (docs/compiler.md)
 // Numerical cases: test/e2e/tcgen05_flash_tma_ring.test.ts; sabotage: ..._sabotage.test.ts.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
@@ -59,5 +65,32 @@ describe('flash attention (TMA form) on sm_100a: K and V on the TMA ring', () =>
     const ring = before.lastIndexOf('// TMA ring:');
     expect(ring, 'the ring\'s comment before the loop').toBeGreaterThan(0);
     expect([...before.slice(ring).matchAll(LOAD)].length, 'the prologue: stages 0..S-2').toBe((c.numStages - 1) * perStage);
+  });
+});
+
+/** The instruction lines of `text` that write `reg` (as their first operand). */
+const defsOf = (text: string, reg: string): RegExpMatchArray[] => [...text.matchAll(new RegExp(`\\n\\t(?:@!?%p\\d+ )?[a-z][\\w.:]* ${reg}(?=[,;\\s])`, 'g'))];
+
+describe('flash attention (TMA form) on sm_100a: the ring\'s state across the loop', () => {
+  it.each(CONFIGS)('BM $BM, BN $BN, D $D, $numWarps warps, $numStages stages: the stage and mbarrier addresses are derived in the iteration, only the stage index is advanced', (c) => {
+    const r = gateTargets(fa3Attention.trace({ BM: c.BM, BN: c.BN, D: c.D, CAUSAL: false, WS: false }), ['sm_100a'], { numWarps: c.numWarps, numStages: c.numStages })['sm_100a']!;
+    const { loop } = keyLoop(r.ptx);
+    const used = [
+      // the full-barrier wait (the loop's first; the others wait for the MMAs' commits)
+      ...[...loop.matchAll(WAIT)].slice(0, 1).map((m) => [m[1]!, m.index!] as const),
+      ...[...loop.matchAll(LOAD)].map((m) => [m[1]!, m.index!] as const),
+      ...[...loop.matchAll(/cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes \[(%r\d+)/g)].map((m) => [m[1]!, m.index!] as const),
+    ];
+    expect(used.length, 'the loop\'s wait and copies').toBe(1 + 2 * 2 * c.boxes);
+    for (const [reg, at] of used) {
+      // written in this iteration before its use (before: a pointer carried from the last one)
+      const first = defsOf(loop, reg)[0];
+      expect(first, `${reg} written in the loop`).toBeDefined();
+      expect(first!.index!, `${reg} derived before its use, not carried from the previous iteration`).toBeLessThan(at);
+    }
+    // what the back edge advances by a constant: the stage index by 1 (before: also the four
+    // pointers by the stage's bytes and the mbarriers' 8)
+    const advanced = [...loop.matchAll(/\n\tadd\.u32 (%r\d+), \1, (\d+);/g)].map((m) => Number(m[2]));
+    expect(advanced, 'the ring registers advanced in the loop').toEqual([1]);
   });
 });

@@ -82,14 +82,17 @@ export function mapAddress(cx: Lowering, i: number): string {
 
 /**
  * `n` consecutive fresh mbarriers (arrival count 1, 8 bytes apart), initialized in the prologue by
- * thread 0, and a phase register (0) for them; returns the first one's shared address.
+ * thread 0, and a phase register (0) for them; returns the first one's shared address (`bar`, a
+ * register set in the prologue) and the same address as a constant expression (`at`, for a
+ * `mov.u32` where it is used: a loop that re-derives it keeps no register live for it).
  */
-export function newBarriers(cx: Lowering, n: number, count: (k: number) => number = () => 1): { bar: string; phase: string } {
+export function newBarriers(cx: Lowering, n: number, count: (k: number) => number = () => 1): { bar: string; phase: string; at: string } {
   const s = perKernel(cx);
   const p = elected(cx);
   const bar = cx.reg('b32');
   const phase = cx.reg('b32');
   const P = (l: string): void => cx.e.emitPrologue(l);
+  const at = s.barriers ? `${TMA_BARRIER_SYMBOL}+${8 * s.barriers}` : TMA_BARRIER_SYMBOL;
   P(`mov.u32 ${bar}, ${TMA_BARRIER_SYMBOL};`);
   if (s.barriers) P(`add.u32 ${bar}, ${bar}, ${8 * s.barriers};`);
   P(`mov.u32 ${phase}, 0;`);
@@ -97,7 +100,7 @@ export function newBarriers(cx: Lowering, n: number, count: (k: number) => numbe
   P('fence.mbarrier_init.release.cluster;');
   P('bar.sync 0;');
   s.barriers += n;
-  return { bar, phase };
+  return { bar, phase, at };
 }
 /** Spins until the mbarrier at `bar` completes the phase of parity `parity` (unless sabotaged). */
 export function waitBarrier(cx: Lowering, bar: string, parity: string): void {

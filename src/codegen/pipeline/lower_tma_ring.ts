@@ -256,23 +256,36 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop, pf?: RingPrefetch): vo
   const multi = typeof mc === 'string' ? undefined : mc;
   const maps = l.tiles.map((t, k) => (multi?.shares[k] ? '' : mapAddress(cx, tensorMaps(cx).mapFor(t.load, t.g))));
   // phases: bit k = parity stage k waits for next; with multicast, S empty mbarriers follow the S full ones
-  const { bar: bar0, phase: phases } = newBarriers(cx, multi ? 2 * S : S, (k) => (multi && k >= S ? emptyCount(cx, multi) : 1));
+  const { at: bars, phase: phases } = newBarriers(cx, multi ? 2 * S : S, (k) => (multi && k >= S ? emptyCount(cx, multi) : 1));
   const p = elected(cx); // the issuing thread's predicate, made before the ring's registers
-  const ring0 = cx.reg('b32');
-  const ringEnd = cx.reg('b32');
-  cx.emit(`mov.u32 ${ring0}, ${cx.smemSymbol()};`);
-  cx.emit(`add.u32 ${ringEnd}, ${ring0}, ${S * SB};`);
+  // Stage k's shared address and its mbarrier's, derived from the constant symbols where they are
+  // used (`mov` of the symbol, `mad` of the stage index): only the stage index and the parity bits
+  // cross the back edge. Pointers advanced and wrapped on the back edge, with the bases they wrap
+  // to, were live across the whole loop body, and with them ptxas took 211 registers for the
+  // sm_100a flash loop instead of 184 (docs/compiler.md, flash_d128).
+  const at = (sym: string, idx: string | number, stride: number): string => {
+    const r = cx.reg('b32');
+    if (typeof idx === 'number') {
+      // one constant after the symbol (a PTX address operand is a symbol plus one constant)
+      const [, name, off] = /^(.*?)(?:\+(\d+))?$/.exec(sym)!;
+      const k = Number(off ?? 0) + idx * stride;
+      cx.emit(`mov.u32 ${r}, ${name}${k ? `+${k}` : ''};`);
+    } else {
+      const base = cx.reg('b32');
+      cx.emit(`mov.u32 ${base}, ${sym};`);
+      cx.emit(`mad.lo.u32 ${r}, ${idx}, ${stride}, ${base};`);
+    }
+    return r;
+  };
+  const stageAt = (idx: string | number): string => at(cx.smemSymbol(), idx, SB);
+  const barAt = (idx: string | number): string => at(bars, idx, 8);
   const issue = (iv: string, stage: string, bar: string): void => issueStage(cx, l, maps, ub, iv, stage, bar, multi);
   /** Stages 0..D-1: the first D iterations of a run from `lo` (bound `hi`). */
   const issueFirst = (lo: string, hi: string): void => {
     for (let j = 0; j < D; j++) {
       const ivj = cx.newRegs(ivT, 1)[0]!;
-      const st = cx.reg('b32');
-      const bj = cx.reg('b32');
       cx.emit(`add.${ty} ${ivj}, ${lo}, ${j * l.step};`);
-      cx.emit(`add.u32 ${st}, ${ring0}, ${j * SB};`);
-      cx.emit(`add.u32 ${bj}, ${bar0}, ${8 * j};`);
-      issueStage(cx, l, maps, hi, ivj, st, bj, multi);
+      issueStage(cx, l, maps, hi, ivj, stageAt(j), barAt(j), multi);
     }
   };
   const prologue = (): void => {
@@ -286,7 +299,7 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop, pf?: RingPrefetch): vo
   if (pf) prologueUnlessPrefetched(cx, pf, prologue); // the previous tile may have issued them (ring_prefetch.ts)
   else prologue();
 
-  const [rd, wr, rdBar, wrBar, rdIdx] = [0, 1, 2, 3, 4].map(() => cx.reg('b32')) as [string, string, string, string, string];
+  const rdIdx = cx.reg('b32'); // the stage this iteration reads
   // multicast: the refilled stage's index, the empty barriers' parity bits, the run's iteration count
   const [wrIdx, ePhases, count] = multi ? [0, 1, 2].map(() => cx.reg('b32')) : [];
   if (multi) {
@@ -317,10 +330,6 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop, pf?: RingPrefetch): vo
     cx.emit(`xor.b32 ${ePhases!}, ${ePhases!}, ${bit};`);
     cx.e.placeLabel(skip);
   };
-  cx.emit(`mov.u32 ${rd}, ${ring0};`);
-  cx.emit(`add.u32 ${wr}, ${ring0}, ${D * SB};`);
-  cx.emit(`mov.u32 ${rdBar}, ${bar0};`);
-  cx.emit(`add.u32 ${wrBar}, ${bar0}, ${8 * D};`);
   cx.emit(`mov.u32 ${rdIdx}, 0;`);
   const iv = cx.newRegs(ivT, 1)[0]!;
   cx.emit(`${movFor(ivT)} ${iv}, ${lb};`);
@@ -330,6 +339,17 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop, pf?: RingPrefetch): vo
   cx.e.placeLabel(top);
   cx.emit(`setp.ge.${ty} ${done}, ${iv}, ${ub};`);
   cx.emit(`@${done} bra.uni ${end};`);
+  // this iteration's stage and the one it refills (D ahead; carried with multicast, whose empty
+  // barriers' parity bits are indexed by it)
+  let wrIx = wrIdx;
+  if (!wrIx) {
+    const q = cx.reg('pred');
+    wrIx = cx.reg('b32');
+    cx.emit(`add.u32 ${wrIx}, ${rdIdx}, ${D};`);
+    cx.emit(`setp.ge.u32 ${q}, ${wrIx}, ${S};`);
+    cx.emit(`@${q} sub.u32 ${wrIx}, ${wrIx}, ${S};`);
+  }
+  const [rd, rdBar, wr, wrBar] = [stageAt(rdIdx), barAt(rdIdx), stageAt(wrIx), barAt(wrIx)];
   const parity = cx.reg('b32');
   const bit = cx.reg('b32');
   cx.emit(`bfe.u32 ${parity}, ${phases}, ${rdIdx}, 1;`);
@@ -344,19 +364,13 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop, pf?: RingPrefetch): vo
 
   const yields = lowerRingBody(cx, op, l, iv, carried, rd);
   backEdge(cx, op, carried, yields);
-  // the next stage: read and write pointers (and their mbarriers) advance by one, wrapping
-  const wrap = (r: string, stepBytes: number, first: string, past: string): void => {
+  // the next stage: the stage indices advance by one, wrapping
+  const wrap = (r: string, step: number, first: string, past: string): void => {
     const q = cx.reg('pred');
-    cx.emit(`add.u32 ${r}, ${r}, ${stepBytes};`);
+    cx.emit(`add.u32 ${r}, ${r}, ${step};`);
     cx.emit(`setp.eq.u32 ${q}, ${r}, ${past};`);
     cx.emit(`selp.b32 ${r}, ${first}, ${r}, ${q};`);
   };
-  const barEnd = cx.reg('b32');
-  cx.emit(`add.u32 ${barEnd}, ${bar0}, ${8 * S};`);
-  wrap(rd, SB, ring0, ringEnd);
-  wrap(wr, SB, ring0, ringEnd);
-  wrap(rdBar, 8, bar0, barEnd);
-  wrap(wrBar, 8, bar0, barEnd);
   const zero = cx.reg('b32');
   const nS = cx.reg('b32');
   cx.emit(`mov.u32 ${zero}, 0;`);
