@@ -17,16 +17,27 @@ import { launchInPlace } from './ptx_in_place.js';
 
 export type Half = 'f16' | 'bf16';
 
-/** C = A B (f32) through descriptors, named `name`: one BM x BN tile per program, the K loop on the ring (`ws`: warp-specialized). */
-export const mmDesc = (t: Half | 'f8e4m3', name: string, ws = false): Kernel => kernel(
-  { name, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+export interface MmDescOptions {
+  /** The K loop warp-specialized. */
+  readonly ws?: boolean;
+  /** C's type (default f32); a 16-bit C gets the accumulator cast to it. */
+  readonly out?: 'f32' | Half;
+  /** C's descriptor made before the K loop, not at the store (the trace order some tests were written in). */
+  readonly cFirst?: boolean;
+}
+
+/** C = A B through descriptors, named `name`: one BM x BN tile per program, the K loop on the ring. */
+export const mmDesc = (t: Half | 'f8e4m3', name: string, o: MmDescOptions = {}): Kernel => kernel(
+  { name, params: { a: ptr(t), b: ptr(t), c: ptr(o.out ?? 'f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
   ({ a, b, c, M, N, K, BM, BN, BK }) => {
     const [bm, bn, bk] = [BM as number, BN as number, BK as number];
     const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
     const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const cDesc = () => makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
+    const dc = o.cFirst ? cDesc() : undefined;
     const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })], ws ? { warpSpecialize: true } : {});
-    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })], o.ws ? { warpSpecialize: true } : {});
+    (dc ?? cDesc()).store([om, on], o.out === undefined || o.out === 'f32' ? acc! : acc!.to(o.out));
   },
 );
 

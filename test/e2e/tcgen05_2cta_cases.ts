@@ -17,7 +17,7 @@ export const CLUSTER = [2, 1, 1] as const;
  * C = A B (f32) through descriptors: one BM x BN tile per program, the K loop on the ring (`ws`:
  * warp-specialized, a load warp, an MMA warp and epilogue warps: pipeline/ws_tcgen05.ts).
  */
-export const mmDesc = (t: desc.Half, ws = false): Kernel => desc.mmDesc(t, `tc2_${t}${ws ? '_ws' : ''}`, ws);
+export const mmDesc = (t: desc.Half, ws = false): Kernel => desc.mmDesc(t, `tc2_${t}${ws ? '_ws' : ''}`, { ws });
 
 export interface Problem { M: number; N: number; K: number; BN: number; BK: number; numWarps: number }
 /** The arguments (BM 128), the JS reference and the grid: M tiles rounded up to whole pairs. */

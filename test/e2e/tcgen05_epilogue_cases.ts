@@ -1,36 +1,24 @@
 // Shared by the tcgen05 epilogue tests (tcgen05_epilogue.test.ts and its sabotage): kernels with
-// pointer and descriptor stores of a tcgen05 accumulator, integer inputs and their JS reference,
+// pointer and descriptor (desc_matmul_cases.ts) stores of a tcgen05 accumulator, integer inputs and their JS reference,
 // the sm_100a compile as the sim device specializes it, and a launch of given PTX on the sim.
-import { expect } from 'vitest';
 import type { CompileResult } from '../../src/compile/compile.js';
-import type { Func } from '../../src/ir/ops.js';
 import { f16Array } from '../../src/ir/half.js';
-import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
-import { kernel, type Kernel } from '../../src/runtime/kernel.js';
+import { constexpr, ptr } from '../../src/lang/index.js';
+import type { Kernel } from '../../src/runtime/kernel.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import { gateTargets } from '../codegen/gate.js';
-import { lcg, simDevice } from './helpers.js';
+import * as desc from './desc_matmul_cases.js';
+import { ints, traced } from './desc_matmul_cases.js';
+export { ints };
+import { simDevice } from './helpers.js';
 
 export type Out = 'f32' | 'f16';
 export const mmParams = (out: Out) => ({ a: ptr('f16'), b: ptr('f16'), c: ptr(out), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() }) as const;
 
 /** C = A B through descriptors (the TMA ring), C in f32 or f16. */
-export const mmDesc = (out: Out): Kernel => kernel({ name: `epi_desc_${out}`, params: mmParams(out) }, ({ a, b, c, M, N, K, BM, BN, BK }) => {
-  const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-  const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-  const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-  const om = programId(0).mul(bm), on = programId(1).mul(bn);
-  const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-  makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], out === 'f16' ? acc!.to('f16') : acc!);
-});
+const mmDesc = (out: Out): Kernel => desc.mmDesc('f16', `epi_desc_${out}`, { out });
 export const DESC = { f32: mmDesc('f32'), f16: mmDesc('f16') };
 
-/** Integers in [-4, 4]: exact in f16, every product and sum here exact in f32. */
-export function ints(n: number, seed: number): Float32Array {
-  const r = lcg(seed);
-  return Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
-}
 /** C (+ c0) = A B in f32, then in the output's type. */
 export function reference(a: Float32Array, b: Float32Array, M: number, N: number, K: number, out: Out, c0?: Float32Array): Float32Array | Uint16Array {
   const c = new Float32Array(M * N);
@@ -48,12 +36,6 @@ export function problem(p: Problem, out: Out, seed: number, c0?: Float32Array) {
   const c = c0 ? c0.slice() : out === 'f16' ? new Uint16Array(p.M * p.N) : new Float32Array(p.M * p.N);
   const args = { a: f16Array(af), b: f16Array(bf), c, M: p.M, N: p.N, K: p.K, BM: p.BM, BN: p.BN, BK: p.BK };
   return { args, want: reference(af, bf, p.M, p.N, p.K, out, c0), grid: [Math.ceil(p.M / p.BM), Math.ceil(p.N / p.BN), 1] as const };
-}
-
-export function traced(k: Kernel, args: Record<string, unknown>): { f: Func; positional: LaunchArg[] } {
-  const cx: Record<string, number> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number;
-  return { f: k.trace(cx), positional: k.def.runtimeParams.map((p) => args[p.name] as LaunchArg) };
 }
 
 /** The sm_100a PTX as the sim device specializes it, through the ptxas gate (no spills). */
