@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { fa3Attention } from '../../bench/fa3_kernels.js';
-import { randF32 } from './helpers.js';
+import { expectClose, randF32 } from './helpers.js';
 import { attentionRef } from './tc_matmul_cases.js';
 import { cutTheWait, launchInPlace, MBARRIER_WAIT_LOOP } from './ptx_in_place.js';
 
@@ -53,6 +53,13 @@ export const sabWrong = (o: Float32Array | Error): boolean => {
   const want = sabWant();
   return o instanceof Error || o.some((x, i) => !(Math.abs(x - want[i]!) <= 2e-3 * (1 + Math.abs(want[i]!))));
 };
+
+/** The control both sabotage files run: the unsabotaged PTX, launched the same way, is right. */
+export function expectFa3Control(): void {
+  const o = launchFa3(sabPtx());
+  expect(o).toBeInstanceOf(Float32Array);
+  expectClose(o as Float32Array, sabWant(), 2e-3, 'sim vs JS');
+}
 
 /** Launches `ptx` in place of the compiled kernel's, one program (rows 0..127): its rows of O, or the launch's fault. */
 export function launchFa3(ptx: string): Float32Array | Error {

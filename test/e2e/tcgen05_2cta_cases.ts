@@ -80,3 +80,18 @@ export async function checkPairCase(k: Kernel, t: desc.Half, p: Problem, seed: n
   await runOn('interpret', k, mine, grid, { numWarps: p.numWarps });
   expectBitwise(got, mine.c, 'pair vs the interpreter');
 }
+
+/** The skew sabotage tests' problem (tcgen05_2cta_sabotage, tcgen05_2cta_ws_sabotage): one pair along M, a K loop of 1. */
+export const SKEW_PROBLEM: Problem = { M: 256, N: 128, K: 64, BN: 128, BK: 64, numWarps: 4 };
+
+/** A sabotaged pair kernel under skew: a named fault of the sim, or a result that is not `want`. */
+export function expectWrongOrFault(k: Kernel, args: Record<string, unknown>, grid: readonly number[], r: CompileResult, want: Float32Array): void {
+  let got: Float32Array | undefined;
+  try {
+    got = runPtx(k, args, grid, r);
+  } catch (e) {
+    expect((e as Error).message).toMatch(/tessera-sim: /);
+    return;
+  }
+  expect(got.some((x, i) => x !== want[i]), 'the sabotaged pair kernel gave the right result').toBe(true);
+}
