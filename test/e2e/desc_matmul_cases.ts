@@ -2,7 +2,7 @@
 // tcgen05_2cta_cases.ts, tcgen05_cpasync_inflight.test.ts, ws_tcgen05.test.ts): one BM x BN tile
 // per program, the K loop over tensor-descriptor loads; its small-integer problems (exact in f16
 // and bf16, every product and sum exact in f32, so every summation order gives the same bits),
-// the trace with the launch's positional arguments, the launch of given PTX on the sim, and the
+// the trace with the launch's positional arguments, the sm_100a compile through ptxas, the launch of given PTX on the sim, and the
 // sabotage both tcgen05 rings share (the EMPTY wait cut out).
 import { expect } from 'vitest';
 import type { CompileResult } from '../../src/compile/compile.js';
@@ -14,6 +14,8 @@ import type { LaunchArg } from '../../src/runtime/device.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
 import { lcg, matmulF64 } from './helpers.js';
 import { launchInPlace } from './ptx_in_place.js';
+import { gateTargets } from '../codegen/gate.js';
+import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 
 export type Half = 'f16' | 'bf16';
 
@@ -63,6 +65,12 @@ export function traced(k: Kernel, args: Record<string, unknown>): { f: Func; pos
   const cx: Record<string, number> = {};
   for (const n of k.def.constexprNames) cx[n] = args[n] as number;
   return { f: k.trace(cx), positional: k.def.runtimeParams.map((p) => args[p.name] as LaunchArg) };
+}
+
+/** The sm_100a compile as the sim device specializes it, through the ptxas gate (no spills). */
+export function sm100(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages: number): CompileResult {
+  const { f, positional } = traced(k, args);
+  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!;
 }
 
 /** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim, in clusters of `cluster` if given; returns c, or throws the launch's fault. */

@@ -5,12 +5,10 @@ import type { CompileResult } from '../../src/compile/compile.js';
 import { f16Array } from '../../src/ir/half.js';
 import { constexpr, ptr } from '../../src/lang/index.js';
 import type { Kernel } from '../../src/runtime/kernel.js';
-import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
-import { gateTargets } from '../codegen/gate.js';
 import * as desc from './desc_matmul_cases.js';
 import { ints, traced } from './desc_matmul_cases.js';
-export { ints };
-import { simDevice } from './helpers.js';
+export { ints, sm100 } from './desc_matmul_cases.js';
+import { launchInPlace } from './ptx_in_place.js';
 
 export type Out = 'f32' | 'f16';
 export const mmParams = (out: Out) => ({ a: ptr('f16'), b: ptr('f16'), c: ptr(out), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() }) as const;
@@ -38,29 +36,9 @@ export function problem(p: Problem, out: Out, seed: number, c0?: Float32Array) {
   return { args, want: reference(af, bf, p.M, p.N, p.K, out, c0), grid: [Math.ceil(p.M / p.BM), Math.ceil(p.N / p.BN), 1] as const };
 }
 
-/** The sm_100a PTX as the sim device specializes it, through the ptxas gate (no spills). */
-export function sm100(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages: number): CompileResult {
-  const { f, positional } = traced(k, args);
-  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!;
-}
-
-/** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim; returns c's bytes. */
+/** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim; returns c's bytes, or throws the launch's fault. */
 export function runPtx(k: Kernel, args: Record<string, unknown>, grid: readonly number[], r: CompileResult, ptx: string): ArrayBufferView {
-  const { positional } = traced(k, args);
-  const dev = simDevice().native;
-  const bufs = positional.map((a) => {
-    if (!ArrayBuffer.isView(a)) return undefined;
-    const b = dev.alloc(Math.max(1, a.byteLength));
-    dev.upload(b, a);
-    return b;
-  });
-  try {
-    const { cubin: _drop, ...rest } = r;
-    dev.launch({ ...rest, ptx }, positional.map((a, i) => bufs[i] ?? a), grid);
-    dev.synchronize();
-    return dev.download(bufs[2]!, (args.c as Float32Array).slice());
-  } finally {
-    for (const b of bufs) if (b) dev.free(b);
-  }
+  const c = launchInPlace(r, ptx, traced(k, args).positional, grid as [number, number, number], 2);
+  if (c instanceof Error) throw c;
+  return c;
 }
-
