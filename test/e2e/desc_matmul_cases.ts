@@ -1,9 +1,11 @@
-// The descriptor matmul the TMA-ring tests share (tcgen05_ring.test.ts, the 2-CTA tests through
-// tcgen05_2cta_cases.ts, tcgen05_cpasync_inflight.test.ts, ws_tcgen05.test.ts): one BM x BN tile
-// per program, the K loop over tensor-descriptor loads; its small-integer problems (exact in f16
-// and bf16, every product and sum exact in f32, so every summation order gives the same bits),
-// the trace with the launch's positional arguments, the sm_100a compile through ptxas, the launch of given PTX on the sim, and the
-// sabotage both tcgen05 rings share (the EMPTY wait cut out).
+// The descriptor matmul the TMA tests share (the TMA-ring tests: tcgen05_ring.test.ts, the 2-CTA
+// tests through tcgen05_2cta_cases.ts, tcgen05_cpasync_inflight.test.ts, ws_tcgen05.test.ts; and
+// codegen/tma, codegen/wgmma, e2e/tma, tma_sabotage, tiles_cases, stmatrix_epilogue and
+// tcgen05_epilogue_cases, each under its own kernel name): one BM x BN tile per program, the K
+// loop over tensor-descriptor loads; its small-integer problems (exact in f16 and bf16, every
+// product and sum exact in f32, so every summation order gives the same bits), the trace with the
+// launch's positional arguments, the sm_100a compile through ptxas, the launch of given PTX on the
+// sim, and the sabotage both tcgen05 rings share (the EMPTY wait cut out).
 import { expect } from 'vitest';
 import type { CompileResult } from '../../src/compile/compile.js';
 import { EMPTY_WAIT } from '../../src/codegen/pipeline/tcgen05_ring.js';

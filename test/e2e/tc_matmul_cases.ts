@@ -1,6 +1,7 @@
 // Pieces the tensor-core matmul tests share (matmul_tc, matmul_tc_types, matmul_wgmma,
-// matmul_tcgen05): f16/bf16 inputs, f64 references, the accumulating matmul kernel (c = c + a @ b),
-// an element-wise rounding bound, 8-bit integer inputs, and the PTX the sim device compiles for a
+// matmul_tcgen05): f16/bf16 inputs, f64 references (the attention one also serves the tcgen05 A
+// tests, the FA3 cases and codegen/mma_warps), the accumulating matmul kernel (c = c + a @ b), an
+// element-wise rounding bound, 8-bit integer inputs, and the PTX the sim device compiles for a
 // launch (generic and specialized, both through ptxas).
 import { expect } from 'vitest';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
