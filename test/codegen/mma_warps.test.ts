@@ -12,6 +12,7 @@ import { dotWarpPrefs } from '../../src/compiler/mma_warps.js';
 import { flashAttention } from '../../bench/kernels.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { expectClose, randF32, runBoth, simDevice } from '../e2e/helpers.js';
+import { attentionRef } from '../e2e/tc_matmul_cases.js';
 import { count, gate } from './gate.js';
 import { kernel, P } from './dsl.js';
 
@@ -32,18 +33,6 @@ const reducedDot = (axis: 0 | 1 | undefined) => kernel(`mm_red${axis ?? 'none'}`
 
 const flash = (t: 'f16' | 'bf16', cx = { BM: 64, BN: 64, D: 64 }) => flashAttention[t].trace(cx);
 
-/** Softmax(q k^T scale) v for the first 64 rows of q, in f64. */
-function attention(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number): Float64Array {
-  const o = new Float64Array(64 * D);
-  for (let i = 0; i < 64; i++) {
-    const s = Array.from({ length: L }, (_, j) => { let d = 0; for (let x = 0; x < D; x++) d += q[i * D + x]! * k[j * D + x]!; return d * scale; });
-    const mx = Math.max(...s);
-    const e = s.map((x) => Math.exp(x - mx));
-    const sum = e.reduce((a, b) => a + b, 0);
-    for (let x = 0; x < D; x++) o[i * D + x] = e.reduce((a, p, j) => a + p * v[j * D + x]!, 0) / sum;
-  }
-  return o;
-}
 /** Largest |a - b| relative to the largest |b|. */
 const maxErr = (a: Float32Array, b: Float64Array): number => {
   const big = b.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
@@ -123,7 +112,7 @@ describe('warp grids of mma layouts', () => {
         const o = dev.download(bufs[3]!) as Uint8Array;
         const out = new Float32Array(o.buffer, o.byteOffset, 64 * D);
         const [q, k, v] = x.map((a) => f16ToFloat32(a));
-        return { c: dev.simCounters()!, err: maxErr(out, attention(q!, k!, v!, L, D, scale)) };
+        return { c: dev.simCounters()!, err: maxErr(out, attentionRef(q!, k!, v!, L, D, scale, false, 64)) };
       } finally {
         for (const b of bufs) dev.free(b);
       }

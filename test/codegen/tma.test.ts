@@ -3,8 +3,9 @@
 // the recipe the launcher builds them from (metadata.tensorMaps), which descriptors fall back to
 // masked loads, and ptxas for sm_90a on each. Runs on the sim: test/e2e/tma.test.ts.
 import { describe, expect, it } from 'vitest';
-import { arange, constexpr, defineKernel, devicePrint, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';
+import { arange, constexpr, defineKernel, devicePrint, forLoop, load, makeTensorDescriptor, programId, ptr, store } from '../../src/lang/index.js';
 import { compile } from '../../src/compile/compile.js';
+import { mmDesc } from '../e2e/desc_matmul_cases.js';
 import { count, gateTargets } from './gate.js';
 
 const copy = defineKernel(
@@ -92,17 +93,7 @@ describe('TMA lowering (sm_90a)', () => {
   });
 
   describe('the TMA ring (numStages 3)', () => {
-    const mm = defineKernel(
-      { name: 'tring', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-      ({ a, b, c, M, N, K, BM, BN, BK }) => {
-        const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-        const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-        const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-        const om = programId(0).mul(bm), on = programId(1).mul(bn);
-        const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-        makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
-      },
-    );
+    const mm = mmDesc('f16', 'tring');
 
     it.each([[32, 'mma.sync', 2], [64, 'wgmma (in flight across iterations)', 1]] as const)('BM = %i, %s: golden lines, issue distance %i', (BM, _, D) => {
       const r = compile(mm.trace({ BM, BN: 64, BK: 32 }), { target: 'sm_90a', numStages: 3, ptxas: true });
@@ -132,17 +123,7 @@ describe('TMA lowering (sm_90a)', () => {
   // at 1024 but grows the window by the 16-aligned static size; a real GPU ignores the alignment),
   // and the ring's last boxes at production tiles (128x128x64, 3 stages) left shared memory.
   describe('shared memory: the mbarriers live in the one buffer, past the scratch', () => {
-    const mm = defineKernel(
-      { name: 'tlayout', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-      ({ a, b, c, M, N, K, BM, BN, BK }) => {
-        const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-        const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-        const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-        const om = programId(0).mul(bm), on = programId(1).mul(bn);
-        const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-        makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
-      },
-    );
+    const mm = mmDesc('f16', 'tlayout');
     const shared = (ptx: string): string[] => ptx.split('\n').filter((l) => /^\s*(\.extern\s+)?\.shared\s/.test(l)).map((l) => l.trim());
 
     it('128x128x64 at 3 stages: a dynamic buffer of the ring (96 KB) and 3 mbarriers, nothing static', () => {

@@ -12,9 +12,10 @@ import { swizzledOffset, swizzleFor, type SwizzleBytes } from '../../src/codegen
 import { encodeDesc, sliceOffset, strideBytes, type SwizzledTile } from '../../src/codegen/tensor_cores/wgmma_desc.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { matmulAligned } from '../../bench/kernels.js';
-import { arange, constexpr, dot, forLoop, load, makeTensorDescriptor, programId, ptr, store, zeros } from '../../src/lang/index.js';
+import { arange, constexpr, dot, load, ptr, store } from '../../src/lang/index.js';
 import { kernel } from '../../src/runtime/kernel.js';
 import type { ParamSpec } from '../../src/compiler/axis_info.js';
+import { mmDesc } from '../e2e/desc_matmul_cases.js';
 import { randF32, simDevice } from '../e2e/helpers.js';
 import { count, gateTargets } from './gate.js';
 
@@ -124,18 +125,7 @@ describe('golden PTX: the 64x64x32 f16 matmul on 4 warps', () => {
 });
 
 /** A matmul whose operands and result go through tensor descriptors (TMA on sm_90a). */
-const descMatmul = kernel(
-  { name: 'wg_tma_mm', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-    const dc = makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
-    const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-    dc.store([om, on], acc!);
-  },
-);
+const descMatmul = mmDesc('f16', 'wg_tma_mm', { cFirst: true });
 
 /** c = a @ b with no accumulator operand (a zero one). */
 const plainDot = kernel(

@@ -1,9 +1,11 @@
-// The descriptor matmul the TMA-ring tests share (tcgen05_ring.test.ts, the 2-CTA tests through
-// tcgen05_2cta_cases.ts, tcgen05_cpasync_inflight.test.ts, ws_tcgen05.test.ts): one BM x BN tile
-// per program, the K loop over tensor-descriptor loads; its small-integer problems (exact in f16
-// and bf16, every product and sum exact in f32, so every summation order gives the same bits),
-// the trace with the launch's positional arguments, the launch of given PTX on the sim, and the
-// sabotage both tcgen05 rings share (the EMPTY wait cut out).
+// The descriptor matmul the TMA tests share (the TMA-ring tests: tcgen05_ring.test.ts, the 2-CTA
+// tests through tcgen05_2cta_cases.ts, tcgen05_cpasync_inflight.test.ts, ws_tcgen05.test.ts; and
+// codegen/tma, codegen/wgmma, e2e/tma, tma_sabotage, tiles_cases, stmatrix_epilogue and
+// tcgen05_epilogue_cases, each under its own kernel name): one BM x BN tile per program, the K
+// loop over tensor-descriptor loads; its small-integer problems (exact in f16 and bf16, every
+// product and sum exact in f32, so every summation order gives the same bits), the trace with the
+// launch's positional arguments, the sm_100a compile through ptxas, the launch of given PTX on the
+// sim, and the sabotage both tcgen05 rings share (the EMPTY wait cut out).
 import { expect } from 'vitest';
 import type { CompileResult } from '../../src/compile/compile.js';
 import { EMPTY_WAIT } from '../../src/codegen/pipeline/tcgen05_ring.js';
@@ -14,19 +16,32 @@ import type { LaunchArg } from '../../src/runtime/device.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
 import { lcg, matmulF64 } from './helpers.js';
 import { launchInPlace } from './ptx_in_place.js';
+import { gateTargets } from '../codegen/gate.js';
+import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 
 export type Half = 'f16' | 'bf16';
 
-/** C = A B (f32) through descriptors, named `name`: one BM x BN tile per program, the K loop on the ring (`ws`: warp-specialized). */
-export const mmDesc = (t: Half | 'f8e4m3', name: string, ws = false): Kernel => kernel(
-  { name, params: { a: ptr(t), b: ptr(t), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
+export interface MmDescOptions {
+  /** The K loop warp-specialized. */
+  readonly ws?: boolean;
+  /** C's type (default f32); a 16-bit C gets the accumulator cast to it. */
+  readonly out?: 'f32' | Half;
+  /** C's descriptor made before the K loop, not at the store (the trace order some tests were written in). */
+  readonly cFirst?: boolean;
+}
+
+/** C = A B through descriptors, named `name`: one BM x BN tile per program, the K loop on the ring. */
+export const mmDesc = (t: Half | 'f8e4m3', name: string, o: MmDescOptions = {}): Kernel => kernel(
+  { name, params: { a: ptr(t), b: ptr(t), c: ptr(o.out ?? 'f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
   ({ a, b, c, M, N, K, BM, BN, BK }) => {
     const [bm, bn, bk] = [BM as number, BN as number, BK as number];
     const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
     const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
+    const cDesc = () => makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
+    const dc = o.cFirst ? cDesc() : undefined;
     const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })], ws ? { warpSpecialize: true } : {});
-    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
+    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })], o.ws ? { warpSpecialize: true } : {});
+    (dc ?? cDesc()).store([om, on], o.out === undefined || o.out === 'f32' ? acc! : acc!.to(o.out));
   },
 );
 
@@ -52,6 +67,12 @@ export function traced(k: Kernel, args: Record<string, unknown>): { f: Func; pos
   const cx: Record<string, number> = {};
   for (const n of k.def.constexprNames) cx[n] = args[n] as number;
   return { f: k.trace(cx), positional: k.def.runtimeParams.map((p) => args[p.name] as LaunchArg) };
+}
+
+/** The sm_100a compile as the sim device specializes it, through the ptxas gate (no spills). */
+export function sm100(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages: number): CompileResult {
+  const { f, positional } = traced(k, args);
+  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!;
 }
 
 /** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim, in clusters of `cluster` if given; returns c, or throws the launch's fault. */

@@ -4,7 +4,8 @@ import { expect } from 'vitest';
 import { compile, type CompileResult } from '../../src/compile/compile.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { fa3Attention } from '../../bench/fa3_kernels.js';
-import { randF32 } from './helpers.js';
+import { expectClose, randF32 } from './helpers.js';
+import { attentionRef } from './tc_matmul_cases.js';
 import { cutTheWait, launchInPlace, MBARRIER_WAIT_LOOP } from './ptx_in_place.js';
 
 export { fa3Attention };
@@ -19,35 +20,12 @@ export interface Fa3Shape {
   readonly warps?: 4 | 8;
 }
 
-/** O = softmax(scale Q K^T [+ causal mask]) V in f64, from the f16 inputs as floats. */
-export function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number, causal: boolean): Float64Array {
-  const o = new Float64Array(L * D);
-  for (let i = 0; i < L; i++) {
-    const n = causal ? i + 1 : L;
-    const s = new Float64Array(n);
-    let mx = -Infinity;
-    for (let j = 0; j < n; j++) {
-      let d = 0;
-      for (let x = 0; x < D; x++) d += q[i * D + x]! * k[j * D + x]!;
-      s[j] = d * scale;
-      mx = Math.max(mx, s[j]!);
-    }
-    let sum = 0;
-    for (let j = 0; j < n; j++) sum += (s[j] = Math.exp(s[j]! - mx));
-    for (let x = 0; x < D; x++) {
-      let acc = 0;
-      for (let j = 0; j < n; j++) acc += s[j]! * v[j * D + x]!;
-      o[i * D + x] = acc / sum;
-    }
-  }
-  return o;
-}
-
 /** Inputs of one problem: q, k, v as f16 codes, the scale. */
 export function fa3Inputs(L: number, D: number, seed: number): { q: Uint16Array; k: Uint16Array; v: Uint16Array; scale: number } {
   return { q: f16Array(randF32(L * D, seed)), k: f16Array(randF32(L * D, seed + 1)), v: f16Array(randF32(L * D, seed + 2)), scale: 1 / Math.sqrt(D) };
 }
 
+/** O = softmax(scale Q K^T [+ causal mask]) V in f64, from the f16 inputs as floats. */
 export const fa3Want = (x: { q: Uint16Array; k: Uint16Array; v: Uint16Array; scale: number }, L: number, D: number, causal: boolean): Float64Array =>
   attentionRef(f16ToFloat32(x.q), f16ToFloat32(x.k), f16ToFloat32(x.v), L, D, x.scale, causal);
 
@@ -75,6 +53,13 @@ export const sabWrong = (o: Float32Array | Error): boolean => {
   const want = sabWant();
   return o instanceof Error || o.some((x, i) => !(Math.abs(x - want[i]!) <= 2e-3 * (1 + Math.abs(want[i]!))));
 };
+
+/** The control both sabotage files run: the unsabotaged PTX, launched the same way, is right. */
+export function expectFa3Control(): void {
+  const o = launchFa3(sabPtx());
+  expect(o).toBeInstanceOf(Float32Array);
+  expectClose(o as Float32Array, sabWant(), 2e-3, 'sim vs JS');
+}
 
 /** Launches `ptx` in place of the compiled kernel's, one program (rows 0..127): its rows of O, or the launch's fault. */
 export function launchFa3(ptx: string): Float32Array | Error {

@@ -8,14 +8,11 @@
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 process.env['TESSERA_SIM_BUDGET'] = String(2 ** 27);
 import { describe, expect, it } from 'vitest';
-import { expectClose } from './helpers.js';
-import { dropFa3Wait, launchFa3, sabPtx, sabWant, sabWrong } from './fa3_cases.js';
+import { dropFa3Wait, expectFa3Control, launchFa3, sabPtx, sabWrong } from './fa3_cases.js';
 
 describe('FA3-style attention sabotage on the sim as sm_90', () => {
   it('the unsabotaged PTX is right (the control)', () => {
-    const o = launchFa3(sabPtx());
-    expect(o).toBeInstanceOf(Float32Array);
-    expectClose(o as Float32Array, sabWant(), 2e-3, 'sim vs JS');
+    expectFa3Control();
   });
   it("without the consumers' full-barrier wait (they read a stage before its K and V landed): a wrong result or a named fault", () => {
     const o = launchFa3(dropFa3Wait(sabPtx(), 'consumer'));

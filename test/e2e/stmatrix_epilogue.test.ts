@@ -5,26 +5,14 @@
 // (small-integer inputs: every sum is exact).
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
-import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
-import { kernel } from '../../src/runtime/kernel.js';
 import { compile } from '../../src/compile/compile.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import { bf16Array, f16Array } from '../../src/ir/half.js';
 import { count } from '../codegen/gate.js';
+import { mmDesc } from './desc_matmul_cases.js';
 import { expectBitwise, lcg, runBoth } from './helpers.js';
 
-const mm = (t: 'f16' | 'bf16') => kernel(
-  { name: `stmatrix_mm_${t}`, params: { a: ptr(t), b: ptr(t), c: ptr(t), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-    const dc = makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
-    const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-    dc.store([om, on], acc!.to(t));
-  },
-);
+const mm = (t: 'f16' | 'bf16') => mmDesc(t, `stmatrix_mm_${t}`, { out: t, cFirst: true });
 
 const ints = (n: number, seed: number): Float32Array => {
   const r = lcg(seed);

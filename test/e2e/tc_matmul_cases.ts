@@ -1,9 +1,11 @@
 // Pieces the tensor-core matmul tests share (matmul_tc, matmul_tc_types, matmul_wgmma,
-// matmul_tcgen05): f16/bf16 inputs, f64 references, the accumulating matmul kernel (c = c + a @ b),
-// an element-wise rounding bound, 8-bit integer inputs, and the PTX the sim device compiles for a
+// matmul_tcgen05): f16/bf16 inputs, f64 references (the attention one also serves the tcgen05 A
+// tests, the FA3 cases and codegen/mma_warps), the accumulating matmul kernel (c = c + a @ b), an
+// element-wise rounding bound, 8-bit integer inputs, and the PTX the sim device compiles for a
 // launch (generic and specialized, both through ptxas).
 import { expect } from 'vitest';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import type { Func } from '../../src/ir/ops.js';
 import type { DType } from '../../src/ir/types.js';
 import type { KernelDef } from '../../src/lang/index.js';
 import { arange, constexpr, dot, forLoop, load, programId, ptr, store } from '../../src/lang/index.js';
@@ -29,11 +31,14 @@ export function matmulRef(a: ArrayLike<number>, b: ArrayLike<number>, M: number,
   return out;
 }
 
-/** softmax(q k^T * scale) v in f64, one head, q, k, v [L, D]. */
-export function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number): Float64Array {
-  const o = new Float64Array(L * D);
-  for (let i = 0; i < L; i++) {
-    const s = Array.from({ length: L }, (_, j) => {
+/**
+ * softmax(q k^T * scale) v in f64, one head, q, k, v [L, D]; `causal`: query i sees keys 0..i;
+ * `rows`: only the first `rows` queries (the output is [rows, D]).
+ */
+export function attentionRef(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, L: number, D: number, scale: number, causal = false, rows = L): Float64Array {
+  const o = new Float64Array(rows * D);
+  for (let i = 0; i < rows; i++) {
+    const s = Array.from({ length: causal ? i + 1 : L }, (_, j) => {
       let d = 0;
       for (let x = 0; x < D; x++) d += q[i * D + x]! * k[j * D + x]!;
       return d * scale;
@@ -92,19 +97,34 @@ export const cInit = (n: number): Int32Array => {
   return c;
 };
 
+/** The PTX of `def` for `target` specialized for `args` as the sim device compiles it, assembled by ptxas (gateTargets). */
+export function specializedPtx(def: KernelDef, args: RunArgs, target: 'sm_90a' | 'sm_100a', opts: { numWarps: number; numStages: number }): string {
+  return specialize(def, args, target, opts, traceAt(def, args));
+}
+
+/** `def` traced at the constexprs in `args`. */
+function traceAt(def: KernelDef, args: RunArgs): Func {
+  const cx: Record<string, number> = {};
+  for (const n of def.constexprNames) cx[n] = args[n] as number;
+  return def.trace(cx);
+}
+
+/** The specialized PTX of `f` (`def` traced) through the ptxas gate. */
+function specialize(def: KernelDef, args: RunArgs, target: 'sm_90a' | 'sm_100a', o: { numWarps: number; numStages: number }, f: Func): string {
+  const positional = def.runtimeParams.map((p) => {
+    const v = args[p.name];
+    return (v instanceof HostArray ? v.data : v) as LaunchArg;
+  });
+  return gateTargets(f, [target], { ...o, specialization: launchSpecialization(f, positional) })[target]!.ptx;
+}
+
 /**
  * The PTX of `def` for `target`, generic and specialized for `args` as the sim device compiles it,
  * both assembled by ptxas (gateTargets); returns the specialized PTX.
  */
 export function launchPtx(def: KernelDef, args: RunArgs, target: 'sm_90a' | 'sm_100a', opts: { numWarps?: number; numStages?: number } = {}): string {
-  const cx: Record<string, number> = {};
-  for (const n of def.constexprNames) cx[n] = args[n] as number;
-  const f = def.trace(cx);
-  const positional = def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
+  const f = traceAt(def, args);
   const o = { numWarps: opts.numWarps ?? 4, numStages: opts.numStages ?? 1 };
   gateTargets(f, [target], o);
-  return gateTargets(f, [target], { ...o, specialization: launchSpecialization(f, positional) })[target]!.ptx;
+  return specialize(def, args, target, o, f);
 }

@@ -17,7 +17,7 @@ export const CLUSTER = [2, 1, 1] as const;
  * C = A B (f32) through descriptors: one BM x BN tile per program, the K loop on the ring (`ws`:
  * warp-specialized, a load warp, an MMA warp and epilogue warps: pipeline/ws_tcgen05.ts).
  */
-export const mmDesc = (t: desc.Half, ws = false): Kernel => desc.mmDesc(t, `tc2_${t}${ws ? '_ws' : ''}`, ws);
+export const mmDesc = (t: desc.Half, ws = false): Kernel => desc.mmDesc(t, `tc2_${t}${ws ? '_ws' : ''}`, { ws });
 
 export interface Problem { M: number; N: number; K: number; BN: number; BK: number; numWarps: number }
 /** The arguments (BM 128), the JS reference and the grid: M tiles rounded up to whole pairs. */
@@ -79,4 +79,19 @@ export async function checkPairCase(k: Kernel, t: desc.Half, p: Problem, seed: n
   const mine = { ...args, c: new Float32Array(p.M * p.N) };
   await runOn('interpret', k, mine, grid, { numWarps: p.numWarps });
   expectBitwise(got, mine.c, 'pair vs the interpreter');
+}
+
+/** The skew sabotage tests' problem (tcgen05_2cta_sabotage, tcgen05_2cta_ws_sabotage): one pair along M, a K loop of 1. */
+export const SKEW_PROBLEM: Problem = { M: 256, N: 128, K: 64, BN: 128, BK: 64, numWarps: 4 };
+
+/** A sabotaged pair kernel under skew: a named fault of the sim, or a result that is not `want`. */
+export function expectWrongOrFault(k: Kernel, args: Record<string, unknown>, grid: readonly number[], r: CompileResult, want: Float32Array): void {
+  let got: Float32Array | undefined;
+  try {
+    got = runPtx(k, args, grid, r);
+  } catch (e) {
+    expect((e as Error).message).toMatch(/tessera-sim: /);
+    return;
+  }
+  expect(got.some((x, i) => x !== want[i]), 'the sabotaged pair kernel gave the right result').toBe(true);
 }

@@ -8,26 +8,12 @@ process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
 import type { KernelDef } from '../../src/lang/index.js';
 import { arange, constexpr, defineKernel, dot, exp, forLoop, full, load, max, maximum, programId, ptr, store, sum, zeros } from '../../src/lang/index.js';
-import { Kernel, type RunArgs } from '../../src/runtime/kernel.js';
-import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
-import { HostArray } from '../../src/runtime/array.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
+import { Kernel } from '../../src/runtime/kernel.js';
 import { f16Array } from '../../src/ir/half.js';
 import { flashAttention } from '../../bench/kernels.js';
-import { count, gateTargets } from '../codegen/gate.js';
+import { count } from '../codegen/gate.js';
 import { expectBitwise, lcg, randF32, runBoth, runOn } from './helpers.js';
-
-/** The sm_100a PTX of `def` specialized for `args` as the sim device compiles it. */
-function specializedPtx(def: KernelDef, args: RunArgs, numWarps: number, numStages: number): string {
-  const cx: Record<string, number> = {};
-  for (const n of def.constexprNames) cx[n] = args[n] as number;
-  const f = def.trace(cx);
-  const positional = def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
-  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!.ptx;
-}
+import { specializedPtx } from './tc_matmul_cases.js';
 
 /** The PTX before the (outermost) loop and the loop itself, by its labels. */
 function splitLoop(ptx: string, numStages: number): { before: string; loop: string } {
@@ -70,13 +56,13 @@ describe('flash attention on sm_100a: Q stored to shared memory once, before the
     const L = 2 * Math.max(BM, BN), scale = 1 / Math.sqrt(D);
     const q = f16Array(randF32(L * D, 61)), k = f16Array(randF32(L * D, 62)), v = f16Array(randF32(L * D, 63));
     const args = { q, k, v, o: new Float32Array(L * D), L, scale, BM, BN, D };
-    const { before, loop } = splitLoop(specializedPtx(flashAttention.f16 as unknown as KernelDef, args, numWarps, numStages), numStages);
+    const { before, loop } = splitLoop(specializedPtx(flashAttention.f16 as unknown as KernelDef, args, 'sm_100a', { numWarps, numStages }), numStages);
     // Q's tile in 16-byte stores, one share a thread
     const qStores = (BM * D * 2) / 16 / (32 * numWarps);
     if (numStages > 1) expect(count(loop, /st\.shared/), 'shared stores inside the key loop (K, V by cp.async; P to TMEM)').toBe(0);
     else {
       // at one stage K^T and V are stored from registers in both kernels; Q only where it is loaded in the loop
-      const inLoop = splitLoop(specializedPtx(flashQInLoop as unknown as KernelDef, args, numWarps, 1), 1).loop;
+      const inLoop = splitLoop(specializedPtx(flashQInLoop as unknown as KernelDef, args, 'sm_100a', { numWarps, numStages: 1 }), 1).loop;
       expect(count(loop, /st\.shared/), 'shared stores inside the key loop').toBe(count(inLoop, /st\.shared/) - qStores);
     }
     expect(before).toContain('stored to its shared tile once, before the loop');
@@ -108,7 +94,7 @@ describe('an exact loop-invariant A on sm_100a agrees bitwise with the interpret
     const J = 4, r = lcg(71);
     const ints = (n: number): Uint16Array => f16Array(Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4));
     const args = { a: ints(M * K), b: ints(J * K * N), c: new Float32Array(M * N), J, M, K, N };
-    const { before, loop } = splitLoop(specializedPtx(invariantA as unknown as KernelDef, args, 4, numStages), numStages);
+    const { before, loop } = splitLoop(specializedPtx(invariantA as unknown as KernelDef, args, 'sm_100a', { numWarps: 4, numStages }), numStages);
     if (numStages > 1) expect(count(loop, /st\.shared/), 'shared stores inside the loop (B by cp.async)').toBe(0);
     expect(before).toContain('stored to its shared tile once, before the loop');
     const got = await runBoth(new Kernel(invariantA), args, 1, { numWarps: 4, numStages });

@@ -1,36 +1,22 @@
 // Shared by the tcgen05 epilogue tests (tcgen05_epilogue.test.ts and its sabotage): kernels with
-// pointer and descriptor stores of a tcgen05 accumulator, integer inputs and their JS reference,
+// pointer and descriptor (desc_matmul_cases.ts) stores of a tcgen05 accumulator, integer inputs and their JS reference,
 // the sm_100a compile as the sim device specializes it, and a launch of given PTX on the sim.
-import { expect } from 'vitest';
 import type { CompileResult } from '../../src/compile/compile.js';
-import type { Func } from '../../src/ir/ops.js';
 import { f16Array } from '../../src/ir/half.js';
-import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
-import { kernel, type Kernel } from '../../src/runtime/kernel.js';
-import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
-import { gateTargets } from '../codegen/gate.js';
-import { lcg, simDevice } from './helpers.js';
+import { constexpr, ptr } from '../../src/lang/index.js';
+import type { Kernel } from '../../src/runtime/kernel.js';
+import * as desc from './desc_matmul_cases.js';
+import { ints, traced } from './desc_matmul_cases.js';
+export { ints, sm100 } from './desc_matmul_cases.js';
+import { launchInPlace } from './ptx_in_place.js';
 
 export type Out = 'f32' | 'f16';
 export const mmParams = (out: Out) => ({ a: ptr('f16'), b: ptr('f16'), c: ptr(out), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() }) as const;
 
 /** C = A B through descriptors (the TMA ring), C in f32 or f16. */
-export const mmDesc = (out: Out): Kernel => kernel({ name: `epi_desc_${out}`, params: mmParams(out) }, ({ a, b, c, M, N, K, BM, BN, BK }) => {
-  const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-  const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-  const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-  const om = programId(0).mul(bm), on = programId(1).mul(bn);
-  const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-  makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], out === 'f16' ? acc!.to('f16') : acc!);
-});
+const mmDesc = (out: Out): Kernel => desc.mmDesc('f16', `epi_desc_${out}`, { out });
 export const DESC = { f32: mmDesc('f32'), f16: mmDesc('f16') };
 
-/** Integers in [-4, 4]: exact in f16, every product and sum here exact in f32. */
-export function ints(n: number, seed: number): Float32Array {
-  const r = lcg(seed);
-  return Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
-}
 /** C (+ c0) = A B in f32, then in the output's type. */
 export function reference(a: Float32Array, b: Float32Array, M: number, N: number, K: number, out: Out, c0?: Float32Array): Float32Array | Uint16Array {
   const c = new Float32Array(M * N);
@@ -50,35 +36,9 @@ export function problem(p: Problem, out: Out, seed: number, c0?: Float32Array) {
   return { args, want: reference(af, bf, p.M, p.N, p.K, out, c0), grid: [Math.ceil(p.M / p.BM), Math.ceil(p.N / p.BN), 1] as const };
 }
 
-export function traced(k: Kernel, args: Record<string, unknown>): { f: Func; positional: LaunchArg[] } {
-  const cx: Record<string, number> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number;
-  return { f: k.trace(cx), positional: k.def.runtimeParams.map((p) => args[p.name] as LaunchArg) };
-}
-
-/** The sm_100a PTX as the sim device specializes it, through the ptxas gate (no spills). */
-export function sm100(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages: number): CompileResult {
-  const { f, positional } = traced(k, args);
-  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!;
-}
-
-/** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim; returns c's bytes. */
+/** Runs `ptx` (the compiled kernel's text, or a sabotaged copy) on the sim; returns c's bytes, or throws the launch's fault. */
 export function runPtx(k: Kernel, args: Record<string, unknown>, grid: readonly number[], r: CompileResult, ptx: string): ArrayBufferView {
-  const { positional } = traced(k, args);
-  const dev = simDevice().native;
-  const bufs = positional.map((a) => {
-    if (!ArrayBuffer.isView(a)) return undefined;
-    const b = dev.alloc(Math.max(1, a.byteLength));
-    dev.upload(b, a);
-    return b;
-  });
-  try {
-    const { cubin: _drop, ...rest } = r;
-    dev.launch({ ...rest, ptx }, positional.map((a, i) => bufs[i] ?? a), grid);
-    dev.synchronize();
-    return dev.download(bufs[2]!, (args.c as Float32Array).slice());
-  } finally {
-    for (const b of bufs) if (b) dev.free(b);
-  }
+  const c = launchInPlace(r, ptx, traced(k, args).positional, grid as [number, number, number], 2);
+  if (c instanceof Error) throw c;
+  return c;
 }
-

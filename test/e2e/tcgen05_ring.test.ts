@@ -9,15 +9,15 @@
 // results.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
 import { describe, expect, it } from 'vitest';
-import { compile, type CompileResult } from '../../src/compile/compile.js';
+import { compile } from '../../src/compile/compile.js';
 import { f8e4m3Bits } from '../../src/ir/fp8.js';
 import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
-import { kernel, type Kernel } from '../../src/runtime/kernel.js';
+import { kernel } from '../../src/runtime/kernel.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import { EMPTY_WAIT, FINAL_WAIT } from '../../src/codegen/pipeline/tcgen05_ring.js';
-import { count, gateTargets } from '../codegen/gate.js';
+import { count } from '../codegen/gate.js';
 import { expectBitwise, runOn, simDevice } from './helpers.js';
-import { cutEmptyWait, ints, matmulRef, mmDesc, problem, runPtx, traced } from './desc_matmul_cases.js';
+import { cutEmptyWait, ints, matmulRef, mmDesc, problem, runPtx, sm100, traced } from './desc_matmul_cases.js';
 
 const KERNELS = { f16: mmDesc('f16', 'tc_ring_f16'), bf16: mmDesc('bf16', 'tc_ring_bf16') };
 
@@ -36,12 +36,6 @@ const mmDescRead = kernel(
 
 /** e4m3 operands through descriptors, b as [K, N]: a rides the ring, b (N-major for an fp8 B) is a TMA load staged from registers. */
 const mmDescFp8 = mmDesc('f8e4m3', 'tc_desc_fp8');
-
-/** The PTX for sm_100a as the sim device specializes it, through the ptxas gate. */
-function ringPtx(k: Kernel, args: Record<string, unknown>, numWarps: number, numStages = 3): CompileResult {
-  const { f, positional } = traced(k, args);
-  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!;
-}
 
 /** The ring's loop: from its header comment to the final wait. */
 function loopText(ptx: string): string {
@@ -93,7 +87,7 @@ describe.each(['f16', 'bf16'] as const)('tcgen05 K loop on a TMA ring, %s (bit-e
     ['ragged 200x136x200 over 128x128x64 tiles', { M: 200, N: 136, K: 200, BM: 128, BN: 128, BK: 64, numWarps: 4 }, 4],
   ] as const)('%s', async (_name, p, mmas) => {
     const { args, want, grid } = problem(t, p, 7 + p.K + p.N);
-    const r = ringPtx(k, args, p.numWarps);
+    const r = sm100(k, args, p.numWarps, 3);
     expectInflight(r.ptx, mmas, 3, p.BN);
     if (p.N === 256) expect(r.ptx).toMatch(/tcgen05\.alloc\.cta_group::1\.sync\.aligned\.shared::cta\.b32 \[%r\d+\], 256;/);
     // runOn, not runBoth: runBoth's gate also assembles the sm_80 / sm_90 code, where a 128 x 128
@@ -119,7 +113,7 @@ describe('tcgen05 dots on sm_100a descriptors that are not left in flight', () =
   const p = { M: 128, N: 128, K: 256, BM: 128, BN: 128, BK: 64, numWarps: 4 };
   it('a dot whose result is read in the loop: the plain TMA ring, each iteration waits for its MMAs (bit-exact)', async () => {
     const { args, want, grid } = problem('f16', p, 51);
-    const r = ringPtx(mmDescRead, args, 4);
+    const r = sm100(mmDescRead, args, 4, 3);
     expect(r.ptx).toContain('// TMA ring: 3 stages');
     expect(r.ptx).not.toContain('MMAs stay in flight');
     expect(r.ptx).toMatch(/\$L_mma_wait_\d+:/);
@@ -134,7 +128,7 @@ describe('tcgen05 dots on sm_100a descriptors that are not left in flight', () =
   it('e4m3 operands with b [K, N]: a on the ring, b a TMA load outside it, kind::f8f6f4 (bit-exact)', async () => {
     const af = ints(p.M * p.K, 61), bf = ints(p.K * p.N, 62);
     const args = { a: Uint8Array.from(af, f8e4m3Bits), b: Uint8Array.from(bf, f8e4m3Bits), c: new Float32Array(p.M * p.N), M: p.M, N: p.N, K: p.K, BM: p.BM, BN: p.BN, BK: p.BK };
-    const r = ringPtx(mmDescFp8, args, 4);
+    const r = sm100(mmDescFp8, args, 4, 3);
     // a rides the ring; b [K, N] is N-major (tcgen05 reads 8-bit B K-major only): a TMA load outside it
     expect(r.ptx).toMatch(/\/\/ TMA ring: 3 stages of 8192 bytes, 1 tile\(s\)/);
     expect(r.ptx).not.toContain(EMPTY_WAIT); // b is not staged by the ring: the MMAs are waited for per iteration
@@ -151,7 +145,7 @@ describe('tcgen05 dots on sm_100a descriptors that are not left in flight', () =
 describe('sabotage on the ring (the same launch, the PTX edited)', () => {
   const p = { M: 128, N: 128, K: 448, BM: 128, BN: 128, BK: 64, numWarps: 4 };
   const { args, want, grid } = problem('f16', p, 77);
-  const r = ringPtx(KERNELS.f16, args, 4);
+  const r = sm100(KERNELS.f16, args, 4, 3);
   const run = (ptx: string): Float32Array | Error => {
     try {
       return runPtx(KERNELS.f16, args, grid, r, ptx);

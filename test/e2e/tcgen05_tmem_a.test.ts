@@ -12,17 +12,12 @@ import { compile } from '../../src/compile/compile.js';
 import type { KernelDef } from '../../src/lang/index.js';
 import { arange, constexpr, defineKernel, dot, exp, forLoop, full, load, max, maximum, programId, ptr, store, sum, where, zeros } from '../../src/lang/index.js';
 import { Kernel, type RunArgs } from '../../src/runtime/kernel.js';
-import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
-import { HostArray } from '../../src/runtime/array.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
-import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
+import { f16Array } from '../../src/ir/half.js';
 import { flashAttention, type Half } from '../../bench/kernels.js';
 import { DeviceArray } from '../../src/runtime/index.js';
-import { count, gateTargets } from '../codegen/gate.js';
+import { count } from '../codegen/gate.js';
 import { expectBitwise, expectClose, lcg, randF32, runBoth, simDevice } from './helpers.js';
-
-const enc = (t: Half, x: Float32Array): Uint16Array => (t === 'f16' ? f16Array(x) : bf16Array(x));
-const dec = (t: Half, x: Uint16Array): Float32Array => (t === 'f16' ? f16ToFloat32(x) : bf16ToFloat32(x));
+import { attentionRef, dec, enc, specializedPtx } from './tc_matmul_cases.js';
 
 /** An MMA reading A from TMEM: `tcgen05.mma... [d], [a], b_desc, idesc, enable`. */
 const TMEM_A = /tcgen05\.mma\.cta_group::1\.kind::f16 \[%r\d+\], \[%r\d+\], %rd\d+, %r\d+, %p\d+;/g;
@@ -53,38 +48,9 @@ const flashCausal = (t: Half) => defineKernel(
   },
 );
 
-function attentionRef(q: Float32Array, k: Float32Array, v: Float32Array, L: number, D: number, scale: number, causal: boolean): Float64Array {
-  const o = new Float64Array(L * D);
-  for (let i = 0; i < L; i++) {
-    const n = causal ? i + 1 : L;
-    const s = Array.from({ length: n }, (_, j) => {
-      let d = 0;
-      for (let x = 0; x < D; x++) d += q[i * D + x]! * k[j * D + x]!;
-      return d * scale;
-    });
-    const mx = Math.max(...s);
-    const e = s.map((x) => Math.exp(x - mx));
-    const tot = e.reduce((x, y) => x + y, 0);
-    for (let x = 0; x < D; x++) o[i * D + x] = e.reduce((acc, p, j) => acc + p * v[j * D + x]!, 0) / tot;
-  }
-  return o;
-}
-
-/** The sm_100a PTX of `def` specialized for `args` as the sim device compiles it (ptxas: no spills). */
-function specializedPtx(def: KernelDef, args: RunArgs, numWarps: number, numStages: number): string {
-  const cx: Record<string, number> = {};
-  for (const n of def.constexprNames) cx[n] = args[n] as number;
-  const f = def.trace(cx);
-  const positional = def.runtimeParams.map((p) => {
-    const v = args[p.name];
-    return (v instanceof HostArray ? v.data : v) as LaunchArg;
-  });
-  return gateTargets(f, ['sm_100a'], { numWarps, numStages, specialization: launchSpecialization(f, positional) })['sm_100a']!.ptx;
-}
-
 /** The sm_100a PTX of a flash kernel; P V reads A from TMEM, S = Q K^T from shared. */
 function flashPtx(def: KernelDef, args: RunArgs, numWarps: number, numStages: number): string {
-  const ptx = specializedPtx(def, args, numWarps, numStages);
+  const ptx = specializedPtx(def, args, 'sm_100a', { numWarps, numStages });
   const { BN, D } = args as { BN: number; D: number };
   expect(count(ptx, TMEM_A), 'P V: one MMA per k-step of 16, A from TMEM').toBe(BN / 16);
   expect(count(ptx, SMEM_A), 'S = Q K^T: A (Q) from shared').toBe(D / 16);
@@ -175,7 +141,7 @@ describe.each(['f16', 'bf16'] as const)('a dot on a dot\'s accumulator (%s)', (t
     const want = chainRef(af, bf, df, M, K, J, N);
     expectBitwise(r.interpret.c, want, 'interpreter vs JS');
     expectBitwise(r.sim.c, want, 'sim vs JS');
-    const ptx = specializedPtx(def, args, numWarps, 1);
+    const ptx = specializedPtx(def, args, 'sm_100a', { numWarps, numStages: 1 });
     expect(count(ptx, TMEM_A), 'the second dot: A from TMEM').toBe(J / 16);
     expect(count(ptx, SMEM_A), 'the first dot: A from shared').toBe(K / 16);
   });

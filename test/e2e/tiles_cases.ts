@@ -9,11 +9,13 @@ import { expect } from 'vitest';
 import { compile, type Target } from '../../src/compile/compile.js';
 import type { Func } from '../../src/ir/ops.js';
 import { f16Array, f16ToFloat32 } from '../../src/ir/half.js';
-import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, tensorDesc, zeros } from '../../src/lang/index.js';
+import { constexpr, dot, forLoop, makeTensorDescriptor, programId, tensorDesc, zeros } from '../../src/lang/index.js';
 import { kernel, Kernel } from '../../src/runtime/kernel.js';
 import { matmulAligned, matmulMasked } from '../../bench/kernels.js';
 import { tcCases, type TcCase } from '../../bench/tc_cases.js';
-import { randF32, simDevice } from './helpers.js';
+import { relErr } from '../../bench/tc_figure_table.js';
+import { mmDesc } from './desc_matmul_cases.js';
+import { matmulF64, randF32, simDevice } from './helpers.js';
 
 export interface Tile { readonly BM: number; readonly BN: number; readonly BK: number; readonly numWarps: number }
 
@@ -47,42 +49,10 @@ export const mmHostDesc = kernel(
 );
 
 /** The same through descriptors made in the kernel (makeTensorDescriptor). */
-export const mmDeviceDesc = kernel(
-  { name: 'tile_mm_device_desc', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-    const dc = makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
-    const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-    dc.store([om, on], acc!);
-  },
-);
+export const mmDeviceDesc = mmDesc('f16', 'tile_mm_device_desc', { cFirst: true });
 
 export type TileKernel = 'host descriptors' | 'device descriptors' | 'pointers, masked' | 'pointers, aligned';
 export const TILE_KERNELS: readonly TileKernel[] = ['host descriptors', 'device descriptors', 'pointers, masked', 'pointers, aligned'];
-
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let k = 0; k < K; k++) {
-    const av = a[i * K + k]!;
-    if (av === 0) continue;
-    for (let j = 0; j < N; j++) c[i * N + j]! += av * b[k * N + j]!;
-  }
-  return c;
-}
-
-/** Largest |got - want| over the reference's largest magnitude (bench:tc's measure). */
-export function relErr(got: ArrayLike<number>, want: ArrayLike<number>): number {
-  let worst = 0, scale = 0;
-  for (let i = 0; i < want.length; i++) {
-    scale = Math.max(scale, Math.abs(want[i]!));
-    const d = Math.abs(got[i]! - want[i]!);
-    worst = Number.isNaN(d) ? Infinity : Math.max(worst, d);
-  }
-  return worst / Math.max(scale, 1e-30);
-}
 
 /**
  * Problem size for a tile: one partial tile in M, two in N with the second partial (masked edges
@@ -123,7 +93,7 @@ export async function runTile(which: TileKernel, t: Tile, numStages: number, san
     const k = which === 'device descriptors' ? mmDeviceDesc : new Kernel(which === 'pointers, masked' ? matmulMasked.f16 : matmulAligned.f16);
     await (k as Kernel).run({ a, b, c, M, N, K, ...cx } as never, opts);
   }
-  const err = relErr(c, matmulRef(f16ToFloat32(a), f16ToFloat32(b), M, N, K));
+  const err = relErr(c, matmulF64(f16ToFloat32(a), f16ToFloat32(b), M, N, K));
   expect(err, `${which}, ${tileName(t)}, ${numStages} stages, ${M}x${N}x${K} on the sim (${simDevice().target}): error vs JS`).toBeLessThanOrEqual(1e-5);
 }
 

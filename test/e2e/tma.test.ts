@@ -9,8 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, arange, store, tensorDesc, zeros } from '../../src/lang/index.js';
 import { kernel, type Kernel } from '../../src/runtime/kernel.js';
 import { compile, type CompileOptions, type CompileResult } from '../../src/compile/compile.js';
-import type { Func } from '../../src/ir/ops.js';
-import type { LaunchArg } from '../../src/runtime/device.js';
 import { launchSpecialization } from '../../src/runtime/native/runtime-device.js';
 import { bf16Array, bf16ToFloat32, f16Array, f16ToFloat32 } from '../../src/ir/half.js';
 import { count, gateTargets } from '../codegen/gate.js';
@@ -19,7 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompileCache } from '../../src/runtime/cache/compile_cache.js';
 import { compileCached } from '../../src/runtime/cache/compile_cached.js';
-import { expectClose, randF32, runBoth, simDevice } from './helpers.js';
+import { mmDesc, traced } from './desc_matmul_cases.js';
+import { expectClose, matmulF64 as matmulRef, randF32, runBoth, simDevice } from './helpers.js';
 
 const TMA_LOAD = /cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes/;
 const TMA_STORE = /cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta\.tile\.bulk_group/;
@@ -91,25 +90,7 @@ const rowSums = kernel(
 );
 
 /** A matmul whose operands and result all go through descriptors. */
-const mm = kernel(
-  { name: 'tma_mm', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-    const dc = makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]);
-    const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-    dc.store([om, on], acc!);
-  },
-);
-
-/** Positional args of a kernel run (host arrays as is) and its traced Func. */
-function traced(k: Kernel, args: Record<string, unknown>): { f: Func; positional: LaunchArg[] } {
-  const cx: Record<string, number> = {};
-  for (const n of k.def.constexprNames) cx[n] = args[n] as number;
-  return { f: k.trace(cx), positional: k.def.runtimeParams.map((p) => args[p.name] as LaunchArg) };
-}
+const mm = mmDesc('f16', 'tma_mm', { cFirst: true });
 
 /** The PTX the sim device compiles for these arguments (its specialization). */
 function simPtx(k: Kernel, args: Record<string, unknown>): CompileResult {
@@ -141,16 +122,6 @@ function runCompiled(k: Kernel, args: Record<string, unknown>, grid: readonly nu
   } finally {
     for (const b of bufs) if (b) dev.free(b);
   }
-}
-
-function matmulRef(a: Float32Array, b: Float32Array, M: number, N: number, K: number): Float64Array {
-  const c = new Float64Array(M * N);
-  for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
-    let s = 0;
-    for (let q = 0; q < K; q++) s += a[i * K + q]! * b[q * N + j]!;
-    c[i * N + j] = s;
-  }
-  return c;
 }
 
 /** Batched C[z] = A[z] @ B[z] through 3-D descriptors: blocks [1, R, C] reshaped to 2-D for the dot. */

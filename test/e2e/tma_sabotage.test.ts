@@ -5,23 +5,12 @@
 // wait reads stale shared memory instead: test/e2e/tma.test.ts.)
 process.env['TESSERA_SIM_ARCH'] = 'sm_90';
 import { describe, expect, it } from 'vitest';
-import { constexpr, dot, forLoop, makeTensorDescriptor, programId, ptr, zeros } from '../../src/lang/index.js';
-import { kernel } from '../../src/runtime/kernel.js';
 import { compile } from '../../src/compile/compile.js';
 import { f16Array } from '../../src/ir/half.js';
+import { mmDesc } from './desc_matmul_cases.js';
 import { randF32, simDevice } from './helpers.js';
 
-const mm = kernel(
-  { name: 'tma_ring_sabotage', params: { a: ptr('f16'), b: ptr('f16'), c: ptr('f32'), M: 'i32', N: 'i32', K: 'i32', BM: constexpr(), BN: constexpr(), BK: constexpr() } },
-  ({ a, b, c, M, N, K, BM, BN, BK }) => {
-    const [bm, bn, bk] = [BM as number, BN as number, BK as number];
-    const da = makeTensorDescriptor(a, [M, K], [K, 1], [bm, bk]);
-    const db = makeTensorDescriptor(b, [K, N], [N, 1], [bk, bn]);
-    const om = programId(0).mul(bm), on = programId(1).mul(bn);
-    const [acc] = forLoop(0, K, bk, [zeros([bm, bn], 'f32')], (k, acc) => [dot(da.load([om, k]), db.load([k, on]), { acc: acc! })]);
-    makeTensorDescriptor(c, [M, N], [N, 1], [bm, bn]).store([om, on], acc!);
-  },
-);
+const mm = mmDesc('f16', 'tma_ring_sabotage');
 
 describe('TMA ring sabotage on the sim as sm_90', () => {
   it('without the mbarrier waits the ring faults, naming the mbarrier', () => {

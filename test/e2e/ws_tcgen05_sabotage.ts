@@ -7,15 +7,12 @@ import { expect } from 'vitest';
 import { compile } from '../../src/compile/compile.js';
 import { f16Array } from '../../src/ir/half.js';
 import { ACC_FULL_WAIT, WS_MMA } from '../../src/codegen/pipeline/ws_tcgen05.js';
-import { lcg } from './helpers.js';
+import { ints } from './desc_matmul_cases.js';
+import { expectBitwise } from './helpers.js';
 import { cutTheWait, matmulSabotage } from './ptx_in_place.js';
 import { wsMatmul } from './ws_cases.js';
 
 const [M, N, K] = [128, 128, 512];
-const ints = (n: number, seed: number): Float32Array => {
-  const r = lcg(seed);
-  return Float32Array.from({ length: n }, () => Math.floor(r() * 9) - 4);
-};
 const tc = matmulSabotage(f16Array(ints(M * K, 61)), f16Array(ints(K * N, 62)), [M, N, K], () =>
   compile(wsMatmul, { target: 'sm_100a', numWarps: 4, numStages: 3, ptxas: false, constexprs: { BM: 128, BN: 128, BK: 64, WS: true } }), 'bitwise');
 export const wsTcPtx = tc.ptx;
@@ -24,6 +21,20 @@ export const wsTcWant = tc.wantF32;
 export const isWrongTc = tc.isWrong;
 /** Launches `ptx` in place of the compiled kernel's on one CTA: the result, or the launch's fault (ptx_in_place.ts). */
 export const launchWsTc = tc.launch;
+
+/** The control both sabotage files run: the unsabotaged PTX, launched the same way, is right. */
+export function expectWsTcControl(): void {
+  const c = launchWsTc(wsTcPtx());
+  expect(c).toBeInstanceOf(Float32Array);
+  expectBitwise(c as Float32Array, wsTcWant(), 'sim vs JS');
+}
+
+/** A sabotaged launch's outcome: a named fault of the sim (its message logged), or a wrong result. */
+export function expectWrongTc(c: Float32Array | Error): void {
+  if (c instanceof Error) console.log(c.message);
+  if (c instanceof Error) expect(c.message).toMatch(/tessera-sim: /);
+  expect(isWrongTc(c)).toBe(true);
+}
 
 /** The MMA warp issues each stage's MMAs without waiting for its full barrier (the TMA copies). */
 export function mmaSkipsFullWait(ptx: string): string {

@@ -2,20 +2,15 @@
 // (ws_tcgen05_sabotage.ts) must not pass on the sim: a wrong result or a named fault (its own
 // file: a fault ends the context). Sabotage test: excluded from the sanitized suite.
 process.env['TESSERA_SIM_ARCH'] = 'sm_100';
-import { describe, expect, it } from 'vitest';
-import { expectBitwise } from './helpers.js';
-import { isWrongTc, launchWsTc, mmaSkipsFullWait, wsTcPtx, wsTcWant } from './ws_tcgen05_sabotage.js';
+import { describe, it } from 'vitest';
+import { expectWrongTc, expectWsTcControl, launchWsTc, mmaSkipsFullWait, wsTcPtx } from './ws_tcgen05_sabotage.js';
 
 describe('warp-specialized tcgen05 sabotage on the sim as sm_100: the MMA warp', () => {
   it('the unsabotaged PTX is right (the control)', () => {
-    const c = launchWsTc(wsTcPtx());
-    expect(c).toBeInstanceOf(Float32Array);
-    expectBitwise(c as Float32Array, wsTcWant(), 'sim vs JS');
+    expectWsTcControl();
   });
   it('an MMA warp that skips its full-barrier wait: a wrong result or a named fault', () => {
     const c = launchWsTc(mmaSkipsFullWait(wsTcPtx()));
-    if (c instanceof Error) console.log(c.message);
-    if (c instanceof Error) expect(c.message).toMatch(/tessera-sim: /);
-    expect(isWrongTc(c)).toBe(true);
+    expectWrongTc(c);
   });
 });
