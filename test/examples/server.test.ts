@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, f32Body, f32Of, refSoftmax, SERVER, startServer, type Reply, type Started } from './server_child.js';
+import { call, f32Body, f32Of, refSoftmax, SERVER, startServer, stopsAccepting, until, type Reply, type Started } from './server_child.js';
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'tessera-serve-test-'));
 const children: ChildProcess[] = [];
@@ -109,14 +109,10 @@ describe('examples/server.ts', () => {
       r.write(body.subarray(0, body.length / 2));
       (globalThis as { finishBody?: () => void }).finishBody = () => r.end(body.subarray(body.length / 2));
     });
-    for (;;) {
-      const h = JSON.parse((await call(s.port, 'GET', '/healthz')).body.toString()) as { inflight: number };
-      if (h.inflight >= 2) break; // this health check and the half-sent request
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const inflight = async () => (JSON.parse((await call(s.port, 'GET', '/healthz')).body.toString()) as { inflight: number }).inflight;
+    expect(await until(async () => (await inflight()) >= 2, 15_000)).toBe(true); // this health check and the half-sent request
     s.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 100));
-    await expect(call(s.port, 'GET', '/healthz')).rejects.toThrow(); // no longer accepting
+    expect(await stopsAccepting(s, 15_000), 'no longer accepting').toBe(true);
     (globalThis as { finishBody?: () => void }).finishBody!();
     const r = await reply;
     expect(r.status).toBe(200);

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, f32Body, f32Of, refSoftmax, SERVER, startServer, type Started } from './server_child.js';
+import { call, f32Body, f32Of, refSoftmax, SERVER, startServer, stopsAccepting, until, type Started } from './server_child.js';
 
 // Read by the sim at its first cuInit in this process (the worker threads below open it).
 process.env['TESSERA_SIM_DEVICES'] = '2';
@@ -126,7 +126,7 @@ describe('attacks on a server with default limits', () => {
     expect(responses(c.data()).map((r) => r.status)).toEqual([413]);
     const x = Float32Array.from([0, 1, 2, 3]);
     const d = await raw(s.port, head('2,2', 16, 'expect: 100-continue\r\nconnection: close\r\n'));
-    for (let i = 0; i < 500 && !/100 Continue/.test(d.data().toString('latin1')); i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => /100 Continue/.test(d.data().toString('latin1')), BOUND_MS);
     expect(d.data().toString('latin1')).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n/);
     d.socket.write(f32Body(x));
     expect(await within(d.closed)).toBe(true);
@@ -141,10 +141,7 @@ describe('attacks on a server with default limits', () => {
     await new Promise((r) => setTimeout(r, 50));
     c.socket.destroy();
     let m = await metrics(s.port);
-    for (let i = 0; i < 100 && m.requests.clientAborted! === before.clientAborted!; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      m = await metrics(s.port);
-    }
+    await until(async () => (m = await metrics(s.port)).requests.clientAborted! !== before.clientAborted!, BOUND_MS);
     expect(m.requests.clientAborted).toBe((before.clientAborted ?? 0) + 1);
     expect(m.requests.serverError).toBe(before.serverError);
   });
@@ -196,11 +193,9 @@ describe('attacks on a server with default limits', () => {
     }
     let m = await metrics(s.port);
     // a request refused mid-body by the parser leaves no handler behind (it would hold its slot
-    // until the 10 s body deadline): waited for well within that
-    for (let i = 0; i < 100 && m.inflight > 1; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      m = await metrics(s.port);
-    }
+    // until the 10 s body deadline): waited for well within that (5 s of wall time, however slow
+    // each /metrics call is on a loaded machine)
+    await until(async () => (m = await metrics(s.port)).inflight <= 1, 5_000);
     expect(m.inflight).toBe(1);
     expect(m.requests.ok).toBe(before.ok); // nothing was served
     expect(m.requests.serverError).toBe(0);
@@ -254,10 +249,10 @@ describe('attacks on a server with default limits', () => {
       while (next < 300) await one(next++);
     }));
     let m = await metrics(s.port);
-    for (let i = 0; i < 200 && (m.inflight > 1 || m.requests.clientAborted! - before.requests.clientAborted! < aborted); i++) {
-      await new Promise((r) => setTimeout(r, 20));
+    await until(async () => {
       m = await metrics(s.port);
-    }
+      return m.inflight <= 1 && m.requests.clientAborted! - before.requests.clientAborted! >= aborted;
+    }, BOUND_MS);
     expect(m.requests.ok! - before.requests.ok!).toBe(good);
     expect(m.requests.badRequest! - before.requests.badRequest!).toBe(bad);
     expect(m.requests.clientAborted! - before.requests.clientAborted!).toBe(aborted);
@@ -270,13 +265,9 @@ describe('attacks on a server with default limits', () => {
     const R = 4, C = 300, N = 16;
     const xs = Array.from({ length: N }, (_, k) => Float32Array.from({ length: R * C }, (_, i) => Math.cos(i * 0.01 * (k + 1)) * 4));
     const conns = await Promise.all(xs.map((x) => raw(s.port, head(`${R},${C}`, R * C * 4), f32Body(x).subarray(0, 1000))));
-    for (let i = 0; i < 500; i++) {
-      if ((await metrics(s.port)).inflight >= N + 1) break; // N half-sent requests and this one
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    expect(await until(async () => (await metrics(s.port)).inflight >= N + 1, BOUND_MS)).toBe(true); // N half-sent requests and this one
     s.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 100));
-    await expect(call(s.port, 'GET', '/healthz')).rejects.toThrow(); // no longer accepting
+    expect(await stopsAccepting(s, BOUND_MS), 'no longer accepting').toBe(true);
     conns.forEach((c, k) => c.socket.write(f32Body(xs[k]!).subarray(1000)));
     for (const [k, c] of conns.entries()) {
       expect(await within(c.closed), `request ${k}`).toBe(true); // answered with connection: close
@@ -367,10 +358,7 @@ describe('deadlines (a server started with short ones)', () => {
     // a body deadline longer than the drain's: the drain is what must end it
     const t = await start(['--body-timeout-ms', '600000', '--drain-timeout-ms', '500']);
     const c = await raw(t.port, head('2,2', 16), Buffer.alloc(8));
-    for (let i = 0; i < 500; i++) {
-      if ((await metrics(t.port)).inflight >= 2) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    expect(await until(async () => (await metrics(t.port)).inflight >= 2, BOUND_MS)).toBe(true);
     t.child.kill('SIGTERM');
     expect(await within(t.exit), 'exits within the bound, not after 300 s').toBe(true);
     expect(await t.exit).toBe(0);

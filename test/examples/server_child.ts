@@ -72,3 +72,25 @@ export function refSoftmax(x: Float32Array, R: number, C: number): Float64Array 
   }
   return out;
 }
+
+/** Polls `ok` every 20 ms until it holds, for at most `ms` (a bound on a hang, never a timing): whether it held. */
+export async function until(ok: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await ok()) return true;
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * After a SIGTERM: whether the server `s` stops accepting connections within `ms`, while its
+ * process still runs (its drain holds it; a refusal because it exited does not count). The child
+ * handles the signal when its event loop next turns (later on a loaded machine), so a request may
+ * still be served first; it is asked again until a connection is refused.
+ */
+export const stopsAccepting = (s: Started, ms: number): Promise<boolean> =>
+  until(() => call(s.port, 'GET', '/healthz').then(
+    () => false,
+    (e: NodeJS.ErrnoException) => e.code === 'ECONNREFUSED' && s.child.exitCode === null && s.child.signalCode === null,
+  ), ms);

@@ -1,6 +1,8 @@
 // Serving on several devices (issue 19), on two simulated devices of 64 MiB each: devices by
 // ordinal, cross-device errors and copies, the stream-ordered pool (stats, no device-wide
 // synchronization in a request loop, the OOM path), and CUDA graphs (capture, replay, refusals).
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { arange, cdiv, constexpr, exp, load, programId, ptr, store } from '../../src/lang/index.js';
 import { DeviceArray, devices, getDevice, kernel, loadModule, setDeviceAnnouncer } from '../../src/runtime/index.js';
@@ -17,6 +19,28 @@ process.env['TESSERA_SIM_LIB'] = simLibrary(); // fails the file when the sim is
 registerNativeDevices();
 
 const MiB = 1 << 20;
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+/**
+ * Before a test counts `dev`'s allocations and frees: lets what earlier tests left settle first,
+ * so that it cannot land inside the count (it did, now and then, on a loaded machine): frees
+ * deferred until a completion callback, and arrays dropped without free() that a later GC would
+ * finalize. Collects, lets finalizers and callbacks run, until two rounds see the same counts.
+ */
+async function quiesce(dev: NativeRuntimeDevice): Promise<void> {
+  let last = '';
+  for (let round = 0; round < 50; round++) {
+    gc();
+    await new Promise((r) => setImmediate(r));
+    await dev.synchronize();
+    await new Promise((r) => setTimeout(r, 5));
+    const { allocations, frees, inUseBytes } = dev.memoryStats();
+    const now = `${allocations} ${frees} ${inUseBytes}`;
+    if (now === last) return;
+    last = now;
+  }
+}
 
 const softmax = kernel({ name: 'row_softmax', params: { x: ptr('f32'), out: ptr('f32'), C: 'i32', BC: constexpr() } }, (a) => {
   const row = programId(0);
@@ -170,6 +194,7 @@ describe('devices by ordinal', () => {
 describe('the stream-ordered memory pool', () => {
   it('memoryStats counts allocations and frees; freed blocks stay reserved for reuse until trimMemory', async () => {
     const dev = s0;
+    await quiesce(dev);
     dev.trimMemory();
     const before = dev.memoryStats();
     const a = DeviceArray.zeros([MiB / 4], 'f32', { device: dev });
@@ -201,6 +226,7 @@ describe('the stream-ordered memory pool', () => {
       x.free();
       out.free();
     }
+    await quiesce(dev);
     dev.trimMemory();
     const syncs = dev.simDeviceSyncs()!;
     expect(syncs).toBeGreaterThanOrEqual(0);
@@ -257,6 +283,7 @@ describe('a driver without stream-ordered pools', () => {
     const ctx = dev.context();
     ctx.pool = false; // what the runtime sets when cuMemPoolCreate is missing or not supported
     try {
+      await quiesce(dev);
       const before = dev.memoryStats();
       const a = DeviceArray.from(seq(1000, (i) => i), 'f32', { device: dev });
       const st = dev.memoryStats();
