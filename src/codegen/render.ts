@@ -219,8 +219,13 @@ export function renderPtx(f: Func, plan: LayoutPlan, info: AxisInfoMap, opts: Re
   // honours it but does not grow the window), so boxes near the end would leave shared memory.
   const barriers = tmaBarrierCount(cx);
   if (barriers) cx.smemSymbol();
+  // The scratch's end is rounded to 16 (an mbarrier needs 8-byte alignment; 16 keeps kernels
+  // without barriers as they were). The barriers come last, 8 bytes each (mbarrier.init's .b64
+  // object), and nothing follows them, so the buffer ends at the last one, as Triton's does: every
+  // buffer in the scratch keeps the alignment its own allocation gave it (1024 for swizzled tiles,
+  // context.ts), none is derived from this total.
   const scratch = Math.ceil(cx.sharedBytes / 16) * 16;
-  const shared = Math.ceil((scratch + 8 * barriers) / 16) * 16;
+  const shared = scratch + 8 * barriers;
   // over the static limit (the barriers counted): dynamic, which the launcher opts in to past 48 KB
   const dynamicShared = shared > STATIC_SHARED_MAX;
   const out: string[] = [
