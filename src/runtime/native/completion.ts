@@ -8,6 +8,8 @@ import { streamDone } from './driver_seam.js';
 import type { NativeDevice, NativeStream } from './native-device.js';
 
 interface Entry {
+  /** Its place in the stream's order (1, 2, ...): work queued before a read is done when the read is. */
+  readonly seq: number;
   readonly future: Future;
   readonly storages: readonly Storage[] | undefined;
   /** Adds the user's source location to a failure of this work (a kernel launch). */
@@ -28,6 +30,7 @@ export class StreamCompletion {
   #pending: Entry[] = [];
   #inWait: Entry[] = [];
   #waiting = false;
+  #queued = 0;
 
   /**
    * `onError` hears every failed wait (the device decides whether it was a sticky fault); the
@@ -39,7 +42,7 @@ export class StreamCompletion {
   after(storages?: readonly Storage[], locate?: (e: unknown) => void): Future {
     const future = new Future();
     if (storages) for (const s of storages) s.retain();
-    this.#pending.push({ future, storages, locate });
+    this.#pending.push({ seq: ++this.#queued, future, storages, locate });
     if (!this.#waiting) this.#wait();
     return future;
   }
@@ -60,6 +63,28 @@ export class StreamCompletion {
     const done = [...this.#inWait, ...this.#pending];
     this.#pending = [];
     for (const x of done) settle(x); // the batch in its wait skips these when it returns
+  }
+
+  /** The work queued on the stream so far, for settleThrough once later stream-ordered work is known done. */
+  mark(): number {
+    return this.#queued;
+  }
+
+  /**
+   * Work queued after `mark` (a read on this stream) completed without error, so everything up to
+   * `mark` is done too (stream order; a fault would have failed that work, since faults are
+   * sticky): settles it now rather than when the batch's own wait returns, so that the arrays it
+   * held are released, and a free() called after the read frees at once instead of later.
+   */
+  settleThrough(mark: number): void {
+    for (const x of this.#inWait) if (x.seq <= mark) settle(x); // the batch in its wait skips these when it returns
+    if (this.#pending.length === 0 || this.#pending[0]!.seq > mark) return;
+    const left: Entry[] = [];
+    for (const x of this.#pending) {
+      if (x.seq <= mark) settle(x);
+      else left.push(x);
+    }
+    this.#pending = left;
   }
 
   /** Rejects every unsettled future (the context is gone). */

@@ -921,8 +921,13 @@ export class NativeRuntimeDevice implements Device {
       read: (b, offset, dst, s) => guard(() => {
         if (raw(b).ctx.capture) this.refuseInCapture('a host read');
         const st = streamOn(b, s);
+        // the read comes after everything queued on `st` so far: once it is back, so is that work
+        const c = raw(b).ctx.completions.get(st);
+        const mark = c?.mark() ?? 0;
         return nativeAsync(() => raw(b).ctx.native.downloadAsync(raw(b).buf, dst, offset, st)).then(
-          () => undefined,
+          () => {
+            c?.settleThrough(mark);
+          },
           (e: unknown) => this.#onError(raw(b).ctx, e).then(() => Promise.reject(e)),
         );
       }),
