@@ -263,9 +263,23 @@ function tmaRingFor(cx: Lowering, op: Op, l: TmaRingLoop, pf?: RingPrefetch): vo
   // cross the back edge. Pointers advanced and wrapped on the back edge, with the bases they wrap
   // to, were live across the whole loop body, and with them ptxas took 211 registers for the
   // sm_100a flash loop instead of 184 (docs/compiler.md, flash_d128).
+  // With multicast the two bases are the exception: held in registers set before the ring, the
+  // loop's `mad`s read them. Re-derived from the symbols in the loop instead, ptxas kept the shared
+  // window's base in a vector register for the whole kernel, and each TMA copy's (uniform) address
+  // operands took an R2UR from it: +15 SASS on the sm_90a 2x1 row (617 -> 632; 606 held).
+  const hold = (sym: string): string | undefined => {
+    if (!multi) return undefined;
+    const r = cx.reg('b32');
+    cx.emit(`mov.u32 ${r}, ${sym};`);
+    return r;
+  };
+  const held = new Map<string, string | undefined>([[cx.smemSymbol(), hold(cx.smemSymbol())], [bars, hold(bars)]]);
   const at = (sym: string, idx: string | number, stride: number): string => {
     const r = cx.reg('b32');
-    if (typeof idx === 'number') {
+    const base = held.get(sym);
+    if (base && typeof idx === 'string') cx.emit(`mad.lo.u32 ${r}, ${idx}, ${stride}, ${base};`);
+    else if (base && typeof idx === 'number') cx.emit(`add.u32 ${r}, ${base}, ${idx * stride};`);
+    else if (typeof idx === 'number') {
       // one constant after the symbol (a PTX address operand is a symbol plus one constant)
       const [, name, off] = /^(.*?)(?:\+(\d+))?$/.exec(sym)!;
       const k = Number(off ?? 0) + idx * stride;
