@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump on every change to src/compiler or src/codegen that changes any compile() output. */
-export const COMPILER_VERSION = 28;
+export const COMPILER_VERSION = 29;
 
 let version: string | undefined;
 
